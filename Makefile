@@ -1,0 +1,56 @@
+# Entry points for people and CI. `make demo` and `make test` install what they need
+# (scripts/install-deps.sh), configure and build first.
+#
+#   make demo      optimize the bundled demo model and check the result
+#   make test      build, run every test, then the sanitizer subset under ASan+UBSan
+#   make build     configure and build (build/)
+#   make asan      build the sanitizer variant (build-asan/) of the tested targets
+#   make fuzz      build the libFuzzer target with clang (build-fuzz/)
+
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+FUZZ_DIR ?= build-fuzz
+JOBS ?= $(shell nproc)
+CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
+
+# Precompiled headers and ccache: ccache must ignore the time stamps that PCH files carry.
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
+export CCACHE_MAXSIZE ?= 5G
+
+SANITIZED_TARGETS := ir_tests builder_tests cli_tests onnxopt
+
+.PHONY: deps configure build demo test test-main test-asan asan fuzz clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	examples/demo/run_demo.sh $(BUILD_DIR)/onnxopt
+
+test: test-main test-asan
+
+test-main: build
+	ctest --test-dir $(BUILD_DIR) $(CTEST_FLAGS)
+
+asan: deps
+	@test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNXOPT_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j $(JOBS) --target $(SANITIZED_TARGETS)
+
+# Only the tests labelled "sanitize" are built in the sanitizer variant; ctest runs those.
+test-asan: asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_DIR) -L sanitize $(CTEST_FLAGS)
+
+fuzz: deps
+	@test -f $(FUZZ_DIR)/build.ninja || CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONNXOPT_FUZZ=ON -DONNXOPT_BUILD_TESTS=OFF -DONNXOPT_BUILD_TOOLS=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target load_fuzzer
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

@@ -1,0 +1,56 @@
+#pragma once
+// Cleanup passes over a GraphBuilder and, recursively, its nested graphs.
+//
+// Each pass returns what it did, so that the optimizer can record it: how many nodes and
+// initializers it removed and which value names it redirected (every use of `from` now
+// reads `to`), with the path of the graph where the rename happened. Passes never rename
+// a graph output and never remove a value that a nested graph reads.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "onnx_core/builder/graph_builder.h"
+
+namespace onnxopt::core::builder {
+
+struct ValueRename {
+  std::string graph_path;  // GraphBuilder::PathString() of the graph where `from` is defined
+  std::string from;
+  std::string to;
+};
+
+struct CleanupResult {
+  std::string pass;  // stable name: "RemoveIdentityNodes", ...
+  std::size_t removed_nodes = 0;
+  std::size_t removed_initializers = 0;
+  std::vector<ValueRename> renames;
+
+  bool Changed() const { return removed_nodes != 0 || removed_initializers != 0; }
+  std::string ToString() const;
+};
+
+// y = Identity(x): consumers of y read x and the node goes. When y is a graph output,
+// the producer of x is made to write y instead (if x is itself no graph output, input,
+// initializer or outer value); otherwise the Identity stays (e.g. input -> output).
+CleanupResult RemoveIdentityNodes(GraphBuilder& builder);
+
+// Removes nodes none of whose outputs is needed for a graph output (dead code), and
+// initializers nothing reads (unless they are graph inputs). A value read by a nested
+// graph counts as read by the node holding that graph.
+CleanupResult RemoveUnusedNodes(GraphBuilder& builder);
+
+// Common subexpression elimination: a node with the same domain, op type, overload,
+// inputs and attributes as an earlier one is removed and its outputs redirected to the
+// earlier node's outputs. Only deterministic ONNX operators qualify (no random
+// generators, no custom domains whose semantics we do not know, no graph attributes).
+CleanupResult RemoveDuplicateNodes(GraphBuilder& builder);
+
+// Initializers with the same element type, shape and bytes are merged into the first;
+// graph inputs and outputs are never merged away.
+CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder);
+
+// The four passes above, in this order, repeated until none changes anything.
+std::vector<CleanupResult> RunCleanupPasses(GraphBuilder& builder);
+
+}  // namespace onnxopt::core::builder

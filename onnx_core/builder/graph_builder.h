@@ -1,0 +1,154 @@
+#pragma once
+// GraphBuilder: the editable form of one ONNX graph.
+//
+// A root builder owns a ModelProto (taken by move: building never copies the weights) and
+// edits its graph in place: nodes are a utils::RepeatedProtoField<NodeProto>, so moving
+// nodes moves pointers. Every graph attribute of every node (If, Loop, Scan,
+// SequenceMap, custom ops) gets a nested builder that edits that GraphProto in place and
+// knows its enclosing builder, so that scoping (which outer names a subgraph reads) and
+// name generation see the whole model.
+//
+// Cleanup passes live in builder/cleanup.h; they operate on a builder and its nested
+// builders.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/utils/repeated_proto_field.h"
+
+namespace onnxopt::core::builder {
+
+class GraphBuilder;
+
+// Hands out value and node names that appear nowhere in the model (main graph, nested
+// graphs, local functions), including names handed out earlier.
+class NameGenerator {
+ public:
+  void Reserve(std::string_view name);
+  bool IsUsed(std::string_view name) const;
+  // `prefix` itself when unused, else `prefix_1`, `prefix_2`, ...
+  std::string Unique(std::string_view prefix);
+
+ private:
+  std::unordered_set<std::string> used_;
+  std::map<std::string, std::uint64_t, std::less<>> next_suffix_;
+};
+
+// Where a nested graph sits: the node that holds it (identified by its first non-empty
+// output name, unique in its graph by SSA), the attribute, and the index for GRAPHS.
+struct SubgraphKey {
+  std::string node_output;
+  std::string attribute;
+  int index = -1;  // -1 for a GRAPH attribute
+
+  std::string ToString() const;  // "out:then_branch" or "out:branches[2]"
+  auto operator<=>(const SubgraphKey&) const = default;
+};
+
+class GraphBuilder {
+ public:
+  // A root builder over a whole model. Takes ownership (pass with std::move).
+  explicit GraphBuilder(ModelProto model);
+  // A root builder over a standalone graph, as a nested graph seen from an enclosing
+  // scope whose visible value names are `outer_scope` (opset imports are empty).
+  GraphBuilder(GraphProto graph, std::set<std::string> outer_scope);
+
+  GraphBuilder(const GraphBuilder&) = delete;
+  GraphBuilder& operator=(const GraphBuilder&) = delete;
+  ~GraphBuilder();
+
+  // --- The model -------------------------------------------------------------------
+  // An equivalent ModelProto (a copy; the builder stays usable).
+  ModelProto ToModel() const;
+  // The model itself, without copying; the builder must not be used afterwards.
+  ModelProto TakeModel() &&;
+
+  bool IsRoot() const { return parent_ == nullptr; }
+  const GraphBuilder* Parent() const { return parent_; }
+  // Path from the root: empty for the root graph.
+  const std::vector<SubgraphKey>& Path() const { return path_; }
+  std::string PathString() const;  // "" for the root, keys joined by "/"
+
+  GraphProto& Graph() { return *graph_; }
+  const GraphProto& Graph() const { return *graph_; }
+  utils::RepeatedProtoField<NodeProto>& Nodes() { return *graph_->mutable_node(); }
+  const utils::RepeatedProtoField<NodeProto>& Nodes() const { return graph_->node(); }
+  utils::RepeatedProtoField<TensorProto>& Initializers() { return *graph_->mutable_initializer(); }
+  const utils::RepeatedProtoField<TensorProto>& Initializers() const { return graph_->initializer(); }
+  const utils::RepeatedProtoField<ValueInfoProto>& Inputs() const { return graph_->input(); }
+  const utils::RepeatedProtoField<ValueInfoProto>& Outputs() const { return graph_->output(); }
+  utils::RepeatedProtoField<ValueInfoProto>& ValueInfos() { return *graph_->mutable_value_info(); }
+  // Opset imports and local functions belong to the model: nested builders return the root's.
+  const utils::RepeatedProtoField<OperatorSetIdProto>& OpsetImports() const;
+  const utils::RepeatedProtoField<FunctionProto>& Functions() const;
+  // Version imported for `domain` ("" and "ai.onnx" are the same); nullopt when absent.
+  std::optional<std::int64_t> OpsetVersion(std::string_view domain) const;
+
+  // --- Values ------------------------------------------------------------------------
+  bool IsGraphInput(std::string_view name) const;
+  bool IsGraphOutput(std::string_view name) const;
+  // Initializer of this graph named `name`, or null.
+  const TensorProto* Initializer(std::string_view name) const;
+  // Names visible from enclosing graphs (empty for a root built from a ModelProto).
+  const std::set<std::string>& OuterScope() const { return outer_scope_; }
+  // Names this graph (or any graph nested in it) reads from its enclosing graphs.
+  std::set<std::string> OuterScopeReads() const;
+
+  // The value of a Constant node as a tensor, whatever attribute holds it (value,
+  // value_float(s), value_int(s), value_string(s), sparse_value). nullopt when `node` is
+  // not a valid Constant. The tensor takes the node's output name.
+  static std::optional<TensorProto> ConstantNodeValue(const NodeProto& node);
+
+  // --- Names -------------------------------------------------------------------------
+  // A name used nowhere in the model; shared by the root and all nested builders.
+  std::string UniqueName(std::string_view prefix);
+  NameGenerator& Names();
+
+  // --- Nested graphs -----------------------------------------------------------------
+  // One nested builder per graph attribute of every node of this graph, in node order.
+  // Builders are created on first use and kept while their node exists; call after
+  // editing nodes to get an up-to-date list.
+  std::vector<GraphBuilder*> Subgraphs();
+  // The nested builders of one node (empty when it has no graph attribute).
+  std::vector<GraphBuilder*> SubgraphsOf(const NodeProto& node);
+  // Nested builders whose graph reads at least one value from an enclosing scope, and
+  // the values each reads (these values must be kept alive by cleanup passes).
+  std::vector<std::pair<GraphBuilder*, std::set<std::string>>> ReferencedSubgraphs();
+
+  // Renames every use of `from` into `to` in this graph's node inputs, graph outputs and
+  // value_info, and in every nested graph that reads `from` from its enclosing scope.
+  // Definitions (node outputs, inputs, initializers) are not touched.
+  void RenameUses(const std::string& from, const std::string& to);
+
+ private:
+  // Nested builder over `graph`, which lives inside a node attribute of `parent`.
+  GraphBuilder(GraphProto* graph, GraphBuilder* parent, SubgraphKey key);
+  GraphBuilder& Root();
+  const GraphBuilder& Root() const;
+  std::set<std::string> VisibleToNested() const;
+
+  std::unique_ptr<ModelProto> owned_model_;  // root only
+  GraphProto* graph_ = nullptr;
+  GraphBuilder* parent_ = nullptr;
+  std::vector<SubgraphKey> path_;
+  std::set<std::string> outer_scope_;
+  std::unique_ptr<NameGenerator> names_;  // root only
+  // Nested builders, keyed by the address of the GraphProto they edit (stable while the
+  // owning node lives).
+  std::map<const GraphProto*, std::unique_ptr<GraphBuilder>> nested_;
+};
+
+// Every value name defined or read in `graph` (node inputs/outputs, inputs, outputs,
+// initializers, sparse initializers, value_info) and node names, recursively through
+// nested graphs.
+void CollectNames(const GraphProto& graph, NameGenerator& names);
+
+}  // namespace onnxopt::core::builder

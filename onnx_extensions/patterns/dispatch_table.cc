@@ -1,0 +1,7 @@
+#include "onnx_extensions/patterns/dispatch_table.h"
+
+namespace onnxopt::onnx_patterns {
+
+void RegisterPatterns() {}
+
+}  // namespace onnxopt::onnx_patterns

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs everything onnxopt needs to build, test and run its demo, idempotently:
+# Debian packages (only those missing; apt-get needs root) and the npm test oracle
+# (onnxruntime-node, pinned by package-lock.json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+debian_packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev python3-onnx python3-numpy python3-pytest
+  clang-14 libclang-rt-14-dev
+  nodejs npm
+)
+
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+# nodejs/npm may come from elsewhere than Debian (the machine image has its own): accept
+# any working node and npm on PATH.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  filtered=()
+  for package in "${missing[@]}"; do
+    [[ "$package" == nodejs || "$package" == npm ]] || filtered+=("$package")
+  done
+  missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The onnxruntime-node oracle. --ignore-scripts: its install script would try to download
+# GPU libraries we do not use; the CPU binaries ship inside the package.
+stamp=node_modules/.package-lock.json
+if [[ ! -f "$stamp" || package-lock.json -nt "$stamp" ]]; then
+  echo "install-deps: npm ci (onnxruntime-node)"
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,128 @@
+#include "tests/support/test_support.h"
+
+#include <fcntl.h>
+#include <onnx/defs/parser.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace fs = std::filesystem;
+
+namespace onnxopt::testing {
+
+TempDir::TempDir() {
+  std::random_device device;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path candidate = fs::temp_directory_path() / ("onnxopt-test-" + std::to_string(device()));
+    if (fs::create_directory(candidate)) {
+      path_ = candidate;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary folder");
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  for (auto it = fs::recursive_directory_iterator(path_, ignored); it != fs::recursive_directory_iterator();
+       it.increment(ignored)) {
+    if (it->is_directory(ignored) && !it->is_symlink(ignored))
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+  }
+  fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
+  fs::remove_all(path_, ignored);
+}
+
+ModelProto ParseText(std::string_view text) {
+  ModelProto model;
+  std::string copy(text);
+  auto status = onnx::OnnxParser::Parse(model, copy.c_str());
+  if (!status.IsOK()) {
+    ADD_FAILURE() << "ONNX text does not parse: " << status.ErrorMessage() << "\n" << text;
+    throw std::runtime_error("ONNX text does not parse: " + status.ErrorMessage());
+  }
+  return model;
+}
+
+fs::path SourceDir() {
+  if (const char* dir = std::getenv("ONNXOPT_SOURCE_DIR")) return dir;
+  for (fs::path dir = fs::current_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+    if (fs::exists(dir / "CMakeLists.txt") && fs::exists(dir / "onnx_core")) return dir;
+  throw std::runtime_error("cannot find the source folder: set ONNXOPT_SOURCE_DIR");
+}
+
+fs::path CorpusDir() { return SourceDir().parent_path() / "shared" / "corpus"; }
+
+std::vector<fs::path> CorpusModels() {
+  std::vector<fs::path> models;
+  for (const auto& entry : fs::directory_iterator(CorpusDir()))
+    if (entry.path().extension() == ".onnx") models.push_back(entry.path());
+  std::sort(models.begin(), models.end());
+  return models;
+}
+
+fs::path OnnxoptExe() {
+  if (const char* exe = std::getenv("ONNXOPT_EXE")) return exe;
+  throw std::runtime_error("ONNXOPT_EXE is not set (run the tests through ctest)");
+}
+
+void WriteFile(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    std::vector<char*> args;
+    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  CommandResult result;
+  std::array<char, 4096> buffer;
+  ssize_t count;
+  while ((count = read(pipe_fds[0], buffer.data(), buffer.size())) > 0) result.output.append(buffer.data(), count);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::vector<fs::path> ListFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (!entry.is_directory()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace onnxopt::testing

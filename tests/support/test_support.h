@@ -1,0 +1,56 @@
+#pragma once
+// Helpers shared by all test executables. Keep per-test-file helpers out of here unless
+// a second test file needs them.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+
+namespace onnxopt::testing {
+
+// A fresh folder under the system temporary directory, removed (with its content) on
+// destruction. Permissions are restored first so that read-only test folders go too.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Parses a model written in the ONNX text syntax; fails the current test (and throws)
+// when the text does not parse.
+ModelProto ParseText(std::string_view text);
+
+// The repository root, from the ONNXOPT_SOURCE_DIR environment variable set by CTest
+// (falls back to the current folder's ancestors holding CMakeLists.txt).
+std::filesystem::path SourceDir();
+// ../shared/corpus next to the repository.
+std::filesystem::path CorpusDir();
+// Every *.onnx file of the corpus, sorted.
+std::vector<std::filesystem::path> CorpusModels();
+// The onnxopt executable (ONNXOPT_EXE, set by CTest).
+std::filesystem::path OnnxoptExe();
+
+void WriteFile(const std::filesystem::path& path, std::string_view bytes);
+std::string ReadFile(const std::filesystem::path& path);
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string output;  // stdout and stderr, interleaved
+};
+// Runs `argv` (no shell) and captures its output.
+CommandResult RunCommand(const std::vector<std::string>& argv);
+
+// Every regular file under `dir`, recursively (to check that nothing was left behind).
+std::vector<std::filesystem::path> ListFiles(const std::filesystem::path& dir);
+
+}  // namespace onnxopt::testing
