@@ -22,6 +22,11 @@ std::optional<int> ElementBits(int elem_type);
 // overflows int64.
 std::optional<std::int64_t> ElementCount(const TensorProto& tensor);
 
+// Size in bytes of the tensor's data in the raw_data layout (sub-byte types packed, the
+// last byte padded), from its type and shape; nullopt for STRING, unknown types and
+// invalid shapes.
+std::optional<std::uint64_t> RawDataBytes(const TensorProto& tensor);
+
 // Whether the tensor's data lives in an external file (data_location == EXTERNAL).
 bool HasExternalData(const TensorProto& tensor);
 
