@@ -1,1 +1,474 @@
 #include "onnx_core/builder/graph_builder.h"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cstring>
+#include <functional>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+// Calls f(attribute name, index, graph) for every graph held by `node`; index is -1 for
+// a GRAPH attribute and the position in the list for GRAPHS.
+template <class F>
+void ForEachSubgraph(const NodeProto& node, F&& f) {
+  for (const AttributeProto& attr : node.attribute()) {
+    if (attr.has_g()) f(attr.name(), -1, attr.g());
+    for (int i = 0; i < attr.graphs_size(); ++i) f(attr.name(), i, attr.graphs(i));
+  }
+}
+
+template <class F>
+void ForEachMutableSubgraph(NodeProto& node, F&& f) {
+  for (AttributeProto& attr : *node.mutable_attribute()) {
+    if (attr.has_g()) f(*attr.mutable_g());
+    for (GraphProto& graph : *attr.mutable_graphs()) f(graph);
+  }
+}
+
+// Calls f(name) for every value defined in `graph` itself (not in nested graphs).
+template <class F>
+void ForEachDefinition(const GraphProto& graph, F&& f) {
+  for (const ValueInfoProto& input : graph.input()) f(input.name());
+  for (const TensorProto& init : graph.initializer()) f(init.name());
+  for (const SparseTensorProto& init : graph.sparse_initializer()) f(init.values().name());
+  for (const NodeProto& node : graph.node())
+    for (const std::string& output : node.output())
+      if (!output.empty()) f(output);
+}
+
+const std::string& FirstOutput(const NodeProto& node) {
+  static const std::string kNone;
+  for (const std::string& output : node.output())
+    if (!output.empty()) return output;
+  return kNone;
+}
+
+// Names `graph` and its nested graphs read without defining them.
+std::set<std::string> FreeReads(const GraphProto& graph) {
+  std::unordered_set<std::string_view> defined;
+  ForEachDefinition(graph, [&](const std::string& name) { defined.insert(name); });
+  std::set<std::string> reads;
+  auto read = [&](const std::string& name) {
+    if (!name.empty() && !defined.contains(name)) reads.insert(name);
+  };
+  for (const NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) read(input);
+    for (const std::string& name : SubgraphReads(node)) read(name);
+  }
+  for (const ValueInfoProto& output : graph.output()) read(output.name());
+  return reads;
+}
+
+using RenameMap = std::unordered_map<std::string, std::string>;
+
+void Rename(std::string& name, const RenameMap& renames) {
+  auto it = renames.find(name);
+  if (it != renames.end()) name = it->second;
+}
+
+void RenameInGraph(GraphProto& graph, const RenameMap& renames, bool rename_outputs);
+
+// A nested graph that defines a renamed name itself (shadowing, invalid but possible in
+// an unchecked model) keeps its own meaning of that name.
+void RenameInNested(GraphProto& graph, const RenameMap& renames) {
+  RenameMap filtered;
+  bool shadows = false;
+  ForEachDefinition(graph, [&](const std::string& name) {
+    if (!renames.contains(name)) return;
+    if (!shadows) filtered = renames;
+    shadows = true;
+    filtered.erase(name);
+  });
+  if (!shadows) return RenameInGraph(graph, renames, true);
+  if (!filtered.empty()) RenameInGraph(graph, filtered, true);
+}
+
+// A nested graph's outputs that name an outer value read it, so they follow the rename;
+// a graph's own outputs are its interface and never change.
+void RenameInGraph(GraphProto& graph, const RenameMap& renames, bool rename_outputs) {
+  for (NodeProto& node : *graph.mutable_node()) {
+    for (std::string& input : *node.mutable_input()) Rename(input, renames);
+    ForEachMutableSubgraph(node, [&](GraphProto& nested) { RenameInNested(nested, renames); });
+  }
+  if (rename_outputs)
+    for (ValueInfoProto& output : *graph.mutable_output()) Rename(*output.mutable_name(), renames);
+  KeepIf(*graph.mutable_value_info(),
+         [&](const ValueInfoProto& info) { return !renames.contains(info.name()); });
+}
+
+void CollectNodeNames(const NodeProto& node, NameGenerator& names) {
+  names.Reserve(node.name());
+  for (const std::string& input : node.input()) names.Reserve(input);
+  for (const std::string& output : node.output()) names.Reserve(output);
+  ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& graph) { CollectNames(graph, names); });
+}
+
+void CollectFunctionNames(const FunctionProto& function, NameGenerator& names) {
+  for (const std::string& input : function.input()) names.Reserve(input);
+  for (const std::string& output : function.output()) names.Reserve(output);
+  for (const NodeProto& node : function.node()) CollectNodeNames(node, names);
+}
+
+// --- Constant values ---------------------------------------------------------------
+
+// A protobuf message cannot hold 2 GiB or more: a larger densified tensor could never be
+// saved, and a hostile sparse constant must not make us allocate without bound.
+constexpr std::int64_t kMaxDenseBytes = INT32_MAX;
+
+static_assert(std::endian::native == std::endian::little,
+              "raw_data is little-endian; reading indices with memcpy assumes the same host order");
+
+TensorProto ScalarOrVector(int data_type, std::optional<int> length) {
+  TensorProto tensor;
+  tensor.set_data_type(data_type);
+  if (length) tensor.add_dims(*length);
+  return tensor;
+}
+
+// Linear position in the dense tensor of every stored value, from 1-D linear indices
+// [NNZ] or 2-D coordinates [NNZ, rank]; nullopt when malformed or out of bounds.
+// `nnz` <= `count` <= kMaxDenseBytes, so the sizes below cannot overflow.
+std::optional<std::vector<std::int64_t>> SparsePositions(const SparseTensorProto& sparse, std::int64_t nnz,
+                                                         std::int64_t count) {
+  std::vector<std::int64_t> positions;
+  if (nnz == 0) return positions;
+  const TensorProto& indices = sparse.indices();
+  if (indices.data_type() != TensorProto::INT64) return std::nullopt;
+  if (indices.dims_size() < 1 || indices.dims_size() > 2 || indices.dims(0) != nnz) return std::nullopt;
+  const bool linear = indices.dims_size() == 1;
+  const std::int64_t width = linear ? 1 : sparse.dims_size();
+  if (!linear && (indices.dims(1) != width || width == 0)) return std::nullopt;
+  const std::optional<std::string> bytes = ir::RawBytes(indices);
+  if (!bytes || static_cast<std::int64_t>(bytes->size()) != nnz * width * 8) return std::nullopt;
+  positions.resize(nnz);
+  for (std::int64_t i = 0; i < nnz; ++i) {
+    std::int64_t position = 0;
+    for (std::int64_t j = 0; j < width; ++j) {
+      std::int64_t index = 0;
+      std::memcpy(&index, bytes->data() + (i * width + j) * 8, 8);
+      const std::int64_t bound = linear ? count : sparse.dims(j);
+      if (index < 0 || index >= bound) return std::nullopt;
+      position = linear ? index : position * bound + index;
+    }
+    positions[i] = position;
+  }
+  return positions;
+}
+
+// Bytes per element of a dense tensor of `data_type` we can build; nullopt for unknown
+// types and for sub-byte types (INT4, ...), which pack two values per byte. STRING counts
+// as one byte per element, only to bound the number of elements.
+std::optional<std::int64_t> DenseElementBytes(int data_type) {
+  if (data_type == TensorProto::STRING) return 1;
+  const std::optional<int> bits = ir::ElementBits(data_type);
+  if (!bits || *bits % 8 != 0) return std::nullopt;
+  return *bits / 8;
+}
+
+std::optional<TensorProto> Densify(const SparseTensorProto& sparse) {
+  const TensorProto& values = sparse.values();
+  TensorProto dense;
+  dense.set_data_type(values.data_type());
+  for (std::int64_t dim : sparse.dims()) {
+    if (dim < 0) return std::nullopt;
+    dense.add_dims(dim);
+  }
+  const std::optional<std::int64_t> count = ir::ElementCount(dense);
+  const std::optional<std::int64_t> element_bytes = DenseElementBytes(values.data_type());
+  if (!count || !element_bytes || *count > kMaxDenseBytes / *element_bytes) return std::nullopt;
+  if (values.dims_size() != 1 || values.dims(0) < 0 || values.dims(0) > *count) return std::nullopt;
+  const std::int64_t nnz = values.dims(0);
+  const std::optional<std::vector<std::int64_t>> positions = SparsePositions(sparse, nnz, *count);
+  if (!positions) return std::nullopt;
+
+  if (values.data_type() == TensorProto::STRING) {
+    if (values.string_data_size() != nnz) return std::nullopt;
+    for (std::int64_t i = 0; i < *count; ++i) dense.add_string_data();
+    for (std::int64_t i = 0; i < nnz; ++i) *dense.mutable_string_data((*positions)[i]) = values.string_data(i);
+    return dense;
+  }
+  const std::optional<std::string> value_bytes = ir::RawBytes(values);
+  if (!value_bytes || static_cast<std::int64_t>(value_bytes->size()) != nnz * *element_bytes) return std::nullopt;
+  std::string& raw = *dense.mutable_raw_data();
+  raw.assign(static_cast<std::size_t>(*count * *element_bytes), '\0');
+  for (std::int64_t i = 0; i < nnz; ++i)
+    std::memcpy(raw.data() + (*positions)[i] * *element_bytes, value_bytes->data() + i * *element_bytes,
+                *element_bytes);
+  return dense;
+}
+
+std::optional<TensorProto> ConstantAttributeValue(const AttributeProto& attr) {
+  using A = AttributeProto;
+  const std::string& name = attr.name();
+  // Inside a function body the value may refer to an attribute of the call: not constant.
+  if (!attr.ref_attr_name().empty()) return std::nullopt;
+  if (name == "value" && attr.type() == A::TENSOR) return attr.t();
+  if (name == "sparse_value" && attr.type() == A::SPARSE_TENSOR) return Densify(attr.sparse_tensor());
+  if (name == "value_float" && attr.type() == A::FLOAT) {
+    TensorProto tensor = ScalarOrVector(TensorProto::FLOAT, std::nullopt);
+    tensor.add_float_data(attr.f());
+    return tensor;
+  }
+  if (name == "value_floats" && attr.type() == A::FLOATS) {
+    TensorProto tensor = ScalarOrVector(TensorProto::FLOAT, attr.floats_size());
+    *tensor.mutable_float_data() = attr.floats();
+    return tensor;
+  }
+  if (name == "value_int" && attr.type() == A::INT) {
+    TensorProto tensor = ScalarOrVector(TensorProto::INT64, std::nullopt);
+    tensor.add_int64_data(attr.i());
+    return tensor;
+  }
+  if (name == "value_ints" && attr.type() == A::INTS) {
+    TensorProto tensor = ScalarOrVector(TensorProto::INT64, attr.ints_size());
+    *tensor.mutable_int64_data() = attr.ints();
+    return tensor;
+  }
+  if (name == "value_string" && attr.type() == A::STRING) {
+    TensorProto tensor = ScalarOrVector(TensorProto::STRING, std::nullopt);
+    tensor.add_string_data(attr.s());
+    return tensor;
+  }
+  if (name == "value_strings" && attr.type() == A::STRINGS) {
+    TensorProto tensor = ScalarOrVector(TensorProto::STRING, attr.strings_size());
+    *tensor.mutable_string_data() = attr.strings();
+    return tensor;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// --- Free functions ------------------------------------------------------------------
+
+bool IsOnnxDomain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
+
+bool HasSubgraph(const NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(),
+                     [](const AttributeProto& attr) { return attr.has_g() || attr.graphs_size() > 0; });
+}
+
+std::set<std::string> SubgraphReads(const NodeProto& node) {
+  std::set<std::string> reads;
+  ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& graph) { reads.merge(FreeReads(graph)); });
+  return reads;
+}
+
+void CollectNames(const GraphProto& graph, NameGenerator& names) {
+  for (const ValueInfoProto& input : graph.input()) names.Reserve(input.name());
+  for (const ValueInfoProto& output : graph.output()) names.Reserve(output.name());
+  for (const ValueInfoProto& info : graph.value_info()) names.Reserve(info.name());
+  for (const TensorProto& init : graph.initializer()) names.Reserve(init.name());
+  for (const SparseTensorProto& init : graph.sparse_initializer()) names.Reserve(init.values().name());
+  for (const NodeProto& node : graph.node()) CollectNodeNames(node, names);
+}
+
+// --- NameGenerator -------------------------------------------------------------------
+
+void NameGenerator::Reserve(std::string_view name) {
+  if (!name.empty()) used_.emplace(name);
+}
+
+bool NameGenerator::IsUsed(std::string_view name) const { return used_.contains(std::string(name)); }
+
+std::string NameGenerator::Unique(std::string_view prefix) {
+  if (!prefix.empty() && !IsUsed(prefix)) {
+    Reserve(prefix);
+    return std::string(prefix);
+  }
+  auto next = next_suffix_.find(prefix);
+  if (next == next_suffix_.end()) next = next_suffix_.emplace(std::string(prefix), 1).first;
+  for (;; ++next->second) {
+    std::string candidate = std::string(prefix) + "_" + std::to_string(next->second);
+    if (IsUsed(candidate)) continue;
+    ++next->second;
+    Reserve(candidate);
+    return candidate;
+  }
+}
+
+// --- SubgraphKey ---------------------------------------------------------------------
+
+std::string SubgraphKey::ToString() const {
+  std::string text = node_output + ":" + attribute;
+  if (index >= 0) text += "[" + std::to_string(index) + "]";
+  return text;
+}
+
+// --- GraphBuilder: construction and the model ----------------------------------------
+
+GraphBuilder::GraphBuilder(ModelProto model)
+    : owned_model_(std::make_unique<ModelProto>(std::move(model))),
+      graph_(owned_model_->mutable_graph()),
+      names_(std::make_unique<NameGenerator>()) {
+  CollectNames(*graph_, *names_);
+  for (const FunctionProto& function : owned_model_->functions()) CollectFunctionNames(function, *names_);
+}
+
+GraphBuilder::GraphBuilder(GraphProto graph, std::set<std::string> outer_scope)
+    : owned_model_(std::make_unique<ModelProto>()),
+      outer_scope_(std::move(outer_scope)),
+      names_(std::make_unique<NameGenerator>()) {
+  graph_ = owned_model_->mutable_graph();
+  *graph_ = std::move(graph);
+  CollectNames(*graph_, *names_);
+  // A new name equal to an outer one would shadow it, which the IR forbids.
+  for (const std::string& name : outer_scope_) names_->Reserve(name);
+}
+
+GraphBuilder::GraphBuilder(GraphProto* graph, GraphBuilder* parent, SubgraphKey key)
+    : graph_(graph), parent_(parent), path_(parent->path_) {
+  path_.push_back(std::move(key));
+}
+
+GraphBuilder::~GraphBuilder() = default;
+
+ModelProto GraphBuilder::ToModel() const {
+  if (IsRoot()) return *owned_model_;
+  // Copy the model-level fields, not the root graph, which may be large.
+  const ModelProto& root = *Root().owned_model_;
+  ModelProto model;
+  model.set_ir_version(root.ir_version());
+  *model.mutable_opset_import() = root.opset_import();
+  *model.mutable_functions() = root.functions();
+  *model.mutable_graph() = *graph_;
+  return model;
+}
+
+ModelProto GraphBuilder::TakeModel() && {
+  if (!IsRoot()) throw BuilderError("TakeModel: the builder of '" + PathString() + "' is nested, not a root");
+  // Nested builders point into the graph that is about to leave.
+  nested_.clear();
+  ModelProto model = std::move(*owned_model_);
+  graph_ = nullptr;
+  return model;
+}
+
+std::string GraphBuilder::PathString() const {
+  std::string text;
+  for (const SubgraphKey& key : path_) {
+    if (!text.empty()) text += "/";
+    text += key.ToString();
+  }
+  return text;
+}
+
+GraphBuilder& GraphBuilder::Root() { return parent_ ? parent_->Root() : *this; }
+const GraphBuilder& GraphBuilder::Root() const { return parent_ ? parent_->Root() : *this; }
+
+const utils::RepeatedProtoField<OperatorSetIdProto>& GraphBuilder::OpsetImports() const {
+  return Root().owned_model_->opset_import();
+}
+
+const utils::RepeatedProtoField<FunctionProto>& GraphBuilder::Functions() const {
+  return Root().owned_model_->functions();
+}
+
+std::optional<std::int64_t> GraphBuilder::OpsetVersion(std::string_view domain) const {
+  const bool onnx = IsOnnxDomain(domain);
+  for (const OperatorSetIdProto& opset : OpsetImports())
+    if (onnx ? IsOnnxDomain(opset.domain()) : opset.domain() == domain) return opset.version();
+  return std::nullopt;
+}
+
+// --- Values --------------------------------------------------------------------------
+
+bool GraphBuilder::IsGraphInput(std::string_view name) const {
+  return std::any_of(Inputs().begin(), Inputs().end(), [&](const ValueInfoProto& v) { return v.name() == name; });
+}
+
+bool GraphBuilder::IsGraphOutput(std::string_view name) const {
+  return std::any_of(Outputs().begin(), Outputs().end(), [&](const ValueInfoProto& v) { return v.name() == name; });
+}
+
+const TensorProto* GraphBuilder::Initializer(std::string_view name) const {
+  for (const TensorProto& init : Initializers())
+    if (init.name() == name) return &init;
+  return nullptr;
+}
+
+std::set<std::string> GraphBuilder::OuterScopeReads() const {
+  std::set<std::string> reads = FreeReads(*graph_);
+  std::erase_if(reads, [&](const std::string& name) { return !outer_scope_.contains(name); });
+  return reads;
+}
+
+std::optional<TensorProto> GraphBuilder::ConstantNodeValue(const NodeProto& node) {
+  if (node.op_type() != "Constant" || !IsOnnxDomain(node.domain())) return std::nullopt;
+  if (node.input_size() != 0 || node.output_size() != 1 || node.attribute_size() != 1) return std::nullopt;
+  std::optional<TensorProto> tensor = ConstantAttributeValue(node.attribute(0));
+  if (tensor) tensor->set_name(node.output(0));
+  return tensor;
+}
+
+// --- Names ---------------------------------------------------------------------------
+
+std::string GraphBuilder::UniqueName(std::string_view prefix) { return Names().Unique(prefix); }
+
+NameGenerator& GraphBuilder::Names() { return *Root().names_; }
+
+// --- Nested graphs -------------------------------------------------------------------
+
+std::set<std::string> GraphBuilder::VisibleToNested() const {
+  std::set<std::string> visible = outer_scope_;
+  ForEachDefinition(*graph_, [&](const std::string& name) { visible.insert(name); });
+  return visible;
+}
+
+void GraphBuilder::AttachNested(const NodeProto& node, const std::set<std::string>& visible,
+                                std::vector<GraphBuilder*>& out) {
+  ForEachSubgraph(node, [&](const std::string& attribute, int index, const GraphProto& graph) {
+    SubgraphKey key{FirstOutput(node), attribute, index};
+    std::unique_ptr<GraphBuilder>& nested = nested_[&graph];
+    // The builder edits the graph in place; `node` is const only because callers look
+    // at nodes through const views of the graph this builder owns.
+    if (!nested) nested.reset(new GraphBuilder(const_cast<GraphProto*>(&graph), this, key));
+    nested->path_ = path_;
+    nested->path_.push_back(std::move(key));
+    nested->outer_scope_ = visible;
+    out.push_back(nested.get());
+  });
+}
+
+std::vector<GraphBuilder*> GraphBuilder::Subgraphs() {
+  std::vector<GraphBuilder*> result;
+  std::optional<std::set<std::string>> visible;
+  for (const NodeProto& node : Nodes()) {
+    if (!HasSubgraph(node)) continue;
+    if (!visible) visible = VisibleToNested();
+    AttachNested(node, *visible, result);
+  }
+  std::unordered_set<const GraphProto*> current;
+  for (const GraphBuilder* nested : result) current.insert(nested->graph_);
+  std::erase_if(nested_, [&](const auto& entry) { return !current.contains(entry.first); });
+  return result;
+}
+
+std::vector<GraphBuilder*> GraphBuilder::SubgraphsOf(const NodeProto& node) {
+  std::vector<GraphBuilder*> result;
+  if (HasSubgraph(node)) AttachNested(node, VisibleToNested(), result);
+  return result;
+}
+
+std::vector<std::pair<GraphBuilder*, std::set<std::string>>> GraphBuilder::ReferencedSubgraphs() {
+  std::vector<std::pair<GraphBuilder*, std::set<std::string>>> result;
+  for (GraphBuilder* nested : Subgraphs()) {
+    std::set<std::string> reads = nested->OuterScopeReads();
+    if (!reads.empty()) result.emplace_back(nested, std::move(reads));
+  }
+  return result;
+}
+
+void GraphBuilder::RenameUses(const std::string& from, const std::string& to) { RenameUses({{from, to}}); }
+
+void GraphBuilder::RenameUses(const std::unordered_map<std::string, std::string>& renames) {
+  if (!renames.empty()) RenameInGraph(*graph_, renames, /*rename_outputs=*/false);
+}
+
+}  // namespace onnxopt::core::builder

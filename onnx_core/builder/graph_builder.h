@@ -11,6 +11,7 @@
 // Cleanup passes live in builder/cleanup.h; they operate on a builder and its nested
 // builders.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -18,7 +19,9 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "onnx_core/ir/onnx_pb.h"
@@ -123,10 +126,15 @@ class GraphBuilder {
   // the values each reads (these values must be kept alive by cleanup passes).
   std::vector<std::pair<GraphBuilder*, std::set<std::string>>> ReferencedSubgraphs();
 
-  // Renames every use of `from` into `to` in this graph's node inputs, graph outputs and
-  // value_info, and in every nested graph that reads `from` from its enclosing scope.
-  // Definitions (node outputs, inputs, initializers) are not touched.
+  // Renames every use of `from` into `to` in this graph's node inputs, and in every
+  // nested graph that reads `from` from its enclosing scope (node inputs and the nested
+  // graph's outputs). value_info entries describing `from` are dropped. This graph's own
+  // outputs and definitions (node outputs, inputs, initializers) are not touched: the
+  // caller never renames a graph output.
   void RenameUses(const std::string& from, const std::string& to);
+  // The same for many names in one walk over the graph (linear in the graph size, not in
+  // the number of renames). Targets must not themselves be keys.
+  void RenameUses(const std::unordered_map<std::string, std::string>& renames);
 
  private:
   // Nested builder over `graph`, which lives inside a node attribute of `parent`.
@@ -134,6 +142,10 @@ class GraphBuilder {
   GraphBuilder& Root();
   const GraphBuilder& Root() const;
   std::set<std::string> VisibleToNested() const;
+  // Finds or creates the nested builders of `node`, refreshes their path and outer scope
+  // (a cached GraphProto address may have been reused by a new node) and appends them.
+  void AttachNested(const NodeProto& node, const std::set<std::string>& visible,
+                    std::vector<GraphBuilder*>& out);
 
   std::unique_ptr<ModelProto> owned_model_;  // root only
   GraphProto* graph_ = nullptr;
@@ -150,5 +162,32 @@ class GraphBuilder {
 // initializers, sparse initializers, value_info) and node names, recursively through
 // nested graphs.
 void CollectNames(const GraphProto& graph, NameGenerator& names);
+
+// Whether `domain` names the default ONNX operator set ("" or "ai.onnx").
+bool IsOnnxDomain(std::string_view domain);
+
+// Whether a node holds a graph (attribute of type GRAPH or GRAPHS).
+bool HasSubgraph(const NodeProto& node);
+
+// Values that the graphs held by `node` (and the graphs nested in them) read from
+// enclosing scopes: their free variables.
+std::set<std::string> SubgraphReads(const NodeProto& node);
+
+// Keeps, in order, the elements of `field` for which `keep(element)` is true and deletes
+// the others. Moves pointers only (no message is copied); linear in the field size.
+// Returns how many elements were deleted.
+template <class T, class Keep>
+std::size_t KeepIf(utils::RepeatedProtoField<T>& field, Keep&& keep) {
+  int kept = 0;
+  for (int i = 0; i < field.size(); ++i) {
+    // Earlier swaps only touched slots before i: slot i still holds the i-th element.
+    if (!keep(std::as_const(field.Get(i)))) continue;
+    if (kept != i) field.SwapElements(kept, i);
+    ++kept;
+  }
+  const int removed = field.size() - kept;
+  field.DeleteSubrange(kept, removed);
+  return static_cast<std::size_t>(removed);
+}
 
 }  // namespace onnxopt::core::builder
