@@ -55,9 +55,7 @@ ModelProto ParseText(std::string_view text) {
 
 fs::path SourceDir() {
   if (const char* dir = std::getenv("ONNXOPT_SOURCE_DIR")) return dir;
-  for (fs::path dir = fs::current_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
-    if (fs::exists(dir / "CMakeLists.txt") && fs::exists(dir / "onnx_core")) return dir;
-  throw std::runtime_error("cannot find the source folder: set ONNXOPT_SOURCE_DIR");
+  return ONNXOPT_DEFAULT_SOURCE_DIR;
 }
 
 fs::path CorpusDir() { return SourceDir().parent_path() / "shared" / "corpus"; }
@@ -72,7 +70,7 @@ std::vector<fs::path> CorpusModels() {
 
 fs::path OnnxoptExe() {
   if (const char* exe = std::getenv("ONNXOPT_EXE")) return exe;
-  throw std::runtime_error("ONNXOPT_EXE is not set (run the tests through ctest)");
+  return ONNXOPT_DEFAULT_EXE;
 }
 
 void WriteFile(const fs::path& path, std::string_view bytes) {

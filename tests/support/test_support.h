@@ -30,14 +30,13 @@ class TempDir {
 // when the text does not parse.
 ModelProto ParseText(std::string_view text);
 
-// The repository root, from the ONNXOPT_SOURCE_DIR environment variable set by CTest
-// (falls back to the current folder's ancestors holding CMakeLists.txt).
+// The repository root (ONNXOPT_SOURCE_DIR overrides the one compiled in).
 std::filesystem::path SourceDir();
 // ../shared/corpus next to the repository.
 std::filesystem::path CorpusDir();
 // Every *.onnx file of the corpus, sorted.
 std::vector<std::filesystem::path> CorpusModels();
-// The onnxopt executable (ONNXOPT_EXE, set by CTest).
+// The onnxopt executable of this build (ONNXOPT_EXE overrides it).
 std::filesystem::path OnnxoptExe();
 
 void WriteFile(const std::filesystem::path& path, std::string_view bytes);

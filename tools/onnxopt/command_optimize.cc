@@ -1,1 +1,106 @@
+// `onnxopt optimize MODEL -o OUT`: load, optimize, save.
+//
+// Until the pattern engine exists (issue #5), optimizing means the builder's cleanup
+// passes: identity removal, dead code, common subexpressions, duplicate initializers.
 
+#include <chrono>
+#include <iostream>
+#include <set>
+
+#include "onnx_core/builder/cleanup.h"
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/ir/model_io.h"
+#include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/model_summary.h"
+
+namespace onnxopt::cli {
+
+namespace {
+
+constexpr const char* kUsageLine = "onnxopt optimize MODEL -o OUTPUT [--patterns default|none] [options]";
+
+constexpr const char* kHelp = R"(usage: onnxopt optimize MODEL -o OUTPUT [options]
+
+Loads MODEL (with its external data), rewrites it into an equivalent, cheaper graph and
+saves the result to OUTPUT. The output is written atomically: on any error, OUTPUT is
+left as it was and no partial file remains.
+
+options:
+  -o, --output PATH               where to save the optimized model (required)
+  --patterns default|none         rewrite patterns to apply (default: default). No
+                                  pattern is registered yet, so both run only the
+                                  cleanup passes: identity removal, dead code
+                                  elimination, common subexpressions and duplicate
+                                  initializers.
+  --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
+                                  M, G) to OUTPUT.data next to OUTPUT. Models larger
+                                  than 2 GiB always use external data.
+  -q, --quiet                     print nothing but errors
+
+examples:
+  onnxopt optimize model.onnx -o model.opt.onnx
+  onnxopt optimize big.onnx -o out/big.onnx --external-data-threshold 1M
+)";
+
+void PrintSummary(const GraphProto& before, const GraphProto& after, double seconds) {
+  Histogram before_ops, after_ops;
+  InitializerStats ignored;
+  CountGraph(before, before_ops, ignored);
+  CountGraph(after, after_ops, ignored);
+  std::cout << "nodes: " << before_ops.nodes << " -> " << after_ops.nodes << " in " << seconds << " s\n";
+  std::set<std::string> ops;
+  for (const auto& [op, count] : before_ops.ops) ops.insert(op);
+  for (const auto& [op, count] : after_ops.ops) ops.insert(op);
+  for (const auto& op : ops) {
+    std::uint64_t old_count = before_ops.ops[op], new_count = after_ops.ops[op];
+    if (old_count != new_count)
+      std::cout << "  " << op << ": " << old_count << " -> " << new_count << "\n";
+  }
+}
+
+int RunOptimize(const std::vector<std::string>& raw_args) {
+  Arguments args(raw_args, {"-o", "--output", "--patterns", "--external-data-threshold"}, {"-q", "--quiet"});
+  const std::string input = args.Positional(1, 1)[0];
+  auto output = args.Value("-o");
+  if (!output) output = args.Value("--output");
+  if (!output) throw UsageError("missing -o OUTPUT");
+  const std::string patterns = args.Value("--patterns").value_or("default");
+  if (patterns != "default" && patterns != "none")
+    throw UsageError("unknown pattern selection '" + patterns + "' (no pattern is registered yet: use default or none)");
+  core::ir::SaveOptions save_options;
+  if (auto threshold = args.Value("--external-data-threshold"))
+    save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
+  const bool quiet = args.Flag("-q") || args.Flag("--quiet");
+
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> warnings;
+  ModelProto model = core::ir::LoadModel(input, {}, &warnings);
+  for (const auto& warning : warnings) std::cerr << "onnxopt optimize: warning: " << warning << "\n";
+  // Keep only the node list of the original for the summary, not its weights.
+  GraphProto before;
+  if (!quiet) *before.mutable_node() = model.graph().node();
+
+  core::builder::GraphBuilder builder(std::move(model));
+  auto cleanups = core::builder::RunCleanupPasses(builder);
+  ModelProto optimized = std::move(builder).TakeModel();
+  core::ir::SaveModel(optimized, *output, save_options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (!quiet) {
+    PrintSummary(before, optimized.graph(), seconds);
+    for (const auto& cleanup : cleanups) std::cout << "  " << cleanup.ToString() << "\n";
+    std::cout << "saved " << *output << "\n";
+  }
+  return kOk;
+}
+
+}  // namespace
+
+Command OptimizeCommand() {
+  return {"optimize", "rewrite a model into an equivalent, cheaper one", kHelp,
+          [](const std::vector<std::string>& args) {
+            return RunReportingErrors("optimize", kUsageLine, [&] { return RunOptimize(args); });
+          }};
+}
+
+}  // namespace onnxopt::cli
