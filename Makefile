@@ -54,3 +54,26 @@ fuzz: deps
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+
+# Fuzz load + GraphBuilder + cleanup for FUZZ_SECONDS, seeded with the corpus models.
+FUZZ_SECONDS ?= 600
+.PHONY: fuzz-run
+fuzz-run: fuzz
+	mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/findings
+	cp ../shared/corpus/*.onnx $(FUZZ_DIR)/seeds/
+	$(FUZZ_DIR)/fuzz/load_fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/seeds
+
+# --- Scale and onnxruntime corpus checks (tests/scale, tests/corpus, tests/ort) ---------
+# test-scale: optimize a generated model with SCALE_GIB GiB of external weights and check
+# that peak RSS <= 1.5 x weight bytes. Needs ~2.5 x SCALE_GIB GiB of free disk in
+# $TMPDIR (or SCALE_DIR) and /usr/bin/time; not part of `make test`.
+# test-ort: the harness self-test and the corpus cleanup comparisons with onnxruntime-node.
+SCALE_GIB ?= 4.2
+SCALE_DIR ?=
+.PHONY: test-scale test-ort
+test-scale: build
+	ONNXOPT=$(BUILD_DIR)/onnxopt $(if $(SCALE_DIR),ONNXOPT_SCALE_DIR=$(SCALE_DIR)) tests/scale/run_scale_test.sh $(SCALE_GIB)
+
+test-ort: build
+	ctest --test-dir $(BUILD_DIR) -L ort --output-on-failure

@@ -78,7 +78,7 @@ TEST_F(CliTest, OptimizeRemovesIdentityAndDuplicates) {
   EXPECT_EQ(optimized.graph().node(0).op_type(), "Relu");
   EXPECT_EQ(optimized.graph().node(0).input(0), "x");
   EXPECT_EQ(optimized.graph().node(1).op_type(), "Add");
-  EXPECT_NE(result.output.find("nodes: 4 -> 2"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("nodes: 4 -> 2, initializers: 0 -> 0"), std::string::npos) << result.output;
 }
 
 TEST_F(CliTest, HelpAndUsageErrors) {

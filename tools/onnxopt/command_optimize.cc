@@ -4,6 +4,7 @@
 // passes: identity removal, dead code, common subexpressions, duplicate initializers.
 
 #include <chrono>
+#include <iomanip>
 #include <iostream>
 #include <set>
 
@@ -42,12 +43,14 @@ examples:
   onnxopt optimize big.onnx -o out/big.onnx --external-data-threshold 1M
 )";
 
-void PrintSummary(const GraphProto& before, const GraphProto& after, double seconds) {
-  Histogram before_ops, after_ops;
-  InitializerStats ignored;
-  CountGraph(before, before_ops, ignored);
-  CountGraph(after, after_ops, ignored);
-  std::cout << "nodes: " << before_ops.nodes << " -> " << after_ops.nodes << " in " << seconds << " s\n";
+void PrintSummary(Histogram& before_ops, const InitializerStats& before_initializers, const GraphProto& after,
+                  double seconds) {
+  Histogram after_ops;
+  InitializerStats after_initializers;
+  CountGraph(after, after_ops, after_initializers);
+  std::cout << "nodes: " << before_ops.nodes << " -> " << after_ops.nodes
+            << ", initializers: " << before_initializers.count << " -> " << after_initializers.count << " (" << std::fixed << std::setprecision(1) << seconds * 1e3
+            << " ms)\n";
   std::set<std::string> ops;
   for (const auto& [op, count] : before_ops.ops) ops.insert(op);
   for (const auto& [op, count] : after_ops.ops) ops.insert(op);
@@ -76,9 +79,9 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   std::vector<std::string> warnings;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings);
   for (const auto& warning : warnings) std::cerr << "onnxopt optimize: warning: " << warning << "\n";
-  // Keep only the node list of the original for the summary, not its weights.
-  GraphProto before;
-  if (!quiet) *before.mutable_node() = model.graph().node();
+  Histogram before_ops;
+  InitializerStats before_initializers;
+  if (!quiet) CountGraph(model.graph(), before_ops, before_initializers);
 
   core::builder::GraphBuilder builder(std::move(model));
   auto cleanups = core::builder::RunCleanupPasses(builder);
@@ -87,7 +90,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!quiet) {
-    PrintSummary(before, optimized.graph(), seconds);
+    PrintSummary(before_ops, before_initializers, optimized.graph(), seconds);
     for (const auto& cleanup : cleanups) std::cout << "  " << cleanup.ToString() << "\n";
     std::cout << "saved " << *output << "\n";
   }
