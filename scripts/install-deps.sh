@@ -11,7 +11,7 @@ debian_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-onnx python3-numpy python3-pytest
   clang-14 libclang-rt-14-dev
-  nodejs npm
+  nodejs npm time
 )
 
 missing=()

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Optimizes one corpus model with the cleanup passes only and proves with onnxruntime
+# that the result computes what the original computes.
+#
+# Usage: check_cleanup_with_ort.sh ONNXOPT_EXE MODEL [--no-ort REASON] [COMPARE_ARGS...]
+#   1. if the model has unseeded random operators (Dropout with training_mode, Random*),
+#      a copy with seed=0 on them is used instead (onnxruntime would otherwise draw a
+#      new seed per session and two runs of the *same* model would disagree);
+#   2. onnxopt optimize MODEL -o TMP/out.onnx --patterns none   (must exit 0)
+#   3. prints node counts before and after;
+#   4. node tests/ort/compare_models.js MODEL TMP/out.onnx --seed 0 --atol 0 --rtol 0
+#      COMPARE_ARGS...
+#      must exit 0. Exit 3 (an input type onnxruntime-node cannot feed) is a failure:
+#      such a model must be registered with --no-ort.
+#   With --no-ort REASON: step 4 is replaced by `onnxopt info TMP/out.onnx` (the cleaned
+#   model must still load) and the reason is printed.
+# Environment: ONNXOPT_NODE (node executable, default: node), ONNXOPT_PYTHON (default
+# /usr/bin/python3).
+set -euo pipefail
+
+if (($# < 2)); then
+  echo "usage: $0 ONNXOPT_EXE MODEL [--no-ort REASON] [COMPARE_ARGS...]" >&2
+  exit 2
+fi
+exe=$1
+model=$2
+shift 2
+no_ort=""
+if [[ ${1:-} == --no-ort ]]; then
+  no_ort=${2:?--no-ort needs a reason}
+  shift 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+python=${ONNXOPT_PYTHON:-/usr/bin/python3}
+node=${ONNXOPT_NODE:-node}
+name=$(basename "$model")
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnxopt-corpus-ort.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+source_model=$model
+seeded=$("$python" "$root/tests/ort/seed_random_ops.py" "$model" "$tmp/seeded.onnx")
+if [[ $seeded != 0 ]]; then
+  echo "note: $name has $seeded unseeded random node(s); using a copy with seed=0 on them"
+  source_model=$tmp/seeded.onnx
+else
+  rm -f "$tmp/seeded.onnx"
+fi
+
+echo "before: $("$python" "$here/model_stats.py" "$source_model")"
+mkdir "$tmp/out"
+status=0
+"$exe" optimize "$source_model" -o "$tmp/out/out.onnx" --patterns none || status=$?
+if ((status != 0)); then
+  echo "FAIL: onnxopt optimize $name exited with $status"
+  exit 1
+fi
+echo "after:  $("$python" "$here/model_stats.py" "$tmp/out/out.onnx")"
+
+if [[ -n $no_ort ]]; then
+  echo "onnxruntime comparison skipped for $name: $no_ort"
+  status=0
+  "$exe" info "$tmp/out/out.onnx" >"$tmp/info.txt" 2>&1 || status=$?
+  if ((status != 0)); then
+    cat "$tmp/info.txt"
+    echo "FAIL: onnxopt info cannot load the optimized $name (exit $status)"
+    exit 1
+  fi
+  echo "PASS: optimized $name loads (onnxopt info)"
+  exit 0
+fi
+
+status=0
+# Cleanup passes only remove nodes and initializers and redirect uses: the arithmetic is
+# unchanged, so the comparison is exact (--atol 0 --rtol 0; onnxruntime runs with one
+# thread, hence deterministically). Per-model arguments come after and can relax it.
+"$node" "$root/tests/ort/compare_models.js" "$source_model" "$tmp/out/out.onnx" --seed 0 --atol 0 --rtol 0 "$@" || status=$?
+case $status in
+  0) echo "PASS: $name: onnxruntime finds the optimized model equivalent" ;;
+  1) echo "FAIL: $name: the optimized model is not equivalent"; exit 1 ;;
+  3) echo "FAIL: $name: onnxruntime-node cannot feed this model's input types; register it with --no-ort and a reason"; exit 1 ;;
+  *) echo "FAIL: $name: the comparison could not run (exit $status)"; exit 1 ;;
+esac
