@@ -55,11 +55,13 @@ fuzz: deps
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
 
-# Fuzz load + GraphBuilder + cleanup for FUZZ_SECONDS, seeded with the corpus models.
+# Fuzz load + GraphBuilder + cleanup for FUZZ_SECONDS, seeded with small generated models
+# (fuzz/make_seeds.py) and the corpus models. Findings go to $(FUZZ_DIR)/findings.
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz-run
 fuzz-run: fuzz
 	mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/findings
+	/usr/bin/python3 fuzz/make_seeds.py $(FUZZ_DIR)/seeds
 	cp ../shared/corpus/*.onnx $(FUZZ_DIR)/seeds/
 	$(FUZZ_DIR)/fuzz/load_fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/seeds
