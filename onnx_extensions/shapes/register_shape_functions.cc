@@ -1,7 +1,20 @@
 #include "onnx_extensions/shapes/register_shape_functions.h"
 
+#include <mutex>
+
+#include "onnx_extensions/shapes/shape_groups.h"
+
 namespace onnxopt::onnx_shapes {
 
-void RegisterShapeFunctions() {}
+void RegisterShapeFunctions() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterElementwiseShapes();
+    RegisterTensorShapes();
+    RegisterNnShapes();
+    RegisterControlFlowShapes();
+    RegisterContribShapes();
+  });
+}
 
 }  // namespace onnxopt::onnx_shapes

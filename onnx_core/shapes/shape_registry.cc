@@ -1,0 +1,1 @@
+#include "onnx_core/shapes/shape_registry.h"

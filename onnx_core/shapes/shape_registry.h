@@ -1,0 +1,73 @@
+#pragma once
+// The shape-function registry: operator knowledge lives in onnx_extensions/shapes
+// (lib_onnx_shapes), registered explicitly by onnx_shapes::RegisterShapeFunctions();
+// the core only stores and looks up functions.
+//
+// A shape function receives an InferenceContext describing one node (its attributes,
+// the SymTensor of each input, the opset version of its domain) and returns one
+// SymTensor per output. It must handle every opset version of the operator (versions
+// change signatures: attribute `axes` became an input, `Split` gained `num_outputs`,
+// ...). It returns SymTensor::Unknown() for what it cannot tell and never guesses;
+// contradictions in the inputs (incompatible broadcast, rank mismatch) are reported
+// through InferenceContext::Diagnose and give unknown outputs.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/shapes/sym_tensor.h"
+
+namespace onnxopt::core::shapes {
+
+class InferenceContext {
+ public:
+  virtual ~InferenceContext() = default;
+
+  virtual const NodeProto& Node() const = 0;
+  // Version of the node's domain imported by the model (or the function).
+  virtual std::int64_t OpsetVersion() const = 0;
+
+  // Inputs, by position. A missing optional input ("" or past the end) has no SymTensor.
+  std::size_t InputCount() const { return static_cast<std::size_t>(Node().input_size()); }
+  bool HasInput(std::size_t i) const { return i < InputCount() && !Node().input(static_cast<int>(i)).empty(); }
+  // The input's SymTensor; Unknown() for a missing input.
+  virtual const SymTensor& Input(std::size_t i) const = 0;
+  // The full tensor when the input is an initializer or a Constant output (for Reshape's
+  // shape, Resize's scales, ...); null otherwise.
+  virtual const TensorProto* ConstantInput(std::size_t i) const = 0;
+  std::size_t OutputCount() const { return static_cast<std::size_t>(Node().output_size()); }
+
+  // Attributes (null / nullopt when absent).
+  const AttributeProto* Attribute(std::string_view name) const;
+  std::optional<std::int64_t> IntAttribute(std::string_view name) const;
+  std::optional<float> FloatAttribute(std::string_view name) const;
+  std::optional<std::string> StringAttribute(std::string_view name) const;
+  std::optional<std::vector<std::int64_t>> IntsAttribute(std::string_view name) const;
+
+  // A fresh symbol for a size known only at run time.
+  virtual SymDim FreshSymbol() = 0;
+  // Reports a contradiction; the driver prefixes the node's name and op type.
+  virtual void Diagnose(std::string message) = 0;
+
+  // Infers a graph attribute of the node (If branches, Loop/Scan bodies) given the
+  // SymTensor of each of its formal inputs; returns the SymTensor of each of its outputs.
+  // The nested graph sees the enclosing scope's values.
+  virtual std::vector<SymTensor> InferSubgraph(std::string_view attribute, const std::vector<SymTensor>& inputs) = 0;
+};
+
+using ShapeFunction = std::function<std::vector<SymTensor>(InferenceContext&)>;
+
+// Registers `function` for (domain, op_type); "" and "ai.onnx" are one domain. Throws
+// BuilderError when a different function is already registered under that key;
+// registering is meant to happen once, from RegisterShapeFunctions().
+void RegisterShapeFunction(std::string_view domain, std::string_view op_type, ShapeFunction function);
+// The function for (domain, op_type), or null.
+const ShapeFunction* FindShapeFunction(std::string_view domain, std::string_view op_type);
+// Number of registered functions (for tests and `onnxopt info`).
+std::size_t RegisteredShapeFunctionCount();
+
+}  // namespace onnxopt::core::shapes

@@ -1,0 +1,13 @@
+#pragma once
+// Registration entry points of the shape-function groups, one per source file.
+// Only register_shape_functions.cc calls them.
+
+namespace onnxopt::onnx_shapes {
+
+void RegisterElementwiseShapes();   // elementwise_shapes.cc
+void RegisterTensorShapes();        // tensor_shapes.cc
+void RegisterNnShapes();            // nn_shapes.cc
+void RegisterControlFlowShapes();   // control_flow_shapes.cc
+void RegisterContribShapes();       // contrib_shapes.cc (com.microsoft)
+
+}  // namespace onnxopt::onnx_shapes

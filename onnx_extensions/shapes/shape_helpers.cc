@@ -1,0 +1,1 @@
+#include "onnx_extensions/shapes/shape_helpers.h"
