@@ -13,7 +13,11 @@
 //
 // Text form (ToString / Parse): integers, symbol names ([A-Za-z_][A-Za-z0-9_]*),
 // `+ - * // %`, exact division `/`, parentheses, `?` for unknown. Examples: "2*seq+1",
-// "batch", "(a+1)//2", "a*b/c".
+// "batch", "(a+1)//2", "a*b/c". Precedence and associativity are Python's (unary minus
+// binds tighter than `* / // %`: "-a//2" is (-a)//2). A symbol whose name is not an
+// identifier prints between backquotes, a backquote in it doubled: "`seq len`+1".
+// ToString is canonical: equal SymDims print the same text, and Parse(ToString()) gives
+// back an equal SymDim.
 
 #include <compare>
 #include <cstdint>
@@ -50,7 +54,12 @@ class SymDim {
 
   // Arithmetic. Division by an expression that does not divide exactly stays symbolic;
   // floor division and modulo follow Python's (and ONNX's Div on integers does not: the
-  // shape functions pick the operation matching the operator). Overflow gives unknown.
+  // shape functions pick the operation matching the operator). Overflow gives unknown,
+  // and so does division by the constant 0.
+  // ExactDiv asserts exactness: 12/4 = 3, (2*a+b)/2 = a+b/2, a*b/a = b, but 7/2 and
+  // (2*a+1)/2, which can never be exact, are unknown. A symbolic ExactDiv evaluates to
+  // nullopt where it is not exact.
+  // CeilDiv by a positive constant c is (a+c-1)//c, so "(a+1)//2" is ceil(a/2).
   friend SymDim operator+(const SymDim& a, const SymDim& b);
   friend SymDim operator-(const SymDim& a, const SymDim& b);
   friend SymDim operator*(const SymDim& a, const SymDim& b);
@@ -59,7 +68,10 @@ class SymDim {
   static SymDim FloorDiv(const SymDim& a, const SymDim& b);
   static SymDim CeilDiv(const SymDim& a, const SymDim& b);  // -((-a)//b)
   static SymDim Mod(const SymDim& a, const SymDim& b);
-  static SymDim Min(const SymDim& a, const SymDim& b);  // symbolic only when decidable
+  // Known only when decidable for every integer value of the symbols (nothing is assumed
+  // about signs): both constant, a-b constant, or an int64 bound (Min(a, INT64_MAX) = a).
+  // Max(seq, 0) is unknown.
+  static SymDim Min(const SymDim& a, const SymDim& b);
   static SymDim Max(const SymDim& a, const SymDim& b);
 
   // Structural equality of canonical forms. Unknown == anything is false (including

@@ -37,8 +37,12 @@ class SymShape {
   std::string ToString() const;  // "[batch,seq,64]", "[?]" for an unknown dim, "?" for unknown rank
 
   // From a TensorShapeProto: dim_value -> integer, dim_param -> symbol, neither -> unknown.
+  // A dim_param is a name, never parsed: "2*s0" is a symbol of that name. A negative
+  // dim_value is unknown.
   static SymShape FromProto(const onnx::TensorShapeProto& shape);
-  // dim_value for integers, dim_param (ToString) for symbolic dims, nothing for unknown.
+  // Replaces the dims of `shape`: dim_value for integers, dim_param for symbolic dims (the
+  // name itself for a lone symbol, else ToString), nothing for unknown dims and negative
+  // integers. BuilderError when the rank is unknown (a TensorShapeProto has a rank).
   void ToProto(onnx::TensorShapeProto& shape) const;
 
  private:
@@ -65,19 +69,25 @@ struct SymTensor {
   static SymTensor Tensor(int elem_type, SymShape shape) {
     return SymTensor{Kind::kTensor, elem_type, std::move(shape), std::nullopt};
   }
-  // An integer tensor whose elements are known: shape [n] (or [] when `scalar`).
+  // An integer tensor whose elements are known: shape [n] (or [] when `scalar`, which
+  // needs exactly one value: BuilderError otherwise). Beyond kMaxValueElements values,
+  // only the shape is kept.
   static SymTensor IntValues(int elem_type, std::vector<SymDim> values, bool scalar = false);
 
   bool HasElemType() const { return elem_type != 0; }
   bool HasValue() const { return value.has_value(); }
-  std::string ToString() const;  // "int64[3] = [batch,8,-1]", "float[batch,seq,64]"
+  // "int64[3] = [batch,8,-1]", "float[batch,seq,64]", "float?" (unknown rank), "?[2]"
+  // (unknown element type), "seq(float[2])", "optional(int64[])", "?" (kUnknown).
+  std::string ToString() const;
 
   // From a ValueInfo's type (tensor, sequence, optional); Unknown for other kinds.
   static SymTensor FromType(const TypeProto& type);
   // From an initializer or a Constant value: type, static shape, and the elements when
-  // the tensor is a small integer one (INT64, INT32, ... and BOOL).
+  // the tensor is a small integer one (INT64, INT32, ... and BOOL), its data inline.
+  // A UINT64 element above INT64_MAX is an Unknown element.
   static SymTensor FromTensor(const TensorProto& tensor);
-  // Writes type and shape into `type` (tensor, sequence or optional type).
+  // Replaces `type` by this type and shape (tensor, sequence or optional type; the shape
+  // only when the rank is known). For kUnknown, `type` is left cleared.
   void ToType(TypeProto& type) const;
 };
 
