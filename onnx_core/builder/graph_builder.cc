@@ -465,6 +465,106 @@ std::vector<std::pair<GraphBuilder*, std::set<std::string>>> GraphBuilder::Refer
   return result;
 }
 
+// --- Shapes --------------------------------------------------------------------------
+
+shapes::ShapesContext& GraphBuilder::MutableShapes() {
+  if (parent_) return parent_->MutableShapes().Nested(*graph_);
+  if (!shapes_) shapes_ = std::make_unique<shapes::ShapesContext>();
+  return *shapes_;
+}
+
+const shapes::ShapesContext* GraphBuilder::Shapes() const {
+  if (!parent_) return shapes_.get();
+  const shapes::ShapesContext* enclosing = parent_->Shapes();
+  return enclosing ? enclosing->FindNested(*graph_) : nullptr;
+}
+
+void GraphBuilder::InferShapes() {
+  if (!parent_) shapes_ = std::make_unique<shapes::ShapesContext>();
+  shapes::InferGraph(*Root().owned_model_, *graph_, MutableShapes());
+}
+
+void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
+  shapes::ShapesContext& context = MutableShapes();
+  std::unordered_set<std::string_view> unseen;
+  for (const NodeProto* node : nodes)
+    for (const std::string& input : node->input())
+      if (!input.empty() && !context.Find(input)) unseen.insert(input);
+  if (!unseen.empty())
+    for (const TensorProto& init : Initializers())
+      if (unseen.contains(init.name())) shapes::InferInitializer(init, context);
+  shapes::InferNodes(*Root().owned_model_, nodes, context);
+}
+
+const shapes::SymTensor* GraphBuilder::GetShape(std::string_view name) const {
+  const shapes::ShapesContext* context = Shapes();
+  if (!context) return nullptr;
+  const shapes::SymTensor* value = context->Find(name);
+  if (!value || value->kind == shapes::SymTensor::Kind::kUnknown) return nullptr;
+  return value;
+}
+
+bool GraphBuilder::HasShape(std::string_view name) const {
+  const shapes::SymTensor* value = GetShape(name);
+  return value && value->shape.HasRank();
+}
+
+bool GraphBuilder::HasType(std::string_view name) const {
+  const shapes::SymTensor* value = GetShape(name);
+  return value && value->HasElemType();
+}
+
+int GraphBuilder::GetType(std::string_view name) const {
+  const shapes::SymTensor* value = GetShape(name);
+  return value ? value->elem_type : 0;
+}
+
+void GraphBuilder::WriteValueInfo() {
+  const shapes::ShapesContext* context = Shapes();
+  if (!context) return;
+  const auto& values = context->Values();
+  auto known = [&](const std::string& name) -> const shapes::SymTensor* {
+    auto it = values.find(name);
+    if (it == values.end() || it->second.kind == shapes::SymTensor::Kind::kUnknown || !it->second.HasElemType())
+      return nullptr;
+    return &it->second;
+  };
+  std::unordered_set<std::string_view> outputs;
+  for (const ValueInfoProto& output : Outputs()) outputs.insert(output.name());
+
+  std::vector<ValueInfoProto> infos;
+  std::unordered_set<std::string_view> written;
+  for (const NodeProto& node : Nodes())
+    for (const std::string& name : node.output()) {
+      if (name.empty() || outputs.contains(name) || written.contains(name)) continue;
+      const shapes::SymTensor* value = known(name);
+      if (!value) continue;
+      ValueInfoProto& info = infos.emplace_back();
+      info.set_name(name);
+      value->ToType(*info.mutable_type());
+      written.insert(name);
+    }
+  KeepIf(ValueInfos(), [&](const ValueInfoProto& info) { return !written.contains(info.name()); });
+  for (ValueInfoProto& info : infos) *ValueInfos().Add() = std::move(info);
+
+  for (ValueInfoProto& output : *graph_->mutable_output()) {
+    const shapes::SymTensor* value = known(output.name());
+    if (!value) continue;
+    if (!output.has_type()) {
+      value->ToType(*output.mutable_type());
+      continue;
+    }
+    TypeProto::Tensor* declared = output.mutable_type()->has_tensor_type() ? output.mutable_type()->mutable_tensor_type() : nullptr;
+    if (!declared || declared->has_shape() || value->kind != shapes::SymTensor::Kind::kTensor || !value->shape.HasRank())
+      continue;
+    if (declared->elem_type() != 0 && declared->elem_type() != value->elem_type) continue;
+    declared->set_elem_type(value->elem_type);
+    value->shape.ToProto(*declared->mutable_shape());
+  }
+
+  for (GraphBuilder* nested : Subgraphs()) nested->WriteValueInfo();
+}
+
 void GraphBuilder::RenameUses(const std::string& from, const std::string& to) { RenameUses({{from, to}}); }
 
 void GraphBuilder::RenameUses(const std::unordered_map<std::string, std::string>& renames) {

@@ -25,6 +25,8 @@
 #include <vector>
 
 #include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/shapes/inference.h"
+#include "onnx_core/shapes/sym_tensor.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 
 namespace onnxopt::core::builder {
@@ -110,6 +112,40 @@ class GraphBuilder {
   // not a valid Constant. The tensor takes the node's output name.
   static std::optional<TensorProto> ConstantNodeValue(const NodeProto& node);
 
+  // --- Shapes (shapes/inference.h) ---------------------------------------------------
+  // Operators are known through the shape-function registry, which applications fill by
+  // calling onnx_shapes::RegisterShapeFunctions() (onnx_core does not link it): without
+  // it every node output is unknown. Results are not updated by edits: after a rewrite,
+  // call InferShapesOf(new nodes) or InferShapes() again.
+  //
+  // Infers every value of this graph and of the graphs nested in it, replacing earlier
+  // results. A nested builder infers its own graph in the context nested in its
+  // parent's, reading enclosing values from there (infer the root first).
+  void InferShapes();
+  // Infers the outputs of `nodes` (nodes of this graph, in order, e.g. added by a
+  // rewrite), first recording the initializers they read that inference has not seen.
+  void InferShapesOf(const std::vector<const NodeProto*>& nodes);
+  // What inference knows about `name` (looking in enclosing graphs): null when nothing is
+  // known (never inferred, or Kind::kUnknown). The pointer stays valid until the next
+  // InferShapes / InferShapesOf.
+  const shapes::SymTensor* GetShape(std::string_view name) const;
+  // GetShape(name) is known with a known rank (dims may still be unknown).
+  bool HasShape(std::string_view name) const;
+  // GetShape(name) is known with a known element type.
+  bool HasType(std::string_view name) const;
+  // The element type (TensorProto::DataType) of `name`; 0 when unknown.
+  int GetType(std::string_view name) const;
+  // The inference results of this graph (its enclosing graphs through Parent()); null
+  // before InferShapes.
+  const shapes::ShapesContext* Shapes() const;
+  // Writes the inferred type and shape of every node output of this graph and of its
+  // nested graphs into value_info (symbolic dims as dim_param, their expression text),
+  // replacing the entries of those names. Outputs whose element type is unknown get no
+  // entry. Graph outputs are left alone except that a declared tensor type without a
+  // shape receives the inferred shape (and an unset type the inferred one). Nothing is
+  // written for graphs that were never inferred.
+  void WriteValueInfo();
+
   // --- Names -------------------------------------------------------------------------
   // A name used nowhere in the model; shared by the root and all nested builders.
   std::string UniqueName(std::string_view prefix);
@@ -142,6 +178,8 @@ class GraphBuilder {
   GraphBuilder& Root();
   const GraphBuilder& Root() const;
   std::set<std::string> VisibleToNested() const;
+  // The inference context of this graph, created when missing.
+  shapes::ShapesContext& MutableShapes();
   // Finds or creates the nested builders of `node`, refreshes their path and outer scope
   // (a cached GraphProto address may have been reused by a new node) and appends them.
   void AttachNested(const NodeProto& node, const std::set<std::string>& visible,
@@ -156,6 +194,8 @@ class GraphBuilder {
   // Nested builders, keyed by the address of the GraphProto they edit (stable while the
   // owning node lives).
   std::map<const GraphProto*, std::unique_ptr<GraphBuilder>> nested_;
+  // Inference results (root only; nested graphs use the contexts nested in it).
+  std::unique_ptr<shapes::ShapesContext> shapes_;
 };
 
 // Every value name defined or read in `graph` (node inputs/outputs, inputs, outputs,

@@ -9,6 +9,7 @@
 // body with the call's inputs and attributes. Operators without a shape function give
 // unknown outputs.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,35 +24,65 @@
 namespace onnxopt::core::shapes {
 
 struct ShapeDiagnostic {
-  std::string node;     // node name, or "#index (OpType)" when it has none
+  // Node name, or "#index (OpType)" when it has none (index in its graph). Nodes of a
+  // nested graph or of a local function's body are prefixed with the label of the node
+  // holding them: "loop_1/body/#3 (Add)", "call_7/inner_node". Problems of an initializer
+  // or a graph input are labelled "initializer 'w'", "input 'x'".
+  std::string node;
   std::string op_type;
   std::string message;
 };
 
 // What inference knows about the values of one graph (and, through `parent`, of the
 // enclosing graphs).
+//
+// A context and every context derived from it (Nested(), the contexts that instantiate
+// local functions) share one SymbolGenerator, so that fresh symbols are unique
+// model-wide, and one list of diagnostics.
 class ShapesContext {
  public:
-  explicit ShapesContext(const ShapesContext* parent = nullptr) : parent_(parent) {}
+  explicit ShapesContext(const ShapesContext* parent = nullptr);
+  ShapesContext(const ShapesContext&) = delete;
+  ShapesContext& operator=(const ShapesContext&) = delete;
+  ~ShapesContext();
 
   // The SymTensor of `name`, looking in enclosing scopes; null when never inferred.
   const SymTensor* Find(std::string_view name) const;
   void Set(const std::string& name, SymTensor value) { values_[name] = std::move(value); }
+  // The values of this scope only (not of enclosing ones).
   const std::unordered_map<std::string, SymTensor>& Values() const { return values_; }
-  std::vector<ShapeDiagnostic>& Diagnostics() { return diagnostics_; }
-  const std::vector<ShapeDiagnostic>& Diagnostics() const { return diagnostics_; }
-  SymbolGenerator& Symbols();
+  // Diagnostics of every context sharing this one's root, in the order they were found.
+  std::vector<ShapeDiagnostic>& Diagnostics() { return shared_->diagnostics; }
+  const std::vector<ShapeDiagnostic>& Diagnostics() const { return shared_->diagnostics; }
+  // The generator shared by the root and every context derived from it.
+  SymbolGenerator& Symbols() { return shared_->symbols; }
   // The context of a graph nested in this one (If branch, Loop body), created on first
   // use. Sibling graphs may reuse value names, so each has its own context.
   ShapesContext& Nested(const GraphProto& graph);
   const ShapesContext* FindNested(const GraphProto& graph) const;
+  const ShapesContext* Parent() const { return parent_; }
+
+  // Constant values (initializers, outputs of Constant nodes) of at most
+  // kMaxConstantBytes bytes stored inline, for InferenceContext::ConstantInput; looked up
+  // in enclosing scopes too. The context keeps its own copy: the graph may change after
+  // inference. Null when the value is not a known constant (or too large to keep).
+  const TensorProto* FindConstant(std::string_view name) const;
+  std::shared_ptr<const TensorProto> FindConstantShared(std::string_view name) const;
+  void SetConstant(const std::string& name, std::shared_ptr<const TensorProto> tensor);
+  static constexpr std::uint64_t kMaxConstantBytes = 64 * 1024;
 
  private:
+  struct Shared {
+    SymbolGenerator symbols;
+    std::vector<ShapeDiagnostic> diagnostics;
+  };
+  friend struct ShapesContextAccess;  // inference.cc: contexts of local function bodies
+
   const ShapesContext* parent_;
   std::unordered_map<std::string, SymTensor> values_;
+  std::unordered_map<std::string, std::shared_ptr<const TensorProto>> constants_;
   std::unordered_map<const GraphProto*, std::unique_ptr<ShapesContext>> nested_;
-  std::vector<ShapeDiagnostic> diagnostics_;
-  SymbolGenerator symbols_;
+  std::shared_ptr<Shared> shared_;
 };
 
 // Infers every value of `graph` (inputs, initializers, node outputs; nested graphs
@@ -60,7 +91,14 @@ class ShapesContext {
 void InferGraph(const ModelProto& model, const GraphProto& graph, ShapesContext& context);
 
 // Infers the outputs of the given nodes only, in order, reading their inputs from
-// `context` (incremental inference after a rewrite).
+// `context` (incremental inference after a rewrite). Diagnostics name an unnamed node by
+// its position in `nodes`.
 void InferNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes, ShapesContext& context);
+
+// Records an initializer (or any named constant tensor) in `context`: its SymTensor
+// (type, shape, and the elements of a small integer tensor) and, when small and stored
+// inline, the tensor itself for ConstantInput. External data is never read: such a
+// tensor gives its type and shape only. For initializers added by a rewrite.
+void InferInitializer(const TensorProto& tensor, ShapesContext& context);
 
 }  // namespace onnxopt::core::shapes

@@ -41,7 +41,9 @@ class InferenceContext {
   virtual const TensorProto* ConstantInput(std::size_t i) const = 0;
   std::size_t OutputCount() const { return static_cast<std::size_t>(Node().output_size()); }
 
-  // Attributes (null / nullopt when absent).
+  // Attributes (null / nullopt when absent). The typed helpers throw ModelError when the
+  // attribute exists with another type (a malformed model must not silently take the
+  // default value): the driver turns it into a diagnostic and unknown outputs.
   const AttributeProto* Attribute(std::string_view name) const;
   std::optional<std::int64_t> IntAttribute(std::string_view name) const;
   std::optional<float> FloatAttribute(std::string_view name) const;
@@ -50,20 +52,28 @@ class InferenceContext {
 
   // A fresh symbol for a size known only at run time.
   virtual SymDim FreshSymbol() = 0;
-  // Reports a contradiction; the driver prefixes the node's name and op type.
+  // Reports a contradiction; the driver records it with the node's label (its name, or
+  // "#index (OpType)"; "call/attribute/..." inside nested graphs and function bodies) and
+  // op type. A shape function may also throw onnxopt::Error or std::exception: the
+  // driver records the message and makes every output unknown.
   virtual void Diagnose(std::string message) = 0;
 
   // Infers a graph attribute of the node (If branches, Loop/Scan bodies) given the
   // SymTensor of each of its formal inputs; returns the SymTensor of each of its outputs.
-  // The nested graph sees the enclosing scope's values.
+  // The nested graph sees the enclosing scope's values. A formal input's declared type
+  // fills in what the given SymTensor leaves unknown (pass Unknown() for a value that
+  // changes between iterations, e.g. a Loop-carried value whose shape grows); declared
+  // output types fill in the outputs likewise. Throws ModelError when the node has no
+  // GRAPH attribute of that name. May be called several times (fixpoint iterations).
   virtual std::vector<SymTensor> InferSubgraph(std::string_view attribute, const std::vector<SymTensor>& inputs) = 0;
 };
 
 using ShapeFunction = std::function<std::vector<SymTensor>(InferenceContext&)>;
 
 // Registers `function` for (domain, op_type); "" and "ai.onnx" are one domain. Throws
-// BuilderError when a different function is already registered under that key;
-// registering is meant to happen once, from RegisterShapeFunctions().
+// BuilderError when a function is already registered under that key; registering is
+// meant to happen once, from RegisterShapeFunctions() (idempotent through call_once).
+// Thread-safe; the registry only grows, so FindShapeFunction's pointers stay valid.
 void RegisterShapeFunction(std::string_view domain, std::string_view op_type, ShapeFunction function);
 // The function for (domain, op_type), or null.
 const ShapeFunction* FindShapeFunction(std::string_view domain, std::string_view op_type);
