@@ -3,8 +3,13 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -214,6 +219,215 @@ TEST_F(CliTest, FailedSaveInReadOnlyFolderLeavesNoFile) {
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("cannot save"), std::string::npos) << result.output;
   EXPECT_TRUE(ListFiles(out_dir_.path()).empty());
+}
+
+// --- info --shapes ---------------------------------------------------------------------
+
+// A minimal JSON reader for checking the structure of `info --shapes --json`: throws on
+// anything that is not valid JSON.
+struct Json {
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
+  std::string text;  // string value, or the number's digits
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> members;
+
+  const Json* Member(const std::string& key) const {
+    for (const auto& [name, value] : members)
+      if (name == key) return &value;
+    return nullptr;
+  }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(std::string_view text) : text_(text) {}
+  Json ReadDocument() {
+    Json value = Read();
+    Space();
+    if (pos_ != text_.size()) Fail("trailing characters");
+    return value;
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& what) {
+    throw std::runtime_error("invalid JSON at " + std::to_string(pos_) + ": " + what);
+  }
+  void Space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool Eat(char c) {
+    Space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void Expect(char c) {
+    if (!Eat(c)) Fail(std::string("expected '") + c + "'");
+  }
+  std::string ReadString() {
+    Expect('"');
+    std::string out;
+    while (true) {
+      if (pos_ >= text_.size()) Fail("unterminated string");
+      const char c = text_[pos_++];
+      if (c == '"') return out;
+      if (static_cast<unsigned char>(c) < 0x20) Fail("raw control character in a string");
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      if (pos_ >= text_.size()) Fail("unterminated escape");
+      const char e = text_[pos_++];
+      switch (e) {
+        case '"': case '\\': case '/': out.push_back(e); break;
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          if (pos_ + 4 > text_.size()) Fail("short \\u escape");
+          const unsigned code = std::stoul(std::string(text_.substr(pos_, 4)), nullptr, 16);
+          pos_ += 4;
+          if (code >= 0x80) Fail("this reader only decodes \\u escapes below 0x80");
+          out.push_back(static_cast<char>(code));
+          break;
+        }
+        default: Fail("bad escape");
+      }
+    }
+  }
+  Json Read() {
+    Space();
+    if (pos_ >= text_.size()) Fail("unexpected end");
+    Json value;
+    const char c = text_[pos_];
+    if (c == '{') {
+      value.type = Json::Type::kObject;
+      ++pos_;
+      if (Eat('}')) return value;
+      do {
+        Space();
+        std::string key = ReadString();
+        Expect(':');
+        value.members.emplace_back(std::move(key), Read());
+      } while (Eat(','));
+      Expect('}');
+    } else if (c == '[') {
+      value.type = Json::Type::kArray;
+      ++pos_;
+      if (Eat(']')) return value;
+      do value.items.push_back(Read());
+      while (Eat(','));
+      Expect(']');
+    } else if (c == '"') {
+      value.type = Json::Type::kString;
+      value.text = ReadString();
+    } else if (text_.substr(pos_, 4) == "null") {
+      pos_ += 4;
+    } else if (text_.substr(pos_, 4) == "true" || text_.substr(pos_, 5) == "false") {
+      value.type = Json::Type::kBool;
+      pos_ += text_[pos_] == 't' ? 4 : 5;
+    } else {
+      value.type = Json::Type::kNumber;
+      const std::size_t start = pos_;
+      if (text_[pos_] == '-') ++pos_;
+      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+      if (pos_ == start || (pos_ == start + 1 && text_[start] == '-')) Fail("bad value");
+      value.text = std::string(text_.substr(start, pos_ - start));
+    }
+    return value;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+// `info --shapes --json` of `model`: exit code 0, stdout only.
+std::string ShapesJson(const fs::path& dir, const ModelProto& model) {
+  WriteFile(dir / "shapes.onnx", Serialized(model));
+  auto result = RunCommand({OnnxoptExe().string(), "info", "--shapes", "--json", (dir / "shapes.onnx").string()});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  return result.output;
+}
+
+TEST_F(CliTest, InfoShapesJsonDescribesEveryValue) {
+  const std::string output = ShapesJson(dir_.path(), ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "custom" : 1]>
+    g (float[batch, 3] x, float[?, 3] z) => (float[?, 3] c) <int64[2] k = {3, 1}> {
+      c = Concat <axis = 0> (x, x)
+      s = Shape (c)
+      u = custom.Mystery (z)
+    })ONNX"));
+  Json document = JsonReader(output).ReadDocument();
+  ASSERT_EQ(document.type, Json::Type::kObject);
+  const Json* values = document.Member("values");
+  ASSERT_NE(values, nullptr);
+  ASSERT_EQ(values->type, Json::Type::kObject);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : values->members) {
+    names.push_back(name);
+    ASSERT_EQ(value.type, Json::Type::kObject) << name;
+    const Json* shape = value.Member("shape");
+    ASSERT_NE(shape, nullptr) << name;
+    EXPECT_TRUE(shape->type == Json::Type::kNull || shape->type == Json::Type::kArray) << name;
+    if (const Json* elem_type = value.Member("elem_type")) {
+      EXPECT_EQ(elem_type->type, Json::Type::kNumber) << name;
+    }
+  }
+  // Inputs, initializers, node outputs, in graph order.
+  EXPECT_EQ(names, (std::vector<std::string>{"x", "z", "k", "c", "s", "u"}));
+  const Json& x = *values->Member("x");
+  EXPECT_EQ(x.Member("elem_type")->text, "1");
+  ASSERT_EQ(x.Member("shape")->items.size(), 2u);
+  EXPECT_EQ(x.Member("shape")->items[0].type, Json::Type::kString);
+  EXPECT_EQ(x.Member("shape")->items[0].text, "batch");
+  EXPECT_EQ(x.Member("shape")->items[1].text, "3");
+  EXPECT_EQ(values->Member("z")->Member("shape")->items[0].type, Json::Type::kNull);
+  const Json& c = *values->Member("c");
+  ASSERT_EQ(c.Member("shape")->items.size(), 2u);
+  EXPECT_EQ(c.Member("shape")->items[0].text, "2*batch");
+  EXPECT_EQ(values->Member("s")->Member("elem_type")->text, "7");
+  EXPECT_EQ(values->Member("u")->Member("elem_type"), nullptr);
+  EXPECT_EQ(values->Member("u")->Member("shape")->type, Json::Type::kNull);
+  const Json* diagnostics = document.Member("diagnostics");
+  ASSERT_NE(diagnostics, nullptr);
+  EXPECT_EQ(diagnostics->type, Json::Type::kArray);
+}
+
+TEST_F(CliTest, InfoShapesJsonIsExactAndEscapesNames) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "custom" : 1]>
+    g (float[n, 2] x) => (float[?] y) <int64[1] k = {4}> {
+      a = Relu (x)
+      y = custom.Mystery (a, k)
+    })ONNX");
+  // A name with a quote, a backslash, a newline, a control character and non-ASCII text.
+  const std::string odd = "y\"\\\n\x01\xC3\xA9";
+  model.mutable_graph()->mutable_node(1)->set_output(0, odd);
+  model.mutable_graph()->mutable_output(0)->set_name(odd);
+  const std::string expected =
+      "{\"values\":{\"x\":{\"elem_type\":1,\"shape\":[\"n\",2]},\"k\":{\"elem_type\":7,\"shape\":[1]},"
+      "\"a\":{\"elem_type\":1,\"shape\":[\"n\",2]},\"y\\\"\\\\\\n\\u0001\xC3\xA9\":{\"shape\":null}},"
+      "\"diagnostics\":[]}\n";
+  EXPECT_EQ(ShapesJson(dir_.path(), model), expected);
+}
+
+TEST_F(CliTest, InfoShapesPrintsValuesAndRejectsJsonAlone) {
+  WriteFile(dir_ / "model.onnx", Serialized(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[batch, 3] x) => (float[?, 3] y) { y = Relu (x) })ONNX")));
+  auto result = RunCommand({OnnxoptExe().string(), "info", "--shapes", (dir_ / "model.onnx").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("values (2):\n  x  float[batch,3]\n  y  float[batch,3]\n"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("diagnostics (0):"), std::string::npos) << result.output;
+  auto json_alone = RunCommand({OnnxoptExe().string(), "info", "--json", (dir_ / "model.onnx").string()});
+  EXPECT_EQ(json_alone.exit_code, 1) << json_alone.output;
+  auto missing = RunCommand({OnnxoptExe().string(), "info", "--shapes", "--json", (dir_ / "absent.onnx").string()});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // onnxopt: the command line. Each subcommand lives in its own command_*.cc file.
 
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tools/onnxopt/cli.h"
 
 namespace {
@@ -20,6 +22,13 @@ void PrintHelp(const std::vector<onnxopt::cli::Command>& commands) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  try {
+    onnxopt::onnx_shapes::RegisterShapeFunctions();
+  } catch (const std::exception& error) {
+    std::cerr << "onnxopt: internal error: " << error.what()
+              << "\nThis is a bug in onnxopt; please report it.\n";
+    return onnxopt::cli::kInternal;
+  }
   const std::vector<onnxopt::cli::Command> commands = {onnxopt::cli::InfoCommand(),
                                                        onnxopt::cli::OptimizeCommand()};
   std::vector<std::string> args(argv + 1, argv + argc);
