@@ -22,9 +22,8 @@ ShapesContext::ShapesContext(const ShapesContext* parent)
 ShapesContext::~ShapesContext() = default;
 
 const SymTensor* ShapesContext::Find(std::string_view name) const {
-  const std::string key(name);
   for (const ShapesContext* context = this; context; context = context->parent_) {
-    auto it = context->values_.find(key);
+    auto it = context->values_.find(name);
     if (it != context->values_.end()) return &it->second;
   }
   return nullptr;
@@ -42,12 +41,11 @@ const ShapesContext* ShapesContext::FindNested(const GraphProto& graph) const {
 }
 
 std::shared_ptr<const TensorProto> ShapesContext::FindConstantShared(std::string_view name) const {
-  const std::string key(name);
   for (const ShapesContext* context = this; context; context = context->parent_) {
-    auto it = context->constants_.find(key);
+    auto it = context->constants_.find(name);
     if (it != context->constants_.end()) return it->second;
     // A value of an inner scope that is not constant shadows an outer one.
-    if (context->values_.contains(key)) return nullptr;
+    if (context->values_.contains(name)) return nullptr;
   }
   return nullptr;
 }
@@ -293,6 +291,9 @@ class Inferencer {
   // Infers `graph` into `context`. With `seed_inputs`, the graph's inputs take their
   // declared types; otherwise the caller has set them.
   void RunGraph(const GraphProto& graph, ShapesContext& context, bool seed_inputs, const Scope& scope) {
+    std::size_t outputs = 0;
+    for (const NodeProto& node : graph.node()) outputs += static_cast<std::size_t>(node.output_size());
+    context.Reserve(static_cast<std::size_t>(graph.input_size() + graph.initializer_size()) + outputs);
     if (seed_inputs)
       for (const ValueInfoProto& input : graph.input()) {
         if (input.name().empty()) continue;
@@ -335,9 +336,6 @@ class Inferencer {
 
   void RunNode(const NodeProto& node, std::size_t index, ShapesContext& context, const Scope& scope) {
     NodeContext call(*this, node, index, context, scope);
-    // A name re-inferred (incremental inference) loses what it was known to hold.
-    for (const std::string& output : node.output())
-      if (!output.empty()) context.SetConstant(output, nullptr);
     std::vector<SymTensor> outputs;
     try {
       outputs = Outputs(call);
@@ -422,7 +420,13 @@ class Inferencer {
   void RunNodes(const std::vector<const NodeProto*>& nodes, ShapesContext& context) {
     const Scope scope = ModelScope();
     std::size_t index = 0;
-    for (const NodeProto* node : nodes) RunNode(*node, index++, context, scope);
+    for (const NodeProto* node : nodes) {
+      // A name re-inferred loses what it was known to hold (a full inference starts
+      // from a fresh context and does not need this lookup per output).
+      for (const std::string& output : node->output())
+        if (!output.empty()) context.SetConstant(output, nullptr);
+      RunNode(*node, index++, context, scope);
+    }
   }
 
  private:

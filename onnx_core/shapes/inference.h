@@ -33,6 +33,15 @@ struct ShapeDiagnostic {
   std::string message;
 };
 
+// Hash for string-keyed maps looked up with string_view, without building a std::string
+// per lookup (inference looks up every input of every node).
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
+};
+template <class T>
+using NameMap = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
+
 // What inference knows about the values of one graph (and, through `parent`, of the
 // enclosing graphs).
 //
@@ -50,7 +59,9 @@ class ShapesContext {
   const SymTensor* Find(std::string_view name) const;
   void Set(const std::string& name, SymTensor value) { values_[name] = std::move(value); }
   // The values of this scope only (not of enclosing ones).
-  const std::unordered_map<std::string, SymTensor>& Values() const { return values_; }
+  const NameMap<SymTensor>& Values() const { return values_; }
+  // Prepares room for `count` more values (a graph's inputs, initializers and outputs).
+  void Reserve(std::size_t count) { values_.reserve(values_.size() + count); }
   // Diagnostics of every context sharing this one's root, in the order they were found.
   std::vector<ShapeDiagnostic>& Diagnostics() { return shared_->diagnostics; }
   const std::vector<ShapeDiagnostic>& Diagnostics() const { return shared_->diagnostics; }
@@ -79,8 +90,8 @@ class ShapesContext {
   friend struct ShapesContextAccess;  // inference.cc: contexts of local function bodies
 
   const ShapesContext* parent_;
-  std::unordered_map<std::string, SymTensor> values_;
-  std::unordered_map<std::string, std::shared_ptr<const TensorProto>> constants_;
+  NameMap<SymTensor> values_;
+  NameMap<std::shared_ptr<const TensorProto>> constants_;
   std::unordered_map<const GraphProto*, std::unique_ptr<ShapesContext>> nested_;
   std::shared_ptr<Shared> shared_;
 };

@@ -607,11 +607,36 @@ void SymDim::Expr::CollectSymbols(const SymDim& d, std::set<std::string>& out) {
 
 SymDim::SymDim() = default;
 
-SymDim::SymDim(std::int64_t value) {
-  auto e = std::make_shared<Expr>();
+namespace {
+
+std::shared_ptr<const SymDim::Expr> MakeConstantExpr(std::int64_t value) {
+  auto e = std::make_shared<SymDim::Expr>();
   e->terms = ConstPoly(value);
   e->text = std::to_string(value);
-  expr_ = std::move(e);
+  return e;
+}
+
+// Shapes are mostly small constants: sharing one immutable Expr per small value saves
+// two allocations per dimension (inference creates several dims per node).
+constexpr std::int64_t kFirstShared = -16;
+constexpr std::int64_t kLastShared = 4096;
+
+const std::vector<std::shared_ptr<const SymDim::Expr>>& SharedConstants() {
+  static const auto* constants = [] {
+    auto* table = new std::vector<std::shared_ptr<const SymDim::Expr>>();
+    for (std::int64_t value = kFirstShared; value <= kLastShared; ++value) table->push_back(MakeConstantExpr(value));
+    return table;
+  }();
+  return *constants;
+}
+
+}  // namespace
+
+SymDim::SymDim(std::int64_t value) {
+  if (value >= kFirstShared && value <= kLastShared)
+    expr_ = SharedConstants()[static_cast<std::size_t>(value - kFirstShared)];
+  else
+    expr_ = MakeConstantExpr(value);
 }
 
 SymDim::SymDim(std::shared_ptr<const Expr> expr) : expr_(std::move(expr)) {}
