@@ -524,10 +524,9 @@ void GraphBuilder::WriteValueInfo() {
   if (!context) return;
   const auto& values = context->Values();
   auto known = [&](const std::string& name) -> const shapes::SymTensor* {
-    auto it = values.find(name);
-    if (it == values.end() || it->second.kind == shapes::SymTensor::Kind::kUnknown || !it->second.HasElemType())
-      return nullptr;
-    return &it->second;
+    const shapes::SymTensor* value = values.find(name);
+    if (!value || value->kind == shapes::SymTensor::Kind::kUnknown || !value->HasElemType()) return nullptr;
+    return value;
   };
   std::unordered_set<std::string_view> outputs;
   for (const ValueInfoProto& output : Outputs()) outputs.insert(output.name());

@@ -23,8 +23,7 @@ ShapesContext::~ShapesContext() = default;
 
 const SymTensor* ShapesContext::Find(std::string_view name) const {
   for (const ShapesContext* context = this; context; context = context->parent_) {
-    auto it = context->values_.find(name);
-    if (it != context->values_.end()) return &it->second;
+    if (const SymTensor* value = context->values_.find(name)) return value;
   }
   return nullptr;
 }
@@ -42,8 +41,7 @@ const ShapesContext* ShapesContext::FindNested(const GraphProto& graph) const {
 
 std::shared_ptr<const TensorProto> ShapesContext::FindConstantShared(std::string_view name) const {
   for (const ShapesContext* context = this; context; context = context->parent_) {
-    auto it = context->constants_.find(name);
-    if (it != context->constants_.end()) return it->second;
+    if (const auto* constant = context->constants_.find(name)) return *constant;
     // A value of an inner scope that is not constant shadows an outer one.
     if (context->values_.contains(name)) return nullptr;
   }
@@ -55,10 +53,7 @@ const TensorProto* ShapesContext::FindConstant(std::string_view name) const {
 }
 
 void ShapesContext::SetConstant(const std::string& name, std::shared_ptr<const TensorProto> tensor) {
-  if (tensor)
-    constants_[name] = std::move(tensor);
-  else
-    constants_.erase(name);
+  if (tensor || constants_.contains(name)) constants_.set(name, std::move(tensor));
 }
 
 // Contexts that share a root's symbols and diagnostics without seeing its values: the

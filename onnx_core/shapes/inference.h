@@ -20,6 +20,7 @@
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/sym_dim.h"
 #include "onnx_core/shapes/sym_tensor.h"
+#include "onnx_core/utils/name_table.h"
 
 namespace onnxopt::core::shapes {
 
@@ -32,15 +33,6 @@ struct ShapeDiagnostic {
   std::string op_type;
   std::string message;
 };
-
-// Hash for string-keyed maps looked up with string_view, without building a std::string
-// per lookup (inference looks up every input of every node).
-struct NameHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
-};
-template <class T>
-using NameMap = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
 
 // What inference knows about the values of one graph (and, through `parent`, of the
 // enclosing graphs).
@@ -57,9 +49,9 @@ class ShapesContext {
 
   // The SymTensor of `name`, looking in enclosing scopes; null when never inferred.
   const SymTensor* Find(std::string_view name) const;
-  void Set(const std::string& name, SymTensor value) { values_[name] = std::move(value); }
+  void Set(const std::string& name, SymTensor value) { values_.set(name, std::move(value)); }
   // The values of this scope only (not of enclosing ones).
-  const NameMap<SymTensor>& Values() const { return values_; }
+  const utils::NameTable<SymTensor>& Values() const { return values_; }
   // Prepares room for `count` more values (a graph's inputs, initializers and outputs).
   void Reserve(std::size_t count) { values_.reserve(values_.size() + count); }
   // Diagnostics of every context sharing this one's root, in the order they were found.
@@ -90,8 +82,9 @@ class ShapesContext {
   friend struct ShapesContextAccess;  // inference.cc: contexts of local function bodies
 
   const ShapesContext* parent_;
-  NameMap<SymTensor> values_;
-  NameMap<std::shared_ptr<const TensorProto>> constants_;
+  utils::NameTable<SymTensor> values_;
+  // A null entry marks a name known not to be constant (it hides an outer constant).
+  utils::NameTable<std::shared_ptr<const TensorProto>> constants_;
   std::unordered_map<const GraphProto*, std::unique_ptr<ShapesContext>> nested_;
   std::shared_ptr<Shared> shared_;
 };
