@@ -23,14 +23,7 @@ using core::shapes::RegisterShapeFunction;
 
 constexpr std::string_view kMicrosoft = "com.microsoft";
 
-int ElemTypeOf(const InferenceContext& ctx, std::size_t i) { return ctx.HasInput(i) ? ctx.Input(i).elem_type : 0; }
 
-SymShape ShapeOf(const InferenceContext& ctx, std::size_t i) {
-  if (!ctx.HasInput(i)) return SymShape();
-  const SymTensor& t = ctx.Input(i);
-  if (t.kind != SymTensor::Kind::kTensor) return SymShape();
-  return t.shape;
-}
 
 SymDim IntAttrDim(const InferenceContext& ctx, std::string_view name) {
   auto v = ctx.IntAttribute(name);
@@ -50,12 +43,12 @@ std::vector<SymTensor> PresentOutputs(const InferenceContext& ctx, std::vector<S
 // FusedMatMul(A, B): MatMul of A and B, each transposed on its last two dims when
 // transA / transB. transBatchA / transBatchB (batch dims moved) are not described.
 std::vector<SymTensor> InferFusedMatMul(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
   if (ctx.IntAttribute("transBatchA").value_or(0) != 0 || ctx.IntAttribute("transBatchB").value_or(0) != 0) {
     return Outputs(ctx, UnknownTensor(type));
   }
-  SymShape a = ShapeOf(ctx, 0);
-  SymShape b = ShapeOf(ctx, 1);
+  SymShape a = InputShape(ctx, 0);
+  SymShape b = InputShape(ctx, 1);
   for (auto [shape, attr] : {std::pair{&a, "transA"}, std::pair{&b, "transB"}}) {
     if (ctx.IntAttribute(attr).value_or(0) == 0 || !shape->HasRank()) continue;
     if (shape->Rank() < 2) return Outputs(ctx, UnknownTensor(type));
@@ -68,14 +61,14 @@ std::vector<SymTensor> InferFusedMatMul(InferenceContext& ctx) {
 
 // FusedConv(X, W, B?, Z?): Conv followed by an activation (and the sum with Z).
 std::vector<SymTensor> InferFusedConv(InferenceContext& ctx) {
-  return Outputs(ctx, ConvOutput(ctx, 0, 1, ElemTypeOf(ctx, 0)));
+  return Outputs(ctx, ConvOutput(ctx, 0, 1, InputElemType(ctx, 0)));
 }
 
 // Elementwise with an optional bias broadcast against the input (FastGelu, BiasGelu).
 std::vector<SymTensor> InferWithBias(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  if (!ctx.HasInput(1)) return Outputs(ctx, SymTensor::Tensor(type, ShapeOf(ctx, 0)));
-  return Outputs(ctx, SymTensor::Tensor(type, BroadcastShapes(ctx, {ShapeOf(ctx, 0), ShapeOf(ctx, 1)})));
+  const int type = InputElemType(ctx, 0);
+  if (!ctx.HasInput(1)) return Outputs(ctx, SymTensor::Tensor(type, InputShape(ctx, 0)));
+  return Outputs(ctx, SymTensor::Tensor(type, BroadcastShapes(ctx, {InputShape(ctx, 0), InputShape(ctx, 1)})));
 }
 
 // Skip(Simplified)LayerNormalization(input, skip, gamma, ...): output and
@@ -94,10 +87,10 @@ std::vector<SymTensor> InferSimplifiedLayerNormalization(InferenceContext& ctx) 
 // past_key?, past_value?, ...): output [batch, seq, v_hidden]; present key/value
 // [batch, heads, past + kv_seq, head_size] when query, key and value are 3-D.
 std::vector<SymTensor> InferMultiHeadAttention(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape q = ShapeOf(ctx, 0);
-  const SymShape k = ShapeOf(ctx, 1);
-  const SymShape v = ShapeOf(ctx, 2);
+  const int type = InputElemType(ctx, 0);
+  const SymShape q = InputShape(ctx, 0);
+  const SymShape k = InputShape(ctx, 1);
+  const SymShape v = InputShape(ctx, 2);
   const SymDim heads = IntAttrDim(ctx, "num_heads");
   std::vector<SymTensor> out(3, SymTensor::Unknown());
   if (!q.HasRank()) {
@@ -125,7 +118,7 @@ std::vector<SymTensor> InferMultiHeadAttention(InferenceContext& ctx) {
   if (q.Rank() == 3 && k.HasRank() && k.Rank() == 3 && v.HasRank() && v.Rank() == 3 && !ctx.HasInput(8)) {
     SymDim total = k[1];
     if (has_past) {
-      const SymShape pk = ShapeOf(ctx, 6);
+      const SymShape pk = InputShape(ctx, 6);
       total = pk.HasRank() && pk.Rank() == 4 ? pk[2] + k[1] : SymDim::Unknown();
     }
     out[1] = SymTensor::Tensor(type, SymShape({batch, heads, total, SymDim::ExactDiv(k[2], heads)}));
@@ -139,9 +132,9 @@ std::vector<SymTensor> InferMultiHeadAttention(InferenceContext& ctx) {
 // key/value [batch, kv_num_heads, ?, head_size] (their length depends on the buffer
 // sharing and on total_sequence_length's value).
 std::vector<SymTensor> InferGroupQueryAttention(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape q = ShapeOf(ctx, 0);
-  const SymShape past = ShapeOf(ctx, 3);
+  const int type = InputElemType(ctx, 0);
+  const SymShape q = InputShape(ctx, 0);
+  const SymShape past = InputShape(ctx, 3);
   const SymDim heads = IntAttrDim(ctx, "num_heads");
   const SymDim kv_heads = IntAttrDim(ctx, "kv_num_heads");
   std::vector<SymTensor> out(3, SymTensor::Unknown());
@@ -175,9 +168,9 @@ std::vector<SymTensor> InferGroupQueryAttention(InferenceContext& ctx) {
 // qkv_hidden_sizes or a third of the weights' last dim; present [2, batch, heads,
 // past_seq + seq, head_size] when past is given and not shared with present.
 std::vector<SymTensor> InferContribAttention(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
-  const SymShape w = ShapeOf(ctx, 1);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
+  const SymShape w = InputShape(ctx, 1);
   std::vector<SymTensor> out(2, SymTensor::Unknown());
   if (!x.HasRank()) {
     out[0] = UnknownTensor(type);
@@ -194,7 +187,7 @@ std::vector<SymTensor> InferContribAttention(InferenceContext& ctx) {
     v_hidden = SymDim::ExactDiv(w[1], SymDim(3));
   }
   out[0] = SymTensor::Tensor(type, SymShape({x[0], x[1], v_hidden}));
-  const SymShape past = ShapeOf(ctx, 4);
+  const SymShape past = InputShape(ctx, 4);
   if (ctx.HasInput(4) && past.HasRank() && past.Rank() == 5 &&
       ctx.IntAttribute("past_present_share_buffer").value_or(0) == 0) {
     out[1] = SymTensor::Tensor(type, SymShape({past[0], past[1], past[2], past[3] + x[1], past[4]}));

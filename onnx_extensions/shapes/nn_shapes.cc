@@ -32,15 +32,7 @@ constexpr int kUint8 = TensorProto::UINT8;
 constexpr int kInt32 = TensorProto::INT32;
 constexpr int kInt64 = TensorProto::INT64;
 
-int ElemTypeOf(const InferenceContext& ctx, std::size_t i) { return ctx.HasInput(i) ? ctx.Input(i).elem_type : 0; }
 
-// The shape of input i; unknown rank for a missing input or a non-tensor.
-SymShape ShapeOf(const InferenceContext& ctx, std::size_t i) {
-  if (!ctx.HasInput(i)) return SymShape();
-  const SymTensor& t = ctx.Input(i);
-  if (t.kind != SymTensor::Kind::kTensor) return SymShape();
-  return t.shape;
-}
 
 // Integer-list attribute of length n, `fill` when absent; nullopt (diagnosed) when the
 // attribute has another length.
@@ -161,7 +153,7 @@ std::vector<SymTensor> UnknownShapeOutputs(const InferenceContext& ctx, int elem
 // Convolutions
 
 std::vector<SymTensor> InferConv(InferenceContext& ctx) {
-  return Outputs(ctx, ConvOutput(ctx, 0, 1, ElemTypeOf(ctx, 0)));
+  return Outputs(ctx, ConvOutput(ctx, 0, 1, InputElemType(ctx, 0)));
 }
 
 std::vector<SymTensor> InferConvInteger(InferenceContext& ctx) {
@@ -170,15 +162,15 @@ std::vector<SymTensor> InferConvInteger(InferenceContext& ctx) {
 
 // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)
 std::vector<SymTensor> InferQLinearConv(InferenceContext& ctx) {
-  return Outputs(ctx, ConvOutput(ctx, 0, 3, ElemTypeOf(ctx, 7)));
+  return Outputs(ctx, ConvOutput(ctx, 0, 3, InputElemType(ctx, 7)));
 }
 
 // ConvTranspose: out = stride*(in-1) + output_padding + dilated kernel - pads, or
 // output_shape, or in*stride for SAME padding.
 std::vector<SymTensor> InferConvTranspose(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
-  const SymShape wshape = ShapeOf(ctx, 1);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
+  const SymShape wshape = InputShape(ctx, 1);
   if (!x.HasRank()) return UnknownShapeOutputs(ctx, type);
   const std::size_t rank = x.Rank();
   if (rank < 3) {
@@ -247,8 +239,8 @@ std::vector<SymTensor> InferConvTranspose(InferenceContext& ctx) {
 // MaxPool, AveragePool, LpPool: [N, C, windows...]; MaxPool's Indices is int64 of the
 // same shape.
 std::vector<SymTensor> InferPool(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   if (!x.HasRank()) {
     std::vector<SymTensor> out = {UnknownTensor(type)};
     if (ctx.OutputCount() > 1) out.push_back(UnknownTensor(kInt64));
@@ -276,8 +268,8 @@ std::vector<SymTensor> InferPool(InferenceContext& ctx) {
 
 // Global*Pool: [N, C, 1, ..., 1].
 std::vector<SymTensor> InferGlobalPool(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   if (!x.HasRank()) return UnknownShapeOutputs(ctx, type);
   if (x.Rank() < 2) {
     ctx.Diagnose("global pooling input must have rank >= 2");
@@ -290,11 +282,11 @@ std::vector<SymTensor> InferGlobalPool(InferenceContext& ctx) {
 
 // MaxUnpool(X, I, output_shape?): output_shape's values, else stride*(in-1) + kernel - pads.
 std::vector<SymTensor> InferMaxUnpool(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   if (ctx.HasInput(2)) {
     if (auto values = InputValues(ctx, 2)) return Outputs(ctx, SymTensor::Tensor(type, SymShape(*values)));
-    const SymShape s = ShapeOf(ctx, 2);
+    const SymShape s = InputShape(ctx, 2);
     if (s.HasRank() && s.Rank() == 1) {
       if (auto c = s[0].Constant()) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(*c)));
     }
@@ -378,8 +370,8 @@ std::vector<SymDim> AspectRatioDims(const std::vector<SymDim>& in, const std::ve
 // Resize-10 (X, scales); Resize-11+ (X, roi, scales, sizes); axes and
 // keep_aspect_ratio_policy since 18.
 std::vector<SymTensor> InferResize(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   const bool v10 = ctx.OpsetVersion() < 11;
   const std::size_t scales_input = v10 ? 1 : 2;
   const std::size_t sizes_input = 3;
@@ -404,7 +396,7 @@ std::vector<SymTensor> InferResize(InferenceContext& ctx) {
     }
   }
   if (count < 0) {
-    const SymShape s = ShapeOf(ctx, use_sizes ? sizes_input : scales_input);
+    const SymShape s = InputShape(ctx, use_sizes ? sizes_input : scales_input);
     if (s.HasRank() && s.Rank() == 1) count = s[0].Constant().value_or(-1);
   }
   if (count == 0) count = -1;  // an empty scales: sizes decide
@@ -451,8 +443,8 @@ std::vector<SymTensor> InferResize(InferenceContext& ctx) {
 
 // Upsample-1 (height_scale/width_scale on NCHW), -7 (scales attribute), -9/-10 (scales input).
 std::vector<SymTensor> InferUpsample(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   std::optional<std::vector<double>> scales;
   if (ctx.OpsetVersion() >= 9) {
     scales = InputConstantDoubles(ctx, 1);
@@ -494,11 +486,11 @@ std::vector<SymTensor> InferBatchNormalization(InferenceContext& ctx) {
       out.push_back(TypeAndShape(ctx.Input(source)));
     } else {
       // saved_mean / saved_var: per channel, of the mean input's shape when it is 1-D.
-      const SymShape s = ShapeOf(ctx, 3);
+      const SymShape s = InputShape(ctx, 3);
       if (ctx.OpsetVersion() >= 9 && s.HasRank() && s.Rank() == 1) {
-        out.push_back(SymTensor::Tensor(ElemTypeOf(ctx, 3), s));
+        out.push_back(SymTensor::Tensor(InputElemType(ctx, 3), s));
       } else {
-        out.push_back(UnknownTensor(ElemTypeOf(ctx, 0)));
+        out.push_back(UnknownTensor(InputElemType(ctx, 0)));
       }
     }
   }
@@ -512,7 +504,7 @@ std::vector<SymTensor> InferLayerNormalization(InferenceContext& ctx) {
   if (ctx.OutputCount() > 1) {
     const std::int64_t axis = ctx.IntAttribute("axis").value_or(-1);
     const int stash = static_cast<int>(ctx.IntAttribute("stash_type").value_or(kFloat));
-    const SymTensor stat = SymTensor::Tensor(stash, KeepLeadingDims(ctx, ShapeOf(ctx, 0), axis));
+    const SymTensor stat = SymTensor::Tensor(stash, KeepLeadingDims(ctx, InputShape(ctx, 0), axis));
     out.push_back(stat);
     if (ctx.OutputCount() > 2) out.push_back(stat);
   }
@@ -523,9 +515,9 @@ std::vector<SymTensor> InferLayerNormalization(InferenceContext& ctx) {
 // Gemm, MatMul, Einsum
 
 std::vector<SymTensor> InferGemm(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape a = ShapeOf(ctx, 0);
-  const SymShape b = ShapeOf(ctx, 1);
+  const int type = InputElemType(ctx, 0);
+  const SymShape a = InputShape(ctx, 0);
+  const SymShape b = InputShape(ctx, 1);
   for (const SymShape* s : {&a, &b}) {
     if (s->HasRank() && s->Rank() != 2) {
       ctx.Diagnose("Gemm inputs must be 2-D, got rank " + std::to_string(s->Rank()));
@@ -551,16 +543,16 @@ std::vector<SymTensor> InferGemm(InferenceContext& ctx) {
 }
 
 std::vector<SymTensor> InferMatMul(InferenceContext& ctx) {
-  return Outputs(ctx, SymTensor::Tensor(ElemTypeOf(ctx, 0), MatMulShape(ctx, ShapeOf(ctx, 0), ShapeOf(ctx, 1))));
+  return Outputs(ctx, SymTensor::Tensor(InputElemType(ctx, 0), MatMulShape(ctx, InputShape(ctx, 0), InputShape(ctx, 1))));
 }
 
 std::vector<SymTensor> InferMatMulInteger(InferenceContext& ctx) {
-  return Outputs(ctx, SymTensor::Tensor(kInt32, MatMulShape(ctx, ShapeOf(ctx, 0), ShapeOf(ctx, 1))));
+  return Outputs(ctx, SymTensor::Tensor(kInt32, MatMulShape(ctx, InputShape(ctx, 0), InputShape(ctx, 1))));
 }
 
 // QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
 std::vector<SymTensor> InferQLinearMatMul(InferenceContext& ctx) {
-  return Outputs(ctx, SymTensor::Tensor(ElemTypeOf(ctx, 7), MatMulShape(ctx, ShapeOf(ctx, 0), ShapeOf(ctx, 3))));
+  return Outputs(ctx, SymTensor::Tensor(InputElemType(ctx, 7), MatMulShape(ctx, InputShape(ctx, 0), InputShape(ctx, 3))));
 }
 
 // One operand of an Einsum equation: its labels, with '.' standing for the ellipsis.
@@ -588,7 +580,7 @@ std::optional<EinsumTerm> ParseEinsumTerm(std::string_view text) {
 }
 
 std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
   auto equation = ctx.StringAttribute("equation");
   if (!equation) {
     ctx.Diagnose("Einsum has no equation");
@@ -624,7 +616,7 @@ std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
   bool ellipsis_rank_known = true;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const EinsumTerm& t = terms[i];
-    const SymShape s = ShapeOf(ctx, i);
+    const SymShape s = InputShape(ctx, i);
     const std::size_t nlabels = t.labels.size() - (t.ellipsis ? 1 : 0);
     for (char c : t.labels) {
       if (c != '.') ++label_count[c];
@@ -722,9 +714,9 @@ std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
 // RNN/GRU/LSTM(X, W, R, ...): Y [seq, dirs, batch, hidden], Y_h (and LSTM's Y_c)
 // [dirs, batch, hidden]; layout=1 (opset 14) puts batch first.
 std::vector<SymTensor> InferRecurrent(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
-  const SymShape r = ShapeOf(ctx, 2);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
+  const SymShape r = InputShape(ctx, 2);
   const bool batch_first = ctx.OpsetVersion() >= 14 && ctx.IntAttribute("layout").value_or(0) != 0;
   const std::string direction = ctx.StringAttribute("direction").value_or("forward");
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
@@ -758,24 +750,24 @@ std::vector<SymTensor> InferRecurrent(InferenceContext& ctx) {
 
 std::vector<SymTensor> InferQuantizeLinear(InferenceContext& ctx) {
   int type = kUint8;
-  if (ctx.HasInput(2)) type = ElemTypeOf(ctx, 2);
+  if (ctx.HasInput(2)) type = InputElemType(ctx, 2);
   if (ctx.OpsetVersion() >= 21) {
     if (auto t = ctx.IntAttribute("output_dtype"); t && *t != 0) type = static_cast<int>(*t);
   }
-  return Outputs(ctx, SymTensor::Tensor(type, ShapeOf(ctx, 0)));
+  return Outputs(ctx, SymTensor::Tensor(type, InputShape(ctx, 0)));
 }
 
 std::vector<SymTensor> InferDequantizeLinear(InferenceContext& ctx) {
   int type = kFloat;
-  if (ctx.OpsetVersion() >= 19) type = ElemTypeOf(ctx, 1);
+  if (ctx.OpsetVersion() >= 19) type = InputElemType(ctx, 1);
   if (ctx.OpsetVersion() >= 23) {
     if (auto t = ctx.IntAttribute("output_dtype"); t && *t != 0) type = static_cast<int>(*t);
   }
-  return Outputs(ctx, SymTensor::Tensor(type, ShapeOf(ctx, 0)));
+  return Outputs(ctx, SymTensor::Tensor(type, InputShape(ctx, 0)));
 }
 
 std::vector<SymTensor> InferDynamicQuantizeLinear(InferenceContext& ctx) {
-  return Outputs(ctx, std::vector<SymTensor>{SymTensor::Tensor(kUint8, ShapeOf(ctx, 0)),
+  return Outputs(ctx, std::vector<SymTensor>{SymTensor::Tensor(kUint8, InputShape(ctx, 0)),
                                              SymTensor::Tensor(kFloat, SymShape::Scalar()),
                                              SymTensor::Tensor(kUint8, SymShape::Scalar())});
 }
@@ -787,11 +779,11 @@ std::vector<SymTensor> InferDynamicQuantizeLinear(InferenceContext& ctx) {
 // (heads from q_num_heads / kv_num_heads). Outputs: Y, present_key, present_value
 // [batch, kv_heads, past+kv_seq, head_size], qk_matmul_output [batch, q_heads, q_seq, total].
 std::vector<SymTensor> InferAttention(InferenceContext& ctx) {
-  const int qtype = ElemTypeOf(ctx, 0);
-  const int vtype = ElemTypeOf(ctx, 2);
-  const SymShape q = ShapeOf(ctx, 0);
-  const SymShape k = ShapeOf(ctx, 1);
-  const SymShape v = ShapeOf(ctx, 2);
+  const int qtype = InputElemType(ctx, 0);
+  const int vtype = InputElemType(ctx, 2);
+  const SymShape q = InputShape(ctx, 0);
+  const SymShape k = InputShape(ctx, 1);
+  const SymShape v = InputShape(ctx, 2);
   for (const SymShape* s : {&q, &k, &v}) {
     if (s->HasRank() && s->Rank() != 3 && s->Rank() != 4) {
       ctx.Diagnose("Attention Q, K and V must be 3-D or 4-D, got rank " + std::to_string(s->Rank()));
@@ -815,7 +807,7 @@ std::vector<SymTensor> InferAttention(InferenceContext& ctx) {
   if (kv_heads.IsUnknown() && v.HasRank() && v.Rank() == 4) kv_heads = v[1];
   SymDim total = kv_seq;
   if (ctx.HasInput(4)) {
-    const SymShape past = ShapeOf(ctx, 4);
+    const SymShape past = InputShape(ctx, 4);
     total = past.HasRank() && past.Rank() == 4 ? past[2] + kv_seq : SymDim::Unknown();
   }
   std::vector<SymTensor> out;
@@ -842,9 +834,9 @@ std::vector<SymTensor> InferAttention(InferenceContext& ctx) {
 
 // GridSample(X [N, C, D1..Dr], grid [N, D1_out..Dr_out, r]) -> [N, C, D1_out..Dr_out].
 std::vector<SymTensor> InferGridSample(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
-  const SymShape grid = ShapeOf(ctx, 1);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
+  const SymShape grid = InputShape(ctx, 1);
   if (!grid.HasRank() || grid.Rank() < 3) {
     if (x.HasRank()) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(x.Rank())));
     return UnknownShapeOutputs(ctx, type);
@@ -861,14 +853,14 @@ std::vector<SymTensor> InferGridSample(InferenceContext& ctx) {
 
 // RoiAlign(X, rois [num_rois, 4], batch_indices) -> [num_rois, C, output_height, output_width].
 std::vector<SymTensor> InferRoiAlign(InferenceContext& ctx) {
-  const SymShape x = ShapeOf(ctx, 0);
-  const SymShape rois = ShapeOf(ctx, 1);
-  const SymShape indices = ShapeOf(ctx, 2);
+  const SymShape x = InputShape(ctx, 0);
+  const SymShape rois = InputShape(ctx, 1);
+  const SymShape indices = InputShape(ctx, 2);
   SymDim n;
   if (rois.HasRank() && rois.Rank() == 2) n = rois[0];
   else if (indices.HasRank() && indices.Rank() == 1) n = indices[0];
   const SymDim c = x.HasRank() && x.Rank() == 4 ? x[1] : SymDim();
-  return Outputs(ctx, SymTensor::Tensor(ElemTypeOf(ctx, 0),
+  return Outputs(ctx, SymTensor::Tensor(InputElemType(ctx, 0),
                                         SymShape({n, c, SymDim(ctx.IntAttribute("output_height").value_or(1)),
                                                   SymDim(ctx.IntAttribute("output_width").value_or(1))})));
 }
@@ -880,11 +872,11 @@ std::vector<SymTensor> InferNonMaxSuppression(InferenceContext& ctx) {
 
 // AffineGrid(theta, size = [N, C, H, W] or [N, C, D, H, W]) -> [N, H, W, 2] / [N, D, H, W, 3].
 std::vector<SymTensor> InferAffineGrid(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
   std::optional<std::vector<SymDim>> size = InputValues(ctx, 1);
   std::optional<std::int64_t> n;
   if (size) n = static_cast<std::int64_t>(size->size());
-  else if (SymShape s = ShapeOf(ctx, 1); s.HasRank() && s.Rank() == 1) n = s[0].Constant();
+  else if (SymShape s = InputShape(ctx, 1); s.HasRank() && s.Rank() == 1) n = s[0].Constant();
   if (!n) return UnknownShapeOutputs(ctx, type);
   if (*n != 4 && *n != 5) {
     ctx.Diagnose("AffineGrid size must have 4 or 5 values, got " + std::to_string(*n));
@@ -896,7 +888,7 @@ std::vector<SymTensor> InferAffineGrid(InferenceContext& ctx) {
     for (std::size_t i = 2; i < size->size(); ++i) dims[i - 1] = (*size)[i];
   }
   if (dims[0].IsUnknown()) {
-    if (SymShape theta = ShapeOf(ctx, 0); theta.HasRank() && theta.Rank() == 3) dims[0] = theta[0];
+    if (SymShape theta = InputShape(ctx, 0); theta.HasRank() && theta.Rank() == 3) dims[0] = theta[0];
   }
   dims.push_back(SymDim(*n - 2));
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(dims)));
@@ -904,8 +896,8 @@ std::vector<SymTensor> InferAffineGrid(InferenceContext& ctx) {
 
 // CenterCropPad(X, shape): the dims of `axes` become `shape`, others unchanged.
 std::vector<SymTensor> InferCenterCropPad(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   if (!x.HasRank()) return UnknownShapeOutputs(ctx, type);
   std::vector<std::int64_t> axes;
   if (auto a = ctx.IntsAttribute("axes")) {
@@ -928,8 +920,8 @@ std::vector<SymTensor> InferCenterCropPad(InferenceContext& ctx) {
 
 // Col2Im(input [N, C*prod(block), L], image_shape, block_shape) -> [N, C, image_shape...].
 std::vector<SymTensor> InferCol2Im(InferenceContext& ctx) {
-  const int type = ElemTypeOf(ctx, 0);
-  const SymShape x = ShapeOf(ctx, 0);
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
   auto image = InputValues(ctx, 1);
   auto block = InputValues(ctx, 2);
   std::optional<std::size_t> n;
@@ -951,8 +943,8 @@ std::vector<SymTensor> InferCol2Im(InferenceContext& ctx) {
 // Shared with contrib_shapes.cc
 
 SymTensor ConvOutput(InferenceContext& ctx, std::size_t xi, std::size_t wi, int elem_type) {
-  const SymShape x = ShapeOf(ctx, xi);
-  const SymShape w = ShapeOf(ctx, wi);
+  const SymShape x = InputShape(ctx, xi);
+  const SymShape w = InputShape(ctx, wi);
   std::optional<std::size_t> rank;
   if (x.HasRank()) rank = x.Rank();
   else if (w.HasRank()) rank = w.Rank();

@@ -95,6 +95,15 @@ std::optional<std::vector<SymDim>> DecodeInts(const TensorProto& tensor) {
 
 }  // namespace
 
+int InputElemType(const InferenceContext& ctx, std::size_t i) { return ctx.HasInput(i) ? ctx.Input(i).elem_type : 0; }
+
+SymShape InputShape(const InferenceContext& ctx, std::size_t i) {
+  if (!ctx.HasInput(i)) return SymShape();
+  const SymTensor& t = ctx.Input(i);
+  if (t.kind != SymTensor::Kind::kTensor) return SymShape();
+  return t.shape;
+}
+
 bool IsIntegerType(int elem_type) {
   switch (elem_type) {
     case kUint8: case kInt8: case kUint16: case kInt16: case kInt32: case kInt64: case kUint32: case kUint64:

@@ -26,6 +26,11 @@ using core::shapes::SymTensor;
 // ---------------------------------------------------------------------------------------
 // Element types
 
+// The element type of input i (0 when missing or unknown) and its shape (unknown rank
+// for a missing input or a value that is not a tensor).
+int InputElemType(const InferenceContext& ctx, std::size_t i);
+SymShape InputShape(const InferenceContext& ctx, std::size_t i);
+
 bool IsIntegerType(int elem_type);  // INT8..INT64, UINT8..UINT64 (not BOOL)
 bool IsFloatType(int elem_type);    // FLOAT, DOUBLE, FLOAT16, BFLOAT16, FLOAT8*, FLOAT4*
 // Whether values of this type can carry a SymTensor::value (integers and BOOL).

@@ -37,6 +37,8 @@
 // Dependencies: onnxruntime-node only.
 'use strict';
 
+const { mulberry32 } = require('./prng');
+
 const path = require('path');
 const fs = require('fs');
 
@@ -111,17 +113,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-// mulberry32: a small, fast, seedable 32-bit PRNG. Deterministic across platforms.
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return function next() {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // float32 -> IEEE half bits (round to nearest even).
 const f32Buf = new Float32Array(1);

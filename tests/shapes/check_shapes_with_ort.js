@@ -59,6 +59,8 @@
 // cannot run.
 'use strict';
 
+const { mulberry32 } = require('../ort/prng');
+
 const path = require('path');
 const fs = require('fs');
 const os = require('os');
@@ -136,16 +138,6 @@ function parseSetting(spec) {
   return m;
 }
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return function next() {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function makeTensor(ort, type, shape, rand) {
   const size = shape.reduce((a, b) => a * b, 1);
