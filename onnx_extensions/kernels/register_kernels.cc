@@ -1,7 +1,20 @@
 #include "onnx_extensions/kernels/register_kernels.h"
 
+#include <mutex>
+
+#include "onnx_extensions/kernels/kernel_groups.h"
+
 namespace onnxopt::onnx_kernels {
 
-void RegisterKernels() {}
+void RegisterKernels() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterElementwiseKernels();
+    RegisterTensorKernels();
+    RegisterNnKernels();
+    RegisterControlFlowKernels();
+    RegisterContribKernels();
+  });
+}
 
 }  // namespace onnxopt::onnx_kernels

@@ -3,7 +3,8 @@
 namespace onnxopt::onnx_kernels {
 
 // Registers every reference kernel. Idempotent.
-// The evaluator issue (#4) fills the registry; today it registers nothing.
+// Applications call it once before evaluating; onnx_core never calls it (it does not
+// depend on this library).
 void RegisterKernels();
 
 }  // namespace onnxopt::onnx_kernels

@@ -1,0 +1,1 @@
+#include "onnx_core/builder/constant_folding.h"

@@ -1,0 +1,42 @@
+#pragma once
+// Constant folding: a node whose inputs are all constants (initializers, Constant
+// nodes, values folded earlier) and whose operator is deterministic is evaluated with
+// the registered kernels and replaced by initializers holding its outputs.
+//
+// Folding must not grow the model: an output larger than FoldOptions::max_output_bytes
+// is not materialized (a ConstantOfShape of 10^8 elements or an Expand of a scalar is
+// cheap to compute and expensive to store). Graph outputs keep their names. Nodes whose
+// operator has no kernel, or whose kernel fails, are left as they are.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onnx_core/builder/graph_builder.h"
+
+namespace onnxopt::core::builder {
+
+struct FoldOptions {
+  // Largest output (bytes) that folding may materialize.
+  std::uint64_t max_output_bytes = 1 << 20;
+};
+
+struct FoldResult {
+  std::size_t folded_nodes = 0;
+  std::vector<std::string> folded;   // "name (OpType)" of each folded node, in order
+  std::vector<std::string> skipped;  // "name (OpType): reason" for all-constant nodes left alone
+  std::vector<std::string> added_initializers;
+  std::string ToString() const;
+};
+
+// Folds every foldable node of `builder` (nested graphs included), in graph order, so
+// that chains of constant nodes fold in one call.
+FoldResult FoldConstants(GraphBuilder& builder, const FoldOptions& options = {});
+
+// Folds only `nodes` (nodes of `builder`'s graph, e.g. added by a rewrite) when all
+// their inputs are constant.
+FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes,
+                     const FoldOptions& options = {});
+
+}  // namespace onnxopt::core::builder

@@ -1,0 +1,1 @@
+#include "onnx_core/eval/evaluator.h"

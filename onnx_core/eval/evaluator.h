@@ -1,0 +1,32 @@
+#pragma once
+// The evaluator: runs a graph, node after node, with the registered kernels.
+//
+// Used by `onnxopt run` / `onnxopt verify`, by constant folding (GraphBuilder) and by
+// tests that check rewrites numerically. Nested graphs (If, Loop, Scan, SequenceMap)
+// run through KernelContext::RunSubgraph and see the enclosing values; local functions
+// (FunctionProto) run by instantiating their body with the call's attributes. Errors
+// (a missing kernel, an invalid input) raise ModelError naming the node.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/onnx_pb.h"
+
+namespace onnxopt::core::eval {
+
+using ValueMap = std::map<std::string, Value, std::less<>>;
+
+// Runs `model`'s main graph on `inputs` (by graph input name; an input that is also an
+// initializer may be omitted) and returns every graph output by name. Throws ModelError
+// for a missing input, a type or rank that contradicts the declared one, a missing
+// kernel, or a kernel failure (the message names the node).
+ValueMap Run(const ModelProto& model, const ValueMap& inputs);
+
+// Runs the given nodes of `graph` (in order), reading their inputs from `known` (values
+// by name: initializers, earlier results, enclosing scopes) and adding their outputs to
+// it. `model` provides opset imports and local functions.
+void RunNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes, ValueMap& known);
+
+}  // namespace onnxopt::core::eval

@@ -1,0 +1,1 @@
+#include "onnx_core/eval/kernel_registry.h"

@@ -1,0 +1,176 @@
+#pragma once
+// Tensor and Value: the data the evaluator computes with.
+//
+// A Tensor owns a contiguous row-major buffer of its element type's storage: the C++
+// type of ElementTraits for numeric types (float16 and bfloat16 as their 16-bit
+// patterns, float8 formats as bytes, int4/uint4/float4 one element per byte, unpacked),
+// std::string for STRING, bool as one byte. Copies share the buffer (copy-on-write is
+// not needed: kernels never modify their inputs; MutableData() on a shared buffer clones
+// it first).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <typeinfo>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+
+namespace onnxopt::core::eval {
+
+// Storage type of each element type. Unpacked sub-byte types use one byte per element.
+template <int ElemType> struct ElementTraits;
+#define ONNXOPT_ELEMENT(ELEM, CTYPE) \
+  template <> struct ElementTraits<ELEM> { using type = CTYPE; };
+ONNXOPT_ELEMENT(TensorProto::FLOAT, float)
+ONNXOPT_ELEMENT(TensorProto::DOUBLE, double)
+ONNXOPT_ELEMENT(TensorProto::FLOAT16, std::uint16_t)
+ONNXOPT_ELEMENT(TensorProto::BFLOAT16, std::uint16_t)
+ONNXOPT_ELEMENT(TensorProto::INT8, std::int8_t)
+ONNXOPT_ELEMENT(TensorProto::INT16, std::int16_t)
+ONNXOPT_ELEMENT(TensorProto::INT32, std::int32_t)
+ONNXOPT_ELEMENT(TensorProto::INT64, std::int64_t)
+ONNXOPT_ELEMENT(TensorProto::UINT8, std::uint8_t)
+ONNXOPT_ELEMENT(TensorProto::UINT16, std::uint16_t)
+ONNXOPT_ELEMENT(TensorProto::UINT32, std::uint32_t)
+ONNXOPT_ELEMENT(TensorProto::UINT64, std::uint64_t)
+ONNXOPT_ELEMENT(TensorProto::BOOL, bool)
+ONNXOPT_ELEMENT(TensorProto::STRING, std::string)
+#undef ONNXOPT_ELEMENT
+
+// Element types newer than onnx 1.12's enum, by number.
+inline constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
+                     kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24;
+
+// Whether T is the storage type of `elem_type`: ElementTraits above, std::int8_t for
+// INT4, std::uint8_t for UINT4 and the float8/float4 bit patterns.
+template <class T>
+constexpr bool IsStorageOf(int elem_type) {
+  switch (elem_type) {
+    case TensorProto::FLOAT: return std::is_same_v<T, float>;
+    case TensorProto::DOUBLE: return std::is_same_v<T, double>;
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
+    case TensorProto::UINT16: return std::is_same_v<T, std::uint16_t>;
+    case TensorProto::INT8:
+    case kInt4: return std::is_same_v<T, std::int8_t>;
+    case TensorProto::INT16: return std::is_same_v<T, std::int16_t>;
+    case TensorProto::INT32: return std::is_same_v<T, std::int32_t>;
+    case TensorProto::INT64: return std::is_same_v<T, std::int64_t>;
+    case TensorProto::UINT8:
+    case kUint4:
+    case kFloat8E4M3FN:
+    case kFloat8E4M3FNUZ:
+    case kFloat8E5M2:
+    case kFloat8E5M2FNUZ:
+    case kFloat4E2M1:
+    case kFloat8E8M0: return std::is_same_v<T, std::uint8_t>;
+    case TensorProto::UINT32: return std::is_same_v<T, std::uint32_t>;
+    case TensorProto::UINT64: return std::is_same_v<T, std::uint64_t>;
+    case TensorProto::BOOL: return std::is_same_v<T, bool>;
+    case TensorProto::STRING: return std::is_same_v<T, std::string>;
+    default: return false;
+  }
+}
+
+// Bytes per element in a Tensor's buffer (1 for the unpacked 4-bit and 8-bit float
+// types); 0 for STRING and unknown types.
+std::size_t StorageBytes(int elem_type);
+
+// float16 / bfloat16 conversions (round to nearest even).
+float HalfToFloat(std::uint16_t bits);
+std::uint16_t FloatToHalf(float value);
+float BFloat16ToFloat(std::uint16_t bits);
+std::uint16_t FloatToBFloat16(float value);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-filled (empty strings for STRING). Throws ModelError for a negative dim, an
+  // unknown element type, or a size above the evaluator's limit (kMaxElements).
+  Tensor(int elem_type, std::vector<std::int64_t> shape);
+
+  static constexpr std::int64_t kMaxElements = std::int64_t{1} << 32;
+
+  int elem_type() const { return elem_type_; }
+  const std::vector<std::int64_t>& shape() const { return shape_; }
+  std::size_t rank() const { return shape_.size(); }
+  std::int64_t size() const { return size_; }  // number of elements
+  bool defined() const { return elem_type_ != 0; }
+
+  // Typed access; throws BuilderError when T is not the storage type of elem_type().
+  template <class T> const T* Data() const;
+  template <class T> T* MutableData();
+  // Untyped access to numeric buffers (not STRING).
+  const std::byte* RawData() const;
+  std::byte* MutableRawData();
+  std::size_t ByteSize() const;
+
+  // The same data with another shape of the same element count (shares the buffer).
+  Tensor Reshaped(std::vector<std::int64_t> shape) const;
+  // Scalar helpers for kernels reading small inputs (axes, shapes, k...): every integer
+  // type and bool, and float types converted.
+  std::vector<std::int64_t> ToInt64Vector() const;
+  std::vector<double> ToDoubleVector() const;
+
+  // From an initializer or a Constant value: raw_data or typed fields, 4-bit types
+  // unpacked. Throws ModelError (naming the tensor) when the data does not match the
+  // shape, or when it is external data that was not loaded.
+  static Tensor FromProto(const TensorProto& tensor);
+  // Serializes with raw_data (typed string_data for STRING), 4-bit types packed.
+  TensorProto ToProto(const std::string& name) const;
+
+  // Element-wise equality of type, shape and bytes (NaN payloads compared bitwise).
+  friend bool operator==(const Tensor& a, const Tensor& b);
+  // "float[2,3]".
+  std::string Describe() const;
+
+ private:
+  // Throws BuilderError: a kernel asked for the wrong storage type.
+  [[noreturn]] void TypeMismatch(const char* wanted) const;
+  int elem_type_ = 0;
+  std::vector<std::int64_t> shape_;
+  std::int64_t size_ = 0;
+  std::shared_ptr<std::vector<std::byte>> bytes_;      // numeric types
+  std::shared_ptr<std::vector<std::string>> strings_;  // STRING
+};
+
+// A value flowing through a graph: a tensor, a sequence of tensors, or an optional
+// without a value (an optional holding a value is represented by the value itself).
+using Sequence = std::vector<Tensor>;
+struct NoValue {};
+using Value = std::variant<NoValue, Tensor, Sequence>;
+
+// The Tensor in `value`; throws ModelError naming `what` when it holds something else.
+const Tensor& AsTensor(const Value& value, const std::string& what);
+
+// Template definitions --------------------------------------------------------------
+
+namespace detail {
+template <class T> constexpr bool kIsString = std::is_same_v<T, std::string>;
+}
+
+template <class T>
+const T* Tensor::Data() const {
+  if (!IsStorageOf<T>(elem_type_)) TypeMismatch(typeid(T).name());
+  if constexpr (detail::kIsString<T>) return strings_ ? strings_->data() : nullptr;
+  else return bytes_ ? reinterpret_cast<const T*>(bytes_->data()) : nullptr;
+}
+
+template <class T>
+T* Tensor::MutableData() {
+  if (!IsStorageOf<T>(elem_type_)) TypeMismatch(typeid(T).name());
+  if constexpr (detail::kIsString<T>) {
+    if (strings_ && strings_.use_count() > 1) strings_ = std::make_shared<std::vector<std::string>>(*strings_);
+    return strings_ ? strings_->data() : nullptr;
+  } else {
+    if (bytes_ && bytes_.use_count() > 1) bytes_ = std::make_shared<std::vector<std::byte>>(*bytes_);
+    return bytes_ ? reinterpret_cast<T*>(bytes_->data()) : nullptr;
+  }
+}
+
+}  // namespace onnxopt::core::eval

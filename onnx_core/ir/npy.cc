@@ -1,0 +1,1 @@
+#include "onnx_core/ir/npy.h"

@@ -1,0 +1,18 @@
+#pragma once
+// Reading and writing NumPy .npy files (format versions 1.0-3.0, little-endian, C order),
+// for `onnxopt run` inputs and outputs.
+
+#include <filesystem>
+
+#include "onnx_core/eval/tensor.h"
+
+namespace onnxopt::core::ir {
+
+// Throws ModelError naming the file for anything but a C-order array of a supported
+// dtype (bool, int8..int64, uint8..uint64, float16, float32, float64, strings as U).
+eval::Tensor ReadNpy(const std::filesystem::path& path);
+// Writes atomically (temporary file + rename). bfloat16 and other types without a NumPy
+// dtype are written as float32 (the caller is told through the return value: false).
+bool WriteNpy(const eval::Tensor& tensor, const std::filesystem::path& path);
+
+}  // namespace onnxopt::core::ir

@@ -1,0 +1,1 @@
+#include "onnx_extensions/kernels/kernel_helpers.h"

@@ -1,0 +1,7 @@
+#include "onnx_extensions/kernels/kernel_groups.h"
+
+namespace onnxopt::onnx_kernels {
+
+void RegisterTensorKernels() {}
+
+}  // namespace onnxopt::onnx_kernels

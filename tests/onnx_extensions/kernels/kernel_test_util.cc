@@ -1,0 +1,1 @@
+#include "tests/onnx_extensions/kernels/kernel_test_util.h"
