@@ -1,1 +1,245 @@
 #include "onnx_core/builder/constant_folding.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/evaluator.h"
+#include "onnx_core/eval/kernel_registry.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+using eval::Tensor;
+using eval::Value;
+using eval::ValueMap;
+
+std::string Label(const NodeProto& node) {
+  std::string name = node.name();
+  if (name.empty() && node.output_size() > 0) name = node.output(0);
+  return name + " (" + node.op_type() + ")";
+}
+
+// Bytes a tensor takes once stored as an initializer (string lengths for STRING).
+std::uint64_t StoredBytes(const Tensor& tensor) {
+  if (tensor.elem_type() != TensorProto::STRING) return tensor.ByteSize();
+  std::uint64_t bytes = 0;
+  const std::string* data = tensor.Data<std::string>();
+  for (std::int64_t i = 0; i < tensor.size(); ++i) bytes += data[i].size();
+  return bytes;
+}
+
+// What one graph defines as constants.
+struct GraphIndex {
+  std::unordered_map<std::string, const TensorProto*> initializers;
+  std::unordered_map<std::string, const NodeProto*> constant_nodes;
+  std::unordered_set<std::string> inputs;  // never constant: a caller may override them
+};
+
+class Folder {
+ public:
+  Folder(const FoldOptions& options, FoldResult& result) : options_(options), result_(result) {}
+
+  // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
+  void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
+    std::unordered_set<const NodeProto*> folded;
+    for (const NodeProto* node : nodes)
+      if (FoldNode(builder, *node)) folded.insert(node);
+    if (!folded.empty())
+      KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !folded.contains(&node); });
+  }
+
+  void FoldAll(GraphBuilder& builder) {
+    std::vector<const NodeProto*> nodes;
+    for (const NodeProto& node : builder.Nodes()) nodes.push_back(&node);
+    FoldGraph(builder, nodes);
+    for (GraphBuilder* nested : builder.Subgraphs()) FoldAll(*nested);
+  }
+
+ private:
+  GraphIndex& Index(const GraphBuilder& builder) {
+    auto [it, inserted] = indexes_.try_emplace(&builder);
+    if (!inserted) return it->second;
+    GraphIndex& index = it->second;
+    for (const TensorProto& init : builder.Initializers()) index.initializers.try_emplace(init.name(), &init);
+    for (const ValueInfoProto& input : builder.Inputs()) index.inputs.insert(input.name());
+    for (const NodeProto& node : builder.Nodes())
+      if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1)
+        index.constant_nodes.try_emplace(node.output(0), &node);
+    return index;
+  }
+
+  // The graph (this one or an enclosing one) where `name` is a constant; null otherwise.
+  const GraphIndex* ConstantScope(const GraphBuilder& builder, const std::string& name) {
+    for (const GraphBuilder* graph = &builder; graph != nullptr; graph = graph->Parent()) {
+      const GraphIndex& index = Index(*graph);
+      if (index.inputs.contains(name)) return nullptr;
+      if (index.initializers.contains(name) || index.constant_nodes.contains(name)) return &index;
+    }
+    return nullptr;
+  }
+
+  // The constant's value; throws ModelError when it cannot be read (external data).
+  Tensor ConstantValue(const GraphIndex& index, const std::string& name) {
+    if (auto it = cache_.find(name); it != cache_.end()) return it->second;
+    Tensor tensor;
+    if (auto it = index.initializers.find(name); it != index.initializers.end()) {
+      tensor = Tensor::FromProto(*it->second);
+    } else {
+      std::optional<TensorProto> proto = GraphBuilder::ConstantNodeValue(*index.constant_nodes.at(name));
+      if (!proto) throw ModelError("invalid Constant node");
+      tensor = Tensor::FromProto(*proto);
+    }
+    // Big weights are converted again when needed rather than kept twice in memory.
+    if (StoredBytes(tensor) <= options_.max_output_bytes) cache_.insert_or_assign(name, tensor);
+    return tensor;
+  }
+
+  void Skip(const NodeProto& node, const std::string& reason) { result_.skipped.push_back(Label(node) + ": " + reason); }
+
+  // Replaces `node` by initializers holding `outputs`, when they fit the size limit.
+  bool Commit(GraphBuilder& builder, const NodeProto& node, const std::vector<const Tensor*>& outputs) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i]) continue;
+      const std::uint64_t bytes = StoredBytes(*outputs[i]);
+      if (bytes > options_.max_output_bytes) {
+        Skip(node, "output of " + std::to_string(bytes) + " bytes exceeds the limit");
+        return false;
+      }
+    }
+    GraphIndex& index = Index(builder);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i]) continue;
+      const std::string& name = node.output(static_cast<int>(i));
+      TensorProto* init = builder.Initializers().Add();
+      *init = outputs[i]->ToProto(name);
+      index.initializers.insert_or_assign(name, init);
+      cache_.insert_or_assign(name, *outputs[i]);
+      result_.added_initializers.push_back(name);
+    }
+    ++result_.folded_nodes;
+    result_.folded.push_back(Label(node));
+    return true;
+  }
+
+  // Shape/Size of a value whose shape inference knows statically.
+  bool FoldStaticShape(GraphBuilder& builder, const NodeProto& node) {
+    if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return false;
+    if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return false;
+    const shapes::SymTensor* input = builder.GetShape(node.input(0));
+    if (!input || input->kind != shapes::SymTensor::Kind::kTensor || !input->shape.HasRank() ||
+        !input->shape.IsStatic())
+      return false;
+    std::vector<std::int64_t> dims;
+    for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
+    Tensor result;
+    if (node.op_type() == "Size") {
+      std::int64_t count = 1;
+      for (std::int64_t dim : dims) count *= dim;
+      result = Tensor(TensorProto::INT64, {});
+      *result.MutableData<std::int64_t>() = count;
+    } else {
+      const auto rank = static_cast<std::int64_t>(dims.size());
+      std::int64_t start = 0, end = rank;
+      for (const AttributeProto& attr : node.attribute()) {
+        if (attr.name() == "start") start = attr.i();
+        if (attr.name() == "end") end = attr.i();
+      }
+      if (start < 0) start += rank;
+      if (end < 0) end += rank;
+      start = std::clamp<std::int64_t>(start, 0, rank);
+      end = std::clamp<std::int64_t>(end, start, rank);
+      result = Tensor(TensorProto::INT64, {end - start});
+      std::copy(dims.begin() + start, dims.begin() + end, result.MutableData<std::int64_t>());
+    }
+    return Commit(builder, node, {&result});
+  }
+
+  bool FoldNode(GraphBuilder& builder, const NodeProto& node) {
+    if (node.op_type() == "Constant" && IsOnnxDomain(node.domain())) return false;
+    std::vector<const GraphIndex*> scopes;
+    for (const std::string& input : node.input()) {
+      if (input.empty()) continue;
+      const GraphIndex* scope = ConstantScope(builder, input);
+      if (!scope) return FoldStaticShape(builder, node);
+      scopes.push_back(scope);
+    }
+    if (HasSubgraph(node)) {
+      Skip(node, "the node holds a graph");
+      return false;
+    }
+    if (eval::IsNondeterministicOp(node.domain(), node.op_type())) {
+      Skip(node, "the operator is nondeterministic");
+      return false;
+    }
+    if (!eval::FindKernel(node.domain(), node.op_type())) {
+      Skip(node, "no kernel for the operator");
+      return false;
+    }
+    ValueMap known;
+    try {
+      std::size_t next = 0;
+      for (const std::string& input : node.input()) {
+        if (input.empty()) continue;
+        const GraphIndex* scope = scopes[next++];
+        if (!known.contains(input)) known.insert_or_assign(input, ConstantValue(*scope, input));
+      }
+    } catch (const ModelError& error) {
+      Skip(node, std::string("an input cannot be read: ") + error.what());
+      return false;
+    }
+    try {
+      eval::RunNodes(builder.OpsetImports(), builder.Functions(), {&node}, known);
+    } catch (const ModelError& error) {
+      Skip(node, std::string("the kernel failed: ") + error.what());
+      return false;
+    }
+    std::vector<const Tensor*> outputs;
+    for (const std::string& output : node.output()) {
+      if (output.empty()) {
+        outputs.push_back(nullptr);
+        continue;
+      }
+      auto it = known.find(output);
+      const Tensor* tensor = it == known.end() ? nullptr : std::get_if<Tensor>(&it->second);
+      if (!tensor) {
+        Skip(node, "output '" + output + "' is not a tensor");
+        return false;
+      }
+      outputs.push_back(tensor);
+    }
+    return Commit(builder, node, outputs);
+  }
+
+  const FoldOptions& options_;
+  FoldResult& result_;
+  std::unordered_map<const GraphBuilder*, GraphIndex> indexes_;
+  std::unordered_map<std::string, Tensor> cache_;
+};
+
+}  // namespace
+
+std::string FoldResult::ToString() const {
+  std::string text = "folded " + std::to_string(folded_nodes) + " nodes, added " +
+                     std::to_string(added_initializers.size()) + " initializers, skipped " +
+                     std::to_string(skipped.size()) + " nodes\n";
+  for (const std::string& line : folded) text += "  folded " + line + "\n";
+  for (const std::string& line : skipped) text += "  skipped " + line + "\n";
+  return text;
+}
+
+FoldResult FoldConstants(GraphBuilder& builder, const FoldOptions& options) {
+  FoldResult result;
+  Folder(options, result).FoldAll(builder);
+  return result;
+}
+
+FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes, const FoldOptions& options) {
+  FoldResult result;
+  Folder(options, result).FoldGraph(builder, nodes);
+  return result;
+}
+
+}  // namespace onnxopt::core::builder

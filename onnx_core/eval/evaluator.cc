@@ -1,1 +1,329 @@
 #include "onnx_core/eval/evaluator.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/local_functions.h"
+#include "onnx_core/ir/tensor_data.h"
+
+namespace onnxopt::core::eval {
+
+namespace {
+
+using builder::IsOnnxDomain;
+using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
+using Functions = google::protobuf::RepeatedPtrField<FunctionProto>;
+using Nodes = google::protobuf::RepeatedPtrField<NodeProto>;
+
+// A function calling itself (directly or not) is cut here.
+constexpr int kMaxFunctionDepth = 32;
+
+// The node's name, or its first output's when it has none.
+std::string NodeName(const NodeProto& node) {
+  if (node.name().empty() && node.output_size() > 0) return node.output(0);
+  return node.name();
+}
+
+std::string NodeLabel(const NodeProto& node) { return "node '" + NodeName(node) + "' (" + node.op_type() + ")"; }
+
+std::string DomainLabel(std::string_view domain) { return IsOnnxDomain(domain) ? "ai.onnx" : std::string(domain); }
+
+// The values visible while running one graph: its own (graph inputs, initializers
+// converted on first use, node outputs) and, through `parent`, the enclosing scopes'.
+class Frame {
+ public:
+  explicit Frame(Frame* parent = nullptr) : values_(&owned_), parent_(parent) {}
+  explicit Frame(ValueMap& external) : values_(&external) {}
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+
+  void AddInitializers(const GraphProto& graph) {
+    for (const TensorProto& init : graph.initializer()) lazy_.try_emplace(init.name(), &init);
+  }
+  // The value of `name` here or in an enclosing scope; null when none has it.
+  const Value* Find(std::string_view name) {
+    if (auto it = values_->find(name); it != values_->end()) return &it->second;
+    if (auto it = lazy_.find(name); it != lazy_.end()) {
+      const TensorProto* proto = it->second;
+      lazy_.erase(it);
+      return &values_->insert_or_assign(proto->name(), Value(Tensor::FromProto(*proto))).first->second;
+    }
+    return parent_ ? parent_->Find(name) : nullptr;
+  }
+  void Set(const std::string& name, Value value) {
+    lazy_.erase(name);
+    values_->insert_or_assign(name, std::move(value));
+  }
+  // Frees a value of this scope (and forgets an unconverted initializer of that name).
+  void Erase(std::string_view name) {
+    if (auto it = values_->find(name); it != values_->end()) values_->erase(it);
+    lazy_.erase(name);
+  }
+
+ private:
+  ValueMap owned_;
+  ValueMap* values_;
+  std::unordered_map<std::string_view, const TensorProto*> lazy_;  // views of the protos' names
+  Frame* parent_ = nullptr;
+};
+
+// Where nodes run: the opset imports binding their operators.
+struct Scope {
+  const OpsetImports* opsets = nullptr;
+  const OpsetImports* fallback = nullptr;  // the model's, for domains a function does not import
+  int function_depth = 0;
+
+  std::int64_t Version(std::string_view domain) const {
+    if (auto version = ir::FindOpsetVersion(*opsets, domain)) return *version;
+    if (fallback)
+      if (auto version = ir::FindOpsetVersion(*fallback, domain)) return *version;
+    return 0;
+  }
+};
+
+class Evaluator;
+
+class Context final : public KernelContext {
+ public:
+  Context(Evaluator& evaluator, const NodeProto& node, const Scope& scope, Frame& frame, std::vector<Value> inputs)
+      : evaluator_(evaluator), node_(node), scope_(scope), frame_(frame), inputs_(std::move(inputs)) {}
+
+  const NodeProto& Node() const override { return node_; }
+  std::int64_t OpsetVersion() const override { return scope_.Version(node_.domain()); }
+  const Value& Input(std::size_t i) const override {
+    static const Value kNone;
+    return i < inputs_.size() ? inputs_[i] : kNone;
+  }
+  std::vector<Value> RunSubgraph(std::string_view attribute, const std::vector<Value>& inputs) override;
+
+ private:
+  Evaluator& evaluator_;
+  const NodeProto& node_;
+  const Scope& scope_;
+  Frame& frame_;
+  std::vector<Value> inputs_;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const OpsetImports& opsets, const Functions& functions) : opsets_(opsets), functions_(functions) {}
+
+  Scope MainScope() const { return Scope{&opsets_, nullptr, 0}; }
+
+  // Runs `nodes` in `frame`. When `keep` is given, frees every value of the frame after
+  // its last use, except the names in `keep`.
+  void RunSequence(const Nodes& nodes, Frame& frame, const Scope& scope,
+                   const std::unordered_set<std::string>* keep) {
+    std::unordered_map<std::string, int> last_use;
+    if (keep) {
+      for (int i = 0; i < nodes.size(); ++i) {
+        const NodeProto& node = nodes.Get(i);
+        for (const std::string& input : node.input())
+          if (!input.empty()) last_use[input] = i;
+        if (builder::HasSubgraph(node))
+          for (const std::string& read : builder::SubgraphReads(node)) last_use[read] = i;
+        for (const std::string& output : node.output())
+          if (!output.empty()) last_use.try_emplace(output, i);
+      }
+    }
+    std::vector<std::vector<const std::string*>> frees(keep ? static_cast<std::size_t>(nodes.size()) : 0);
+    if (keep)
+      for (const auto& [name, index] : last_use)
+        if (!keep->contains(name)) frees[static_cast<std::size_t>(index)].push_back(&name);
+    for (int i = 0; i < nodes.size(); ++i) {
+      RunNode(nodes.Get(i), frame, scope);
+      if (keep)
+        for (const std::string* name : frees[static_cast<std::size_t>(i)]) frame.Erase(*name);
+    }
+  }
+
+  void RunNodeList(const std::vector<const NodeProto*>& nodes, Frame& frame) {
+    const Scope scope = MainScope();
+    for (const NodeProto* node : nodes) RunNode(*node, frame, scope);
+  }
+
+  // Runs a nested graph in a scope nested in `parent`.
+  std::vector<Value> RunGraph(const GraphProto& graph, Frame& parent, const Scope& scope,
+                              const std::vector<Value>& inputs) {
+    if (inputs.size() != static_cast<std::size_t>(graph.input_size()))
+      throw ModelError("the graph '" + graph.name() + "' takes " + std::to_string(graph.input_size()) +
+                       " inputs, " + std::to_string(inputs.size()) + " given");
+    Frame frame(&parent);
+    frame.AddInitializers(graph);
+    for (int i = 0; i < graph.input_size(); ++i) frame.Set(graph.input(i).name(), inputs[static_cast<std::size_t>(i)]);
+    std::unordered_set<std::string> keep;
+    for (const ValueInfoProto& output : graph.output()) keep.insert(output.name());
+    RunSequence(graph.node(), frame, scope, &keep);
+    std::vector<Value> outputs;
+    for (const ValueInfoProto& output : graph.output()) {
+      const Value* value = frame.Find(output.name());
+      if (!value) throw ModelError("the graph '" + graph.name() + "' computes no value for its output '" + output.name() + "'");
+      outputs.push_back(*value);
+    }
+    return outputs;
+  }
+
+ private:
+  void RunNode(const NodeProto& node, Frame& frame, const Scope& scope) {
+    std::vector<Value> outputs;
+    if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.input_size() == 0) {
+      std::optional<TensorProto> value = builder::GraphBuilder::ConstantNodeValue(node);
+      if (!value) throw ModelError(NodeLabel(node) + ": invalid Constant");
+      try {
+        outputs.emplace_back(Tensor::FromProto(*value));
+      } catch (const ModelError& error) {
+        throw ModelError(NodeLabel(node) + ": " + error.what());
+      }
+    } else {
+      std::vector<Value> inputs;
+      inputs.reserve(static_cast<std::size_t>(node.input_size()));
+      for (const std::string& input : node.input()) {
+        if (input.empty()) {
+          inputs.emplace_back();
+          continue;
+        }
+        const Value* value = frame.Find(input);
+        if (!value) throw ModelError(NodeLabel(node) + ": input '" + input + "' has no value");
+        inputs.push_back(*value);
+      }
+      Context context(*this, node, scope, frame, std::move(inputs));
+      try {
+        if (const Kernel* kernel = FindKernel(node.domain(), node.op_type())) {
+          outputs = (*kernel)(context);
+        } else if (const FunctionProto* function = FindFunction(node)) {
+          outputs = CallFunction(context, *function, scope);
+        } else {
+          throw ModelError("no kernel for " + node.op_type() + " (" + DomainLabel(node.domain()) + ") in node '" +
+                           NodeName(node) + "'");
+        }
+      } catch (const ModelError& error) {
+        const std::string message = error.what();
+        if (message.starts_with("no kernel for ") || message.starts_with(NodeLabel(node))) throw;
+        throw ModelError(NodeLabel(node) + ": " + message);
+      } catch (const BuilderError& error) {
+        // A kernel bug (e.g. asking for the wrong storage type): name the node, keep the call site.
+        std::string message = error.what();
+        if (message.starts_with("node '")) throw;
+        if (const std::size_t at = message.rfind(" [at "); at != std::string::npos) message.resize(at);
+        throw BuilderError(NodeLabel(node) + ": " + message, error.where());
+      }
+    }
+    if (outputs.size() < static_cast<std::size_t>(node.output_size()))
+      throw BuilderError(NodeLabel(node) + ": the kernel returned " + std::to_string(outputs.size()) +
+                         " values for " + std::to_string(node.output_size()) + " outputs");
+    for (int i = 0; i < node.output_size(); ++i)
+      if (!node.output(i).empty()) frame.Set(node.output(i), std::move(outputs[static_cast<std::size_t>(i)]));
+  }
+
+  const FunctionProto* FindFunction(const NodeProto& node) {
+    if (functions_.empty()) return nullptr;
+    if (!function_index_) function_index_.emplace(functions_);
+    return function_index_->Find(node);
+  }
+
+  // Runs a copy of the function's body in which the call's attributes replace the
+  // references to them, in a fresh scope that sees only the formal inputs.
+  std::vector<Value> CallFunction(const Context& call, const FunctionProto& function, const Scope& outer) {
+    if (outer.function_depth >= kMaxFunctionDepth)
+      throw ModelError("local function calls nested deeper than " + std::to_string(kMaxFunctionDepth) +
+                       " (a recursive function?)");
+    const NodeProto& node = call.Node();
+    Frame frame;
+    for (int i = 0; i < function.input_size(); ++i)
+      if (call.HasInput(static_cast<std::size_t>(i))) frame.Set(function.input(i), call.Input(static_cast<std::size_t>(i)));
+    const Nodes body = ir::InstantiateFunctionBody(function, node);
+    const Scope scope{&function.opset_import(), &opsets_, outer.function_depth + 1};
+    std::unordered_set<std::string> keep(function.output().begin(), function.output().end());
+    RunSequence(body, frame, scope, &keep);
+    std::vector<Value> outputs;
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i).empty()) {
+        outputs.emplace_back();
+        continue;
+      }
+      const Value* value = i < function.output_size() ? frame.Find(function.output(i)) : nullptr;
+      if (!value)
+        throw ModelError("the function " + function.name() + " computes no value for output " + std::to_string(i));
+      outputs.push_back(*value);
+    }
+    return outputs;
+  }
+
+  const OpsetImports& opsets_;
+  const Functions& functions_;
+  std::optional<ir::LocalFunctions> function_index_;
+};
+
+std::vector<Value> Context::RunSubgraph(std::string_view attribute, const std::vector<Value>& inputs) {
+  for (const AttributeProto& attr : node_.attribute())
+    if (attr.name() == attribute && attr.has_g()) return evaluator_.RunGraph(attr.g(), frame_, scope_, inputs);
+  throw ModelError("the node has no graph attribute '" + std::string(attribute) + "'");
+}
+
+// Checks a graph input's value against its declared type.
+void CheckInput(const ValueInfoProto& info, const Value& value) {
+  if (!info.has_type() || !info.type().has_tensor_type()) return;
+  const Tensor& tensor = AsTensor(value, "input '" + info.name() + "'");
+  const auto& declared = info.type().tensor_type();
+  if (declared.elem_type() != 0 && declared.elem_type() != tensor.elem_type())
+    throw ModelError("input '" + info.name() + "' is " + tensor.Describe() + ", declared with element type " +
+                     ir::ElementTypeName(declared.elem_type()));
+  if (!declared.has_shape()) return;
+  const auto& dims = declared.shape().dim();
+  if (static_cast<std::size_t>(dims.size()) != tensor.rank())
+    throw ModelError("input '" + info.name() + "' is " + tensor.Describe() + ", declared with rank " +
+                     std::to_string(dims.size()));
+  for (int i = 0; i < dims.size(); ++i)
+    if (dims[i].has_dim_value() && dims[i].dim_value() != tensor.shape()[static_cast<std::size_t>(i)])
+      throw ModelError("input '" + info.name() + "' is " + tensor.Describe() + ", dimension " + std::to_string(i) +
+                       " is declared as " + std::to_string(dims[i].dim_value()));
+}
+
+}  // namespace
+
+ValueMap Run(const ModelProto& model, const ValueMap& inputs) {
+  const GraphProto& graph = model.graph();
+  Evaluator evaluator(model.opset_import(), model.functions());
+  Frame frame;
+  frame.AddInitializers(graph);
+  std::unordered_set<std::string_view> declared;
+  for (const ValueInfoProto& info : graph.input()) {
+    declared.insert(info.name());
+    auto it = inputs.find(info.name());
+    if (it == inputs.end()) {
+      if (!frame.Find(info.name())) throw ModelError("missing input '" + info.name() + "'");
+      continue;
+    }
+    CheckInput(info, it->second);
+    frame.Set(info.name(), it->second);
+  }
+  for (const auto& [name, value] : inputs)
+    if (!declared.contains(name)) throw ModelError("'" + name + "' is not an input of the model");
+  std::unordered_set<std::string> keep;
+  for (const ValueInfoProto& output : graph.output()) keep.insert(output.name());
+  evaluator.RunSequence(graph.node(), frame, evaluator.MainScope(), &keep);
+  ValueMap outputs;
+  for (const ValueInfoProto& output : graph.output()) {
+    const Value* value = frame.Find(output.name());
+    if (!value) throw ModelError("no value was computed for the graph output '" + output.name() + "'");
+    outputs.insert_or_assign(output.name(), *value);
+  }
+  return outputs;
+}
+
+void RunNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes, ValueMap& known) {
+  RunNodes(model.opset_import(), model.functions(), nodes, known);
+}
+
+void RunNodes(const google::protobuf::RepeatedPtrField<OperatorSetIdProto>& opset_imports,
+              const google::protobuf::RepeatedPtrField<FunctionProto>& functions,
+              const std::vector<const NodeProto*>& nodes, ValueMap& known) {
+  Evaluator evaluator(opset_imports, functions);
+  Frame frame(known);
+  evaluator.RunNodeList(nodes, frame);
+}
+
+}  // namespace onnxopt::core::eval

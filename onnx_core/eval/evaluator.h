@@ -28,5 +28,10 @@ ValueMap Run(const ModelProto& model, const ValueMap& inputs);
 // by name: initializers, earlier results, enclosing scopes) and adding their outputs to
 // it. `model` provides opset imports and local functions.
 void RunNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes, ValueMap& known);
+// The same with the model's opset imports and local functions given separately (a
+// GraphBuilder holds them without exposing its ModelProto).
+void RunNodes(const google::protobuf::RepeatedPtrField<OperatorSetIdProto>& opset_imports,
+              const google::protobuf::RepeatedPtrField<FunctionProto>& functions,
+              const std::vector<const NodeProto*>& nodes, ValueMap& known);
 
 }  // namespace onnxopt::core::eval

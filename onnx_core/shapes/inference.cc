@@ -1,7 +1,5 @@
 #include "onnx_core/shapes/inference.h"
 
-#include <google/protobuf/unknown_field_set.h>
-
 #include <exception>
 #include <optional>
 #include <unordered_set>
@@ -9,6 +7,7 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
 
@@ -73,41 +72,6 @@ using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
 
 // A function calling itself (directly or not) is cut here: its outputs stay unknown.
 constexpr int kMaxFunctionDepth = 32;
-
-// Fields newer than onnx 1.12's protobuf, kept by protobuf as unknown fields.
-constexpr int kNodeOverloadField = 8;
-constexpr int kFunctionAttributeProtoField = 11;
-constexpr int kFunctionOverloadField = 13;
-
-std::string UnknownString(const google::protobuf::UnknownFieldSet& fields, int number) {
-  std::string value;
-  for (int i = 0; i < fields.field_count(); ++i) {
-    const google::protobuf::UnknownField& field = fields.field(i);
-    if (field.number() == number && field.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
-      value = field.length_delimited();
-  }
-  return value;
-}
-
-std::string NodeOverload(const NodeProto& node) {
-  return UnknownString(node.GetReflection()->GetUnknownFields(node), kNodeOverloadField);
-}
-
-std::string FunctionKey(std::string_view domain, std::string_view name, std::string_view overload) {
-  std::string key(IsOnnxDomain(domain) ? std::string_view() : domain);
-  key.push_back('\0');
-  key.append(name);
-  key.push_back('\0');
-  key.append(overload);
-  return key;
-}
-
-std::optional<std::int64_t> FindOpset(const OpsetImports& imports, std::string_view domain) {
-  const bool onnx = IsOnnxDomain(domain);
-  for (const OperatorSetIdProto& opset : imports)
-    if (onnx ? IsOnnxDomain(opset.domain()) : opset.domain() == domain) return opset.version();
-  return std::nullopt;
-}
 
 const SymTensor& UnknownTensor() {
   static const SymTensor unknown = SymTensor::Unknown();
@@ -178,53 +142,6 @@ SymTensor Merge(SymTensor known, const SymTensor& declared, std::string& conflic
   return known;
 }
 
-// The function's attribute defaults (FunctionProto.attribute_proto, IR 9).
-std::vector<AttributeProto> AttributeDefaults(const FunctionProto& function) {
-  std::vector<AttributeProto> defaults;
-  const google::protobuf::UnknownFieldSet& fields = function.GetReflection()->GetUnknownFields(function);
-  for (int i = 0; i < fields.field_count(); ++i) {
-    const google::protobuf::UnknownField& field = fields.field(i);
-    if (field.number() != kFunctionAttributeProtoField ||
-        field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
-      continue;
-    AttributeProto attr;
-    if (attr.ParseFromString(field.length_delimited())) defaults.push_back(std::move(attr));
-  }
-  return defaults;
-}
-
-using AttributeMap = std::unordered_map<std::string_view, const AttributeProto*>;
-
-void SubstituteGraph(GraphProto& graph, const AttributeMap& attributes);
-
-// Replaces the attributes of `node` that refer to an attribute of the call
-// (ref_attr_name) by the call's value (or the function's default); removes those the
-// call does not give, as ONNX does. Recurses into graph attributes.
-void SubstituteNode(NodeProto& node, const AttributeMap& attributes) {
-  bool removed = false;
-  for (AttributeProto& attr : *node.mutable_attribute()) {
-    if (!attr.ref_attr_name().empty()) {
-      auto it = attributes.find(attr.ref_attr_name());
-      if (it == attributes.end()) {
-        attr.clear_name();
-        removed = true;
-        continue;
-      }
-      std::string name = attr.name();
-      attr = *it->second;
-      attr.set_name(std::move(name));
-      attr.clear_ref_attr_name();
-    }
-    if (attr.has_g()) SubstituteGraph(*attr.mutable_g(), attributes);
-    for (GraphProto& graph : *attr.mutable_graphs()) SubstituteGraph(graph, attributes);
-  }
-  if (removed) builder::KeepIf(*node.mutable_attribute(), [](const AttributeProto& attr) { return !attr.name().empty(); });
-}
-
-void SubstituteGraph(GraphProto& graph, const AttributeMap& attributes) {
-  for (NodeProto& node : *graph.mutable_node()) SubstituteNode(node, attributes);
-}
-
 // Where a node runs: the opset imports that bind its operators and how diagnostics name it.
 struct Scope {
   const OpsetImports* opsets = nullptr;    // the model's, or a function's
@@ -244,8 +161,8 @@ class NodeContext final : public InferenceContext {
 
   const NodeProto& Node() const override { return node_; }
   std::int64_t OpsetVersion() const override {
-    std::optional<std::int64_t> version = FindOpset(*scope_.opsets, node_.domain());
-    if (!version && scope_.fallback) version = FindOpset(*scope_.fallback, node_.domain());
+    std::optional<std::int64_t> version = ir::FindOpsetVersion(*scope_.opsets, node_.domain());
+    if (!version && scope_.fallback) version = ir::FindOpsetVersion(*scope_.fallback, node_.domain());
     return version.value_or(0);
   }
   const SymTensor& Input(std::size_t i) const override {
@@ -427,16 +344,8 @@ class Inferencer {
  private:
   const FunctionProto* FindFunction(const NodeProto& node) {
     if (model_.functions_size() == 0) return nullptr;
-    if (!functions_) {
-      functions_.emplace();
-      for (const FunctionProto& function : model_.functions()) {
-        const std::string overload =
-            UnknownString(function.GetReflection()->GetUnknownFields(function), kFunctionOverloadField);
-        functions_->try_emplace(FunctionKey(function.domain(), function.name(), overload), &function);
-      }
-    }
-    auto it = functions_->find(FunctionKey(node.domain(), node.op_type(), NodeOverload(node)));
-    return it == functions_->end() ? nullptr : it->second;
+    if (!functions_) functions_.emplace(model_.functions());
+    return functions_->Find(node);
   }
 
   // Infers a call of a local function by inferring a copy of its body in which the
@@ -449,31 +358,16 @@ class Inferencer {
       return {};
     }
     const NodeProto& node = call.Node();
-    const std::vector<AttributeProto> defaults = AttributeDefaults(function);
-    AttributeMap attributes;
-    for (const AttributeProto& attr : defaults) attributes[attr.name()] = &attr;
-    for (const AttributeProto& attr : node.attribute()) attributes[attr.name()] = &attr;
-
-    // Formal inputs the call leaves out are missing optional inputs in the body.
-    std::unordered_set<std::string_view> absent;
+    // Formal inputs the call leaves out are missing optional inputs in the body
+    // (InstantiateFunctionBody clears their uses).
     std::unique_ptr<ShapesContext> body_context = ShapesContextAccess::Isolated(call.Context());
     for (int i = 0; i < function.input_size(); ++i) {
+      if (i >= node.input_size() || node.input(i).empty()) continue;
       const std::string& formal = function.input(i);
-      if (i >= node.input_size() || node.input(i).empty()) {
-        absent.insert(formal);
-        continue;
-      }
       body_context->Set(formal, call.Input(static_cast<std::size_t>(i)));
       body_context->SetConstant(formal, call.Context().FindConstantShared(node.input(i)));
     }
-
-    google::protobuf::RepeatedPtrField<NodeProto> body = function.node();
-    for (NodeProto& body_node : body) {
-      SubstituteNode(body_node, attributes);
-      if (absent.empty()) continue;
-      for (std::string& input : *body_node.mutable_input())
-        if (absent.contains(input)) input.clear();
-    }
+    const google::protobuf::RepeatedPtrField<NodeProto> body = ir::InstantiateFunctionBody(function, node);
 
     const Scope scope{&function.opset_import(), &model_.opset_import(), call.Label() + "/", outer.function_depth + 1};
     std::size_t index = 0;
@@ -490,7 +384,7 @@ class Inferencer {
   }
 
   const ModelProto& model_;
-  std::optional<std::unordered_map<std::string, const FunctionProto*>> functions_;
+  std::optional<ir::LocalFunctions> functions_;
 };
 
 std::vector<SymTensor> NodeContext::InferSubgraph(std::string_view attribute, const std::vector<SymTensor>& inputs) {

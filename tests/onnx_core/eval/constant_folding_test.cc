@@ -1,1 +1,186 @@
+#include "onnx_core/builder/constant_folding.h"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/evaluator.h"
+#include "onnx_core/eval/kernel_registry.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::core::builder {
+namespace {
+
+using eval::KernelContext;
+using eval::Tensor;
+using eval::Value;
+using onnxopt::testing::ParseText;
+using ::testing::ElementsAre;
+
+// Fake operators of domain "fold": Add (float, same shapes), Fill<n> (n zeros, n given
+// as an attribute: cheap to compute, big to store), Fail (always throws).
+void RegisterFoldKernels() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    eval::RegisterKernel("fold", "Add", [](KernelContext& context) -> std::vector<Value> {
+      const Tensor& a = context.TensorInput(0);
+      const Tensor& b = context.TensorInput(1);
+      if (a.shape() != b.shape()) throw ModelError("shapes differ");
+      Tensor out(TensorProto::FLOAT, a.shape());
+      for (std::int64_t i = 0; i < a.size(); ++i) out.MutableData<float>()[i] = a.Data<float>()[i] + b.Data<float>()[i];
+      return {out};
+    });
+    eval::RegisterKernel("fold", "Fill", [](KernelContext& context) -> std::vector<Value> {
+      return {Tensor(TensorProto::FLOAT, {context.IntAttribute("n").value_or(1)})};
+    });
+    eval::RegisterKernel("fold", "Fail", [](KernelContext&) -> std::vector<Value> { throw ModelError("cannot"); });
+  });
+}
+
+class ConstantFoldingTest : public ::testing::Test {
+ protected:
+  void SetUp() override { RegisterFoldKernels(); }
+};
+
+std::vector<std::string> OpTypes(const GraphBuilder& builder) {
+  std::vector<std::string> types;
+  for (const NodeProto& node : builder.Nodes()) types.push_back(node.op_type());
+  return types;
+}
+
+std::vector<float> InitializerValues(const GraphBuilder& builder, std::string_view name) {
+  const TensorProto* init = builder.Initializer(name);
+  if (!init) return {};
+  const Tensor tensor = Tensor::FromProto(*init);
+  return std::vector<float>(tensor.Data<float>(), tensor.Data<float>() + tensor.size());
+}
+
+TEST_F(ConstantFoldingTest, FoldsAChainInOneCall) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[2] x) => (float[2] y) <float[2] a = {1, 2}, float[2] b = {10, 20}> {
+      t = fold.Add (a, b)
+      c = Constant <value = float[2] {100, 200}> ()
+      u = fold.Add (t, c)
+      y = fold.Add (u, x)
+    })ONNX"));
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_EQ(result.folded_nodes, 2u);
+  EXPECT_THAT(result.folded, ElementsAre("t (Add)", "u (Add)"));
+  EXPECT_THAT(result.added_initializers, ElementsAre("t", "u"));
+  EXPECT_TRUE(result.skipped.empty());
+  EXPECT_THAT(OpTypes(builder), ElementsAre("Constant", "Add"));
+  EXPECT_EQ(InitializerValues(builder, "u"), (std::vector<float>{111, 222}));
+  // The folded model computes the same.
+  Tensor x(TensorProto::FLOAT, {2});
+  const eval::ValueMap outputs = eval::Run(builder.ToModel(), {{"x", x}});
+  const Tensor& y = eval::AsTensor(outputs.at("y"), "y");
+  EXPECT_EQ(std::vector<float>(y.Data<float>(), y.Data<float>() + 2), (std::vector<float>{111, 222}));
+  EXPECT_NE(result.ToString().find("folded 2 nodes"), std::string::npos);
+}
+
+TEST_F(ConstantFoldingTest, RespectsTheSizeLimit) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[1000] x) => (float[1000] y, float[10] z) {
+      big = fold.Fill <n = 1000> ()
+      y = fold.Add (big, x)
+      z = fold.Fill <n = 10> ()
+    })ONNX"));
+  const FoldResult result = FoldConstants(builder, FoldOptions{.max_output_bytes = 100});
+  EXPECT_THAT(result.skipped, ElementsAre("big (Fill): output of 4000 bytes exceeds the limit"));
+  EXPECT_THAT(result.folded, ElementsAre("z (Fill)"));
+  EXPECT_THAT(OpTypes(builder), ElementsAre("Fill", "Add"));
+}
+
+TEST_F(ConstantFoldingTest, SkipsNondeterministicOpsMissingKernelsAndFailures) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2] r, float[2] n, float[2] f) <float[2] a = {1, 2}> {
+      r = RandomNormalLike (a)
+      n = fold.NoKernel (a)
+      f = fold.Fail (a)
+    })ONNX"));
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_EQ(result.folded_nodes, 0u);
+  EXPECT_THAT(result.skipped, ElementsAre("r (RandomNormalLike): the operator is nondeterministic",
+                                          "n (NoKernel): no kernel for the operator",
+                                          "f (Fail): the kernel failed: node 'f' (Fail): cannot"));
+  EXPECT_EQ(builder.Nodes().size(), 3);
+}
+
+TEST_F(ConstantFoldingTest, KeepsGraphOutputNames) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2] y) <float[2] a = {1, 2}> { y = fold.Add (a, a) })ONNX"));
+  FoldConstants(builder);
+  EXPECT_EQ(builder.Nodes().size(), 0);
+  ASSERT_EQ(builder.Outputs().size(), 1);
+  EXPECT_EQ(builder.Outputs().Get(0).name(), "y");
+  EXPECT_EQ(InitializerValues(builder, "y"), (std::vector<float>{2, 4}));
+  const eval::ValueMap outputs = eval::Run(builder.ToModel(), {});
+  EXPECT_EQ(eval::AsTensor(outputs.at("y"), "y").Describe(), "float[2]");
+}
+
+TEST_F(ConstantFoldingTest, InitializerOfAGraphInputIsNotConstant) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[2] a) => (float[2] y) <float[2] a = {1, 2}> { y = fold.Add (a, a) })ONNX"));
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_EQ(result.folded_nodes, 0u);
+  EXPECT_TRUE(result.skipped.empty());
+}
+
+TEST_F(ConstantFoldingTest, FoldsInNestedGraphsWithEnclosingConstants) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (bool c, float[2] x) => (float[2] y) <float[2] a = {1, 2}> {
+      t = fold.Add (a, a)
+      y = If (c) <then_branch = th () => (float[2] ty) { ty = fold.Add (t, a) },
+                  else_branch = el () => (float[2] ey) { ey = fold.Add (x, a) }>
+    })ONNX"));
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.folded, ElementsAre("t (Add)", "ty (Add)"));
+  EXPECT_THAT(result.skipped, ::testing::IsEmpty());
+  const GraphProto& then_branch = builder.Nodes().Get(0).attribute(0).g();
+  EXPECT_EQ(then_branch.node_size(), 0);
+  ASSERT_EQ(then_branch.initializer_size(), 1);
+  EXPECT_EQ(then_branch.initializer(0).name(), "ty");
+}
+
+TEST_F(ConstantFoldingTest, FoldsShapeAndSizeOfStaticValues) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[2, 3, 4] x, float[N] d) => (int64[3] s, int64[2] s1, int64[] n, int64[1] sd) {
+      s = Shape (x)
+      s1 = Shape <start = -2> (x)
+      n = Size (x)
+      sd = Shape (d)
+    })ONNX"));
+  builder.InferShapes();
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.folded, ElementsAre("s (Shape)", "s1 (Shape)", "n (Size)"));
+  EXPECT_THAT(OpTypes(builder), ElementsAre("Shape"));
+  EXPECT_EQ(Tensor::FromProto(*builder.Initializer("s")).ToInt64Vector(), (std::vector<std::int64_t>{2, 3, 4}));
+  EXPECT_EQ(Tensor::FromProto(*builder.Initializer("s1")).ToInt64Vector(), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(Tensor::FromProto(*builder.Initializer("n")).ToInt64Vector(), (std::vector<std::int64_t>{24}));
+  EXPECT_EQ(Tensor::FromProto(*builder.Initializer("n")).rank(), 0u);
+}
+
+TEST_F(ConstantFoldingTest, FoldNodesFoldsOnlyTheGivenNodes) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2] y, float[2] z) <float[2] a = {1, 2}> {
+      y = fold.Add (a, a)
+      z = fold.Add (a, a)
+    })ONNX"));
+  const FoldResult result = FoldNodes(builder, {&builder.Nodes().Get(1)});
+  EXPECT_THAT(result.folded, ElementsAre("z (Add)"));
+  ASSERT_EQ(builder.Nodes().size(), 1);
+  EXPECT_EQ(builder.Nodes().Get(0).output(0), "y");
+}
+
+}  // namespace
+}  // namespace onnxopt::core::builder
