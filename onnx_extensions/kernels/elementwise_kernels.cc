@@ -1,7 +1,812 @@
+// Element-wise kernels: math, activations, comparison, logic, bitwise, Where, Cast.
+//
+// Each kernel factory takes a generic lambda computing one element, so that the inner
+// loops are instantiated per element type (no per-element indirect call).
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <numbers>
+#include <random>
+
 #include "onnx_extensions/kernels/kernel_groups.h"
+#include "onnx_extensions/kernels/kernel_helpers.h"
 
 namespace onnxopt::onnx_kernels {
+namespace {
 
-void RegisterElementwiseKernels() {}
+using core::eval::RegisterKernel;
+using core::eval::Kernel;
+
+void Register(std::string_view op, Kernel kernel) { RegisterKernel("", op, std::move(kernel)); }
+
+template <class T>
+constexpr bool kIsFloat = std::is_floating_point_v<T>;
+
+// Unary -------------------------------------------------------------------------------
+
+template <class T, class R, class Op>
+Tensor UnaryLoop(const Tensor& x, int out_type, Op&& op) {
+  Tensor out(out_type, x.shape());
+  const T* a = x.Data<T>();
+  R* b = out.MutableData<R>();
+  for (std::int64_t i = 0; i < x.size(); ++i) b[i] = static_cast<R>(op(a[i]));
+  return out;
+}
+
+// `make(ctx)` returns the element function; float types only (float16/bfloat16 through float).
+template <class MakeOp>
+Kernel FloatUnary(MakeOp make) {
+  return [make](KernelContext& ctx) -> std::vector<Value> {
+    const Tensor& in = ctx.TensorInput(0);
+    Tensor x = ToComputeType(in);
+    auto op = make(ctx);
+    Tensor y = DispatchFloat(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+      return UnaryLoop<T, T>(x, x.elem_type(), [&](T v) { return op(v); });
+    });
+    return {FromComputeType(y, in.elem_type())};
+  };
+}
+
+template <class Op>
+Kernel SimpleFloatUnary(Op op) {
+  return FloatUnary([op](KernelContext&) { return op; });
+}
+
+// Float and integer types.
+template <class MakeOp>
+Kernel NumericUnary(MakeOp make) {
+  return [make](KernelContext& ctx) -> std::vector<Value> {
+    const Tensor& in = ctx.TensorInput(0);
+    Tensor x = ToComputeType(in);
+    auto op = make(ctx);
+    Tensor y = DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+      return UnaryLoop<T, T>(x, x.elem_type(), [&](T v) { return op(v); });
+    });
+    return {FromComputeType(y, in.elem_type())};
+  };
+}
+
+// Float types to bool.
+template <class MakeOp>
+Kernel FloatPredicate(MakeOp make) {
+  return [make](KernelContext& ctx) -> std::vector<Value> {
+    Tensor x = ToComputeType(ctx.TensorInput(0));
+    auto op = make(ctx);
+    return {DispatchFloat(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+      return UnaryLoop<T, bool>(x, TensorProto::BOOL, [&](T v) { return op(v); });
+    })};
+  };
+}
+
+// Binary ------------------------------------------------------------------------------
+
+template <class T, class R, class Op>
+Tensor BinaryLoop(const Tensor& a, const Tensor& b, int out_type, Op&& op) {
+  Shape shape = BroadcastShapes({a.shape(), b.shape()});
+  Tensor out(out_type, shape);
+  const T* pa = a.Data<T>();
+  const T* pb = b.Data<T>();
+  R* po = out.MutableData<R>();
+  ForEachBroadcast<2>(shape, {&a.shape(), &b.shape()},
+                      [&](std::int64_t i, const std::array<std::int64_t, 2>& off) {
+                        po[i] = static_cast<R>(op(pa[off[0]], pb[off[1]]));
+                      });
+  return out;
+}
+
+void CheckSameType(const Tensor& a, const Tensor& b) {
+  if (a.elem_type() != b.elem_type())
+    Fail("inputs have different element types " + ElemTypeName(a.elem_type()) + " and " + ElemTypeName(b.elem_type()));
+}
+
+// Same-type numeric inputs, same-type output.
+template <class Op>
+Tensor ArithmeticBinary(const Tensor& a_in, const Tensor& b_in, Op op) {
+  CheckSameType(a_in, b_in);
+  Tensor a = ToComputeType(a_in), b = ToComputeType(b_in);
+  Tensor y = DispatchNumeric(a.elem_type(), [&]<class T>(std::type_identity<T>) {
+    return BinaryLoop<T, T>(a, b, a.elem_type(), [&](T x, T z) { return op(x, z); });
+  });
+  return FromComputeType(y, a_in.elem_type());
+}
+
+template <class Op>
+Kernel Arithmetic(Op op) {
+  return [op](KernelContext& ctx) -> std::vector<Value> {
+    return {ArithmeticBinary(ctx.TensorInput(0), ctx.TensorInput(1), op)};
+  };
+}
+
+// Comparison: numeric (and bool, string for Equal) to bool.
+template <class Op>
+Kernel Comparison(Op op, bool allow_string) {
+  return [op, allow_string](KernelContext& ctx) -> std::vector<Value> {
+    const Tensor& a_in = ctx.TensorInput(0);
+    const Tensor& b_in = ctx.TensorInput(1);
+    CheckSameType(a_in, b_in);
+    if (a_in.elem_type() == TensorProto::STRING) {
+      if (!allow_string) Fail("string inputs are not supported");
+      return {BinaryLoop<std::string, bool>(a_in, b_in, TensorProto::BOOL, op)};
+    }
+    Tensor a = ToComputeType(a_in), b = ToComputeType(b_in);
+    return {DispatchNumericOrBool(a.elem_type(), [&]<class T>(std::type_identity<T>) {
+      return BinaryLoop<T, bool>(a, b, TensorProto::BOOL, [&](T x, T z) { return op(x, z); });
+    })};
+  };
+}
+
+template <class Op>
+Kernel Logical(Op op) {
+  return [op](KernelContext& ctx) -> std::vector<Value> {
+    const Tensor& a = ctx.TensorInput(0);
+    const Tensor& b = ctx.TensorInput(1);
+    if (a.elem_type() != TensorProto::BOOL || b.elem_type() != TensorProto::BOOL) Fail("inputs must be bool");
+    return {BinaryLoop<bool, bool>(a, b, TensorProto::BOOL, op)};
+  };
+}
+
+template <class Op>
+Kernel Bitwise(Op op) {
+  return [op](KernelContext& ctx) -> std::vector<Value> {
+    const Tensor& a = ctx.TensorInput(0);
+    const Tensor& b = ctx.TensorInput(1);
+    CheckSameType(a, b);
+    return {DispatchInteger(a.elem_type(), [&]<class T>(std::type_identity<T>) {
+      return BinaryLoop<T, T>(a, b, a.elem_type(), [&](T x, T z) { return op(x, z); });
+    })};
+  };
+}
+
+// Variadic Max / Min / Sum / Mean: pairwise with broadcasting.
+template <class Op>
+Kernel Variadic(Op op, bool mean) {
+  return [op, mean](KernelContext& ctx) -> std::vector<Value> {
+    if (ctx.InputCount() == 0) Fail("at least one input is required");
+    const int type = ctx.TensorInput(0).elem_type();
+    Tensor acc = ToComputeType(ctx.TensorInput(0));
+    for (std::size_t i = 1; i < ctx.InputCount(); ++i) {
+      const Tensor& in = ctx.TensorInput(i);
+      CheckSameType(ctx.TensorInput(0), in);
+      acc = ArithmeticBinary(acc, ToComputeType(in), op);
+    }
+    if (mean) {
+      const double n = static_cast<double>(ctx.InputCount());
+      acc = DispatchNumeric(acc.elem_type(), [&]<class T>(std::type_identity<T>) {
+        return UnaryLoop<T, T>(acc, acc.elem_type(), [&](T v) { return static_cast<T>(v / n); });
+      });
+    }
+    return {FromComputeType(acc, type)};
+  };
+}
+
+// Element functions -------------------------------------------------------------------
+
+template <class T>
+T MaxOf(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? b : a;
+}
+
+template <class T>
+T MinOf(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return b < a ? b : a;
+}
+
+template <class T>
+T DivOf(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    return a / b;
+  } else {
+    if (b == 0) Fail("integer division by zero");
+    if constexpr (std::is_signed_v<T>) {
+      if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
+    }
+    return static_cast<T>(a / b);
+  }
+}
+
+template <class T>
+T ModOf(T a, T b, bool fmod) {
+  if constexpr (kIsFloat<T>) {
+    T r = std::fmod(a, b);
+    if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    if (b == 0) Fail("integer modulo by zero");
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return 0;
+      T r = static_cast<T>(a % b);
+      if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      return r;
+    } else {
+      return static_cast<T>(a % b);
+    }
+  }
+}
+
+template <class T>
+T PowOf(T a, double b) {
+  if constexpr (kIsFloat<T>) {
+    return static_cast<T>(std::pow(static_cast<double>(a), b));
+  } else {
+    // Integer powers are exact for integer exponents (repeated squaring, wrapping).
+    if (b >= 0 && b == std::floor(b)) {
+      using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>>;
+      U base = static_cast<U>(a), result = 1;
+      auto e = static_cast<std::uint64_t>(b);
+      while (e) {
+        if (e & 1) result = static_cast<U>(result * base);
+        base = static_cast<U>(base * base);
+        e >>= 1;
+      }
+      return static_cast<T>(result);
+    }
+    double r = std::pow(static_cast<double>(a), b);
+    return std::isfinite(r) ? static_cast<T>(static_cast<std::int64_t>(r)) : T(0);
+  }
+}
+
+// Pow: base T, exponent of another numeric type (opset 12+).
+std::vector<Value> PowKernel(KernelContext& ctx) {
+  const Tensor& base_in = ctx.TensorInput(0);
+  Tensor base = ToComputeType(base_in);
+  Tensor expo = ToComputeType(ctx.TensorInput(1));
+  Shape shape = BroadcastShapes({base.shape(), expo.shape()});
+  Tensor y = DispatchNumeric(base.elem_type(), [&]<class T>(std::type_identity<T>) {
+    return DispatchNumeric(expo.elem_type(), [&]<class E>(std::type_identity<E>) {
+      Tensor out(base.elem_type(), shape);
+      const T* pa = base.Data<T>();
+      const E* pb = expo.Data<E>();
+      T* po = out.MutableData<T>();
+      ForEachBroadcast<2>(shape, {&base.shape(), &expo.shape()},
+                          [&](std::int64_t i, const std::array<std::int64_t, 2>& off) {
+                            po[i] = PowOf<T>(pa[off[0]], static_cast<double>(pb[off[1]]));
+                          });
+      return out;
+    });
+  });
+  return {FromComputeType(y, base_in.elem_type())};
+}
+
+// PRelu: slope broadcast to x.
+std::vector<Value> PReluKernel(KernelContext& ctx) {
+  return {ArithmeticBinary(ctx.TensorInput(0), ctx.TensorInput(1),
+                           [](auto x, auto s) { return x < 0 ? static_cast<decltype(x)>(s * x) : x; })};
+}
+
+// Clip: min/max attributes before opset 11, optional inputs since.
+std::vector<Value> ClipKernel(KernelContext& ctx) {
+  const Tensor& in = ctx.TensorInput(0);
+  Tensor x = ToComputeType(in);
+  const bool attrs = ctx.OpsetVersion() < 11;
+  std::optional<double> lo, hi;
+  if (attrs) {
+    lo = ctx.FloatAttribute("min").value_or(-std::numeric_limits<float>::max());
+    hi = ctx.FloatAttribute("max").value_or(std::numeric_limits<float>::max());
+  } else {
+    if (ctx.HasInput(1)) lo = InputScalar(ctx, 1);
+    if (ctx.HasInput(2)) hi = InputScalar(ctx, 2);
+  }
+  Tensor y = DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+    const T l = lo ? static_cast<T>(*lo) : std::numeric_limits<T>::lowest();
+    const T h = hi ? static_cast<T>(*hi) : std::numeric_limits<T>::max();
+    return UnaryLoop<T, T>(x, x.elem_type(), [&](T v) {
+      if constexpr (kIsFloat<T>) {
+        if (std::isnan(v)) return v;
+      }
+      return v < l ? l : (v > h ? h : v);
+    });
+  });
+  return {FromComputeType(y, in.elem_type())};
+}
+
+std::vector<Value> WhereKernel(KernelContext& ctx) {
+  const Tensor& c = ctx.TensorInput(0);
+  const Tensor& a = ctx.TensorInput(1);
+  const Tensor& b = ctx.TensorInput(2);
+  if (c.elem_type() != TensorProto::BOOL) Fail("the condition must be bool");
+  CheckSameType(a, b);
+  Shape shape = BroadcastShapes({c.shape(), a.shape(), b.shape()});
+  return {DispatchStorage(a.elem_type(), [&]<class T>(std::type_identity<T>) {
+    Tensor out(a.elem_type(), shape);
+    const bool* pc = c.Data<bool>();
+    const T* pa = a.Data<T>();
+    const T* pb = b.Data<T>();
+    T* po = out.MutableData<T>();
+    ForEachBroadcast<3>(shape, {&c.shape(), &a.shape(), &b.shape()},
+                        [&](std::int64_t i, const std::array<std::int64_t, 3>& off) {
+                          po[i] = pc[off[0]] ? pa[off[1]] : pb[off[2]];
+                        });
+    return out;
+  })};
+}
+
+std::vector<Value> BitShiftKernel(KernelContext& ctx) {
+  auto direction = ctx.StringAttribute("direction");
+  if (!direction || (*direction != "LEFT" && *direction != "RIGHT")) Fail("direction must be LEFT or RIGHT");
+  const bool left = *direction == "LEFT";
+  const Tensor& a = ctx.TensorInput(0);
+  const Tensor& b = ctx.TensorInput(1);
+  CheckSameType(a, b);
+  return {DispatchInteger(a.elem_type(), [&]<class T>(std::type_identity<T>) {
+    return BinaryLoop<T, T>(a, b, a.elem_type(), [&](T x, T s) -> T {
+      if (s < 0 || static_cast<std::uint64_t>(s) >= sizeof(T) * 8) return 0;
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(left ? static_cast<U>(static_cast<U>(x) << s) : static_cast<U>(static_cast<U>(x) >> s));
+    });
+  })};
+}
+
+std::vector<Value> NotKernel(KernelContext& ctx) {
+  const Tensor& x = ctx.TensorInput(0);
+  if (x.elem_type() != TensorProto::BOOL) Fail("the input must be bool");
+  return {UnaryLoop<bool, bool>(x, TensorProto::BOOL, [](bool v) { return !v; })};
+}
+
+std::vector<Value> BitwiseNotKernel(KernelContext& ctx) {
+  const Tensor& x = ctx.TensorInput(0);
+  return {DispatchInteger(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+    return UnaryLoop<T, T>(x, x.elem_type(), [](T v) { return static_cast<T>(~v); });
+  })};
+}
+
+std::vector<Value> IdentityKernel(KernelContext& ctx) { return {ctx.Input(0)}; }
+
+// Uniform doubles in [0, 1) drawn like NumPy's legacy RandomState(seed).random_sample
+// (MT19937, 53 bits from two draws), so that a seeded training-mode Dropout matches the
+// ONNX reference.
+class UniformSampler {
+ public:
+  explicit UniformSampler(std::uint32_t seed) : gen_(seed) {}
+  double Next() {
+    const double a = static_cast<double>(gen_() >> 5), b = static_cast<double>(gen_() >> 6);
+    return (a * 67108864.0 + b) / 9007199254740992.0;
+  }
+
+ private:
+  std::mt19937 gen_;
+};
+
+std::vector<Value> DropoutKernel(KernelContext& ctx) {
+  const Tensor& x_in = ctx.TensorInput(0);
+  bool training = false;
+  double ratio = ctx.FloatAttribute("ratio").value_or(0.5f);
+  // Before opset 12 the mode is not part of the node (is_test of opset < 7 is ignored):
+  // the evaluator runs inference.
+  if (ctx.OpsetVersion() >= 12) {
+    if (ctx.HasInput(1)) ratio = InputScalar(ctx, 1);
+    if (ctx.HasInput(2)) training = InputScalar(ctx, 2) != 0;
+  }
+  Tensor mask(TensorProto::BOOL, x_in.shape());
+  bool* m = mask.MutableData<bool>();
+  std::fill_n(m, mask.size(), true);
+  std::vector<Value> out{x_in};
+  if (training && ratio != 0) {
+    if (ratio < 0 || ratio >= 1) Fail("Dropout ratio must be in [0, 1)");
+    const auto seed = ctx.IntAttribute("seed");
+    UniformSampler sampler(seed ? static_cast<std::uint32_t>(*seed) : std::random_device{}());
+    for (std::int64_t i = 0; i < mask.size(); ++i) m[i] = sampler.Next() >= ratio;
+    Tensor x = ToComputeType(x_in);
+    Tensor y = DispatchFloat(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+      const T scale = static_cast<T>(1.0 / (1.0 - ratio));
+      Tensor r(x.elem_type(), x.shape());
+      const T* px = x.Data<T>();
+      T* py = r.MutableData<T>();
+      for (std::int64_t i = 0; i < x.size(); ++i) py[i] = static_cast<T>(px[i] * static_cast<T>(m[i])) * scale;
+      return r;
+    });
+    out[0] = FromComputeType(y, x_in.elem_type());
+  }
+  if (ctx.OutputCount() > 1) out.push_back(mask);
+  return out;
+}
+
+// Cast --------------------------------------------------------------------------------
+
+struct Float8Format {
+  int exponent_bits, mantissa_bits, bias;
+  bool fnuz;         // one NaN (0x80), no negative zero, no infinity
+  bool has_infinity;  // E5M2
+};
+
+Float8Format Float8FormatOf(int elem_type) {
+  switch (elem_type) {
+    case core::eval::kFloat8E4M3FN: return {4, 3, 7, false, false};
+    case core::eval::kFloat8E4M3FNUZ: return {4, 3, 8, true, false};
+    case core::eval::kFloat8E5M2: return {5, 2, 15, false, true};
+    case core::eval::kFloat8E5M2FNUZ: return {5, 2, 16, true, false};
+    default: Fail("unsupported float8 type " + std::to_string(elem_type));
+  }
+}
+
+bool IsFloat8(int t) {
+  return t == core::eval::kFloat8E4M3FN || t == core::eval::kFloat8E4M3FNUZ || t == core::eval::kFloat8E5M2 ||
+         t == core::eval::kFloat8E5M2FNUZ;
+}
+
+float Float8ToFloat(std::uint8_t bits, const Float8Format& f) {
+  if (f.fnuz && bits == 0x80) return std::numeric_limits<float>::quiet_NaN();
+  const bool negative = bits & 0x80;
+  const int e = (bits >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1);
+  const int m = bits & ((1 << f.mantissa_bits) - 1);
+  const int max_e = (1 << f.exponent_bits) - 1;
+  float v;
+  if (!f.fnuz && !f.has_infinity && e == max_e && m == (1 << f.mantissa_bits) - 1) {
+    v = std::numeric_limits<float>::quiet_NaN();
+  } else if (f.has_infinity && e == max_e) {
+    v = m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  } else if (e == 0) {
+    v = std::ldexp(static_cast<float>(m), 1 - f.bias - f.mantissa_bits);
+  } else {
+    v = std::ldexp(1.0f + static_cast<float>(m) / static_cast<float>(1 << f.mantissa_bits), e - f.bias);
+  }
+  return negative ? -v : v;
+}
+
+std::uint8_t FloatToFloat8(float x, const Float8Format& f, bool saturate) {
+  const std::uint8_t nan = f.fnuz ? 0x80 : 0x7F;
+  if (std::isnan(x)) return nan;
+  const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  // Largest finite positive code.
+  const std::uint8_t max_code = f.fnuz ? 0x7F : (f.has_infinity ? 0x7B : 0x7E);
+  auto overflow = [&]() -> std::uint8_t {
+    if (saturate) return max_code | sign;
+    if (f.has_infinity) return 0x7C | sign;
+    return f.fnuz ? nan : (0x7F | sign);
+  };
+  const float a = std::fabs(x);
+  if (std::isinf(a)) return overflow();
+  const float max_v = Float8ToFloat(max_code, f);
+  const float beyond = 2 * max_v - Float8ToFloat(max_code - 1, f);  // max + one ulp
+  std::uint8_t code;
+  if (a >= max_v) {
+    const float mid = (max_v + beyond) / 2;
+    // The code after max_code is odd in every format: ties go to max_code... unless max_code is odd.
+    if (a < mid || (a == mid && (max_code & 1) == 0)) code = max_code;
+    else return overflow();
+  } else {
+    // Positive codes are ordered by value: binary search the interval, then round to nearest even.
+    int lo = 0, hi = max_code;
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      if (Float8ToFloat(static_cast<std::uint8_t>(mid), f) <= a) lo = mid;
+      else hi = mid;
+    }
+    const float vl = Float8ToFloat(static_cast<std::uint8_t>(lo), f);
+    const float vh = Float8ToFloat(static_cast<std::uint8_t>(hi), f);
+    if (a - vl < vh - a) code = static_cast<std::uint8_t>(lo);
+    else if (a - vl > vh - a) code = static_cast<std::uint8_t>(hi);
+    else code = static_cast<std::uint8_t>((lo & 1) == 0 ? lo : hi);
+  }
+  if (code == 0 && f.fnuz) return 0;
+  return code | sign;
+}
+
+// Converts every "special" type (float16, bfloat16, float8) to float; int4/uint4 are
+// already stored as int8/uint8 values.
+Tensor DecodeToFloat(const Tensor& t) {
+  if (IsHalfType(t.elem_type())) return ToComputeType(t);
+  if (!IsFloat8(t.elem_type())) return t;
+  const Float8Format f = Float8FormatOf(t.elem_type());
+  Tensor out(TensorProto::FLOAT, t.shape());
+  const auto* src = t.Data<std::uint8_t>();
+  float* dst = out.MutableData<float>();
+  for (std::int64_t i = 0; i < t.size(); ++i) dst[i] = Float8ToFloat(src[i], f);
+  return out;
+}
+
+template <class D, class S>
+D ConvertValue(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (kIsFloat<D> || !kIsFloat<S>) {
+    return static_cast<D>(v);
+  } else {
+    // Float to integer is undefined out of range: saturate (and NaN to 0) to stay defined.
+    if (std::isnan(v)) return D(0);
+    if (v <= static_cast<S>(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(v);
+  }
+}
+
+template <class S>
+std::string FormatValue(S v) {
+  if constexpr (std::is_same_v<S, bool>) {
+    return v ? "True" : "False";
+  } else if constexpr (kIsFloat<S>) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "INF" : "-INF";
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+  } else {
+    return std::to_string(v);
+  }
+}
+
+double ParseNumber(const std::string& s) {
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  if (end == begin) Fail("cannot cast string \"" + s + "\" to a number");
+  return v;
+}
+
+// `truncate_bfloat16`: Cast before opset 19 truncates to bfloat16 (the ONNX 1.12 reference
+// and its backend tests keep the upper 16 bits); later versions round to nearest even.
+Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat16 = false) {
+  if (in.elem_type() == to) return in;
+  if (!core::eval::StorageBytes(to) && to != TensorProto::STRING) Fail("unsupported target type " + ElemTypeName(to));
+  if (in.elem_type() == TensorProto::STRING) {
+    Tensor d(TensorProto::DOUBLE, in.shape());
+    const auto* s = in.Data<std::string>();
+    double* p = d.MutableData<double>();
+    for (std::int64_t i = 0; i < in.size(); ++i) p[i] = ParseNumber(s[i]);
+    return CastTensor(d, to, saturate, truncate_bfloat16);
+  }
+  Tensor src = DecodeToFloat(in);
+  if (to == TensorProto::STRING) {
+    Tensor out(TensorProto::STRING, in.shape());
+    auto* dst = out.MutableData<std::string>();
+    const bool as_float = src.elem_type() == TensorProto::FLOAT;
+    DispatchNumericOrBool(src.elem_type(), [&]<class S>(std::type_identity<S>) {
+      const S* p = src.Data<S>();
+      for (std::int64_t i = 0; i < src.size(); ++i)
+        dst[i] = as_float ? FormatValue(static_cast<float>(p[i])) : FormatValue(p[i]);
+      return 0;
+    });
+    return out;
+  }
+  if (IsHalfType(to) || IsFloat8(to)) {
+    Tensor f = CastTensor(src, TensorProto::FLOAT, saturate);
+    Tensor out(to, in.shape());
+    const float* p = f.Data<float>();
+    if (IsHalfType(to)) {
+      auto* q = out.MutableData<std::uint16_t>();
+      for (std::int64_t i = 0; i < f.size(); ++i) {
+        if (to == TensorProto::FLOAT16) {
+          q[i] = core::eval::FloatToHalf(p[i]);
+        } else if (truncate_bfloat16) {
+          std::uint32_t bits;
+          std::memcpy(&bits, &p[i], sizeof bits);
+          q[i] = static_cast<std::uint16_t>(bits >> 16);
+        } else {
+          q[i] = core::eval::FloatToBFloat16(p[i]);
+        }
+      }
+    } else {
+      const Float8Format fmt = Float8FormatOf(to);
+      auto* q = out.MutableData<std::uint8_t>();
+      for (std::int64_t i = 0; i < f.size(); ++i) q[i] = FloatToFloat8(p[i], fmt, saturate);
+    }
+    return out;
+  }
+  if (to == core::eval::kInt4 || to == core::eval::kUint4) {
+    Tensor d = CastTensor(src, TensorProto::DOUBLE, saturate);
+    Tensor out(to, in.shape());
+    const double* p = d.Data<double>();
+    const double lo = to == core::eval::kInt4 ? -8 : 0, hi = to == core::eval::kInt4 ? 7 : 15;
+    auto store = [&]<class Q>(Q* q) {
+      for (std::int64_t i = 0; i < d.size(); ++i) {
+        double v = std::isnan(p[i]) ? 0 : std::clamp(std::nearbyint(p[i]), lo, hi);
+        q[i] = static_cast<Q>(v);
+      }
+    };
+    if (to == core::eval::kInt4) store(out.MutableData<std::int8_t>());
+    else store(out.MutableData<std::uint8_t>());
+    return out;
+  }
+  const int src_type = src.elem_type() == core::eval::kInt4 ? TensorProto::INT8
+                       : src.elem_type() == core::eval::kUint4 ? TensorProto::UINT8
+                                                                : src.elem_type();
+  return DispatchNumericOrBool(src_type, [&]<class S>(std::type_identity<S>) {
+    return DispatchNumericOrBool(to, [&]<class D>(std::type_identity<D>) {
+      Tensor out(to, in.shape());
+      const S* p = src.Data<S>();
+      D* q = out.MutableData<D>();
+      for (std::int64_t i = 0; i < src.size(); ++i) q[i] = ConvertValue<D>(p[i]);
+      return out;
+    });
+  });
+}
+
+int ElemTypeFromName(const std::string& name) {
+  TensorProto::DataType t;
+  if (!TensorProto::DataType_Parse(name, &t)) Fail("unknown type name \"" + name + "\" in attribute to");
+  return t;
+}
+
+std::vector<Value> CastKernel(KernelContext& ctx) {
+  const AttributeProto* to = ctx.Attribute("to");
+  if (!to) Fail("attribute to is required");
+  const int type = to->type() == AttributeProto::STRING ? ElemTypeFromName(to->s()) : static_cast<int>(to->i());
+  const bool saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
+  return {CastTensor(ctx.TensorInput(0), type, saturate, ctx.OpsetVersion() < 19)};
+}
+
+std::vector<Value> CastLikeKernel(KernelContext& ctx) {
+  const bool saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
+  return {CastTensor(ctx.TensorInput(0), ctx.TensorInput(1).elem_type(), saturate, ctx.OpsetVersion() < 19)};
+}
+
+// Float element functions -------------------------------------------------------------
+
+template <class T>
+T Sigmoid(T x) {
+  return x >= 0 ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
+}
+
+template <class T>
+T Softplus(T x) {
+  return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
+void RegisterMath() {
+  Register("Add", Arithmetic([](auto a, auto b) { return a + b; }));
+  Register("Sub", Arithmetic([](auto a, auto b) { return a - b; }));
+  Register("Mul", Arithmetic([](auto a, auto b) { return a * b; }));
+  Register("Div", Arithmetic([](auto a, auto b) { return DivOf(a, b); }));
+  Register("Pow", PowKernel);
+  Register("Mod", [](KernelContext& ctx) -> std::vector<Value> {
+    const bool fmod = ctx.IntAttribute("fmod").value_or(0) != 0;
+    return {ArithmeticBinary(ctx.TensorInput(0), ctx.TensorInput(1), [fmod](auto a, auto b) { return ModOf(a, b, fmod); })};
+  });
+  Register("Max", Variadic([](auto a, auto b) { return MaxOf(a, b); }, false));
+  Register("Min", Variadic([](auto a, auto b) { return MinOf(a, b); }, false));
+  Register("Sum", Variadic([](auto a, auto b) { return a + b; }, false));
+  Register("Mean", Variadic([](auto a, auto b) { return a + b; }, true));
+  Register("PRelu", PReluKernel);
+  Register("Clip", ClipKernel);
+
+  Register("Neg", NumericUnary([](KernelContext&) { return [](auto x) { return -x; }; }));
+  Register("Abs", NumericUnary([](KernelContext&) {
+    return []<class T>(T x) -> T {
+      if constexpr (std::is_unsigned_v<T>) return x;
+      else return x < 0 ? static_cast<T>(-x) : x;
+    };
+  }));
+  Register("Sign", NumericUnary([](KernelContext&) {
+    return []<class T>(T x) -> T {
+      if constexpr (kIsFloat<T>) {
+        if (std::isnan(x)) return x;
+      }
+      return x > 0 ? T(1) : (x < 0 ? static_cast<T>(-1) : T(0));
+    };
+  }));
+  Register("Relu", NumericUnary([](KernelContext&) { return []<class T>(T x) -> T { return x > 0 ? x : T(0); }; }));
+  Register("Shrink", NumericUnary([](KernelContext& ctx) {
+    const double bias = ctx.FloatAttribute("bias").value_or(0.0f);
+    const double lambd = ctx.FloatAttribute("lambd").value_or(0.5f);
+    return [bias, lambd]<class T>(T x) -> T {
+      const double v = static_cast<double>(x);
+      if (v < -lambd) return static_cast<T>(v + bias);
+      if (v > lambd) return static_cast<T>(v - bias);
+      return T(0);
+    };
+  }));
+
+  Register("Reciprocal", SimpleFloatUnary([](auto x) { return decltype(x)(1) / x; }));
+  Register("Sqrt", SimpleFloatUnary([](auto x) { return std::sqrt(x); }));
+  Register("Exp", SimpleFloatUnary([](auto x) { return std::exp(x); }));
+  Register("Log", SimpleFloatUnary([](auto x) { return std::log(x); }));
+  Register("Floor", SimpleFloatUnary([](auto x) { return std::floor(x); }));
+  Register("Ceil", SimpleFloatUnary([](auto x) { return std::ceil(x); }));
+  // nearbyint in the default rounding mode rounds half to even.
+  Register("Round", SimpleFloatUnary([](auto x) { return std::nearbyint(x); }));
+  Register("Erf", SimpleFloatUnary([](auto x) { return std::erf(x); }));
+  Register("Sin", SimpleFloatUnary([](auto x) { return std::sin(x); }));
+  Register("Cos", SimpleFloatUnary([](auto x) { return std::cos(x); }));
+  Register("Tan", SimpleFloatUnary([](auto x) { return std::tan(x); }));
+  Register("Asin", SimpleFloatUnary([](auto x) { return std::asin(x); }));
+  Register("Acos", SimpleFloatUnary([](auto x) { return std::acos(x); }));
+  Register("Atan", SimpleFloatUnary([](auto x) { return std::atan(x); }));
+  Register("Sinh", SimpleFloatUnary([](auto x) { return std::sinh(x); }));
+  Register("Cosh", SimpleFloatUnary([](auto x) { return std::cosh(x); }));
+  Register("Asinh", SimpleFloatUnary([](auto x) { return std::asinh(x); }));
+  Register("Acosh", SimpleFloatUnary([](auto x) { return std::acosh(x); }));
+  Register("Atanh", SimpleFloatUnary([](auto x) { return std::atanh(x); }));
+  Register("Tanh", SimpleFloatUnary([](auto x) { return std::tanh(x); }));
+  Register("Sigmoid", SimpleFloatUnary([](auto x) { return Sigmoid(x); }));
+  Register("Softplus", SimpleFloatUnary([](auto x) { return Softplus(x); }));
+  Register("Softsign", SimpleFloatUnary([](auto x) { return x / (decltype(x)(1) + std::fabs(x)); }));
+  Register("Mish", SimpleFloatUnary([](auto x) { return x * std::tanh(Softplus(x)); }));
+  Register("HardSwish", SimpleFloatUnary([]<class T>(T x) -> T {
+    return x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5)));
+  }));
+
+  Register("LeakyRelu", FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(0.01f);
+    return [alpha]<class T>(T x) -> T { return x < 0 ? static_cast<T>(alpha * x) : x; };
+  }));
+  Register("Elu", FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
+    return [alpha]<class T>(T x) -> T { return x < 0 ? static_cast<T>(alpha * std::expm1(static_cast<double>(x))) : x; };
+  }));
+  Register("Selu", FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(1.67326319217681884765625f);
+    const double gamma = ctx.FloatAttribute("gamma").value_or(1.05070102214813232421875f);
+    return [alpha, gamma]<class T>(T x) -> T {
+      const double v = static_cast<double>(x);
+      return static_cast<T>(v <= 0 ? gamma * (alpha * std::exp(v) - alpha) : gamma * v);
+    };
+  }));
+  Register("Celu", FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
+    return [alpha]<class T>(T x) -> T {
+      const double v = static_cast<double>(x);
+      return static_cast<T>(std::max(0.0, v) + std::min(0.0, alpha * std::expm1(v / alpha)));
+    };
+  }));
+  Register("HardSigmoid", FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(0.2f);
+    const double beta = ctx.FloatAttribute("beta").value_or(0.5f);
+    return [alpha, beta]<class T>(T x) -> T {
+      return static_cast<T>(std::max(0.0, std::min(1.0, alpha * static_cast<double>(x) + beta)));
+    };
+  }));
+  Register("ThresholdedRelu", FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
+    return [alpha]<class T>(T x) -> T { return static_cast<double>(x) > alpha ? x : T(0); };
+  }));
+  Register("Gelu", FloatUnary([](KernelContext& ctx) {
+    const std::string approximate = ctx.StringAttribute("approximate").value_or("none");
+    if (approximate != "none" && approximate != "tanh") Fail("approximate must be none or tanh");
+    const bool tanh = approximate == "tanh";
+    return [tanh]<class T>(T x) -> T {
+      const double v = static_cast<double>(x);
+      if (tanh) {
+        const double c = std::sqrt(2.0 / std::numbers::pi);
+        return static_cast<T>(0.5 * v * (1 + std::tanh(c * (v + 0.044715 * v * v * v))));
+      }
+      return static_cast<T>(0.5 * v * (1 + std::erf(v / std::numbers::sqrt2)));
+    };
+  }));
+
+  Register("IsNaN", FloatPredicate([](KernelContext&) { return [](auto x) { return std::isnan(x); }; }));
+  Register("IsInf", FloatPredicate([](KernelContext& ctx) {
+    const bool neg = ctx.IntAttribute("detect_negative").value_or(1) != 0;
+    const bool pos = ctx.IntAttribute("detect_positive").value_or(1) != 0;
+    return [neg, pos](auto x) { return std::isinf(x) && (x > 0 ? pos : neg); };
+  }));
+}
+
+void RegisterLogic() {
+  Register("Equal", Comparison([](const auto& a, const auto& b) { return a == b; }, true));
+  Register("Less", Comparison([](const auto& a, const auto& b) { return a < b; }, false));
+  Register("LessOrEqual", Comparison([](const auto& a, const auto& b) { return a <= b; }, false));
+  Register("Greater", Comparison([](const auto& a, const auto& b) { return a > b; }, false));
+  Register("GreaterOrEqual", Comparison([](const auto& a, const auto& b) { return a >= b; }, false));
+  Register("And", Logical([](bool a, bool b) { return a && b; }));
+  Register("Or", Logical([](bool a, bool b) { return a || b; }));
+  Register("Xor", Logical([](bool a, bool b) { return a != b; }));
+  Register("Not", NotKernel);
+  Register("BitwiseAnd", Bitwise([](auto a, auto b) { return a & b; }));
+  Register("BitwiseOr", Bitwise([](auto a, auto b) { return a | b; }));
+  Register("BitwiseXor", Bitwise([](auto a, auto b) { return a ^ b; }));
+  Register("BitwiseNot", BitwiseNotKernel);
+  Register("BitShift", BitShiftKernel);
+  Register("Where", WhereKernel);
+  Register("Cast", CastKernel);
+  Register("CastLike", CastLikeKernel);
+  Register("Identity", IdentityKernel);
+  Register("Dropout", DropoutKernel);
+}
+
+}  // namespace
+
+void RegisterElementwiseKernels() {
+  RegisterMath();
+  RegisterLogic();
+}
 
 }  // namespace onnxopt::onnx_kernels

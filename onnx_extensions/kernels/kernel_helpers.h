@@ -1,1 +1,191 @@
 #pragma once
+// Helpers shared by the kernel files: errors, type dispatch, broadcasting, axes and
+// small integer inputs.
+//
+// Type dispatch calls a generic lambda with std::type_identity<T> for the C++ type of an
+// element type:
+//
+//   DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) { ... });
+//
+// float16 and bfloat16 are computed through float32: kernels call ToComputeType() on
+// their inputs (float16/bfloat16 become float, other types are returned unchanged) and
+// FromComputeType() on their results. DispatchStorage covers every type by its storage
+// type (uint16_t for float16, uint8_t for float8, std::string, bool) for kernels that
+// only move elements.
+
+#include <array>
+#include <optional>
+#include <utility>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/eval/tensor.h"
+
+namespace onnxopt::onnx_kernels {
+
+using core::eval::KernelContext;
+using core::eval::Tensor;
+using core::eval::Value;
+using Shape = std::vector<std::int64_t>;
+
+// Throws ModelError with `message` (the evaluator adds the node).
+[[noreturn]] void Fail(const std::string& message);
+
+// "[2,3]".
+std::string ShapeToString(const Shape& shape);
+std::string ElemTypeName(int elem_type);
+std::int64_t ShapeSize(const Shape& shape);
+// Row-major strides of `shape`.
+Shape Strides(const Shape& shape);
+
+// Axis in [-rank, rank-1] to [0, rank-1]; ModelError otherwise (`what` names the attribute).
+std::int64_t NormalizeAxis(std::int64_t axis, std::int64_t rank, std::string_view what = "axis");
+// Same for a list; duplicates are an error.
+std::vector<std::int64_t> NormalizeAxes(const std::vector<std::int64_t>& axes, std::int64_t rank,
+                                        std::string_view what = "axes");
+
+// Integer list from input `i` (any integer tensor); nullopt-like empty optional when the
+// input is absent.
+std::vector<std::int64_t> InputInts(const KernelContext& ctx, std::size_t i);
+std::optional<std::vector<std::int64_t>> OptionalInputInts(const KernelContext& ctx, std::size_t i);
+// Scalar (or one-element) input as double / int64.
+double InputScalar(const KernelContext& ctx, std::size_t i);
+
+// float16 / bfloat16 -> float tensor; other tensors unchanged.
+bool IsHalfType(int elem_type);
+Tensor ToComputeType(const Tensor& t);
+// float tensor -> `elem_type` when it is float16 / bfloat16; otherwise unchanged.
+Tensor FromComputeType(const Tensor& t, int elem_type);
+
+// Multidirectional (NumPy) broadcast of shapes; ModelError when incompatible.
+Shape BroadcastShapes(const std::vector<Shape>& shapes);
+// Strides of `shape` seen as `out_shape` (right-aligned, 0 on broadcast dims).
+Shape BroadcastStrides(const Shape& shape, const Shape& out_shape);
+
+// Calls f(out_index, offsets) for every element of out_shape in row-major order, where
+// offsets[k] is the flat index in input k (of shape in_shapes[k], broadcast to out_shape).
+template <std::size_t N, class F>
+void ForEachBroadcast(const Shape& out_shape, const std::array<const Shape*, N>& in_shapes, F&& f) {
+  const std::size_t rank = out_shape.size();
+  std::int64_t total = ShapeSize(out_shape);
+  if (total == 0) return;
+  std::array<Shape, N> strides;
+  bool all_same = true;
+  for (std::size_t k = 0; k < N; ++k) {
+    strides[k] = BroadcastStrides(*in_shapes[k], out_shape);
+    if (*in_shapes[k] != out_shape) all_same = false;
+  }
+  std::array<std::int64_t, N> off{};
+  if (all_same) {
+    for (std::int64_t i = 0; i < total; ++i) {
+      off.fill(i);
+      f(i, off);
+    }
+    return;
+  }
+  if (rank == 0) {
+    f(std::int64_t{0}, off);
+    return;
+  }
+  const std::int64_t inner = out_shape[rank - 1];
+  std::array<std::int64_t, N> inner_stride{};
+  for (std::size_t k = 0; k < N; ++k) inner_stride[k] = strides[k][rank - 1];
+  Shape index(rank, 0);
+  std::array<std::int64_t, N> base{};
+  for (std::int64_t i = 0; i < total; i += inner) {
+    for (std::int64_t j = 0; j < inner; ++j) {
+      for (std::size_t k = 0; k < N; ++k) off[k] = base[k] + j * inner_stride[k];
+      f(i + j, off);
+    }
+    // Advance the odometer over the outer dims.
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      ++index[d];
+      for (std::size_t k = 0; k < N; ++k) base[k] += strides[k][d];
+      if (index[d] < out_shape[d]) break;
+      for (std::size_t k = 0; k < N; ++k) base[k] -= strides[k][d] * index[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Dispatch -------------------------------------------------------------------------
+
+namespace detail {
+[[noreturn]] void UnsupportedType(int elem_type, std::string_view what);
+}
+
+// float, double.
+template <class F>
+decltype(auto) DispatchFloat(int elem_type, F&& f) {
+  switch (elem_type) {
+    case TensorProto::FLOAT: return f(std::type_identity<float>{});
+    case TensorProto::DOUBLE: return f(std::type_identity<double>{});
+    default: detail::UnsupportedType(elem_type, "a float type");
+  }
+}
+
+// Signed and unsigned integers (not bool).
+template <class F>
+decltype(auto) DispatchInteger(int elem_type, F&& f) {
+  switch (elem_type) {
+    case TensorProto::INT8: return f(std::type_identity<std::int8_t>{});
+    case TensorProto::INT16: return f(std::type_identity<std::int16_t>{});
+    case TensorProto::INT32: return f(std::type_identity<std::int32_t>{});
+    case TensorProto::INT64: return f(std::type_identity<std::int64_t>{});
+    case TensorProto::UINT8: return f(std::type_identity<std::uint8_t>{});
+    case TensorProto::UINT16: return f(std::type_identity<std::uint16_t>{});
+    case TensorProto::UINT32: return f(std::type_identity<std::uint32_t>{});
+    case TensorProto::UINT64: return f(std::type_identity<std::uint64_t>{});
+    default: detail::UnsupportedType(elem_type, "an integer type");
+  }
+}
+
+// float, double and integers (float16/bfloat16 must go through ToComputeType first).
+template <class F>
+decltype(auto) DispatchNumeric(int elem_type, F&& f) {
+  switch (elem_type) {
+    case TensorProto::FLOAT: return f(std::type_identity<float>{});
+    case TensorProto::DOUBLE: return f(std::type_identity<double>{});
+    case TensorProto::INT8: return f(std::type_identity<std::int8_t>{});
+    case TensorProto::INT16: return f(std::type_identity<std::int16_t>{});
+    case TensorProto::INT32: return f(std::type_identity<std::int32_t>{});
+    case TensorProto::INT64: return f(std::type_identity<std::int64_t>{});
+    case TensorProto::UINT8: return f(std::type_identity<std::uint8_t>{});
+    case TensorProto::UINT16: return f(std::type_identity<std::uint16_t>{});
+    case TensorProto::UINT32: return f(std::type_identity<std::uint32_t>{});
+    case TensorProto::UINT64: return f(std::type_identity<std::uint64_t>{});
+    default: detail::UnsupportedType(elem_type, "a numeric type");
+  }
+}
+
+// Numeric types and bool.
+template <class F>
+decltype(auto) DispatchNumericOrBool(int elem_type, F&& f) {
+  if (elem_type == TensorProto::BOOL) return f(std::type_identity<bool>{});
+  return DispatchNumeric(elem_type, std::forward<F>(f));
+}
+
+// Every type, by storage type.
+template <class F>
+decltype(auto) DispatchStorage(int elem_type, F&& f) {
+  switch (core::eval::StorageBytes(elem_type)) {
+    case 1:
+      if (elem_type == TensorProto::BOOL) return f(std::type_identity<bool>{});
+      if (elem_type == TensorProto::INT8 || elem_type == core::eval::kInt4) return f(std::type_identity<std::int8_t>{});
+      return f(std::type_identity<std::uint8_t>{});
+    default: break;
+  }
+  switch (elem_type) {
+    case TensorProto::STRING: return f(std::type_identity<std::string>{});
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16: return f(std::type_identity<std::uint16_t>{});
+    default: return DispatchNumeric(elem_type, std::forward<F>(f));
+  }
+}
+
+}  // namespace onnxopt::onnx_kernels

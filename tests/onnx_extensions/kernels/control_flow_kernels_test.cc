@@ -1,1 +1,161 @@
+#include <cstdint>
+#include <string>
+
 #include <gtest/gtest.h>
+
+#include "tests/onnx_extensions/kernels/kernel_test_util.h"
+
+namespace onnxopt::testing {
+namespace {
+
+const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
+  return core::eval::AsTensor(out.at(name), name);
+}
+
+TEST(IfKernel, RunsTheSelectedBranchWithOuterValues) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (bool c, float[2] x) => (float[2] y) {
+      y = If <then_branch = t () => (float[2] ty) { ty = Add (x, x) },
+              else_branch = e () => (float[2] ey) { ey = Mul (x, x) }> (c)
+    })ONNX";
+  const Tensor x = MakeTensor<float>({2}, {3, -1});
+  EXPECT_TENSOR(RunOne(text, {{"c", MakeScalar<bool>(true)}, {"x", x}}), MakeTensor<float>({2}, {6, -2}));
+  EXPECT_TENSOR(RunOne(text, {{"c", MakeScalar<bool>(false)}, {"x", x}}), MakeTensor<float>({2}, {9, 1}));
+}
+
+TEST(LoopKernel, CarriesValuesAndStacksScanOutputs) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 16]>
+    g (int64 m, bool c, float[2] x, float[2] a0) => (float[2] acc, float[3,2] sc) {
+      acc, sc = Loop <body = body (int64 i, bool cin, float[2] a) => (bool cout, float[2] an, float[2] s) {
+        cout = Identity (cin)
+        an = Add (a, x)
+        s = Identity (an)
+      }> (m, c, a0)
+    })ONNX";
+  auto out = RunText(text, {{"m", MakeScalar<std::int64_t>(3)},
+                            {"c", MakeScalar<bool>(true)},
+                            {"x", MakeTensor<float>({2}, {1, 2})},
+                            {"a0", MakeTensor<float>({2}, {0, 0})}});
+  EXPECT_TENSOR(Out(out, "acc"), MakeTensor<float>({2}, {3, 6}));
+  EXPECT_TENSOR(Out(out, "sc"), MakeTensor<float>({3, 2}, {1, 2, 2, 4, 3, 6}));
+}
+
+TEST(LoopKernel, StopsWhenTheBodyConditionIsFalse) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 16]>
+    g (int64 m, bool c, int64 limit, int64 n0) => (int64 n) {
+      n = Loop <body = body (int64 i, bool cin, int64 k) => (bool cout, int64 kn) {
+        kn = Add (k, i)
+        cout = Less (i, limit)
+      }> (m, c, n0)
+    })ONNX";
+  // Iterations i = 0, 1, 2 (the condition i < 2 turns false after i = 2).
+  auto n = RunOne(text, {{"m", MakeScalar<std::int64_t>(10)},
+                         {"c", MakeScalar<bool>(true)},
+                         {"limit", MakeScalar<std::int64_t>(2)},
+                         {"n0", MakeScalar<std::int64_t>(100)}},
+                  "n");
+  EXPECT_TENSOR(n, MakeScalar<std::int64_t>(103));
+}
+
+TEST(LoopKernel, ReturnsEmptyScanOutputsForZeroIterations) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 16]>
+    g (int64 m, float[2] a0) => (float[2] acc, float[0] sc) {
+      acc, sc = Loop <body = body (int64 i, bool cin, float[2] a) => (bool cout, float[2] an, float[2] s) {
+        cout = Identity (cin)
+        an = Identity (a)
+        s = Identity (a)
+      }> (m, , a0)
+    })ONNX";
+  auto out = RunText(text, {{"m", MakeScalar<std::int64_t>(0)}, {"a0", MakeTensor<float>({2}, {1, 2})}});
+  EXPECT_TENSOR(Out(out, "acc"), MakeTensor<float>({2}, {1, 2}));
+  EXPECT_EQ(Out(out, "sc").size(), 0);
+}
+
+TEST(ScanKernel, ComputesCumulativeSumsInBothDirections) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 16]>
+    g (float[2] s0, float[3,2] xs) => (float[2] s, float[3,2] ys) {
+      s, ys = Scan <num_scan_inputs = 1, scan_input_directions = [DIR],
+                    body = body (float[2] st, float[2] row) => (float[2] sn, float[2] out) {
+        sn = Add (st, row)
+        out = Identity (sn)
+      }> (s0, xs)
+    })ONNX";
+  const Inputs in = {{"s0", MakeTensor<float>({2}, {0, 0})}, {"xs", MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6})}};
+  std::string forward = text, reverse = text;
+  forward.replace(forward.find("DIR"), 3, "0");
+  reverse.replace(reverse.find("DIR"), 3, "1");
+  auto f = RunText(forward, in);
+  EXPECT_TENSOR(Out(f, "s"), MakeTensor<float>({2}, {9, 12}));
+  EXPECT_TENSOR(Out(f, "ys"), MakeTensor<float>({3, 2}, {1, 2, 4, 6, 9, 12}));
+  auto r = RunText(reverse, in);
+  EXPECT_TENSOR(Out(r, "ys"), MakeTensor<float>({3, 2}, {5, 6, 8, 10, 9, 12}));
+}
+
+TEST(SequenceKernels, BuildInsertEraseAndConcatenate) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 16]>
+    g (float[1,2] a, float[1,2] b, float[1,2] c, int64 p, int64 z) => (float[1,2] last, int64 n, float[2,2] cat, float[2,1,2] st, float[1,2] first) {
+      s1 = SequenceConstruct (a, b)
+      s2 = SequenceInsert (s1, c)
+      last = SequenceAt (s2, p)
+      n = SequenceLength (s2)
+      s3 = SequenceErase (s2)
+      cat = ConcatFromSequence <axis = 0> (s3)
+      st = ConcatFromSequence <axis = 0, new_axis = 1> (s3)
+      s4 = SequenceErase (s3, p)
+      s5 = SequenceInsert (s4, c, z)
+      first = SequenceAt (s5, z)
+    })ONNX";
+  auto out = RunText(text, {{"a", MakeTensor<float>({1, 2}, {1, 2})},
+                            {"b", MakeTensor<float>({1, 2}, {3, 4})},
+                            {"c", MakeTensor<float>({1, 2}, {5, 6})},
+                            {"p", MakeScalar<std::int64_t>(-1)},
+                            {"z", MakeScalar<std::int64_t>(0)}});
+  EXPECT_TENSOR(Out(out, "last"), MakeTensor<float>({1, 2}, {5, 6}));
+  EXPECT_TENSOR(Out(out, "n"), MakeScalar<std::int64_t>(3));
+  EXPECT_TENSOR(Out(out, "cat"), MakeTensor<float>({2, 2}, {1, 2, 3, 4}));
+  EXPECT_TENSOR(Out(out, "st"), MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4}));
+  EXPECT_TENSOR(Out(out, "first"), MakeTensor<float>({1, 2}, {5, 6}));
+}
+
+TEST(SequenceKernels, SplitToSequenceAndBack) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 16]>
+    g (float[3,2] x, int64 k) => (float[3,2] same, float[6,1] t, int64 n) {
+      rows = SplitToSequence <axis = 0, keepdims = 0> (x)
+      same = ConcatFromSequence <axis = 0, new_axis = 1> (rows)
+      cols = SplitToSequence <axis = 1> (x)
+      t = ConcatFromSequence <axis = 0> (cols)
+      parts = SplitToSequence (x, k)
+      n = SequenceLength (parts)
+    })ONNX";
+  const Tensor x = MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6});
+  auto out = RunText(text, {{"x", x}, {"k", MakeScalar<std::int64_t>(2)}});
+  EXPECT_TENSOR(Out(out, "same"), x);
+  EXPECT_TENSOR(Out(out, "t"), MakeTensor<float>({6, 1}, {1, 3, 5, 2, 4, 6}));
+  EXPECT_TENSOR(Out(out, "n"), MakeScalar<std::int64_t>(2));
+}
+
+TEST(OptionalKernels, WrapAndUnwrapValues) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (float[2] x) => (bool has, bool none, float[2] y) {
+      o = Optional (x)
+      has = OptionalHasElement (o)
+      none = OptionalHasElement ()
+      y = OptionalGetElement (o)
+    })ONNX";
+  const Tensor x = MakeTensor<float>({2}, {1, 2});
+  auto out = RunText(text, {{"x", x}});
+  EXPECT_TENSOR(Out(out, "has"), MakeScalar<bool>(true));
+  EXPECT_TENSOR(Out(out, "none"), MakeScalar<bool>(false));
+  EXPECT_TENSOR(Out(out, "y"), x);
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

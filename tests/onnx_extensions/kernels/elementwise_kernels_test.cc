@@ -1,1 +1,319 @@
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "onnx_core/common/error.h"
+#include "tests/onnx_extensions/kernels/kernel_test_util.h"
+
+namespace onnxopt::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+TEST(ElementwiseKernels, AddBroadcastsBothWays) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[2,1] a, float[3] b) => (float[2,3] y) { y = Add (a, b) })ONNX",
+                  {{"a", MakeTensor<float>({2, 1}, {1, 2})}, {"b", MakeTensor<float>({3}, {10, 20, 30})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 3}, {11, 21, 31, 12, 22, 32}));
+}
+
+TEST(ElementwiseKernels, IncompatibleBroadcastIsModelError) {
+  EXPECT_THROW(RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[2] a, float[3] b) => (float[] y) { y = Mul (a, b) })ONNX",
+                      {{"a", MakeTensor<float>({2}, {1, 2})}, {"b", MakeTensor<float>({3}, {1, 2, 3})}}),
+               ModelError);
+}
+
+TEST(ElementwiseKernels, IntegerDivTruncatesAndModFollowsDivisor) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int32[4] a, int32[4] b) => (int32[4] d, int32[4] m, int32[4] f) {
+      d = Div (a, b)
+      m = Mod (a, b)
+      f = Mod <fmod = 1> (a, b)
+    })ONNX",
+                     {{"a", MakeTensor<std::int32_t>({4}, {7, -7, 7, -7})},
+                      {"b", MakeTensor<std::int32_t>({4}, {2, 2, -2, -2})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("d")), MakeTensor<std::int32_t>({4}, {3, -3, -3, 3}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("m")), MakeTensor<std::int32_t>({4}, {1, 1, -1, -1}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("f")), MakeTensor<std::int32_t>({4}, {1, -1, 1, -1}));
+}
+
+TEST(ElementwiseKernels, PowWithMixedTypes) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 15]>
+    g (float[3] a, int64[3] b) => (float[3] y) { y = Pow (a, b) })ONNX",
+                  {{"a", MakeTensor<float>({3}, {1, 2, 3})}, {"b", MakeTensor<std::int64_t>({3}, {4, 5, 6})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({3}, {1, 32, 729}));
+}
+
+TEST(ElementwiseKernels, RoundHalfToEven) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[6] x) => (float[6] y) { y = Round (x) })ONNX",
+                  {{"x", MakeTensor<float>({6}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({6}, {0, 2, 2, -0.0f, -2, 2}));
+}
+
+TEST(ElementwiseKernels, ActivationsMatchTheSpecFormulas) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 20]>
+    g (float[3] x) => (float[3] r, float[3] l, float[3] e, float[3] h, float[3] s, float[3] g, float[3] t) {
+      r = Relu (x)
+      l = LeakyRelu <alpha = 0.1> (x)
+      e = Elu <alpha = 2.0> (x)
+      h = HardSigmoid (x)
+      s = Sigmoid (x)
+      g = Gelu (x)
+      t = Gelu <approximate = "tanh"> (x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({3}, {-1, 0, 1})}});
+  auto get = [&](const char* n) { return std::get<Tensor>(out.at(n)); };
+  EXPECT_TENSOR(get("r"), MakeTensor<float>({3}, {0, 0, 1}));
+  EXPECT_TENSOR(get("l"), MakeTensor<float>({3}, {-0.1f, 0, 1}));
+  EXPECT_TENSOR(get("e"), MakeTensor<float>({3}, {2 * (std::exp(-1.0f) - 1), 0, 1}));
+  EXPECT_TENSOR(get("h"), MakeTensor<float>({3}, {0.3f, 0.5f, 0.7f}));
+  EXPECT_TENSOR(get("s"), MakeTensor<float>({3}, {1 / (1 + std::exp(1.0f)), 0.5f, 1 / (1 + std::exp(-1.0f))}));
+  EXPECT_TENSOR(get("g"), MakeTensor<float>({3}, {-0.15865525f, 0, 0.8413447f}));
+  EXPECT_TENSOR_NEAR(get("t"), MakeTensor<float>({3}, {-0.15880801f, 0, 0.841192f}), 1e-5);
+}
+
+TEST(ElementwiseKernels, ClipUsesAttributesBefore11AndInputsSince) {
+  auto a = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 6]>
+    g (float[3] x) => (float[3] y) { y = Clip <min = -1.0, max = 1.0> (x) })ONNX",
+                  {{"x", MakeTensor<float>({3}, {-2, 0, 2})}});
+  EXPECT_TENSOR(a, MakeTensor<float>({3}, {-1, 0, 1}));
+  auto b = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (int32[3] x, int32 lo) => (int32[3] y) { y = Clip (x, lo, ) })ONNX",
+                  {{"x", MakeTensor<std::int32_t>({3}, {-2, 0, 2})}, {"lo", MakeScalar<std::int32_t>(-1)}});
+  EXPECT_TENSOR(b, MakeTensor<std::int32_t>({3}, {-1, 0, 2}));
+}
+
+TEST(ElementwiseKernels, VariadicMaxAndMeanBroadcast) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[3] a, float[1] b, float[3] c) => (float[3] mx, float[3] mean) {
+      mx = Max (a, b, c)
+      mean = Mean (a, b, c)
+    })ONNX",
+                     {{"a", MakeTensor<float>({3}, {3, 2, 1})},
+                      {"b", MakeTensor<float>({1}, {2})},
+                      {"c", MakeTensor<float>({3}, {1, 3, 4})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("mx")), MakeTensor<float>({3}, {3, 3, 4}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("mean")), MakeTensor<float>({3}, {2, 7.0f / 3, 7.0f / 3}));
+}
+
+TEST(ElementwiseKernels, ComparisonsAndLogic) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 16]>
+    g (int64[3] a, int64[3] b) => (bool[3] lt, bool[3] ge, bool[3] x, bool[3] n) {
+      lt = Less (a, b)
+      ge = GreaterOrEqual (a, b)
+      x = Xor (lt, ge)
+      n = Not (lt)
+    })ONNX",
+                     {{"a", MakeTensor<std::int64_t>({3}, {1, 2, 3})}, {"b", MakeTensor<std::int64_t>({3}, {2, 2, 2})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("lt")), MakeTensor<bool>({3}, {true, false, false}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("ge")), MakeTensor<bool>({3}, {false, true, true}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("x")), MakeTensor<bool>({3}, {true, true, true}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("n")), MakeTensor<bool>({3}, {false, true, true}));
+}
+
+TEST(ElementwiseKernels, BitwiseAndBitShift) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (uint8[3] a, uint8[3] b) => (uint8[3] x, uint8[3] l, uint8[3] n) {
+      x = BitwiseXor (a, b)
+      l = BitShift <direction = "LEFT"> (a, b)
+      n = BitwiseNot (a)
+    })ONNX",
+                     {{"a", MakeTensor<std::uint8_t>({3}, {16, 4, 1})}, {"b", MakeTensor<std::uint8_t>({3}, {1, 2, 3})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("x")), MakeTensor<std::uint8_t>({3}, {17, 6, 2}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("l")), MakeTensor<std::uint8_t>({3}, {32, 16, 8}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("n")), MakeTensor<std::uint8_t>({3}, {239, 251, 254}));
+}
+
+TEST(ElementwiseKernels, WhereBroadcastsThreeInputs) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 16]>
+    g (bool[2,1] c, float[2] a, float b) => (float[2,2] y) { y = Where (c, a, b) })ONNX",
+                  {{"c", MakeTensor<bool>({2, 1}, {true, false})},
+                   {"a", MakeTensor<float>({2}, {1, 2})},
+                   {"b", MakeScalar<float>(9)}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {1, 2, 9, 9}));
+}
+
+TEST(ElementwiseKernels, IsNaNAndIsInf) {
+  const float inf = std::numeric_limits<float>::infinity();
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 20]>
+    g (float[4] x) => (bool[4] n, bool[4] i) {
+      n = IsNaN (x)
+      i = IsInf <detect_negative = 0> (x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1, std::nanf(""), inf, -inf})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("n")), MakeTensor<bool>({4}, {false, true, false, false}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("i")), MakeTensor<bool>({4}, {false, false, true, false}));
+}
+
+TEST(ElementwiseKernels, Float16ComputesThroughFloat) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float16[2] a, float16[2] b) => (float16[2] y) { y = Add (a, b) })ONNX",
+                  {{"a", MakeHalf({2}, {1.5f, 2})}, {"b", MakeHalf({2}, {0.25f, -4})}});
+  EXPECT_TENSOR(y, MakeHalf({2}, {1.75f, -2}));
+}
+
+TEST(ElementwiseKernels, CastBetweenNumbersBoolAndStrings) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[4] x, string[2] s) => (int32[4] i, bool[4] b, float[2] f, float16[4] h) {
+      i = Cast <to = 6> (x)
+      b = Cast <to = 9> (x)
+      f = Cast <to = 1> (s)
+      h = Cast <to = 10> (x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1.7f, -1.7f, 0, 3})},
+                      {"s", MakeTensor<std::string>({2}, {"3.5", "-INF"})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("i")), MakeTensor<std::int32_t>({4}, {1, -1, 0, 3}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("b")), MakeTensor<bool>({4}, {true, true, false, true}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("f")), MakeTensor<float>({2}, {3.5f, -std::numeric_limits<float>::infinity()}));
+  EXPECT_TENSOR_NEAR(std::get<Tensor>(out.at("h")), MakeHalf({4}, {1.7f, -1.7f, 0, 3}), 1e-3);
+}
+
+TEST(ElementwiseKernels, CastToFloat8SaturatesByDefault) {
+  // E4M3FN: max 448 (0x7E); 1.0 is 0x38; NaN is 0x7F.
+  auto out = RunText(R"ONNX(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[4] x) => (float[4] y, float[4] z) {
+      e = Cast <to = 17> (x)
+      y = Cast <to = 1> (e)
+      u = Cast <to = 17, saturate = 0> (x)
+      z = Cast <to = 1> (u)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1, 1000, -1000, 0.3f})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("y")), MakeTensor<float>({4}, {1, 448, -448, 0.3125f}));
+  const float nan = std::nanf("");
+  EXPECT_TENSOR(std::get<Tensor>(out.at("z")), MakeTensor<float>({4}, {1, nan, nan, 0.3125f}));
+}
+
+TEST(ElementwiseKernels, CastLikeAndDropoutPassThrough) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 15]>
+    g (int64[2] x, double[1] like) => (double[2] y, int64[2] d, bool[2] m) {
+      y = CastLike (x, like)
+      d, m = Dropout (x)
+    })ONNX",
+                     {{"x", MakeTensor<std::int64_t>({2}, {3, -4})}, {"like", MakeTensor<double>({1}, {0})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("y")), MakeTensor<double>({2}, {3, -4}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("d")), MakeTensor<std::int64_t>({2}, {3, -4}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("m")), MakeTensor<bool>({2}, {true, true}));
+}
+
+TEST(ElementwiseKernels, PReluBroadcastsSlope) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 16]>
+    g (float[2,2] x, float[2] s) => (float[2,2] y) { y = PRelu (x, s) })ONNX",
+                  {{"x", MakeTensor<float>({2, 2}, {-1, 2, -3, 4})}, {"s", MakeTensor<float>({2}, {0.5f, 0.25f})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {-0.5f, 2, -1.5f, 4}));
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
+
+namespace onnxopt::testing {
+namespace {
+
+TEST(ElementwiseKernels, CastToBFloat16TruncatesBefore19AndRoundsSince) {
+  // 0.48033667f is 0x3EF5EFF5: truncation keeps 0x3EF5, rounding gives 0x3EF6.
+  const char* text = R"ONNX(
+    <ir_version: 9, opset_import: ["" : %d]>
+    g (float[1] x) => (bfloat16[1] y) { y = Cast <to = 16> (x) })ONNX";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, text, 13);
+  auto old = RunOne(buf, {{"x", MakeTensor<float>({1}, {0.48033667f})}});
+  EXPECT_EQ(old.Data<std::uint16_t>()[0], 0x3EF5);
+  std::snprintf(buf, sizeof buf, text, 19);
+  auto now = RunOne(buf, {{"x", MakeTensor<float>({1}, {0.48033667f})}});
+  EXPECT_EQ(now.Data<std::uint16_t>()[0], 0x3EF6);
+}
+
+TEST(ElementwiseKernels, CastFloatToStringUsesShortestForm) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[4] x) => (string[4] y) { y = Cast <to = 8> (x) })ONNX",
+                  {{"x", MakeTensor<float>({4}, {0.9767611f, 0.039187793f, std::nanf(""), -std::numeric_limits<float>::infinity()})}});
+  EXPECT_TENSOR(y, MakeTensor<std::string>({4}, {"0.9767611", "0.039187793", "NaN", "-INF"}));
+}
+
+TEST(ElementwiseKernels, CastStringToFloatAcceptsInfinityForms) {
+  const float inf = std::numeric_limits<float>::infinity();
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (string[4] x) => (float[4] y) { y = Cast <to = 1> (x) })ONNX",
+                  {{"x", MakeTensor<std::string>({4}, {"1e-5", "INF", "+INF", "-inf"})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({4}, {1e-5f, inf, inf, -inf}));
+}
+
+TEST(ElementwiseKernels, CastToInt4Clamps) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 21]>
+    g (float[3] x) => (float[3] y) {
+      q = Cast <to = 22> (x)
+      y = Cast <to = 1> (q)
+    })ONNX",
+                  {{"x", MakeTensor<float>({3}, {-20, 2.5f, 9})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({3}, {-8, 2, 7}));
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
+
+namespace onnxopt::testing {
+namespace {
+
+TEST(ElementwiseKernels, CastToOtherFloat8Formats) {
+  // E5M2 keeps infinities without saturation; the FNUZ formats have a single NaN and no -0.
+  const float inf = std::numeric_limits<float>::infinity();
+  auto out = RunText(R"ONNX(
+    <ir_version: 9, opset_import: ["" : 19]>
+    g (float[4] x) => (float[4] a, float[4] b, float[4] c) {
+      e = Cast <to = 19, saturate = 0> (x)
+      a = Cast <to = 1> (e)
+      f = Cast <to = 19> (x)
+      b = Cast <to = 1> (f)
+      u = Cast <to = 18> (x)
+      c = Cast <to = 1> (u)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1e6f, -0.0f, 3, 0.1f})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("a")), MakeTensor<float>({4}, {inf, -0.0f, 3, 0.09375f}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("b")), MakeTensor<float>({4}, {57344, -0.0f, 3, 0.09375f}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("c")), MakeTensor<float>({4}, {240, 0, 3, 0.1015625f}));
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
+
+namespace onnxopt::testing {
+namespace {
+
+TEST(ElementwiseKernels, SeededTrainingDropoutMatchesNumPyStream) {
+  // np.random.seed(0); np.random.uniform(0, 1, 4) = [0.549, 0.715, 0.603, 0.545].
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[4] x, float r, bool t) => (float[4] y, bool[4] m) { y, m = Dropout <seed = 0> (x, r, t) })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1, 2, 3, 4})}, {"r", MakeScalar<float>(0.6f)}, {"t", MakeScalar<bool>(true)}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("m")), MakeTensor<bool>({4}, {false, true, true, false}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("y")), MakeTensor<float>({4}, {0, 5, 7.5f, 0}));
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

@@ -1,1 +1,109 @@
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "onnx_extensions/kernels/register_kernels.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+
+Tensor MakeHalf(std::vector<std::int64_t> shape, const std::vector<float>& values) {
+  Tensor t(TensorProto::FLOAT16, std::move(shape));
+  auto* d = t.MutableData<std::uint16_t>();
+  for (std::size_t i = 0; i < values.size() && i < static_cast<std::size_t>(t.size()); ++i)
+    d[i] = core::eval::FloatToHalf(values[i]);
+  return t;
+}
+
+Tensor MakeBFloat16(std::vector<std::int64_t> shape, const std::vector<float>& values) {
+  Tensor t(TensorProto::BFLOAT16, std::move(shape));
+  auto* d = t.MutableData<std::uint16_t>();
+  for (std::size_t i = 0; i < values.size() && i < static_cast<std::size_t>(t.size()); ++i)
+    d[i] = core::eval::FloatToBFloat16(values[i]);
+  return t;
+}
+
+core::eval::ValueMap RunText(std::string_view text, const Inputs& inputs) {
+  onnx_kernels::RegisterKernels();
+  ModelProto model = ParseText(text);
+  core::eval::ValueMap map;
+  for (const auto& [name, t] : inputs) map[name] = t;
+  return core::eval::Run(model, map);
+}
+
+Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& name) {
+  auto out = RunText(text, inputs);
+  auto it = out.find(name);
+  if (it == out.end()) {
+    ADD_FAILURE() << "no output named " << name;
+    return Tensor();
+  }
+  return core::eval::AsTensor(it->second, name);
+}
+
+namespace {
+
+bool IsFloatLike(int t) {
+  return t == TensorProto::FLOAT || t == TensorProto::DOUBLE || t == TensorProto::FLOAT16 ||
+         t == TensorProto::BFLOAT16;
+}
+
+std::vector<double> AsDoubles(const Tensor& t) {
+  if (t.elem_type() == TensorProto::FLOAT16 || t.elem_type() == TensorProto::BFLOAT16) {
+    std::vector<double> v;
+    const auto* d = t.Data<std::uint16_t>();
+    for (std::int64_t i = 0; i < t.size(); ++i)
+      v.push_back(t.elem_type() == TensorProto::FLOAT16 ? core::eval::HalfToFloat(d[i])
+                                                        : core::eval::BFloat16ToFloat(d[i]));
+    return v;
+  }
+  return t.ToDoubleVector();
+}
+
+}  // namespace
+
+std::string TensorToString(const Tensor& t) {
+  std::ostringstream os;
+  os << t.Describe() << " {";
+  const std::int64_t n = std::min<std::int64_t>(t.size(), 64);
+  if (t.elem_type() == TensorProto::STRING) {
+    for (std::int64_t i = 0; i < n; ++i) os << (i ? ", " : "") << '"' << t.Data<std::string>()[i] << '"';
+  } else if (t.defined()) {
+    auto v = AsDoubles(t);
+    for (std::int64_t i = 0; i < n; ++i) os << (i ? ", " : "") << v[static_cast<std::size_t>(i)];
+  }
+  if (t.size() > n) os << ", ...";
+  os << "}";
+  return os.str();
+}
+
+::testing::AssertionResult SameTensor(const Tensor& actual, const Tensor& expected, double atol, double rtol) {
+  auto fail = [&](const std::string& why) {
+    return ::testing::AssertionFailure() << why << "\n  actual:   " << TensorToString(actual)
+                                         << "\n  expected: " << TensorToString(expected);
+  };
+  if (actual.elem_type() != expected.elem_type()) return fail("element types differ");
+  if (actual.shape() != expected.shape()) return fail("shapes differ");
+  if (expected.elem_type() == TensorProto::STRING) {
+    for (std::int64_t i = 0; i < expected.size(); ++i)
+      if (actual.Data<std::string>()[i] != expected.Data<std::string>()[i])
+        return fail("element " + std::to_string(i) + " differs");
+    return ::testing::AssertionSuccess();
+  }
+  if (!IsFloatLike(expected.elem_type())) {
+    if (actual == expected) return ::testing::AssertionSuccess();
+    return fail("values differ");
+  }
+  auto a = AsDoubles(actual), e = AsDoubles(expected);
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (std::isnan(e[i]) && std::isnan(a[i])) continue;
+    if (std::isinf(e[i]) && a[i] == e[i]) continue;
+    if (!(std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i])))
+      return fail("element " + std::to_string(i) + " differs");
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace onnxopt::testing

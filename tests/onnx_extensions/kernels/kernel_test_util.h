@@ -1,1 +1,79 @@
 #pragma once
+// The fixture of the kernel tests: parse a model written in ONNX text, register every
+// kernel, run the main graph on given tensors, then compare outputs:
+//
+//   auto out = RunText(R"ONNX(... g (float[2] x) => (float[2] y) { y = Relu (x) })ONNX",
+//                      {{"x", MakeTensor<float>({2}, {-1, 2})}});
+//   ExpectTensor(out.at("y"), MakeTensor<float>({2}, {0, 2}));
+//
+// MakeTensor<T> builds a tensor of the element type of T (float, double, the integer
+// types, bool, std::string); MakeHalf / MakeBFloat16 build float16 / bfloat16 from floats.
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "onnx_core/eval/evaluator.h"
+#include "onnx_core/eval/tensor.h"
+
+namespace onnxopt::testing {
+
+using core::eval::Tensor;
+
+template <class T>
+constexpr int ElemTypeOf() {
+  if constexpr (std::is_same_v<T, float>) return TensorProto::FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return TensorProto::DOUBLE;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return TensorProto::INT8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return TensorProto::INT16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return TensorProto::INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return TensorProto::INT64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return TensorProto::UINT8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return TensorProto::UINT16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return TensorProto::UINT32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return TensorProto::UINT64;
+  else if constexpr (std::is_same_v<T, bool>) return TensorProto::BOOL;
+  else if constexpr (std::is_same_v<T, std::string>) return TensorProto::STRING;
+  else static_assert(sizeof(T) == 0, "no element type for T");
+}
+
+template <class T>
+Tensor MakeTensor(std::vector<std::int64_t> shape, std::vector<T> values) {
+  Tensor t(ElemTypeOf<T>(), std::move(shape));
+  EXPECT_EQ(static_cast<std::size_t>(t.size()), values.size()) << "MakeTensor: wrong number of values";
+  T* data = t.MutableData<T>();
+  for (std::size_t i = 0; i < values.size() && i < static_cast<std::size_t>(t.size()); ++i) data[i] = values[i];
+  return t;
+}
+// A scalar (rank 0).
+template <class T>
+Tensor MakeScalar(T value) { return MakeTensor<T>({}, {value}); }
+Tensor MakeHalf(std::vector<std::int64_t> shape, const std::vector<float>& values);
+Tensor MakeBFloat16(std::vector<std::int64_t> shape, const std::vector<float>& values);
+
+using Inputs = std::vector<std::pair<std::string, Tensor>>;
+
+// Parses `text`, registers the kernels, runs the main graph; returns outputs by name.
+// Fails the test (and throws) when the text does not parse; evaluation errors propagate.
+core::eval::ValueMap RunText(std::string_view text, const Inputs& inputs);
+// The single tensor output `name` of RunText.
+Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& name = "y");
+
+// Same type, shape and values; floating values (float16/bfloat16 through float) within
+// atol + rtol * |expected|, NaN equal to NaN. Prints both tensors on failure.
+::testing::AssertionResult SameTensor(const Tensor& actual, const Tensor& expected, double atol = 1e-5,
+                                      double rtol = 1e-5);
+#define EXPECT_TENSOR(actual, expected) EXPECT_TRUE(::onnxopt::testing::SameTensor((actual), (expected)))
+#define EXPECT_TENSOR_NEAR(actual, expected, atol) \
+  EXPECT_TRUE(::onnxopt::testing::SameTensor((actual), (expected), (atol), 0))
+
+// "float[2,3] {1, 2, ...}".
+std::string TensorToString(const Tensor& t);
+
+}  // namespace onnxopt::testing

@@ -1,1 +1,517 @@
+#include <array>
+#include <cmath>
+#include <limits>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "tests/onnx_extensions/kernels/kernel_test_util.h"
+
+namespace onnxopt::testing {
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+std::string Dims(const Shape& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
+  return core::eval::AsTensor(out.at(name), name);
+}
+
+std::int64_t Numel(const Shape& s) {
+  std::int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+std::vector<float> RandomValues(std::int64_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+std::string Model(int opset, const std::string& signature, const std::string& body) {
+  return "<ir_version: 10, opset_import: [\"\" : " + std::to_string(opset) + "]>\ng " + signature + " {\n" + body +
+         "\n}";
+}
+
+// ---------------------------------------------------------------------------------
+// MatMul / Gemm against naive loops
+
+std::vector<float> NaiveMatMul(const std::vector<float>& a, const std::vector<float>& b, std::int64_t M,
+                               std::int64_t K, std::int64_t N) {
+  std::vector<float> c(static_cast<std::size_t>(M * N), 0.0f);
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (std::int64_t k = 0; k < K; ++k) s += static_cast<double>(a[i * K + k]) * b[k * N + j];
+      c[i * N + j] = static_cast<float>(s);
+    }
+  return c;
+}
+
+TEST(MatMulKernel, MatchesNaiveOnOddSizes) {
+  const std::vector<std::array<std::int64_t, 3>> sizes = {{1, 1, 1}, {3, 5, 7}, {17, 33, 15}, {5, 300, 37}, {65, 257, 1030}};
+  unsigned seed = 1;
+  for (auto [M, K, N] : sizes) {
+    auto a = RandomValues(M * K, seed++), b = RandomValues(K * N, seed++);
+    auto y = RunOne(Model(13, "(float" + Dims({M, K}) + " a, float" + Dims({K, N}) + " b) => (float" + Dims({M, N}) + " y)",
+                          "y = MatMul (a, b)"),
+                    {{"a", MakeTensor<float>({M, K}, a)}, {"b", MakeTensor<float>({K, N}, b)}});
+    EXPECT_TRUE(SameTensor(y, MakeTensor<float>({M, N}, NaiveMatMul(a, b, M, K, N)), 1e-4, 1e-4))
+        << M << "x" << K << "x" << N;
+  }
+}
+
+TEST(MatMulKernel, BroadcastsBatchDimensions) {
+  const Shape as{2, 1, 3, 4}, bs{5, 4, 6};
+  auto a = RandomValues(Numel(as), 7), b = RandomValues(Numel(bs), 8);
+  auto y = RunOne(Model(13, "(float[2,1,3,4] a, float[5,4,6] b) => (float[2,5,3,6] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<float>(as, a)}, {"b", MakeTensor<float>(bs, b)}});
+  std::vector<float> expected;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 5; ++j) {
+      std::vector<float> ai(a.begin() + i * 12, a.begin() + (i + 1) * 12), bj(b.begin() + j * 24, b.begin() + (j + 1) * 24);
+      auto c = NaiveMatMul(ai, bj, 3, 4, 6);
+      expected.insert(expected.end(), c.begin(), c.end());
+    }
+  EXPECT_TRUE(SameTensor(y, MakeTensor<float>({2, 5, 3, 6}, expected), 1e-5, 1e-5));
+}
+
+TEST(MatMulKernel, FoldsBatchesSharingTheRightMatrix) {
+  auto a = RandomValues(2 * 3 * 4, 61), b = RandomValues(4 * 5, 62);
+  auto y = RunOne(Model(13, "(float[2,3,4] a, float[4,5] b) => (float[2,3,5] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<float>({2, 3, 4}, a)}, {"b", MakeTensor<float>({4, 5}, b)}});
+  EXPECT_TRUE(SameTensor(y, MakeTensor<float>({2, 3, 5}, NaiveMatMul(a, b, 6, 4, 5)), 1e-5, 1e-5));
+}
+
+TEST(MatMulKernel, PromotesOneDimensionalInputs) {
+  auto y = RunOne(Model(13, "(float[3] a, float[3,2] b) => (float[2] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<float>({3}, {1, 2, 3})}, {"b", MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2}, {22, 28}));
+  auto z = RunOne(Model(13, "(float[2,3] a, float[3] b) => (float[2] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {"b", MakeTensor<float>({3}, {1, 0, -1})}});
+  EXPECT_TENSOR(z, MakeTensor<float>({2}, {-2, -2}));
+  auto s = RunOne(Model(13, "(float[3] a, float[3] b) => (float y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<float>({3}, {1, 2, 3})}, {"b", MakeTensor<float>({3}, {4, 5, 6})}});
+  EXPECT_TENSOR(s, MakeScalar<float>(32));
+}
+
+TEST(MatMulKernel, ComputesIntegersAndHalf) {
+  auto y = RunOne(Model(13, "(int32[2,2] a, int32[2,2] b) => (int32[2,2] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<std::int32_t>({2, 2}, {1, 2, 3, 4})}, {"b", MakeTensor<std::int32_t>({2, 2}, {5, 6, 7, 8})}});
+  EXPECT_TENSOR(y, MakeTensor<std::int32_t>({2, 2}, {19, 22, 43, 50}));
+  auto h = RunOne(Model(13, "(float16[2,2] a, float16[2,2] b) => (float16[2,2] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeHalf({2, 2}, {1, 2, 3, 4})}, {"b", MakeHalf({2, 2}, {5, 6, 7, 8})}});
+  EXPECT_TENSOR(h, MakeHalf({2, 2}, {19, 22, 43, 50}));
+}
+
+TEST(GemmKernel, MatchesNaiveWithTransposesAndBroadcastC) {
+  const std::int64_t M = 19, K = 23, N = 37;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      auto a = RandomValues(M * K, 10 + ta), b = RandomValues(K * N, 20 + tb), c = RandomValues(N, 30);
+      std::vector<float> an(a.size()), bn(b.size());
+      // a, b are given transposed when ta / tb; the naive product uses the plain layout.
+      for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t k = 0; k < K; ++k) an[i * K + k] = ta ? a[k * M + i] : a[i * K + k];
+      for (std::int64_t k = 0; k < K; ++k)
+        for (std::int64_t j = 0; j < N; ++j) bn[k * N + j] = tb ? b[j * K + k] : b[k * N + j];
+      auto ref = NaiveMatMul(an, bn, M, K, N);
+      for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t j = 0; j < N; ++j) ref[i * N + j] = 0.5f * ref[i * N + j] + 2.0f * c[j];
+      const Shape ash = ta ? Shape{K, M} : Shape{M, K}, bsh = tb ? Shape{N, K} : Shape{K, N};
+      auto y = RunOne(Model(13, "(float" + Dims(ash) + " a, float" + Dims(bsh) + " b, float[37] c) => (float[19,37] y)",
+                            "y = Gemm <alpha = 0.5, beta = 2.0, transA = " + std::to_string(ta) +
+                                ", transB = " + std::to_string(tb) + "> (a, b, c)"),
+                      {{"a", MakeTensor<float>(ash, a)}, {"b", MakeTensor<float>(bsh, b)}, {"c", MakeTensor<float>({N}, c)}});
+      EXPECT_TRUE(SameTensor(y, MakeTensor<float>({M, N}, ref), 1e-5, 1e-5)) << "transA=" << ta << " transB=" << tb;
+    }
+}
+
+TEST(GemmKernel, OmitsC) {
+  auto y = RunOne(Model(13, "(float[1,2] a, float[2,1] b) => (float[1,1] y)", "y = Gemm (a, b)"),
+                  {{"a", MakeTensor<float>({1, 2}, {1, 2})}, {"b", MakeTensor<float>({2, 1}, {3, 4})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1}, {11}));
+}
+
+// ---------------------------------------------------------------------------------
+// Softmax family
+
+TEST(SoftmaxKernel, NormalizesTheLastAxis) {
+  auto y = RunOne(Model(13, "(float[2,2] x) => (float[2,2] y)", "y = Softmax (x)"),
+                  {{"x", MakeTensor<float>({2, 2}, {0, std::log(3.0f), 1, 1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {0.25f, 0.75f, 0.5f, 0.5f}));
+}
+
+TEST(SoftmaxKernel, CoercesToTwoDimensionsBeforeOpset13) {
+  // axis = 1 on [1,2,2]: one row of 4 elements.
+  auto y = RunOne(Model(11, "(float[1,2,2] x) => (float[1,2,2] y)", "y = Softmax (x)"),
+                  {{"x", MakeTensor<float>({1, 2, 2}, {0, 0, 0, 0})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2, 2}, {0.25f, 0.25f, 0.25f, 0.25f}));
+  auto z = RunOne(Model(13, "(float[1,2,2] x) => (float[1,2,2] y)", "y = Softmax <axis = 1> (x)"),
+                  {{"x", MakeTensor<float>({1, 2, 2}, {0, 0, 0, 0})}});
+  EXPECT_TENSOR(z, MakeTensor<float>({1, 2, 2}, {0.5f, 0.5f, 0.5f, 0.5f}));
+}
+
+TEST(LogSoftmaxKernel, SubtractsLogSumExp) {
+  auto y = RunOne(Model(13, "(float[2] x) => (float[2] y)", "y = LogSoftmax (x)"),
+                  {{"x", MakeTensor<float>({2}, {1, 1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2}, {-std::log(2.0f), -std::log(2.0f)}));
+}
+
+// ---------------------------------------------------------------------------------
+// Normalizations
+
+TEST(LayerNormalizationKernel, ReturnsMeanAndInvStdDev) {
+  auto out = RunText(Model(17, "(float[2,2] x, float[2] s, float[2] b) => (float[2,2] y, float[2,1] m, float[2,1] r)",
+                           "y, m, r = LayerNormalization <epsilon = 0.0> (x, s, b)"),
+                     {{"x", MakeTensor<float>({2, 2}, {1, 3, 0, 4})},
+                      {"s", MakeTensor<float>({2}, {1, 2})},
+                      {"b", MakeTensor<float>({2}, {0, 1})}});
+  EXPECT_TENSOR(Out(out, ("y")), MakeTensor<float>({2, 2}, {-1, 3, -1, 3}));
+  EXPECT_TENSOR(Out(out, ("m")), MakeTensor<float>({2, 1}, {2, 2}));
+  EXPECT_TENSOR(Out(out, ("r")), MakeTensor<float>({2, 1}, {1, 0.5f}));
+}
+
+TEST(RMSNormalizationKernel, ScalesByRootMeanSquare) {
+  auto y = RunOne(Model(23, "(float[1,2] x, float[2] s) => (float[1,2] y)", "y = RMSNormalization <epsilon = 0.0> (x, s)"),
+                  {{"x", MakeTensor<float>({1, 2}, {3, 4})}, {"s", MakeTensor<float>({2}, {1, 2})}});
+  const float rms = std::sqrt(12.5f);
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2}, {3 / rms, 8 / rms}));
+}
+
+TEST(BatchNormalizationKernel, AppliesRunningStatistics) {
+  auto y = RunOne(Model(15, "(float[1,2,1,2] x, float[2] s, float[2] b, float[2] m, float[2] v) => (float[1,2,1,2] y)",
+                        "y = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                  {{"x", MakeTensor<float>({1, 2, 1, 2}, {1, 2, 3, 4})},
+                   {"s", MakeTensor<float>({2}, {1, 2})},
+                   {"b", MakeTensor<float>({2}, {0, 1})},
+                   {"m", MakeTensor<float>({2}, {1, 3})},
+                   {"v", MakeTensor<float>({2}, {4, 1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2, 1, 2}, {0, 0.5f, 1, 3}));
+}
+
+TEST(InstanceNormalizationKernel, NormalizesEachChannel) {
+  auto y = RunOne(Model(6, "(float[1,1,2] x, float[1] s, float[1] b) => (float[1,1,2] y)",
+                        "y = InstanceNormalization <epsilon = 0.0> (x, s, b)"),
+                  {{"x", MakeTensor<float>({1, 1, 2}, {1, 3})}, {"s", MakeTensor<float>({1}, {2})}, {"b", MakeTensor<float>({1}, {1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 2}, {-1, 3}));
+}
+
+TEST(GroupNormalizationKernel, NormalizesEachGroup) {
+  auto y = RunOne(Model(21, "(float[1,2,2] x, float[2] s, float[2] b) => (float[1,2,2] y)",
+                        "y = GroupNormalization <epsilon = 0.0, num_groups = 1> (x, s, b)"),
+                  {{"x", MakeTensor<float>({1, 2, 2}, {1, 1, 3, 3})}, {"s", MakeTensor<float>({2}, {1, 2})}, {"b", MakeTensor<float>({2}, {0, 0})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2, 2}, {-1, -1, 2, 2}));
+}
+
+// ---------------------------------------------------------------------------------
+// Conv against a naive direct convolution
+
+struct ConvCase {
+  Shape x, w;
+  std::int64_t group;
+  Shape strides, dilations, pads;
+};
+
+std::vector<float> NaiveConv2d(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& b,
+                               const ConvCase& c, Shape& out_shape) {
+  const std::int64_t N = c.x[0], C = c.x[1], H = c.x[2], W = c.x[3], M = c.w[0], KH = c.w[2], KW = c.w[3];
+  const std::int64_t cg = C / c.group, mg = M / c.group;
+  const std::int64_t OH = (H + c.pads[0] + c.pads[2] - ((KH - 1) * c.dilations[0] + 1)) / c.strides[0] + 1;
+  const std::int64_t OW = (W + c.pads[1] + c.pads[3] - ((KW - 1) * c.dilations[1] + 1)) / c.strides[1] + 1;
+  out_shape = {N, M, OH, OW};
+  std::vector<float> y(static_cast<std::size_t>(N * M * OH * OW));
+  for (std::int64_t n = 0; n < N; ++n)
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t oh = 0; oh < OH; ++oh)
+        for (std::int64_t ow = 0; ow < OW; ++ow) {
+          double s = b[m];
+          const std::int64_t g = m / mg;
+          for (std::int64_t c2 = 0; c2 < cg; ++c2)
+            for (std::int64_t kh = 0; kh < KH; ++kh)
+              for (std::int64_t kw = 0; kw < KW; ++kw) {
+                const std::int64_t ih = oh * c.strides[0] - c.pads[0] + kh * c.dilations[0];
+                const std::int64_t iw = ow * c.strides[1] - c.pads[1] + kw * c.dilations[1];
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                s += static_cast<double>(x[((n * C + g * cg + c2) * H + ih) * W + iw]) *
+                     w[((m * cg + c2) * KH + kh) * KW + kw];
+              }
+          y[((n * M + m) * OH + oh) * OW + ow] = static_cast<float>(s);
+        }
+  return y;
+}
+
+std::string Ints(const Shape& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+TEST(ConvKernel, MatchesNaiveConvolution) {
+  const std::vector<ConvCase> cases = {
+      {{1, 1, 5, 5}, {1, 1, 3, 3}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}},
+      {{2, 3, 7, 9}, {4, 3, 3, 2}, 1, {2, 1}, {1, 2}, {1, 0, 2, 1}},
+      {{1, 4, 6, 6}, {6, 2, 3, 3}, 2, {1, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 3, 10, 11}, {3, 1, 3, 3}, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}},
+      {{1, 8, 4, 4}, {5, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}},
+  };
+  unsigned seed = 100;
+  for (const auto& c : cases) {
+    auto x = RandomValues(Numel(c.x), seed++), w = RandomValues(Numel(c.w), seed++), b = RandomValues(c.w[0], seed++);
+    Shape out_shape;
+    auto ref = NaiveConv2d(x, w, b, c, out_shape);
+    auto y = RunOne(Model(11, "(float" + Dims(c.x) + " x, float" + Dims(c.w) + " w, float[" + std::to_string(c.w[0]) +
+                                  "] b) => (float" + Dims(out_shape) + " y)",
+                          "y = Conv <group = " + std::to_string(c.group) + ", strides = " + Ints(c.strides) +
+                              ", dilations = " + Ints(c.dilations) + ", pads = " + Ints(c.pads) + "> (x, w, b)"),
+                    {{"x", MakeTensor<float>(c.x, x)}, {"w", MakeTensor<float>(c.w, w)}, {"b", MakeTensor<float>({c.w[0]}, b)}});
+    EXPECT_TRUE(SameTensor(y, MakeTensor<float>(out_shape, ref), 1e-5, 1e-4)) << Dims(c.x) << " * " << Dims(c.w);
+  }
+}
+
+TEST(ConvKernel, SamePaddingKeepsSize) {
+  auto y = RunOne(Model(11, "(float[1,1,3,3] x, float[1,1,3,3] w) => (float[1,1,3,3] y)",
+                        "y = Conv <auto_pad = \"SAME_UPPER\"> (x, w)"),
+                  {{"x", MakeTensor<float>({1, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1})},
+                   {"w", MakeTensor<float>({1, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 3, 3}, {4, 6, 4, 6, 9, 6, 4, 6, 4}));
+}
+
+TEST(ConvTransposeKernel, MatchesSpecExample) {
+  // ConvTranspose example from the spec (convtranspose): 3x3 ones kernel, 2 output channels.
+  auto y = RunOne(Model(11, "(float[1,1,3,3] x, float[1,2,3,3] w) => (float[1,2,5,5] y)", "y = ConvTranspose (x, w)"),
+                  {{"x", MakeTensor<float>({1, 1, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8})},
+                   {"w", MakeTensor<float>({1, 2, 3, 3}, std::vector<float>(18, 1.0f))}});
+  const std::vector<float> plane = {0, 1, 3, 3, 2, 3, 8, 15, 12, 7, 9, 21, 36, 27, 15, 9, 20, 33, 24, 13, 6, 13, 21, 15, 8};
+  std::vector<float> expected = plane;
+  expected.insert(expected.end(), plane.begin(), plane.end());
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2, 5, 5}, expected));
+}
+
+// ---------------------------------------------------------------------------------
+// Pooling
+
+TEST(MaxPoolKernel, ReturnsValuesAndIndices) {
+  auto out = RunText(Model(12, "(float[1,1,3,3] x) => (float[1,1,2,2] y, int64[1,1,2,2] i)",
+                           "y, i = MaxPool <kernel_shape = [2, 2]> (x)"),
+                     {{"x", MakeTensor<float>({1, 1, 3, 3}, {1, 9, 2, 3, 4, 5, 8, 7, 6})}});
+  EXPECT_TENSOR(Out(out, ("y")), MakeTensor<float>({1, 1, 2, 2}, {9, 9, 8, 7}));
+  EXPECT_TENSOR(Out(out, ("i")), MakeTensor<std::int64_t>({1, 1, 2, 2}, {1, 1, 6, 7}));
+}
+
+TEST(MaxPoolKernel, CeilModeAddsPartialWindows) {
+  auto y = RunOne(Model(12, "(float[1,1,4,4] x) => (float[1,1,2,2] y)",
+                        "y = MaxPool <kernel_shape = [3, 3], strides = [2, 2], ceil_mode = 1> (x)"),
+                  {{"x", MakeTensor<float>({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 2, 2}, {11, 12, 15, 16}));
+}
+
+TEST(AveragePoolKernel, CountsPaddingOnlyWhenAsked) {
+  const std::string sig = "(float[1,1,2,2] x) => (float[1,1,2,2] y)";
+  const Inputs in = {{"x", MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})}};
+  auto y = RunOne(Model(11, sig, "y = AveragePool <kernel_shape = [2, 2], pads = [1, 1, 0, 0]> (x)"), in);
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 2, 2}, {1, 1.5f, 2, 2.5f}));
+  auto z = RunOne(Model(11, sig, "y = AveragePool <kernel_shape = [2, 2], pads = [1, 1, 0, 0], count_include_pad = 1> (x)"), in);
+  EXPECT_TENSOR(z, MakeTensor<float>({1, 1, 2, 2}, {0.25f, 0.75f, 1, 2.5f}));
+}
+
+TEST(GlobalPoolKernels, ReduceSpatialDimensions) {
+  const Inputs in = {{"x", MakeTensor<float>({1, 2, 2}, {1, 3, -2, 6})}};
+  EXPECT_TENSOR(RunOne(Model(11, "(float[1,2,2] x) => (float[1,2,1] y)", "y = GlobalAveragePool (x)"), in),
+                MakeTensor<float>({1, 2, 1}, {2, 2}));
+  EXPECT_TENSOR(RunOne(Model(11, "(float[1,2,2] x) => (float[1,2,1] y)", "y = GlobalMaxPool (x)"), in),
+                MakeTensor<float>({1, 2, 1}, {3, 6}));
+}
+
+// ---------------------------------------------------------------------------------
+// Resize
+
+TEST(ResizeKernel, NearestUpsamplesWithScales) {
+  auto y = RunOne(Model(13, "(float[1,1,1,2] x, float[4] s) => (float[1,1,2,4] y)",
+                        "y = Resize <mode = \"nearest\"> (x, , s)"),
+                  {{"x", MakeTensor<float>({1, 1, 1, 2}, {1, 2})}, {"s", MakeTensor<float>({4}, {1, 1, 2, 2})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 2, 4}, {1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+TEST(ResizeKernel, LinearCoordinateModes) {
+  const Inputs in = {{"x", MakeTensor<float>({1, 1, 1, 2}, {1, 3})}, {"s", MakeTensor<std::int64_t>({4}, {1, 1, 1, 4})}};
+  const std::string sig = "(float[1,1,1,2] x, int64[4] s) => (float[1,1,1,4] y)";
+  EXPECT_TENSOR(RunOne(Model(13, sig, "y = Resize <mode = \"linear\"> (x, , , s)"), in),
+                MakeTensor<float>({1, 1, 1, 4}, {1, 1.5f, 2.5f, 3}));
+  EXPECT_TENSOR(RunOne(Model(13, sig, "y = Resize <mode = \"linear\", coordinate_transformation_mode = \"align_corners\"> (x, , , s)"), in),
+                MakeTensor<float>({1, 1, 1, 4}, {1, 1 + 2.0f / 3, 1 + 4.0f / 3, 3}));
+  EXPECT_TENSOR(RunOne(Model(13, sig, "y = Resize <mode = \"linear\", coordinate_transformation_mode = \"asymmetric\"> (x, , , s)"), in),
+                MakeTensor<float>({1, 1, 1, 4}, {1, 2, 3, 3}));
+}
+
+// ---------------------------------------------------------------------------------
+// Quantization
+
+TEST(QuantizeLinearKernel, RoundsHalfToEvenAndSaturates) {
+  auto y = RunOne(Model(13, "(float[5] x, float s, uint8 z) => (uint8[5] y)", "y = QuantizeLinear (x, s, z)"),
+                  {{"x", MakeTensor<float>({5}, {0, 1, 3, 1000, -1000})}, {"s", MakeScalar<float>(2)}, {"z", MakeScalar<std::uint8_t>(128)}});
+  EXPECT_TENSOR(y, MakeTensor<std::uint8_t>({5}, {128, 128, 130, 255, 0}));
+}
+
+TEST(DequantizeLinearKernel, AppliesPerAxisScales) {
+  auto y = RunOne(Model(13, "(int8[2,2] x, float[2] s, int8[2] z) => (float[2,2] y)", "y = DequantizeLinear <axis = 0> (x, s, z)"),
+                  {{"x", MakeTensor<std::int8_t>({2, 2}, {1, 2, 3, 4})},
+                   {"s", MakeTensor<float>({2}, {1, 0.5f})},
+                   {"z", MakeTensor<std::int8_t>({2}, {0, 2})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {1, 2, 0.5f, 1}));
+}
+
+// ---------------------------------------------------------------------------------
+// Einsum
+
+TEST(EinsumKernel, ContractsTransposesAndTakesDiagonals) {
+  const Tensor a = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
+  const Tensor b = MakeTensor<float>({2, 2}, {5, 6, 7, 8});
+  EXPECT_TENSOR(RunOne(Model(12, "(float[2,2] a, float[2,2] b) => (float[2,2] y)", "y = Einsum <equation = \"ij,jk->ik\"> (a, b)"),
+                       {{"a", a}, {"b", b}}),
+                MakeTensor<float>({2, 2}, {19, 22, 43, 50}));
+  EXPECT_TENSOR(RunOne(Model(12, "(float[2,2] a) => (float[2,2] y)", "y = Einsum <equation = \"ij->ji\"> (a)"), {{"a", a}}),
+                MakeTensor<float>({2, 2}, {1, 3, 2, 4}));
+  EXPECT_TENSOR(RunOne(Model(12, "(float[2,2] a) => (float y)", "y = Einsum <equation = \"ii\"> (a)"), {{"a", a}}),
+                MakeScalar<float>(5));
+  EXPECT_TENSOR(RunOne(Model(12, "(float[2,2] a) => (float[2] y)", "y = Einsum <equation = \"ii->i\"> (a)"), {{"a", a}}),
+                MakeTensor<float>({2}, {1, 4}));
+  EXPECT_TENSOR(RunOne(Model(12, "(float[2,2] a) => (float[2] y)", "y = Einsum <equation = \"ij->i\"> (a)"), {{"a", a}}),
+                MakeTensor<float>({2}, {3, 7}));
+}
+
+TEST(EinsumKernel, BroadcastsEllipsis) {
+  auto y = RunOne(Model(12, "(float[2,1,2] a, float[2,1] b) => (float[2,1,1] y)", "y = Einsum <equation = \"...ij,jk->...ik\"> (a, b)"),
+                  {{"a", MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4})}, {"b", MakeTensor<float>({2, 1}, {1, 1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 1, 1}, {3, 7}));
+}
+
+// ---------------------------------------------------------------------------------
+// Attention and RotaryEmbedding (opset 23)
+
+TEST(AttentionKernel, AveragesValuesForEqualScores) {
+  // Q orthogonal to both keys: uniform weights, Y = mean of V rows.
+  auto y = RunOne(Model(23, "(float[1,1,1,2] q, float[1,1,2,2] k, float[1,1,2,2] v) => (float[1,1,1,2] y)",
+                        "y = Attention (q, k, v)"),
+                  {{"q", MakeTensor<float>({1, 1, 1, 2}, {0, 0})},
+                   {"k", MakeTensor<float>({1, 1, 2, 2}, {1, 0, 0, 1})},
+                   {"v", MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 1, 2}, {2, 3}));
+}
+
+TEST(AttentionKernel, AppliesCausalMask) {
+  auto y = RunOne(Model(23, "(float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,2,1] y)",
+                        "y = Attention <is_causal = 1> (q, k, v)"),
+                  {{"q", MakeTensor<float>({1, 1, 2, 1}, {0, 0})},
+                   {"k", MakeTensor<float>({1, 1, 2, 1}, {0, 0})},
+                   {"v", MakeTensor<float>({1, 1, 2, 1}, {2, 4})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 2, 1}, {2, 3}));
+}
+
+TEST(RotaryEmbeddingKernel, RotatesHalves) {
+  // One head of size 2, angle 90 degrees: (x1, x2) -> (-x2, x1).
+  auto y = RunOne(Model(23, "(float[1,1,1,2] x, float[1,1] c, float[1,1] s, int64[1,1] p) => (float[1,1,1,2] y)",
+                        "y = RotaryEmbedding (x, c, s, p)"),
+                  {{"x", MakeTensor<float>({1, 1, 1, 2}, {1, 2})},
+                   {"c", MakeTensor<float>({1, 1}, {0})},
+                   {"s", MakeTensor<float>({1, 1}, {1})},
+                   {"p", MakeTensor<std::int64_t>({1, 1}, {0})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 1, 2}, {-2, 1}));
+}
+
+// ---------------------------------------------------------------------------------
+// Recurrent networks: one hidden unit, every weight equal, two steps.
+
+float Sig(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+TEST(LstmKernel, MatchesTheGateEquationsInBothDirections) {
+  const float w = 0.5f, r = -0.3f;
+  auto step = [&](float x, float h, float c, float& h_out, float& c_out) {
+    const float pre = w * x + r * h;
+    const float i = Sig(pre), f = Sig(pre), o = Sig(pre), g = std::tanh(pre);
+    c_out = f * c + i * g;
+    h_out = o * std::tanh(c_out);
+  };
+  float h1, c1, h2, c2, rh1, rc1, rh2, rc2;
+  step(1, 0, 0, h1, c1);
+  step(2, h1, c1, h2, c2);
+  step(2, 0, 0, rh1, rc1);  // reverse: x = 2 first
+  step(1, rh1, rc1, rh2, rc2);
+  auto out = RunText(Model(14, "(float[2,1,1] x, float[2,4,1] w, float[2,4,1] r) => (float[2,2,1,1] y, float[2,1,1] yh, float[2,1,1] yc)",
+                           "y, yh, yc = LSTM <hidden_size = 1, direction = \"bidirectional\"> (x, w, r)"),
+                     {{"x", MakeTensor<float>({2, 1, 1}, {1, 2})},
+                      {"w", MakeTensor<float>({2, 4, 1}, std::vector<float>(8, w))},
+                      {"r", MakeTensor<float>({2, 4, 1}, std::vector<float>(8, r))}});
+  EXPECT_TENSOR(Out(out, "y"), MakeTensor<float>({2, 2, 1, 1}, {h1, rh2, h2, rh1}));
+  EXPECT_TENSOR(Out(out, "yh"), MakeTensor<float>({2, 1, 1}, {h2, rh2}));
+  EXPECT_TENSOR(Out(out, "yc"), MakeTensor<float>({2, 1, 1}, {c2, rc2}));
+}
+
+TEST(GruKernel, MatchesTheGateEquations) {
+  const float w = 0.4f, r = 0.2f;
+  for (int lbr = 0; lbr < 2; ++lbr) {
+    auto step = [&](float x, float h) {
+      const float z = Sig(w * x + r * h), rr = Sig(w * x + r * h);
+      const float hh = lbr ? std::tanh(w * x + rr * (r * h)) : std::tanh(w * x + r * (rr * h));
+      return (1 - z) * hh + z * h;
+    };
+    const float h1 = step(1, 0), h2 = step(-2, h1);
+    auto out = RunText(Model(14, "(float[2,1,1] x, float[1,3,1] w, float[1,3,1] r) => (float[2,1,1,1] y, float[1,1,1] yh)",
+                             "y, yh = GRU <hidden_size = 1, linear_before_reset = " + std::to_string(lbr) + "> (x, w, r)"),
+                       {{"x", MakeTensor<float>({2, 1, 1}, {1, -2})},
+                        {"w", MakeTensor<float>({1, 3, 1}, {w, w, w})},
+                        {"r", MakeTensor<float>({1, 3, 1}, {r, r, r})}});
+    EXPECT_TENSOR(Out(out, "y"), MakeTensor<float>({2, 1, 1, 1}, {h1, h2}));
+    EXPECT_TENSOR(Out(out, "yh"), MakeTensor<float>({1, 1, 1}, {h2}));
+  }
+}
+
+TEST(RnnKernel, AppliesTanhByDefault) {
+  auto y = RunOne(Model(14, "(float[1,1,1] x, float[1,1,1] w, float[1,1,1] r, float[1,2] b) => (float[1,1,1,1] y)",
+                        "y = RNN <hidden_size = 1> (x, w, r, b)"),
+                  {{"x", MakeTensor<float>({1, 1, 1}, {1})},
+                   {"w", MakeTensor<float>({1, 1, 1}, {0.5f})},
+                   {"r", MakeTensor<float>({1, 1, 1}, {3})},
+                   {"b", MakeTensor<float>({1, 2}, {0.25f, 0.25f})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 1, 1}, {std::tanh(1.0f)}));
+}
+
+// Large shapes go through the blocked GEMM; sampled entries are checked against dot products.
+TEST(MatMulKernel, RunsLargeShapes) {
+  const std::int64_t M = 64, K = 2048, N = 2048;
+  auto a = RandomValues(M * K, 41), b = RandomValues(K * N, 42);
+  auto y = RunOne(Model(13, "(float[64,2048] a, float[2048,2048] b) => (float[64,2048] y)", "y = MatMul (a, b)"),
+                  {{"a", MakeTensor<float>({M, K}, a)}, {"b", MakeTensor<float>({K, N}, b)}});
+  const float* p = y.Data<float>();
+  for (std::int64_t i = 0; i < M; i += 13)
+    for (std::int64_t j = 0; j < N; j += 97) {
+      double s = 0;
+      for (std::int64_t k = 0; k < K; ++k) s += static_cast<double>(a[i * K + k]) * b[k * N + j];
+      EXPECT_NEAR(p[i * N + j], s, 1e-3) << i << "," << j;
+    }
+}
+
+TEST(ConvKernel, RunsLargeShapes) {
+  const ConvCase c{{1, 32, 64, 64}, {32, 32, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  auto x = RandomValues(Numel(c.x), 51), w = RandomValues(Numel(c.w), 52), b = RandomValues(32, 53);
+  Shape out_shape;
+  auto ref = NaiveConv2d(x, w, b, c, out_shape);
+  auto y = RunOne(Model(11, "(float[1,32,64,64] x, float[32,32,3,3] w, float[32] b) => (float[1,32,64,64] y)",
+                        "y = Conv <pads = [1, 1, 1, 1]> (x, w, b)"),
+                  {{"x", MakeTensor<float>(c.x, x)}, {"w", MakeTensor<float>(c.w, w)}, {"b", MakeTensor<float>({32}, b)}});
+  EXPECT_TRUE(SameTensor(y, MakeTensor<float>(out_shape, ref), 1e-4, 1e-4));
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

@@ -1,1 +1,324 @@
+#include <cmath>
+
 #include <gtest/gtest.h>
+
+#include "onnx_core/common/error.h"
+#include "tests/onnx_extensions/kernels/kernel_test_util.h"
+
+namespace onnxopt::testing {
+namespace {
+
+Tensor Out(const core::eval::ValueMap& out, const char* name) { return std::get<Tensor>(out.at(name)); }
+
+Tensor Iota(std::vector<std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  std::vector<float> v;
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(static_cast<float>(i));
+  return MakeTensor<float>(std::move(shape), v);
+}
+
+using I64 = std::vector<std::int64_t>;
+
+TEST(TensorKernels, ShapeWithStartEndAndSize) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 15]>
+    g (float[2,3,4] x) => (int64[3] s, int64[1] t, int64 n) {
+      s = Shape (x)
+      t = Shape <start = -2, end = -1> (x)
+      n = Size (x)
+    })ONNX",
+                     {{"x", Iota({2, 3, 4})}});
+  EXPECT_TENSOR(Out(out, "s"), MakeTensor<std::int64_t>({3}, {2, 3, 4}));
+  EXPECT_TENSOR(Out(out, "t"), MakeTensor<std::int64_t>({1}, {3}));
+  EXPECT_TENSOR(Out(out, "n"), MakeScalar<std::int64_t>(24));
+}
+
+TEST(TensorKernels, ReshapeCopiesZeroAndInfersMinusOne) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[2,3,4] x, int64[2] s) => (float[2,12] y) { y = Reshape (x, s) })ONNX",
+                  {{"x", Iota({2, 3, 4})}, {"s", MakeTensor<std::int64_t>({2}, {0, -1})}});
+  EXPECT_EQ(y.shape(), (I64{2, 12}));
+}
+
+TEST(TensorKernels, SqueezeAndUnsqueezeAttributeAndInputForms) {
+  auto a = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 11]>
+    g (float[1,3,1] x) => (float[3] y) { t = Squeeze <axes = [0, -1]> (x)  y = Identity (t) })ONNX",
+                  {{"x", Iota({1, 3, 1})}});
+  EXPECT_EQ(a.shape(), (I64{3}));
+  auto b = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[3] x, int64[2] axes) => (float[1,3,1] y) { y = Unsqueeze (x, axes) })ONNX",
+                  {{"x", Iota({3})}, {"axes", MakeTensor<std::int64_t>({2}, {0, -1})}});
+  EXPECT_EQ(b.shape(), (I64{1, 3, 1}));
+}
+
+TEST(TensorKernels, TransposeAndFlatten) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x) => (float[3,2] t, float[6,1] f) {
+      t = Transpose <perm = [1, 0]> (x)
+      f = Flatten <axis = -0> (x)
+    })ONNX",
+                     {{"x", Iota({2, 3})}});
+  EXPECT_TENSOR(Out(out, "t"), MakeTensor<float>({3, 2}, {0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(Out(out, "f").shape(), (I64{1, 6}));
+}
+
+TEST(TensorKernels, ExpandTileConcat) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,1] x, int64[2] s, int64[2] r) => (float[2,3] e, float[4,2] t, float[2,2] c) {
+      e = Expand (x, s)
+      t = Tile (x, r)
+      c = Concat <axis = -1> (x, x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({2, 1}, {1, 2})},
+                      {"s", MakeTensor<std::int64_t>({2}, {1, 3})},
+                      {"r", MakeTensor<std::int64_t>({2}, {2, 2})}});
+  EXPECT_TENSOR(Out(out, "e"), MakeTensor<float>({2, 3}, {1, 1, 1, 2, 2, 2}));
+  EXPECT_TENSOR(Out(out, "t"), MakeTensor<float>({4, 2}, {1, 1, 2, 2, 1, 1, 2, 2}));
+  EXPECT_TENSOR(Out(out, "c"), MakeTensor<float>({2, 2}, {1, 1, 2, 2}));
+}
+
+TEST(TensorKernels, SplitFormsByVersion) {
+  auto a = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 11]>
+    g (float[5] x) => (float[2] p, float[3] q) { p, q = Split <split = [2, 3]> (x) })ONNX",
+                   {{"x", Iota({5})}});
+  EXPECT_TENSOR(Out(a, "q"), MakeTensor<float>({3}, {2, 3, 4}));
+  auto b = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5] x) => (float[2] p, float[2] q, float[1] r) { p, q, r = Split <num_outputs = 3> (x) })ONNX",
+                   {{"x", Iota({5})}});
+  EXPECT_TENSOR(Out(b, "r"), MakeTensor<float>({1}, {4}));
+}
+
+TEST(TensorKernels, SliceNegativeStepsAndClamping) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,4] x, int64[2] st, int64[2] en, int64[2] ax, int64[2] sp) => (float[1,2] y) {
+      y = Slice (x, st, en, ax, sp)
+    })ONNX",
+                  {{"x", Iota({2, 4})},
+                   {"st", MakeTensor<std::int64_t>({2}, {-1, 1000})},
+                   {"en", MakeTensor<std::int64_t>({2}, {-1000, 0})},
+                   {"ax", MakeTensor<std::int64_t>({2}, {0, 1})},
+                   {"sp", MakeTensor<std::int64_t>({2}, {-2, -2})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2}, {7, 5}));
+  auto a = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[2,4] x) => (float[1,2] y) { y = Slice <starts = [1, 1], ends = [2, 3]> (x) })ONNX",
+                  {{"x", Iota({2, 4})}});
+  EXPECT_TENSOR(a, MakeTensor<float>({1, 2}, {5, 6}));
+}
+
+TEST(TensorKernels, PadModes) {
+  const char* text = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 19]>
+    g (float[3] x, int64[2] p) => (float[6] c, float[6] r, float[6] e, float[6] w) {
+      c = Pad (x, p)
+      r = Pad <mode = "reflect"> (x, p)
+      e = Pad <mode = "edge"> (x, p)
+      w = Pad <mode = "wrap"> (x, p)
+    })ONNX";
+  auto out = RunText(text, {{"x", MakeTensor<float>({3}, {1, 2, 3})}, {"p", MakeTensor<std::int64_t>({2}, {2, 1})}});
+  EXPECT_TENSOR(Out(out, "c"), MakeTensor<float>({6}, {0, 0, 1, 2, 3, 0}));
+  EXPECT_TENSOR(Out(out, "r"), MakeTensor<float>({6}, {3, 2, 1, 2, 3, 2}));
+  EXPECT_TENSOR(Out(out, "e"), MakeTensor<float>({6}, {1, 1, 1, 2, 3, 3}));
+  EXPECT_TENSOR(Out(out, "w"), MakeTensor<float>({6}, {2, 3, 1, 2, 3, 1}));
+  auto old = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 2]>
+    g (float[3] x) => (float[4] y) { y = Pad <pads = [1, 0], value = 5.0> (x) })ONNX",
+                    {{"x", MakeTensor<float>({3}, {1, 2, 3})}});
+  EXPECT_TENSOR(old, MakeTensor<float>({4}, {5, 1, 2, 3}));
+}
+
+TEST(TensorKernels, GatherFamily) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[2] i, int64[2,2] ie, int64[2,2] nd) => (float[2,2] g, float[2,2] ge, float[2] gn) {
+      g = Gather <axis = 1> (x, i)
+      ge = GatherElements <axis = 1> (x, ie)
+      gn = GatherND (x, nd)
+    })ONNX",
+                     {{"x", Iota({2, 3})},
+                      {"i", MakeTensor<std::int64_t>({2}, {-1, 0})},
+                      {"ie", MakeTensor<std::int64_t>({2, 2}, {0, 0, 2, 1})},
+                      {"nd", MakeTensor<std::int64_t>({2, 2}, {0, 1, 1, 2})}});
+  EXPECT_TENSOR(Out(out, "g"), MakeTensor<float>({2, 2}, {2, 0, 5, 3}));
+  EXPECT_TENSOR(Out(out, "ge"), MakeTensor<float>({2, 2}, {0, 0, 5, 4}));
+  EXPECT_TENSOR(Out(out, "gn"), MakeTensor<float>({2}, {1, 5}));
+}
+
+TEST(TensorKernels, GatherIndexOutOfRangeIsModelError) {
+  EXPECT_THROW(RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[3] x, int64[1] i) => (float[1] y) { y = Gather (x, i) })ONNX",
+                      {{"x", Iota({3})}, {"i", MakeTensor<std::int64_t>({1}, {3})}}),
+               ModelError);
+}
+
+TEST(TensorKernels, ScatterWithReduction) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] x, int64[2,1] i, float[2] u, int64[2] ie) => (float[4] s, float[4] e) {
+      s = ScatterND <reduction = "add"> (x, i, u)
+      e = ScatterElements <reduction = "mul"> (x, ie, u)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1, 2, 3, 4})},
+                      {"i", MakeTensor<std::int64_t>({2, 1}, {1, 1})},
+                      {"u", MakeTensor<float>({2}, {10, 20})},
+                      {"ie", MakeTensor<std::int64_t>({2}, {0, -1})}});
+  EXPECT_TENSOR(Out(out, "s"), MakeTensor<float>({4}, {1, 32, 3, 4}));
+  EXPECT_TENSOR(Out(out, "e"), MakeTensor<float>({4}, {10, 2, 3, 80}));
+}
+
+TEST(TensorKernels, RangeConstantOfShapeTrilu) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int32 a, int32 b, int32 d, int64[2] s) => (int32[3] r, int64[2,2] c, float[2,3] t) {
+      r = Range (a, b, d)
+      c = ConstantOfShape <value = int64[1] {7}> (s)
+      s3 = Constant <value = int64[2] {2, 3}> ()
+      z = ConstantOfShape <value = float[1] {1.0}> (s3)
+      t = Trilu <upper = 0> (z)
+    })ONNX",
+                     {{"a", MakeScalar<std::int32_t>(10)},
+                      {"b", MakeScalar<std::int32_t>(4)},
+                      {"d", MakeScalar<std::int32_t>(-2)},
+                      {"s", MakeTensor<std::int64_t>({2}, {2, 2})}});
+  EXPECT_TENSOR(Out(out, "r"), MakeTensor<std::int32_t>({3}, {10, 8, 6}));
+  EXPECT_TENSOR(Out(out, "c"), MakeTensor<std::int64_t>({2, 2}, {7, 7, 7, 7}));
+  EXPECT_TENSOR(Out(out, "t"), MakeTensor<float>({2, 3}, {1, 0, 0, 1, 1, 0}));
+}
+
+TEST(TensorKernels, CumSumOneHotNonZero) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[4] x, int32 ax, int64[2] i, int64 depth, float[2] v) => (float[4] c, float[2,3] o, int64[1,3] n) {
+      c = CumSum <exclusive = 1, reverse = 1> (x, ax)
+      o = OneHot (i, depth, v)
+      n = NonZero (x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {1, 0, 2, 3})},
+                      {"ax", MakeScalar<std::int32_t>(0)},
+                      {"i", MakeTensor<std::int64_t>({2}, {1, -1})},
+                      {"depth", MakeScalar<std::int64_t>(3)},
+                      {"v", MakeTensor<float>({2}, {0, 5})}});
+  EXPECT_TENSOR(Out(out, "c"), MakeTensor<float>({4}, {5, 5, 3, 0}));
+  EXPECT_TENSOR(Out(out, "o"), MakeTensor<float>({2, 3}, {0, 5, 0, 0, 0, 5}));
+  EXPECT_TENSOR(Out(out, "n"), MakeTensor<std::int64_t>({1, 3}, {0, 2, 3}));
+}
+
+TEST(TensorKernels, TopKIsStableOnTiesAndArgMaxSelectsLast) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[5] x, int64[1] k) => (float[3] v, int64[3] i, int64 a, int64[1] b) {
+      v, i = TopK (x, k)
+      a = ArgMax <keepdims = 0, select_last_index = 1> (x)
+      b = ArgMin (x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({5}, {1, 3, 3, 0, 2})}, {"k", MakeTensor<std::int64_t>({1}, {3})}});
+  EXPECT_TENSOR(Out(out, "v"), MakeTensor<float>({3}, {3, 3, 2}));
+  EXPECT_TENSOR(Out(out, "i"), MakeTensor<std::int64_t>({3}, {1, 2, 4}));
+  EXPECT_TENSOR(Out(out, "a"), MakeScalar<std::int64_t>(2));
+  EXPECT_TENSOR(Out(out, "b"), MakeTensor<std::int64_t>({1}, {3}));
+}
+
+TEST(TensorKernels, ReductionsAxesAttributeVersusInput) {
+  auto a = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[1] ax) => (float[2,1] s, float[3] m, float[1,1] l) {
+      s = ReduceSum (x, ax)
+      m = ReduceMax <axes = [0], keepdims = 0> (x)
+      l = ReduceL2 (x)
+    })ONNX",
+                   {{"x", Iota({2, 3})}, {"ax", MakeTensor<std::int64_t>({1}, {-1})}});
+  EXPECT_TENSOR(Out(a, "s"), MakeTensor<float>({2, 1}, {3, 12}));
+  EXPECT_TENSOR(Out(a, "m"), MakeTensor<float>({3}, {3, 4, 5}));
+  EXPECT_TENSOR(Out(a, "l"), MakeTensor<float>({1, 1}, {std::sqrt(55.0f)}));
+  auto b = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x, int64[1] ax, int64[0] none) => (float[3] p, float[2,3] n) {
+      p = ReduceMean <keepdims = 0> (x, ax)
+      n = ReduceLogSumExp <noop_with_empty_axes = 1> (x, none)
+    })ONNX",
+                   {{"x", Iota({2, 3})}, {"ax", MakeTensor<std::int64_t>({1}, {0})}, {"none", MakeTensor<std::int64_t>({0}, {})}});
+  EXPECT_TENSOR(Out(b, "p"), MakeTensor<float>({3}, {1.5f, 2.5f, 3.5f}));
+  EXPECT_TENSOR(Out(b, "n"), Iota({2, 3}));
+}
+
+TEST(TensorKernels, DepthToSpaceAndBack) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1,4,1,1] x) => (float[1,1,2,2] d, float[1,4,1,1] s, float[1,1,2,2] c) {
+      d = DepthToSpace <blocksize = 2> (x)
+      s = SpaceToDepth <blocksize = 2> (d)
+      c = DepthToSpace <blocksize = 2, mode = "CRD"> (x)
+    })ONNX",
+                     {{"x", Iota({1, 4, 1, 1})}});
+  EXPECT_TENSOR(Out(out, "d"), MakeTensor<float>({1, 1, 2, 2}, {0, 1, 2, 3}));
+  EXPECT_TENSOR(Out(out, "s"), Iota({1, 4, 1, 1}));
+  EXPECT_TENSOR(Out(out, "c"), MakeTensor<float>({1, 1, 2, 2}, {0, 1, 2, 3}));
+}
+
+TEST(TensorKernels, EyeLikeAndCompress) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x, bool[2] c) => (int32[2,3] e, float[2,2] k) {
+      e = EyeLike <k = 1, dtype = 6> (x)
+      k = Compress <axis = 1> (x, c)
+    })ONNX",
+                     {{"x", Iota({2, 3})}, {"c", MakeTensor<bool>({2}, {false, true})}});
+  EXPECT_TENSOR(Out(out, "e"), MakeTensor<std::int32_t>({2, 3}, {0, 1, 0, 0, 0, 1}));
+  EXPECT_TENSOR(Out(out, "k"), MakeTensor<float>({2, 1}, {1, 4}));
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
+
+namespace onnxopt::testing {
+namespace {
+
+TEST(TensorKernels, PadWithAxesInput) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,2] x, int64[2] p, float v, int64[1] ax) => (float[2,3] y) { y = Pad (x, p, v, ax) })ONNX",
+                  {{"x", MakeTensor<float>({2, 2}, {1, 2, 3, 4})},
+                   {"p", MakeTensor<std::int64_t>({2}, {0, 1})},
+                   {"v", MakeScalar<float>(9)},
+                   {"ax", MakeTensor<std::int64_t>({1}, {-1})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 3}, {1, 2, 9, 3, 4, 9}));
+}
+
+TEST(TensorKernels, ReshapeAllowZeroKeepsZeroDims) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (float[0,3] x, int64[2] s) => (float[3,0] y) { y = Reshape <allowzero = 1> (x, s) })ONNX",
+                  {{"x", MakeTensor<float>({0, 3}, {})}, {"s", MakeTensor<std::int64_t>({2}, {3, 0})}});
+  EXPECT_EQ(y.shape(), (std::vector<std::int64_t>{3, 0}));
+}
+
+TEST(TensorKernels, InvalidShapesAreModelErrors) {
+  EXPECT_THROW(RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[1] a) => (float[] y) { y = Squeeze (x, a) })ONNX",
+                      {{"x", Iota({2, 3})}, {"a", MakeTensor<std::int64_t>({1}, {0})}}),
+               ModelError);
+  EXPECT_THROW(RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x, float[3,2] z) => (float[] y) { y = Concat <axis = 0> (x, z) })ONNX",
+                      {{"x", Iota({2, 3})}, {"z", Iota({3, 2})}}),
+               ModelError);
+  EXPECT_THROW(RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2,3] x, int64[2] s) => (float[] y) { y = Expand (x, s) })ONNX",
+                      {{"x", Iota({2, 3})}, {"s", MakeTensor<std::int64_t>({2}, {2, 4})}}),
+               ModelError);
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
