@@ -17,6 +17,7 @@ enum ExitCode : int {
   kUsage = 1,         // bad command line
   kInvalidInput = 2,  // the model is invalid, or a file cannot be read or written
   kInternal = 3,      // a bug in onnxopt
+  kMismatch = 5,      // onnxopt verify: the two models' outputs differ
 };
 
 // A command-line mistake; reported with the subcommand's usage line.
@@ -55,6 +56,8 @@ struct Command {
 
 Command InfoCommand();
 Command OptimizeCommand();
+Command RunCommand();
+Command VerifyCommand();
 
 // Runs `body`, turning exceptions into a message on stderr and an exit code.
 int RunReportingErrors(const std::string& command, const std::string& usage,

@@ -1,14 +1,17 @@
 // `onnxopt optimize MODEL -o OUT`: load, optimize, save.
 //
-// Until the pattern engine exists (issue #5), optimizing means the builder's cleanup
-// passes: identity removal, dead code, common subexpressions, duplicate initializers.
+// Until the pattern engine exists (issue #5), optimizing means constant folding (with
+// the default selection) and the builder's cleanup passes: identity removal, dead code,
+// common subexpressions, duplicate initializers.
 
 #include <chrono>
 #include <iomanip>
+#include <optional>
 #include <iostream>
 #include <set>
 
 #include "onnx_core/builder/cleanup.h"
+#include "onnx_core/builder/constant_folding.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/ir/model_io.h"
 #include "tools/onnxopt/cli.h"
@@ -29,10 +32,12 @@ left as it was and no partial file remains.
 options:
   -o, --output PATH               where to save the optimized model (required)
   --patterns default|none         rewrite patterns to apply (default: default). No
-                                  pattern is registered yet, so both run only the
-                                  cleanup passes: identity removal, dead code
-                                  elimination, common subexpressions and duplicate
-                                  initializers.
+                                  pattern is registered yet: default folds constants
+                                  (nodes whose inputs are all constant, outputs of at
+                                  most 1 MiB) and runs the cleanup passes; none runs
+                                  only the cleanup passes (identity removal, dead code
+                                  elimination, common subexpressions, duplicate
+                                  initializers).
   --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
                                   M, G) to OUTPUT.data next to OUTPUT. Models larger
                                   than 2 GiB always use external data.
@@ -84,6 +89,12 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   if (!quiet) CountGraph(model.graph(), before_ops, before_initializers);
 
   core::builder::GraphBuilder builder(std::move(model));
+  std::optional<core::builder::FoldResult> folding;
+  if (patterns == "default") {
+    // Shapes let Shape and Size of statically shaped values fold.
+    builder.InferShapes();
+    folding = core::builder::FoldConstants(builder);
+  }
   auto cleanups = core::builder::RunCleanupPasses(builder);
   ModelProto optimized = std::move(builder).TakeModel();
   core::ir::SaveModel(optimized, *output, save_options);
@@ -91,6 +102,9 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
 
   if (!quiet) {
     PrintSummary(before_ops, before_initializers, optimized.graph(), seconds);
+    if (folding)
+      std::cout << "  FoldConstants: folded " << folding->folded_nodes << " nodes, skipped " << folding->skipped.size()
+                << " all-constant nodes\n";
     for (const auto& cleanup : cleanups) std::cout << "  " << cleanup.ToString() << "\n";
     std::cout << "saved " << *output << "\n";
   }

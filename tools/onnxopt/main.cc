@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tools/onnxopt/cli.h"
 
@@ -16,7 +17,8 @@ void PrintHelp(const std::vector<onnxopt::cli::Command>& commands) {
   for (const auto& command : commands)
     std::cout << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary << "\n";
   std::cout << "\n'onnxopt COMMAND --help' describes a command.\n"
-               "Exit codes: 0 success, 1 usage error, 2 invalid model or unreadable/unwritable file, 3 internal error.\n";
+               "Exit codes: 0 success, 1 usage error, 2 invalid model or unreadable/unwritable file, 3 internal error,\n"
+               "5 (verify) the models' outputs differ.\n";
 }
 
 }  // namespace
@@ -24,13 +26,16 @@ void PrintHelp(const std::vector<onnxopt::cli::Command>& commands) {
 int main(int argc, char** argv) {
   try {
     onnxopt::onnx_shapes::RegisterShapeFunctions();
+    onnxopt::onnx_kernels::RegisterKernels();
   } catch (const std::exception& error) {
     std::cerr << "onnxopt: internal error: " << error.what()
               << "\nThis is a bug in onnxopt; please report it.\n";
     return onnxopt::cli::kInternal;
   }
   const std::vector<onnxopt::cli::Command> commands = {onnxopt::cli::InfoCommand(),
-                                                       onnxopt::cli::OptimizeCommand()};
+                                                       onnxopt::cli::OptimizeCommand(),
+                                                       onnxopt::cli::RunCommand(),
+                                                       onnxopt::cli::VerifyCommand()};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintHelp(commands);
