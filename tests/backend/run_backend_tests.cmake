@@ -1,0 +1,9 @@
+# ctest driver: generate the backend test data if needed, then run the evaluator on it.
+execute_process(COMMAND ${GENERATE} ${DATA} RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "generate_backend_tests.sh failed (${status})")
+endif()
+execute_process(COMMAND ${RUNNER} ${DATA}/node RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "run_backend_tests: fewer than 95% of the tests of implemented operators pass (${status})")
+endif()
