@@ -210,22 +210,28 @@ std::optional<TensorProto> ConstantAttributeValue(const AttributeProto& attr) {
   if (!attr.ref_attr_name().empty()) return std::nullopt;
   if (name == "value" && attr.type() == A::TENSOR) return attr.t();
   if (name == "sparse_value" && attr.type() == A::SPARSE_TENSOR) return Densify(attr.sparse_tensor());
-  if (name == "value_float" && attr.type() == A::FLOAT) {
+  // The scalar and list forms take their element type from the attribute's declared
+  // type, not from its name: some exporters write value_float with type INT, and
+  // onnxruntime then produces an int64 constant. Following the declared type computes
+  // what the runtime computes.
+  const bool scalar_form = name == "value_float" || name == "value_int";
+  const bool list_form = name == "value_floats" || name == "value_ints";
+  if (scalar_form && attr.type() == A::FLOAT) {
     TensorProto tensor = ScalarOrVector(TensorProto::FLOAT, std::nullopt);
     tensor.add_float_data(attr.f());
     return tensor;
   }
-  if (name == "value_floats" && attr.type() == A::FLOATS) {
+  if (list_form && attr.type() == A::FLOATS) {
     TensorProto tensor = ScalarOrVector(TensorProto::FLOAT, attr.floats_size());
     *tensor.mutable_float_data() = attr.floats();
     return tensor;
   }
-  if (name == "value_int" && attr.type() == A::INT) {
+  if (scalar_form && attr.type() == A::INT) {
     TensorProto tensor = ScalarOrVector(TensorProto::INT64, std::nullopt);
     tensor.add_int64_data(attr.i());
     return tensor;
   }
-  if (name == "value_ints" && attr.type() == A::INTS) {
+  if (list_form && attr.type() == A::INTS) {
     TensorProto tensor = ScalarOrVector(TensorProto::INT64, attr.ints_size());
     *tensor.mutable_int64_data() = attr.ints();
     return tensor;

@@ -391,7 +391,16 @@ TEST(ConstantNodeValue, RejectsNodesThatAreNoValidConstant) {
   reference.mutable_attribute(0)->set_ref_attr_name("outer");
   EXPECT_FALSE(GraphBuilder::ConstantNodeValue(reference));
 
-  NodeProto wrong_type = ConstantNode("value_int = 1");
+  // value_float declared as INT (an exporter bug onnxruntime accepts): the declared type
+  // decides, as in onnxruntime, which produces an int64 scalar.
+  NodeProto int_named_float = ConstantNode("value_int = 1");
+  int_named_float.mutable_attribute(0)->set_name("value_float");
+  auto int_value = GraphBuilder::ConstantNodeValue(int_named_float);
+  ASSERT_TRUE(int_value);
+  EXPECT_EQ(int_value->data_type(), TensorProto::INT64);
+  EXPECT_EQ(int_value->dims_size(), 0);
+
+  NodeProto wrong_type = ConstantNode("value_string = \"a\"");
   wrong_type.mutable_attribute(0)->set_name("value_float");
   EXPECT_FALSE(GraphBuilder::ConstantNodeValue(wrong_type));
 
