@@ -25,6 +25,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { mulberry32 } = require('../ort/prng');
+const { floatToHalfBits, halfBitsToFloat } = require('../ort/float16');
 
 function fail(code, message) {
   const err = new Error(message);
@@ -62,42 +63,6 @@ function parseArgs(argv) {
   }
   if (opts.positional.length !== 2) fail(2, 'usage: compare_with_ort.js ONNXOPT_EXE MODEL [options]');
   return opts;
-}
-
-// --- float16 ----------------------------------------------------------------------
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-function floatToHalfBits(value) {
-  f32[0] = value;
-  const x = u32[0];
-  const sign = (x >>> 16) & 0x8000;
-  const exp = (x >>> 23) & 0xff;
-  let mant = x & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    let half = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (rem > halfway || (rem === halfway && (half & 1))) half += 1;
-    return sign | half;
-  }
-  let half = (e << 10) | (mant >>> 13);
-  const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (half & 1))) half += 1;
-  return sign | half;
-}
-function halfBitsToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >>> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
 // --- .npy -------------------------------------------------------------------------
