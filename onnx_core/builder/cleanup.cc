@@ -1,16 +1,16 @@
 #include "onnx_core/builder/cleanup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
+#include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::builder {
@@ -36,6 +36,8 @@ class RenameChain {
     for (auto it = map_.find(*current); it != map_.end(); it = map_.find(*current)) current = &it->second;
     return *current;
   }
+
+  bool Empty() const { return map_.empty(); }
 
   void Apply(std::string& name) const {
     if (map_.contains(name)) name = Resolve(name);
@@ -85,17 +87,20 @@ std::size_t RemoveNodes(GraphBuilder& builder, const std::unordered_set<const No
 // Runs `pass` on the graphs nested in `builder` (innermost first), then on `builder`:
 // cleaning a nested graph first may drop its reads of outer values, which the enclosing
 // graph then no longer keeps alive.
-void Recurse(GraphBuilder& builder, CleanupResult& result,
-             const std::function<void(GraphBuilder&, CleanupResult&)>& pass) {
+using Pass = std::function<void(GraphBuilder&, CleanupScope, CleanupResult&)>;
+
+void Recurse(GraphBuilder& builder, CleanupResult& result, const Pass& pass) {
   for (GraphBuilder* nested : builder.Subgraphs()) Recurse(*nested, result, pass);
-  pass(builder, result);
+  pass(builder, CleanupScope::kNestedGraphs, result);
 }
 
-CleanupResult RunPass(std::string name, GraphBuilder& builder,
-                      const std::function<void(GraphBuilder&, CleanupResult&)>& pass) {
+CleanupResult RunPass(std::string name, GraphBuilder& builder, CleanupScope scope, const Pass& pass) {
   CleanupResult result;
   result.pass = std::move(name);
-  Recurse(builder, result, pass);
+  if (scope == CleanupScope::kNestedGraphs)
+    Recurse(builder, result, pass);
+  else
+    pass(builder, scope, result);
   return result;
 }
 
@@ -112,9 +117,16 @@ struct Slot {
   int output;
 };
 
-void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupResult& result) {
+void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
+  // Most calls find nothing to do: a scan of op types is much cheaper than the walk below.
+  NameSet identity_inputs;
+  for (const NodeProto& node : builder.Nodes())
+    if (IsPlainIdentity(node)) identity_inputs.insert(node.input(0));
+  if (identity_inputs.empty()) return;
+
   const NameSet outputs = OutputNames(builder);
-  std::unordered_map<std::string, Slot> producers;  // outputs of the nodes seen so far
+  // Producers of the values identities read (only those can take over a graph output).
+  std::unordered_map<std::string, Slot> producers;
   std::unordered_set<const NodeProto*> dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
@@ -132,15 +144,16 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupResult& result) {
       if (producer != producers.end() && !outputs.contains(x)) {
         Slot slot = producer->second;
         slot.node->set_output(slot.output, y);
+        result.redefined_nodes.push_back(slot.node);
         producers.erase(producer);
-        producers.emplace(y, slot);
+        if (identity_inputs.contains(y)) producers.emplace(y, slot);
         renames.Add(x, y);
         dead.insert(&node);
         continue;
       }
     }
     for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty()) producers.emplace(node.output(i), Slot{&node, i});
+      if (identity_inputs.contains(node.output(i))) producers.emplace(node.output(i), Slot{&node, i});
   }
   result.removed_nodes += RemoveNodes(builder, dead);
   Commit(builder, renames, result);
@@ -148,8 +161,12 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupResult& result) {
 
 // --- Unused nodes --------------------------------------------------------------------
 
-void RemoveUnusedInGraph(GraphBuilder& builder, CleanupResult& result) {
-  NameSet live = OutputNames(builder);
+void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
+  // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
+  std::unordered_set<std::string_view> live;
+  live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
+  for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
+  std::deque<std::set<std::string>> nested_reads;
   std::unordered_set<const NodeProto*> dead;
   const auto& nodes = builder.Nodes();
   for (int i = nodes.size() - 1; i >= 0; --i) {
@@ -163,9 +180,8 @@ void RemoveUnusedInGraph(GraphBuilder& builder, CleanupResult& result) {
     for (const std::string& input : node.input())
       if (!input.empty()) live.insert(input);
     if (!HasSubgraph(node)) continue;
-    for (const std::string& name : SubgraphReads(node)) live.insert(name);
+    for (const std::string& name : nested_reads.emplace_back(SubgraphReads(node))) live.insert(name);
   }
-  result.removed_nodes += RemoveNodes(builder, dead);
 
   // An initializer that is also a graph input is a default the caller may override:
   // part of the interface, kept even when unused.
@@ -173,8 +189,11 @@ void RemoveUnusedInGraph(GraphBuilder& builder, CleanupResult& result) {
   auto needed = [&](const std::string& name) { return live.contains(name) || inputs.contains(name); };
   result.removed_initializers +=
       KeepIf(builder.Initializers(), [&](const TensorProto& init) { return needed(init.name()); });
-  result.removed_initializers += KeepIf(*builder.Graph().mutable_sparse_initializer(),
-                                        [&](const SparseTensorProto& init) { return needed(init.values().name()); });
+  if (scope == CleanupScope::kNestedGraphs)
+    result.removed_initializers += KeepIf(*builder.Graph().mutable_sparse_initializer(),
+                                          [&](const SparseTensorProto& init) { return needed(init.values().name()); });
+  // Last: `live` views the names of the nodes that stay only.
+  result.removed_nodes += RemoveNodes(builder, dead);
 }
 
 // --- Duplicate nodes -----------------------------------------------------------------
@@ -196,22 +215,6 @@ bool IsMergeable(const NodeProto& node) {
          !HasSubgraph(node);
 }
 
-void AppendField(std::string& key, std::string_view field) {
-  key += std::to_string(field.size());
-  key += ':';
-  key += field;
-}
-
-std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
-
 // NodeProto.overload (field 8, IR 10) is newer than the onnx 1.12 classes and survives as
 // an unknown field: two calls differing only by overload are different computations.
 std::string_view Overload(const NodeProto& node) {
@@ -224,21 +227,77 @@ std::string_view Overload(const NodeProto& node) {
   return {};
 }
 
-// Everything that determines what a node computes; names, doc strings and metadata do not.
-std::string ComputationKey(const NodeProto& node) {
-  std::string key;
-  AppendField(key, IsOnnxDomain(node.domain()) ? "" : node.domain());
-  AppendField(key, node.op_type());
-  AppendField(key, Overload(node));
-  AppendField(key, std::to_string(node.input_size()));
-  for (const std::string& input : node.input()) AppendField(key, input);
-  AppendField(key, std::to_string(node.output_size()));
+void Mix(std::size_t& hash, std::size_t value) { hash = (hash ^ value) * 0x100000001b3ULL; }
+
+std::size_t HashOf(std::string_view text) { return std::hash<std::string_view>{}(text); }
+
+// Hashes the fields that usually tell attributes apart; equal attributes hash equally.
+std::size_t AttributeHash(const AttributeProto& attr) {
+  std::size_t hash = HashOf(attr.name());
+  Mix(hash, static_cast<std::size_t>(attr.type()));
+  Mix(hash, static_cast<std::size_t>(attr.i()));
+  Mix(hash, std::hash<float>{}(attr.f()));
+  Mix(hash, HashOf(attr.s()));
+  for (std::int64_t value : attr.ints()) Mix(hash, static_cast<std::size_t>(value));
+  for (float value : attr.floats()) Mix(hash, std::hash<float>{}(value));
+  for (const std::string& value : attr.strings()) Mix(hash, HashOf(value));
+  if (attr.has_t()) {
+    Mix(hash, static_cast<std::size_t>(attr.t().data_type()));
+    for (std::int64_t dim : attr.t().dims()) Mix(hash, static_cast<std::size_t>(dim));
+    Mix(hash, HashOf(attr.t().raw_data()));
+  }
+  return hash;
+}
+
+// Everything that determines what a node computes; names, doc strings and metadata do
+// not. Attribute order does not matter.
+std::size_t ComputationHash(const NodeProto& node) {
+  std::size_t hash = HashOf(IsOnnxDomain(node.domain()) ? "" : node.domain());
+  Mix(hash, HashOf(node.op_type()));
+  Mix(hash, HashOf(Overload(node)));
+  Mix(hash, static_cast<std::size_t>(node.input_size()));
+  for (const std::string& input : node.input()) Mix(hash, HashOf(input));
+  Mix(hash, static_cast<std::size_t>(node.output_size()));
+  std::size_t attributes = 0;
+  for (const AttributeProto& attr : node.attribute()) attributes += AttributeHash(attr);
+  Mix(hash, attributes);
+  return hash;
+}
+
+std::vector<const AttributeProto*> SortedAttributes(const NodeProto& node) {
   std::vector<const AttributeProto*> attributes;
   for (const AttributeProto& attr : node.attribute()) attributes.push_back(&attr);
   std::sort(attributes.begin(), attributes.end(),
             [](const AttributeProto* a, const AttributeProto* b) { return a->name() < b->name(); });
-  for (const AttributeProto* attr : attributes) AppendField(key, DeterministicBytes(*attr));
-  return key;
+  return attributes;
+}
+
+// Attributes holding only names, numbers and strings are compared field by field; the
+// others (tensors, graphs, types) through their serialization.
+bool SameAttribute(const AttributeProto& a, const AttributeProto& b) {
+  auto simple = [](const AttributeProto& attr) {
+    return !attr.has_t() && !attr.has_g() && !attr.has_sparse_tensor() && !attr.has_tp() && attr.tensors_size() == 0 &&
+           attr.graphs_size() == 0 && attr.sparse_tensors_size() == 0 && attr.type_protos_size() == 0 &&
+           attr.unknown_fields().empty();
+  };
+  if (!simple(a) || !simple(b)) return ir::SerializeDeterministic(a) == ir::SerializeDeterministic(b);
+  return a.name() == b.name() && a.type() == b.type() && a.ref_attr_name() == b.ref_attr_name() && a.i() == b.i() &&
+         (a.f() == b.f() || (std::isnan(a.f()) && std::isnan(b.f()))) && a.s() == b.s() &&
+         std::equal(a.ints().begin(), a.ints().end(), b.ints().begin(), b.ints().end()) &&
+         std::equal(a.floats().begin(), a.floats().end(), b.floats().begin(), b.floats().end()) &&
+         std::equal(a.strings().begin(), a.strings().end(), b.strings().begin(), b.strings().end());
+}
+
+bool SameComputation(const NodeProto& a, const NodeProto& b) {
+  if ((IsOnnxDomain(a.domain()) ? "" : a.domain()) != (IsOnnxDomain(b.domain()) ? "" : b.domain()) ||
+      a.op_type() != b.op_type() || Overload(a) != Overload(b) || a.output_size() != b.output_size() ||
+      !std::equal(a.input().begin(), a.input().end(), b.input().begin(), b.input().end()) ||
+      a.attribute_size() != b.attribute_size())
+    return false;
+  const std::vector<const AttributeProto*> first = SortedAttributes(a), second = SortedAttributes(b);
+  for (std::size_t i = 0; i < first.size(); ++i)
+    if (!SameAttribute(*first[i], *second[i])) return false;
+  return true;
 }
 
 // Whether every output of `duplicate` can be redirected to the same output of `kept`.
@@ -251,21 +310,21 @@ bool CanMerge(const NodeProto& duplicate, const NodeProto& kept, const NameSet& 
   return true;
 }
 
-void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupResult& result) {
+void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
   const NameSet outputs = OutputNames(builder);
-  // Keys can hold large constant attributes: only their hashes are stored.
   std::unordered_map<std::size_t, std::vector<const NodeProto*>> seen;
+  seen.reserve(static_cast<std::size_t>(builder.Nodes().size()));
   std::unordered_set<const NodeProto*> dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
     // Nodes come in topological order, so redirecting inputs as we go lets the consumers
     // of merged nodes merge in the same walk.
-    for (std::string& input : *node.mutable_input()) renames.Apply(input);
+    if (!renames.Empty())
+      for (std::string& input : *node.mutable_input()) renames.Apply(input);
     if (!IsMergeable(node)) continue;
-    const std::string key = ComputationKey(node);
-    std::vector<const NodeProto*>& bucket = seen[std::hash<std::string>{}(key)];
+    std::vector<const NodeProto*>& bucket = seen[ComputationHash(node)];
     auto same = std::find_if(bucket.begin(), bucket.end(),
-                             [&](const NodeProto* other) { return ComputationKey(*other) == key; });
+                             [&](const NodeProto* other) { return SameComputation(node, *other); });
     if (same == bucket.end()) {
       bucket.push_back(&node);
       continue;
@@ -292,48 +351,49 @@ std::optional<std::string_view> TensorBytes(const TensorProto& tensor, std::dequ
   return std::string_view(storage.emplace_back(std::move(*bytes)));
 }
 
-struct InitializerContent {
-  const TensorProto* tensor;
-  std::string_view bytes;
+// Initializers that could be equal: same element type and dims.
+std::string LayoutKey(const TensorProto& tensor) {
+  std::string key = std::to_string(tensor.data_type());
+  for (std::int64_t dim : tensor.dims()) key += "," + std::to_string(dim);
+  return key;
+}
 
-  bool operator==(const InitializerContent& other) const {
-    return tensor->data_type() == other.tensor->data_type() &&
-           std::equal(tensor->dims().begin(), tensor->dims().end(), other.tensor->dims().begin(),
-                      other.tensor->dims().end()) &&
-           bytes == other.bytes;
-  }
-
-  std::size_t Hash() const {
-    std::size_t hash = std::hash<std::string_view>{}(bytes);
-    auto mix = [&](std::int64_t value) { hash = hash * 1000003u ^ std::hash<std::int64_t>{}(value); };
-    mix(tensor->data_type());
-    for (std::int64_t dim : tensor->dims()) mix(dim);
-    return hash;
-  }
-};
-
-void RemoveDuplicateInitializersInGraph(GraphBuilder& builder, CleanupResult& result) {
+// Merges equal initializers into the first of them. With `recent`, only groups that hold
+// one of these are compared (the others are known to be distinct): bytes are read only
+// for groups of the same element type and dims, which spares hashing the weights again.
+void RemoveDuplicateInitializersInGraph(GraphBuilder& builder, CleanupResult& result,
+                                        const std::unordered_set<const TensorProto*>* recent) {
   const NameSet inputs = InputNames(builder);
   const NameSet outputs = OutputNames(builder);
-  std::deque<std::string> converted;
-  std::unordered_map<std::size_t, std::vector<InitializerContent>> seen;
-  std::unordered_set<const TensorProto*> dead;
-  RenameChain renames;
+  std::unordered_map<std::string, std::size_t> group_of;
+  std::vector<std::vector<const TensorProto*>> groups;  // in order of first appearance
+  std::vector<bool> touched;
   for (const TensorProto& tensor : builder.Initializers()) {
     // An initializer that is a graph input may be overridden: it is no constant.
     if (inputs.contains(tensor.name())) continue;
-    const std::optional<std::string_view> bytes = TensorBytes(tensor, converted);
-    if (!bytes) continue;
-    const InitializerContent content{&tensor, *bytes};
-    std::vector<InitializerContent>& bucket = seen[content.Hash()];
-    auto same = std::find(bucket.begin(), bucket.end(), content);
-    if (same == bucket.end()) {
-      bucket.push_back(content);
-      continue;
+    if (ir::HasExternalData(tensor) || tensor.data_type() == TensorProto::STRING) continue;
+    auto [it, inserted] = group_of.try_emplace(LayoutKey(tensor), groups.size());
+    if (inserted) {
+      groups.emplace_back();
+      touched.push_back(recent == nullptr);
     }
-    if (outputs.contains(tensor.name())) continue;
-    renames.Add(tensor.name(), same->tensor->name());
-    dead.insert(&tensor);
+    groups[it->second].push_back(&tensor);
+    if (recent && recent->contains(&tensor)) touched[it->second] = true;
+  }
+  std::deque<std::string> converted;
+  std::unordered_set<const TensorProto*> dead;
+  RenameChain renames;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].size() < 2 || !touched[g]) continue;
+    std::unordered_map<std::string_view, const TensorProto*> first_with_bytes;
+    for (const TensorProto* tensor : groups[g]) {
+      const std::optional<std::string_view> bytes = TensorBytes(*tensor, converted);
+      if (!bytes) continue;
+      auto [same, inserted] = first_with_bytes.try_emplace(*bytes, tensor);
+      if (inserted || outputs.contains(tensor->name())) continue;
+      renames.Add(tensor->name(), same->second->name());
+      dead.insert(tensor);
+    }
   }
   if (!dead.empty())
     result.removed_initializers +=
@@ -348,32 +408,43 @@ std::string CleanupResult::ToString() const {
          " initializers, " + std::to_string(renames.size()) + " renames";
 }
 
-CleanupResult RemoveIdentityNodes(GraphBuilder& builder) {
-  return RunPass("RemoveIdentityNodes", builder, RemoveIdentitiesInGraph);
+CleanupResult RemoveIdentityNodes(GraphBuilder& builder, CleanupScope scope) {
+  return RunPass("RemoveIdentityNodes", builder, scope, RemoveIdentitiesInGraph);
 }
 
-CleanupResult RemoveUnusedNodes(GraphBuilder& builder) {
-  return RunPass("RemoveUnusedNodes", builder, RemoveUnusedInGraph);
+CleanupResult RemoveUnusedNodes(GraphBuilder& builder, CleanupScope scope) {
+  return RunPass("RemoveUnusedNodes", builder, scope, RemoveUnusedInGraph);
 }
 
-CleanupResult RemoveDuplicateNodes(GraphBuilder& builder) {
-  return RunPass("RemoveDuplicateNodes", builder, RemoveDuplicatesInGraph);
+CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope) {
+  return RunPass("RemoveDuplicateNodes", builder, scope, RemoveDuplicatesInGraph);
 }
 
-CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder) {
-  return RunPass("RemoveDuplicateInitializers", builder, RemoveDuplicateInitializersInGraph);
+CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, CleanupScope scope) {
+  return RunPass("RemoveDuplicateInitializers", builder, scope,
+                 [](GraphBuilder& graph, CleanupScope, CleanupResult& result) {
+                   RemoveDuplicateInitializersInGraph(graph, result, nullptr);
+                 });
+}
+
+CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, const std::vector<const TensorProto*>& recent) {
+  CleanupResult result;
+  result.pass = "RemoveDuplicateInitializers";
+  const std::unordered_set<const TensorProto*> recent_set(recent.begin(), recent.end());
+  RemoveDuplicateInitializersInGraph(builder, result, &recent_set);
+  return result;
 }
 
 std::vector<CleanupResult> RunCleanupPasses(GraphBuilder& builder) {
-  using Pass = CleanupResult (*)(GraphBuilder&);
-  constexpr Pass kPasses[] = {RemoveIdentityNodes, RemoveUnusedNodes, RemoveDuplicateNodes,
+  using PassFunction = CleanupResult (*)(GraphBuilder&, CleanupScope);
+  constexpr PassFunction kPasses[] = {RemoveIdentityNodes, RemoveUnusedNodes, RemoveDuplicateNodes,
                               RemoveDuplicateInitializers};
   std::vector<CleanupResult> results;
   // Each effective round removes at least one node or initializer, so this ends.
   for (bool changed = true; changed;) {
     changed = false;
-    for (Pass pass : kPasses) {
-      CleanupResult result = pass(builder);
+    for (PassFunction pass : kPasses) {
+      CleanupResult result = pass(builder, CleanupScope::kNestedGraphs);
       if (!result.Changed() && result.renames.empty()) continue;
       changed = changed || result.Changed();
       results.push_back(std::move(result));

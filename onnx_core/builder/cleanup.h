@@ -25,30 +25,42 @@ struct CleanupResult {
   std::size_t removed_nodes = 0;
   std::size_t removed_initializers = 0;
   std::vector<ValueRename> renames;
+  // Nodes that stay but define a renamed output (identity removal hands a graph output's
+  // name to the producer): the optimizer records them as rewritten.
+  std::vector<const NodeProto*> redefined_nodes;
 
   bool Changed() const { return removed_nodes != 0 || removed_initializers != 0; }
   std::string ToString() const;
 };
 
+// Where a pass runs: on the graph and, innermost first, every graph nested in it; or on
+// the graph alone (the optimizer, which handles nested graphs itself and records every
+// change; sparse initializers are then left alone).
+enum class CleanupScope { kNestedGraphs, kThisGraph };
+
 // y = Identity(x): consumers of y read x and the node goes. When y is a graph output,
 // the producer of x is made to write y instead (if x is itself no graph output, input,
 // initializer or outer value); otherwise the Identity stays (e.g. input -> output).
-CleanupResult RemoveIdentityNodes(GraphBuilder& builder);
+CleanupResult RemoveIdentityNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
 
 // Removes nodes none of whose outputs is needed for a graph output (dead code), and
 // initializers nothing reads (unless they are graph inputs). A value read by a nested
 // graph counts as read by the node holding that graph.
-CleanupResult RemoveUnusedNodes(GraphBuilder& builder);
+CleanupResult RemoveUnusedNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
 
 // Common subexpression elimination: a node with the same domain, op type, overload,
 // inputs and attributes as an earlier one is removed and its outputs redirected to the
 // earlier node's outputs. Only deterministic ONNX operators qualify (no random
 // generators, no custom domains whose semantics we do not know, no graph attributes).
-CleanupResult RemoveDuplicateNodes(GraphBuilder& builder);
+CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
 
 // Initializers with the same element type, shape and bytes are merged into the first;
 // graph inputs and outputs are never merged away.
-CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder);
+CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
+// The same on `builder`'s graph alone, looking only for duplicates of `recent` (e.g. the
+// initializers a rewrite added): the others are known to be distinct, and the weights
+// are not read again.
+CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, const std::vector<const TensorProto*>& recent);
 
 // The four passes above, in this order, repeated until none changes anything.
 std::vector<CleanupResult> RunCleanupPasses(GraphBuilder& builder);

@@ -32,10 +32,15 @@ std::uint64_t StoredBytes(const Tensor& tensor) {
 }
 
 // What one graph defines as constants.
+// What one graph defines as constants: one lookup per input name tells all.
+struct ValueSource {
+  const TensorProto* initializer = nullptr;
+  const NodeProto* constant_node = nullptr;
+  bool graph_input = false;  // never constant: a caller may override it
+};
+
 struct GraphIndex {
-  std::unordered_map<std::string, const TensorProto*> initializers;
-  std::unordered_map<std::string, const NodeProto*> constant_nodes;
-  std::unordered_set<std::string> inputs;  // never constant: a caller may override them
+  std::unordered_map<std::string, ValueSource> values;
 };
 
 class Folder {
@@ -45,8 +50,11 @@ class Folder {
   // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
   void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
     std::unordered_set<const NodeProto*> folded;
-    for (const NodeProto* node : nodes)
-      if (FoldNode(builder, *node)) folded.insert(node);
+    for (const NodeProto* node : nodes) {
+      if (!FoldNode(builder, *node)) continue;
+      folded.insert(node);
+      result_.folded_node_addresses.push_back(node);
+    }
     if (!folded.empty())
       KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !folded.contains(&node); });
   }
@@ -63,11 +71,16 @@ class Folder {
     auto [it, inserted] = indexes_.try_emplace(&builder);
     if (!inserted) return it->second;
     GraphIndex& index = it->second;
-    for (const TensorProto& init : builder.Initializers()) index.initializers.try_emplace(init.name(), &init);
-    for (const ValueInfoProto& input : builder.Inputs()) index.inputs.insert(input.name());
+    for (const TensorProto& init : builder.Initializers()) {
+      ValueSource& source = index.values[init.name()];
+      if (!source.initializer) source.initializer = &init;
+    }
+    for (const ValueInfoProto& input : builder.Inputs()) index.values[input.name()].graph_input = true;
     for (const NodeProto& node : builder.Nodes())
-      if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1)
-        index.constant_nodes.try_emplace(node.output(0), &node);
+      if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1) {
+        ValueSource& source = index.values[node.output(0)];
+        if (!source.constant_node) source.constant_node = &node;
+      }
     return index;
   }
 
@@ -75,8 +88,10 @@ class Folder {
   const GraphIndex* ConstantScope(const GraphBuilder& builder, const std::string& name) {
     for (const GraphBuilder* graph = &builder; graph != nullptr; graph = graph->Parent()) {
       const GraphIndex& index = Index(*graph);
-      if (index.inputs.contains(name)) return nullptr;
-      if (index.initializers.contains(name) || index.constant_nodes.contains(name)) return &index;
+      auto it = index.values.find(name);
+      if (it == index.values.end()) continue;
+      if (it->second.graph_input) return nullptr;
+      if (it->second.initializer || it->second.constant_node) return &index;
     }
     return nullptr;
   }
@@ -85,10 +100,11 @@ class Folder {
   Tensor ConstantValue(const GraphIndex& index, const std::string& name) {
     if (auto it = cache_.find(name); it != cache_.end()) return it->second;
     Tensor tensor;
-    if (auto it = index.initializers.find(name); it != index.initializers.end()) {
-      tensor = Tensor::FromProto(*it->second);
+    const ValueSource& source = index.values.at(name);
+    if (source.initializer) {
+      tensor = Tensor::FromProto(*source.initializer);
     } else {
-      std::optional<TensorProto> proto = GraphBuilder::ConstantNodeValue(*index.constant_nodes.at(name));
+      std::optional<TensorProto> proto = GraphBuilder::ConstantNodeValue(*source.constant_node);
       if (!proto) throw ModelError("invalid Constant node");
       tensor = Tensor::FromProto(*proto);
     }
@@ -99,13 +115,20 @@ class Folder {
 
   void Skip(const NodeProto& node, const std::string& reason) { result_.skipped.push_back(Label(node) + ": " + reason); }
 
-  // Replaces `node` by initializers holding `outputs`, when they fit the size limit.
-  bool Commit(GraphBuilder& builder, const NodeProto& node, const std::vector<const Tensor*>& outputs) {
+  // Replaces `node` by initializers holding `outputs`, when they fit the size limits
+  // (`input_bytes`: what its inputs take).
+  bool Commit(GraphBuilder& builder, const NodeProto& node, const std::vector<const Tensor*>& outputs,
+              std::uint64_t input_bytes) {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       if (!outputs[i]) continue;
       const std::uint64_t bytes = StoredBytes(*outputs[i]);
       if (bytes > options_.max_output_bytes) {
         Skip(node, "output of " + std::to_string(bytes) + " bytes exceeds the limit");
+        return false;
+      }
+      if (bytes > options_.growth_free_bytes && bytes > 2 * input_bytes) {
+        Skip(node, "output of " + std::to_string(bytes) + " bytes computed from " + std::to_string(input_bytes) +
+                       " bytes of inputs would grow the model");
         return false;
       }
     }
@@ -115,7 +138,7 @@ class Folder {
       const std::string& name = node.output(static_cast<int>(i));
       TensorProto* init = builder.Initializers().Add();
       *init = outputs[i]->ToProto(name);
-      index.initializers.insert_or_assign(name, init);
+      index.values[name].initializer = init;
       cache_.insert_or_assign(name, *outputs[i]);
       result_.added_initializers.push_back(name);
     }
@@ -154,7 +177,7 @@ class Folder {
       result = Tensor(TensorProto::INT64, {end - start});
       std::copy(dims.begin() + start, dims.begin() + end, result.MutableData<std::int64_t>());
     }
-    return Commit(builder, node, {&result});
+    return Commit(builder, node, {&result}, 0);
   }
 
   bool FoldNode(GraphBuilder& builder, const NodeProto& node) {
@@ -196,6 +219,10 @@ class Folder {
       Skip(node, std::string("the kernel failed: ") + error.what());
       return false;
     }
+    std::uint64_t input_bytes = 0;
+    for (const std::string& input : node.input())
+      if (const Tensor* tensor = input.empty() ? nullptr : std::get_if<Tensor>(&known.at(input)))
+        input_bytes += StoredBytes(*tensor);
     std::vector<const Tensor*> outputs;
     for (const std::string& output : node.output()) {
       if (output.empty()) {
@@ -210,7 +237,7 @@ class Folder {
       }
       outputs.push_back(tensor);
     }
-    return Commit(builder, node, outputs);
+    return Commit(builder, node, outputs, input_bytes);
   }
 
   const FoldOptions& options_;

@@ -4,8 +4,9 @@
 // the registered kernels and replaced by initializers holding its outputs.
 //
 // Folding must not grow the model: an output larger than FoldOptions::max_output_bytes
-// is not materialized (a ConstantOfShape of 10^8 elements or an Expand of a scalar is
-// cheap to compute and expensive to store). Graph outputs keep their names. Nodes whose
+// is not materialized, nor one much larger than the inputs it is computed from (a
+// ConstantOfShape of 10^6 elements or an Expand of a scalar is cheap to compute and
+// expensive to store). Graph outputs keep their names. Nodes whose
 // operator has no kernel, or whose kernel fails, are left as they are.
 
 #include <cstddef>
@@ -20,13 +21,20 @@ namespace onnxopt::core::builder {
 struct FoldOptions {
   // Largest output (bytes) that folding may materialize.
   std::uint64_t max_output_bytes = 1 << 20;
+  // Outputs above this size must not exceed twice the bytes of the node's inputs: a
+  // small recipe (Range, Expand, ConstantOfShape, Tile, a mask from Less(Range, Range))
+  // stays a recipe rather than becoming a large tensor in the file.
+  std::uint64_t growth_free_bytes = 64 << 10;
 };
 
 struct FoldResult {
   std::size_t folded_nodes = 0;
   std::vector<std::string> folded;   // "name (OpType)" of each folded node, in order
   std::vector<std::string> skipped;  // "name (OpType): reason" for all-constant nodes left alone
-  std::vector<std::string> added_initializers;
+  std::vector<std::string> added_initializers;  // appended to the initializer field, in order
+  // Addresses the folded nodes had (they are deleted): lets a caller that indexed the
+  // nodes beforehand tell which ones went.
+  std::vector<const NodeProto*> folded_node_addresses;
   std::string ToString() const;
 };
 

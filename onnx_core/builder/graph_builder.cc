@@ -419,6 +419,9 @@ std::string GraphBuilder::UniqueName(std::string_view prefix) { return Names().U
 
 NameGenerator& GraphBuilder::Names() { return *Root().names_; }
 
+std::shared_ptr<PatternRegistry>& GraphBuilder::LocalPatternRegistry() { return Root().local_patterns_; }
+const PatternRegistry* GraphBuilder::LocalPatternRegistry() const { return Root().local_patterns_.get(); }
+
 // --- Nested graphs -------------------------------------------------------------------
 
 std::set<std::string> GraphBuilder::VisibleToNested() const {

@@ -32,6 +32,7 @@
 namespace onnxopt::core::builder {
 
 class GraphBuilder;
+class PatternRegistry;  // optimizer/pattern_registry.h
 
 // Hands out value and node names that appear nowhere in the model (main graph, nested
 // graphs, local functions), including names handed out earlier.
@@ -151,6 +152,12 @@ class GraphBuilder {
   std::string UniqueName(std::string_view prefix);
   NameGenerator& Names();
 
+  // --- Patterns ----------------------------------------------------------------------
+  // The patterns registered for this model only (see optimizer/pattern_registry.h, which
+  // fills it): null until one is. Nested builders return the root's.
+  std::shared_ptr<PatternRegistry>& LocalPatternRegistry();
+  const PatternRegistry* LocalPatternRegistry() const;
+
   // --- Nested graphs -----------------------------------------------------------------
   // One nested builder per graph attribute of every node of this graph, in node order.
   // Builders are created on first use and kept while their node exists; call after
@@ -196,6 +203,7 @@ class GraphBuilder {
   std::map<const GraphProto*, std::unique_ptr<GraphBuilder>> nested_;
   // Inference results (root only; nested graphs use the contexts nested in it).
   std::unique_ptr<shapes::ShapesContext> shapes_;
+  std::shared_ptr<PatternRegistry> local_patterns_;  // root only
 };
 
 // Every value name defined or read in `graph` (node inputs/outputs, inputs, outputs,

@@ -10,7 +10,6 @@
 #include <climits>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <unordered_map>
 #include <utility>
 
@@ -18,6 +17,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/tensor_data.h"
 
@@ -33,76 +33,14 @@ constexpr std::uint64_t kForcedExternalThreshold = 1024;
 // Offsets in the external data file are page multiples, so that readers can mmap tensors
 // (ExternalData.md).
 constexpr std::uint64_t kExternalDataAlignment = 4096;
-// Linux transfers at most about 2 GiB per read or write call.
-constexpr std::uint64_t kMaxIoChunk = 1 << 30;
 
 std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 // ---------------------------------------------------------------------------------------
 // Files
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  FileDescriptor& operator=(FileDescriptor&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
-
-// Reads `size` bytes at `offset`; returns an error text, empty on success.
-std::string ReadFully(int fd, char* data, std::uint64_t size, std::uint64_t offset) {
-  while (size > 0) {
-    const ssize_t count = pread(fd, data, std::min(size, kMaxIoChunk), static_cast<off_t>(offset));
-    if (count < 0 && errno == EINTR) continue;
-    if (count < 0) return std::strerror(errno);
-    if (count == 0) return "unexpected end of file";
-    data += count;
-    size -= count;
-    offset += count;
-  }
-  return {};
-}
-
-// Writes `size` bytes at `offset`; returns errno, 0 on success.
-int WriteFully(int fd, const char* data, std::uint64_t size, std::uint64_t offset) {
-  while (size > 0) {
-    const ssize_t count = pwrite(fd, data, std::min(size, kMaxIoChunk), static_cast<off_t>(offset));
-    if (count < 0 && errno == EINTR) continue;
-    if (count < 0) return errno;
-    data += count;
-    size -= count;
-    offset += count;
-  }
-  return 0;
-}
-
 std::string ReadModelFile(const fs::path& path) {
-  const std::string origin = path.string();
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat info {};
-  if (!fd.valid() || fstat(fd.get(), &info) != 0) {
-    const int error = errno;
-    throw IoError("cannot open model " + Quote(origin) + ": " + std::strerror(error));
-  }
-  if (!S_ISREG(info.st_mode)) throw IoError("cannot open model " + Quote(origin) + ": not a regular file");
-  if (static_cast<std::uint64_t>(info.st_size) > kMaxProtoBytes) {
-    throw ModelError(origin + ": the file has " + std::to_string(info.st_size) +
-                     " bytes, more than protobuf's limit of 2 GiB - 1");
-  }
-  std::string bytes(info.st_size, '\0');
-  if (std::string error = ReadFully(fd.get(), bytes.data(), bytes.size(), 0); !error.empty())
-    throw IoError("cannot read model " + Quote(origin) + ": " + error);
-  return bytes;
+  return ReadRegularFile(path, "model", kMaxProtoBytes, "protobuf's limit of 2 GiB - 1");
 }
 
 // Whether `path` is `base` or below it (both canonical).
@@ -372,58 +310,6 @@ void CompleteLoad(ModelProto& model, const std::string& origin, const std::optio
 // ---------------------------------------------------------------------------------------
 // Saving
 
-std::string RandomSuffix() {
-  static constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  thread_local std::mt19937_64 engine{std::random_device{}()};
-  std::string suffix(6, ' ');
-  for (char& c : suffix) c = kAlphabet[engine() % kAlphabet.size()];
-  return suffix;
-}
-
-// A file written next to its destination and renamed over it when complete; removed when
-// destroyed before that.
-class TempFile {
- public:
-  TempFile(const fs::path& destination, std::string error_prefix)
-      : destination_(destination), error_prefix_(std::move(error_prefix)) {
-    for (int attempt = 0; attempt < 100 && !fd_.valid(); ++attempt) {
-      path_ = destination_;
-      path_ += ".tmp-" + RandomSuffix();
-      // open() rather than mkstemp(): the file gets the umask's permissions, not 0600.
-      fd_ = FileDescriptor(open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-      if (!fd_.valid() && errno != EEXIST) Fail(errno);
-    }
-    if (!fd_.valid()) Fail(EEXIST);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    if (!committed_) unlink(path_.c_str());
-  }
-
-  void WriteAt(std::string_view bytes, std::uint64_t offset) {
-    if (int error = WriteFully(fd_.get(), bytes.data(), bytes.size(), offset); error != 0)
-      Fail(error);
-  }
-  void Sync() {
-    if (fsync(fd_.get()) != 0) Fail(errno);
-  }
-  void Commit() {
-    Sync();
-    if (rename(path_.c_str(), destination_.c_str()) != 0) Fail(errno);
-    committed_ = true;
-  }
-
- private:
-  [[noreturn]] void Fail(int error) const { throw IoError(error_prefix_ + ": " + std::strerror(error)); }
-
-  fs::path destination_;
-  std::string error_prefix_;
-  fs::path path_;
-  FileDescriptor fd_;
-  bool committed_ = false;
-};
-
 // Initializers of every graph whose data takes at least `threshold` bytes and can be
 // written as raw bytes.
 std::vector<TensorProto*> ExternalCandidates(ModelProto& model, std::uint64_t threshold) {
@@ -461,7 +347,7 @@ void AddEntry(TensorProto& tensor, const std::string& key, const std::string& va
 // weights.
 class Externalizer {
  public:
-  Externalizer(TempFile& file, std::string location) : file_(file), location_(std::move(location)) {}
+  Externalizer(AtomicFile& file, std::string location) : file_(file), location_(std::move(location)) {}
   Externalizer(const Externalizer&) = delete;
   Externalizer& operator=(const Externalizer&) = delete;
   ~Externalizer() {
@@ -504,7 +390,7 @@ class Externalizer {
     if (!moved.had_raw_data) tensor.clear_raw_data();
   }
 
-  TempFile& file_;
+  AtomicFile& file_;
   std::string location_;
   std::uint64_t end_ = 0;
   std::vector<Moved> moved_;
@@ -521,7 +407,7 @@ class ModelSaver {
     std::vector<TensorProto*> moved = ExternalCandidates(model_, Threshold());
     if (moved.empty()) return WriteModel(nullptr);
     const std::string location = DataLocation();
-    TempFile data_file(Folder() / location, error_prefix_ + ": external data file " + Quote(location));
+    AtomicFile data_file(Folder() / location, error_prefix_ + ": external data file " + Quote(location));
     Externalizer externalizer(data_file, location);
     for (TensorProto* tensor : moved) externalizer.Move(*tensor);
     WriteModel(&data_file);
@@ -567,21 +453,18 @@ class ModelSaver {
 
   // Writes the model, after the external data file when there is one (a model is never
   // left pointing at a data file that does not exist yet).
-  void WriteModel(TempFile* data_file) {
+  void WriteModel(AtomicFile* data_file) {
     if (const std::size_t size = model_.ByteSizeLong(); size > kMaxProtoBytes) {
       throw ModelError(error_prefix_ + ": its protobuf would have " + std::to_string(size) +
                        " bytes, more than protobuf's limit of 2 GiB - 1, even with initializers of " +
                        std::to_string(kForcedExternalThreshold) + " bytes or more in external data");
     }
     const std::string bytes = SerializeDeterministic(model_);
-    TempFile model_file(path_, error_prefix_);
+    AtomicFile model_file(path_, error_prefix_);
     model_file.WriteAt(bytes, 0);
     model_file.Sync();
     if (data_file != nullptr) data_file->Commit();
     model_file.Commit();
-    // Makes the renames durable; a failure here leaves both files complete in place.
-    FileDescriptor folder(open(Folder().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (folder.valid()) fsync(folder.get());
   }
 
   ModelProto& model_;
@@ -616,8 +499,8 @@ void SaveModel(ModelProto& model, const fs::path& path, const SaveOptions& optio
   ModelSaver(model, path, options).Save();
 }
 
-std::string SerializeDeterministic(const ModelProto& model) {
-  const std::size_t size = model.ByteSizeLong();
+std::string SerializeDeterministic(const google::protobuf::MessageLite& message) {
+  const std::size_t size = message.ByteSizeLong();
   if (size > kMaxProtoBytes) {
     throw ModelError("the model needs " + std::to_string(size) +
                      " bytes, more than protobuf's limit of 2 GiB - 1 (store its weights as external data)");
@@ -626,7 +509,7 @@ std::string SerializeDeterministic(const ModelProto& model) {
   google::protobuf::io::ArrayOutputStream array(bytes.data(), static_cast<int>(size));
   google::protobuf::io::CodedOutputStream output(&array);
   output.SetSerializationDeterministic(true);
-  model.SerializeWithCachedSizes(&output);
+  message.SerializeWithCachedSizes(&output);
   if (output.HadError() || static_cast<std::size_t>(output.ByteCount()) != size)
     throw ModelError("the model changed while it was being serialized");
   return bytes;

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include <google/protobuf/message_lite.h>
+
 #include "onnx_core/ir/onnx_pb.h"
 
 namespace onnxopt::core::ir {
@@ -64,7 +66,8 @@ struct SaveOptions {
 void SaveModel(ModelProto& model, const std::filesystem::path& path, const SaveOptions& options = {});
 
 // Deterministic serialization (map ordering fixed), used for saving and for comparing
-// two models byte for byte.
-std::string SerializeDeterministic(const ModelProto& model);
+// two models (or graphs, nodes, attributes) byte for byte. Throws ModelError above
+// protobuf's 2 GiB limit.
+std::string SerializeDeterministic(const google::protobuf::MessageLite& message);
 
 }  // namespace onnxopt::core::ir

@@ -1,7 +1,42 @@
+// The only file that lists every built-in pattern, by family. Each family's block is
+// kept apart so that families grow without touching each other's lines.
+
 #include "onnx_extensions/patterns/dispatch_table.h"
+
+#include "onnx_core/optimizer/pattern_registry.h"
+
+// canonicalization
+#include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
+
+// collections
+
+// expand
 
 namespace onnxopt::onnx_patterns {
 
-void RegisterPatterns() {}
+namespace {
+
+using core::builder::RegisterPattern;
+
+void RegisterCanonicalization() {
+  const std::string family = "canonicalization";
+  RegisterPattern<CastCastPattern>(family);
+}
+
+void RegisterCollections() {
+  const std::string family = "collections";
+}
+
+void RegisterExpand() {
+  const std::string family = "expand";
+}
+
+}  // namespace
+
+void RegisterPatterns() {
+  RegisterCanonicalization();
+  RegisterCollections();
+  RegisterExpand();
+}
 
 }  // namespace onnxopt::onnx_patterns

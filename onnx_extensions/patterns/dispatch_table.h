@@ -2,9 +2,8 @@
 
 namespace onnxopt::onnx_patterns {
 
-// Registers every built-in pattern under its class name. Idempotent.
-// The pattern engine issue (#5) adds the registry and the first pattern; today it
-// registers nothing.
+// Registers every built-in pattern in the global registry (core::builder::RegisterPattern)
+// under its class name. Idempotent: entry points call it before building an optimizer.
 void RegisterPatterns();
 
 }  // namespace onnxopt::onnx_patterns

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Optimizes one corpus model with the cleanup passes only and proves with onnxruntime
-# that the result computes what the original computes.
+# Optimizes one corpus model and proves with onnxruntime that the result computes what
+# the original computes.
 #
 # Usage: check_cleanup_with_ort.sh ONNXOPT_EXE MODEL [--no-ort REASON] [COMPARE_ARGS...]
 #   1. if the model has unseeded random operators (Dropout with training_mode, Random*),
 #      a copy with seed=0 on them is used instead (onnxruntime would otherwise draw a
 #      new seed per session and two runs of the *same* model would disagree);
-#   2. onnxopt optimize MODEL -o TMP/out.onnx --patterns none   (must exit 0)
+#   2. with ONNXOPT_PATTERNS=none (the cleanup test):
+#        onnxopt optimize MODEL -o TMP/out.onnx --patterns none --no-fold   (must exit 0)
+#      with any other selection:
+#        onnxopt optimize MODEL -o TMP/out/optimized.onnx --patterns SELECTION
+#                --record TMP/out/rewrites                                  (must exit 0)
+#        onnxopt replay MODEL TMP/out/rewrites -o TMP/out.onnx              (must exit 0)
+#        cmp TMP/out/optimized.onnx TMP/out.onnx       (the replay is byte-identical)
 #   3. prints node counts before and after;
-#   4. node tests/ort/compare_models.js MODEL TMP/out.onnx --seed 0 --atol 0 --rtol 0
+#   4. node tests/ort/compare_models.js MODEL TMP/out.onnx --seed 0 [--atol 0 --rtol 0]
 #      COMPARE_ARGS...
-#      must exit 0. Exit 3 (an input type onnxruntime-node cannot feed) is a failure:
-#      such a model must be registered with --no-ort.
-#   With --no-ort REASON: step 4 is replaced by `onnxopt info TMP/out.onnx` (the cleaned
-#   model must still load) and the reason is printed.
+#      must exit 0: the *replayed* model is the one compared with the original. Exit 3
+#      (an input type onnxruntime-node cannot feed) is a failure: such a model must be
+#      registered with --no-ort.
+#   With --no-ort REASON: step 4 is replaced by `onnxopt info TMP/out.onnx` (the
+#   optimized model must still load) and the reason is printed.
 # Environment: ONNXOPT_NODE (node executable, default: node), ONNXOPT_PYTHON (default
 # /usr/bin/python3), ONNXOPT_PATTERNS (the --patterns selection, default: none).
 set -euo pipefail
@@ -52,10 +59,32 @@ fi
 echo "before: $("$python" "$here/model_stats.py" "$source_model")"
 mkdir "$tmp/out"
 status=0
-"$exe" optimize "$source_model" -o "$tmp/out/out.onnx" --patterns "$patterns" || status=$?
-if ((status != 0)); then
-  echo "FAIL: onnxopt optimize $name exited with $status"
-  exit 1
+if [[ $patterns == none ]]; then
+  # Cleanup passes only: no pattern, no folding (the comparison below is exact).
+  "$exe" optimize "$source_model" -o "$tmp/out/out.onnx" --patterns none --no-fold || status=$?
+  if ((status != 0)); then
+    echo "FAIL: onnxopt optimize $name exited with $status"
+    exit 1
+  fi
+else
+  mkdir "$tmp/optimized"
+  # Same file name in both folders, so that external data (if any) has the same name.
+  "$exe" optimize "$source_model" -o "$tmp/optimized/out.onnx" --patterns "$patterns" \
+    --record "$tmp/rewrites" || status=$?
+  if ((status != 0)); then
+    echo "FAIL: onnxopt optimize --record $name exited with $status"
+    exit 1
+  fi
+  "$exe" replay "$source_model" "$tmp/rewrites" -o "$tmp/out/out.onnx" || status=$?
+  if ((status != 0)); then
+    echo "FAIL: onnxopt replay $name exited with $status"
+    exit 1
+  fi
+  if ! cmp "$tmp/optimized/out.onnx" "$tmp/out/out.onnx"; then
+    echo "FAIL: $name: the replayed model differs from the optimized one"
+    exit 1
+  fi
+  echo "replay: identical to the optimized model ($(wc -c <"$tmp/rewrites") bytes of rewrites)"
 fi
 echo "after:  $("$python" "$here/model_stats.py" "$tmp/out/out.onnx")"
 

@@ -56,6 +56,8 @@ struct Command {
 
 Command InfoCommand();
 Command OptimizeCommand();
+Command PatternsCommand();
+Command ReplayCommand();
 Command RunCommand();
 Command VerifyCommand();
 

@@ -12,7 +12,7 @@
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/inference.h"
 #include "tools/onnxopt/cli.h"
-#include "tools/onnxopt/json_writer.h"
+#include "onnx_core/common/json_writer.h"
 #include "tools/onnxopt/model_summary.h"
 
 namespace onnxopt::cli {

@@ -1,19 +1,26 @@
-// `onnxopt optimize MODEL -o OUT`: load, optimize, save.
+// `onnxopt optimize MODEL -o OUT`: load, run the pattern optimizer, save.
 //
-// Until the pattern engine exists (issue #5), optimizing means constant folding (with
-// the default selection) and the builder's cleanup passes: identity removal, dead code,
-// common subexpressions, duplicate initializers.
+// Pipeline: LoadModel -> GraphBuilder -> GraphGraph(selected patterns) -> Optimize ->
+// TakeModel -> SaveModel. The rewrite file (--record) and the JSON report are prepared
+// before the model is saved and published only after it was: an error leaves no output.
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <iomanip>
-#include <optional>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <set>
 
-#include "onnx_core/builder/cleanup.h"
-#include "onnx_core/builder/constant_folding.h"
 #include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_core/optimizer/report.h"
+#include "onnx_core/optimizer/rewrite_file.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_summary.h"
 
@@ -21,32 +28,91 @@ namespace onnxopt::cli {
 
 namespace {
 
-constexpr const char* kUsageLine = "onnxopt optimize MODEL -o OUTPUT [--patterns default|none] [options]";
+constexpr const char* kUsageLine = "onnxopt optimize MODEL -o OUTPUT [--patterns SELECTION] [options]";
 
 constexpr const char* kHelp = R"(usage: onnxopt optimize MODEL -o OUTPUT [options]
 
 Loads MODEL (with its external data), rewrites it into an equivalent, cheaper graph and
-saves the result to OUTPUT. The output is written atomically: on any error, OUTPUT is
-left as it was and no partial file remains.
+saves the result to OUTPUT. The optimizer first folds every node whose inputs are all
+constant, then applies the selected rewrite patterns until none matches, running the
+cleanup passes (identity removal, dead code, common subexpressions, duplicate
+initializers) after each round. Graphs nested in If/Loop/Scan nodes are optimized too.
+Every output (OUTPUT, the --record file, the --report-json file) is written atomically:
+on any error, none of them is created or changed.
 
 options:
   -o, --output PATH               where to save the optimized model (required)
-  --patterns default|none         rewrite patterns to apply (default: default). No
-                                  pattern is registered yet: default folds constants
-                                  (nodes whose inputs are all constant, outputs of at
-                                  most 1 MiB) and runs the cleanup passes; none runs
-                                  only the cleanup passes (identity removal, dead code
-                                  elimination, common subexpressions, duplicate
-                                  initializers).
+  --patterns SELECTION            which registered patterns to apply (default: default):
+                                    default          every registered pattern
+                                    none             no pattern (folding and cleanup only)
+                                    A,B              exactly the patterns A and B
+                                    default,-A  or -A  every pattern but A
+                                    none,+A  or  +A  only A (+A alone adds A to default)
+                                  An unknown name is an error that lists the registered
+                                  ones.
+  --no-fold                       do not fold all-constant nodes before the first round
+                                  (nodes created by rewrites are still folded)
+  --max-iter N                    stop after N rounds (a positive integer; default:
+                                  max(node count, 10) x number of pattern priorities)
+  --record FILE                   save the applied rewrites to FILE, for `onnxopt replay`
+                                  (format: docs/record-format.md)
+  --report                        print a detailed report after the summary: time per
+                                  phase, rounds, rewrites and rejections per pattern
+  --report-json FILE              save the same report as JSON to FILE
   --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
                                   M, G) to OUTPUT.data next to OUTPUT. Models larger
                                   than 2 GiB always use external data.
-  -q, --quiet                     print nothing but errors
+  -q, --quiet                     print nothing but errors (and the --report, if asked)
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
+  onnxopt optimize model.onnx -o out.onnx --patterns default,-CastCastPattern --report
+  onnxopt optimize model.onnx -o out.onnx --patterns none --no-fold   # cleanup only
+  onnxopt optimize model.onnx -o out.onnx --record out.rewrites --report-json report.json
+  onnxopt replay model.onnx out.rewrites -o again.onnx                # same bytes as out.onnx
   onnxopt optimize big.onnx -o out/big.onnx --external-data-threshold 1M
 )";
+
+std::string RegisteredNamesText() {
+  const std::vector<std::string> names = core::builder::RegisteredPatternNames();
+  if (names.empty()) return "no pattern is registered";
+  std::string text = "registered patterns: ";
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+  return text;
+}
+
+// The selection, checked against the registered names now so that a typo is a usage
+// error before the model is even loaded.
+core::builder::PatternSelection ParseSelection(const std::string& text) {
+  const std::vector<std::string> registered = core::builder::RegisteredPatternNames();
+  try {
+    core::builder::PatternSelection selection = core::builder::PatternSelection::Parse(text);
+    // Parse accepted the syntax: every item is default, none, NAME, +NAME or -NAME.
+    for (std::size_t start = 0; start <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      std::string name = text.substr(start, comma - start);
+      name.erase(0, name.find_first_not_of(" \t"));
+      name.erase(name.find_last_not_of(" \t") + 1);
+      if (name.starts_with('+') || name.starts_with('-')) name.erase(0, 1);
+      const bool known = std::find(registered.begin(), registered.end(), name) != registered.end();
+      if (name != "default" && name != "none" && !known)
+        throw UsageError("--patterns: unknown pattern '" + name + "'; " + RegisteredNamesText());
+      start = comma + 1;
+    }
+    selection.Resolve(registered);
+    return selection;
+  } catch (const Error& error) {
+    throw UsageError("--patterns '" + text + "': " + error.what() + "; " + RegisteredNamesText());
+  }
+}
+
+int ParseMaxIter(const std::string& text) {
+  int value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value <= 0)
+    throw UsageError("--max-iter expects a positive integer, got '" + text + "'");
+  return value;
+}
 
 void PrintSummary(Histogram& before_ops, const InitializerStats& before_initializers, const GraphProto& after,
                   double seconds) {
@@ -54,27 +120,61 @@ void PrintSummary(Histogram& before_ops, const InitializerStats& before_initiali
   InitializerStats after_initializers;
   CountGraph(after, after_ops, after_initializers);
   std::cout << "nodes: " << before_ops.nodes << " -> " << after_ops.nodes
-            << ", initializers: " << before_initializers.count << " -> " << after_initializers.count << " (" << std::fixed << std::setprecision(1) << seconds * 1e3
-            << " ms)\n";
+            << ", initializers: " << before_initializers.count << " -> " << after_initializers.count << " ("
+            << std::fixed << std::setprecision(1) << seconds * 1e3 << " ms)\n";
   std::set<std::string> ops;
   for (const auto& [op, count] : before_ops.ops) ops.insert(op);
   for (const auto& [op, count] : after_ops.ops) ops.insert(op);
   for (const auto& op : ops) {
     std::uint64_t old_count = before_ops.ops[op], new_count = after_ops.ops[op];
-    if (old_count != new_count)
-      std::cout << "  " << op << ": " << old_count << " -> " << new_count << "\n";
+    if (old_count != new_count) std::cout << "  " << op << ": " << old_count << " -> " << new_count << "\n";
   }
 }
 
+// "iterations: 3, rewrites: 12 (CastCastPattern 4, RemoveUnusedNodes 2, ...)": records
+// per pattern or pass, in order of first appearance.
+void PrintRewrites(const core::builder::OptimizationReport& report,
+                   const std::vector<core::builder::LocalRewriting>& rewrites) {
+  std::vector<std::pair<std::string, std::size_t>> counts;
+  for (const auto& record : rewrites) {
+    const std::string name = record.Name();
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.first == name; });
+    if (it == counts.end())
+      counts.emplace_back(name, 1);
+    else
+      ++it->second;
+  }
+  std::cout << "iterations: " << report.iterations << (report.reached_max_iter ? " (stopped at --max-iter)" : "")
+            << ", rewrites: " << rewrites.size();
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    std::cout << (i ? ", " : " (") << counts[i].first << " " << counts[i].second << (i + 1 == counts.size() ? ")" : "");
+  std::cout << "\n";
+}
+
 int RunOptimize(const std::vector<std::string>& raw_args) {
-  Arguments args(raw_args, {"-o", "--output", "--patterns", "--external-data-threshold"}, {"-q", "--quiet"});
+  Arguments args(raw_args,
+                 {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
+                  "--report-json"},
+                 {"-q", "--quiet", "--no-fold", "--report"});
+  const std::string pattern_text = args.Value("--patterns").value_or("default");
   const std::string input = args.Positional(1, 1)[0];
   auto output = args.Value("-o");
   if (!output) output = args.Value("--output");
   if (!output) throw UsageError("missing -o OUTPUT");
-  const std::string patterns = args.Value("--patterns").value_or("default");
-  if (patterns != "default" && patterns != "none")
-    throw UsageError("unknown pattern selection '" + patterns + "' (no pattern is registered yet: use default or none)");
+  core::builder::OptimizerOptions options;
+  options.registered = ParseSelection(pattern_text);
+  options.fold_constants_first = !args.Flag("--no-fold");
+  const bool print_report = args.Flag("--report");
+  const int max_iter = args.Value("--max-iter") ? ParseMaxIter(*args.Value("--max-iter")) : -1;
+  const std::optional<std::string> record_path = args.Value("--record");
+  const std::optional<std::string> json_path = args.Value("--report-json");
+  // Both reports list why candidates were rejected.
+  options.collect_no_match = print_report || json_path.has_value();
+  std::set<std::string> destinations{*output};
+  for (const auto& path : {record_path, json_path}) {
+    if (path && !destinations.insert(*path).second)
+      throw UsageError("'" + *path + "' is given as two outputs (-o, --record, --report-json)");
+  }
   core::ir::SaveOptions save_options;
   if (auto threshold = args.Value("--external-data-threshold"))
     save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
@@ -88,25 +188,42 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   InitializerStats before_initializers;
   if (!quiet) CountGraph(model.graph(), before_ops, before_initializers);
 
+  // Lets replay check that a rewrite file is applied to the model it was recorded on.
+  const std::string fingerprint = record_path ? core::builder::ModelFingerprint(model) : std::string();
   core::builder::GraphBuilder builder(std::move(model));
-  std::optional<core::builder::FoldResult> folding;
-  if (patterns == "default") {
-    // Shapes let Shape and Size of statically shaped values fold.
-    builder.InferShapes();
-    folding = core::builder::FoldConstants(builder);
+  core::builder::OptimizationReport report;
+  std::vector<core::builder::LocalRewriting> rewrites;
+  {
+    core::builder::GraphGraph optimizer(builder, {}, std::move(options));
+    rewrites = optimizer.Optimize(max_iter, &report);
   }
-  auto cleanups = core::builder::RunCleanupPasses(builder);
   ModelProto optimized = std::move(builder).TakeModel();
+
+  // Written to temporary files first; renamed into place only once the model is saved.
+  std::optional<core::ir::AtomicFile> record_file, json_file;
+  if (record_path) {
+    record_file.emplace(*record_path, "cannot write rewrite file '" + *record_path + "'");
+    record_file->WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint), 0);
+  }
+  if (json_path) {
+    json_file.emplace(*json_path, "cannot write JSON report '" + *json_path + "'");
+    json_file->WriteAt(report.ToJson(), 0);
+  }
   core::ir::SaveModel(optimized, *output, save_options);
+  if (record_file) record_file->Commit();
+  if (json_file) json_file->Commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!quiet) {
     PrintSummary(before_ops, before_initializers, optimized.graph(), seconds);
-    if (folding)
-      std::cout << "  FoldConstants: folded " << folding->folded_nodes << " nodes, skipped " << folding->skipped.size()
-                << " all-constant nodes\n";
-    for (const auto& cleanup : cleanups) std::cout << "  " << cleanup.ToString() << "\n";
+    PrintRewrites(report, rewrites);
     std::cout << "saved " << *output << "\n";
+    if (record_path) std::cout << "saved " << rewrites.size() << " rewrites to " << *record_path << "\n";
+    if (json_path) std::cout << "saved the report to " << *json_path << "\n";
+  }
+  if (print_report) {
+    const std::string text = report.ToString();
+    std::cout << text << (text.ends_with('\n') ? "" : "\n");
   }
   return kOk;
 }

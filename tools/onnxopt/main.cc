@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "onnx_extensions/kernels/register_kernels.h"
+#include "onnx_extensions/patterns/dispatch_table.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tools/onnxopt/cli.h"
 
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   try {
     onnxopt::onnx_shapes::RegisterShapeFunctions();
     onnxopt::onnx_kernels::RegisterKernels();
+    onnxopt::onnx_patterns::RegisterPatterns();
   } catch (const std::exception& error) {
     std::cerr << "onnxopt: internal error: " << error.what()
               << "\nThis is a bug in onnxopt; please report it.\n";
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
   }
   const std::vector<onnxopt::cli::Command> commands = {onnxopt::cli::InfoCommand(),
                                                        onnxopt::cli::OptimizeCommand(),
+                                                       onnxopt::cli::ReplayCommand(),
+                                                       onnxopt::cli::PatternsCommand(),
                                                        onnxopt::cli::RunCommand(),
                                                        onnxopt::cli::VerifyCommand()};
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -89,10 +89,25 @@ TEST_F(ConstantFoldingTest, RespectsTheSizeLimit) {
       y = fold.Add (big, x)
       z = fold.Fill <n = 10> ()
     })ONNX"));
-  const FoldResult result = FoldConstants(builder, FoldOptions{.max_output_bytes = 100});
+  const FoldResult result = FoldConstants(builder, FoldOptions{.max_output_bytes = 100, .growth_free_bytes = 100});
   EXPECT_THAT(result.skipped, ElementsAre("big (Fill): output of 4000 bytes exceeds the limit"));
   EXPECT_THAT(result.folded, ElementsAre("z (Fill)"));
   EXPECT_THAT(OpTypes(builder), ElementsAre("Fill", "Add"));
+}
+
+TEST_F(ConstantFoldingTest, DoesNotTurnSmallRecipesIntoLargeTensors) {
+  // 20000 floats from no input: kept as a recipe. 20000 floats from 2 x 20000: folded.
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[20000] x) => (float[20000] y, float[20000] z) {
+      big = fold.Fill <n = 20000> ()
+      y = fold.Add (big, x)
+      z = fold.Add (big, big)
+    })ONNX"));
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.skipped,
+              ElementsAre("big (Fill): output of 80000 bytes computed from 0 bytes of inputs would grow the model"));
+  EXPECT_THAT(OpTypes(builder), ElementsAre("Fill", "Add", "Add")) << "z reads big, which was not folded";
 }
 
 TEST_F(ConstantFoldingTest, SkipsNondeterministicOpsMissingKernelsAndFailures) {

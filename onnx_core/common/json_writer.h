@@ -1,5 +1,5 @@
 #pragma once
-// A small streaming JSON writer for the command line's machine-readable output.
+// A small streaming JSON writer for the machine-readable outputs (command line, optimization reports).
 //
 // Strings are written as UTF-8: quotes, backslashes and control characters are escaped
 // (\n, \t, ... or \u00XX), other characters, non-ASCII ones included, are copied as they
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace onnxopt::cli {
+namespace onnxopt {
 
 // Appends `text` as a JSON string literal, quotes included.
 void AppendJsonString(std::string& out, std::string_view text);
@@ -40,4 +40,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt

@@ -1,6 +1,6 @@
-#include "tools/onnxopt/json_writer.h"
+#include "onnx_core/common/json_writer.h"
 
-namespace onnxopt::cli {
+namespace onnxopt {
 
 namespace {
 
@@ -140,4 +140,4 @@ JsonWriter& JsonWriter::Null() {
   return *this;
 }
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt

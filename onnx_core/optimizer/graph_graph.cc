@@ -1,0 +1,376 @@
+// GraphGraph: construction, the index, and the value queries. The driver (Optimize) is in
+// optimize.cc.
+
+#include "onnx_core/optimizer/graph_graph.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/evaluator.h"
+#include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/tensor_data.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+bool IsDefaultOp(const NodeProto& node, std::string_view op_type) {
+  return node.op_type() == op_type && IsOnnxDomain(node.domain());
+}
+
+bool DefaultDoNotRemove(const NodeProto& node) { return node.name().find(kDoNotRemoveMarker) != std::string::npos; }
+
+// Shape or Size of a value whose shape inference knows statically.
+bool IsStaticShapeOf(const GraphBuilder& builder, const NodeProto& node) {
+  if (!IsDefaultOp(node, "Shape") && !IsDefaultOp(node, "Size")) return false;
+  if (node.input_size() != 1 || node.output_size() != 1) return false;
+  const shapes::SymTensor* input = builder.GetShape(node.input(0));
+  return input && input->kind == shapes::SymTensor::Kind::kTensor && input->shape.HasRank() &&
+         input->shape.IsStatic();
+}
+
+std::unique_ptr<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
+  const shapes::SymTensor* input = builder.GetShape(node.input(0));
+  std::vector<std::int64_t> dims;
+  for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
+  auto tensor = std::make_unique<TensorProto>();
+  tensor->set_name(node.output(0));
+  tensor->set_data_type(TensorProto::INT64);
+  if (node.op_type() == "Size") {
+    std::int64_t count = 1;
+    for (std::int64_t dim : dims) count *= dim;
+    tensor->add_int64_data(count);
+    return tensor;
+  }
+  const auto rank = static_cast<std::int64_t>(dims.size());
+  std::int64_t start = 0, end = rank;
+  for (const AttributeProto& attr : node.attribute()) {
+    if (attr.name() == "start") start = attr.i();
+    if (attr.name() == "end") end = attr.i();
+  }
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<std::int64_t>(start, 0, rank);
+  end = std::clamp<std::int64_t>(end, start, rank);
+  tensor->add_dims(end - start);
+  for (std::int64_t i = start; i < end; ++i) tensor->add_int64_data(dims[i]);
+  return tensor;
+}
+
+// A node whose outputs are constant once its inputs are.
+bool IsFoldable(const NodeProto& node) {
+  return !HasSubgraph(node) && !eval::IsNondeterministicOp(node.domain(), node.op_type()) &&
+         eval::FindKernel(node.domain(), node.op_type()) != nullptr;
+}
+
+}  // namespace
+
+GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const PatternOptimization>> patterns,
+                       OptimizerOptions options)
+    : builder_(builder), options_(std::move(options)) {
+  if (!options_.do_not_remove) options_.do_not_remove = DefaultDoNotRemove;
+  for (auto& pattern : CreateSelectedPatterns(builder_, options_.registered)) patterns_.push_back(std::move(pattern));
+  for (auto& pattern : patterns) {
+    if (!pattern) throw BuilderError("GraphGraph: a null pattern was given");
+    const std::string name = pattern->Name();
+    auto same = std::find_if(patterns_.begin(), patterns_.end(), [&](const auto& p) { return p->Name() == name; });
+    if (same != patterns_.end())
+      *same = std::move(pattern);
+    else
+      patterns_.push_back(std::move(pattern));
+  }
+  std::stable_sort(patterns_.begin(), patterns_.end(),
+                   [](const auto& a, const auto& b) { return a->priority < b->priority; });
+}
+
+GraphGraph::~GraphGraph() = default;
+
+void GraphGraph::BuildIndex() const {
+  uses_.clear();
+  positions_.clear();
+  by_op_type_.clear();
+  outputs_.clear();
+  subgraph_readers_.clear();
+  inputs_.clear();
+  initializers_.clear();
+  constant_status_.clear();
+  index_stale_ = false;
+  const auto& nodes = builder_.Nodes();
+  positions_.reserve(static_cast<std::size_t>(nodes.size()));
+  uses_.reserve(static_cast<std::size_t>(nodes.size()) * 2);
+  for (int i = 0; i < nodes.size(); ++i) {
+    const NodeProto& node = nodes.Get(i);
+    positions_.emplace(&node, static_cast<std::size_t>(i));
+    by_op_type_[node.op_type()].push_back(&node);
+    for (const std::string& input : node.input()) {
+      if (input.empty()) continue;
+      std::vector<const NodeProto*>& consumers = uses_[input].consumers;
+      if (consumers.empty() || consumers.back() != &node) consumers.push_back(&node);
+    }
+    for (const std::string& output : node.output())
+      if (!output.empty()) uses_[output].producer = &node;
+    if (HasSubgraph(node))
+      for (const std::string& name : SubgraphReads(node)) subgraph_readers_[name].push_back(&node);
+  }
+  for (const ValueInfoProto& output : builder_.Outputs()) outputs_.insert(output.name());
+  for (const ValueInfoProto& input : builder_.Inputs()) inputs_.insert(input.name());
+  for (const TensorProto& init : builder_.Initializers()) initializers_.emplace(init.name(), &init);
+}
+
+std::size_t GraphGraph::NodeCount() const {
+  Refresh();
+  return positions_.size();
+}
+
+const GraphGraph::ValueUses* GraphGraph::Uses(std::string_view name) const {
+  Refresh();
+  auto it = uses_.find(name);
+  return it == uses_.end() ? nullptr : &it->second;
+}
+
+// --- Structure --------------------------------------------------------------------------
+
+const NodeProto* GraphGraph::NodeBefore(std::string_view name) const {
+  const ValueUses* uses = Uses(name);
+  return uses ? uses->producer : nullptr;
+}
+
+const std::vector<const NodeProto*>& GraphGraph::NextNodes(std::string_view name) const {
+  static const std::vector<const NodeProto*> kNone;
+  const ValueUses* uses = Uses(name);
+  return uses ? uses->consumers : kNone;
+}
+
+std::vector<const NodeProto*> GraphGraph::Predecessors(const NodeProto& node) const {
+  std::vector<const NodeProto*> result;
+  for (const std::string& input : node.input())
+    if (const NodeProto* producer = NodeBefore(input);
+        producer && std::find(result.begin(), result.end(), producer) == result.end())
+      result.push_back(producer);
+  std::sort(result.begin(), result.end(),
+            [&](const NodeProto* a, const NodeProto* b) { return Position(*a) < Position(*b); });
+  return result;
+}
+
+std::vector<const NodeProto*> GraphGraph::Successors(const NodeProto& node) const {
+  std::vector<const NodeProto*> result;
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    for (const NodeProto* consumer : NextNodes(output))
+      if (std::find(result.begin(), result.end(), consumer) == result.end()) result.push_back(consumer);
+  }
+  std::sort(result.begin(), result.end(),
+            [&](const NodeProto* a, const NodeProto* b) { return Position(*a) < Position(*b); });
+  return result;
+}
+
+bool GraphGraph::IsOutput(std::string_view name) const {
+  Refresh();
+  return outputs_.contains(std::string(name));
+}
+
+bool GraphGraph::IsUsedBySubgraph(std::string_view name) const {
+  Refresh();
+  return subgraph_readers_.contains(std::string(name));
+}
+
+bool GraphGraph::IsUsed(std::string_view name) const {
+  return !NextNodes(name).empty() || IsOutput(name) || IsUsedBySubgraph(name);
+}
+
+bool GraphGraph::IsUsedMoreThanOnce(std::string_view name) const {
+  return NextNodes(name).size() > 1 || IsOutput(name) || IsUsedBySubgraph(name);
+}
+
+std::size_t GraphGraph::Position(const NodeProto& node) const {
+  Refresh();
+  auto it = positions_.find(&node);
+  if (it == positions_.end())
+    throw BuilderError("GraphGraph::Position: node " + node.op_type() + " '" + node.name() +
+                       "' is not a node of this graph (or the index is out of date)");
+  return it->second;
+}
+
+bool GraphGraph::Contains(const NodeProto& node) const {
+  Refresh();
+  return positions_.contains(&node);
+}
+
+// --- Shapes and types -------------------------------------------------------------------
+
+bool GraphGraph::HasShape(std::string_view name) const { return builder_.HasShape(name); }
+
+const shapes::SymTensor& GraphGraph::GetShape(std::string_view name) const {
+  const shapes::SymTensor* shape = builder_.GetShape(name);
+  if (!shape) throw BuilderError("GraphGraph::GetShape: nothing is known about '" + std::string(name) + "'");
+  return *shape;
+}
+
+bool GraphGraph::HasType(std::string_view name) const { return builder_.HasType(name); }
+
+int GraphGraph::GetType(std::string_view name) const { return builder_.GetType(name); }
+
+// --- Constants --------------------------------------------------------------------------
+
+// What is known about `name` without looking at its producer's inputs.
+std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
+  Refresh();
+  if (auto it = constant_status_.find(std::string(name)); it != constant_status_.end()) return it->second;
+  if (inputs_.contains(std::string(name))) return false;
+  if (initializers_.contains(name)) return true;
+  const NodeProto* producer = NodeBefore(name);
+  if (!producer) {
+    if (outer_) return outer_->IsConstant(name);
+    for (const GraphBuilder* scope = builder_.Parent(); scope; scope = scope->Parent()) {
+      if (scope->IsGraphInput(name)) return false;
+      if (scope->Initializer(name)) return true;
+    }
+    return false;
+  }
+  if (IsDefaultOp(*producer, "Constant")) return true;
+  if (IsStaticShapeOf(builder_, *producer)) return true;
+  if (!IsFoldable(*producer)) return false;
+  return std::nullopt;
+}
+
+bool GraphGraph::IsConstant(std::string_view name) const {
+  if (std::optional<bool> known = ConstantBaseCase(name)) return *known;
+  // Depth-first over producers, without recursion: constant chains can be long.
+  std::vector<const NodeProto*> stack{NodeBefore(name)};
+  while (!stack.empty()) {
+    const NodeProto* node = stack.back();
+    bool all_constant = true;
+    const NodeProto* pending = nullptr;
+    for (const std::string& input : node->input()) {
+      if (input.empty()) continue;
+      std::optional<bool> known = ConstantBaseCase(input);
+      if (!known) {
+        pending = NodeBefore(input);
+        break;
+      }
+      if (!*known) {
+        all_constant = false;
+        break;
+      }
+    }
+    if (pending) {
+      stack.push_back(pending);
+      continue;
+    }
+    for (const std::string& output : node->output())
+      if (!output.empty()) constant_status_.insert_or_assign(output, all_constant);
+    stack.pop_back();
+  }
+  return constant_status_.at(std::string(name));
+}
+
+bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broadcast) {
+  const TensorProto* tensor = GetComputedConstant(name);
+  if (!tensor || tensor->data_type() == TensorProto::STRING) return false;
+  const bool all_ones =
+      std::all_of(tensor->dims().begin(), tensor->dims().end(), [](std::int64_t dim) { return dim == 1; });
+  if (!all_ones || (!broadcast && tensor->dims_size() > 1)) return false;
+  const std::vector<double> elements = eval::Tensor::FromProto(*tensor).ToDoubleVector();
+  return elements.size() == 1 && elements[0] == value;
+}
+
+const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
+  Refresh();
+  if (auto it = computed_.find(std::string(name)); it != computed_.end()) return it->second.get();
+  if (not_computable_.contains(std::string(name)) || !IsConstant(name)) return nullptr;
+  if (auto it = initializers_.find(name); it != initializers_.end())
+    return ir::HasExternalData(*it->second) ? nullptr : it->second;
+  const NodeProto* producer = NodeBefore(name);
+  if (!producer) {
+    if (outer_) return MutableOuter()->GetComputedConstant(name);
+    for (const GraphBuilder* scope = builder_.Parent(); scope; scope = scope->Parent())
+      if (const TensorProto* init = scope->Initializer(name))
+        return ir::HasExternalData(*init) ? nullptr : init;
+    return nullptr;
+  }
+  ComputeConstants(*producer);
+  auto it = computed_.find(std::string(name));
+  return it == computed_.end() ? nullptr : it->second.get();
+}
+
+void GraphGraph::ComputeConstants(const NodeProto& target) {
+  // The producers still to evaluate, found depth-first and evaluated in graph order.
+  std::vector<const NodeProto*> needed;
+  std::unordered_set<const NodeProto*> seen{&target};
+  for (std::vector<const NodeProto*> stack{&target}; !stack.empty();) {
+    const NodeProto* node = stack.back();
+    stack.pop_back();
+    needed.push_back(node);
+    if (IsDefaultOp(*node, "Constant") || IsStaticShapeOf(builder_, *node)) continue;
+    for (const std::string& input : node->input()) {
+      if (input.empty() || computed_.contains(input)) continue;
+      const NodeProto* producer = NodeBefore(input);
+      if (producer && seen.insert(producer).second) stack.push_back(producer);
+    }
+  }
+  std::sort(needed.begin(), needed.end(),
+            [&](const NodeProto* a, const NodeProto* b) { return Position(*a) < Position(*b); });
+  for (const NodeProto* node : needed) {
+    if (!ComputeNode(*node)) {
+      for (const std::string& output : node->output()) not_computable_.insert(output);
+      // Everything downstream needs this node: stop here.
+      for (const std::string& output : target.output()) not_computable_.insert(output);
+      return;
+    }
+  }
+}
+
+bool GraphGraph::ComputeNode(const NodeProto& node) {
+  if (std::all_of(node.output().begin(), node.output().end(),
+                  [&](const std::string& output) { return output.empty() || computed_.contains(output); }))
+    return true;
+  std::vector<std::unique_ptr<TensorProto>> results;
+  if (IsDefaultOp(node, "Constant")) {
+    std::optional<TensorProto> value = GraphBuilder::ConstantNodeValue(node);
+    if (!value) return false;
+    results.push_back(std::make_unique<TensorProto>(std::move(*value)));
+  } else if (IsStaticShapeOf(builder_, node)) {
+    results.push_back(StaticShapeValue(builder_, node));
+  } else {
+    eval::ValueMap known;
+    for (const std::string& input : node.input()) {
+      if (input.empty() || known.contains(input)) continue;
+      const TensorProto* value = GetComputedConstant(input);
+      if (!value) return false;
+      known.insert_or_assign(input, eval::Tensor::FromProto(*value));
+    }
+    try {
+      eval::RunNodes(builder_.OpsetImports(), builder_.Functions(), {&node}, known);
+    } catch (const ModelError&) {
+      return false;  // the kernel rejects the inputs: not computable, not our error
+    }
+    for (const std::string& output : node.output()) {
+      if (output.empty()) {
+        results.push_back(nullptr);
+        continue;
+      }
+      auto it = known.find(output);
+      const eval::Tensor* tensor = it == known.end() ? nullptr : std::get_if<eval::Tensor>(&it->second);
+      if (!tensor || tensor->ByteSize() > options_.fold.max_output_bytes) return false;
+      results.push_back(std::make_unique<TensorProto>(tensor->ToProto(output)));
+    }
+  }
+  if (results.size() != static_cast<std::size_t>(node.output_size())) return false;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i]) computed_.insert_or_assign(node.output(static_cast<int>(i)), std::move(results[i]));
+  return true;
+}
+
+std::string GraphGraph::MakeInitializer(std::string_view name_prefix, TensorProto value) {
+  Refresh();
+  const std::string name = builder_.UniqueName(name_prefix);
+  value.set_name(name);
+  TensorProto* added = builder_.Initializers().Add();
+  *added = std::move(value);
+  initializers_.emplace(added->name(), added);
+  return name;
+}
+
+}  // namespace onnxopt::core::builder

@@ -1,0 +1,174 @@
+#pragma once
+// GraphGraph: the pattern optimizer over one GraphBuilder.
+//
+// The builder owns the graph; GraphGraph owns an index over its nodes (producer and
+// consumers of every value, position of every node, candidates per op type, values read
+// by nested graphs), rebuilt after each rewrite batch, and answers the structural, shape,
+// type and constant queries patterns ask. Nodes are identified by address: the pointers
+// are valid until the next batch rebuilds the node field.
+//
+// Optimize runs the match/apply loop (see Optimize below) and returns the rewrites it
+// applied as self-contained LocalRewriting records that Replay can apply again.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/pattern.h"
+#include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_core/optimizer/report.h"
+#include "onnx_core/shapes/sym_tensor.h"
+
+namespace onnxopt::core::builder {
+
+// The default DoNotRemove marker: a node whose name contains it is never matched.
+inline constexpr std::string_view kDoNotRemoveMarker = "_DONOTREMOVE_";
+
+struct OptimizerOptions {
+  // Which registered patterns (global registry, then the builder's) take part; patterns
+  // given to the GraphGraph constructor always do.
+  PatternSelection registered = PatternSelection::Default();
+  // Nodes no match may touch. Default: names containing kDoNotRemoveMarker.
+  std::function<bool(const NodeProto&)> do_not_remove;
+  // Before the first iteration, fold every node whose inputs are all constant (one
+  // recorded batch "FoldConstants" per graph). Nodes added by rewrites are always folded.
+  bool fold_constants_first = false;
+  FoldOptions fold;
+  // Record NoMatch reasons in the report (costs a little time per rejected candidate).
+  bool collect_no_match = false;
+};
+
+class GraphGraph {
+ public:
+  // Optimizes `builder` (which must outlive this object) with the registered patterns
+  // merged by name with `patterns` (global registry < builder registry < `patterns`).
+  explicit GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const PatternOptimization>> patterns = {},
+                      OptimizerOptions options = {});
+  ~GraphGraph();
+  GraphGraph(const GraphGraph&) = delete;
+  GraphGraph& operator=(const GraphGraph&) = delete;
+
+  GraphBuilder& Builder() { return builder_; }
+  const GraphBuilder& Builder() const { return builder_; }
+  // The patterns in the order the driver tries them (by priority, then registration).
+  const std::vector<std::shared_ptr<const PatternOptimization>>& Patterns() const { return patterns_; }
+
+  // --- Structure (valid until the next rewrite batch) ----------------------------------
+  // Node producing `name`; null for graph inputs, initializers, outer values, unknown names.
+  const NodeProto* NodeBefore(std::string_view name) const;
+  // Distinct nodes of this graph reading `name`, in graph order.
+  const std::vector<const NodeProto*>& NextNodes(std::string_view name) const;
+  // Distinct producers of the node's inputs / consumers of its outputs, in graph order.
+  std::vector<const NodeProto*> Predecessors(const NodeProto& node) const;
+  std::vector<const NodeProto*> Successors(const NodeProto& node) const;
+
+  bool IsOutput(std::string_view name) const;
+  // Read by a node, a graph output, or a nested graph.
+  bool IsUsed(std::string_view name) const;
+  // A graph output, read by a nested graph, or read by two nodes or more.
+  bool IsUsedMoreThanOnce(std::string_view name) const;
+  // Read from this scope by a graph nested in one of its nodes (If, Loop, Scan, ...).
+  bool IsUsedBySubgraph(std::string_view name) const;
+  // Index of the node in GraphBuilder::Nodes(); throws BuilderError for a foreign node.
+  std::size_t Position(const NodeProto& node) const;
+  bool Contains(const NodeProto& node) const;
+  std::size_t NodeCount() const;
+
+  // --- Values ------------------------------------------------------------------------
+  bool HasShape(std::string_view name) const;
+  // Throws BuilderError when nothing is known (check HasShape or HasType first).
+  const shapes::SymTensor& GetShape(std::string_view name) const;
+  bool HasType(std::string_view name) const;
+  int GetType(std::string_view name) const;  // TensorProto::DataType, 0 when unknown
+
+  // An initializer (not overridable as a graph input), a Constant node's output, the
+  // output of a deterministic node whose inputs are all constant and that a kernel can
+  // compute, or the output of Shape/Size of a statically shaped value; in this graph or
+  // an enclosing one.
+  bool IsConstant(std::string_view name) const;
+  // A constant whose shape is () or (1,) (with `broadcast`, any shape of ones) and whose
+  // every element equals `value`.
+  bool IsConstantScalar(std::string_view name, double value, bool broadcast = false);
+  // The constant's value, computed on first request and cached by name (a name is never
+  // redefined with another value); null when it is not constant or cannot be computed
+  // (no kernel, external data, larger than OptimizerOptions::fold.max_output_bytes).
+  const TensorProto* GetComputedConstant(std::string_view name);
+
+  // --- Changes a pattern may make in Apply --------------------------------------------
+  // Adds `value` as an initializer named UniqueName(name_prefix) and returns the name.
+  // When called from Apply, the driver attributes it to that rewrite's record.
+  std::string MakeInitializer(std::string_view name_prefix, TensorProto value);
+
+  // --- Optimization ------------------------------------------------------------------
+  // Runs the patterns until nothing matches. Nested graphs first (recursively, each with
+  // its own GraphGraph over the nested builder), then this graph:
+  //   [fold all constants] ; cleanup ; then per iteration:
+  //   index ; match patterns of priority <= threshold on their candidates, keeping the
+  //   matches that touch no node claimed earlier in the iteration and no DoNotRemove
+  //   node ; apply them all in one rebuild of the node field ; fold the added nodes whose
+  //   inputs are all constant ; cleanup (identities, unused nodes, duplicate nodes,
+  //   duplicate initializers). When nothing matches, the threshold rises to the next
+  //   priority; the loop ends when the highest one matches nothing, or after `max_iter`
+  //   iterations (default max(node count, 10) * number of priorities), which the report
+  //   notes. Returns every applied batch in order.
+  std::vector<LocalRewriting> Optimize(int max_iter = -1, OptimizationReport* report = nullptr);
+
+ private:
+  class Driver;
+  friend class Driver;
+
+  struct ValueUses {
+    const NodeProto* producer = nullptr;
+    std::vector<const NodeProto*> consumers;
+  };
+
+  void BuildIndex() const;
+  void Refresh() const {
+    if (index_stale_) BuildIndex();
+  }
+  const ValueUses* Uses(std::string_view name) const;
+  // Whether `name` is constant when that follows without looking at its producer's
+  // inputs; nullopt when it depends on them.
+  std::optional<bool> ConstantBaseCase(std::string_view name) const;
+  // Computes the outputs of `target` and of the producers it needs, into computed_.
+  void ComputeConstants(const NodeProto& target);
+  bool ComputeNode(const NodeProto& node);
+  // The GraphGraph of the enclosing graph when optimizing recursively (null otherwise).
+  const GraphGraph* outer_ = nullptr;
+  // The index is built on first use and after each change of the graph.
+  mutable bool index_stale_ = true;
+  GraphGraph* MutableOuter() const { return const_cast<GraphGraph*>(outer_); }
+
+  GraphBuilder& builder_;
+  std::vector<std::shared_ptr<const PatternOptimization>> patterns_;
+  OptimizerOptions options_;
+
+  // The index (views into the builder's names: valid until the graph changes).
+  mutable std::unordered_map<std::string_view, ValueUses> uses_;
+  mutable std::unordered_map<const NodeProto*, std::size_t> positions_;
+  mutable std::unordered_map<std::string_view, std::vector<const NodeProto*>> by_op_type_;
+  mutable std::unordered_set<std::string> outputs_;
+  // Value -> nodes of this graph holding a nested graph that reads it.
+  mutable std::unordered_map<std::string, std::vector<const NodeProto*>> subgraph_readers_;
+  mutable std::unordered_set<std::string> inputs_;
+  mutable std::unordered_map<std::string_view, const TensorProto*> initializers_;
+  // IsConstant answers for this index.
+  mutable std::unordered_map<std::string, bool> constant_status_;
+
+  // Constants computed so far, by value name (kept across batches: names are not reused
+  // with another value).
+  std::unordered_map<std::string, std::unique_ptr<TensorProto>> computed_;
+  std::unordered_set<std::string> not_computable_;
+};
+
+}  // namespace onnxopt::core::builder

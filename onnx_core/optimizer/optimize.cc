@@ -1,0 +1,559 @@
+// GraphGraph::Optimize: the match/apply loop, its batches and their records.
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onnx_core/builder/cleanup.h"
+#include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/optimizer/graph_graph.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t Since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+std::string Describe(const NodeProto& node) {
+  std::string text = node.op_type();
+  if (!node.name().empty()) text += " '" + node.name() + "'";
+  if (node.output_size() > 0) text += " (output '" + node.output(0) + "')";
+  return text;
+}
+
+// The operations that are not patterns, shared by every record they produce.
+std::shared_ptr<const PatternOptimization> Operation(const std::string& name) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const PatternOptimization>> operations;
+  std::lock_guard lock(mutex);
+  auto& operation = operations[name];
+  if (!operation) operation = std::make_shared<NamedOperation>(name);
+  return operation;
+}
+
+// Positions (in `before`) of the elements that are not in `after`, where `after` keeps a
+// subsequence of `before`'s elements (passes only delete and modify in place).
+template <class T>
+std::vector<std::size_t> MissingPositions(const std::vector<const T*>& before, const utils::RepeatedProtoField<T>& after) {
+  std::vector<std::size_t> missing;
+  if (before.size() == static_cast<std::size_t>(after.size())) return missing;
+  std::unordered_set<const T*> kept;
+  kept.reserve(static_cast<std::size_t>(after.size()));
+  for (const T& element : after) kept.insert(&element);
+  for (std::size_t i = 0; i < before.size(); ++i)
+    if (!kept.contains(before[i])) missing.push_back(i);
+  return missing;
+}
+
+template <class T>
+std::vector<const T*> Addresses(const utils::RepeatedProtoField<T>& field) {
+  std::vector<const T*> addresses;
+  addresses.reserve(static_cast<std::size_t>(field.size()));
+  for (const T& element : field) addresses.push_back(&element);
+  return addresses;
+}
+
+}  // namespace
+
+// One Optimize call over one graph (nested graphs get their own driver).
+class GraphGraph::Driver {
+ public:
+  Driver(GraphGraph& graph, OptimizationReport& report, std::vector<LocalRewriting>& records, std::size_t& batch)
+      : g_(graph), report_(report), records_(records), batch_(batch) {}
+
+  void Run(int max_iter) {
+    GraphBuilder& builder = g_.builder_;
+    if (builder.IsRoot() && !builder.Shapes()) {
+      const auto start = Clock::now();
+      builder.InferShapes();
+      report_.shape_inference_time_ns += Since(start);
+    }
+    OptimizeSubgraphs();
+    report_.nodes_before += static_cast<std::size_t>(builder.Nodes().size());
+    if (g_.options_.fold_constants_first) FoldAll();
+    Cleanup();
+
+    std::vector<int> priorities;
+    for (const auto& pattern : g_.patterns_) priorities.push_back(pattern->priority);
+    std::sort(priorities.begin(), priorities.end());
+    priorities.erase(std::unique(priorities.begin(), priorities.end()), priorities.end());
+    if (max_iter < 0)
+      max_iter = static_cast<int>(std::max<std::size_t>(static_cast<std::size_t>(builder.Nodes().size()), 10) *
+                                  std::max<std::size_t>(priorities.size(), 1));
+    if (builder.IsRoot()) report_.max_iter = max_iter;
+    for (const auto& pattern : g_.patterns_) fast_op_types_.push_back(pattern->FastOpType());
+
+    std::size_t level = 0;
+    for (int iteration = 0; !priorities.empty();) {
+      if (iteration >= max_iter) {
+        report_.reached_max_iter = true;
+        break;
+      }
+      ++iteration;
+      ++report_.iterations;
+      if (g_.index_stale_) {
+        const auto start = Clock::now();
+        g_.BuildIndex();
+        report_.indexing_time_ns += Since(start);
+      }
+      std::vector<Found> found = MatchAll(priorities[level]);
+      if (found.empty()) {
+        if (level + 1 == priorities.size()) break;
+        ++level;
+        continue;
+      }
+      const std::vector<const TensorProto*> added_initializers = ApplyAll(found);
+      Cleanup(&added_initializers);
+    }
+    report_.nodes_after += static_cast<std::size_t>(builder.Nodes().size());
+  }
+
+ private:
+  struct Found {
+    MatchResult match;
+    const std::shared_ptr<const PatternOptimization>* pattern;
+    std::int64_t match_time_ns;
+  };
+
+  void OptimizeSubgraphs() {
+    std::vector<GraphBuilder*> nested = g_.builder_.Subgraphs();
+    if (nested.empty()) return;
+    const auto start = Clock::now();
+    for (GraphBuilder* subgraph : nested) {
+      OptimizerOptions options = g_.options_;
+      options.registered = PatternSelection::None();  // exactly this graph's patterns
+      GraphGraph child(*subgraph, g_.patterns_, std::move(options));
+      child.outer_ = &g_;
+      OptimizationReport child_report;
+      const std::size_t first_record = records_.size();
+      const auto child_start = Clock::now();
+      Driver(child, child_report, records_, batch_).Run(-1);
+      report_.MergeCounters(child_report);
+      report_.subgraphs.push_back(SubgraphStats{subgraph->PathString(), Since(child_start), child_report.iterations,
+                                                records_.size() - first_record});
+    }
+    report_.subgraph_optimization_time_ns += Since(start);
+    // Nested graphs may read fewer outer values now.
+    g_.index_stale_ = true;
+  }
+
+  // --- Matching -------------------------------------------------------------------------
+
+  std::vector<const NodeProto*> Candidates(std::size_t pattern_index) const {
+    const std::set<std::string>& ops = fast_op_types_[pattern_index];
+    std::vector<const NodeProto*> candidates;
+    if (ops.empty()) {
+      for (const NodeProto& node : g_.builder_.Nodes()) candidates.push_back(&node);
+      return candidates;
+    }
+    for (const std::string& op : ops)
+      if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end())
+        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    if (ops.size() > 1)
+      std::sort(candidates.begin(), candidates.end(),
+                [&](const NodeProto* a, const NodeProto* b) { return g_.positions_.at(a) < g_.positions_.at(b); });
+    return candidates;
+  }
+
+  std::vector<Found> MatchAll(int threshold) {
+    const auto start = Clock::now();
+    std::vector<Found> found;
+    std::unordered_set<const NodeProto*> marked;
+    for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
+      const auto& pattern = g_.patterns_[p];
+      if (pattern->priority > threshold) continue;
+      PatternStats& stats = report_.Pattern(pattern->Name(), pattern->priority);
+      for (const NodeProto* candidate : Candidates(p)) {
+        if (marked.contains(candidate)) continue;
+        const auto match_start = Clock::now();
+        MatchResult match = pattern->Match(g_, *candidate);
+        const std::int64_t elapsed = Since(match_start);
+        stats.match_time_ns += elapsed;
+        ++stats.match_calls;
+        if (!match) {
+          if (g_.options_.collect_no_match)
+            report_.AddNoMatch(pattern->Name(), match.no_match.where.file_name(), match.no_match.where.line(),
+                               match.no_match.reason);
+          continue;
+        }
+        if (match.pattern != pattern.get())
+          throw BuilderError(pattern->Name() + "::Match returned a result of another pattern");
+        ++stats.matched;
+        if (!Claimable(*pattern, match, marked)) continue;
+        for (const NodeProto* node : match.nodes)
+          if (node) marked.insert(node);
+        found.push_back(Found{std::move(match), &pattern, elapsed});
+      }
+    }
+    report_.matching_time_ns += Since(start);
+    return found;
+  }
+
+  // Whether no node of `match` is claimed already or protected. Nodes outside the graph
+  // are a bug in the pattern.
+  bool Claimable(const PatternOptimization& pattern, const MatchResult& match,
+                 const std::unordered_set<const NodeProto*>& marked) const {
+    bool any = false, claimable = true;
+    for (const NodeProto* node : match.nodes) {
+      if (!node) continue;
+      any = true;
+      if (!g_.Contains(*node))
+        throw BuilderError(pattern.Name() + "::Match returned a node that is not in the graph: " + Describe(*node));
+      if (marked.contains(node) || g_.options_.do_not_remove(*node)) claimable = false;
+    }
+    if (!any) throw BuilderError(pattern.Name() + "::Match returned a match without nodes");
+    if (match.insert_at && !g_.Contains(*match.insert_at))
+      throw BuilderError(pattern.Name() + "::Match returned an insert_at node that is not in the graph");
+    return claimable;
+  }
+
+  // --- Applying -------------------------------------------------------------------------
+
+  struct Planned {
+    const Found* found;
+    std::vector<NodeProto*> added;  // owned until handed to the batch
+    std::size_t anchor;             // position (before the batch) where `added` goes
+    std::int64_t apply_time_ns;
+    // Initializers Apply created (GraphGraph::MakeInitializer): [first, end) of the field.
+    std::size_t first_initializer = 0, end_initializer = 0;
+  };
+
+  // Where each value the batch defines lands, for the checks.
+  struct Definition {
+    std::size_t position;  // after the batch
+    const PatternOptimization* pattern;
+  };
+
+  // Applies the matches as one batch; returns the initializers it added.
+  std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
+    auto start = Clock::now();
+    std::vector<Planned> planned;
+    std::unordered_set<const NodeProto*> removed;
+    for (const Found& f : found) {
+      const auto apply_start = Clock::now();
+      const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
+      utils::RepeatedProtoField<NodeProto> replacement = (*f.pattern)->Apply(g_, f.match.nodes);
+      const std::int64_t elapsed = Since(apply_start);
+      Planned plan{&f, std::vector<NodeProto*>(static_cast<std::size_t>(replacement.size())), 0, elapsed,
+                   first_initializer, static_cast<std::size_t>(g_.builder_.Initializers().size())};
+      if (!replacement.empty()) replacement.ExtractSubrange(0, replacement.size(), plan.added.data());
+      std::size_t anchor = SIZE_MAX;
+      for (const NodeProto* node : f.match.nodes) {
+        if (!node) continue;
+        removed.insert(node);
+        anchor = std::min(anchor, g_.Position(*node));
+      }
+      plan.anchor = f.match.insert_at ? g_.Position(*f.match.insert_at) : anchor;
+      planned.push_back(std::move(plan));
+    }
+    // Owns the added nodes until the batch takes them (an exception deletes them).
+    BatchEdit edit;
+    edit.label = "batch " + std::to_string(batch_ + 1);
+    const std::size_t old_size = static_cast<std::size_t>(g_.builder_.Nodes().size());
+    std::vector<std::size_t> new_position(old_size, SIZE_MAX);  // survivors
+    std::vector<std::vector<std::size_t>> added_positions(planned.size());
+    {
+      std::vector<std::size_t> order(planned.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return planned[a].anchor < planned[b].anchor; });
+      std::size_t next = 0, k = 0;
+      for (std::size_t i = 0; i < old_size; ++i) {
+        for (; k < order.size() && planned[order[k]].anchor == i; ++k)
+          for (NodeProto* node : planned[order[k]].added) {
+            added_positions[order[k]].push_back(next);
+            edit.added_nodes.emplace_back(next++, node);
+          }
+        const NodeProto* node = &g_.builder_.Nodes().Get(static_cast<int>(i));
+        if (removed.contains(node))
+          edit.removed_nodes.push_back(i);
+        else
+          new_position[i] = next++;
+      }
+    }
+    CheckBatch(planned, removed, added_positions, new_position);
+    report_.rewriting_time_ns += Since(start);
+
+    // The batch itself, then shapes and folding of what it added.
+    start = Clock::now();
+    ++batch_;
+    const auto old_initializers = static_cast<std::size_t>(g_.builder_.Initializers().size());
+    ApplyBatch(g_.builder_, edit);
+    g_.index_stale_ = true;
+    report_.rewriting_time_ns += Since(start);
+
+    std::vector<AddedNode> added;
+    for (std::size_t p = 0; p < planned.size(); ++p)
+      for (std::size_t position : added_positions[p])
+        added.push_back(AddedNode{position, p, &g_.builder_.Nodes().Get(static_cast<int>(position))});
+    std::sort(added.begin(), added.end(),
+              [](const AddedNode& a, const AddedNode& b) { return a.position < b.position; });
+    std::vector<const NodeProto*> in_order;
+    std::unordered_map<std::string, std::size_t> plan_of_output;  // to attribute folded values
+    for (const AddedNode& node : added) {
+      in_order.push_back(node.node);
+      for (const std::string& output : node.node->output()) plan_of_output.emplace(output, node.plan);
+    }
+    start = Clock::now();
+    g_.builder_.InferShapesOf(in_order);
+    report_.shape_inference_time_ns += Since(start);
+
+    // Identities are left to the cleanup, which removes them without copying a tensor.
+    std::vector<const NodeProto*> foldable;
+    for (const NodeProto* node : in_order)
+      if (node->op_type() != "Identity" || !IsOnnxDomain(node->domain())) foldable.push_back(node);
+    start = Clock::now();
+    const FoldResult folding = FoldNodes(g_.builder_, foldable, g_.options_.fold);
+    report_.constant_folding_time_ns += Since(start);
+    const std::unordered_set<const NodeProto*> folded(folding.folded_node_addresses.begin(),
+                                                      folding.folded_node_addresses.end());
+
+    // The records, with the final positions (folded nodes are gone).
+    std::vector<LocalRewriting> batch(planned.size());
+    for (std::size_t p = 0; p < planned.size(); ++p)
+      for (std::size_t position = planned[p].first_initializer; position < planned[p].end_initializer; ++position) {
+        batch[p].added_initializer_positions.push_back(position);
+        *batch[p].added_initializers.Add() = g_.builder_.Initializers().Get(static_cast<int>(position));
+      }
+    std::size_t folded_before = 0;
+    for (const AddedNode& node : added) {
+      if (folded.contains(node.node)) {
+        ++folded_before;
+        continue;
+      }
+      const std::size_t position = node.position - folded_before;
+      batch[node.plan].added_nodes_positions.push_back(position);
+      *batch[node.plan].added_nodes.Add() = g_.builder_.Nodes().Get(static_cast<int>(position));
+    }
+    for (std::size_t i = 0; i < folding.added_initializers.size(); ++i) {
+      const std::size_t position = old_initializers + i;
+      LocalRewriting& record = batch[plan_of_output.at(folding.added_initializers[i])];
+      record.added_initializer_positions.push_back(position);
+      *record.added_initializers.Add() = g_.builder_.Initializers().Get(static_cast<int>(position));
+    }
+    if (!folded.empty()) report_.Cleanup("FoldConstants").removed_nodes += folded.size();
+    std::vector<const TensorProto*> added_initializers;
+    for (const LocalRewriting& record : batch)
+      for (std::size_t position : record.added_initializer_positions)
+        added_initializers.push_back(&g_.builder_.Initializers().Get(static_cast<int>(position)));
+    for (std::size_t p = 0; p < planned.size(); ++p) {
+      const Found& f = *planned[p].found;
+      LocalRewriting& record = batch[p];
+      record.pattern = *f.pattern;
+      for (const NodeProto* node : f.match.nodes)
+        if (node) record.matched_nodes.push_back(g_.positions_.at(node));
+      record.iteration = batch_;
+      record.graph_path = g_.builder_.Path();
+      record.match_time_ns = f.match_time_ns;
+      record.apply_time_ns = planned[p].apply_time_ns;
+      PatternStats& stats = report_.Pattern((*f.pattern)->Name(), (*f.pattern)->priority);
+      ++stats.applied;
+      stats.apply_time_ns += planned[p].apply_time_ns;
+      stats.removed_nodes += record.matched_nodes.size();
+      stats.added_nodes += planned[p].added.size();
+      records_.push_back(std::move(record));
+    }
+    return added_initializers;
+  }
+
+  struct AddedNode {
+    std::size_t position;  // after the batch, before folding
+    std::size_t plan;
+    const NodeProto* node;
+  };
+
+  // The contract every batch keeps (see pattern.h): a pattern that breaks it is a bug,
+  // reported with its name before the graph changes.
+  void CheckBatch(const std::vector<Planned>& planned, const std::unordered_set<const NodeProto*>& removed,
+                  const std::vector<std::vector<std::size_t>>& added_positions,
+                  const std::vector<std::size_t>& new_position) const {
+    const GraphBuilder& builder = g_.builder_;
+    auto fail = [](const PatternOptimization& pattern, const std::string& message) {
+      throw BuilderError(pattern.Name() + ": " + message);
+    };
+    auto defined_outside = [&](const std::string& name) {
+      return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().contains(name);
+    };
+    std::unordered_map<std::string, Definition> defined;
+    for (std::size_t p = 0; p < planned.size(); ++p) {
+      const PatternOptimization& pattern = **planned[p].found->pattern;
+      for (std::size_t k = 0; k < planned[p].added.size(); ++k) {
+        for (const std::string& output : planned[p].added[k]->output()) {
+          if (output.empty()) continue;
+          if (defined.contains(output)) fail(pattern, "two replacement nodes define '" + output + "'");
+          const NodeProto* producer = g_.NodeBefore(output);
+          if (producer && !removed.contains(producer))
+            fail(pattern, "a replacement node redefines '" + output + "', still produced by " + Describe(*producer));
+          if (defined_outside(output))
+            fail(pattern, "a replacement node redefines '" + output + "', a graph input, initializer or outer value");
+          defined.emplace(output, Definition{added_positions[p][k], &pattern});
+        }
+      }
+    }
+    for (std::size_t p = 0; p < planned.size(); ++p) {
+      const PatternOptimization& pattern = **planned[p].found->pattern;
+      for (std::size_t k = 0; k < planned[p].added.size(); ++k) {
+        const std::size_t position = added_positions[p][k];
+        for (const std::string& input : planned[p].added[k]->input()) {
+          if (input.empty()) continue;
+          if (auto def = defined.find(input); def != defined.end()) {
+            if (def->second.position >= position)
+              fail(pattern, "a replacement node reads '" + input + "' before the node that defines it");
+          } else if (const NodeProto* producer = g_.NodeBefore(input)) {
+            if (removed.contains(producer))
+              fail(pattern, "a replacement node reads '" + input + "', whose producer " + Describe(*producer) +
+                                " the batch removes");
+            if (new_position[g_.positions_.at(producer)] >= position)
+              fail(pattern, "a replacement node is placed before " + Describe(*producer) + ", which produces its input '" +
+                                input + "' (set insert_at)");
+          } else if (!defined_outside(input)) {
+            fail(pattern, "a replacement node reads '" + input + "', which is not defined");
+          }
+        }
+      }
+    }
+    for (const Planned& plan : planned) {
+      const PatternOptimization& pattern = **plan.found->pattern;
+      for (const NodeProto* node : plan.found->match.nodes) {
+        if (!node) continue;
+        for (const std::string& output : node->output()) {
+          if (output.empty()) continue;
+          std::vector<const NodeProto*> readers;
+          for (const NodeProto* consumer : g_.NextNodes(output))
+            if (!removed.contains(consumer)) readers.push_back(consumer);
+          if (auto it = g_.subgraph_readers_.find(output); it != g_.subgraph_readers_.end())
+            for (const NodeProto* holder : it->second)
+              if (!removed.contains(holder)) readers.push_back(holder);
+          auto def = defined.find(output);
+          if (def == defined.end()) {
+            if (g_.IsOutput(output)) fail(pattern, "the rewrite removes graph output '" + output + "'");
+            if (!readers.empty())
+              fail(pattern, "the rewrite removes '" + output + "', still read by " + Describe(*readers.front()));
+            continue;
+          }
+          for (const NodeProto* reader : readers)
+            if (new_position[g_.positions_.at(reader)] < def->second.position)
+              fail(pattern, "the replacement defines '" + output + "' after its reader " + Describe(*reader) +
+                                " (set insert_at)");
+        }
+      }
+    }
+  }
+
+  // --- Folding and cleanup batches --------------------------------------------------------
+
+  // A record for a step that only deleted and modified elements in place.
+  LocalRewriting OperationRecord(const std::string& name, const std::vector<const NodeProto*>& nodes_before,
+                                 const std::vector<const TensorProto*>& initializers_before,
+                                 const std::vector<const NodeProto*>& redefined) {
+    GraphBuilder& builder = g_.builder_;
+    LocalRewriting record;
+    record.pattern = Operation(name);
+    record.matched_nodes = MissingPositions(nodes_before, builder.Nodes());
+    if (!redefined.empty()) {
+      std::unordered_map<const NodeProto*, std::size_t> now;
+      for (int i = 0; i < builder.Nodes().size(); ++i) now.emplace(&builder.Nodes().Get(i), i);
+      std::unordered_set<const NodeProto*> done;
+      for (std::size_t i = 0; i < nodes_before.size(); ++i) {
+        const NodeProto* node = nodes_before[i];
+        if (std::find(redefined.begin(), redefined.end(), node) == redefined.end() || !done.insert(node).second) continue;
+        record.matched_nodes.push_back(i);
+        record.added_nodes_positions.push_back(now.at(node));
+        *record.added_nodes.Add() = *node;
+      }
+      std::sort(record.matched_nodes.begin(), record.matched_nodes.end());
+    }
+    record.removed_initializers = MissingPositions(initializers_before, builder.Initializers());
+    record.iteration = ++batch_;
+    record.graph_path = builder.Path();
+    return record;
+  }
+
+  void FoldAll() {
+    const auto start = Clock::now();
+    GraphBuilder& builder = g_.builder_;
+    const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
+    const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
+    const FoldResult folding = FoldNodes(builder, nodes, g_.options_.fold);
+    if (folding.folded_nodes > 0) {
+      LocalRewriting record = OperationRecord("FoldConstants", nodes, initializers, {});
+      for (std::size_t i = initializers.size(); i < static_cast<std::size_t>(builder.Initializers().size()); ++i) {
+        record.added_initializer_positions.push_back(i);
+        *record.added_initializers.Add() = builder.Initializers().Get(static_cast<int>(i));
+      }
+      CleanupStats& stats = report_.Cleanup("FoldConstants");
+      ++stats.runs;
+      stats.removed_nodes += folding.folded_nodes;
+      records_.push_back(std::move(record));
+      g_.index_stale_ = true;
+    }
+    report_.constant_folding_time_ns += Since(start);
+  }
+
+  // The cleanup passes until none changes anything. Each pass is idempotent, so after a
+  // change only the other three need to run again. `recent` lists the initializers added
+  // since the last full run (null: compare all initializers).
+  void Cleanup(const std::vector<const TensorProto*>* recent = nullptr) {
+    const auto start = Clock::now();
+    using Pass = CleanupResult (*)(GraphBuilder&, CleanupScope);
+    constexpr Pass kNodePasses[] = {RemoveIdentityNodes, RemoveUnusedNodes, RemoveDuplicateNodes};
+    GraphBuilder& builder = g_.builder_;
+    bool initializers_pending = recent == nullptr || !recent->empty();
+    int unchanged = 0, enough = 4;
+    for (int pass = 0; unchanged < enough; pass = (pass + 1) % 4) {
+      const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
+      const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
+      CleanupResult result;
+      if (pass < 3) {
+        result = kNodePasses[pass](builder, CleanupScope::kThisGraph);
+      } else if (initializers_pending) {
+        result = recent ? RemoveDuplicateInitializers(builder, *recent)
+                        : RemoveDuplicateInitializers(builder, CleanupScope::kThisGraph);
+        initializers_pending = false;
+      }
+      if (!result.Changed() && result.renames.empty()) {
+        ++unchanged;
+        continue;
+      }
+      unchanged = 0;
+      enough = 3;
+      LocalRewriting record = OperationRecord(result.pass, nodes, initializers, result.redefined_nodes);
+      for (const ValueRename& rename : result.renames) record.value_renames.emplace_back(rename.from, rename.to);
+      CleanupStats& stats = report_.Cleanup(result.pass);
+      ++stats.runs;
+      stats.removed_nodes += result.removed_nodes;
+      stats.removed_initializers += result.removed_initializers;
+      stats.renames += result.renames.size();
+      records_.push_back(std::move(record));
+      g_.index_stale_ = true;
+    }
+    report_.cleanup_time_ns += Since(start);
+  }
+
+  GraphGraph& g_;
+  OptimizationReport& report_;
+  std::vector<LocalRewriting>& records_;
+  std::size_t& batch_;
+  std::vector<std::set<std::string>> fast_op_types_;
+};
+
+std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {
+  OptimizationReport local;
+  OptimizationReport& out = report ? *report : local;
+  std::vector<LocalRewriting> records;
+  std::size_t batch = 0;
+  Driver(*this, out, records, batch).Run(max_iter);
+  out.rewrites = records.size();
+  out.SortNoMatches();
+  return records;
+}
+
+}  // namespace onnxopt::core::builder

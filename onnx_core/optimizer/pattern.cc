@@ -1,0 +1,85 @@
+#include "onnx_core/optimizer/pattern.h"
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+std::string NodeLabel(const NodeProto* node) {
+  if (!node) return "(none)";
+  std::string label = node->op_type();
+  if (!node->name().empty()) return label + " '" + node->name() + "'";
+  if (node->output_size() > 0) return label + " -> '" + node->output(0) + "'";
+  return label;
+}
+
+}  // namespace
+
+std::string MatchResult::ToString() const {
+  if (!pattern) {
+    return "no match: " + std::string(no_match.reason) + " (" + no_match.where.file_name() + ":" +
+           std::to_string(no_match.where.line()) + ")";
+  }
+  std::string text = pattern->Name() + " matched [";
+  for (std::size_t i = 0; i < nodes.size(); ++i) text += (i ? ", " : "") + NodeLabel(nodes[i]);
+  text += "]";
+  if (insert_at) text += " insert at " + NodeLabel(insert_at);
+  return text;
+}
+
+std::string PatternOptimization::ToString() const {
+  std::string text = Name() + "(priority=" + std::to_string(priority);
+  const std::set<std::string> ops = FastOpType();
+  if (!ops.empty()) {
+    text += ", ops=";
+    bool first = true;
+    for (const std::string& op : ops) {
+      text += (first ? "" : "|") + op;
+      first = false;
+    }
+  }
+  return text + ")";
+}
+
+MatchResult PatternOptimization::Matched(std::vector<const NodeProto*> nodes, const NodeProto* insert_at) const {
+  MatchResult result;
+  result.pattern = this;
+  result.nodes = std::move(nodes);
+  result.insert_at = insert_at;
+  return result;
+}
+
+MatchResult PatternOptimization::NoMatch(const NodeProto&, std::string_view reason, SourceLocation where) const {
+  MatchResult result;
+  result.no_match = NoMatchReason{reason, where};
+  return result;
+}
+
+void ExpectMatchedNodes(const PatternOptimization& pattern, const std::vector<const NodeProto*>& nodes,
+                        std::initializer_list<std::string_view> op_types, SourceLocation where) {
+  auto fail = [&](const std::string& detail) {
+    throw BuilderError(pattern.Name() + "::Apply called with nodes no match returned: " + detail, where);
+  };
+  if (nodes.size() != op_types.size())
+    fail("expected " + std::to_string(op_types.size()) + " nodes, got " + std::to_string(nodes.size()));
+  std::size_t i = 0;
+  for (std::string_view op_type : op_types) {
+    const NodeProto* node = nodes[i++];
+    if (op_type.empty()) continue;
+    if (!node) fail("node " + std::to_string(i - 1) + " is null, expected " + std::string(op_type));
+    if (node->op_type() != op_type || !IsOnnxDomain(node->domain()))
+      fail("node " + std::to_string(i - 1) + " is " + NodeLabel(node) + ", expected " + std::string(op_type));
+  }
+}
+
+MatchResult NamedOperation::Match(GraphGraph&, const NodeProto& candidate) const {
+  return NoMatch(candidate, "a named operation is not a pattern");
+}
+
+utils::RepeatedProtoField<NodeProto> NamedOperation::Apply(GraphGraph&, const std::vector<const NodeProto*>&) const {
+  throw BuilderError("'" + name_ + "' is a recorded operation, not a pattern: it cannot be applied");
+}
+
+}  // namespace onnxopt::core::builder

@@ -1,0 +1,108 @@
+#pragma once
+// Pattern registration and selection.
+//
+// onnx_core owns the registry; pattern libraries fill it by explicit calls
+// (onnx_patterns::RegisterPatterns() for the built-in ones), so that linking a static
+// archive never silently drops a pattern, and an application that links only onnx_core
+// can register its own. Names are the stable identifiers users select patterns by.
+//
+// Three levels, merged by name, the most local winning:
+//   global (RegisterPattern) < one GraphBuilder (RegisterPattern(builder, ...))
+//                            < one GraphGraph (patterns given to its constructor)
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "onnx_core/optimizer/pattern.h"
+
+namespace onnxopt::core::builder {
+
+class GraphBuilder;
+
+using PatternFactory = std::function<std::unique_ptr<PatternOptimization>()>;
+
+struct RegisteredPattern {
+  std::string name;
+  PatternFactory factory;
+  std::string family;  // e.g. "canonicalization"; empty for application patterns
+};
+
+// Name -> factory, in registration order.
+class PatternRegistry {
+ public:
+  // Adds `name`. Registering the same plain function again is a no-op; any other
+  // factory under an existing name throws BuilderError (behaviour must not change
+  // silently).
+  void Register(const std::string& name, PatternFactory factory, std::string family = "");
+  // Adds `name`, or replaces its factory (keeping its place in the order).
+  void Replace(const std::string& name, PatternFactory factory, std::string family = "");
+  bool Contains(std::string_view name) const;
+  std::vector<std::string> Names() const;
+  const std::vector<RegisteredPattern>& Entries() const { return entries_; }
+
+ private:
+  std::vector<RegisteredPattern> entries_;
+};
+
+// --- The global registry ----------------------------------------------------------------
+void RegisterPattern(const std::string& name, PatternFactory factory, std::string family = "");
+void ReplacePattern(const std::string& name, PatternFactory factory, std::string family = "");
+std::vector<std::string> RegisteredPatternNames();
+// Every global entry (names, factories, families), in registration order.
+std::vector<RegisteredPattern> RegisteredPatterns();
+// One new instance of every globally registered pattern, in registration order.
+std::vector<std::unique_ptr<PatternOptimization>> CreateRegisteredPatterns();
+
+// Registers T under T::kName with a plain factory function, so that registering it twice
+// (e.g. from two entry points) is accepted.
+template <class T>
+std::unique_ptr<PatternOptimization> CreatePattern() {
+  return std::make_unique<T>();
+}
+template <class T>
+void RegisterPattern(std::string family = "") {
+  RegisterPattern(std::string(T::kName), &CreatePattern<T>, std::move(family));
+}
+
+// --- One builder's registry -------------------------------------------------------------
+// Registers (or replaces) a pattern for the optimizers of `builder` only.
+void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory);
+
+// --- Selection --------------------------------------------------------------------------
+// Which registered patterns an optimizer uses. Text form, as on the command line:
+//   "default"            every registered pattern
+//   "none"               no registered pattern
+//   "A,B"                exactly A and B
+//   "default,-A" or "-A" every pattern but A;  "none,+A" or "+A" only A (added to a
+//                        base: "+A" alone starts from default)
+class PatternSelection {
+ public:
+  static PatternSelection Default() { return PatternSelection(true); }
+  static PatternSelection None() { return PatternSelection(false); }
+  // Throws onnxopt::Error on a malformed list ("+" without a name, empty items).
+  static PatternSelection Parse(std::string_view text);
+
+  PatternSelection& Include(std::string name);
+  PatternSelection& Exclude(std::string name);
+
+  // Applies the selection to the names available (in their order). Throws
+  // onnxopt::Error naming any selected or excluded name that is not available.
+  std::vector<std::string> Resolve(const std::vector<std::string>& available) const;
+  std::string ToString() const;
+
+ private:
+  explicit PatternSelection(bool all) : all_(all) {}
+  bool all_;
+  std::vector<std::pair<bool, std::string>> edits_;  // (include?, name), in order
+};
+
+// The merged registry for `builder` (global < builder), restricted to `selection`, as
+// new pattern instances in registry order.
+std::vector<std::unique_ptr<PatternOptimization>> CreateSelectedPatterns(const GraphBuilder& builder,
+                                                                         const PatternSelection& selection);
+
+}  // namespace onnxopt::core::builder

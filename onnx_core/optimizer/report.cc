@@ -1,0 +1,197 @@
+#include "onnx_core/optimizer/report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "onnx_core/common/json_writer.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+std::string Milliseconds(std::int64_t ns) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f ms", static_cast<double>(ns) / 1e6);
+  return buffer;
+}
+
+std::string Pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+}  // namespace
+
+std::int64_t OptimizationReport::TotalTimeNs() const {
+  return matching_time_ns + rewriting_time_ns + cleanup_time_ns + constant_folding_time_ns +
+         shape_inference_time_ns + indexing_time_ns + subgraph_optimization_time_ns;
+}
+
+PatternStats& OptimizationReport::Pattern(const std::string& name, int priority) {
+  auto it = std::find_if(patterns.begin(), patterns.end(), [&](const PatternStats& s) { return s.name == name; });
+  if (it != patterns.end()) return *it;
+  PatternStats& stats = patterns.emplace_back();
+  stats.name = name;
+  stats.priority = priority;
+  return stats;
+}
+
+CleanupStats& OptimizationReport::Cleanup(const std::string& name) {
+  auto it = std::find_if(cleanup.begin(), cleanup.end(), [&](const CleanupStats& s) { return s.name == name; });
+  if (it != cleanup.end()) return *it;
+  CleanupStats& stats = cleanup.emplace_back();
+  stats.name = name;
+  return stats;
+}
+
+void OptimizationReport::AddNoMatch(const std::string& pattern, const char* file, unsigned line,
+                                    std::string_view reason) {
+  ++no_match_counts_[{pattern, file, line, std::string(reason)}];
+}
+
+void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
+  iterations += nested.iterations;
+  rewrites += nested.rewrites;
+  reached_max_iter = reached_max_iter || nested.reached_max_iter;
+  for (const PatternStats& stats : nested.patterns) {
+    PatternStats& mine = Pattern(stats.name, stats.priority);
+    mine.match_calls += stats.match_calls;
+    mine.matched += stats.matched;
+    mine.applied += stats.applied;
+    mine.match_time_ns += stats.match_time_ns;
+    mine.apply_time_ns += stats.apply_time_ns;
+    mine.removed_nodes += stats.removed_nodes;
+    mine.added_nodes += stats.added_nodes;
+  }
+  for (const CleanupStats& stats : nested.cleanup) {
+    CleanupStats& mine = Cleanup(stats.name);
+    mine.runs += stats.runs;
+    mine.removed_nodes += stats.removed_nodes;
+    mine.removed_initializers += stats.removed_initializers;
+    mine.renames += stats.renames;
+  }
+  for (const auto& [key, count] : nested.no_match_counts_) no_match_counts_[key] += count;
+  subgraphs.insert(subgraphs.end(), nested.subgraphs.begin(), nested.subgraphs.end());
+}
+
+void OptimizationReport::SortNoMatches() {
+  no_matches.clear();
+  for (const auto& [key, count] : no_match_counts_) {
+    const auto& [pattern, file, line, reason] = key;
+    no_matches.push_back(NoMatchStats{pattern, file, line, reason, count});
+  }
+  std::stable_sort(no_matches.begin(), no_matches.end(),
+                   [](const NoMatchStats& a, const NoMatchStats& b) { return a.count > b.count; });
+}
+
+std::string OptimizationReport::ToString() const {
+  std::string text;
+  text += "optimization: " + std::to_string(nodes_before) + " -> " + std::to_string(nodes_after) + " nodes, " +
+          std::to_string(iterations) + " iterations, " + std::to_string(rewrites) + " rewrites, " +
+          Milliseconds(TotalTimeNs()) + "\n";
+  if (reached_max_iter)
+    text += "  stopped at the iteration bound (max_iter = " + std::to_string(max_iter) +
+            ") before convergence: a pattern may keep matching its own output\n";
+  text += "time per phase:\n";
+  const std::pair<const char*, std::int64_t> phases[] = {
+      {"indexing", indexing_time_ns},
+      {"matching", matching_time_ns},
+      {"rewriting", rewriting_time_ns},
+      {"shape inference", shape_inference_time_ns},
+      {"constant folding", constant_folding_time_ns},
+      {"cleanup", cleanup_time_ns},
+      {"subgraphs", subgraph_optimization_time_ns}};
+  for (const auto& [phase, ns] : phases) text += "  " + Pad(phase, 18) + Milliseconds(ns) + "\n";
+  bool any_pattern = false;
+  for (const PatternStats& stats : patterns) {
+    if (!any_pattern) text += "patterns (priority, tried, matched, applied, -nodes, +nodes, match time, apply time):\n";
+    any_pattern = true;
+    text += "  " + Pad(stats.name, 36) + std::to_string(stats.priority) + ", " + std::to_string(stats.match_calls) +
+            ", " + std::to_string(stats.matched) + ", " + std::to_string(stats.applied) + ", " +
+            std::to_string(stats.removed_nodes) + ", " + std::to_string(stats.added_nodes) + ", " +
+            Milliseconds(stats.match_time_ns) + ", " + Milliseconds(stats.apply_time_ns) + "\n";
+  }
+  if (!cleanup.empty()) text += "cleanup and folding (runs, -nodes, -initializers, renames):\n";
+  for (const CleanupStats& stats : cleanup)
+    text += "  " + Pad(stats.name, 36) + std::to_string(stats.runs) + ", " + std::to_string(stats.removed_nodes) +
+            ", " + std::to_string(stats.removed_initializers) + ", " + std::to_string(stats.renames) + "\n";
+  if (!subgraphs.empty()) text += "subgraphs (time, iterations, rewrites):\n";
+  for (const SubgraphStats& stats : subgraphs)
+    text += "  " + Pad(stats.path, 36) + Milliseconds(stats.time_ns) + ", " + std::to_string(stats.iterations) + ", " +
+            std::to_string(stats.rewrites) + "\n";
+  if (!no_matches.empty()) text += "rejected candidates (count, pattern, reason, where):\n";
+  for (const NoMatchStats& stats : no_matches) {
+    std::string file = stats.file;
+    if (const std::size_t slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    text += "  " + std::to_string(stats.count) + "  " + stats.pattern + ": " + stats.reason + " (" + file + ":" +
+            std::to_string(stats.line) + ")\n";
+  }
+  return text;
+}
+
+std::string OptimizationReport::ToJson() const {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("format").String("onnxopt-optimization-report").Key("version").Int(1);
+  json.Key("nodes_before").Int(static_cast<std::int64_t>(nodes_before));
+  json.Key("nodes_after").Int(static_cast<std::int64_t>(nodes_after));
+  json.Key("iterations").Int(static_cast<std::int64_t>(iterations));
+  json.Key("max_iter").Int(max_iter);
+  json.Key("reached_max_iter").Bool(reached_max_iter);
+  json.Key("rewrites").Int(static_cast<std::int64_t>(rewrites));
+  json.Key("time_ns").BeginObject();
+  json.Key("total").Int(TotalTimeNs());
+  json.Key("indexing").Int(indexing_time_ns);
+  json.Key("matching").Int(matching_time_ns);
+  json.Key("rewriting").Int(rewriting_time_ns);
+  json.Key("shape_inference").Int(shape_inference_time_ns);
+  json.Key("constant_folding").Int(constant_folding_time_ns);
+  json.Key("cleanup").Int(cleanup_time_ns);
+  json.Key("subgraphs").Int(subgraph_optimization_time_ns);
+  json.EndObject();
+  json.Key("patterns").BeginArray();
+  for (const PatternStats& stats : patterns) {
+    json.BeginObject();
+    json.Key("name").String(stats.name).Key("priority").Int(stats.priority);
+    json.Key("match_calls").Int(static_cast<std::int64_t>(stats.match_calls));
+    json.Key("matched").Int(static_cast<std::int64_t>(stats.matched));
+    json.Key("applied").Int(static_cast<std::int64_t>(stats.applied));
+    json.Key("removed_nodes").Int(static_cast<std::int64_t>(stats.removed_nodes));
+    json.Key("added_nodes").Int(static_cast<std::int64_t>(stats.added_nodes));
+    json.Key("match_time_ns").Int(stats.match_time_ns).Key("apply_time_ns").Int(stats.apply_time_ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("cleanup").BeginArray();
+  for (const CleanupStats& stats : cleanup) {
+    json.BeginObject();
+    json.Key("name").String(stats.name).Key("runs").Int(static_cast<std::int64_t>(stats.runs));
+    json.Key("removed_nodes").Int(static_cast<std::int64_t>(stats.removed_nodes));
+    json.Key("removed_initializers").Int(static_cast<std::int64_t>(stats.removed_initializers));
+    json.Key("renames").Int(static_cast<std::int64_t>(stats.renames));
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("subgraphs").BeginArray();
+  for (const SubgraphStats& stats : subgraphs) {
+    json.BeginObject();
+    json.Key("path").String(stats.path).Key("time_ns").Int(stats.time_ns);
+    json.Key("iterations").Int(static_cast<std::int64_t>(stats.iterations));
+    json.Key("rewrites").Int(static_cast<std::int64_t>(stats.rewrites));
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("no_matches").BeginArray();
+  for (const NoMatchStats& stats : no_matches) {
+    json.BeginObject();
+    json.Key("pattern").String(stats.pattern).Key("reason").String(stats.reason);
+    json.Key("file").String(stats.file).Key("line").Int(stats.line);
+    json.Key("count").Int(static_cast<std::int64_t>(stats.count));
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.Text() + "\n";
+}
+
+}  // namespace onnxopt::core::builder

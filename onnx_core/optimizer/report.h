@@ -1,0 +1,91 @@
+#pragma once
+// OptimizationReport: what GraphGraph::Optimize did and where the time went.
+//
+// Opt-in (pass a pointer to Optimize). Times are wall-clock nanoseconds. Root phase times
+// exclude the work done in nested graphs, which subgraph_optimization_time_ns counts
+// once, so TotalTimeNs() never counts anything twice. Counters (iterations, matches,
+// rewrites) aggregate the whole graph hierarchy.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace onnxopt::core::builder {
+
+struct PatternStats {
+  std::string name;
+  int priority = 0;
+  std::size_t match_calls = 0;    // candidates tried
+  std::size_t matched = 0;        // successful matches
+  std::size_t applied = 0;        // matches applied (not skipped as overlapping/protected)
+  std::int64_t match_time_ns = 0; // all Match calls
+  std::int64_t apply_time_ns = 0; // all Apply calls
+  std::size_t removed_nodes = 0;  // matched nodes removed by applied matches
+  std::size_t added_nodes = 0;    // replacement nodes added
+};
+
+struct CleanupStats {
+  std::string name;  // RemoveIdentityNodes, ..., FoldConstants
+  std::size_t runs = 0;  // effective runs (records)
+  std::size_t removed_nodes = 0;
+  std::size_t removed_initializers = 0;
+  std::size_t renames = 0;
+};
+
+// One NoMatch site: how often a pattern rejected a candidate at this line for this reason.
+struct NoMatchStats {
+  std::string pattern;
+  std::string file;
+  unsigned line = 0;
+  std::string reason;
+  std::size_t count = 0;
+};
+
+struct SubgraphStats {
+  std::string path;  // GraphBuilder::PathString()
+  std::int64_t time_ns = 0;   // wall clock of its optimization, nested graphs included
+  std::size_t iterations = 0;
+  std::size_t rewrites = 0;   // records, cleanup included
+};
+
+struct OptimizationReport {
+  std::int64_t matching_time_ns = 0;
+  std::int64_t rewriting_time_ns = 0;  // Apply, validation, rebuilding the node field
+  std::int64_t cleanup_time_ns = 0;
+  std::int64_t constant_folding_time_ns = 0;
+  std::int64_t shape_inference_time_ns = 0;  // of added nodes
+  std::int64_t indexing_time_ns = 0;
+  std::int64_t subgraph_optimization_time_ns = 0;
+
+  std::size_t iterations = 0;
+  int max_iter = 0;  // the main graph's bound
+  bool reached_max_iter = false;  // some graph stopped at its bound, not at convergence
+  std::size_t nodes_before = 0;   // main graph
+  std::size_t nodes_after = 0;
+  std::size_t rewrites = 0;  // records
+
+  std::vector<PatternStats> patterns;       // in driver order
+  std::vector<CleanupStats> cleanup;        // in first-run order
+  std::vector<NoMatchStats> no_matches;     // when collected, most frequent first
+  std::vector<SubgraphStats> subgraphs;     // in optimization order (innermost first)
+
+  std::int64_t TotalTimeNs() const;
+  std::string ToString() const;  // for people
+  std::string ToJson() const;    // for tools; documented in docs/optimizer.md
+
+  // Used by the driver.
+  PatternStats& Pattern(const std::string& name, int priority);
+  CleanupStats& Cleanup(const std::string& name);
+  void AddNoMatch(const std::string& pattern, const char* file, unsigned line, std::string_view reason);
+  // Adds the counters of a nested graph's report (not its phase times).
+  void MergeCounters(const OptimizationReport& nested);
+  void SortNoMatches();
+
+ private:
+  std::map<std::tuple<std::string, std::string, unsigned, std::string>, std::size_t> no_match_counts_;
+};
+
+}  // namespace onnxopt::core::builder

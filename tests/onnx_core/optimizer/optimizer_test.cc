@@ -1,0 +1,418 @@
+// The match/apply loop, records and replay, with the engine alone.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/local_rewriting.h"
+#include "tests/onnx_core/optimizer/test_patterns.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+using core::builder::GraphBuilder;
+using core::builder::LocalRewriting;
+using core::builder::OptimizationReport;
+using core::builder::OptimizerOptions;
+using core::builder::PatternSelection;
+using ::testing::HasSubstr;
+
+using Patterns = std::vector<std::shared_ptr<const PatternOptimization>>;
+
+struct Outcome {
+  ModelProto original;
+  ModelProto optimized;
+  std::vector<LocalRewriting> records;
+  OptimizationReport report;
+};
+
+Outcome Optimize(ModelProto model, Patterns patterns, int max_iter = -1, OptimizerOptions options = {}) {
+  Outcome run;
+  run.original = std::move(model);
+  GraphBuilder builder{ModelProto(run.original)};
+  options.registered = PatternSelection::None();
+  GraphGraph graph(builder, std::move(patterns), std::move(options));
+  run.records = graph.Optimize(max_iter, &run.report);
+  run.optimized = std::move(builder).TakeModel();
+  return run;
+}
+
+Outcome Optimize(std::string_view text, Patterns patterns, int max_iter = -1, OptimizerOptions options = {}) {
+  return Optimize(ParseText(text), std::move(patterns), max_iter, std::move(options));
+}
+
+// "out = Op(in, ...)" per node, for exact comparisons.
+std::string NodesText(const GraphProto& graph) {
+  std::string text;
+  for (const NodeProto& node : graph.node()) {
+    for (int i = 0; i < node.output_size(); ++i) text += (i ? "," : "") + node.output(i);
+    text += " = " + node.op_type() + "(";
+    for (int i = 0; i < node.input_size(); ++i) text += (i ? "," : "") + node.input(i);
+    text += "); ";
+  }
+  return text;
+}
+
+void ExpectReplayed(const Outcome& run) {
+  const GraphProto replayed = core::builder::Replay(run.original, run.records);
+  EXPECT_EQ(core::ir::SerializeDeterministic(replayed), core::ir::SerializeDeterministic(run.optimized.graph()))
+      << "replayed: " << NodesText(replayed) << "\noptimized: " << NodesText(run.optimized.graph());
+}
+
+std::size_t RecordsOf(const Outcome& run, std::string_view name) {
+  return static_cast<std::size_t>(std::count_if(run.records.begin(), run.records.end(),
+                                                [&](const LocalRewriting& r) { return r.Name() == name; }));
+}
+
+constexpr std::string_view kTwoChains = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2] a, float[2] b) => (float[2] y, float[2] z) {
+    a1 = Neg(a)
+    a2 = Neg(a1)
+    b1 = Neg(b)
+    b2 = Neg(b1)
+    y = Abs(a2)
+    z = Relu(b2)
+  })ONNX";
+
+TEST(Optimize, AppliesSeveralDisjointRewritesInOneIteration) {
+  Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Abs(a); z = Relu(b); ");
+  ASSERT_EQ(RecordsOf(run, "NegNegPattern"), 2u);
+  EXPECT_EQ(run.records[0].iteration, run.records[1].iteration) << "both rewrites belong to one batch";
+  EXPECT_EQ(run.records[0].matched_nodes, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(run.records[1].matched_nodes, (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(run.records[0].added_nodes_positions, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(run.records[1].added_nodes_positions, (std::vector<std::size_t>{1}));
+  // The Identity nodes are removed by the cleanup pass, recorded after the batch.
+  EXPECT_EQ(run.records[2].Name(), "RemoveIdentityNodes");
+  EXPECT_EQ(run.report.patterns.at(0).applied, 2u);
+  EXPECT_EQ(run.report.nodes_before, 6u);
+  EXPECT_EQ(run.report.nodes_after, 2u);
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, OnePatternAddsSeveralNodes) {
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a, float[2] b) => (float[2] y) {
+      s = Sub(a, b)
+      y = Abs(s)
+    })ONNX",
+                     {std::make_shared<SubToAddNegPattern>()});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "negated = Neg(b); s = Add(a,negated); y = Abs(s); ");
+  ASSERT_EQ(run.records.size(), 1u);
+  EXPECT_EQ(run.records[0].added_nodes.size(), 2);
+  EXPECT_EQ(run.records[0].added_nodes_positions, (std::vector<std::size_t>{0, 1}));
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, ReplayReproducesEveryBatchExactly) {
+  // Rewrites, identity removal, dead code and duplicate removal all take part.
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a, float[2] b) => (float[2] y, float[2] z) {
+      dead = Exp(a)
+      s = Sub(a, b)
+      t = Sub(a, b)
+      n1 = Neg(s)
+      n2 = Neg(n1)
+      y = Add(n2, t)
+      z = Identity(t)
+    })ONNX",
+                     {std::make_shared<NegNegPattern>(), std::make_shared<SubToAddNegPattern>()});
+  EXPECT_GE(run.records.size(), 4u);
+  ExpectReplayed(run);
+  // Replay needs no pattern object: the records alone carry the rewrite.
+  for (LocalRewriting& record : run.records) record.pattern = std::make_shared<core::builder::NamedOperation>(record.Name());
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, ReplayRejectsRecordsThatDoNotFitTheModel) {
+  Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
+  const ModelProto other = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) { y = Neg(a) })ONNX");
+  try {
+    core::builder::Replay(other, run.records);
+    FAIL() << "Replay accepted records of another model";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("Replay: batch"));
+    EXPECT_THAT(error.what(), HasSubstr("position"));
+  }
+}
+
+constexpr std::string_view kNestedIfs = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (bool c, bool d, float[2] x) => (float[2] y) {
+    outer = Neg(x)
+    y = If(c) <
+      then_branch = then_g () => (float[2] t) {
+        t1 = Neg(outer)
+        t2 = Neg(t1)
+        t = If(d) <
+          then_branch = inner_then () => (float[2] u) {
+            u1 = Neg(t2)
+            u = Neg(u1)
+          },
+          else_branch = inner_else () => (float[2] v) { v = Identity(t2) }
+        >
+      },
+      else_branch = else_g () => (float[2] e) {
+        e1 = Neg(x)
+        e = Neg(e1)
+      }
+    >
+  })ONNX";
+
+TEST(Optimize, OptimizesSubgraphsFirstAndReplayRoutesByPath) {
+  Outcome run = Optimize(kNestedIfs, {std::make_shared<NegNegPattern>()});
+  std::set<std::string> paths;
+  for (const LocalRewriting& record : run.records) {
+    std::string path;
+    for (const auto& key : record.graph_path) path += "/" + key.ToString();
+    if (record.Name() == "NegNegPattern") paths.insert(path);
+  }
+  EXPECT_EQ(paths, (std::set<std::string>{"/y:then_branch", "/y:then_branch/t:then_branch", "/y:else_branch"}));
+  // Innermost first: the first record belongs to the deepest graph.
+  EXPECT_EQ(run.records.front().graph_path.size(), 2u);
+  ASSERT_EQ(run.report.subgraphs.size(), 4u);
+  EXPECT_EQ(run.report.subgraphs[0].path, "y:then_branch/t:then_branch");
+  EXPECT_GT(run.report.subgraph_optimization_time_ns, 0);
+  const GraphProto& then_graph = run.optimized.graph().node(1).attribute(0).g();
+  EXPECT_EQ(NodesText(then_graph), "t = If(d); ") << "t1/t2 cancel; the nested graph reads 'outer'";
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, DoNotRemoveProtectsNodes) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a, float[2] b) => (float[2] y, float[2] z) {
+      a1 = Neg(a)
+      y = Neg(a1)
+      b1 = Neg(b)
+      z = Neg(b1)
+    })ONNX");
+  // The text syntax of onnx 1.12 cannot name nodes.
+  model.mutable_graph()->mutable_node(0)->set_name("keep_DONOTREMOVE_a1");
+  Outcome run = Optimize(std::move(model), {std::make_shared<NegNegPattern>()});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "a1 = Neg(a); y = Neg(a1); z = Identity(b); ");
+
+  OptimizerOptions options;
+  options.do_not_remove = [](const NodeProto& node) { return node.output(0) == "b1"; };
+  Outcome custom = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] b) => (float[2] z) {
+      b1 = Neg(b)
+      z = Neg(b1)
+    })ONNX",
+                        {std::make_shared<NegNegPattern>()}, -1, options);
+  EXPECT_EQ(NodesText(custom.optimized.graph()), "b1 = Neg(b); z = Neg(b1); ");
+}
+
+TEST(Optimize, RunsLowerPrioritiesFirstAndRaisesTheThreshold) {
+  // First (priority 0) turns Exp into Log; Second (priority 1) turns Log into Sin. The
+  // graph's own Log is only touched once priority 0 matches nothing anymore.
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y, float[2] z) {
+      y = Exp(a)
+      z = Log(a)
+    })ONNX",
+                     {std::make_shared<RenameOpPattern>("Second", "Log", "Sin", 1),
+                      std::make_shared<RenameOpPattern>("First", "Exp", "Log", 0)});
+  ASSERT_GE(run.records.size(), 2u);
+  EXPECT_EQ(run.records[0].Name(), "First");
+  EXPECT_EQ(run.records[0].added_nodes.Get(0).op_type(), "Log");
+  ASSERT_GE(run.records.size(), 3u);
+  EXPECT_EQ(run.records[1].Name(), "Second");
+  EXPECT_EQ(run.records[2].Name(), "Second");
+  EXPECT_EQ(run.records[1].iteration, run.records[2].iteration) << "both Log nodes in one batch";
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Sin(a); z = Sin(a); ");
+  EXPECT_EQ(run.report.patterns.at(0).name, "First") << "the report lists patterns in driver order";
+}
+
+TEST(Optimize, StopsAtMaxIterAndSaysSo) {
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) { y = Abs(a) })ONNX",
+                     {std::make_shared<AbsForeverPattern>()}, 5);
+  EXPECT_TRUE(run.report.reached_max_iter);
+  EXPECT_EQ(run.report.iterations, 5u);
+  EXPECT_EQ(RecordsOf(run, "AbsForeverPattern"), 5u);
+  EXPECT_THAT(run.report.ToString(), HasSubstr("stopped at the iteration bound (max_iter = 5)"));
+  EXPECT_THAT(run.report.ToJson(), HasSubstr("\"reached_max_iter\":true"));
+
+  // The default bound is max(node count, 10) * number of priorities.
+  Outcome bounded = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) { y = Abs(a) })ONNX",
+                         {std::make_shared<AbsForeverPattern>()});
+  EXPECT_TRUE(bounded.report.reached_max_iter);
+  EXPECT_EQ(bounded.report.max_iter, 10);
+  EXPECT_EQ(bounded.report.iterations, 10u);
+}
+
+TEST(Optimize, ReportsNoMatchReasonsWithTheirSourceLine) {
+  OptimizerOptions options;
+  options.collect_no_match = true;
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y, float[2] z) {
+      n = Neg(a)
+      y = Neg(n)
+      z = Abs(n)
+    })ONNX",
+                     {std::make_shared<NegNegPattern>()}, -1, options);
+  ASSERT_FALSE(run.report.no_matches.empty());
+  const auto& first = run.report.no_matches.front();
+  EXPECT_EQ(first.pattern, "NegNegPattern");
+  EXPECT_THAT(first.file, HasSubstr("test_patterns.h"));
+  EXPECT_GT(first.line, 0u);
+  std::set<std::string> reasons;
+  for (const auto& entry : run.report.no_matches) reasons.insert(entry.reason);
+  EXPECT_EQ(reasons, (std::set<std::string>{"the input is not produced by Neg", "the first Neg has other readers"}));
+  EXPECT_THAT(run.report.ToString(), HasSubstr("the first Neg has other readers (test_patterns.h:"));
+}
+
+TEST(Optimize, ApplyWithNodesNoMatchReturnedThrowsWithItsCallSite) {
+  GraphBuilder builder(ParseText(kTwoChains));
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::None()));
+  NegNegPattern pattern;
+  const NodeProto* abs = graph.NodeBefore("y");
+  try {
+    pattern.Apply(graph, {abs});
+    FAIL() << "Apply accepted an Abs node";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("NegNegPattern::Apply called with nodes no match returned"));
+    EXPECT_THAT(error.what(), HasSubstr("test_patterns.h:"));
+  }
+}
+
+// Claims to replace Neg but redefines a value another node produces.
+class RedefiningPattern final : public PatternOptimization {
+ public:
+  std::string Name() const override { return "RedefiningPattern"; }
+  std::set<std::string> FastOpType() const override { return {"Neg"}; }
+  MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph&, const std::vector<const NodeProto*>& nodes) const override {
+    utils::RepeatedProtoField<NodeProto> result;
+    NodeProto& node = *result.Add() = *nodes[0];
+    node.add_output("other");
+    return result;
+  }
+};
+
+TEST(Optimize, RejectsAReplacementThatRedefinesAnExistingValue) {
+  try {
+    Optimize(R"ONNX(
+      <ir_version: 8, opset_import: ["" : 18]>
+      g (float[2] a) => (float[2] y, float[2] other) {
+        y = Neg(a)
+        other = Abs(a)
+      })ONNX",
+             {std::make_shared<RedefiningPattern>()});
+    FAIL() << "the batch was applied";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("RedefiningPattern: a replacement node redefines 'other'"));
+  }
+}
+
+// Matches Mul(Exp(x), y) where y is computed between the two: the replacement reads y,
+// so it must go where the Mul was (insert_at), not where the Exp was.
+class ExpMulPattern final : public PatternOptimization {
+ public:
+  explicit ExpMulPattern(bool use_insert_at) : use_insert_at_(use_insert_at) {}
+  std::string Name() const override { return "ExpMulPattern"; }
+  std::set<std::string> FastOpType() const override { return {"Mul"}; }
+  MatchResult Match(GraphGraph& graph, const NodeProto& node) const override {
+    const NodeProto* exp = core::builder::ProducerOf(graph, node.input(0), "Exp");
+    if (!exp) return NoMatch(node, "the first input is not produced by Exp");
+    return Matched({exp, &node}, use_insert_at_ ? &node : nullptr);
+  }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph&, const std::vector<const NodeProto*>& nodes) const override {
+    utils::RepeatedProtoField<NodeProto> result;
+    NodeProto& node = *result.Add();
+    node.set_op_type("ExpTimes");
+    node.set_domain("test");
+    node.add_input(nodes[0]->input(0));
+    node.add_input(nodes[1]->input(1));
+    node.add_output(nodes[1]->output(0));
+    return result;
+  }
+
+ private:
+  bool use_insert_at_;
+};
+
+constexpr std::string_view kGap = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+  g (float[2] a) => (float[2] y) {
+    e = Exp(a)
+    s = Sin(a)
+    y = Mul(e, s)
+  })ONNX";
+
+TEST(Optimize, InsertAtPlacesTheReplacementAfterTheGap) {
+  Outcome run = Optimize(kGap, {std::make_shared<ExpMulPattern>(true)});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "s = Sin(a); y = ExpTimes(a,s); ");
+  EXPECT_EQ(run.records[0].matched_nodes, (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(run.records[0].added_nodes_positions, (std::vector<std::size_t>{1}));
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, WithoutInsertAtAReplacementBeforeItsInputIsAContractError) {
+  EXPECT_THROW(
+      {
+        try {
+          Optimize(kGap, {std::make_shared<ExpMulPattern>(false)});
+        } catch (const BuilderError& error) {
+          EXPECT_THAT(error.what(), HasSubstr("which produces its input 's' (set insert_at)"));
+          throw;
+        }
+      },
+      BuilderError);
+}
+
+TEST(Optimize, MatchesOverlappingAnEarlierOneWaitForTheNextIteration) {
+  // n1, n2, n3: NegNeg matches (n1, n2) first; (n2, n3) overlaps and is skipped.
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) {
+      n1 = Neg(a)
+      n2 = Neg(n1)
+      y = Neg(n2)
+    })ONNX",
+                     {std::make_shared<NegNegPattern>()});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Neg(a); ");
+  EXPECT_EQ(run.report.patterns.at(0).applied, 1u);
+  ExpectReplayed(run);
+}
+
+TEST(OptimizationReport, PrintsPhasesPatternsAndCleanup) {
+  Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
+  const std::string text = run.report.ToString();
+  EXPECT_THAT(text, HasSubstr("optimization: 6 -> 2 nodes"));
+  EXPECT_THAT(text, HasSubstr("matching"));
+  EXPECT_THAT(text, HasSubstr("NegNegPattern"));
+  EXPECT_THAT(text, HasSubstr("RemoveIdentityNodes"));
+  const std::string json = run.report.ToJson();
+  for (const char* key : {"\"format\":\"onnxopt-optimization-report\"", "\"time_ns\"", "\"patterns\"", "\"cleanup\"",
+                          "\"subgraphs\"", "\"no_matches\"", "\"iterations\""})
+    EXPECT_THAT(json, HasSubstr(key));
+  EXPECT_EQ(run.report.TotalTimeNs(),
+            run.report.matching_time_ns + run.report.rewriting_time_ns + run.report.cleanup_time_ns +
+                run.report.constant_folding_time_ns + run.report.shape_inference_time_ns +
+                run.report.indexing_time_ns + run.report.subgraph_optimization_time_ns);
+}
+
+TEST(LocalRewriting, ToStringSummarizesTheRecord) {
+  Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
+  EXPECT_EQ(run.records[0].ToString(), "NegNegPattern (batch 1): removes nodes [0, 1], adds 1 nodes at [0]");
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

@@ -1,0 +1,142 @@
+// Registration, selection, and the merge of the three registry levels.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/pattern_registry.h"
+#include "tests/onnx_core/optimizer/test_patterns.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+using core::builder::GraphBuilder;
+using core::builder::OptimizerOptions;
+using core::builder::PatternSelection;
+using core::builder::RegisterPattern;
+using ::testing::HasSubstr;
+
+constexpr std::string_view kModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2] a) => (float[2] y) {
+    n = Neg(a)
+    y = Neg(n)
+  })ONNX";
+
+// The global registry lives as long as the process: each test registers its own names,
+// so that the tests also pass when run in one process.
+
+// A pattern that names itself; Neg => Neg.
+std::unique_ptr<PatternOptimization> Named(const std::string& name, int priority = 1) {
+  return std::make_unique<RenameOpPattern>(name, "Neg", "Neg", priority);
+}
+
+TEST(PatternRegistry, CoreOptimizerRunsWithAnApplicationPatternAndNoExtensionLibrary) {
+  for (const std::string& name : core::builder::RegisteredPatternNames())
+    EXPECT_NE(name, "CastCastPattern") << "no built-in pattern is registered behind our back";
+  core::builder::RegisterPattern<NegNegPattern>();
+  GraphBuilder builder(ParseText(kModel));
+  GraphGraph graph(builder);  // the default selection: every registered pattern
+  ASSERT_EQ(graph.Patterns().size(), 1u);
+  graph.Optimize();
+  ASSERT_EQ(builder.Nodes().size(), 1);
+  EXPECT_EQ(builder.Nodes().Get(0).op_type(), "Identity");
+}
+
+std::unique_ptr<PatternOptimization> MakeTaken() { return Named("Taken"); }
+
+std::shared_ptr<const PatternOptimization> FindPattern(const GraphGraph& graph, const std::string& name) {
+  for (const auto& pattern : graph.Patterns())
+    if (pattern->Name() == name) return pattern;
+  return nullptr;
+}
+
+TEST(PatternRegistry, RejectsAnotherFactoryUnderATakenName) {
+  RegisterPattern("Taken", &MakeTaken);
+  EXPECT_NO_THROW(RegisterPattern("Taken", &MakeTaken)) << "the same function again is idempotent";
+  try {
+    RegisterPattern("Taken", [] { return Named("Taken", 2); });
+    FAIL() << "a second factory was accepted";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("'Taken' is already registered with another factory"));
+  }
+  core::builder::ReplacePattern("Taken", [] { return Named("Taken", 2); });
+  GraphBuilder builder(ParseText(kModel));
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::Parse("Taken")));
+  ASSERT_EQ(graph.Patterns().size(), 1u);
+  EXPECT_EQ(graph.Patterns()[0]->priority, 2) << "replaced explicitly";
+  EXPECT_THROW(RegisterPattern("", &MakeTaken), BuilderError);
+}
+
+TEST(PatternRegistry, RejectsAFactoryWhosePatternHasAnotherName) {
+  RegisterPattern("Alias", &MakeTaken);
+  GraphBuilder builder(ParseText(kModel));
+  EXPECT_THROW(GraphGraph(builder, {}, SelectRegistered(PatternSelection::Parse("Alias"))), BuilderError);
+  // Leaves a valid registry for the tests that run after this one in the same process.
+  core::builder::ReplacePattern("Alias", [] { return Named("Alias"); });
+}
+
+TEST(PatternRegistry, MergesLevelsByNameTheMostLocalWinning) {
+  RegisterPattern("Levels", [] { return Named("Levels", 5); });
+  const PatternSelection only = PatternSelection::Parse("Levels");
+  GraphBuilder builder(ParseText(kModel));
+  RegisterPattern(builder, "Levels", [] { return Named("Levels", 3); });
+  RegisterPattern(builder, "BuilderOnly", [] { return Named("BuilderOnly", 4); });
+  {
+    GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::Parse("Levels,BuilderOnly")));
+    ASSERT_EQ(graph.Patterns().size(), 2u);
+    EXPECT_EQ(FindPattern(graph, "Levels")->priority, 3) << "the builder's registration replaces the global one";
+  }
+  GraphGraph graph(builder, {Named("Levels", 0)}, SelectRegistered(only));
+  ASSERT_EQ(graph.Patterns().size(), 1u);
+  EXPECT_EQ(graph.Patterns()[0]->priority, 0) << "the constructor's pattern replaces both";
+  // Another builder sees only the global level.
+  GraphBuilder other(ParseText(kModel));
+  GraphGraph other_graph(other, {}, SelectRegistered(only));
+  EXPECT_EQ(FindPattern(other_graph, "Levels")->priority, 5);
+  EXPECT_EQ(FindPattern(other_graph, "BuilderOnly"), nullptr);
+}
+
+TEST(PatternRegistry, SortsByPriorityKeepingRegistrationOrder) {
+  GraphBuilder builder(ParseText(kModel));
+  GraphGraph graph(builder, {Named("P2", 2), Named("P0a", 0), Named("P1", 1), Named("P0b", 0)},
+                   SelectRegistered(PatternSelection::None()));
+  std::vector<std::string> names;
+  for (const auto& pattern : graph.Patterns()) names.push_back(pattern->Name());
+  EXPECT_EQ(names, (std::vector<std::string>{"P0a", "P0b", "P1", "P2"}));
+}
+
+TEST(PatternSelection, ParsesAndResolvesNames) {
+  const std::vector<std::string> available = {"A", "B", "C"};
+  EXPECT_EQ(PatternSelection::Parse("default").Resolve(available), available);
+  EXPECT_TRUE(PatternSelection::Parse("none").Resolve(available).empty());
+  EXPECT_EQ(PatternSelection::Parse("C,A").Resolve(available), (std::vector<std::string>{"A", "C"}));
+  EXPECT_EQ(PatternSelection::Parse("-B").Resolve(available), (std::vector<std::string>{"A", "C"}));
+  EXPECT_EQ(PatternSelection::Parse("default,-B,-C").Resolve(available), (std::vector<std::string>{"A"}));
+  EXPECT_EQ(PatternSelection::Parse("none,+B").Resolve(available), (std::vector<std::string>{"B"}));
+  EXPECT_EQ(PatternSelection::Parse(" A , B ").Resolve(available), (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(PatternSelection::Parse("none,+B").ToString(), "none,+B");
+  EXPECT_THROW(PatternSelection::Parse("A,,B"), Error);
+  EXPECT_THROW(PatternSelection::Parse("A,-"), Error);
+  EXPECT_THROW(PatternSelection::Parse("A,default"), Error);
+  try {
+    PatternSelection::Parse("A,Typo").Resolve(available);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("unknown pattern 'Typo'"));
+  }
+}
+
+TEST(PatternSelection, SelectsAmongRegisteredPatterns) {
+  RegisterPattern("SelectedA", [] { return Named("SelectedA"); });
+  RegisterPattern("SelectedB", [] { return Named("SelectedB"); });
+  GraphBuilder builder(ParseText(kModel));
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::Parse("-SelectedA")));
+  EXPECT_EQ(FindPattern(graph, "SelectedA"), nullptr);
+  EXPECT_NE(FindPattern(graph, "SelectedB"), nullptr);
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

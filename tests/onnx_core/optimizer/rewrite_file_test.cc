@@ -1,0 +1,311 @@
+// Rewrite files (onnx_core/optimizer/rewrite_file.h): every field survives a round trip,
+// and damaged or hostile files raise ModelError naming the record and field, never crash.
+
+#include "onnx_core/optimizer/rewrite_file.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "onnx_core/common/error.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::core::builder {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ListFiles;
+using testing::TempDir;
+
+// The parts of a file built by hand, to describe damaged files precisely.
+std::string Varint(std::uint64_t value) {
+  std::string out;
+  while (value >= 0x80) {
+    out += static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  out += static_cast<char>(value);
+  return out;
+}
+std::string Bytes(std::string_view text) { return Varint(text.size()) + std::string(text); }
+std::string Header(std::uint64_t version, std::uint64_t count, std::string_view fingerprint = "") {
+  return std::string(kRewriteFileMagic) + Varint(version) + Bytes(fingerprint) + Varint(count);
+}
+std::string Record(std::string_view body) { return Varint(body.size()) + std::string(body); }
+// Bytes after a short damaged record, so that the file has room for the record it
+// announces (15 bytes at least) and the parser gets to the damage inside the record.
+std::string Padded(std::string file) { return file + std::string(16, '\0'); }
+// A record body with no element in any list, up to (not including) matched_nodes.
+std::string BodyStart(std::string_view name = "P") { return Bytes(name) + Varint(0) + Varint(0); }
+// The rest of an empty body after matched_nodes.
+std::string BodyEnd() {
+  return Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0);
+}
+
+// Expects ParseRewrites(bytes) to throw ModelError whose message contains every part.
+void ExpectRejected(const std::string& bytes, const std::vector<std::string>& parts) {
+  try {
+    ParseRewrites(bytes, "test.rewrites");
+    ADD_FAILURE() << "no error; expected one mentioning '" << parts.front() << "'";
+  } catch (const ModelError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("test.rewrites"), std::string::npos) << message;
+    for (const std::string& part : parts)
+      EXPECT_NE(message.find(part), std::string::npos) << "expected '" << part << "' in: " << message;
+  }
+}
+
+NodeProto MakeNode(const std::string& op, const std::string& input, const std::string& output) {
+  NodeProto node;
+  node.set_op_type(op);
+  node.set_name(op + "--" + output);
+  node.add_input(input);
+  node.add_output(output);
+  AttributeProto* attribute = node.add_attribute();
+  attribute->set_name("to");
+  attribute->set_type(AttributeProto::INT);
+  attribute->set_i(10);
+  return node;
+}
+
+TensorProto MakeTensor(const std::string& name, std::string raw) {
+  TensorProto tensor;
+  tensor.set_name(name);
+  tensor.set_data_type(TensorProto::UINT8);
+  tensor.add_dims(static_cast<std::int64_t>(raw.size()));
+  tensor.set_raw_data(std::move(raw));
+  return tensor;
+}
+
+// Two records, every field set, with values that need several varint bytes and signs.
+std::vector<LocalRewriting> SampleRewrites() {
+  std::vector<LocalRewriting> rewrites(3);
+  LocalRewriting& first = rewrites[0];
+  first.pattern = std::make_shared<NamedOperation>("CastCastPattern");
+  first.matched_nodes = {0, 7, 300};
+  *first.added_nodes.Add() = MakeNode("Cast", "x", "y");
+  *first.added_nodes.Add() = MakeNode("Relu", "y", "z");
+  first.added_nodes_positions = {5, 1};
+  *first.added_initializers.Add() = MakeTensor("w", std::string("\0\1\2\xff", 4));
+  first.added_initializer_positions = {2};
+  first.removed_initializers = {0, 130000};
+  first.value_renames = {{"a", "b"}, {"", "é"}};
+  first.iteration = (1ull << 40) + 3;
+  first.graph_path = {SubgraphKey{"if_out", "then_branch", -1}, SubgraphKey{"loop_out", "branches", 2}};
+  first.match_time_ns = 123456789;
+  first.apply_time_ns = -5;
+  rewrites[1].pattern = std::make_shared<NamedOperation>("RemoveIdentityNodes");
+  rewrites[1].matched_nodes = {3};
+  rewrites[2].pattern = std::make_shared<NamedOperation>("CastCastPattern");
+  return rewrites;
+}
+
+void ExpectSameRecord(const LocalRewriting& loaded, const LocalRewriting& original) {
+  EXPECT_EQ(loaded.Name(), original.Name());
+  EXPECT_EQ(loaded.matched_nodes, original.matched_nodes);
+  ASSERT_EQ(loaded.added_nodes.size(), original.added_nodes.size());
+  for (int i = 0; i < loaded.added_nodes.size(); ++i)
+    EXPECT_EQ(loaded.added_nodes.Get(i).SerializeAsString(), original.added_nodes.Get(i).SerializeAsString());
+  EXPECT_EQ(loaded.added_nodes_positions, original.added_nodes_positions);
+  ASSERT_EQ(loaded.added_initializers.size(), original.added_initializers.size());
+  for (int i = 0; i < loaded.added_initializers.size(); ++i)
+    EXPECT_EQ(loaded.added_initializers.Get(i).SerializeAsString(),
+              original.added_initializers.Get(i).SerializeAsString());
+  EXPECT_EQ(loaded.added_initializer_positions, original.added_initializer_positions);
+  EXPECT_EQ(loaded.removed_initializers, original.removed_initializers);
+  EXPECT_EQ(loaded.value_renames, original.value_renames);
+  EXPECT_EQ(loaded.iteration, original.iteration);
+  EXPECT_EQ(loaded.graph_path, original.graph_path);
+  EXPECT_EQ(loaded.match_time_ns, original.match_time_ns);
+  EXPECT_EQ(loaded.apply_time_ns, original.apply_time_ns);
+}
+
+TEST(RewriteFile, RoundTripsEveryField) {
+  const std::vector<LocalRewriting> original = SampleRewrites();
+  const std::string bytes = SerializeRewrites(original);
+  EXPECT_TRUE(bytes.starts_with(kRewriteFileMagic));
+  const std::vector<LocalRewriting> loaded = ParseRewrites(bytes);
+  ASSERT_EQ(loaded.size(), original.size());
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    SCOPED_TRACE("record " + std::to_string(i));
+    ExpectSameRecord(loaded[i], original[i]);
+  }
+  // Serializing what was loaded gives the same bytes: the format is deterministic.
+  EXPECT_EQ(SerializeRewrites(loaded), bytes);
+}
+
+TEST(RewriteFile, SharesOneNamedOperationPerName) {
+  const std::vector<LocalRewriting> loaded = ParseRewrites(SerializeRewrites(SampleRewrites()));
+  ASSERT_EQ(loaded.size(), 3u);
+  EXPECT_EQ(loaded[0].pattern.get(), loaded[2].pattern.get());
+  EXPECT_NE(loaded[0].pattern.get(), loaded[1].pattern.get());
+  EXPECT_NE(dynamic_cast<const NamedOperation*>(loaded[0].pattern.get()), nullptr);
+}
+
+TEST(RewriteFile, RoundTripsNoRecord) {
+  const std::string bytes = SerializeRewrites({});
+  EXPECT_EQ(bytes, Header(kRewriteFileVersion, 0));
+  EXPECT_TRUE(ParseRewrites(bytes).empty());
+}
+
+TEST(RewriteFile, RoundTripsTheModelFingerprint) {
+  const std::string bytes = SerializeRewrites(SampleRewrites(), "0123456789abcdef");
+  const RewriteFile file = ParseRewriteFile(bytes);
+  EXPECT_EQ(file.model_fingerprint, "0123456789abcdef");
+  EXPECT_EQ(file.rewrites.size(), 3u);
+  EXPECT_EQ(ParseRewriteFile(SerializeRewrites(SampleRewrites())).model_fingerprint, "");
+  ExpectRejected(Header(1, 0, std::string(300, 'f')), {"model fingerprint of 300 bytes"});
+  ExpectRejected(std::string(kRewriteFileMagic) + Varint(1) + Varint(5) + "ab", {"model fingerprint of 5 bytes"});
+  ExpectRejected(std::string(kRewriteFileMagic) + Varint(1), {"model fingerprint is missing"});
+}
+
+TEST(RewriteFile, FingerprintTellsModelsApart) {
+  const ModelProto model = testing::ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x) => (float[2] y) { a = Relu (x)  y = Add (a, w) })ONNX");
+  ModelProto with_weight = model;
+  *with_weight.mutable_graph()->add_initializer() = MakeTensor("w", "12345678");
+  const std::string fingerprint = ModelFingerprint(with_weight);
+  EXPECT_EQ(fingerprint.size(), 16u);
+  EXPECT_EQ(ModelFingerprint(ModelProto(with_weight)), fingerprint) << "deterministic";
+  EXPECT_NE(ModelFingerprint(model), fingerprint);
+  ModelProto other_data = with_weight;
+  other_data.mutable_graph()->mutable_initializer(0)->set_raw_data("12345679");
+  EXPECT_NE(ModelFingerprint(other_data), fingerprint) << "folded constants depend on the weights";
+  ModelProto other_node = with_weight;
+  other_node.mutable_graph()->mutable_node(0)->set_op_type("Sigmoid");
+  EXPECT_NE(ModelFingerprint(other_node), fingerprint);
+  ModelProto other_opset = with_weight;
+  other_opset.mutable_opset_import(0)->set_version(17);
+  EXPECT_NE(ModelFingerprint(other_opset), fingerprint);
+}
+
+TEST(RewriteFile, RefusesToWriteMismatchedPositions) {
+  std::vector<LocalRewriting> rewrites = SampleRewrites();
+  rewrites[0].added_nodes_positions.pop_back();
+  EXPECT_THROW(SerializeRewrites(rewrites), BuilderError);
+}
+
+TEST(RewriteFile, RejectsTruncationAtEveryByte) {
+  const std::string bytes = SerializeRewrites(SampleRewrites(), "0123456789abcdef");
+  for (std::size_t size = 0; size < bytes.size(); ++size) {
+    SCOPED_TRACE("truncated to " + std::to_string(size) + " bytes");
+    EXPECT_THROW(ParseRewrites(std::string_view(bytes).substr(0, size)), ModelError);
+  }
+}
+
+TEST(RewriteFile, CorruptBytesGiveModelErrorOrValidRecords) {
+  const std::string bytes = SerializeRewrites(SampleRewrites(), "0123456789abcdef");
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string corrupt = bytes;
+      corrupt[i] = static_cast<char>(static_cast<unsigned char>(corrupt[i]) ^ flip);
+      try {
+        ParseRewrites(corrupt);  // some flips stay valid (a position, a name byte)
+      } catch (const ModelError&) {
+      }
+    }
+  }
+}
+
+TEST(RewriteFile, RejectsWrongMagic) {
+  ExpectRejected("", {"not an onnxopt rewrite file"});
+  ExpectRejected("ORWR", {"not an onnxopt rewrite file"});
+  std::string bytes = SerializeRewrites(SampleRewrites());
+  bytes[4] = '\n';  // as a text-mode transfer would leave it
+  ExpectRejected(bytes, {"not an onnxopt rewrite file"});
+}
+
+TEST(RewriteFile, RejectsUnknownVersion) {
+  ExpectRejected(Header(2, 0), {"format version 2 is not supported", "reads version 1"});
+  ExpectRejected(Header(0, 0), {"format version 0 is not supported"});
+  ExpectRejected(std::string(kRewriteFileMagic), {"format version is missing"});
+}
+
+TEST(RewriteFile, RejectsAbsurdRecordCount) {
+  ExpectRejected(Header(1, UINT64_MAX), {"announces 18446744073709551615 records"});
+  // Each record takes at least 15 bytes.
+  ExpectRejected(Header(1, 2) + Record(BodyStart() + Varint(0) + BodyEnd()), {"announces 2 records"});
+  ExpectRejected(Header(1, 2) + Record(BodyStart(std::string(40, 'n')) + Varint(0) + BodyEnd()),
+                 {"record 1", "truncated"});
+}
+
+TEST(RewriteFile, RejectsAbsurdLengths) {
+  ExpectRejected(Padded(Header(1, 1) + Varint(1ull << 62)), {"record 0", "exceeds"});
+  // A pattern name longer than the record.
+  ExpectRejected(Padded(Header(1, 1) + Record(Varint(1000) + "abc")), {"record 0", "field pattern", "length 1000"});
+  // A list count no record could hold.
+  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(UINT64_MAX) + BodyEnd()),
+                 {"record 0 (P)", "field matched_nodes", "count 18446744073709551615"});
+  ExpectRejected(Padded(Header(1, 1) + Record(BodyStart() + Varint(0) + Varint(1) + Varint(1u << 30))),
+                 {"record 0 (P)", "field added_nodes[0]", "length 1073741824"});
+}
+
+TEST(RewriteFile, RejectsPositionsThatOverflow) {
+  for (std::uint64_t position : {std::uint64_t{1} << 31, std::uint64_t{1} << 40, UINT64_MAX}) {
+    ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(1) + Varint(position) + BodyEnd()),
+                   {"record 0 (P)", "field matched_nodes[0]", "larger than any graph"});
+  }
+  // Eleven continuation bytes: more than a 64-bit varint.
+  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(1) + std::string(11, '\xff') + BodyEnd()),
+                 {"record 0 (P)", "matched_nodes[0]", "malformed varint"});
+}
+
+TEST(RewriteFile, RejectsMismatchedPositionCount) {
+  const std::string node = MakeNode("Relu", "x", "y").SerializeAsString();
+  const std::string body = BodyStart() + Varint(0) + Varint(1) + Bytes(node) + Varint(0) + Varint(0) + Varint(0) +
+                           Varint(0) + Varint(0) + Varint(0) + Varint(0);
+  ExpectRejected(Header(1, 1) + Record(body), {"record 0 (P)", "added_nodes_positions", "0 positions for 1"});
+}
+
+TEST(RewriteFile, RejectsInvalidMessagesAndBadFields) {
+  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + Varint(1) + Bytes("\xff\xff") + BodyEnd()),
+                 {"record 0 (P)", "added_nodes[0]", "not a valid NodeProto"});
+  ExpectRejected(Padded(Header(1, 1) + Record(Bytes("") + Varint(0) + Varint(0) + Varint(0) + BodyEnd())),
+                 {"record 0", "pattern name is empty"});
+  // graph_path[0].index = -2 (zigzag 3).
+  ExpectRejected(Header(1, 1) + Record(Bytes("P") + Varint(0) + Varint(1) + Bytes("o") + Bytes("a") + Varint(3) +
+                                        Varint(0) + BodyEnd()),
+                 {"record 0 (P)", "graph_path[0].index", "-2"});
+  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + BodyEnd() + "x"),
+                 {"record 0 (P)", "1 unexpected bytes"});
+  ExpectRejected(SerializeRewrites(SampleRewrites()) + "x", {"1 unexpected bytes after the last record"});
+  // A record that ends before its last fields.
+  ExpectRejected(Padded(Header(1, 1) + Record(BodyStart() + Varint(0))),
+                 {"record 0 (P)", "field added_nodes", "missing"});
+}
+
+TEST(RewriteFile, SavesAtomicallyAndLoads) {
+  TempDir dir;
+  const std::string path = (dir / "out.rewrites").string();
+  SaveRewrites(SampleRewrites(), path);
+  EXPECT_EQ(ListFiles(dir.path()).size(), 1u);  // no temporary file left
+  const std::vector<LocalRewriting> loaded = LoadRewrites(path);
+  ASSERT_EQ(loaded.size(), 3u);
+  ExpectSameRecord(loaded[0], SampleRewrites()[0]);
+  // Saving over an existing file replaces it.
+  SaveRewrites({}, path);
+  EXPECT_TRUE(LoadRewrites(path).empty());
+}
+
+TEST(RewriteFile, ReportsFileErrors) {
+  TempDir dir;
+  EXPECT_THROW(LoadRewrites((dir / "missing.rewrites").string()), IoError);
+  EXPECT_THROW(LoadRewrites(dir.path().string()), IoError);
+  EXPECT_THROW(SaveRewrites(SampleRewrites(), (dir / "no" / "such" / "folder.rewrites").string()), IoError);
+  EXPECT_THROW(SaveRewrites(SampleRewrites(), dir.path().string()), IoError);
+  EXPECT_TRUE(ListFiles(dir.path()).empty());
+  testing::WriteFile(dir / "bad.rewrites", "not a rewrite file");
+  try {
+    LoadRewrites((dir / "bad.rewrites").string());
+    ADD_FAILURE() << "no error";
+  } catch (const ModelError& error) {
+    EXPECT_NE(std::string(error.what()).find("bad.rewrites"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace onnxopt::core::builder

@@ -1,0 +1,45 @@
+// Built-in patterns are registered only when an entry point asks for them.
+
+#include "onnx_extensions/patterns/dispatch_table.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "onnx_core/optimizer/pattern_registry.h"
+
+namespace onnxopt::onnx_patterns {
+namespace {
+
+bool IsRegistered(const std::string& name) {
+  const std::vector<std::string> names = core::builder::RegisteredPatternNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(RegisterPatterns, RegistersBuiltInsOnlyWhenCalledAndIsIdempotent) {
+  // This test binary registers nothing at start-up: linking the library is not enough.
+  EXPECT_FALSE(IsRegistered("CastCastPattern"));
+  RegisterPatterns();
+  EXPECT_TRUE(IsRegistered("CastCastPattern"));
+  const std::size_t count = core::builder::RegisteredPatternNames().size();
+  EXPECT_NO_THROW(RegisterPatterns());
+  EXPECT_EQ(core::builder::RegisteredPatternNames().size(), count);
+  for (const auto& pattern : core::builder::CreateRegisteredPatterns())
+    EXPECT_TRUE(IsRegistered(pattern->Name()));
+}
+
+TEST(RegisterPatterns, RecordsEachPatternsFamily) {
+  RegisterPatterns();
+  const std::set<std::string> families = {"canonicalization", "collections", "expand", "reshape", "layout",
+                                          "algebra",          "matmul",      "normalization", "attention"};
+  for (const auto& entry : core::builder::RegisteredPatterns()) {
+    EXPECT_TRUE(families.contains(entry.family)) << entry.name << " has family '" << entry.family << "'";
+    if (entry.name == "CastCastPattern") {
+      EXPECT_EQ(entry.family, "canonicalization");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onnxopt::onnx_patterns

@@ -1,0 +1,47 @@
+#pragma once
+// The shared fixtures of pattern tests (STYLE.md section 5). Graphs are written in the
+// ONNX text syntax and compared structurally: op types, domains, attributes, constants
+// and topology must match; names the optimizer generates are ignored.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/optimizer/pattern.h"
+
+namespace onnxopt::testing {
+
+using PatternPtr = std::shared_ptr<const core::builder::PatternOptimization>;
+
+// A canonical text of `graph`: values other than graph inputs and outputs are numbered in
+// order of definition; node names and doc strings are left out. Equal texts mean the
+// same computation written the same way.
+std::string CanonicalGraph(const GraphProto& graph);
+
+// Optimizes `before` with `pattern` alone and checks that
+//  - the result is exactly `after` (CanonicalGraph), the pattern having been applied;
+//  - Replay of the records on `before` gives the same graph;
+//  - optimizing the result again applies the pattern no more (convergence);
+//  - both graphs give the same outputs on random inputs (evaluator), within
+//    `tolerance` (relative and absolute; 0 demands identical bits).
+// Symbolic input dims are set to 3.
+void ExpectRewrite(const PatternPtr& pattern, std::string_view before, std::string_view after,
+                   double tolerance = 0);
+
+// Checks that `pattern` rejects the node whose first output is `node_output` with
+// exactly `reason`, and that optimizing `model` with it applies nothing.
+void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+                   std::string_view reason);
+
+template <class Pattern>
+void ExpectRewrite(std::string_view before, std::string_view after, double tolerance = 0) {
+  ExpectRewrite(std::make_shared<Pattern>(), before, after, tolerance);
+}
+
+template <class Pattern>
+void ExpectNoMatch(std::string_view model, std::string_view node_output, std::string_view reason) {
+  ExpectNoMatch(std::make_shared<Pattern>(), model, node_output, reason);
+}
+
+}  // namespace onnxopt::testing

@@ -1,0 +1,402 @@
+// `onnxopt optimize` with the pattern optimizer's options, and `onnxopt replay`: record
+// then replay gives the same bytes; damaged or foreign rewrite files are invalid input.
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/rewrite_file.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Cast(Cast(x)) for CastCastPattern, an Identity and a duplicate for the cleanup passes,
+// and an all-constant branch for folding.
+constexpr const char* kCastModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2,3] x) => (float[2,3] y) {
+    a = Cast <to = 11> (x)
+    b = Cast <to = 1> (a)
+    c = Identity (b)
+    d = Relu (c)
+    e = Relu (c)
+    k = Constant <value = float[1] {2.0}> ()
+    k2 = Mul (k, k)
+    f = Add (d, e)
+    y = Mul (f, k2)
+  })ONNX";
+
+// Rewrites in both branches of an If and in the main graph.
+constexpr const char* kIfModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (bool c, float[2] x) => (float[2] y) {
+    t = Cast <to = 11> (x)
+    u = Cast <to = 1> (t)
+    y = If (c) <
+      then_branch = then_g () => (float[2] p) {
+        p1 = Cast <to = 11> (u)
+        p2 = Cast <to = 1> (p1)
+        p = Identity (p2)
+      },
+      else_branch = else_g () => (float[2] q) {
+        q1 = Identity (u)
+        q = Neg (q1)
+      }
+    >
+  })ONNX";
+
+// Nothing to rewrite but the cleanup passes.
+constexpr const char* kPlainModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[4] x) => (float[4] y) {
+    a = Relu (x)
+    b = Identity (a)
+    y = Sigmoid (b)
+  })ONNX";
+
+// A different model: replaying kCastModel's rewrites on it must fail.
+constexpr const char* kOtherModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2] x) => (float[2] y) { y = Relu (x) })ONNX";
+
+class OptimizeReplayTest : public ::testing::Test {
+ protected:
+  fs::path WriteModel(const char* text, const std::string& name = "model.onnx") {
+    const fs::path path = in_ / name;
+    WriteFile(path, core::ir::SerializeDeterministic(ParseText(text)));
+    return path;
+  }
+  CommandResult Onnxopt(std::vector<std::string> args) {
+    args.insert(args.begin(), OnnxoptExe().string());
+    return RunCommand(args);
+  }
+  fs::path Out(const std::string& name) const { return out_ / name; }
+  // Exit code 2, the expected words in the message, and nothing in the output folder.
+  void ExpectInvalidInput(const CommandResult& result, const std::string& expected_text) {
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find(expected_text), std::string::npos)
+        << "expected '" << expected_text << "' in:\n" << result.output;
+    EXPECT_TRUE(ListFiles(out_.path()).empty()) << "a file was left behind";
+  }
+  void ExpectUsageError(const CommandResult& result, const std::string& expected_text) {
+    EXPECT_EQ(result.exit_code, 1) << result.output;
+    EXPECT_NE(result.output.find(expected_text), std::string::npos)
+        << "expected '" << expected_text << "' in:\n" << result.output;
+    EXPECT_TRUE(ListFiles(out_.path()).empty()) << "a file was left behind";
+  }
+  // optimize --record, then replay: both exit 0 and save the same bytes. Returns the
+  // optimized model.
+  ModelProto ExpectReplayIdentical(const char* text, const std::vector<std::string>& extra = {}) {
+    const fs::path model = WriteModel(text);
+    std::vector<std::string> args = {"optimize", model.string(), "-o", Out("opt.onnx").string(), "--record",
+                                     Out("opt.rewrites").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CommandResult optimized = Onnxopt(args);
+    EXPECT_EQ(optimized.exit_code, 0) << optimized.output;
+    const CommandResult replayed =
+        Onnxopt({"replay", model.string(), Out("opt.rewrites").string(), "-o", Out("replayed.onnx").string()});
+    EXPECT_EQ(replayed.exit_code, 0) << replayed.output;
+    EXPECT_NE(replayed.output.find("replayed "), std::string::npos) << replayed.output;
+    EXPECT_EQ(ReadFile(Out("opt.onnx")), ReadFile(Out("replayed.onnx"))) << "replay gave other bytes";
+    return core::ir::LoadModel(Out("opt.onnx"));
+  }
+
+  TempDir in_;
+  TempDir out_;
+};
+
+int CountOps(const GraphProto& graph, const std::string& op) {
+  int count = 0;
+  for (const NodeProto& node : graph.node()) count += node.op_type() == op;
+  return count;
+}
+
+// --- optimize: the new options ----------------------------------------------------------
+
+TEST_F(OptimizeReplayTest, DefaultAppliesPatternsAndFolds) {
+  const CommandResult result = Onnxopt({"optimize", WriteModel(kCastModel).string(), "-o", Out("o.onnx").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const ModelProto model = core::ir::LoadModel(Out("o.onnx"));
+  EXPECT_EQ(CountOps(model.graph(), "Cast"), 0);
+  EXPECT_EQ(CountOps(model.graph(), "Constant"), 0) << "the constant branch is folded";
+  EXPECT_NE(result.output.find("iterations: "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("rewrites: "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("CastCastPattern 1"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("Cast: 2 -> 0"), std::string::npos) << result.output;
+}
+
+TEST_F(OptimizeReplayTest, PatternsNoneAndNoFoldOnlyClean) {
+  const CommandResult result = Onnxopt({"optimize", WriteModel(kCastModel).string(), "-o", Out("o.onnx").string(),
+                                        "--patterns", "none", "--no-fold"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const ModelProto model = core::ir::LoadModel(Out("o.onnx"));
+  EXPECT_EQ(CountOps(model.graph(), "Cast"), 2);
+  EXPECT_EQ(CountOps(model.graph(), "Identity"), 0);
+  EXPECT_EQ(CountOps(model.graph(), "Relu"), 1) << "the duplicate Relu is removed";
+  EXPECT_EQ(CountOps(model.graph(), "Mul"), 2) << "nothing is folded with --no-fold";
+  EXPECT_EQ(result.output.find("CastCastPattern"), std::string::npos) << result.output;
+}
+
+TEST_F(OptimizeReplayTest, PatternSelectionExcludesAndIncludes) {
+  const fs::path model = WriteModel(kCastModel);
+  for (const char* selection : {"default,-CastCastPattern", "-CastCastPattern"}) {
+    SCOPED_TRACE(selection);
+    const CommandResult result =
+        Onnxopt({"optimize", model.string(), "-o", Out("o.onnx").string(), "--patterns", selection});
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(CountOps(core::ir::LoadModel(Out("o.onnx")).graph(), "Cast"), 2);
+  }
+  for (const char* selection : {"CastCastPattern", "none,+CastCastPattern", "+CastCastPattern"}) {
+    SCOPED_TRACE(selection);
+    const CommandResult result =
+        Onnxopt({"optimize", model.string(), "-o", Out("o.onnx").string(), "--patterns", selection});
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(CountOps(core::ir::LoadModel(Out("o.onnx")).graph(), "Cast"), 0);
+  }
+}
+
+TEST_F(OptimizeReplayTest, ReportPrintsIterations) {
+  const CommandResult result =
+      Onnxopt({"optimize", WriteModel(kCastModel).string(), "-o", Out("o.onnx").string(), "--report"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("iterations"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("time per phase"), std::string::npos) << result.output;
+  // After the summary.
+  EXPECT_LT(result.output.find("saved "), result.output.find("time per phase")) << result.output;
+  // --report collects the rejections too.
+  EXPECT_NE(result.output.find("rejected candidates"), std::string::npos) << result.output;
+}
+
+// The top-level keys of a JSON object, with a minimal scanner (strings, nesting); fails
+// the test when the text is not balanced JSON.
+std::vector<std::string> TopLevelKeys(const std::string& json) {
+  std::vector<std::string> keys;
+  int depth = 0;
+  bool expect_key = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {
+      std::string text;
+      for (++i; i < json.size() && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+        if (i < json.size()) text += json[i];
+      }
+      if (i >= json.size()) ADD_FAILURE() << "unterminated string in " << json;
+      if (depth == 1 && expect_key) keys.push_back(text);
+      expect_key = false;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+      expect_key = c == '{' && depth == 1;
+    } else if (c == '}' || c == ']') {
+      --depth;
+      if (depth < 0) ADD_FAILURE() << "unbalanced " << json;
+    } else if (c == ',' && depth == 1) {
+      expect_key = true;
+    } else if (!std::isspace(static_cast<unsigned char>(c)) && c != ':' && c != ',' && c != '-' && c != '.' &&
+               !std::isalnum(static_cast<unsigned char>(c))) {
+      ADD_FAILURE() << "unexpected character '" << c << "' in " << json;
+    }
+  }
+  EXPECT_EQ(depth, 0) << json;
+  return keys;
+}
+
+TEST_F(OptimizeReplayTest, ReportJsonHasTheDocumentedKeys) {
+  const CommandResult result = Onnxopt({"optimize", WriteModel(kCastModel).string(), "-o", Out("o.onnx").string(),
+                                        "--report-json", Out("report.json").string(), "-q"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(result.output.empty()) << "-q prints nothing: " << result.output;
+  const std::string json = ReadFile(Out("report.json"));
+  ASSERT_TRUE(json.starts_with("{")) << json;
+  const std::vector<std::string> keys = TopLevelKeys(json);
+  for (const char* key : {"format", "version", "nodes_before", "nodes_after", "iterations", "max_iter",
+                          "reached_max_iter", "rewrites", "time_ns", "patterns", "cleanup", "subgraphs",
+                          "no_matches"}) {
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << "missing key " << key << " in " << json;
+  }
+  EXPECT_NE(json.find("\"format\":\"onnxopt-optimization-report\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\":\"CastCastPattern\""), std::string::npos) << json;
+  EXPECT_EQ(ListFiles(out_.path()).size(), 2u) << "no temporary file left";
+}
+
+TEST_F(OptimizeReplayTest, MaxIterBoundsTheRounds) {
+  const CommandResult result = Onnxopt({"optimize", WriteModel(kCastModel).string(), "-o", Out("o.onnx").string(),
+                                        "--max-iter", "1", "--report-json", Out("report.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(ReadFile(Out("report.json")).find("\"max_iter\":1,"), std::string::npos) << ReadFile(Out("report.json"));
+}
+
+TEST_F(OptimizeReplayTest, UsageErrors) {
+  const std::string model = WriteModel(kCastModel).string();
+  const std::string out = Out("o.onnx").string();
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--patterns", "NoSuchPattern"}),
+                   "unknown pattern 'NoSuchPattern'");
+  const CommandResult unknown = Onnxopt({"optimize", model, "-o", out, "--patterns", "default,-NoSuchPattern"});
+  ExpectUsageError(unknown, "unknown pattern 'NoSuchPattern'");
+  EXPECT_NE(unknown.output.find("CastCastPattern"), std::string::npos) << "lists the registered names";
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--patterns", "default,,-A"}), "empty item");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--patterns", "+"}), "names no pattern");
+  for (const char* bad : {"0", "-3", "abc", "2x", ""}) {
+    SCOPED_TRACE(bad);
+    ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--max-iter", bad}), "--max-iter expects a positive");
+  }
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record"}), "needs a value");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", out}), "two outputs");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--no-fold=1"}), "takes no value");
+  ExpectUsageError(Onnxopt({"replay", model, "-o", out}), "missing argument");
+  ExpectUsageError(Onnxopt({"replay", model, "r", "-o", out, "--patterns", "none"}), "unknown option --patterns");
+  ExpectUsageError(Onnxopt({"replay", model, "r"}), "missing -o OUTPUT");
+}
+
+TEST_F(OptimizeReplayTest, HelpDescribesTheOptions) {
+  const CommandResult optimize = Onnxopt({"optimize", "--help"});
+  ASSERT_EQ(optimize.exit_code, 0);
+  for (const char* text : {"--patterns", "--no-fold", "--report", "--report-json", "--max-iter", "--record",
+                           "examples:"})
+    EXPECT_NE(optimize.output.find(text), std::string::npos) << text;
+  const CommandResult replay = Onnxopt({"replay", "--help"});
+  ASSERT_EQ(replay.exit_code, 0);
+  EXPECT_NE(replay.output.find("onnxopt replay MODEL RECORD -o OUTPUT"), std::string::npos) << replay.output;
+  EXPECT_NE(Onnxopt({"--help"}).output.find("replay"), std::string::npos);
+}
+
+// --- record and replay ------------------------------------------------------------------
+
+TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalWithPatternsAndFolding) {
+  const ModelProto optimized = ExpectReplayIdentical(kCastModel);
+  EXPECT_EQ(CountOps(optimized.graph(), "Cast"), 0);
+}
+
+TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalForCleanupOnly) {
+  ExpectReplayIdentical(kCastModel, {"--patterns", "none", "--no-fold"});
+}
+
+TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalWithNothingToPatternMatch) {
+  ExpectReplayIdentical(kPlainModel);
+}
+
+TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalInsideIfBranches) {
+  const ModelProto optimized = ExpectReplayIdentical(kIfModel);
+  ASSERT_EQ(optimized.graph().node_size(), 1) << "the main graph's Casts are gone";
+  const NodeProto& if_node = optimized.graph().node(0);
+  ASSERT_EQ(if_node.op_type(), "If");
+  // The then branch keeps one Identity: its output must be produced inside the branch.
+  for (const AttributeProto& branch : if_node.attribute()) EXPECT_EQ(CountOps(branch.g(), "Cast"), 0) << branch.name();
+}
+
+TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalWithExternalData) {
+  // Same file names in two folders: the model names its data file.
+  const std::string model = WriteModel(kCastModel).string();
+  fs::create_directory(out_ / "a");
+  fs::create_directory(out_ / "b");
+  const CommandResult optimized = Onnxopt({"optimize", model, "-o", (out_ / "a" / "m.onnx").string(), "--record",
+                                           Out("r.rewrites").string(), "--external-data-threshold", "0"});
+  ASSERT_EQ(optimized.exit_code, 0) << optimized.output;
+  const CommandResult replayed = Onnxopt({"replay", model, Out("r.rewrites").string(), "-o",
+                                          (out_ / "b" / "m.onnx").string(), "--external-data-threshold", "0", "-q"});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.output;
+  EXPECT_TRUE(replayed.output.empty()) << replayed.output;
+  ASSERT_TRUE(fs::exists(out_ / "a" / "m.onnx.data")) << "the folded constant is saved as external data";
+  EXPECT_EQ(ReadFile(out_ / "a" / "m.onnx"), ReadFile(out_ / "b" / "m.onnx"));
+  EXPECT_EQ(ReadFile(out_ / "a" / "m.onnx.data"), ReadFile(out_ / "b" / "m.onnx.data"));
+}
+
+TEST_F(OptimizeReplayTest, FailedSaveLeavesNoRecordNorReport) {
+  const std::string model = WriteModel(kCastModel).string();
+  WriteFile(out_ / "not-a-folder", "x");
+  const CommandResult result =
+      Onnxopt({"optimize", model, "-o", (out_ / "not-a-folder" / "o.onnx").string(), "--record",
+               Out("r.rewrites").string(), "--report-json", Out("r.json").string()});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_EQ(ListFiles(out_.path()).size(), 1u) << "only not-a-folder remains";
+  // Nor when the record cannot be written.
+  const CommandResult bad_record = Onnxopt({"optimize", model, "-o", Out("o.onnx").string(), "--record",
+                                            (out_ / "not-a-folder" / "r.rewrites").string()});
+  EXPECT_EQ(bad_record.exit_code, 2) << bad_record.output;
+  EXPECT_NE(bad_record.output.find("rewrite file"), std::string::npos) << bad_record.output;
+  EXPECT_EQ(ListFiles(out_.path()).size(), 1u) << "no model without its record";
+}
+
+// --- replay: bad rewrite files ----------------------------------------------------------
+
+class ReplayRejectsTest : public OptimizeReplayTest {
+ protected:
+  void SetUp() override {
+    model_ = WriteModel(kCastModel);
+    const CommandResult result = Onnxopt({"optimize", model_.string(), "-o", (in_ / "opt.onnx").string(),
+                                          "--record", (in_ / "good.rewrites").string()});
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    record_ = ReadFile(in_ / "good.rewrites");
+  }
+  CommandResult Replay(const std::string& record_bytes, const fs::path& model) {
+    WriteFile(in_ / "bad.rewrites", record_bytes);
+    return Onnxopt({"replay", model.string(), (in_ / "bad.rewrites").string(), "-o", Out("o.onnx").string()});
+  }
+
+  fs::path model_;
+  std::string record_;
+};
+
+TEST_F(ReplayRejectsTest, TruncatedRecordFiles) {
+  for (std::size_t size : {std::size_t{0}, std::size_t{5}, std::size_t{9}, record_.size() / 2, record_.size() - 1}) {
+    SCOPED_TRACE(size);
+    ExpectInvalidInput(Replay(record_.substr(0, size), model_), "invalid rewrite file");
+  }
+}
+
+TEST_F(ReplayRejectsTest, CorruptRecordFiles) {
+  ExpectInvalidInput(Replay("hello, world", model_), "not an onnxopt rewrite file");
+  std::string version = record_;
+  version[8] = 9;
+  ExpectInvalidInput(Replay(version, model_), "format version 9 is not supported");
+  ExpectInvalidInput(Replay(record_ + "junk", model_), "unexpected bytes after the last record");
+  // The first record's length (after the header: magic, version, fingerprint, a one-byte
+  // record count) made huge.
+  const core::builder::RewriteFile file = core::builder::ParseRewriteFile(record_);
+  ASSERT_LT(file.rewrites.size(), 128u);
+  const std::size_t header = core::builder::SerializeRewrites({}, file.model_fingerprint).size();
+  std::string length = record_.substr(0, header) + std::string(9, '\xff') + '\x01' + record_.substr(header + 1);
+  ExpectInvalidInput(Replay(length, model_), "record 0");
+}
+
+TEST_F(ReplayRejectsTest, MissingRecordFile) {
+  const CommandResult result =
+      Onnxopt({"replay", model_.string(), (in_ / "absent.rewrites").string(), "-o", Out("o.onnx").string()});
+  ExpectInvalidInput(result, "absent.rewrites");
+}
+
+TEST_F(ReplayRejectsTest, RecordOfAnotherModel) {
+  const CommandResult result = Replay(record_, WriteModel(kOtherModel, "other.onnx"));
+  ExpectInvalidInput(result, "was recorded on another model");
+}
+
+TEST_F(ReplayRejectsTest, RecordOfAModelWithOtherWeights) {
+  // Same graph, one weight changed: the folded constant in the record would be stale.
+  ModelProto model = ParseText(kCastModel);
+  core::ir::SaveModel(model, in_ / "same.onnx");
+  ModelProto changed = ParseText(kCastModel);
+  changed.mutable_graph()->mutable_node(5)->mutable_attribute(0)->mutable_t()->set_float_data(0, 3.0f);
+  core::ir::SaveModel(changed, in_ / "changed.onnx");
+  EXPECT_EQ(Replay(record_, in_ / "same.onnx").exit_code, 0);
+  fs::remove(Out("o.onnx"));
+  ExpectInvalidInput(Replay(record_, in_ / "changed.onnx"), "was recorded on another model");
+}
+
+TEST_F(ReplayRejectsTest, RecordWithoutFingerprintThatDoesNotFit) {
+  // Without a fingerprint, Replay's own checks (positions in range) reject the record.
+  const std::string unchecked = core::builder::SerializeRewrites(core::builder::ParseRewrites(record_));
+  const CommandResult result = Replay(unchecked, WriteModel(kOtherModel, "other.onnx"));
+  ExpectInvalidInput(result, "does not fit model");
+  EXPECT_EQ(result.output.find("internal error"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

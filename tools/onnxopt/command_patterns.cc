@@ -1,0 +1,90 @@
+// `onnxopt patterns`: the registered rewrite patterns, with family, priority and the op
+// types they start from.
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+
+#include "onnx_core/common/json_writer.h"
+#include "onnx_core/optimizer/pattern_registry.h"
+#include "tools/onnxopt/cli.h"
+
+namespace onnxopt::cli {
+
+namespace {
+
+constexpr const char* kUsageLine = "onnxopt patterns [--family NAME] [--json]";
+
+constexpr const char* kHelp = R"(usage: onnxopt patterns [--family NAME] [--json]
+
+Lists the rewrite patterns `onnxopt optimize` can apply, in the order the optimizer
+tries them (lowest priority first): name (what --patterns selects), family, priority,
+and the operator types a match starts from.
+
+options:
+  --family NAME   only the patterns of this family (canonicalization, collections, ...)
+  --json          one JSON document instead of a table
+
+examples:
+  onnxopt patterns
+  onnxopt patterns --family expand
+  onnxopt optimize model.onnx -o out.onnx --patterns default,-CastCastPattern
+)";
+
+struct Row {
+  std::string name, family, ops;
+  int priority;
+};
+
+int RunPatterns(const std::vector<std::string>& raw_args) {
+  Arguments args(raw_args, {"--family"}, {"--json"});
+  args.Positional(0, 0);
+  const std::optional<std::string> family = args.Value("--family");
+  std::vector<Row> rows;
+  for (const core::builder::RegisteredPattern& entry : core::builder::RegisteredPatterns()) {
+    if (family && entry.family != *family) continue;
+    const std::unique_ptr<core::builder::PatternOptimization> pattern = entry.factory();
+    std::string ops;
+    for (const std::string& op : pattern->FastOpType()) ops += (ops.empty() ? "" : ",") + op;
+    rows.push_back(Row{entry.name, entry.family, ops.empty() ? "*" : ops, pattern->priority});
+  }
+  if (family && rows.empty()) throw UsageError("no pattern of family '" + *family + "'");
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.priority < b.priority; });
+
+  if (args.Flag("--json")) {
+    JsonWriter json;
+    json.BeginArray();
+    for (const Row& row : rows) {
+      json.BeginObject().Key("name").String(row.name).Key("family").String(row.family);
+      json.Key("priority").Int(row.priority).Key("op_types").String(row.ops).EndObject();
+    }
+    json.EndArray();
+    std::cout << json.Text() << "\n";
+    return kOk;
+  }
+  std::size_t name_width = 7, family_width = 6;
+  for (const Row& row : rows) {
+    name_width = std::max(name_width, row.name.size());
+    family_width = std::max(family_width, row.family.size());
+  }
+  std::cout << std::left << std::setw(static_cast<int>(name_width) + 2) << "pattern"
+            << std::setw(static_cast<int>(family_width) + 2) << "family" << std::setw(10) << "priority"
+            << "starts from\n";
+  for (const Row& row : rows)
+    std::cout << std::setw(static_cast<int>(name_width) + 2) << row.name << std::setw(static_cast<int>(family_width) + 2)
+              << row.family << std::setw(10) << row.priority << row.ops << "\n";
+  std::cout << rows.size() << " patterns\n";
+  return kOk;
+}
+
+}  // namespace
+
+Command PatternsCommand() {
+  return {"patterns", "list the rewrite patterns optimize can apply", kHelp,
+          [](const std::vector<std::string>& args) {
+            return RunReportingErrors("patterns", kUsageLine, [&] { return RunPatterns(args); });
+          }};
+}
+
+}  // namespace onnxopt::cli

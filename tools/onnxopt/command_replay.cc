@@ -1,0 +1,113 @@
+// `onnxopt replay MODEL RECORD -o OUT`: apply the rewrites `onnxopt optimize --record`
+// saved, without matching, and save the result (the same bytes optimize saved).
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/rewrite_file.h"
+#include "tools/onnxopt/cli.h"
+
+namespace onnxopt::cli {
+
+namespace {
+
+constexpr const char* kUsageLine = "onnxopt replay MODEL RECORD -o OUTPUT [options]";
+
+constexpr const char* kHelp = R"(usage: onnxopt replay MODEL RECORD -o OUTPUT [options]
+
+Applies the rewrites that `onnxopt optimize MODEL --record RECORD` saved to MODEL again,
+without matching patterns, and saves the result to OUTPUT: the same model, byte for byte,
+that optimize saved. RECORD must come from the same MODEL: the rewrite file holds a fingerprint of the model
+it was recorded on (graph and weights), and a record for another model is rejected, as
+is a record that does not fit (a position out of range, a missing nested graph); nothing
+is written then.
+The output is written atomically.
+
+options:
+  -o, --output PATH               where to save the model (required)
+  --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
+                                  M, G) to OUTPUT.data next to OUTPUT. Models larger
+                                  than 2 GiB always use external data.
+  -q, --quiet                     print nothing but errors
+
+examples:
+  onnxopt optimize model.onnx -o out.onnx --record out.rewrites
+  onnxopt replay model.onnx out.rewrites -o again.onnx      # cmp out.onnx again.onnx
+)";
+
+int RunReplay(const std::vector<std::string>& raw_args) {
+  Arguments args(raw_args, {"-o", "--output", "--external-data-threshold"}, {"-q", "--quiet"});
+  const auto& positional = args.Positional(2, 2);
+  const std::string input = positional[0];
+  const std::string record_path = positional[1];
+  auto output = args.Value("-o");
+  if (!output) output = args.Value("--output");
+  if (!output) throw UsageError("missing -o OUTPUT");
+  core::ir::SaveOptions save_options;
+  if (auto threshold = args.Value("--external-data-threshold"))
+    save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
+  const bool quiet = args.Flag("-q") || args.Flag("--quiet");
+
+  const auto start = std::chrono::steady_clock::now();
+  // The record first: it is small, and a bad one should not cost loading the model.
+  core::builder::RewriteFile record;
+  try {
+    record = core::builder::LoadRewriteFile(record_path);
+  } catch (const ModelError& error) {
+    std::cerr << "onnxopt replay: invalid rewrite file: " << error.what() << "\n";
+    return kInvalidInput;
+  }
+  const std::vector<core::builder::LocalRewriting>& rewrites = record.rewrites;
+  std::vector<std::string> warnings;
+  ModelProto model = core::ir::LoadModel(input, {}, &warnings);
+  for (const auto& warning : warnings) std::cerr << "onnxopt replay: warning: " << warning << "\n";
+  const int nodes_before = model.graph().node_size();
+  // Records refer to nodes by position: on another model they would rewrite the wrong
+  // nodes without noticing.
+  if (!record.model_fingerprint.empty()) {
+    const std::string fingerprint = core::builder::ModelFingerprint(model);
+    if (fingerprint != record.model_fingerprint) {
+      std::cerr << "onnxopt replay: rewrite file '" << record_path << "' was recorded on another model: its model "
+                << "fingerprint is " << record.model_fingerprint << ", '" << input << "' has " << fingerprint
+                << "\n";
+      return kInvalidInput;
+    }
+  }
+
+  core::builder::GraphBuilder builder(std::move(model));
+  try {
+    core::builder::Replay(builder, rewrites);
+  } catch (const BuilderError& error) {
+    // Replay checks every record against the graph: a mismatch means the record was made
+    // for another model (or edited), which is bad input, not a bug of onnxopt.
+    std::cerr << "onnxopt replay: rewrite file '" << record_path << "' does not fit model '" << input
+              << "': " << error.what() << "\n";
+    return kInvalidInput;
+  }
+  ModelProto replayed = std::move(builder).TakeModel();
+  core::ir::SaveModel(replayed, *output, save_options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (!quiet) {
+    std::cout << "replayed " << rewrites.size() << " rewrites: nodes " << nodes_before << " -> "
+              << replayed.graph().node_size() << " (" << std::fixed << std::setprecision(1) << seconds * 1e3
+              << " ms)\nsaved " << *output << "\n";
+  }
+  return kOk;
+}
+
+}  // namespace
+
+Command ReplayCommand() {
+  return {"replay", "apply the rewrites saved by `optimize --record` to a model again", kHelp,
+          [](const std::vector<std::string>& args) {
+            return RunReportingErrors("replay", kUsageLine, [&] { return RunReplay(args); });
+          }};
+}
+
+}  // namespace onnxopt::cli
