@@ -44,7 +44,11 @@ class RenameChain {
   }
 
   // Each source mapped straight to its final name, so the map can be applied in one walk.
+  // Usually no target is itself renamed, and the map is final as it is.
   RenameMap Final() const {
+    const bool chained =
+        std::any_of(map_.begin(), map_.end(), [&](const auto& entry) { return map_.contains(entry.second); });
+    if (!chained) return map_;
     RenameMap final;
     for (const auto& [from, to] : map_) final.emplace(from, Resolve(to));
     return final;

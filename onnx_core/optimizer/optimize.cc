@@ -40,16 +40,18 @@ std::shared_ptr<const PatternOptimization> Operation(const std::string& name) {
 }
 
 // Positions (in `before`) of the elements that are not in `after`, where `after` keeps a
-// subsequence of `before`'s elements (passes only delete and modify in place).
+// subsequence of `before`'s elements in order, possibly followed by new ones (passes
+// delete and modify in place; folding appends initializers): one merge-like walk.
 template <class T>
 std::vector<std::size_t> MissingPositions(const std::vector<const T*>& before, const utils::RepeatedProtoField<T>& after) {
   std::vector<std::size_t> missing;
-  if (before.size() == static_cast<std::size_t>(after.size())) return missing;
-  std::unordered_set<const T*> kept;
-  kept.reserve(static_cast<std::size_t>(after.size()));
-  for (const T& element : after) kept.insert(&element);
-  for (std::size_t i = 0; i < before.size(); ++i)
-    if (!kept.contains(before[i])) missing.push_back(i);
+  int next = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    if (next < after.size() && &after.Get(next) == before[i])
+      ++next;
+    else
+      missing.push_back(i);
+  }
   return missing;
 }
 
@@ -498,44 +500,48 @@ class GraphGraph::Driver {
     report_.constant_folding_time_ns += Since(start);
   }
 
-  // The cleanup passes until none changes anything. Each pass is idempotent, so after a
-  // change only the other three need to run again. `recent` lists the initializers added
-  // since the last full run (null: compare all initializers).
+  // The cleanup passes, in an order after which none would find anything more:
+  // identities (whose removal can leave dead producers), unused nodes (removing dead
+  // code creates neither identities nor duplicates), duplicate nodes (merging never
+  // leaves a producer dead: the kept node reads the same values), duplicate
+  // initializers, and duplicate nodes again when merged initializers made two nodes
+  // read the same values. `recent` lists the initializers added since the last full
+  // comparison (null: compare all).
   void Cleanup(const std::vector<const TensorProto*>* recent = nullptr) {
     const auto start = Clock::now();
-    using Pass = CleanupResult (*)(GraphBuilder&, CleanupScope);
-    constexpr Pass kNodePasses[] = {RemoveIdentityNodes, RemoveUnusedNodes, RemoveDuplicateNodes};
     GraphBuilder& builder = g_.builder_;
-    bool initializers_pending = recent == nullptr || !recent->empty();
-    int unchanged = 0, enough = 4;
-    for (int pass = 0; unchanged < enough; pass = (pass + 1) % 4) {
-      const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
-      const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
-      CleanupResult result;
-      if (pass < 3) {
-        result = kNodePasses[pass](builder, CleanupScope::kThisGraph);
-      } else if (initializers_pending) {
-        result = recent ? RemoveDuplicateInitializers(builder, *recent)
-                        : RemoveDuplicateInitializers(builder, CleanupScope::kThisGraph);
-        initializers_pending = false;
-      }
-      if (!result.Changed() && result.renames.empty()) {
-        ++unchanged;
-        continue;
-      }
-      unchanged = 0;
-      enough = 3;
-      LocalRewriting record = OperationRecord(result.pass, nodes, initializers, result.redefined_nodes);
-      for (const ValueRename& rename : result.renames) record.value_renames.emplace_back(rename.from, rename.to);
-      CleanupStats& stats = report_.Cleanup(result.pass);
-      ++stats.runs;
-      stats.removed_nodes += result.removed_nodes;
-      stats.removed_initializers += result.removed_initializers;
-      stats.renames += result.renames.size();
-      records_.push_back(std::move(record));
-      g_.index_stale_ = true;
+    RunCleanupPass([&] { return RemoveIdentityNodes(builder, CleanupScope::kThisGraph); });
+    RunCleanupPass([&] { return RemoveUnusedNodes(builder, CleanupScope::kThisGraph); });
+    RunCleanupPass([&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
+    if (recent == nullptr || !recent->empty()) {
+      const bool merged = RunCleanupPass([&] {
+        return recent ? RemoveDuplicateInitializers(builder, *recent)
+                      : RemoveDuplicateInitializers(builder, CleanupScope::kThisGraph);
+      });
+      if (merged) RunCleanupPass([&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
     }
     report_.cleanup_time_ns += Since(start);
+  }
+
+  // Runs one pass and records what it changed; returns whether it changed anything.
+  template <class Pass>
+  bool RunCleanupPass(Pass&& pass) {
+    GraphBuilder& builder = g_.builder_;
+    const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
+    const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
+    CleanupResult result = pass();
+    if (!result.Changed() && result.renames.empty()) return false;
+    LocalRewriting record = OperationRecord(result.pass, nodes, initializers, result.redefined_nodes);
+    for (ValueRename& rename : result.renames)
+      record.value_renames.emplace_back(std::move(rename.from), std::move(rename.to));
+    CleanupStats& stats = report_.Cleanup(result.pass);
+    ++stats.runs;
+    stats.removed_nodes += result.removed_nodes;
+    stats.removed_initializers += result.removed_initializers;
+    stats.renames += result.renames.size();
+    records_.push_back(std::move(record));
+    g_.index_stale_ = true;
+    return true;
   }
 
   GraphGraph& g_;
