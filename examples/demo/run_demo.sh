@@ -14,8 +14,17 @@ echo "== demo model: a LLaMA-style decoder layer written the way exporters write
 "$exe" info "$work/tiny_llama.onnx"
 
 echo
-echo "== onnxopt optimize"
-"$exe" optimize "$work/tiny_llama.onnx" -o "$work/tiny_llama.opt.onnx"
+echo "== onnxopt optimize (the default patterns, constant folding and cleanup)"
+"$exe" optimize "$work/tiny_llama.onnx" -o "$work/tiny_llama.opt.onnx" --record "$work/tiny_llama.rewrites"
+
+echo
+echo "== onnxopt replay: the recorded rewrites give the same model again, without matching"
+"$exe" replay "$work/tiny_llama.onnx" "$work/tiny_llama.rewrites" -o "$work/tiny_llama.replayed.onnx" -q
+cmp "$work/tiny_llama.opt.onnx" "$work/tiny_llama.replayed.onnx" && echo "replayed model: identical bytes"
+
+echo
+echo "== onnxopt verify: onnxopt's evaluator on the same random inputs"
+"$exe" verify "$work/tiny_llama.onnx" "$work/tiny_llama.opt.onnx" --dim batch=2 --dim seq=7
 
 echo
 echo "== onnxruntime: original and optimized models on the same random inputs"

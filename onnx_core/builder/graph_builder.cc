@@ -383,6 +383,35 @@ std::optional<std::int64_t> GraphBuilder::OpsetVersion(std::string_view domain) 
   return std::nullopt;
 }
 
+namespace {
+
+void CollectDomains(const GraphProto& graph, std::set<std::string>& domains) {
+  for (const NodeProto& node : graph.node()) {
+    if (!IsOnnxDomain(node.domain())) domains.insert(node.domain());
+    ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& nested) { CollectDomains(nested, domains); });
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> GraphBuilder::ImportUsedDomains() {
+  if (!IsRoot()) throw BuilderError("ImportUsedDomains: call it on the root builder");
+  std::set<std::string> used;
+  CollectDomains(*graph_, used);
+  for (const FunctionProto& function : Functions())
+    for (const NodeProto& node : function.node())
+      if (!IsOnnxDomain(node.domain())) used.insert(node.domain());
+  std::vector<std::string> added;
+  for (const std::string& domain : used) {
+    if (OpsetVersion(domain)) continue;
+    OperatorSetIdProto* opset = owned_model_->add_opset_import();
+    opset->set_domain(domain);
+    opset->set_version(1);
+    added.push_back(domain);
+  }
+  return added;
+}
+
 // --- Values --------------------------------------------------------------------------
 
 bool GraphBuilder::IsGraphInput(std::string_view name) const {

@@ -97,6 +97,11 @@ class GraphBuilder {
   const utils::RepeatedProtoField<FunctionProto>& Functions() const;
   // Version imported for `domain` ("" and "ai.onnx" are the same); nullopt when absent.
   std::optional<std::int64_t> OpsetVersion(std::string_view domain) const;
+  // Imports every custom domain that a node uses (in any graph or local function) and the
+  // model does not import yet, at version 1 (the version of com.microsoft's contrib
+  // operators and of new custom domains); returns the domains added. A rewrite that
+  // introduces such operators thus leaves a valid model. Root builders only.
+  std::vector<std::string> ImportUsedDomains();
 
   // --- Values ------------------------------------------------------------------------
   bool IsGraphInput(std::string_view name) const;

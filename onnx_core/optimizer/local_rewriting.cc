@@ -153,6 +153,8 @@ void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites) 
     if (!renames.empty()) graph.RenameUses(renames);
     begin = end;
   }
+  // As Optimize does: rewrites may introduce operators of a domain not imported yet.
+  if (builder.IsRoot()) builder.ImportUsedDomains();
 }
 
 GraphProto Replay(const ModelProto& model, const std::vector<LocalRewriting>& rewrites) {

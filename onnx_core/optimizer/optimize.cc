@@ -101,6 +101,11 @@ class GraphGraph::Driver {
       }
       ++iteration;
       ++report_.iterations;
+      if (g_.options_.progress) {
+        const std::string where = builder.IsRoot() ? "" : builder.PathString() + ": ";
+        g_.options_.progress(where + "iteration " + std::to_string(iteration) + ", " +
+                             std::to_string(builder.Nodes().size()) + " nodes");
+      }
       if (g_.index_stale_) {
         const auto start = Clock::now();
         g_.BuildIndex();
@@ -557,6 +562,8 @@ std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationRepor
   std::vector<LocalRewriting> records;
   std::size_t batch = 0;
   Driver(*this, out, records, batch).Run(max_iter);
+  // Rewrites may introduce operators of a domain the model does not import yet.
+  if (builder_.IsRoot()) builder_.ImportUsedDomains();
   out.rewrites = records.size();
   out.SortNoMatches();
   return records;

@@ -23,6 +23,7 @@
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_summary.h"
+#include "tools/onnxopt/progress.h"
 
 namespace onnxopt::cli {
 
@@ -181,6 +182,8 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
 
   const auto start = std::chrono::steady_clock::now();
+  ProgressLine progress("optimize", !quiet);
+  progress.Phase("loading " + input);
   std::vector<std::string> warnings;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings);
   for (const auto& warning : warnings) std::cerr << "onnxopt optimize: warning: " << warning << "\n";
@@ -194,9 +197,12 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   core::builder::OptimizationReport report;
   std::vector<core::builder::LocalRewriting> rewrites;
   {
+    progress.Phase("optimizing");
+    options.progress = [&](const std::string& status) { progress.Detail(status); };
     core::builder::GraphGraph optimizer(builder, {}, std::move(options));
     rewrites = optimizer.Optimize(max_iter, &report);
   }
+  progress.Phase("saving " + *output);
   ModelProto optimized = std::move(builder).TakeModel();
 
   // Written to temporary files first; renamed into place only once the model is saved.
@@ -212,6 +218,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   core::ir::SaveModel(optimized, *output, save_options);
   if (record_file) record_file->Commit();
   if (json_file) json_file->Commit();
+  progress.Phase("");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!quiet) {

@@ -11,6 +11,7 @@
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/progress.h"
 
 namespace onnxopt::cli {
 
@@ -63,6 +64,8 @@ int RunReplay(const std::vector<std::string>& raw_args) {
     return kInvalidInput;
   }
   const std::vector<core::builder::LocalRewriting>& rewrites = record.rewrites;
+  ProgressLine progress("replay", !quiet);
+  progress.Phase("loading " + input);
   std::vector<std::string> warnings;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings);
   for (const auto& warning : warnings) std::cerr << "onnxopt replay: warning: " << warning << "\n";
@@ -80,6 +83,7 @@ int RunReplay(const std::vector<std::string>& raw_args) {
   }
 
   core::builder::GraphBuilder builder(std::move(model));
+  progress.Phase("replaying " + std::to_string(rewrites.size()) + " rewrites");
   try {
     core::builder::Replay(builder, rewrites);
   } catch (const BuilderError& error) {
@@ -90,7 +94,9 @@ int RunReplay(const std::vector<std::string>& raw_args) {
     return kInvalidInput;
   }
   ModelProto replayed = std::move(builder).TakeModel();
+  progress.Phase("saving " + *output);
   core::ir::SaveModel(replayed, *output, save_options);
+  progress.Phase("");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!quiet) {

@@ -235,6 +235,21 @@ TEST(Optimize, RunsLowerPrioritiesFirstAndRaisesTheThreshold) {
   EXPECT_EQ(run.report.patterns.at(0).name, "First") << "the report lists patterns in driver order";
 }
 
+TEST(Optimize, ImportsTheDomainsRewritesIntroduce) {
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) { y = Gelu(a) })ONNX",
+                         {std::make_shared<RenameOpPattern>("ToContrib", "Gelu", "FastGelu", 0, "com.microsoft")});
+  ASSERT_EQ(run.optimized.opset_import_size(), 2);
+  EXPECT_EQ(run.optimized.opset_import(1).domain(), "com.microsoft");
+  EXPECT_EQ(run.optimized.opset_import(1).version(), 1);
+  GraphBuilder replayed{ModelProto(run.original)};
+  core::builder::Replay(replayed, run.records);
+  EXPECT_EQ(core::ir::SerializeDeterministic(std::move(replayed).TakeModel()),
+            core::ir::SerializeDeterministic(run.optimized))
+      << "Replay imports the same domains";
+}
+
 TEST(Optimize, StopsAtMaxIterAndSaysSo) {
   Outcome run = Optimize(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

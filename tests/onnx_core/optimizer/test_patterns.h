@@ -86,11 +86,15 @@ class AbsForeverPattern final : public PatternOptimization {
   }
 };
 
-/// Renames an op type (From => To) at a given priority: for ordering tests.
+/// Renames an op type (From => To, in another domain if given) at a given priority.
 class RenameOpPattern final : public PatternOptimization {
  public:
-  RenameOpPattern(std::string name, std::string from, std::string to, int priority)
-      : PatternOptimization(priority), name_(std::move(name)), from_(std::move(from)), to_(std::move(to)) {}
+  RenameOpPattern(std::string name, std::string from, std::string to, int priority, std::string to_domain = "")
+      : PatternOptimization(priority),
+        name_(std::move(name)),
+        from_(std::move(from)),
+        to_(std::move(to)),
+        to_domain_(std::move(to_domain)) {}
   std::string Name() const override { return name_; }
   std::set<std::string> FastOpType() const override { return {from_}; }
   MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }
@@ -98,11 +102,12 @@ class RenameOpPattern final : public PatternOptimization {
     utils::RepeatedProtoField<NodeProto> result;
     NodeProto& node = *result.Add() = *nodes[0];
     node.set_op_type(to_);
+    node.set_domain(to_domain_);
     return result;
   }
 
  private:
-  std::string name_, from_, to_;
+  std::string name_, from_, to_, to_domain_;
 };
 
 }  // namespace onnxopt::testing
