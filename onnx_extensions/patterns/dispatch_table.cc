@@ -9,6 +9,7 @@
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
 
 // collections
+#include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 
 // expand
 
@@ -25,6 +26,7 @@ void RegisterCanonicalization() {
 
 void RegisterCollections() {
   const std::string family = "collections";
+  RegisterPattern<ConcatEmptyPattern>(family);
 }
 
 void RegisterExpand() {
