@@ -10,6 +10,8 @@
 
 // collections
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 
 // expand
 
@@ -26,6 +28,8 @@ void RegisterCanonicalization() {
 
 void RegisterCollections() {
   const std::string family = "collections";
+  RegisterPattern<ConcatEmptyPattern>(family);
+  RegisterPattern<ConcatGatherPattern>(family);
   RegisterPattern<ConcatEmptyPattern>(family);
 }
 
