@@ -11,6 +11,9 @@
 // collections
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 
 // expand
@@ -28,6 +31,9 @@ void RegisterCanonicalization() {
 
 void RegisterCollections() {
   const std::string family = "collections";
+  RegisterPattern<ConcatEmptyPattern>(family);
+  RegisterPattern<ConcatGatherPattern>(family);
+  RegisterPattern<ConcatTwiceUnaryPattern>(family);
   RegisterPattern<ConcatEmptyPattern>(family);
   RegisterPattern<ConcatGatherPattern>(family);
   RegisterPattern<ConcatEmptyPattern>(family);
