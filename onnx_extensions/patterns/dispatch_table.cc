@@ -12,6 +12,10 @@
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
+#include "onnx_extensions/patterns/collections/gather_concat_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
@@ -31,6 +35,10 @@ void RegisterCanonicalization() {
 
 void RegisterCollections() {
   const std::string family = "collections";
+  RegisterPattern<ConcatEmptyPattern>(family);
+  RegisterPattern<ConcatGatherPattern>(family);
+  RegisterPattern<ConcatTwiceUnaryPattern>(family);
+  RegisterPattern<GatherConcatPattern>(family);
   RegisterPattern<ConcatEmptyPattern>(family);
   RegisterPattern<ConcatGatherPattern>(family);
   RegisterPattern<ConcatTwiceUnaryPattern>(family);
