@@ -13,6 +13,11 @@
 #include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
 #include "onnx_extensions/patterns/collections/gather_concat_pattern.h"
+#include "onnx_extensions/patterns/collections/gather_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
+#include "onnx_extensions/patterns/collections/gather_concat_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
@@ -35,6 +40,11 @@ void RegisterCanonicalization() {
 
 void RegisterCollections() {
   const std::string family = "collections";
+  RegisterPattern<ConcatEmptyPattern>(family);
+  RegisterPattern<ConcatGatherPattern>(family);
+  RegisterPattern<ConcatTwiceUnaryPattern>(family);
+  RegisterPattern<GatherConcatPattern>(family);
+  RegisterPattern<GatherGatherPattern>(family);
   RegisterPattern<ConcatEmptyPattern>(family);
   RegisterPattern<ConcatGatherPattern>(family);
   RegisterPattern<ConcatTwiceUnaryPattern>(family);
