@@ -20,6 +20,18 @@
 #include "onnx_extensions/patterns/collections/split_to_sequence_sequence_at_pattern.h"
 #include "onnx_extensions/patterns/collections/slice_slice_pattern.h"
 #include "onnx_extensions/patterns/collections/slices_split_pattern.h"
+#include "onnx_extensions/patterns/collections/split_concat_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
+#include "onnx_extensions/patterns/collections/gather_concat_pattern.h"
+#include "onnx_extensions/patterns/collections/gather_gather_pattern.h"
+#include "onnx_extensions/patterns/collections/gathers_split_pattern.h"
+#include "onnx_extensions/patterns/collections/gather_shape_pattern.h"
+#include "onnx_extensions/patterns/collections/sequence_construct_at_pattern.h"
+#include "onnx_extensions/patterns/collections/split_to_sequence_sequence_at_pattern.h"
+#include "onnx_extensions/patterns/collections/slice_slice_pattern.h"
+#include "onnx_extensions/patterns/collections/slices_split_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_gather_pattern.h"
 #include "onnx_extensions/patterns/collections/concat_twice_unary_pattern.h"
@@ -91,6 +103,18 @@ void RegisterCanonicalization() {
 
 void RegisterCollections() {
   const std::string family = "collections";
+  RegisterPattern<ConcatEmptyPattern>(family);
+  RegisterPattern<ConcatGatherPattern>(family);
+  RegisterPattern<ConcatTwiceUnaryPattern>(family);
+  RegisterPattern<GatherConcatPattern>(family);
+  RegisterPattern<GatherGatherPattern>(family);
+  RegisterPattern<GathersSplitPattern>(family);
+  RegisterPattern<GatherShapePattern>(family);
+  RegisterPattern<SequenceConstructAtPattern>(family);
+  RegisterPattern<SplitToSequenceSequenceAtPattern>(family);
+  RegisterPattern<SliceSlicePattern>(family);
+  RegisterPattern<SlicesSplitPattern>(family);
+  RegisterPattern<SplitConcatPattern>(family);
   RegisterPattern<ConcatEmptyPattern>(family);
   RegisterPattern<ConcatGatherPattern>(family);
   RegisterPattern<ConcatTwiceUnaryPattern>(family);
