@@ -11,6 +11,7 @@
 // collections
 
 // expand
+#include "onnx_extensions/patterns/expand/not_where_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -29,6 +30,7 @@ void RegisterCollections() {
 
 void RegisterExpand() {
   const std::string family = "expand";
+  RegisterPattern<NotWherePattern>(family);
 }
 
 }  // namespace
