@@ -12,6 +12,7 @@
 
 // expand
 #include "onnx_extensions/patterns/expand/not_where_pattern.h"
+#include "onnx_extensions/patterns/expand/unsqueeze_equal_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -31,6 +32,7 @@ void RegisterCollections() {
 void RegisterExpand() {
   const std::string family = "expand";
   RegisterPattern<NotWherePattern>(family);
+  RegisterPattern<UnsqueezeEqualPattern>(family);
 }
 
 }  // namespace
