@@ -13,6 +13,7 @@
 // expand
 #include "onnx_extensions/patterns/expand/not_where_pattern.h"
 #include "onnx_extensions/patterns/expand/unsqueeze_equal_pattern.h"
+#include "onnx_extensions/patterns/expand/where_add_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -33,6 +34,7 @@ void RegisterExpand() {
   const std::string family = "expand";
   RegisterPattern<NotWherePattern>(family);
   RegisterPattern<UnsqueezeEqualPattern>(family);
+  RegisterPattern<WhereAddPattern>(family);
 }
 
 }  // namespace
