@@ -14,6 +14,7 @@
 #include "onnx_extensions/patterns/expand/not_where_pattern.h"
 #include "onnx_extensions/patterns/expand/unsqueeze_equal_pattern.h"
 #include "onnx_extensions/patterns/expand/where_add_pattern.h"
+#include "onnx_extensions/patterns/expand/expand_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -35,6 +36,7 @@ void RegisterExpand() {
   RegisterPattern<NotWherePattern>(family);
   RegisterPattern<UnsqueezeEqualPattern>(family);
   RegisterPattern<WhereAddPattern>(family);
+  RegisterPattern<ExpandPattern>(family);
 }
 
 }  // namespace
