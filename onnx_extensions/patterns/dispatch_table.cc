@@ -15,6 +15,7 @@
 #include "onnx_extensions/patterns/expand/unsqueeze_equal_pattern.h"
 #include "onnx_extensions/patterns/expand/where_add_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_pattern.h"
+#include "onnx_extensions/patterns/expand/expand_broadcast_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -37,6 +38,7 @@ void RegisterExpand() {
   RegisterPattern<UnsqueezeEqualPattern>(family);
   RegisterPattern<WhereAddPattern>(family);
   RegisterPattern<ExpandPattern>(family);
+  RegisterPattern<ExpandBroadcastPattern>(family);
 }
 
 }  // namespace
