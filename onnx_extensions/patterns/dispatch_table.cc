@@ -16,6 +16,7 @@
 #include "onnx_extensions/patterns/expand/where_add_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_broadcast_pattern.h"
+#include "onnx_extensions/patterns/expand/expand_swap_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -39,6 +40,7 @@ void RegisterExpand() {
   RegisterPattern<WhereAddPattern>(family);
   RegisterPattern<ExpandPattern>(family);
   RegisterPattern<ExpandBroadcastPattern>(family);
+  RegisterPattern<ExpandSwapPattern>(family);
 }
 
 }  // namespace
