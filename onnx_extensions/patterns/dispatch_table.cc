@@ -17,6 +17,7 @@
 #include "onnx_extensions/patterns/expand/expand_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_broadcast_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_swap_pattern.h"
+#include "onnx_extensions/patterns/expand/swap_expand_unsqueeze_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -41,6 +42,7 @@ void RegisterExpand() {
   RegisterPattern<ExpandPattern>(family);
   RegisterPattern<ExpandBroadcastPattern>(family);
   RegisterPattern<ExpandSwapPattern>(family);
+  RegisterPattern<SwapExpandUnsqueezePattern>(family);
 }
 
 }  // namespace
