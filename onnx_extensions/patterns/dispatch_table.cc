@@ -18,6 +18,7 @@
 #include "onnx_extensions/patterns/expand/expand_broadcast_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_swap_pattern.h"
 #include "onnx_extensions/patterns/expand/swap_expand_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/expand/expand_unsqueeze_expand_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -43,6 +44,7 @@ void RegisterExpand() {
   RegisterPattern<ExpandBroadcastPattern>(family);
   RegisterPattern<ExpandSwapPattern>(family);
   RegisterPattern<SwapExpandUnsqueezePattern>(family);
+  RegisterPattern<ExpandUnsqueezeExpandPattern>(family);
 }
 
 }  // namespace
