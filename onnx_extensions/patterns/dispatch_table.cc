@@ -19,6 +19,7 @@
 #include "onnx_extensions/patterns/expand/expand_swap_pattern.h"
 #include "onnx_extensions/patterns/expand/swap_expand_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_unsqueeze_expand_pattern.h"
+#include "onnx_extensions/patterns/expand/shape_based_concat_expand_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -45,6 +46,7 @@ void RegisterExpand() {
   RegisterPattern<ExpandSwapPattern>(family);
   RegisterPattern<SwapExpandUnsqueezePattern>(family);
   RegisterPattern<ExpandUnsqueezeExpandPattern>(family);
+  RegisterPattern<ShapeBasedConcatExpandPattern>(family);
 }
 
 }  // namespace
