@@ -20,6 +20,7 @@
 #include "onnx_extensions/patterns/expand/swap_expand_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/expand/expand_unsqueeze_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_concat_expand_pattern.h"
+#include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -47,6 +48,7 @@ void RegisterExpand() {
   RegisterPattern<SwapExpandUnsqueezePattern>(family);
   RegisterPattern<ExpandUnsqueezeExpandPattern>(family);
   RegisterPattern<ShapeBasedConcatExpandPattern>(family);
+  RegisterPattern<ShapeBasedExpandBroadcastPattern>(family);
 }
 
 }  // namespace
