@@ -21,6 +21,7 @@
 #include "onnx_extensions/patterns/expand/expand_unsqueeze_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_concat_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_pattern.h"
+#include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_mat_mul_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -49,6 +50,7 @@ void RegisterExpand() {
   RegisterPattern<ExpandUnsqueezeExpandPattern>(family);
   RegisterPattern<ShapeBasedConcatExpandPattern>(family);
   RegisterPattern<ShapeBasedExpandBroadcastPattern>(family);
+  RegisterPattern<ShapeBasedExpandBroadcastMatMulPattern>(family);
 }
 
 }  // namespace
