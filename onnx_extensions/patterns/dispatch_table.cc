@@ -22,6 +22,7 @@
 #include "onnx_extensions/patterns/expand/shape_based_concat_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_mat_mul_pattern.h"
+#include "onnx_extensions/patterns/expand/shape_based_expand_cast_where_swap_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -51,6 +52,7 @@ void RegisterExpand() {
   RegisterPattern<ShapeBasedConcatExpandPattern>(family);
   RegisterPattern<ShapeBasedExpandBroadcastPattern>(family);
   RegisterPattern<ShapeBasedExpandBroadcastMatMulPattern>(family);
+  RegisterPattern<ShapeBasedExpandCastWhereSwapPattern>(family);
 }
 
 }  // namespace
