@@ -23,6 +23,7 @@
 #include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_mat_mul_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_cast_where_swap_pattern.h"
+#include "onnx_extensions/patterns/expand/shape_based_expand_swap_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -53,6 +54,7 @@ void RegisterExpand() {
   RegisterPattern<ShapeBasedExpandBroadcastPattern>(family);
   RegisterPattern<ShapeBasedExpandBroadcastMatMulPattern>(family);
   RegisterPattern<ShapeBasedExpandCastWhereSwapPattern>(family);
+  RegisterPattern<ShapeBasedExpandSwapPattern>(family);
 }
 
 }  // namespace
