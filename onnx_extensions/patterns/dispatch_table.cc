@@ -24,6 +24,7 @@
 #include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_mat_mul_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_cast_where_swap_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_swap_pattern.h"
+#include "onnx_extensions/patterns/expand/shape_based_static_expand_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -55,6 +56,7 @@ void RegisterExpand() {
   RegisterPattern<ShapeBasedExpandBroadcastMatMulPattern>(family);
   RegisterPattern<ShapeBasedExpandCastWhereSwapPattern>(family);
   RegisterPattern<ShapeBasedExpandSwapPattern>(family);
+  RegisterPattern<ShapeBasedStaticExpandPattern>(family);
 }
 
 }  // namespace
