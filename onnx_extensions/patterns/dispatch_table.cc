@@ -25,6 +25,7 @@
 #include "onnx_extensions/patterns/expand/shape_based_expand_cast_where_swap_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_expand_swap_pattern.h"
 #include "onnx_extensions/patterns/expand/shape_based_static_expand_pattern.h"
+#include "onnx_extensions/patterns/expand/swap_expand_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -57,6 +58,7 @@ void RegisterExpand() {
   RegisterPattern<ShapeBasedExpandCastWhereSwapPattern>(family);
   RegisterPattern<ShapeBasedExpandSwapPattern>(family);
   RegisterPattern<ShapeBasedStaticExpandPattern>(family);
+  RegisterPattern<SwapExpandReshapePattern>(family);
 }
 
 }  // namespace
