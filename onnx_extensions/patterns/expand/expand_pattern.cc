@@ -1,0 +1,37 @@
+#include "onnx_extensions/patterns/expand/expand_pattern.h"
+
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/expand/expand_matchers.h"
+
+namespace onnxopt::onnx_patterns {
+
+using core::builder::ConstantInts;
+using core::builder::DerivedNodeName;
+using core::builder::IsOp;
+
+MatchResult ExpandPattern::Match(GraphGraph& graph, const NodeProto& node) const {
+  if (!IsOp(node, "Expand") || node.input_size() != 2)
+    return NoMatch(node, "the node is not a default-domain Expand with two inputs");
+  const auto dims = expand::StaticDims(graph, node.input(0));
+  if (!dims) return NoMatch(node, "the shape of the input is not static");
+  const auto target = ConstantInts(graph, node.input(1));
+  if (!target) return NoMatch(node, "the shape input is not constant");
+  if (*target != *dims) return NoMatch(node, "the target shape is not the shape of the input");
+  return Matched({&node});
+}
+
+utils::RepeatedProtoField<NodeProto> ExpandPattern::Apply(GraphGraph& graph,
+                                                          const std::vector<const NodeProto*>& nodes) const {
+  core::builder::ExpectMatchedNodes(*this, nodes, {"Expand"});
+  const NodeProto& expand = *nodes[0];
+  utils::RepeatedProtoField<NodeProto> replacement;
+  NodeProto& node = *replacement.Add();
+  node.set_op_type("Identity");
+  node.set_name(DerivedNodeName(graph, kName, expand));
+  node.add_input(expand.input(0));
+  node.add_output(expand.output(0));
+  return replacement;
+}
+
+}  // namespace onnxopt::onnx_patterns

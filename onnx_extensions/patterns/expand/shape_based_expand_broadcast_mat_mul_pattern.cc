@@ -1,0 +1,59 @@
+#include "onnx_extensions/patterns/expand/shape_based_expand_broadcast_mat_mul_pattern.h"
+
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/expand/expand_matchers.h"
+
+namespace onnxopt::onnx_patterns {
+
+using core::builder::DerivedNodeName;
+using core::builder::IsOp;
+using core::builder::ProducerOf;
+
+namespace {
+
+std::vector<expand::SymDim> BatchDims(const expand::SymShape& shape) {
+  return {shape.Dims().begin(), shape.Dims().end() - 2};
+}
+
+// The Expand keeps the last two (matrix) dimensions of its input.
+bool KeepsMatrixDims(const expand::SymShape& in, const expand::SymShape& out) {
+  return out.Rank() >= 2 && in[in.Rank() - 1] == out[out.Rank() - 1] && in[in.Rank() - 2] == out[out.Rank() - 2];
+}
+
+}  // namespace
+
+MatchResult ShapeBasedExpandBroadcastMatMulPattern::Match(GraphGraph& graph, const NodeProto& node) const {
+  if (!IsOp(node, "MatMul") || node.input_size() != 2)
+    return NoMatch(node, "the node is not a default-domain MatMul with two inputs");
+  const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
+  const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
+  if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
+  const expand::SymShape* z = expand::KnownShape(graph, node.output(0));
+  const expand::SymShape* a = expand::KnownShape(graph, node.input(0));
+  const expand::SymShape* b = expand::KnownShape(graph, node.input(1));
+  if (!z || !a || !b) return NoMatch(node, "the shape of an input or of the output is not known");
+  const expand::SymShape* l = left ? expand::KnownShape(graph, left->input(0)) : a;
+  const expand::SymShape* r = right ? expand::KnownShape(graph, right->input(0)) : b;
+  if (!l || !r) return NoMatch(node, "the shape of an Expand input is not known");
+  if (l->Rank() < 2 || r->Rank() < 2 || z->Rank() < 2) return NoMatch(node, "an operand or the output has rank below 2");
+  if ((left && !KeepsMatrixDims(*l, *a)) || (right && !KeepsMatrixDims(*r, *b)))
+    return NoMatch(node, "an Expand changes a matrix dimension");
+  if (!expand::BroadcastGivesShape(BatchDims(*l), BatchDims(*r), BatchDims(*z)))
+    return NoMatch(node, "broadcasting without the Expand does not give the batch dimensions");
+  return Matched({&node});
+}
+
+utils::RepeatedProtoField<NodeProto> ShapeBasedExpandBroadcastMatMulPattern::Apply(
+    GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
+  core::builder::ExpectMatchedNodes(*this, nodes, {"MatMul"});
+  const NodeProto& matmul = *nodes[0];
+  utils::RepeatedProtoField<NodeProto> replacement;
+  NodeProto& node = *replacement.Add() = matmul;
+  node.set_name(DerivedNodeName(graph, kName, matmul));
+  for (int i = 0; i < 2; ++i)
+    if (const NodeProto* expand = ProducerOf(graph, matmul.input(i), "Expand")) node.set_input(i, expand->input(0));
+  return replacement;
+}
+
+}  // namespace onnxopt::onnx_patterns

@@ -1,0 +1,51 @@
+#include "onnx_extensions/patterns/expand/where_add_pattern.h"
+
+#include <cmath>
+
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/expand/expand_matchers.h"
+
+namespace onnxopt::onnx_patterns {
+
+using core::builder::DerivedNodeName;
+using core::builder::IsOp;
+using core::builder::RankOf;
+using core::builder::SoleConsumer;
+
+MatchResult WhereAddPattern::Match(GraphGraph& graph, const NodeProto& node) const {
+  if (!IsOp(node, "Where") || node.input_size() != 3)
+    return NoMatch(node, "the node is not a default-domain Where with three inputs");
+  const std::optional<double> zero = expand::ConstantScalarValue(graph, node.input(1));
+  if (!zero || *zero != 0.0) return NoMatch(node, "the first branch is not the constant scalar 0");
+  const std::optional<double> k = expand::ConstantScalarValue(graph, node.input(2));
+  if (!k) return NoMatch(node, "the second branch is not a constant scalar");
+  if (!std::isinf(*k)) return NoMatch(node, "the second branch is not infinite");
+  const NodeProto* add = SoleConsumer(graph, node.output(0), "Add");
+  if (!add) return NoMatch(node, "the output of the Where is not read by an Add alone");
+  if (add->input_size() != 2 || add->input(0) == add->input(1))
+    return NoMatch(node, "the Add does not add the Where to another value");
+  // Where(cond, x, k) loses the dimension a (1,)-shaped zero gives a rank-0 result.
+  const auto k_rank = RankOf(graph, node.input(2)), zero_rank = RankOf(graph, node.input(1));
+  const auto y_rank = RankOf(graph, add->output(0));
+  if (zero_rank != 0u && k_rank != zero_rank && (!y_rank || *y_rank == 0u))
+    return NoMatch(node, "the zero may give the result a dimension nothing else gives");
+  // The other operand may be defined between the Where and the Add.
+  return Matched({&node, add}, add);
+}
+
+utils::RepeatedProtoField<NodeProto> WhereAddPattern::Apply(GraphGraph& graph,
+                                                            const std::vector<const NodeProto*>& nodes) const {
+  core::builder::ExpectMatchedNodes(*this, nodes, {"Where", "Add"});
+  const NodeProto& where = *nodes[0];
+  const NodeProto& add = *nodes[1];
+  const std::string& other = add.input(0) == where.output(0) ? add.input(1) : add.input(0);
+  utils::RepeatedProtoField<NodeProto> replacement;
+  NodeProto& node = *replacement.Add() = where;
+  node.set_name(DerivedNodeName(graph, kName, add));
+  node.set_input(1, other);
+  node.set_output(0, add.output(0));
+  return replacement;
+}
+
+}  // namespace onnxopt::onnx_patterns
