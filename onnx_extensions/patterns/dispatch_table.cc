@@ -7,6 +7,7 @@
 
 // canonicalization
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/cast_pattern.h"
 
 // collections
 
@@ -21,6 +22,7 @@ using core::builder::RegisterPattern;
 void RegisterCanonicalization() {
   const std::string family = "canonicalization";
   RegisterPattern<CastCastPattern>(family);
+  RegisterPattern<CastPattern>(family);
 }
 
 void RegisterCollections() {
