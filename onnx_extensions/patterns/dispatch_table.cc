@@ -8,6 +8,7 @@
 // canonicalization
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/cast_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/not_not_pattern.h"
 
 // collections
 
@@ -23,6 +24,7 @@ void RegisterCanonicalization() {
   const std::string family = "canonicalization";
   RegisterPattern<CastCastPattern>(family);
   RegisterPattern<CastPattern>(family);
+  RegisterPattern<NotNotPattern>(family);
 }
 
 void RegisterCollections() {
