@@ -9,6 +9,7 @@
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/cast_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/not_not_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/conv_bias_null_pattern.h"
 
 // collections
 
@@ -25,6 +26,7 @@ void RegisterCanonicalization() {
   RegisterPattern<CastCastPattern>(family);
   RegisterPattern<CastPattern>(family);
   RegisterPattern<NotNotPattern>(family);
+  RegisterPattern<ConvBiasNullPattern>(family);
 }
 
 void RegisterCollections() {
