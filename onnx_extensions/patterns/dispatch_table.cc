@@ -10,6 +10,7 @@
 #include "onnx_extensions/patterns/canonicalization/cast_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/not_not_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/conv_bias_null_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/pad_conv_pattern.h"
 
 // collections
 
@@ -27,6 +28,7 @@ void RegisterCanonicalization() {
   RegisterPattern<CastPattern>(family);
   RegisterPattern<NotNotPattern>(family);
   RegisterPattern<ConvBiasNullPattern>(family);
+  RegisterPattern<PadConvPattern>(family);
 }
 
 void RegisterCollections() {
