@@ -11,6 +11,7 @@
 #include "onnx_extensions/patterns/canonicalization/not_not_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/conv_bias_null_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/pad_conv_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/clip_clip_pattern.h"
 
 // collections
 
@@ -29,6 +30,7 @@ void RegisterCanonicalization() {
   RegisterPattern<NotNotPattern>(family);
   RegisterPattern<ConvBiasNullPattern>(family);
   RegisterPattern<PadConvPattern>(family);
+  RegisterPattern<ClipClipPattern>(family);
 }
 
 void RegisterCollections() {
