@@ -12,6 +12,7 @@
 #include "onnx_extensions/patterns/canonicalization/conv_bias_null_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/pad_conv_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/clip_clip_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/dropout_pattern.h"
 
 // collections
 
@@ -31,6 +32,7 @@ void RegisterCanonicalization() {
   RegisterPattern<ConvBiasNullPattern>(family);
   RegisterPattern<PadConvPattern>(family);
   RegisterPattern<ClipClipPattern>(family);
+  RegisterPattern<DropoutPattern>(family);
 }
 
 void RegisterCollections() {
