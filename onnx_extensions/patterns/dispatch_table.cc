@@ -13,6 +13,7 @@
 #include "onnx_extensions/patterns/canonicalization/pad_conv_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/clip_clip_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/dropout_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/constant_to_initializer_pattern.h"
 
 // collections
 
@@ -33,6 +34,7 @@ void RegisterCanonicalization() {
   RegisterPattern<PadConvPattern>(family);
   RegisterPattern<ClipClipPattern>(family);
   RegisterPattern<DropoutPattern>(family);
+  RegisterPattern<ConstantToInitializerPattern>(family);
 }
 
 void RegisterCollections() {
