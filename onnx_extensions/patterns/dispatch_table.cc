@@ -14,6 +14,7 @@
 #include "onnx_extensions/patterns/canonicalization/clip_clip_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/dropout_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/constant_to_initializer_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/cast_cast_binary_pattern.h"
 
 // collections
 
@@ -35,6 +36,7 @@ void RegisterCanonicalization() {
   RegisterPattern<ClipClipPattern>(family);
   RegisterPattern<DropoutPattern>(family);
   RegisterPattern<ConstantToInitializerPattern>(family);
+  RegisterPattern<CastCastBinaryPattern>(family);
 }
 
 void RegisterCollections() {
