@@ -15,6 +15,7 @@
 #include "onnx_extensions/patterns/canonicalization/dropout_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/constant_to_initializer_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/cast_cast_binary_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/cast_op_cast_pattern.h"
 
 // collections
 
@@ -37,6 +38,7 @@ void RegisterCanonicalization() {
   RegisterPattern<DropoutPattern>(family);
   RegisterPattern<ConstantToInitializerPattern>(family);
   RegisterPattern<CastCastBinaryPattern>(family);
+  RegisterPattern<CastOpCastPattern>(family);
 }
 
 void RegisterCollections() {
