@@ -16,6 +16,7 @@
 #include "onnx_extensions/patterns/canonicalization/constant_to_initializer_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/cast_cast_binary_pattern.h"
 #include "onnx_extensions/patterns/canonicalization/cast_op_cast_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/identity_pattern.h"
 
 // collections
 
@@ -39,6 +40,7 @@ void RegisterCanonicalization() {
   RegisterPattern<ConstantToInitializerPattern>(family);
   RegisterPattern<CastCastBinaryPattern>(family);
   RegisterPattern<CastOpCastPattern>(family);
+  RegisterPattern<IdentityPattern>(family);
 }
 
 void RegisterCollections() {
