@@ -7,6 +7,16 @@
 
 // canonicalization
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/cast_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/not_not_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/conv_bias_null_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/pad_conv_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/clip_clip_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/dropout_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/constant_to_initializer_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/cast_cast_binary_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/cast_op_cast_pattern.h"
+#include "onnx_extensions/patterns/canonicalization/identity_pattern.h"
 
 // collections
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
@@ -114,6 +124,16 @@ using core::builder::RegisterPattern;
 void RegisterCanonicalization() {
   const std::string family = "canonicalization";
   RegisterPattern<CastCastPattern>(family);
+  RegisterPattern<CastPattern>(family);
+  RegisterPattern<NotNotPattern>(family);
+  RegisterPattern<ConvBiasNullPattern>(family);
+  RegisterPattern<PadConvPattern>(family);
+  RegisterPattern<ClipClipPattern>(family);
+  RegisterPattern<DropoutPattern>(family);
+  RegisterPattern<ConstantToInitializerPattern>(family);
+  RegisterPattern<CastCastBinaryPattern>(family);
+  RegisterPattern<CastOpCastPattern>(family);
+  RegisterPattern<IdentityPattern>(family);
 }
 
 void RegisterCollections() {
