@@ -122,3 +122,47 @@ def test_pattern_classes_are_instantiated():
     builder = onnxopt.GraphBuilder(neg_model())
     graph = onnxopt.GraphGraph(builder, patterns=[NegNegPattern, "CastCastPattern"], registered="none")
     assert sorted(graph.pattern_names) == ["CastCastPattern", "NegNeg"]
+
+
+def test_interpreter_shutdown_with_live_python_patterns():
+    """Patterns held by the global registry, a builder registry, a live optimizer and records
+    at exit: the process ends cleanly (no Python object released after finalization)."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import onnxopt
+        from conftest import NegNegPattern, neg_model
+        onnxopt.register_pattern(NegNegPattern(name="AtExitGlobal"))
+        builder = onnxopt.GraphBuilder(neg_model())
+        builder.register_pattern(NegNegPattern(name="AtExitBuilder"))
+        graph = onnxopt.GraphGraph(builder, patterns=[NegNegPattern(name="AtExitLocal")])
+        rewrites, report = graph.optimize(report=True)
+        kept = (builder, graph, rewrites, report)
+        print("done")
+    """)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.dirname(__file__), env.get("PYTHONPATH", "")] if p)
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done"
+
+
+def test_optimize_from_another_thread():
+    import threading
+
+    outcome = {}
+
+    def work():
+        builder = onnxopt.GraphBuilder(neg_model())
+        onnxopt.GraphGraph(builder, patterns=[NegNegPattern()], registered="none").optimize()
+        outcome["ops"] = ops(builder.to_model())
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcome["ops"] == ["Relu", "Neg"]
