@@ -1,0 +1,648 @@
+// _onnxpycore: the Python bindings of onnx_core's optimizer (module onnxopt._onnxpycore,
+// classes in its submodule `builder`).
+//
+// Models cross the boundary as serialized bytes (the onnx Python package converts them
+// with SerializeToString / FromString); nodes and graphs handed to pattern callbacks are
+// borrowed, epoch-checked views (py_pattern.h). The optimizer runs with the GIL released.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_core/optimizer/report.h"
+#include "onnx_core/optimizer/rewrite_file.h"
+#include "python/src/core_library.h"
+#include "python/src/py_pattern.h"
+
+namespace onnxopt::python {
+
+namespace {
+
+using namespace pybind11::literals;
+using core::builder::GraphBuilder;
+using core::builder::LocalRewriting;
+using core::builder::OptimizationReport;
+using core::builder::OptimizerOptions;
+using core::builder::PatternSelection;
+
+// --- Protobuf <-> Python ------------------------------------------------------------------
+
+py::bytes ToBytes(const google::protobuf::MessageLite& message) {
+  return py::bytes(core::ir::SerializeDeterministic(message));
+}
+
+// `message` parsed from `object`: bytes, or any protobuf message (SerializeToString).
+template <class Message>
+Message FromPython(const py::handle& object, const char* what) {
+  py::bytes bytes = py::isinstance<py::bytes>(object) ? py::reinterpret_borrow<py::bytes>(object)
+                                                      : py::bytes(object.attr("SerializeToString")());
+  const std::string_view data(bytes);
+  Message message;
+  if (!message.ParseFromArray(data.data(), static_cast<int>(data.size())))
+    throw py::value_error(std::string("cannot parse a ") + what);
+  return message;
+}
+
+py::object OnnxMessage(const char* type, const google::protobuf::MessageLite& message) {
+  return py::module_::import("onnx").attr(type).attr("FromString")(ToBytes(message));
+}
+
+// A TensorProto from a numpy array (onnx.numpy_helper.from_array) or an onnx.TensorProto.
+TensorProto TensorFromPython(const py::handle& value) {
+  if (py::hasattr(value, "SerializeToString")) return FromPython<TensorProto>(value, "TensorProto");
+  py::object tensor = py::module_::import("onnx.numpy_helper").attr("from_array")(value);
+  return FromPython<TensorProto>(tensor, "TensorProto");
+}
+
+// --- Attributes ---------------------------------------------------------------------------
+
+py::object AttributeValue(const AttributeProto& attribute) {
+  switch (attribute.type()) {
+    case AttributeProto::INT:
+      return py::int_(attribute.i());
+    case AttributeProto::FLOAT:
+      return py::float_(attribute.f());
+    case AttributeProto::STRING:
+      return py::bytes(attribute.s());
+    case AttributeProto::INTS:
+      return py::cast(std::vector<std::int64_t>(attribute.ints().begin(), attribute.ints().end()));
+    case AttributeProto::FLOATS:
+      return py::cast(std::vector<double>(attribute.floats().begin(), attribute.floats().end()));
+    case AttributeProto::STRINGS: {
+      py::list strings;
+      for (const std::string& s : attribute.strings()) strings.append(py::bytes(s));
+      return strings;
+    }
+    default:  // tensors, graphs, sparse tensors, type protos: as onnx.helper gives them
+      return py::module_::import("onnx.helper").attr("get_attribute_value")(OnnxMessage("AttributeProto", attribute));
+  }
+}
+
+// --- Shapes -------------------------------------------------------------------------------
+
+// What shape inference knows about a value, for Python: the element type and the dims
+// (int, str for a symbol or expression, None for an unknown dim; `dims` is None when the
+// rank is unknown).
+struct PyShape {
+  std::string kind;  // "tensor", "sequence", "optional", "unknown"
+  int elem_type = 0;
+  py::object dims;
+  std::string text;
+};
+
+PyShape ToPython(const core::shapes::SymTensor& tensor) {
+  using Kind = core::shapes::SymTensor::Kind;
+  PyShape shape;
+  shape.kind = tensor.kind == Kind::kTensor     ? "tensor"
+               : tensor.kind == Kind::kSequence ? "sequence"
+               : tensor.kind == Kind::kOptional ? "optional"
+                                                : "unknown";
+  shape.elem_type = tensor.elem_type;
+  shape.text = tensor.ToString();
+  if (!tensor.shape.HasRank()) {
+    shape.dims = py::none();
+    return shape;
+  }
+  py::list dims;
+  for (const core::shapes::SymDim& dim : tensor.shape.Dims()) {
+    if (auto value = dim.Constant())
+      dims.append(py::int_(*value));
+    else if (dim.IsUnknown())
+      dims.append(py::none());
+    else
+      dims.append(py::str(dim.ToString()));
+  }
+  shape.dims = std::move(dims);
+  return shape;
+}
+
+// --- Patterns from Python arguments ---------------------------------------------------------
+
+std::shared_ptr<const PatternOptimization> CreateRegistered(const std::string& name) {
+  for (const auto& entry : core::builder::RegisteredPatterns())
+    if (entry.name == name) return std::shared_ptr<const PatternOptimization>(entry.factory());
+  throw py::key_error("no registered pattern is named '" + name + "'");
+}
+
+// A pattern object, a pattern class (instantiated) or a registered name.
+std::shared_ptr<const PatternOptimization> ToPattern(const py::handle& item) {
+  if (py::isinstance<py::str>(item)) return CreateRegistered(item.cast<std::string>());
+  if (py::isinstance<py::type>(item)) return KeepAlive(item());
+  return KeepAlive(item);
+}
+
+// The Python patterns of the global registry, by name. The C++ registry's factories only
+// capture the name and look it up here; the map is emptied at interpreter exit (atexit), so
+// no C++ static holds a Python object past shutdown. Guarded by the GIL.
+std::map<std::string, py::object>& PythonRegistry() {
+  static auto* registry = new std::map<std::string, py::object>();
+  return *registry;
+}
+
+void RegisterGlobally(py::object pattern, bool replace) {
+  if (py::isinstance<py::type>(pattern)) pattern = pattern();
+  const std::string name = KeepAlive(pattern)->Name();  // checks the type
+  core::builder::PatternFactory factory = [name]() -> std::unique_ptr<PatternOptimization> {
+    py::gil_scoped_acquire gil;
+    auto it = PythonRegistry().find(name);
+    if (it == PythonRegistry().end())
+      throw BuilderError("the Python pattern '" + name + "' is no longer available (interpreter shutdown)");
+    return std::make_unique<RegistryProxy>(KeepAlive(it->second));
+  };
+  if (replace)
+    core::builder::ReplacePattern(name, std::move(factory), "python");
+  else
+    core::builder::RegisterPattern(name, std::move(factory), "python");
+  PythonRegistry()[name] = std::move(pattern);
+}
+
+// A factory for a builder's registry, owning a reference to the Python pattern.
+core::builder::PatternFactory BuilderFactory(py::object pattern) {
+  std::shared_ptr<py::object> keep(new py::object(std::move(pattern)), [](py::object* object) {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // leaked at shutdown, never released without the GIL
+    py::gil_scoped_acquire gil;
+    delete object;
+  });
+  return [keep]() -> std::unique_ptr<PatternOptimization> {
+    py::gil_scoped_acquire gil;
+    return std::make_unique<RegistryProxy>(KeepAlive(*keep));
+  };
+}
+
+// --- Match results --------------------------------------------------------------------------
+
+py::object ViewOrNone(const NodeProto* node) { return node ? py::cast(NodeView(node)) : py::none(); }
+
+py::list Views(const std::vector<const NodeProto*>& nodes) {
+  py::list views;
+  for (const NodeProto* node : nodes) views.append(ViewOrNone(node));
+  return views;
+}
+
+// The exception types live as long as the process (never released: no Python object is
+// destroyed by a C++ static destructor after the interpreter is gone).
+struct ExceptionTypes {
+  py::exception<Error>* error;
+  py::exception<ModelError>* model_error;
+  py::exception<IoError>* io_error;
+  py::exception<BuilderError>* builder_error;
+  py::exception<StaleViewError>* stale;
+};
+ExceptionTypes* exception_types = nullptr;
+
+void BindExceptions(py::module_& m) {
+  auto* types = new ExceptionTypes;
+  types->error = new py::exception<Error>(m, "Error", PyExc_RuntimeError);
+  types->model_error = new py::exception<ModelError>(m, "ModelError", types->error->ptr());
+  types->io_error = new py::exception<IoError>(m, "IoError", types->error->ptr());
+  types->builder_error = new py::exception<BuilderError>(m, "BuilderError", types->error->ptr());
+  types->stale = new py::exception<StaleViewError>(m, "StaleViewError", PyExc_RuntimeError);
+  exception_types = types;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const StaleViewError& e) {
+      (*exception_types->stale)(e.what());
+    } catch (const BuilderError& e) {
+      (*exception_types->builder_error)(e.what());
+    } catch (const ModelError& e) {
+      (*exception_types->model_error)(e.what());
+    } catch (const IoError& e) {
+      (*exception_types->io_error)(e.what());
+    } catch (const Error& e) {
+      (*exception_types->error)(e.what());
+    }
+  });
+}
+
+void BindViews(py::module_& b) {
+  py::class_<NodeView>(b, "NodeView",
+                       "A read-only view of a node of the graph being optimized, valid until the callback that "
+                       "received it returns (then every access raises StaleViewError).")
+      .def_property_readonly("op_type", [](const NodeView& v) { return v.Get().op_type(); })
+      .def_property_readonly("domain", [](const NodeView& v) { return v.Get().domain(); })
+      .def_property_readonly("name", [](const NodeView& v) { return v.Get().name(); })
+      .def_property_readonly("input",
+                             [](const NodeView& v) {
+                               const auto& in = v.Get().input();
+                               return std::vector<std::string>(in.begin(), in.end());
+                             })
+      .def_property_readonly("output",
+                             [](const NodeView& v) {
+                               const auto& out = v.Get().output();
+                               return std::vector<std::string>(out.begin(), out.end());
+                             })
+      .def_property_readonly("attribute",
+                             [](const NodeView& v) {
+                               py::dict attributes;
+                               for (const AttributeProto& a : v.Get().attribute())
+                                 attributes[py::str(a.name())] = AttributeValue(a);
+                               return attributes;
+                             },
+                             "The attributes as a dict name -> value (as onnx.helper.get_attribute_value gives "
+                             "them: STRING attributes are bytes).")
+      .def(
+          "get_attribute",
+          [](const NodeView& v, const std::string& name, py::object default_value) -> py::object {
+            for (const AttributeProto& a : v.Get().attribute())
+              if (a.name() == name) return AttributeValue(a);
+            return default_value;
+          },
+          "name"_a, "default"_a = py::none())
+      .def("to_proto", [](const NodeView& v) { return OnnxMessage("NodeProto", v.Get()); },
+           "A copy of the node as an onnx.NodeProto (valid after the callback).")
+      .def_property_readonly("valid", [](const NodeView& v) { return v.epoch == CurrentEpoch(); })
+      .def("__eq__",
+           [](const NodeView& a, const py::object& b) {
+             return py::isinstance<NodeView>(b) && a.node == b.cast<const NodeView&>().node;
+           })
+      .def("__hash__", [](const NodeView& v) { return std::hash<const void*>()(v.node); })
+      .def("__repr__", [](const NodeView& v) {
+        if (v.epoch != CurrentEpoch()) return std::string("<NodeView (expired)>");
+        const NodeProto& n = v.Get();
+        std::string text = "<NodeView " + n.op_type() + (n.name().empty() ? "" : " '" + n.name() + "'") + " (";
+        for (int i = 0; i < n.input_size(); ++i) text += (i ? ", " : "") + n.input(i);
+        text += ") -> (";
+        for (int i = 0; i < n.output_size(); ++i) text += (i ? ", " : "") + n.output(i);
+        return text + ")>";
+      });
+
+  py::class_<PyShape>(b, "ValueShape", "What shape inference knows about a value.")
+      .def_readonly("kind", &PyShape::kind)
+      .def_readonly("elem_type", &PyShape::elem_type, "onnx.TensorProto data type (0: unknown)")
+      .def_readonly("dims", &PyShape::dims, "list of int / str (symbolic) / None (unknown), None if the rank is unknown")
+      .def_property_readonly("rank", [](const PyShape& s) -> py::object {
+        return s.dims.is_none() ? py::object(py::none()) : py::object(py::int_(py::len(s.dims)));
+      })
+      .def("__repr__", [](const PyShape& s) { return "<ValueShape " + s.text + ">"; });
+}
+
+void BindGraph(py::module_& b) {
+  py::class_<GraphBuilder>(b, "GraphBuilder")
+      .def(py::init([](const py::bytes& model, std::optional<std::string> base_dir) {
+             std::optional<std::filesystem::path> dir;
+             if (base_dir) dir = *base_dir;
+             return std::make_unique<GraphBuilder>(core::ir::ParseModel(std::string_view(model), "model", dir));
+           }),
+           "model"_a, "base_dir"_a = py::none(),
+           "A builder over a serialized ModelProto (external data is resolved relative to base_dir).")
+      .def_static(
+          "load", [](const std::string& path) { return std::make_unique<GraphBuilder>(core::ir::LoadModel(path)); },
+          "path"_a, "Loads a model file (with its external data) as the command line does.")
+      .def("to_model_bytes", [](const GraphBuilder& builder) { return ToBytes(builder.ToModel()); })
+      .def(
+          "save", [](const GraphBuilder& builder, const std::string& path) {
+            ModelProto model = builder.ToModel();
+            core::ir::SaveModel(model, path);
+          },
+          "path"_a)
+      .def("infer_shapes", &GraphBuilder::InferShapes)
+      .def_property_readonly("node_count", [](const GraphBuilder& builder) { return builder.Nodes().size(); })
+      .def(
+          "register_pattern",
+          [](GraphBuilder& builder, py::object pattern) {
+            if (py::isinstance<py::type>(pattern)) pattern = pattern();
+            const std::string name = KeepAlive(pattern)->Name();
+            core::builder::RegisterPattern(builder, name, BuilderFactory(std::move(pattern)));
+          },
+          "pattern"_a,
+          "Registers (or replaces) a pattern for the optimizers of this builder only (it overrides a global "
+          "registration of the same name).");
+
+  py::class_<PyGraph>(b, "GraphGraph")
+      .def(py::init([](GraphBuilder& builder, py::object patterns, const std::string& registered,
+                       bool fold_constants_first, bool collect_no_match) {
+             std::vector<std::shared_ptr<const PatternOptimization>> given;
+             if (!patterns.is_none())
+               for (py::handle item : patterns) given.push_back(ToPattern(item));
+             OptimizerOptions options;
+             options.registered = PatternSelection::Parse(registered);
+             options.fold_constants_first = fold_constants_first;
+             options.collect_no_match = collect_no_match;
+             auto graph = std::make_unique<PyGraph>();
+             graph->owned = std::make_unique<GraphGraph>(builder, std::move(given), std::move(options));
+             graph->graph = graph->owned.get();
+             return graph;
+           }),
+           py::keep_alive<1, 2>(), "builder"_a, "patterns"_a = py::none(), "registered"_a = "default",
+           "fold_constants_first"_a = false, "collect_no_match"_a = true)
+      .def(
+          "optimize",
+          [](PyGraph& self, bool report, int max_iter) {
+            if (self.epoch != 0) throw BuilderError("optimize() cannot be called from a pattern callback");
+            GraphGraph& graph = self.Get();
+            OptimizationReport stats;
+            std::vector<LocalRewriting> rewrites;
+            AdvanceEpoch();  // views taken before no longer match the graph
+            {
+              CallbackScope after;  // nor those taken during
+              py::gil_scoped_release release;
+              rewrites = graph.Optimize(max_iter, report ? &stats : nullptr);
+            }
+            py::list records;
+            for (LocalRewriting& record : rewrites) records.append(py::cast(std::make_shared<LocalRewriting>(std::move(record))));
+            return py::make_tuple(records, report ? py::cast(std::move(stats)) : py::object(py::none()));
+          },
+          "report"_a = false, "max_iter"_a = -1,
+          "Runs the patterns until nothing matches (the GIL is released; Python patterns reacquire it). "
+          "Returns (rewrites, report or None).")
+      .def_property_readonly("pattern_names",
+                             [](const PyGraph& self) {
+                               std::vector<std::string> names;
+                               for (const auto& p : self.Get().Patterns()) names.push_back(p->Name());
+                               return names;
+                             })
+      .def_property_readonly("patterns",
+                             [](const PyGraph& self) {
+                               std::vector<std::pair<std::string, int>> patterns;
+                               for (const auto& p : self.Get().Patterns()) patterns.emplace_back(p->Name(), p->priority);
+                               return patterns;
+                             },
+                             "(name, priority) in the order the driver tries them")
+      .def("node_before", [](const PyGraph& self, const std::string& name) { return ViewOrNone(self.Get().NodeBefore(name)); })
+      .def("next_nodes", [](const PyGraph& self, const std::string& name) { return Views(self.Get().NextNodes(name)); })
+      .def("predecessors", [](const PyGraph& self, py::handle node) { return Views(self.Get().Predecessors(*NodeOf(node))); })
+      .def("successors", [](const PyGraph& self, py::handle node) { return Views(self.Get().Successors(*NodeOf(node))); })
+      .def("nodes",
+           [](const PyGraph& self) {
+             py::list views;
+             for (const NodeProto& node : self.Get().Builder().Nodes()) views.append(py::cast(NodeView(&node)));
+             return views;
+           })
+      .def("is_output", [](const PyGraph& self, const std::string& name) { return self.Get().IsOutput(name); })
+      .def("is_used", [](const PyGraph& self, const std::string& name) { return self.Get().IsUsed(name); })
+      .def("is_used_more_than_once",
+           [](const PyGraph& self, const std::string& name) { return self.Get().IsUsedMoreThanOnce(name); })
+      .def("is_used_by_subgraph",
+           [](const PyGraph& self, const std::string& name) { return self.Get().IsUsedBySubgraph(name); })
+      .def("position", [](const PyGraph& self, py::handle node) { return self.Get().Position(*NodeOf(node)); })
+      .def_property_readonly("node_count", [](const PyGraph& self) { return self.Get().NodeCount(); })
+      .def_property_readonly("is_main_graph", [](const PyGraph& self) { return self.Get().Builder().IsRoot(); })
+      .def("has_shape", [](const PyGraph& self, const std::string& name) { return self.Get().HasShape(name); })
+      .def("get_shape", [](const PyGraph& self, const std::string& name) { return ToPython(self.Get().GetShape(name)); })
+      .def("has_type", [](const PyGraph& self, const std::string& name) { return self.Get().HasType(name); })
+      .def("get_type", [](const PyGraph& self, const std::string& name) { return self.Get().GetType(name); })
+      .def("is_constant", [](const PyGraph& self, const std::string& name) { return self.Get().IsConstant(name); })
+      .def(
+          "is_constant_scalar",
+          [](const PyGraph& self, const std::string& name, double value, bool broadcast) {
+            return self.Get().IsConstantScalar(name, value, broadcast);
+          },
+          "name"_a, "value"_a, "broadcast"_a = false)
+      .def(
+          "get_computed_constant",
+          [](const PyGraph& self, const std::string& name, bool as_tensor) -> py::object {
+            const TensorProto* tensor = self.Get().GetComputedConstant(name);
+            if (!tensor) return py::none();
+            py::object proto = OnnxMessage("TensorProto", *tensor);
+            if (as_tensor) return proto;
+            return py::module_::import("onnx.numpy_helper").attr("to_array")(proto);
+          },
+          "name"_a, "as_tensor"_a = false,
+          "The constant's value as a numpy array (as_tensor=True: an onnx.TensorProto); None when it is not "
+          "a computable constant.")
+      .def(
+          "make_initializer",
+          [](const PyGraph& self, const std::string& prefix, py::handle value) {
+            return self.Get().MakeInitializer(prefix, TensorFromPython(value));
+          },
+          "name_prefix"_a, "value"_a, "Adds an initializer (numpy array or onnx.TensorProto); returns its unique name.")
+      .def("unique_name", [](const PyGraph& self, const std::string& prefix) { return self.Get().Builder().UniqueName(prefix); })
+      .def(
+          "opset", [](const PyGraph& self, const std::string& domain) { return self.Get().Builder().OpsetVersion(domain); },
+          "domain"_a = "");
+}
+
+void BindPatterns(py::module_& b) {
+  py::class_<PyMatch>(b, "MatchResult")
+      .def("__bool__", [](const PyMatch& m) { return static_cast<bool>(m.match); })
+      .def_property_readonly("pattern_name",
+                             [](const PyMatch& m) -> py::object {
+                               return m.match.pattern ? py::object(py::str(m.match.pattern->Name())) : py::none();
+                             })
+      .def_property_readonly("reason", [](const PyMatch& m) { return std::string(m.match.no_match.reason); })
+      .def_property_readonly("nodes",
+                             [](const PyMatch& m) {
+                               py::list views;
+                               for (const NodeProto* node : m.match.nodes) {
+                                 if (!node) {
+                                   views.append(py::none());
+                                   continue;
+                                 }
+                                 NodeView view(node);
+                                 view.epoch = m.epoch;
+                                 views.append(py::cast(view));
+                               }
+                               return views;
+                             })
+      .def("__repr__", [](const PyMatch& m) {
+        if (m.epoch != CurrentEpoch()) return std::string("<MatchResult (expired)>");
+        return "<MatchResult " + m.match.ToString() + ">";
+      });
+
+  py::class_<PatternOptimization, PyPattern, std::shared_ptr<PatternOptimization>>(
+      b, "PatternOptimization",
+      "Base of every pattern. Subclass it in Python (onnxopt.PatternOptimization gives the name a default) and "
+      "implement fast_op_type(), match(graph, node) and apply(graph, nodes).")
+      .def(py::init([](int priority, const std::string& name) {
+             if (name.empty()) throw py::value_error("a pattern needs a name");
+             return new PyPattern(priority, name);
+           }),
+           "priority"_a = 1, "name"_a = "")
+      .def_property_readonly("name", &PatternOptimization::Name)
+      .def_property_readonly("priority", [](const PatternOptimization& p) { return p.priority; })
+      .def("fast_op_type", &PatternOptimization::FastOpType)
+      .def("to_string", &PatternOptimization::ToString)
+      .def("__repr__", &PatternOptimization::ToString)
+      .def(
+          "match",
+          [](const PatternOptimization& p, const PyGraph& graph, py::handle node) {
+            return PyMatch{p.Match(graph.Get(), *NodeOf(node))};
+          },
+          "graph"_a, "node"_a)
+      .def(
+          "no_match",
+          [](const PatternOptimization& p, py::handle node, const std::string& reason) {
+            return PyMatch{p.NoMatch(*NodeOf(node), InternReason(reason))};
+          },
+          "node"_a, "reason"_a,
+          "A rejection of `node`; the report groups rejections by pattern, reason and source location (the "
+          "location is the binding's C++ line, the same for every Python pattern).")
+      .def(
+          "result",
+          [](const PatternOptimization& p, py::iterable nodes, py::handle insert_at) {
+            std::vector<const NodeProto*> matched;
+            for (py::handle node : nodes) matched.push_back(node.is_none() ? nullptr : NodeOf(node));
+            return PyMatch{p.Matched(std::move(matched), insert_at.is_none() ? nullptr : NodeOf(insert_at))};
+          },
+          "nodes"_a, "insert_at"_a = py::none(),
+          "A successful match of `nodes` (None for an absent optional node), in the order apply() expects "
+          "them; the replacement goes at insert_at's position (default: the first matched node's).");
+}
+
+void BindRecords(py::module_& b) {
+  py::class_<LocalRewriting, std::shared_ptr<LocalRewriting>>(b, "LocalRewriting")
+      .def_property_readonly("name", &LocalRewriting::Name)
+      .def_readonly("matched_nodes", &LocalRewriting::matched_nodes)
+      .def_property_readonly("added_nodes",
+                             [](const LocalRewriting& r) {
+                               py::list nodes;
+                               for (const NodeProto& node : r.added_nodes) nodes.append(OnnxMessage("NodeProto", node));
+                               return nodes;
+                             })
+      .def_readonly("added_nodes_positions", &LocalRewriting::added_nodes_positions)
+      .def_readonly("added_initializer_positions", &LocalRewriting::added_initializer_positions)
+      .def_readonly("removed_initializers", &LocalRewriting::removed_initializers)
+      .def_readonly("value_renames", &LocalRewriting::value_renames)
+      .def_readonly("iteration", &LocalRewriting::iteration)
+      .def_property_readonly("graph_path",
+                             [](const LocalRewriting& r) {
+                               std::vector<std::string> path;
+                               for (const auto& key : r.graph_path) path.push_back(key.ToString());
+                               return path;
+                             })
+      .def_readonly("match_time_ns", &LocalRewriting::match_time_ns)
+      .def_readonly("apply_time_ns", &LocalRewriting::apply_time_ns)
+      .def("to_string", &LocalRewriting::ToString)
+      .def("__repr__", &LocalRewriting::ToString);
+
+  auto records = [](const py::iterable& rewrites) {
+    std::vector<LocalRewriting> copies;
+    for (py::handle record : rewrites) copies.push_back(record.cast<const LocalRewriting&>());
+    return copies;
+  };
+  b.def(
+      "replay",
+      [records](GraphBuilder& builder, const py::iterable& rewrites) {
+        std::vector<LocalRewriting> copies = records(rewrites);
+        py::gil_scoped_release release;
+        core::builder::Replay(builder, copies);
+      },
+      "builder"_a, "rewrites"_a, "Applies recorded rewrites to `builder` in place (no matching, no cleanup).");
+  b.def(
+      "serialize_rewrites",
+      [records](const py::iterable& rewrites, const std::string& fingerprint) {
+        return py::bytes(core::builder::SerializeRewrites(records(rewrites), fingerprint));
+      },
+      "rewrites"_a, "model_fingerprint"_a = "");
+  b.def(
+      "parse_rewrites",
+      [](const py::bytes& data) {
+        py::list list;
+        for (LocalRewriting& r : core::builder::ParseRewrites(std::string_view(data)))
+          list.append(py::cast(std::make_shared<LocalRewriting>(std::move(r))));
+        return list;
+      },
+      "data"_a);
+  b.def("model_fingerprint", [](const py::bytes& model) {
+    return core::builder::ModelFingerprint(FromPython<ModelProto>(model, "ModelProto"));
+  });
+}
+
+void BindReport(py::module_& b) {
+  using namespace core::builder;
+  py::class_<PatternStats>(b, "PatternStats")
+      .def_readonly("name", &PatternStats::name)
+      .def_readonly("priority", &PatternStats::priority)
+      .def_readonly("match_calls", &PatternStats::match_calls)
+      .def_readonly("matched", &PatternStats::matched)
+      .def_readonly("applied", &PatternStats::applied)
+      .def_readonly("match_time_ns", &PatternStats::match_time_ns)
+      .def_readonly("apply_time_ns", &PatternStats::apply_time_ns)
+      .def_readonly("removed_nodes", &PatternStats::removed_nodes)
+      .def_readonly("added_nodes", &PatternStats::added_nodes);
+  py::class_<CleanupStats>(b, "CleanupStats")
+      .def_readonly("name", &CleanupStats::name)
+      .def_readonly("runs", &CleanupStats::runs)
+      .def_readonly("removed_nodes", &CleanupStats::removed_nodes)
+      .def_readonly("removed_initializers", &CleanupStats::removed_initializers)
+      .def_readonly("renames", &CleanupStats::renames);
+  py::class_<NoMatchStats>(b, "NoMatchStats")
+      .def_readonly("pattern", &NoMatchStats::pattern)
+      .def_readonly("file", &NoMatchStats::file)
+      .def_readonly("line", &NoMatchStats::line)
+      .def_readonly("reason", &NoMatchStats::reason)
+      .def_readonly("count", &NoMatchStats::count);
+  py::class_<SubgraphStats>(b, "SubgraphStats")
+      .def_readonly("path", &SubgraphStats::path)
+      .def_readonly("time_ns", &SubgraphStats::time_ns)
+      .def_readonly("iterations", &SubgraphStats::iterations)
+      .def_readonly("rewrites", &SubgraphStats::rewrites);
+  py::class_<OptimizationReport>(b, "OptimizationReport")
+      .def_readonly("matching_time_ns", &OptimizationReport::matching_time_ns)
+      .def_readonly("rewriting_time_ns", &OptimizationReport::rewriting_time_ns)
+      .def_readonly("cleanup_time_ns", &OptimizationReport::cleanup_time_ns)
+      .def_readonly("constant_folding_time_ns", &OptimizationReport::constant_folding_time_ns)
+      .def_readonly("shape_inference_time_ns", &OptimizationReport::shape_inference_time_ns)
+      .def_readonly("indexing_time_ns", &OptimizationReport::indexing_time_ns)
+      .def_readonly("subgraph_optimization_time_ns", &OptimizationReport::subgraph_optimization_time_ns)
+      .def_readonly("iterations", &OptimizationReport::iterations)
+      .def_readonly("max_iter", &OptimizationReport::max_iter)
+      .def_readonly("reached_max_iter", &OptimizationReport::reached_max_iter)
+      .def_readonly("nodes_before", &OptimizationReport::nodes_before)
+      .def_readonly("nodes_after", &OptimizationReport::nodes_after)
+      .def_readonly("rewrites", &OptimizationReport::rewrites)
+      .def_readonly("patterns", &OptimizationReport::patterns)
+      .def_readonly("cleanup", &OptimizationReport::cleanup)
+      .def_readonly("no_matches", &OptimizationReport::no_matches)
+      .def_readonly("subgraphs", &OptimizationReport::subgraphs)
+      .def("total_time_ns", &OptimizationReport::TotalTimeNs)
+      .def("to_string", &OptimizationReport::ToString)
+      .def("to_json", &OptimizationReport::ToJson)
+      .def("__str__", &OptimizationReport::ToString);
+}
+
+void BindRegistry(py::module_& b) {
+  b.def(
+      "register_pattern", [](py::object pattern) { RegisterGlobally(std::move(pattern), false); }, "pattern"_a,
+      "Registers a pattern (object or class) globally under its name; an existing name is an error.");
+  b.def(
+      "replace_pattern", [](py::object pattern) { RegisterGlobally(std::move(pattern), true); }, "pattern"_a,
+      "Registers a pattern globally, replacing any pattern of the same name (keeping its place).");
+  b.def("registered_pattern_names", &core::builder::RegisteredPatternNames);
+  b.def("registered_patterns", [] {
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const auto& entry : core::builder::RegisteredPatterns()) entries.emplace_back(entry.name, entry.family);
+    return entries;
+  });
+  b.def(
+      "create_registered_pattern",
+      [](const std::string& name) { return std::const_pointer_cast<PatternOptimization>(CreateRegistered(name)); },
+      "name"_a, "A new instance of the globally registered pattern `name`.");
+  b.def(
+      "resolve_selection",
+      [](const std::string& text) {
+        return PatternSelection::Parse(text).Resolve(core::builder::RegisteredPatternNames());
+      },
+      "selection"_a, "The registered names a selection (\"default\", \"none\", \"A,B\", \"-A\", \"+A\") keeps.");
+}
+
+}  // namespace
+
+}  // namespace onnxopt::python
+
+PYBIND11_MODULE(_onnxpycore, m) {
+  using namespace onnxopt::python;
+  m.doc() = "onnxopt core bindings: the graph optimizer (submodule builder)";
+  RegisterCoreExtensions();
+  py::module_ b = m.def_submodule("builder", "GraphBuilder, GraphGraph, patterns, rewrites, reports, registry");
+  BindExceptions(m);
+  BindViews(b);
+  BindGraph(b);
+  BindPatterns(b);
+  BindRecords(b);
+  BindReport(b);
+  BindRegistry(b);
+  // The Python patterns of the global registry are released before interpreter shutdown.
+  py::module_::import("atexit").attr("register")(py::cpp_function([] { PythonRegistry().clear(); }));
+}
