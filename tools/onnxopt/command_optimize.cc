@@ -63,7 +63,8 @@ options:
   --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
                                   M, G) to OUTPUT.data next to OUTPUT. Models larger
                                   than 2 GiB always use external data.
-  -q, --quiet                     print nothing but errors (and the --report, if asked)
+  -q, --quiet                     print nothing but errors: no summary, no progress line
+                                  (the --report is still printed when asked for)
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
