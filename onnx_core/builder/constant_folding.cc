@@ -149,34 +149,9 @@ class Folder {
 
   // Shape/Size of a value whose shape inference knows statically.
   bool FoldStaticShape(GraphBuilder& builder, const NodeProto& node) {
-    if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return false;
-    if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return false;
-    const shapes::SymTensor* input = builder.GetShape(node.input(0));
-    if (!input || input->kind != shapes::SymTensor::Kind::kTensor || !input->shape.HasRank() ||
-        !input->shape.IsStatic())
-      return false;
-    std::vector<std::int64_t> dims;
-    for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
-    Tensor result;
-    if (node.op_type() == "Size") {
-      std::int64_t count = 1;
-      for (std::int64_t dim : dims) count *= dim;
-      result = Tensor(TensorProto::INT64, {});
-      *result.MutableData<std::int64_t>() = count;
-    } else {
-      const auto rank = static_cast<std::int64_t>(dims.size());
-      std::int64_t start = 0, end = rank;
-      for (const AttributeProto& attr : node.attribute()) {
-        if (attr.name() == "start") start = attr.i();
-        if (attr.name() == "end") end = attr.i();
-      }
-      if (start < 0) start += rank;
-      if (end < 0) end += rank;
-      start = std::clamp<std::int64_t>(start, 0, rank);
-      end = std::clamp<std::int64_t>(end, start, rank);
-      result = Tensor(TensorProto::INT64, {end - start});
-      std::copy(dims.begin() + start, dims.begin() + end, result.MutableData<std::int64_t>());
-    }
+    std::optional<TensorProto> value = StaticShapeValue(builder, node);
+    if (!value) return false;
+    const Tensor result = Tensor::FromProto(*value);
     return Commit(builder, node, {&result}, 0);
   }
 
@@ -247,6 +222,39 @@ class Folder {
 };
 
 }  // namespace
+
+std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
+  if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return std::nullopt;
+  if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return std::nullopt;
+  const shapes::SymTensor* input = builder.GetShape(node.input(0));
+  if (!input || input->kind != shapes::SymTensor::Kind::kTensor || !input->shape.HasRank() ||
+      !input->shape.IsStatic())
+    return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
+  TensorProto tensor;
+  tensor.set_name(node.output(0));
+  tensor.set_data_type(TensorProto::INT64);
+  if (node.op_type() == "Size") {
+    std::int64_t count = 1;
+    for (std::int64_t dim : dims) count *= dim;
+    tensor.add_int64_data(count);
+    return tensor;
+  }
+  const auto rank = static_cast<std::int64_t>(dims.size());
+  std::int64_t start = 0, end = rank;
+  for (const AttributeProto& attr : node.attribute()) {
+    if (attr.name() == "start") start = attr.i();
+    if (attr.name() == "end") end = attr.i();
+  }
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<std::int64_t>(start, 0, rank);
+  end = std::clamp<std::int64_t>(end, start, rank);
+  tensor.add_dims(end - start);
+  for (std::int64_t i = start; i < end; ++i) tensor.add_int64_data(dims[static_cast<std::size_t>(i)]);
+  return tensor;
+}
 
 std::string FoldResult::ToString() const {
   std::string text = "folded " + std::to_string(folded_nodes) + " nodes, added " +

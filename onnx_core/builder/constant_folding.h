@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct FoldResult {
   std::vector<const NodeProto*> folded_node_addresses;
   std::string ToString() const;
 };
+
+// The value of a Shape or Size node whose input has a static shape (named after its
+// output); nullopt for any other node. Shape's start and end are applied.
+std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 
 // Folds every foldable node of `builder` (nested graphs included), in graph order, so
 // that chains of constant nodes fold in one call.

@@ -24,39 +24,7 @@ bool DefaultDoNotRemove(const NodeProto& node) { return node.name().find(kDoNotR
 
 // Shape or Size of a value whose shape inference knows statically.
 bool IsStaticShapeOf(const GraphBuilder& builder, const NodeProto& node) {
-  if (!IsDefaultOp(node, "Shape") && !IsDefaultOp(node, "Size")) return false;
-  if (node.input_size() != 1 || node.output_size() != 1) return false;
-  const shapes::SymTensor* input = builder.GetShape(node.input(0));
-  return input && input->kind == shapes::SymTensor::Kind::kTensor && input->shape.HasRank() &&
-         input->shape.IsStatic();
-}
-
-std::unique_ptr<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
-  const shapes::SymTensor* input = builder.GetShape(node.input(0));
-  std::vector<std::int64_t> dims;
-  for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
-  auto tensor = std::make_unique<TensorProto>();
-  tensor->set_name(node.output(0));
-  tensor->set_data_type(TensorProto::INT64);
-  if (node.op_type() == "Size") {
-    std::int64_t count = 1;
-    for (std::int64_t dim : dims) count *= dim;
-    tensor->add_int64_data(count);
-    return tensor;
-  }
-  const auto rank = static_cast<std::int64_t>(dims.size());
-  std::int64_t start = 0, end = rank;
-  for (const AttributeProto& attr : node.attribute()) {
-    if (attr.name() == "start") start = attr.i();
-    if (attr.name() == "end") end = attr.i();
-  }
-  if (start < 0) start += rank;
-  if (end < 0) end += rank;
-  start = std::clamp<std::int64_t>(start, 0, rank);
-  end = std::clamp<std::int64_t>(end, start, rank);
-  tensor->add_dims(end - start);
-  for (std::int64_t i = start; i < end; ++i) tensor->add_int64_data(dims[i]);
-  return tensor;
+  return (IsDefaultOp(node, "Shape") || IsDefaultOp(node, "Size")) && StaticShapeValue(builder, node).has_value();
 }
 
 // A node whose outputs are constant once its inputs are.
@@ -332,7 +300,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
     if (!value) return false;
     results.push_back(std::make_unique<TensorProto>(std::move(*value)));
   } else if (IsStaticShapeOf(builder_, node)) {
-    results.push_back(StaticShapeValue(builder_, node));
+    results.push_back(std::make_unique<TensorProto>(*StaticShapeValue(builder_, node)));
   } else {
     eval::ValueMap known;
     for (const std::string& input : node.input()) {
