@@ -1,5 +1,8 @@
 #include "onnx_core/optimizer/match.h"
 
+#include <algorithm>
+
+#include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
 
 namespace onnxopt::core::builder {
@@ -46,6 +49,87 @@ std::optional<std::vector<std::int64_t>> ConstantInts(GraphGraph& graph, std::st
   }
 }
 
+bool IsConstantScalarShaped(GraphGraph& graph, std::string_view value) {
+  const TensorProto* tensor = graph.GetComputedConstant(value);
+  return tensor && (tensor->dims_size() == 0 || (tensor->dims_size() == 1 && tensor->dims(0) == 1));
+}
+
+std::optional<double> ConstantScalar(GraphGraph& graph, std::string_view value) {
+  if (!IsConstantScalarShaped(graph, value)) return std::nullopt;
+  const std::optional<NumericConstant> constant = ConstantDoubles(graph, value);
+  if (!constant || constant->elements.size() != 1) return std::nullopt;
+  return constant->elements.front();
+}
+
+std::optional<std::int64_t> ConstantScalarInt(GraphGraph& graph, std::string_view value) {
+  if (!IsConstantScalarShaped(graph, value)) return std::nullopt;
+  const std::optional<std::vector<std::int64_t>> ints = ConstantInts(graph, value);
+  if (!ints || ints->size() != 1) return std::nullopt;
+  return ints->front();
+}
+
+std::optional<NumericConstant> ConstantDoubles(GraphGraph& graph, std::string_view value) {
+  const TensorProto* tensor = graph.GetComputedConstant(value);
+  if (!tensor || tensor->data_type() == TensorProto::STRING) return std::nullopt;
+  return NumericConstant{std::vector<std::int64_t>(tensor->dims().begin(), tensor->dims().end()),
+                         eval::Tensor::FromProto(*tensor).ToDoubleVector()};
+}
+
+const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view value) {
+  if (!graph.HasShape(value)) return nullptr;
+  const shapes::SymShape& shape = graph.GetShape(value).shape;
+  return shape.HasRank() && shape.IsFullyKnown() ? &shape : nullptr;
+}
+
+std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std::string_view value) {
+  const shapes::SymShape* shape = KnownShape(graph, value);
+  if (!shape || !shape->IsStatic()) return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (const shapes::SymDim& dim : shape->Dims()) dims.push_back(*dim.Constant());
+  return dims;
+}
+
+std::optional<std::int64_t> StaticDim(const GraphGraph& graph, std::string_view value, std::int64_t axis) {
+  if (!graph.HasShape(value)) return std::nullopt;
+  const shapes::SymShape& shape = graph.GetShape(value).shape;
+  if (!shape.HasRank()) return std::nullopt;
+  const std::optional<std::int64_t> a = NormalizeAxis(axis, shape.Rank());
+  if (!a) return std::nullopt;
+  return shape[static_cast<std::size_t>(*a)].Constant();
+}
+
+std::optional<std::int64_t> NormalizeAxis(std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return std::nullopt;
+  return axis;
+}
+
+std::vector<shapes::SymDim> PadLeft(const std::vector<shapes::SymDim>& dims, std::size_t rank) {
+  std::vector<shapes::SymDim> padded;
+  for (std::size_t i = dims.size(); i < rank; ++i) padded.emplace_back(std::int64_t{1});
+  padded.insert(padded.end(), dims.begin(), dims.end());
+  return padded;
+}
+
+std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::SymDim>& a,
+                                                     const std::vector<shapes::SymDim>& b) {
+  const shapes::SymDim one(1);
+  const std::size_t rank = std::max(a.size(), b.size());
+  const std::vector<shapes::SymDim> pa = PadLeft(a, rank), pb = PadLeft(b, rank);
+  std::vector<shapes::SymDim> out;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (pa[i] == pb[i] || pb[i] == one) {
+      out.push_back(pa[i]);
+    } else if (pa[i] == one) {
+      out.push_back(pb[i]);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 std::int64_t OnnxOpset(const GraphGraph& graph) { return graph.Builder().OpsetVersion("").value_or(0); }
 
 namespace {
@@ -67,6 +151,39 @@ std::optional<std::vector<std::int64_t>> IntsAttr(const NodeProto& node, std::st
   const AttributeProto* attr = Find(node, name, AttributeProto::INTS);
   if (!attr) return std::nullopt;
   return std::vector<std::int64_t>(attr->ints().begin(), attr->ints().end());
+}
+
+std::optional<float> FloatAttr(const NodeProto& node, std::string_view name) {
+  const AttributeProto* attr = Find(node, name, AttributeProto::FLOAT);
+  return attr ? std::optional<float>(attr->f()) : std::nullopt;
+}
+
+std::optional<std::string> StringAttr(const NodeProto& node, std::string_view name) {
+  const AttributeProto* attr = Find(node, name, AttributeProto::STRING);
+  return attr ? std::optional<std::string>(attr->s()) : std::nullopt;
+}
+
+std::string_view OptionalInput(const NodeProto& node, int i) {
+  return i < node.input_size() ? std::string_view(node.input(i)) : std::string_view();
+}
+
+TensorProto IntTensor(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& dims,
+                      int elem_type) {
+  eval::Tensor tensor(elem_type, dims);
+  if (tensor.size() != static_cast<std::int64_t>(values.size()))
+    throw BuilderError("IntTensor: " + std::to_string(values.size()) + " values for dims of " +
+                       std::to_string(tensor.size()) + " elements");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (elem_type == TensorProto::INT32)
+      tensor.MutableData<std::int32_t>()[i] = static_cast<std::int32_t>(values[i]);
+    else
+      tensor.MutableData<std::int64_t>()[i] = values[i];
+  }
+  return tensor.ToProto("");
+}
+
+TensorProto IntTensor(const std::vector<std::int64_t>& values) {
+  return IntTensor(values, {static_cast<std::int64_t>(values.size())});
 }
 
 std::string DerivedNodeName(GraphGraph& graph, std::string_view pattern, const NodeProto& node) {

@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/shapes/sym_tensor.h"
 
 namespace onnxopt::core::builder {
 
@@ -32,12 +34,67 @@ std::optional<std::size_t> RankOf(const GraphGraph& graph, std::string_view valu
 // indices; nullopt when `value` is not a computable integer constant.
 std::optional<std::vector<std::int64_t>> ConstantInts(GraphGraph& graph, std::string_view value);
 
+// A computable constant (of any element type) of shape () or (1,).
+bool IsConstantScalarShaped(GraphGraph& graph, std::string_view value);
+
+// The element of a computable numeric constant of shape () or (1,), as a double (booleans
+// read as 0/1); nullopt for any other shape, a string or a non-constant value.
+std::optional<double> ConstantScalar(GraphGraph& graph, std::string_view value);
+
+// The element of a computable integer constant (any integer type) of shape () or (1,);
+// nullopt otherwise. Exact for every int64, unlike ConstantScalar.
+std::optional<std::int64_t> ConstantScalarInt(GraphGraph& graph, std::string_view value);
+
+// The dims and elements (as doubles, booleans read as 0/1) of a computable numeric constant.
+struct NumericConstant {
+  std::vector<std::int64_t> dims;
+  std::vector<double> elements;
+};
+// Nullopt when `value` is not a computable constant or holds strings.
+std::optional<NumericConstant> ConstantDoubles(GraphGraph& graph, std::string_view value);
+
+// The shape of `value` when its rank and every dimension (integer or symbolic) are known.
+const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view value);
+
+// The integer dims of `value` when its shape is known and static.
+std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std::string_view value);
+
+// The static integer dimension of `value` along `axis` (negative counts from the end);
+// nullopt when the rank is unknown, the axis out of range or the dim not an integer.
+std::optional<std::int64_t> StaticDim(const GraphGraph& graph, std::string_view value, std::int64_t axis);
+
+// `axis` in [0, rank) after adding `rank` to a negative value; nullopt when out of range.
+std::optional<std::int64_t> NormalizeAxis(std::int64_t axis, std::size_t rank);
+
+// The dims left-padded with 1s to `rank` (unchanged when already that long or longer).
+std::vector<shapes::SymDim> PadLeft(const std::vector<shapes::SymDim>& dims, std::size_t rank);
+
+// Multidirectional broadcast of two known shapes: after left-padding with 1s, equal dims
+// give that dim, a 1 gives the other dim; nullopt when a pair is anything else (including
+// two different symbols, which may or may not be equal at run time).
+std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::SymDim>& a,
+                                                     const std::vector<shapes::SymDim>& b);
+
 // The version of the default ONNX opset the model imports (0 when none).
 std::int64_t OnnxOpset(const GraphGraph& graph);
 
 // The attribute `name` when it is an INT / INTS; nullopt when absent or of another type.
 std::optional<std::int64_t> IntAttr(const NodeProto& node, std::string_view name);
 std::optional<std::vector<std::int64_t>> IntsAttr(const NodeProto& node, std::string_view name);
+// The attribute `name` when it is a FLOAT / STRING; nullopt when absent or of another type.
+std::optional<float> FloatAttr(const NodeProto& node, std::string_view name);
+std::optional<std::string> StringAttr(const NodeProto& node, std::string_view name);
+
+// Input `i` of `node`, or "" when it is absent (past the end or empty).
+std::string_view OptionalInput(const NodeProto& node, int i);
+
+// An integer tensor (INT64, or INT32 when `elem_type` says so) with these elements and
+// dims, stored in raw_data, for GraphGraph::MakeInitializer; the one-argument form is 1-D.
+// Throws BuilderError when the dims do not hold values.size() elements, or for another
+// element type when there are values.
+TensorProto IntTensor(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& dims,
+                      int elem_type = TensorProto::INT64);
+TensorProto IntTensor(const std::vector<std::int64_t>& values);
 
 // "<pattern>--<node name or first output>": the name of a node a pattern creates from
 // `node`, made unique in the model.

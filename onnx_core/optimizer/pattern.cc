@@ -57,21 +57,52 @@ MatchResult PatternOptimization::NoMatch(const NodeProto&, std::string_view reas
   return result;
 }
 
+namespace {
+
+[[noreturn]] void FailContract(const PatternOptimization& pattern, const std::string& detail, SourceLocation where) {
+  throw BuilderError(pattern.Name() + "::Apply called with nodes no match returned: " + detail, where);
+}
+
+std::string_view Describe(std::string_view op_type) { return op_type; }
+std::string_view Describe(const ExpectedNode& position) { return position.expected; }
+
+// The checks both forms of ExpectMatchedNodes share: the node count, then for each
+// position that is not a gap, a non-null node that `accepts(position, node)`.
+template <class Position, class IsGap, class Accepts>
+void ExpectNodes(const PatternOptimization& pattern, const std::vector<const NodeProto*>& nodes,
+                 std::initializer_list<Position> positions, IsGap is_gap, Accepts accepts, SourceLocation where) {
+  if (nodes.size() != positions.size()) {
+    const std::string got = std::to_string(nodes.size());
+    FailContract(pattern, "expected " + std::to_string(positions.size()) + " nodes, got " + got, where);
+  }
+  std::size_t i = 0;
+  for (const Position& position : positions) {
+    const NodeProto* node = nodes[i++];
+    if (is_gap(position)) continue;
+    const std::string expected = ", expected " + std::string(Describe(position));
+    if (!node) FailContract(pattern, "node " + std::to_string(i - 1) + " is null" + expected, where);
+    if (!accepts(position, *node))
+      FailContract(pattern, "node " + std::to_string(i - 1) + " is " + NodeLabel(node) + expected, where);
+  }
+}
+
+}  // namespace
+
 void ExpectMatchedNodes(const PatternOptimization& pattern, const std::vector<const NodeProto*>& nodes,
                         std::initializer_list<std::string_view> op_types, SourceLocation where) {
-  auto fail = [&](const std::string& detail) {
-    throw BuilderError(pattern.Name() + "::Apply called with nodes no match returned: " + detail, where);
-  };
-  if (nodes.size() != op_types.size())
-    fail("expected " + std::to_string(op_types.size()) + " nodes, got " + std::to_string(nodes.size()));
-  std::size_t i = 0;
-  for (std::string_view op_type : op_types) {
-    const NodeProto* node = nodes[i++];
-    if (op_type.empty()) continue;
-    if (!node) fail("node " + std::to_string(i - 1) + " is null, expected " + std::string(op_type));
-    if (node->op_type() != op_type || !IsOnnxDomain(node->domain()))
-      fail("node " + std::to_string(i - 1) + " is " + NodeLabel(node) + ", expected " + std::string(op_type));
-  }
+  ExpectNodes(
+      pattern, nodes, op_types, [](std::string_view op_type) { return op_type.empty(); },
+      [](std::string_view op_type, const NodeProto& node) {
+        return node.op_type() == op_type && IsOnnxDomain(node.domain());
+      },
+      where);
+}
+
+void ExpectMatchedNodes(const PatternOptimization& pattern, const std::vector<const NodeProto*>& nodes,
+                        std::initializer_list<ExpectedNode> expected, SourceLocation where) {
+  ExpectNodes(
+      pattern, nodes, expected, [](const ExpectedNode&) { return false; },
+      [](const ExpectedNode& position, const NodeProto& node) { return position.accepts(node); }, where);
 }
 
 MatchResult NamedOperation::Match(GraphGraph&, const NodeProto& candidate) const {

@@ -88,6 +88,19 @@ void ExpectMatchedNodes(const PatternOptimization& pattern, const std::vector<co
                         std::initializer_list<std::string_view> op_types,
                         SourceLocation where = SourceLocation::current());
 
+// One position of the predicate form of ExpectMatchedNodes: a node `accepts` returns true
+// for, named `expected` in the error (e.g. "binary elementwise node").
+struct ExpectedNode {
+  std::string_view expected;
+  bool (*accepts)(const NodeProto& node);
+};
+
+// The same contract for nodes a single op type does not describe: one non-null node per
+// entry of `expected`, in that order, each accepted by its predicate.
+void ExpectMatchedNodes(const PatternOptimization& pattern, const std::vector<const NodeProto*>& nodes,
+                        std::initializer_list<ExpectedNode> expected,
+                        SourceLocation where = SourceLocation::current());
+
 // A named step of the optimizer that is not a pattern (a cleanup pass, constant folding,
 // or a rewrite read back from a file): LocalRewriting records point to it. Match never
 // matches; Apply throws BuilderError.

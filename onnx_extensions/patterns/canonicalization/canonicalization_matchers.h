@@ -2,12 +2,9 @@
 // Helpers used only by the canonicalization patterns. Like the core matchers, they
 // return nullopt / false instead of throwing.
 
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "onnx_core/eval/tensor.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
@@ -15,42 +12,10 @@
 
 namespace onnxopt::onnx_patterns::canonicalization {
 
-// Input `i` of `node`, or "" when it is absent (past the end or empty).
-inline std::string_view OptionalInput(const NodeProto& node, int i) {
-  return i < node.input_size() ? std::string_view(node.input(i)) : std::string_view();
-}
-
 // FLOAT16, BFLOAT16, FLOAT or DOUBLE.
 inline bool IsFloatType(int elem_type) {
   return elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::BFLOAT16 || elem_type == TensorProto::FLOAT ||
          elem_type == TensorProto::DOUBLE;
-}
-
-// Candidate for onnx_core/optimizer/match.h
-// The elements of a computable numeric constant (booleans read as 0/1) and its dims;
-// nullopt when `value` is not a computable constant or holds strings.
-struct ConstantValue {
-  std::vector<std::int64_t> dims;
-  std::vector<double> elements;
-};
-inline std::optional<ConstantValue> ConstantDoubles(core::builder::GraphGraph& graph, std::string_view value) {
-  const TensorProto* tensor = graph.GetComputedConstant(value);
-  if (!tensor || tensor->data_type() == TensorProto::STRING) return std::nullopt;
-  return ConstantValue{std::vector<std::int64_t>(tensor->dims().begin(), tensor->dims().end()),
-                       core::eval::Tensor::FromProto(*tensor).ToDoubleVector()};
-}
-
-// Candidate for onnx_core/optimizer/match.h
-// The attribute `name` when it is a STRING / FLOAT; nullopt when absent or of another type.
-inline std::optional<std::string> StringAttr(const NodeProto& node, std::string_view name) {
-  for (const AttributeProto& attr : node.attribute())
-    if (attr.name() == name) return attr.type() == AttributeProto::STRING ? std::optional(attr.s()) : std::nullopt;
-  return std::nullopt;
-}
-inline std::optional<float> FloatAttr(const NodeProto& node, std::string_view name) {
-  for (const AttributeProto& attr : node.attribute())
-    if (attr.name() == name) return attr.type() == AttributeProto::FLOAT ? std::optional(attr.f()) : std::nullopt;
-  return std::nullopt;
 }
 
 // `node` with the name a pattern gives to a node it rewrites ("<pattern>--<name>").

@@ -8,11 +8,11 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
-using canonicalization::OptionalInput;
+using core::builder::OptionalInput;
 
 // The constant scalar `value`; nullopt when it is not one.
 std::optional<double> ConstantBound(GraphGraph& graph, std::string_view value) {
-  const std::optional<canonicalization::ConstantValue> bound = canonicalization::ConstantDoubles(graph, value);
+  const std::optional<core::builder::NumericConstant> bound = core::builder::ConstantDoubles(graph, value);
   if (!bound || bound->elements.size() != 1) return std::nullopt;
   return bound->elements[0];
 }

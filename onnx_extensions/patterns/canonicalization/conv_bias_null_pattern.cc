@@ -11,8 +11,8 @@ namespace onnxopt::onnx_patterns {
 MatchResult ConvBiasNullPattern::Match(GraphGraph& graph, const NodeProto& conv) const {
   if (!core::builder::IsOp(conv, "Conv") || conv.output_size() != 1)
     return NoMatch(conv, "the node is not a default-domain Conv with one output");
-  if (canonicalization::OptionalInput(conv, 2).empty()) return NoMatch(conv, "the Conv has no bias input");
-  const std::optional<canonicalization::ConstantValue> bias = canonicalization::ConstantDoubles(graph, conv.input(2));
+  if (core::builder::OptionalInput(conv, 2).empty()) return NoMatch(conv, "the Conv has no bias input");
+  const std::optional<core::builder::NumericConstant> bias = core::builder::ConstantDoubles(graph, conv.input(2));
   if (!bias) return NoMatch(conv, "the bias is not a computable constant");
   if (!std::all_of(bias->elements.begin(), bias->elements.end(), [](double v) { return v == 0; }))
     return NoMatch(conv, "the bias has a non-zero element");

@@ -6,7 +6,7 @@
 
 namespace onnxopt::onnx_patterns {
 
-using canonicalization::OptionalInput;
+using core::builder::OptionalInput;
 
 MatchResult DropoutPattern::Match(GraphGraph& graph, const NodeProto& dropout) const {
   if (!core::builder::IsOp(dropout, "Dropout") || dropout.input_size() < 1 || dropout.output_size() < 1)
@@ -23,8 +23,8 @@ MatchResult DropoutPattern::Match(GraphGraph& graph, const NodeProto& dropout) c
   if (!ratio.empty() && graph.IsConstantScalar(ratio, 0.0)) return Matched({&dropout});
   const std::string_view training_mode = OptionalInput(dropout, 2);
   if (training_mode.empty()) return Matched({&dropout});
-  const std::optional<canonicalization::ConstantValue> training =
-      canonicalization::ConstantDoubles(graph, training_mode);
+  const std::optional<core::builder::NumericConstant> training =
+      core::builder::ConstantDoubles(graph, training_mode);
   if (!training || training->elements.size() != 1) return NoMatch(dropout, "training_mode is not a constant");
   if (training->elements[0] != 0) return NoMatch(dropout, "training_mode is true");
   return Matched({&dropout});

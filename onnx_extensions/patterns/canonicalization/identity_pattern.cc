@@ -12,11 +12,11 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
-using canonicalization::ConstantDoubles;
-using canonicalization::ConstantValue;
-using canonicalization::OptionalInput;
+using core::builder::ConstantDoubles;
 using core::builder::ConstantInts;
 using core::builder::IsOp;
+using core::builder::NumericConstant;
+using core::builder::OptionalInput;
 
 bool AllEqual(const std::vector<std::int64_t>& values, std::int64_t expected) {
   return std::all_of(values.begin(), values.end(), [&](std::int64_t v) { return v == expected; });
@@ -35,7 +35,7 @@ bool IsCommutative(const NodeProto& node) { return !IsOp(node, "Sub") && !IsOp(n
 
 // Why the constant operand `c` of `node` does not leave the other operand `x` unchanged,
 // or an empty reason when it does. A constant of shape (n,) is accepted only on the right.
-std::string_view NeutralOperandRejection(GraphGraph& graph, const NodeProto& node, const ConstantValue& c,
+std::string_view NeutralOperandRejection(GraphGraph& graph, const NodeProto& node, const NumericConstant& c,
                                          std::string_view x, bool right) {
   if (c.dims.size() > 1) return "the constant operand has a rank above 1";
   if (c.elements.empty()) return "the constant operand is empty";
@@ -52,7 +52,7 @@ std::string_view NeutralOperandRejection(GraphGraph& graph, const NodeProto& nod
 
 // The index of the operand a binary node reduces to, with why it does not when it does not.
 std::optional<int> KeptOperand(GraphGraph& graph, const NodeProto& node, std::string_view* why) {
-  if (const std::optional<ConstantValue> right = ConstantDoubles(graph, node.input(1))) {
+  if (const std::optional<NumericConstant> right = ConstantDoubles(graph, node.input(1))) {
     *why = NeutralOperandRejection(graph, node, *right, node.input(0), /*right=*/true);
     return why->empty() ? std::optional<int>(0) : std::nullopt;
   }
@@ -60,7 +60,7 @@ std::optional<int> KeptOperand(GraphGraph& graph, const NodeProto& node, std::st
     *why = "the right operand is not constant";
     return std::nullopt;
   }
-  const std::optional<ConstantValue> left = ConstantDoubles(graph, node.input(0));
+  const std::optional<NumericConstant> left = ConstantDoubles(graph, node.input(0));
   if (!left) {
     *why = "no operand is constant";
     return std::nullopt;
@@ -76,7 +76,7 @@ bool IsBinary(const NodeProto& node) {
 
 // Whether the constant `value` exists and every element equals `expected`.
 bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expected) {
-  const std::optional<ConstantValue> c = ConstantDoubles(graph, value);
+  const std::optional<NumericConstant> c = ConstantDoubles(graph, value);
   return c && AllEqual(c->elements, expected);
 }
 
@@ -149,7 +149,7 @@ MatchResult IdentityPattern::MatchBatchNormalization(GraphGraph& graph, const No
   const int type = graph.GetType(bn.input(0));
   if (type != TensorProto::FLOAT16 && type != TensorProto::BFLOAT16)
     return NoMatch(bn, "the input is not float16 or bfloat16");
-  if (canonicalization::FloatAttr(bn, "epsilon").value_or(1e-5f) > 1e-5f)
+  if (core::builder::FloatAttr(bn, "epsilon").value_or(1e-5f) > 1e-5f)
     return NoMatch(bn, "epsilon is above 1e-5");
   if (!IsConstantFilledWith(graph, bn.input(1), 1)) return NoMatch(bn, "the scale is not a constant of ones");
   if (!IsConstantFilledWith(graph, bn.input(2), 0)) return NoMatch(bn, "the bias is not a constant of zeros");

@@ -15,8 +15,8 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
-using canonicalization::OptionalInput;
 using core::builder::ConstantInts;
+using core::builder::OptionalInput;
 using Pads = std::vector<std::int64_t>;
 
 // The Pad's pads over every dimension (begins then ends), the `axes` input scattered
@@ -65,16 +65,16 @@ Pads MergedPads(const NodeProto& conv, const Pads& full) {
 MatchResult PadConvPattern::Match(GraphGraph& graph, const NodeProto& conv) const {
   if (!core::builder::IsOp(conv, "Conv") || conv.input_size() < 2)
     return NoMatch(conv, "the node is not a default-domain Conv with two inputs or more");
-  if (canonicalization::StringAttr(conv, "auto_pad").value_or("NOTSET") != "NOTSET")
+  if (core::builder::StringAttr(conv, "auto_pad").value_or("NOTSET") != "NOTSET")
     return NoMatch(conv, "the Conv has an auto_pad other than NOTSET");
   const NodeProto* pad = core::builder::ProducerOf(graph, conv.input(0), "Pad");
   if (!pad) return NoMatch(conv, "the Conv input is not produced by a Pad");
   if (!core::builder::HasOneUse(graph, pad->output(0))) return NoMatch(conv, "the padded tensor has another reader");
-  if (canonicalization::StringAttr(*pad, "mode").value_or("constant") != "constant")
+  if (core::builder::StringAttr(*pad, "mode").value_or("constant") != "constant")
     return NoMatch(conv, "the Pad mode is not constant");
   if (OptionalInput(*pad, 1).empty()) return NoMatch(conv, "the Pad has no pads input");
   if (!OptionalInput(*pad, 2).empty()) {
-    const std::optional<canonicalization::ConstantValue> value = canonicalization::ConstantDoubles(graph, pad->input(2));
+    const std::optional<core::builder::NumericConstant> value = core::builder::ConstantDoubles(graph, pad->input(2));
     if (!value) return NoMatch(conv, "the padding value is not constant");
     if (value->elements.empty() || value->elements[0] != 0) return NoMatch(conv, "the padding value is not zero");
   }

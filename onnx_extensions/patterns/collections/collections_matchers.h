@@ -16,29 +16,8 @@ namespace onnxopt::onnx_patterns::collections {
 using core::builder::GraphGraph;
 
 // Candidate for onnx_core/optimizer/match.h
-// `axis` in [0, rank) after adding `rank` to a negative value; nullopt when out of range.
-std::optional<std::int64_t> NormalizeAxis(std::int64_t axis, std::size_t rank);
-
-// Candidate for onnx_core/optimizer/match.h
-// The static integer dimension of `value` along `axis` (negative counts from the end);
-// nullopt when the rank is unknown, the axis out of range or the dim not an integer.
-std::optional<std::int64_t> StaticDim(const GraphGraph& graph, std::string_view value, std::int64_t axis);
-
-// Candidate for onnx_core/optimizer/match.h
-// The element of a computable integer constant of shape () or (1,); nullopt otherwise.
-std::optional<std::int64_t> ConstantScalarInt(GraphGraph& graph, std::string_view value);
-
-// Candidate for onnx_core/optimizer/match.h
-// A computable constant (of any type) of shape () or (1,).
-bool IsConstantScalarShaped(GraphGraph& graph, std::string_view value);
-
-// Candidate for onnx_core/optimizer/match.h
 // The rank of a computable constant; nullopt when `value` is not one.
 std::optional<std::size_t> ConstantRank(GraphGraph& graph, std::string_view value);
-
-// An integer tensor (INT64 by default) with these elements and dims.
-TensorProto IntTensor(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& dims,
-                      int elem_type = TensorProto::INT64);
 
 // Gives `split` the sizes of its outputs along its axis: a `split` input (opset >= 13)
 // or attribute (below 13).

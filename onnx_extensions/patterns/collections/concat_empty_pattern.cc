@@ -10,10 +10,11 @@ namespace {
 
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::StaticDim;
 
 // Whether `input` has the static length 0 along `axis`.
 bool IsEmptyAlong(const GraphGraph& graph, const std::string& input, std::int64_t axis) {
-  return collections::StaticDim(graph, input, axis) == std::int64_t{0};
+  return StaticDim(graph, input, axis) == std::int64_t{0};
 }
 
 }  // namespace

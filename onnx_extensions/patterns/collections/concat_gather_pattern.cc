@@ -10,7 +10,9 @@ namespace {
 
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::IntTensor;
 using core::builder::ProducerOf;
+using core::builder::StaticDim;
 
 // Where the index lands: the piece holding it and the index inside that piece.
 struct Located {
@@ -27,7 +29,7 @@ std::optional<Located> Locate(const GraphGraph& graph, const NodeProto& concat, 
                               Miss* why = nullptr) {
   std::int64_t offset = 0;
   for (int k = 0; k < concat.input_size(); ++k) {
-    const std::optional<std::int64_t> length = collections::StaticDim(graph, concat.input(k), 0);
+    const std::optional<std::int64_t> length = StaticDim(graph, concat.input(k), 0);
     if (!length) {
       if (why) *why = Miss::kSymbolicLength;
       return std::nullopt;
@@ -111,7 +113,7 @@ utils::RepeatedProtoField<NodeProto> ConcatGatherPattern::Apply(GraphGraph& grap
   }
   node.set_op_type("Gather");
   node.add_input(piece);
-  node.add_input(graph.MakeInitializer(kName, collections::IntTensor({at.local}, {1})));
+  node.add_input(graph.MakeInitializer(kName, IntTensor({at.local}, {1})));
   return replacement;
 }
 

@@ -10,8 +10,10 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
+using core::builder::ConstantScalarInt;
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::IsConstantScalarShaped;
 
 // Default-domain ops computing each output element from the same element of their first
 // input only (other inputs, if any, are scalars or a type template). The upstream list
@@ -31,7 +33,7 @@ bool IsPointwiseUnary(const NodeProto& node) {
 bool IsScalarArithmetic(GraphGraph& graph, const NodeProto& node) {
   static const std::set<std::string, std::less<>> kOps = {"Add", "Sub", "Mul", "Div"};
   return core::builder::IsOnnxDomain(node.domain()) && kOps.contains(node.op_type()) && node.input_size() == 2 &&
-         collections::IsConstantScalarShaped(graph, node.input(1));
+         IsConstantScalarShaped(graph, node.input(1));
 }
 
 // Unsqueeze(C, c) with C = Concat<axis=-1>: the new axis is never the last one, so the
@@ -39,7 +41,7 @@ bool IsScalarArithmetic(GraphGraph& graph, const NodeProto& node) {
 bool IsUnsqueezeBeforeLastAxis(GraphGraph& graph, const NodeProto& node, const NodeProto& concat) {
   if (!core::builder::IsOp(node, "Unsqueeze") || node.input_size() != 2) return false;
   if (IntAttr(concat, "axis") != std::int64_t{-1}) return false;
-  const std::optional<std::int64_t> c = collections::ConstantScalarInt(graph, node.input(1));
+  const std::optional<std::int64_t> c = ConstantScalarInt(graph, node.input(1));
   const std::optional<std::size_t> rank = core::builder::RankOf(graph, concat.output(0));
   return c && rank && *c != -1 && *c < static_cast<std::int64_t>(*rank);
 }

@@ -11,7 +11,9 @@ namespace {
 
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::IntTensor;
 using core::builder::ProducerOf;
+using core::builder::StaticDim;
 
 // The only non-constant input of the Concat; -1 when there is none or several.
 int SoleVariablePiece(GraphGraph& graph, const NodeProto& concat) {
@@ -56,7 +58,7 @@ MatchResult GatherConcatPattern::Match(GraphGraph& graph, const NodeProto& gathe
     return NoMatch(gather, "the non-constant Concat input does not have a known rank of 1");
   const std::optional<std::int64_t> offset = OffsetOf(graph, *concat, piece);
   if (!offset) return NoMatch(gather, "a constant Concat input cannot be computed");
-  const std::optional<std::int64_t> length = collections::StaticDim(graph, x, 0);
+  const std::optional<std::int64_t> length = StaticDim(graph, x, 0);
   if (piece + 1 < concat->input_size() && !length)
     return NoMatch(gather, "the non-constant Concat input has a symbolic length and is not last");
   const std::vector<std::int64_t> indices = *core::builder::ConstantInts(graph, gather.input(1));
@@ -84,7 +86,7 @@ utils::RepeatedProtoField<NodeProto> GatherConcatPattern::Apply(GraphGraph& grap
   node.set_name(DerivedNodeName(graph, kName, gather));
   node.set_input(0, concat.input(piece));
   const std::vector<std::int64_t> dims(index.dims().begin(), index.dims().end());
-  node.set_input(1, graph.MakeInitializer(kName, collections::IntTensor(shifted, dims, index.data_type())));
+  node.set_input(1, graph.MakeInitializer(kName, IntTensor(shifted, dims, index.data_type())));
   return replacement;
 }
 

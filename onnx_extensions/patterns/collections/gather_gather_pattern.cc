@@ -10,6 +10,7 @@ namespace {
 
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::IntTensor;
 using core::builder::ProducerOf;
 
 bool IsIndexType(const TensorProto& tensor) {
@@ -66,7 +67,7 @@ utils::RepeatedProtoField<NodeProto> GatherGatherPattern::Apply(GraphGraph& grap
   node = outer;
   node.set_name(DerivedNodeName(graph, kName, outer));
   node.set_input(0, inner.input(0));
-  node.set_input(1, graph.MakeInitializer(kName, collections::IntTensor(i3, dims)));
+  node.set_input(1, graph.MakeInitializer(kName, IntTensor(i3, dims)));
   return replacement;
 }
 

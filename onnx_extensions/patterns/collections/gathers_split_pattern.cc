@@ -10,8 +10,11 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
+using core::builder::ConstantScalarInt;
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::NormalizeAxis;
+using core::builder::StaticDim;
 
 // The default-domain Gathers reading `x` as their data.
 std::vector<const NodeProto*> GathersOf(const GraphGraph& graph, const std::string& x) {
@@ -26,7 +29,7 @@ std::vector<const NodeProto*> GathersOf(const GraphGraph& graph, const std::stri
 std::vector<const NodeProto*> SplittableGathers(GraphGraph& graph, const std::vector<const NodeProto*>& gathers) {
   std::vector<std::pair<std::int64_t, const NodeProto*>> indexed;
   for (const NodeProto* gather : gathers)
-    if (auto i = collections::ConstantScalarInt(graph, gather->input(1))) indexed.emplace_back(*i, gather);
+    if (auto i = ConstantScalarInt(graph, gather->input(1))) indexed.emplace_back(*i, gather);
   std::stable_sort(indexed.begin(), indexed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const NodeProto*> sorted;
   for (const auto& [i, gather] : indexed) sorted.push_back(gather);
@@ -49,15 +52,15 @@ MatchResult GathersSplitPattern::Match(GraphGraph& graph, const NodeProto& ancho
   if (kept.empty()) return NoMatch(anchor, "no Gather has a constant scalar index");
   const std::size_t index_rank = *collections::ConstantRank(graph, kept[0]->input(1));
   for (std::size_t j = 0; j < kept.size(); ++j) {
-    if (j > 0 && *collections::ConstantScalarInt(graph, kept[j]->input(1)) ==
-                     *collections::ConstantScalarInt(graph, kept[j - 1]->input(1)))
+    if (j > 0 && *ConstantScalarInt(graph, kept[j]->input(1)) ==
+                     *ConstantScalarInt(graph, kept[j - 1]->input(1)))
       return NoMatch(anchor, "two Gathers use the same index");
-    if (*collections::ConstantScalarInt(graph, kept[j]->input(1)) != static_cast<std::int64_t>(j))
+    if (*ConstantScalarInt(graph, kept[j]->input(1)) != static_cast<std::int64_t>(j))
       return NoMatch(anchor, "the constant indices are not 0, 1, ..., k-1");
     if (*collections::ConstantRank(graph, kept[j]->input(1)) != index_rank)
       return NoMatch(anchor, "the constant indices do not all have the same rank");
   }
-  const std::optional<std::int64_t> dim = collections::StaticDim(graph, x, axis);
+  const std::optional<std::int64_t> dim = StaticDim(graph, x, axis);
   if (!dim) return NoMatch(anchor, "the dimension along the axis is not static");
   if (*dim != static_cast<std::int64_t>(kept.size()))
     return NoMatch(anchor, "the number of Gathers is not the dimension along the axis");
@@ -69,7 +72,7 @@ utils::RepeatedProtoField<NodeProto> GathersSplitPattern::Apply(GraphGraph& grap
   for (const NodeProto* node : nodes) core::builder::ExpectMatchedNodes(*this, {node}, {"Gather"});
   const NodeProto& first = *nodes.front();
   const std::string& x = first.input(0);
-  const std::int64_t axis = *collections::NormalizeAxis(IntAttr(first, "axis").value_or(0), *core::builder::RankOf(graph, x));
+  const std::int64_t axis = *NormalizeAxis(IntAttr(first, "axis").value_or(0), *core::builder::RankOf(graph, x));
   // Scalar indices drop the axis: each piece is squeezed.
   const bool squeeze = collections::ConstantRank(graph, first.input(1)) == std::size_t{0};
 

@@ -8,6 +8,7 @@
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::ConstantScalarInt;
 using core::builder::DerivedNodeName;
 
 MatchResult SequenceConstructAtPattern::Match(GraphGraph& graph, const NodeProto& construct) const {
@@ -23,7 +24,7 @@ MatchResult SequenceConstructAtPattern::Match(GraphGraph& graph, const NodeProto
     return NoMatch(construct, "the sequence does not have one SequenceAt per element");
   std::vector<bool> seen(users.size(), false);
   for (const NodeProto* user : users) {
-    const std::optional<std::int64_t> p = collections::ConstantScalarInt(graph, user->input(1));
+    const std::optional<std::int64_t> p = ConstantScalarInt(graph, user->input(1));
     if (!p) return NoMatch(construct, "a position is not a constant scalar");
     if (*p < 0 || *p >= static_cast<std::int64_t>(users.size()) || seen[static_cast<std::size_t>(*p)])
       return NoMatch(construct, "the positions are not 0, 1, ..., n-1");
@@ -41,7 +42,7 @@ utils::RepeatedProtoField<NodeProto> SequenceConstructAtPattern::Apply(
   utils::RepeatedProtoField<NodeProto> replacement;
   for (std::size_t k = 1; k < nodes.size(); ++k) {
     core::builder::ExpectMatchedNodes(*this, {nodes[k]}, {"SequenceAt"});
-    const std::int64_t p = *collections::ConstantScalarInt(graph, nodes[k]->input(1));
+    const std::int64_t p = *ConstantScalarInt(graph, nodes[k]->input(1));
     NodeProto& node = *replacement.Add();
     node.set_op_type("Identity");
     node.set_name(DerivedNodeName(graph, kName, *nodes[k]));

@@ -11,6 +11,8 @@ namespace onnxopt::onnx_patterns {
 namespace {
 
 using core::builder::DerivedNodeName;
+using core::builder::IntTensor;
+using core::builder::NormalizeAxis;
 using core::builder::ProducerOf;
 
 bool HasInput(const NodeProto& node, int k) { return node.input_size() > k && !node.input(k).empty(); }
@@ -23,7 +25,7 @@ std::optional<bool> DisjointAxes(const std::vector<std::int64_t>& a1, const std:
   for (const auto* axes : {&a1, &a2}) {
     for (std::int64_t axis : *axes) {
       if (axis < 0 && !rank) return std::nullopt;
-      const std::optional<std::int64_t> a = rank ? collections::NormalizeAxis(axis, *rank) : axis;
+      const std::optional<std::int64_t> a = rank ? NormalizeAxis(axis, *rank) : axis;
       if (!a) return std::nullopt;
       if (!seen.insert(*a).second) return false;
     }
@@ -87,7 +89,7 @@ utils::RepeatedProtoField<NodeProto> SliceSlicePattern::Apply(GraphGraph& graph,
   auto ones = [&](const NodeProto& slice) {
     const std::size_t n = core::builder::ConstantInts(graph, slice.input(3))->size();
     return graph.MakeInitializer(
-        kName, collections::IntTensor(std::vector<std::int64_t>(n, 1), {static_cast<std::int64_t>(n)}, type));
+        kName, IntTensor(std::vector<std::int64_t>(n, 1), {static_cast<std::int64_t>(n)}, type));
   };
   std::vector<std::string> inputs = {first.input(0), concat(first.input(1), second.input(1)),
                                      concat(first.input(2), second.input(2)),

@@ -11,7 +11,10 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
+using core::builder::ConstantScalarInt;
 using core::builder::DerivedNodeName;
+using core::builder::NormalizeAxis;
+using core::builder::StaticDim;
 
 // A Slice of X along one axis with step 1 and constant bounds, normalized to [0, D].
 struct Piece {
@@ -26,17 +29,17 @@ std::int64_t Normalize(std::int64_t bound, std::int64_t dim) {
 // The axis a Slice works on when its form is Slice(X, s, e, {a}[, {1}]); nullopt otherwise.
 std::optional<std::int64_t> SingleAxis(GraphGraph& graph, const NodeProto& slice) {
   if (slice.input_size() != 4 && slice.input_size() != 5) return std::nullopt;
-  if (slice.input_size() == 5 && collections::ConstantScalarInt(graph, slice.input(4)) != std::int64_t{1})
+  if (slice.input_size() == 5 && ConstantScalarInt(graph, slice.input(4)) != std::int64_t{1})
     return std::nullopt;
-  return collections::ConstantScalarInt(graph, slice.input(3));
+  return ConstantScalarInt(graph, slice.input(3));
 }
 
 // The pieces sorted by start; empty when a bound is not constant.
 std::vector<Piece> PiecesOf(GraphGraph& graph, const std::vector<const NodeProto*>& slices, std::int64_t dim) {
   std::vector<Piece> pieces;
   for (const NodeProto* slice : slices) {
-    const auto start = collections::ConstantScalarInt(graph, slice->input(1));
-    const auto end = collections::ConstantScalarInt(graph, slice->input(2));
+    const auto start = ConstantScalarInt(graph, slice->input(1));
+    const auto end = ConstantScalarInt(graph, slice->input(2));
     if (!start || !end) return {};
     pieces.push_back(Piece{Normalize(*start, dim), Normalize(*end, dim), slice});
   }
@@ -73,12 +76,12 @@ MatchResult SlicesSplitPattern::Match(GraphGraph& graph, const NodeProto& anchor
   for (const NodeProto* slice : slices) {
     const std::optional<std::int64_t> a = SingleAxis(graph, *slice);
     if (!a) return NoMatch(anchor, "a Slice is not on one constant axis with step 1");
-    const std::optional<std::int64_t> normalized = collections::NormalizeAxis(*a, *core::builder::RankOf(graph, x));
+    const std::optional<std::int64_t> normalized = NormalizeAxis(*a, *core::builder::RankOf(graph, x));
     if (!normalized) return NoMatch(anchor, "a Slice axis is out of range");
     if (axis && *axis != *normalized) return NoMatch(anchor, "the Slices use different axes");
     axis = normalized;
   }
-  const std::optional<std::int64_t> dim = collections::StaticDim(graph, x, *axis);
+  const std::optional<std::int64_t> dim = StaticDim(graph, x, *axis);
   if (!dim) return NoMatch(anchor, "the dimension along the axis is not static");
   const std::vector<Piece> pieces = PiecesOf(graph, slices, *dim);
   if (pieces.empty()) return NoMatch(anchor, "a Slice bound is not a constant scalar");
@@ -93,8 +96,8 @@ utils::RepeatedProtoField<NodeProto> SlicesSplitPattern::Apply(GraphGraph& graph
                                                                const std::vector<const NodeProto*>& nodes) const {
   for (const NodeProto* node : nodes) core::builder::ExpectMatchedNodes(*this, {node}, {"Slice"});
   const std::string& x = nodes.front()->input(0);
-  const std::int64_t axis = *collections::NormalizeAxis(*SingleAxis(graph, *nodes.front()), *core::builder::RankOf(graph, x));
-  const std::vector<Piece> pieces = PiecesOf(graph, nodes, *collections::StaticDim(graph, x, axis));
+  const std::int64_t axis = *NormalizeAxis(*SingleAxis(graph, *nodes.front()), *core::builder::RankOf(graph, x));
+  const std::vector<Piece> pieces = PiecesOf(graph, nodes, *StaticDim(graph, x, axis));
   utils::RepeatedProtoField<NodeProto> replacement;
   NodeProto& split = *replacement.Add();
   split.set_op_type("Split");

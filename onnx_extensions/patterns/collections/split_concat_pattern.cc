@@ -10,6 +10,7 @@ namespace {
 
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::NormalizeAxis;
 
 // Whether the Split and Concat axes are the same axis of X.
 bool SameAxis(const GraphGraph& graph, const NodeProto& split, const NodeProto& concat) {
@@ -19,7 +20,7 @@ bool SameAxis(const GraphGraph& graph, const NodeProto& split, const NodeProto& 
   if (a == *b) return true;
   const std::optional<std::size_t> rank = core::builder::RankOf(graph, split.input(0));
   if (!rank) return false;
-  const auto na = collections::NormalizeAxis(a, *rank), nb = collections::NormalizeAxis(*b, *rank);
+  const auto na = NormalizeAxis(a, *rank), nb = NormalizeAxis(*b, *rank);
   return na && nb && *na == *nb;
 }
 

@@ -8,8 +8,10 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
+using core::builder::ConstantScalarInt;
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::StaticDim;
 
 bool HasSplit(const NodeProto& node) { return node.input_size() > 1 && !node.input(1).empty(); }
 
@@ -18,7 +20,7 @@ bool HasSplit(const NodeProto& node) { return node.input_size() > 1 && !node.inp
 std::vector<const NodeProto*> ByPosition(GraphGraph& graph, const std::vector<const NodeProto*>& users) {
   std::vector<const NodeProto*> ordered(users.size(), nullptr);
   for (const NodeProto* user : users) {
-    const std::optional<std::int64_t> p = collections::ConstantScalarInt(graph, user->input(1));
+    const std::optional<std::int64_t> p = ConstantScalarInt(graph, user->input(1));
     if (!p || *p < 0 || *p >= static_cast<std::int64_t>(users.size()) || ordered[static_cast<std::size_t>(*p)])
       return {};
     ordered[static_cast<std::size_t>(*p)] = user;
@@ -40,16 +42,16 @@ MatchResult SplitToSequenceSequenceAtPattern::Match(GraphGraph& graph, const Nod
   for (const NodeProto* user : users)
     if (!core::builder::IsOp(*user, "SequenceAt")) return NoMatch(split, "a reader of the sequence is not a SequenceAt");
   for (const NodeProto* user : users)
-    if (!collections::ConstantScalarInt(graph, user->input(1)))
+    if (!ConstantScalarInt(graph, user->input(1)))
       return NoMatch(split, "a position is not a constant scalar");
   if (ByPosition(graph, users).empty()) return NoMatch(split, "the positions are not 0, 1, ..., m-1");
   const auto m = static_cast<std::int64_t>(users.size());
   if (HasSplit(split)) {
     const std::optional<std::size_t> rank = core::builder::RankOf(graph, split.input(1));
     if (rank != std::size_t{1}) return NoMatch(split, "the split input is not known to be 1-D");
-    if (collections::StaticDim(graph, split.input(1), 0) != m)
+    if (StaticDim(graph, split.input(1), 0) != m)
       return NoMatch(split, "the split input does not have one size per SequenceAt");
-  } else if (collections::StaticDim(graph, split.input(0), IntAttr(split, "axis").value_or(0)) != m) {
+  } else if (StaticDim(graph, split.input(0), IntAttr(split, "axis").value_or(0)) != m) {
     return NoMatch(split, "the static size of the split axis is not the number of SequenceAt");
   }
   std::vector<const NodeProto*> nodes = {&split};

@@ -10,11 +10,12 @@ using core::builder::ConstantInts;
 using core::builder::DerivedNodeName;
 using core::builder::HasOneUse;
 using core::builder::IsOp;
+using core::builder::StaticDims;
 
 MatchResult ExpandBroadcastPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Expand") || node.input_size() != 2)
     return NoMatch(node, "the node is not a default-domain Expand with two inputs");
-  const auto dims = expand::StaticDims(graph, node.input(0));
+  const auto dims = StaticDims(graph, node.input(0));
   if (!dims) return NoMatch(node, "the shape of the input is not static");
   const auto target = ConstantInts(graph, node.input(1));
   if (!target) return NoMatch(node, "the shape input is not constant");
@@ -23,7 +24,7 @@ MatchResult ExpandBroadcastPattern::Match(GraphGraph& graph, const NodeProto& no
   if (!expand::IsBinaryElementwise(op)) return NoMatch(node, "the reader is not a binary elementwise node");
   if (op.input(0) == op.input(1)) return NoMatch(node, "the Expand is both operands of the reader");
   const std::string& other = op.input(0) == node.output(0) ? op.input(1) : op.input(0);
-  const auto other_dims = expand::StaticDims(graph, other);
+  const auto other_dims = StaticDims(graph, other);
   if (!other_dims || *other_dims != *target) return NoMatch(node, "the other operand does not have the target shape");
   if (dims->size() != target->size()) return NoMatch(node, "the Expand changes the rank");
   for (std::size_t i = 0; i < dims->size(); ++i)

@@ -2,18 +2,18 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
 using core::builder::ConstantInts;
 using core::builder::DerivedNodeName;
 using core::builder::IsOp;
+using core::builder::StaticDims;
 
 MatchResult ExpandPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Expand") || node.input_size() != 2)
     return NoMatch(node, "the node is not a default-domain Expand with two inputs");
-  const auto dims = expand::StaticDims(graph, node.input(0));
+  const auto dims = StaticDims(graph, node.input(0));
   if (!dims) return NoMatch(node, "the shape of the input is not static");
   const auto target = ConstantInts(graph, node.input(1));
   if (!target) return NoMatch(node, "the shape input is not constant");

@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
-#include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -54,9 +52,9 @@ MatchResult ExpandSwapPattern::Match(GraphGraph& graph, const NodeProto& node) c
 utils::RepeatedProtoField<NodeProto> ExpandSwapPattern::Apply(GraphGraph& graph,
                                                               const std::vector<const NodeProto*>& nodes) const {
   // The reader may be a custom-domain op: only the Expand's type can be checked generically.
-  core::builder::ExpectMatchedNodes(*this, {nodes.empty() ? nullptr : nodes[0]}, {"Expand"});
-  if (nodes.size() != 2 || !nodes[1] || !IsPointwise(*nodes[1]))
-    throw BuilderError(std::string(kName) + "::Apply expects an Expand and a pointwise node");
+  core::builder::ExpectMatchedNodes(*this, nodes,
+                                    {{"Expand", [](const NodeProto& n) { return IsOp(n, "Expand"); }},
+                                     {"pointwise node", IsPointwise}});
   const NodeProto& expand = *nodes[0];
   const NodeProto& op = *nodes[1];
   utils::RepeatedProtoField<NodeProto> replacement;

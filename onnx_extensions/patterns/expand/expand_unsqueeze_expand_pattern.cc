@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::ConstantInts;
 using core::builder::DerivedNodeName;
+using core::builder::IntTensor;
 using core::builder::IsOp;
 using core::builder::OnnxOpset;
 using core::builder::RankOf;
@@ -65,7 +66,7 @@ utils::RepeatedProtoField<NodeProto> ExpandUnsqueezeExpandPattern::Apply(
   const NodeProto& unsqueeze = *nodes[1];
   const NodeProto& second = *nodes[2];
   const std::string shape =
-      graph.MakeInitializer(kName, expand::Int64Vector(*CombinedTarget(graph, first, unsqueeze, second)));
+      graph.MakeInitializer(kName, IntTensor(*CombinedTarget(graph, first, unsqueeze, second)));
   const std::string u = graph.Builder().UniqueName(kName);
   utils::RepeatedProtoField<NodeProto> replacement;
   NodeProto& moved = *replacement.Add() = unsqueeze;

@@ -2,20 +2,23 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
 using core::builder::DerivedNodeName;
 using core::builder::HasOneUse;
 using core::builder::IntAttr;
+using core::builder::IntTensor;
 using core::builder::IsOp;
+using core::builder::KnownShape;
 using core::builder::ProducerOf;
+using core::builder::StaticDims;
+using core::shapes::SymShape;
 
 namespace {
 
 // The only dimension where the input and the output of the Expand differ, if exactly one.
-std::optional<std::size_t> OnlyDifferingDim(const expand::SymShape& x, const expand::SymShape& y) {
+std::optional<std::size_t> OnlyDifferingDim(const SymShape& x, const SymShape& y) {
   std::optional<std::size_t> found;
   for (std::size_t i = 0; i < x.Rank(); ++i) {
     if (x[i] == y[i]) continue;
@@ -36,14 +39,14 @@ MatchResult ShapeBasedConcatExpandPattern::Match(GraphGraph& graph, const NodePr
     return NoMatch(node, "the Concat does not concatenate along axis 0");
   if (!HasOneUse(graph, node.input(1))) return NoMatch(node, "the shape input has other readers");
   if (graph.IsConstant(node.input(1))) return NoMatch(node, "the shape input is constant");
-  const expand::SymShape* x = expand::KnownShape(graph, node.input(0));
-  const expand::SymShape* y = expand::KnownShape(graph, node.output(0));
+  const SymShape* x = KnownShape(graph, node.input(0));
+  const SymShape* y = KnownShape(graph, node.output(0));
   if (!x || !y) return NoMatch(node, "the shape of the input or of the output is not known");
   if (x->Rank() != y->Rank()) return NoMatch(node, "the Expand changes the rank");
   if (static_cast<std::size_t>(concat->input_size()) != y->Rank())
     return NoMatch(node, "the Concat does not have one input per dimension");
   for (const std::string& piece : concat->input())
-    if (expand::StaticDims(graph, piece) != std::vector<std::int64_t>{1})
+    if (StaticDims(graph, piece) != std::vector<std::int64_t>{1})
       return NoMatch(node, "a Concat input does not have shape (1,)");
   const std::optional<std::size_t> p = OnlyDifferingDim(*x, *y);
   if (!p) return NoMatch(node, "the input and the output do not differ in exactly one dimension");
@@ -60,7 +63,7 @@ utils::RepeatedProtoField<NodeProto> ShapeBasedConcatExpandPattern::Apply(
   const NodeProto& concat = *nodes[0];
   const NodeProto& expand = *nodes[1];
   const std::size_t p = *OnlyDifferingDim(graph.GetShape(expand.input(0)).shape, graph.GetShape(expand.output(0)).shape);
-  const std::string one = graph.MakeInitializer(kName, expand::Int64Vector({1}));
+  const std::string one = graph.MakeInitializer(kName, IntTensor({1}));
   const std::string shape = graph.Builder().UniqueName(kName);
   utils::RepeatedProtoField<NodeProto> replacement;
   NodeProto& pieces = *replacement.Add() = concat;

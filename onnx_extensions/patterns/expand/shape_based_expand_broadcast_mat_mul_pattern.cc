@@ -8,16 +8,19 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::DerivedNodeName;
 using core::builder::IsOp;
+using core::builder::KnownShape;
 using core::builder::ProducerOf;
+using core::shapes::SymDim;
+using core::shapes::SymShape;
 
 namespace {
 
-std::vector<expand::SymDim> BatchDims(const expand::SymShape& shape) {
+std::vector<SymDim> BatchDims(const SymShape& shape) {
   return {shape.Dims().begin(), shape.Dims().end() - 2};
 }
 
 // The Expand keeps the last two (matrix) dimensions of its input.
-bool KeepsMatrixDims(const expand::SymShape& in, const expand::SymShape& out) {
+bool KeepsMatrixDims(const SymShape& in, const SymShape& out) {
   return out.Rank() >= 2 && in[in.Rank() - 1] == out[out.Rank() - 1] && in[in.Rank() - 2] == out[out.Rank() - 2];
 }
 
@@ -29,12 +32,12 @@ MatchResult ShapeBasedExpandBroadcastMatMulPattern::Match(GraphGraph& graph, con
   const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
   const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
   if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
-  const expand::SymShape* z = expand::KnownShape(graph, node.output(0));
-  const expand::SymShape* a = expand::KnownShape(graph, node.input(0));
-  const expand::SymShape* b = expand::KnownShape(graph, node.input(1));
+  const SymShape* z = KnownShape(graph, node.output(0));
+  const SymShape* a = KnownShape(graph, node.input(0));
+  const SymShape* b = KnownShape(graph, node.input(1));
   if (!z || !a || !b) return NoMatch(node, "the shape of an input or of the output is not known");
-  const expand::SymShape* l = left ? expand::KnownShape(graph, left->input(0)) : a;
-  const expand::SymShape* r = right ? expand::KnownShape(graph, right->input(0)) : b;
+  const SymShape* l = left ? KnownShape(graph, left->input(0)) : a;
+  const SymShape* r = right ? KnownShape(graph, right->input(0)) : b;
   if (!l || !r) return NoMatch(node, "the shape of an Expand input is not known");
   if (l->Rank() < 2 || r->Rank() < 2 || z->Rank() < 2) return NoMatch(node, "an operand or the output has rank below 2");
   if ((left && !KeepsMatrixDims(*l, *a)) || (right && !KeepsMatrixDims(*r, *b)))

@@ -7,18 +7,20 @@
 namespace onnxopt::onnx_patterns {
 
 using core::builder::DerivedNodeName;
+using core::builder::KnownShape;
 using core::builder::ProducerOf;
+using core::shapes::SymShape;
 
 MatchResult ShapeBasedExpandBroadcastPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!expand::IsBinaryElementwise(node)) return NoMatch(node, "the node is not a binary elementwise node");
   const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
   const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
   if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
-  const expand::SymShape* z = expand::KnownShape(graph, node.output(0));
-  if (!z || !expand::KnownShape(graph, node.input(0)) || !expand::KnownShape(graph, node.input(1)))
+  const SymShape* z = KnownShape(graph, node.output(0));
+  if (!z || !KnownShape(graph, node.input(0)) || !KnownShape(graph, node.input(1)))
     return NoMatch(node, "the shape of an input or of the output is not known");
-  const expand::SymShape* l = expand::KnownShape(graph, left ? left->input(0) : node.input(0));
-  const expand::SymShape* r = expand::KnownShape(graph, right ? right->input(0) : node.input(1));
+  const SymShape* l = KnownShape(graph, left ? left->input(0) : node.input(0));
+  const SymShape* r = KnownShape(graph, right ? right->input(0) : node.input(1));
   if (!l || !r) return NoMatch(node, "the shape of an Expand input is not known");
   if (std::max(l->Rank(), r->Rank()) < z->Rank()) return NoMatch(node, "the Expand increases the rank");
   if (!expand::BroadcastGivesShape(l->Dims(), r->Dims(), z->Dims()))
@@ -28,7 +30,7 @@ MatchResult ShapeBasedExpandBroadcastPattern::Match(GraphGraph& graph, const Nod
 
 utils::RepeatedProtoField<NodeProto> ShapeBasedExpandBroadcastPattern::Apply(
     GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
-  expand::ExpectBinaryElementwise(*this, nodes);
+  core::builder::ExpectMatchedNodes(*this, nodes, {{"binary elementwise node", expand::IsBinaryElementwise}});
   const NodeProto& op = *nodes[0];
   utils::RepeatedProtoField<NodeProto> replacement;
   NodeProto& node = *replacement.Add() = op;

@@ -2,22 +2,26 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::Broadcast;
 using core::builder::DerivedNodeName;
 using core::builder::HasOneUse;
 using core::builder::IsOp;
+using core::builder::KnownShape;
+using core::builder::PadLeft;
 using core::builder::ProducerOf;
+using core::shapes::SymDim;
+using core::shapes::SymShape;
 
 namespace {
 
 // The broadcast of x and o (both padded to the rank of y) takes every dim from y or x.
-bool BroadcastWithinOutput(const expand::SymShape& x, const expand::SymShape& o, const expand::SymShape& y) {
+bool BroadcastWithinOutput(const SymShape& x, const SymShape& o, const SymShape& y) {
   if (x.Rank() > y.Rank() || o.Rank() > y.Rank()) return false;
-  const std::vector<expand::SymDim> px = expand::PadLeft(x.Dims(), y.Rank());
-  const auto bc = expand::Broadcast(px, expand::PadLeft(o.Dims(), y.Rank()));
+  const std::vector<SymDim> px = PadLeft(x.Dims(), y.Rank());
+  const auto bc = Broadcast(px, PadLeft(o.Dims(), y.Rank()));
   if (!bc) return false;
   for (std::size_t i = 0; i < y.Rank(); ++i)
     if (!((*bc)[i] == y[i]) && !((*bc)[i] == px[i])) return false;
@@ -40,11 +44,11 @@ MatchResult ShapeBasedExpandCastWhereSwapPattern::Match(GraphGraph& graph, const
   if (graph.NextNodes(e).size() != 2 || graph.IsOutput(e) || graph.IsUsedBySubgraph(e))
     return NoMatch(node, "the output of the Expand has other readers");
   const std::string& other = node.input(1) == e ? node.input(2) : node.input(1);
-  const expand::SymShape* y = expand::KnownShape(graph, node.output(0));
-  const expand::SymShape* c = expand::KnownShape(graph, node.input(0));
-  const expand::SymShape* x = expand::KnownShape(graph, expand->input(0));
-  const expand::SymShape* o = expand::KnownShape(graph, other);
-  if (!y || !c || !x || !o || !expand::KnownShape(graph, e))
+  const SymShape* y = KnownShape(graph, node.output(0));
+  const SymShape* c = KnownShape(graph, node.input(0));
+  const SymShape* x = KnownShape(graph, expand->input(0));
+  const SymShape* o = KnownShape(graph, other);
+  if (!y || !c || !x || !o || !KnownShape(graph, e))
     return NoMatch(node, "a shape is not known");
   if (!(*c == *y)) return NoMatch(node, "the condition does not have the output shape");
   if (!BroadcastWithinOutput(*x, *o, *y))

@@ -6,14 +6,18 @@
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::Broadcast;
 using core::builder::DerivedNodeName;
+using core::builder::KnownShape;
 using core::builder::ProducerOf;
+using core::shapes::SymDim;
+using core::shapes::SymShape;
 
 namespace {
 
 // The broadcast of the two shapes when it exists and each operand provably gives it.
-bool ProvableBroadcast(const expand::SymShape& a, const expand::SymShape& b, std::vector<expand::SymDim>* out) {
-  auto bc = expand::Broadcast(a.Dims(), b.Dims());
+bool ProvableBroadcast(const SymShape& a, const SymShape& b, std::vector<SymDim>* out) {
+  auto bc = Broadcast(a.Dims(), b.Dims());
   if (!bc || !expand::BroadcastGivesShape(a.Dims(), b.Dims(), *bc)) return false;
   *out = std::move(*bc);
   return true;
@@ -26,26 +30,26 @@ MatchResult ShapeBasedExpandSwapPattern::Match(GraphGraph& graph, const NodeProt
   const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
   const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
   if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
-  const expand::SymShape* z = expand::KnownShape(graph, node.output(0));
-  const expand::SymShape* a = expand::KnownShape(graph, node.input(0));
-  const expand::SymShape* b = expand::KnownShape(graph, node.input(1));
+  const SymShape* z = KnownShape(graph, node.output(0));
+  const SymShape* a = KnownShape(graph, node.input(0));
+  const SymShape* b = KnownShape(graph, node.input(1));
   if (!z || !a || !b) return NoMatch(node, "the shape of an input or of the output is not known");
-  const expand::SymShape* xl = left ? expand::KnownShape(graph, left->input(0)) : a;
-  const expand::SymShape* xr = right ? expand::KnownShape(graph, right->input(0)) : b;
+  const SymShape* xl = left ? KnownShape(graph, left->input(0)) : a;
+  const SymShape* xr = right ? KnownShape(graph, right->input(0)) : b;
   if (!xl || !xr) return NoMatch(node, "the shape of an Expand input is not known");
-  std::vector<expand::SymDim> bc;
+  std::vector<SymDim> bc;
   if (left && right) {
     if (left->input(1) != right->input(1)) return NoMatch(node, "the two Expands use different shape tensors");
     if (!(*a == *z) || !(*b == *z)) return NoMatch(node, "an Expand output does not have the output shape");
     if (xl->Rank() != xr->Rank()) return NoMatch(node, "the Expand inputs have different ranks");
     if (*xl == *a || *xr == *a) return NoMatch(node, "an Expand does not change the shape of its input");
     if (!ProvableBroadcast(*xl, *xr, &bc)) return NoMatch(node, "the Expand inputs do not provably broadcast");
-    if (expand::SymShape(bc) == *z) return NoMatch(node, "the Expand inputs broadcast to the output shape");
+    if (SymShape(bc) == *z) return NoMatch(node, "the Expand inputs broadcast to the output shape");
     return Matched({&node});
   }
-  const expand::SymShape& e = left ? *a : *b;
-  const expand::SymShape& x = left ? *xl : *xr;
-  const expand::SymShape& o = left ? *b : *a;
+  const SymShape& e = left ? *a : *b;
+  const SymShape& x = left ? *xl : *xr;
+  const SymShape& o = left ? *b : *a;
   if (x == e) return NoMatch(node, "the Expand does not change the shape of its input");
   if (e == o) return NoMatch(node, "the other operand already has the expanded shape");
   if (!(*z == e)) return NoMatch(node, "the output is larger than the Expand output");
@@ -55,7 +59,7 @@ MatchResult ShapeBasedExpandSwapPattern::Match(GraphGraph& graph, const NodeProt
 
 utils::RepeatedProtoField<NodeProto> ShapeBasedExpandSwapPattern::Apply(GraphGraph& graph,
                                                                         const std::vector<const NodeProto*>& nodes) const {
-  expand::ExpectBinaryElementwise(*this, nodes);
+  core::builder::ExpectMatchedNodes(*this, nodes, {{"binary elementwise node", expand::IsBinaryElementwise}});
   const NodeProto& op = *nodes[0];
   const std::string t = graph.Builder().UniqueName(kName);
   utils::RepeatedProtoField<NodeProto> replacement;

@@ -2,7 +2,6 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -13,12 +12,13 @@ using core::builder::IntAttr;
 using core::builder::IsOp;
 using core::builder::ProducerOf;
 using core::builder::RankOf;
+using core::shapes::SymDim;
 
 namespace {
 
 // The value of a 1-D integer tensor as dims: its constant value or its symbolic value.
-std::optional<std::vector<expand::SymDim>> ValueAsShape(GraphGraph& graph, std::string_view value) {
-  if (const auto ints = ConstantInts(graph, value)) return std::vector<expand::SymDim>(ints->begin(), ints->end());
+std::optional<std::vector<SymDim>> ValueAsShape(GraphGraph& graph, std::string_view value) {
+  if (const auto ints = ConstantInts(graph, value)) return std::vector<SymDim>(ints->begin(), ints->end());
   if (!graph.HasShape(value)) return std::nullopt;
   const core::shapes::SymTensor& tensor = graph.GetShape(value);
   if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;

@@ -8,17 +8,19 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::ConstantInts;
 using core::builder::DerivedNodeName;
+using core::builder::IntTensor;
 using core::builder::IsOp;
 using core::builder::OnnxOpset;
 using core::builder::RankOf;
 using core::builder::SoleConsumer;
+using core::builder::StaticDims;
 
 namespace {
 
 // The target shape of the Expand: the constant shape input, or the static output shape.
 std::optional<std::vector<std::int64_t>> ExpandTarget(GraphGraph& graph, const NodeProto& expand) {
   if (auto target = ConstantInts(graph, expand.input(1))) return target;
-  return expand::StaticDims(graph, expand.output(0));
+  return StaticDims(graph, expand.output(0));
 }
 
 // s2: the target with a 1 at every axis of the Unsqueeze.
@@ -52,7 +54,7 @@ utils::RepeatedProtoField<NodeProto> SwapExpandUnsqueezePattern::Apply(GraphGrap
   core::builder::ExpectMatchedNodes(*this, nodes, {"Expand", "Unsqueeze"});
   const NodeProto& expand = *nodes[0];
   const NodeProto& unsqueeze = *nodes[1];
-  const std::string shape = graph.MakeInitializer(kName, expand::Int64Vector(*UnsqueezedTarget(graph, expand, unsqueeze)));
+  const std::string shape = graph.MakeInitializer(kName, IntTensor(*UnsqueezedTarget(graph, expand, unsqueeze)));
   const std::string u = graph.Builder().UniqueName(kName);
   utils::RepeatedProtoField<NodeProto> replacement;
   NodeProto& moved = *replacement.Add() = unsqueeze;

@@ -2,10 +2,10 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::ConstantScalar;
 using core::builder::DerivedNodeName;
 using core::builder::IntsAttr;
 using core::builder::IsOp;
@@ -35,7 +35,7 @@ MatchResult UnsqueezeEqualPattern::Match(GraphGraph& graph, const NodeProto& nod
   if (!IsOp(node, "Equal") || node.input_size() != 2)
     return NoMatch(node, "the node is not a default-domain Equal with two inputs");
   const TensorProto* c = graph.GetComputedConstant(node.input(1));
-  if (!c || !expand::IsConstantScalarShaped(graph, node.input(1)))
+  if (!c || !ConstantScalar(graph, node.input(1)))
     return NoMatch(node, "the second input of the Equal is not a constant scalar");
   const NodeProto* unsqueeze = SoleConsumer(graph, node.output(0), "Unsqueeze");
   if (!unsqueeze || unsqueeze->input(0) != node.output(0))

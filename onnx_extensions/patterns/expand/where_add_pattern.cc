@@ -4,10 +4,10 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/expand/expand_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::ConstantScalar;
 using core::builder::DerivedNodeName;
 using core::builder::IsOp;
 using core::builder::RankOf;
@@ -16,9 +16,9 @@ using core::builder::SoleConsumer;
 MatchResult WhereAddPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Where") || node.input_size() != 3)
     return NoMatch(node, "the node is not a default-domain Where with three inputs");
-  const std::optional<double> zero = expand::ConstantScalarValue(graph, node.input(1));
+  const std::optional<double> zero = ConstantScalar(graph, node.input(1));
   if (!zero || *zero != 0.0) return NoMatch(node, "the first branch is not the constant scalar 0");
-  const std::optional<double> k = expand::ConstantScalarValue(graph, node.input(2));
+  const std::optional<double> k = ConstantScalar(graph, node.input(2));
   if (!k) return NoMatch(node, "the second branch is not a constant scalar");
   if (!std::isinf(*k)) return NoMatch(node, "the second branch is not infinite");
   const NodeProto* add = SoleConsumer(graph, node.output(0), "Add");

@@ -73,6 +73,35 @@ TEST_F(ConstantQueries, BroadcastScalarsMayHaveAnyRankOfOnes) {
   EXPECT_FALSE(graph.IsConstantScalar("pair", 1.0, true));
 }
 
+TEST_F(ConstantQueries, MatchHelpersReadFoldedConstants) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,3] y) <float[1] one = {1.5}, int64[1] k = {2}, int64[1] zero = {0}> {
+      three = Add(one, one)
+      column = Unsqueeze(three, zero)
+      twice = Mul(k, k)
+      size = Size(x)
+      y = Mul(x, three)
+    })ONNX"));
+  builder.InferShapes();
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::None()));
+  EXPECT_TRUE(core::builder::IsConstantScalarShaped(graph, "three"));
+  EXPECT_EQ(core::builder::ConstantScalar(graph, "three"), 3.0);
+  EXPECT_EQ(core::builder::ConstantScalarInt(graph, "three"), std::nullopt) << "a float";
+  EXPECT_EQ(core::builder::ConstantScalarInt(graph, "twice"), 4);
+  EXPECT_EQ(core::builder::ConstantScalarInt(graph, "size"), 6) << "Size of a static shape, shape ()";
+  EXPECT_FALSE(core::builder::IsConstantScalarShaped(graph, "column")) << "shape (1, 1)";
+  EXPECT_EQ(core::builder::ConstantScalar(graph, "column"), std::nullopt);
+  const auto column = core::builder::ConstantDoubles(graph, "column");
+  ASSERT_TRUE(column.has_value());
+  EXPECT_EQ(column->dims, (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(column->elements, (std::vector<double>{3.0}));
+  EXPECT_EQ(core::builder::ConstantScalar(graph, "y"), std::nullopt);
+  EXPECT_EQ(core::builder::StaticDims(graph, "column"), (std::vector<std::int64_t>{1, 1})) << "inferred";
+  EXPECT_EQ(core::builder::StaticDims(graph, "y"), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(core::builder::StaticDim(graph, "column", -1), 1);
+}
+
 /// Mul(x, Add(c, c)) => Mul(x, Add(c, c)) rewritten with a new Add whose inputs are constant.
 class RebuildAddPattern final : public PatternOptimization {
  public:

@@ -1,0 +1,203 @@
+// The matcher vocabulary (onnx_core/optimizer/match.h) on initializers and declared
+// shapes, and the predicate form of ExpectMatchedNodes. Folded constants and inferred
+// shapes need kernels and shape functions: optimizer_folding_test.cc covers them.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/tensor.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
+#include "tests/onnx_core/optimizer/test_patterns.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+using core::builder::GraphBuilder;
+using core::builder::GraphGraph;
+using core::builder::PatternSelection;
+using core::shapes::SymDim;
+using ::testing::HasSubstr;
+
+constexpr std::string_view kConstants = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2] x, int64[1] dynamic) => (float[2] y)
+    <float scalar = {2.5}, float[1] one = {4.0}, float[2] pair = {1.0, 2.0}, float[2,1] column = {3.0, 5.0},
+     int64[1] big = {9223372036854775807}, int32 small = {-3}, bool[1] yes = {1}, string[1] word = {"a"}> {
+    y = Mul(x, pair)
+  })ONNX";
+
+struct ConstantsFixture {
+  GraphBuilder builder{ParseText(kConstants)};
+  GraphGraph graph{builder, {}, SelectRegistered(PatternSelection::None())};
+};
+
+TEST(MatchVocabulary, TellsConstantScalarShapes) {
+  ConstantsFixture f;
+  EXPECT_TRUE(core::builder::IsConstantScalarShaped(f.graph, "scalar")) << "shape ()";
+  EXPECT_TRUE(core::builder::IsConstantScalarShaped(f.graph, "one")) << "shape (1,)";
+  EXPECT_TRUE(core::builder::IsConstantScalarShaped(f.graph, "word")) << "any element type";
+  EXPECT_FALSE(core::builder::IsConstantScalarShaped(f.graph, "pair"));
+  EXPECT_FALSE(core::builder::IsConstantScalarShaped(f.graph, "column"));
+  EXPECT_FALSE(core::builder::IsConstantScalarShaped(f.graph, "dynamic")) << "a graph input";
+  EXPECT_FALSE(core::builder::IsConstantScalarShaped(f.graph, "y"));
+}
+
+TEST(MatchVocabulary, ReadsConstantScalarsAsDoubles) {
+  ConstantsFixture f;
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "scalar"), 2.5);
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "one"), 4.0);
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "small"), -3.0);
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "yes"), 1.0) << "booleans read as 0/1";
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "word"), std::nullopt) << "strings are not numbers";
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "pair"), std::nullopt);
+  EXPECT_EQ(core::builder::ConstantScalar(f.graph, "dynamic"), std::nullopt);
+}
+
+TEST(MatchVocabulary, ReadsIntegerConstantScalarsExactly) {
+  ConstantsFixture f;
+  EXPECT_EQ(core::builder::ConstantScalarInt(f.graph, "big"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(core::builder::ConstantScalarInt(f.graph, "small"), -3);
+  EXPECT_EQ(core::builder::ConstantScalarInt(f.graph, "one"), std::nullopt) << "a float is not an integer";
+  EXPECT_EQ(core::builder::ConstantScalarInt(f.graph, "dynamic"), std::nullopt);
+}
+
+TEST(MatchVocabulary, ReadsNumericConstantsWithTheirDims) {
+  ConstantsFixture f;
+  const auto column = core::builder::ConstantDoubles(f.graph, "column");
+  ASSERT_TRUE(column.has_value());
+  EXPECT_EQ(column->dims, (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(column->elements, (std::vector<double>{3.0, 5.0}));
+  const auto scalar = core::builder::ConstantDoubles(f.graph, "scalar");
+  ASSERT_TRUE(scalar.has_value());
+  EXPECT_TRUE(scalar->dims.empty());
+  EXPECT_EQ(scalar->elements, (std::vector<double>{2.5}));
+  EXPECT_EQ(core::builder::ConstantDoubles(f.graph, "word"), std::nullopt);
+  EXPECT_EQ(core::builder::ConstantDoubles(f.graph, "x"), std::nullopt);
+}
+
+TEST(MatchVocabulary, ReadsDeclaredShapes) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,3] x, float[2,3] s, float u) => (float[N,3] y) {
+      y = Add(x, s)
+    })ONNX"));
+  builder.InferShapes();  // graph inputs only: no shape function is registered here
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::None()));
+  const core::shapes::SymShape* x = core::builder::KnownShape(graph, "x");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->Dims(), (std::vector<SymDim>{SymDim::Symbol("N"), SymDim(3)}));
+  EXPECT_EQ(core::builder::KnownShape(graph, "missing"), nullptr);
+  EXPECT_EQ(core::builder::StaticDims(graph, "x"), std::nullopt) << "N is symbolic";
+  EXPECT_EQ(core::builder::StaticDims(graph, "s"), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(core::builder::StaticDims(graph, "u"), std::vector<std::int64_t>{}) << "a scalar";
+  EXPECT_EQ(core::builder::StaticDim(graph, "x", 1), 3);
+  EXPECT_EQ(core::builder::StaticDim(graph, "x", -1), 3) << "negative axes count from the end";
+  EXPECT_EQ(core::builder::StaticDim(graph, "x", 0), std::nullopt) << "symbolic";
+  EXPECT_EQ(core::builder::StaticDim(graph, "x", 2), std::nullopt) << "out of range";
+  EXPECT_EQ(core::builder::StaticDim(graph, "s", -2), 2);
+  EXPECT_EQ(core::builder::StaticDim(graph, "missing", 0), std::nullopt);
+}
+
+TEST(MatchVocabulary, NormalizesAxes) {
+  EXPECT_EQ(core::builder::NormalizeAxis(1, 3), 1);
+  EXPECT_EQ(core::builder::NormalizeAxis(-1, 3), 2);
+  EXPECT_EQ(core::builder::NormalizeAxis(-3, 3), 0);
+  EXPECT_EQ(core::builder::NormalizeAxis(3, 3), std::nullopt);
+  EXPECT_EQ(core::builder::NormalizeAxis(-4, 3), std::nullopt);
+  EXPECT_EQ(core::builder::NormalizeAxis(0, 0), std::nullopt) << "a scalar has no axis";
+}
+
+TEST(MatchVocabulary, BroadcastsSymbolicShapes) {
+  const SymDim n = SymDim::Symbol("N"), m = SymDim::Symbol("M");
+  EXPECT_EQ(core::builder::PadLeft({n, 3}, 4), (std::vector<SymDim>{1, 1, n, 3}));
+  EXPECT_EQ(core::builder::PadLeft({n, 3}, 1), (std::vector<SymDim>{n, 3})) << "never shortens";
+  EXPECT_EQ(core::builder::Broadcast({n, 1}, {3}), (std::vector<SymDim>{n, 3}));
+  EXPECT_EQ(core::builder::Broadcast({1, 4}, {n, 1, 1}), (std::vector<SymDim>{n, 1, 4}));
+  EXPECT_EQ(core::builder::Broadcast({n, 2}, {n, 2}), (std::vector<SymDim>{n, 2}));
+  EXPECT_EQ(core::builder::Broadcast({}, {2}), (std::vector<SymDim>{2}));
+  EXPECT_EQ(core::builder::Broadcast({2, 3}, {4, 3}), std::nullopt);
+  EXPECT_EQ(core::builder::Broadcast({n}, {m}), std::nullopt) << "N and M may differ";
+  EXPECT_EQ(core::builder::Broadcast({n}, {3}), std::nullopt) << "N may be 1 or 3";
+}
+
+TEST(MatchVocabulary, ReadsFloatAndStringAttributesAndOptionalInputs) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x, int64[2] pads, float hi) => (float[2] y, float[2] z) {
+      y = LeakyRelu <alpha = 0.25> (x)
+      p = Pad <mode = "reflect"> (x, pads)
+      z = Clip(y, , hi)
+    })ONNX"));
+  const NodeProto& leaky = builder.Nodes().Get(0);
+  const NodeProto& pad = builder.Nodes().Get(1);
+  const NodeProto& clip = builder.Nodes().Get(2);
+  EXPECT_EQ(core::builder::FloatAttr(leaky, "alpha"), 0.25f);
+  EXPECT_EQ(core::builder::FloatAttr(leaky, "beta"), std::nullopt);
+  EXPECT_EQ(core::builder::FloatAttr(pad, "mode"), std::nullopt) << "a STRING is not a FLOAT";
+  EXPECT_EQ(core::builder::StringAttr(pad, "mode"), "reflect");
+  EXPECT_EQ(core::builder::StringAttr(leaky, "alpha"), std::nullopt) << "a FLOAT is not a STRING";
+  EXPECT_EQ(core::builder::StringAttr(pad, "value"), std::nullopt);
+  EXPECT_EQ(core::builder::OptionalInput(clip, 0), "y");
+  EXPECT_EQ(core::builder::OptionalInput(clip, 1), "") << "empty";
+  EXPECT_EQ(core::builder::OptionalInput(clip, 2), "hi");
+  EXPECT_EQ(core::builder::OptionalInput(clip, 3), "") << "past the end";
+}
+
+TEST(MatchVocabulary, BuildsIntegerTensors) {
+  const TensorProto matrix = core::builder::IntTensor({1, -2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(matrix.data_type(), TensorProto::INT64);
+  EXPECT_EQ(std::vector<std::int64_t>(matrix.dims().begin(), matrix.dims().end()), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(core::eval::Tensor::FromProto(matrix).ToInt64Vector(), (std::vector<std::int64_t>{1, -2, 3, 4, 5, 6}));
+
+  const TensorProto vector = core::builder::IntTensor({7, 8});
+  EXPECT_EQ(vector.data_type(), TensorProto::INT64);
+  EXPECT_EQ(std::vector<std::int64_t>(vector.dims().begin(), vector.dims().end()), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(core::eval::Tensor::FromProto(vector).ToInt64Vector(), (std::vector<std::int64_t>{7, 8}));
+
+  const TensorProto narrow = core::builder::IntTensor({-1}, {}, TensorProto::INT32);
+  EXPECT_EQ(narrow.data_type(), TensorProto::INT32);
+  EXPECT_EQ(narrow.dims_size(), 0);
+  EXPECT_EQ(core::eval::Tensor::FromProto(narrow).ToInt64Vector(), (std::vector<std::int64_t>{-1}));
+
+  EXPECT_THROW(core::builder::IntTensor({1, 2, 3}, {2}), BuilderError);
+  EXPECT_THROW(core::builder::IntTensor({1}, {1}, TensorProto::FLOAT), BuilderError);
+}
+
+bool IsUnary(const NodeProto& node) { return node.input_size() == 1; }
+
+TEST(MatchVocabulary, ExpectMatchedNodesAcceptsPredicates) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x) => (float[2] y) {
+      a = Neg(x)
+      y = Add(a, x)
+    })ONNX"));
+  const NodeProto* neg = &builder.Nodes().Get(0);
+  const NodeProto* add = &builder.Nodes().Get(1);
+  const NegNegPattern pattern;
+  const core::builder::ExpectedNode unary{"unary node", IsUnary};
+  const core::builder::ExpectedNode any{"any node", [](const NodeProto&) { return true; }};
+  EXPECT_NO_THROW(core::builder::ExpectMatchedNodes(pattern, {neg, add}, {unary, any}));
+  auto message = [&](const std::vector<const NodeProto*>& nodes) -> std::string {
+    try {
+      core::builder::ExpectMatchedNodes(pattern, nodes, {unary, unary});
+    } catch (const BuilderError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  EXPECT_THAT(message({neg, add}), HasSubstr("NegNegPattern::Apply called with nodes no match returned: node 1 is "
+                                             "Add -> 'y', expected unary node"));
+  EXPECT_THAT(message({neg, nullptr}), HasSubstr("node 1 is null, expected unary node"));
+  EXPECT_THAT(message({neg}), HasSubstr("expected 2 nodes, got 1"));
+  EXPECT_THAT(message({neg}), HasSubstr("match_test.cc:")) << "the call site";
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
