@@ -102,31 +102,6 @@ TEST_F(ConstantQueries, MatchHelpersReadFoldedConstants) {
   EXPECT_EQ(core::builder::StaticDim(graph, "column", -1), 1);
 }
 
-/// Mul(x, Add(c, c)) => Mul(x, Add(c, c)) rewritten with a new Add whose inputs are constant.
-class RebuildAddPattern final : public PatternOptimization {
- public:
-  std::string Name() const override { return "RebuildAddPattern"; }
-  std::set<std::string> FastOpType() const override { return {"Sub"}; }
-  MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }
-  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,
-                                             const std::vector<const NodeProto*>& nodes) const override {
-    // Sub(x, k) => Add(x, Neg(k)): the Neg reads an initializer and folds.
-    const NodeProto& sub = *nodes[0];
-    utils::RepeatedProtoField<NodeProto> result;
-    const std::string negated = graph.Builder().UniqueName("negated");
-    NodeProto& neg = *result.Add();
-    neg.set_op_type("Neg");
-    neg.add_input(sub.input(1));
-    neg.add_output(negated);
-    NodeProto& add = *result.Add();
-    add.set_op_type("Add");
-    add.add_input(sub.input(0));
-    add.add_input(negated);
-    add.add_output(sub.output(0));
-    return result;
-  }
-};
-
 /// Constant() => Identity(initializer): a pattern that creates an initializer in Apply.
 class ConstantToInitializer final : public PatternOptimization {
  public:
@@ -178,13 +153,14 @@ TEST_F(FoldingOfRewrites, AddedNodesWithConstantInputsBecomeInitializersOfTheRec
       y = Sub(x, k)
     })ONNX");
   GraphBuilder builder{ModelProto(original)};
-  auto pattern = std::make_shared<RebuildAddPattern>();
+  // Sub(x, k) => Add(x, Neg(k)): the Neg reads an initializer and folds.
+  auto pattern = std::make_shared<SubToAddNegPattern>();
   GraphGraph graph(builder, {pattern}, SelectRegistered(PatternSelection::None()));
   core::builder::OptimizationReport report;
   const std::vector<LocalRewriting> records = graph.Optimize(-1, &report);
   ASSERT_GE(records.size(), 1u);
   const LocalRewriting& record = records[0];
-  EXPECT_EQ(record.Name(), "RebuildAddPattern");
+  EXPECT_EQ(record.Name(), "SubToAddNegPattern");
   ASSERT_EQ(record.added_nodes.size(), 1) << "the Neg was folded away";
   EXPECT_EQ(record.added_nodes.Get(0).op_type(), "Add");
   ASSERT_EQ(record.added_initializers.size(), 1);
