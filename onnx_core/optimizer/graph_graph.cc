@@ -71,7 +71,7 @@ void GraphGraph::BuildIndex() const {
   for (int i = 0; i < nodes.size(); ++i) {
     const NodeProto& node = nodes.Get(i);
     positions_.emplace(&node, static_cast<std::size_t>(i));
-    by_op_type_[node.op_type()].push_back(&node);
+    by_op_type_[node.op_type()].push_back(static_cast<std::size_t>(i));
     for (const std::string& input : node.input()) {
       if (input.empty()) continue;
       std::vector<const NodeProto*>& consumers = uses_[input].consumers;
@@ -136,12 +136,12 @@ std::vector<const NodeProto*> GraphGraph::Successors(const NodeProto& node) cons
 
 bool GraphGraph::IsOutput(std::string_view name) const {
   Refresh();
-  return outputs_.contains(std::string(name));
+  return outputs_.contains(name);
 }
 
 bool GraphGraph::IsUsedBySubgraph(std::string_view name) const {
   Refresh();
-  return subgraph_readers_.contains(std::string(name));
+  return subgraph_readers_.contains(name);
 }
 
 bool GraphGraph::IsUsed(std::string_view name) const {
@@ -185,8 +185,8 @@ int GraphGraph::GetType(std::string_view name) const { return builder_.GetType(n
 // What is known about `name` without looking at its producer's inputs.
 std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
   Refresh();
-  if (auto it = constant_status_.find(std::string(name)); it != constant_status_.end()) return it->second;
-  if (inputs_.contains(std::string(name))) return false;
+  if (auto it = constant_status_.find(name); it != constant_status_.end()) return it->second;
+  if (inputs_.contains(name)) return false;
   if (initializers_.contains(name)) return true;
   const NodeProto* producer = NodeBefore(name);
   if (!producer) {
@@ -231,7 +231,7 @@ bool GraphGraph::IsConstant(std::string_view name) const {
       if (!output.empty()) constant_status_.insert_or_assign(output, all_constant);
     stack.pop_back();
   }
-  return constant_status_.at(std::string(name));
+  return constant_status_.find(name)->second;
 }
 
 bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broadcast) {
@@ -246,8 +246,8 @@ bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broa
 
 const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
   Refresh();
-  if (auto it = computed_.find(std::string(name)); it != computed_.end()) return it->second.get();
-  if (not_computable_.contains(std::string(name)) || !IsConstant(name)) return nullptr;
+  if (auto it = computed_.find(name); it != computed_.end()) return it->second.get();
+  if (not_computable_.contains(name) || !IsConstant(name)) return nullptr;
   if (auto it = initializers_.find(name); it != initializers_.end())
     return ir::HasExternalData(*it->second) ? nullptr : it->second;
   const NodeProto* producer = NodeBefore(name);
@@ -259,7 +259,7 @@ const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
     return nullptr;
   }
   ComputeConstants(*producer);
-  auto it = computed_.find(std::string(name));
+  auto it = computed_.find(name);
   return it == computed_.end() ? nullptr : it->second.get();
 }
 

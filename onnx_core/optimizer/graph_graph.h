@@ -51,6 +51,16 @@ struct OptimizerOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// Hashing for string-keyed maps that are looked up with string_views, without building a
+// std::string per query (queries run for every candidate of every pattern).
+struct TransparentStringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+template <class T>
+using StringMap = std::unordered_map<std::string, T, TransparentStringHash, std::equal_to<>>;
+using StringSet = std::unordered_set<std::string, TransparentStringHash, std::equal_to<>>;
+
 class GraphGraph {
  public:
   // Optimizes `builder` (which must outlive this object) with the registered patterns
@@ -159,19 +169,20 @@ class GraphGraph {
   // The index (views into the builder's names: valid until the graph changes).
   mutable std::unordered_map<std::string_view, ValueUses> uses_;
   mutable std::unordered_map<const NodeProto*, std::size_t> positions_;
-  mutable std::unordered_map<std::string_view, std::vector<const NodeProto*>> by_op_type_;
-  mutable std::unordered_set<std::string> outputs_;
+  // Positions of the nodes of each op type, ascending.
+  mutable std::unordered_map<std::string_view, std::vector<std::size_t>> by_op_type_;
+  mutable StringSet outputs_;
   // Value -> nodes of this graph holding a nested graph that reads it.
-  mutable std::unordered_map<std::string, std::vector<const NodeProto*>> subgraph_readers_;
-  mutable std::unordered_set<std::string> inputs_;
+  mutable StringMap<std::vector<const NodeProto*>> subgraph_readers_;
+  mutable StringSet inputs_;
   mutable std::unordered_map<std::string_view, const TensorProto*> initializers_;
   // IsConstant answers for this index.
-  mutable std::unordered_map<std::string, bool> constant_status_;
+  mutable StringMap<bool> constant_status_;
 
   // Constants computed so far, by value name (kept across batches: names are not reused
   // with another value).
-  std::unordered_map<std::string, std::unique_ptr<TensorProto>> computed_;
-  std::unordered_set<std::string> not_computable_;
+  StringMap<std::unique_ptr<TensorProto>> computed_;
+  StringSet not_computable_;
 };
 
 }  // namespace onnxopt::core::builder

@@ -1,6 +1,9 @@
 #include "onnx_core/optimizer/match.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include <algorithm>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
@@ -73,6 +76,49 @@ std::optional<NumericConstant> ConstantDoubles(GraphGraph& graph, std::string_vi
   if (!tensor || tensor->data_type() == TensorProto::STRING) return std::nullopt;
   return NumericConstant{std::vector<std::int64_t>(tensor->dims().begin(), tensor->dims().end()),
                          eval::Tensor::FromProto(*tensor).ToDoubleVector()};
+}
+
+namespace {
+
+// Whether every element of `raw` (little-endian elements of type T) converts to `expected`.
+template <class T, class Convert>
+bool RawAllEqual(std::string_view raw, double expected, Convert convert) {
+  if (raw.size() % sizeof(T) != 0) return false;
+  for (std::size_t offset = 0; offset < raw.size(); offset += sizeof(T)) {
+    T element;
+    std::memcpy(&element, raw.data() + offset, sizeof(T));
+    if (static_cast<double>(convert(element)) != expected) return false;
+  }
+  return true;
+}
+
+template <class T>
+bool RawAllEqual(std::string_view raw, double expected) {
+  return RawAllEqual<T>(raw, expected, [](T value) { return value; });
+}
+
+}  // namespace
+
+bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expected) {
+  const TensorProto* tensor = graph.GetComputedConstant(value);
+  if (!tensor || tensor->data_type() == TensorProto::STRING) return false;
+  if (tensor->has_raw_data()) {
+    const std::string_view raw = tensor->raw_data();
+    switch (tensor->data_type()) {
+      case TensorProto::FLOAT: return RawAllEqual<float>(raw, expected);
+      case TensorProto::DOUBLE: return RawAllEqual<double>(raw, expected);
+      case TensorProto::INT64: return RawAllEqual<std::int64_t>(raw, expected);
+      case TensorProto::INT32: return RawAllEqual<std::int32_t>(raw, expected);
+      case TensorProto::INT8: return RawAllEqual<std::int8_t>(raw, expected);
+      case TensorProto::UINT8:
+      case TensorProto::BOOL: return RawAllEqual<std::uint8_t>(raw, expected);
+      case TensorProto::FLOAT16: return RawAllEqual<std::uint16_t>(raw, expected, eval::HalfToFloat);
+      case TensorProto::BFLOAT16: return RawAllEqual<std::uint16_t>(raw, expected, eval::BFloat16ToFloat);
+      default: break;  // rarer types: through the general conversion below
+    }
+  }
+  const std::vector<double> elements = eval::Tensor::FromProto(*tensor).ToDoubleVector();
+  return std::all_of(elements.begin(), elements.end(), [&](double element) { return element == expected; });
 }
 
 const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view value) {

@@ -154,19 +154,22 @@ class GraphGraph::Driver {
 
   // --- Matching -------------------------------------------------------------------------
 
+  // The nodes of the pattern's op types, in graph order.
   std::vector<const NodeProto*> Candidates(std::size_t pattern_index) const {
     const std::set<std::string>& ops = fast_op_types_[pattern_index];
+    const auto& nodes = g_.builder_.Nodes();
     std::vector<const NodeProto*> candidates;
     if (ops.empty()) {
-      for (const NodeProto& node : g_.builder_.Nodes()) candidates.push_back(&node);
+      for (const NodeProto& node : nodes) candidates.push_back(&node);
       return candidates;
     }
+    std::vector<std::size_t> positions;
     for (const std::string& op : ops)
       if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end())
-        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
-    if (ops.size() > 1)
-      std::sort(candidates.begin(), candidates.end(),
-                [&](const NodeProto* a, const NodeProto* b) { return g_.positions_.at(a) < g_.positions_.at(b); });
+        positions.insert(positions.end(), it->second.begin(), it->second.end());
+    if (ops.size() > 1) std::sort(positions.begin(), positions.end());
+    candidates.reserve(positions.size());
+    for (std::size_t position : positions) candidates.push_back(&nodes.Get(static_cast<int>(position)));
     return candidates;
   }
 

@@ -12,18 +12,13 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
-using core::builder::ConstantDoubles;
+using core::builder::IsConstantFilledWith;
 using core::builder::ConstantInts;
 using core::builder::IsOp;
-using core::builder::NumericConstant;
 using core::builder::OptionalInput;
 
 bool AllEqual(const std::vector<std::int64_t>& values, std::int64_t expected) {
   return std::all_of(values.begin(), values.end(), [&](std::int64_t v) { return v == expected; });
-}
-
-bool AllEqual(const std::vector<double>& values, double expected) {
-  return std::all_of(values.begin(), values.end(), [&](double v) { return v == expected; });
 }
 
 // The neutral element of a binary operator: 0 for Add, Sub, Or; 1 for Mul, Div, And.
@@ -33,26 +28,34 @@ double NeutralElement(const NodeProto& node) {
 
 bool IsCommutative(const NodeProto& node) { return !IsOp(node, "Sub") && !IsOp(node, "Div"); }
 
-// Why the constant operand `c` of `node` does not leave the other operand `x` unchanged,
-// or an empty reason when it does. A constant of shape (n,) is accepted only on the right.
-std::string_view NeutralOperandRejection(GraphGraph& graph, const NodeProto& node, const NumericConstant& c,
+// Why the constant operand `constant` of `node` does not leave the other operand `x`
+// unchanged, or an empty reason when it does. A constant of shape (n,) is accepted only on
+// the right. Dims are checked before any element is read: operands are often weights.
+std::string_view NeutralOperandRejection(GraphGraph& graph, const NodeProto& node, const TensorProto& constant,
                                          std::string_view x, bool right) {
-  if (c.dims.size() > 1) return "the constant operand has a rank above 1";
-  if (c.elements.empty()) return "the constant operand is empty";
-  if (!AllEqual(c.elements, NeutralElement(node))) return "the constant operand is not the neutral element";
-  if (c.dims.empty()) return {};
+  if (constant.dims_size() > 1) return "the constant operand has a rank above 1";
+  if (constant.dims_size() == 1 && constant.dims(0) == 0) return "the constant operand is empty";
+  if (!IsConstantFilledWith(graph, constant.name(), NeutralElement(node)))
+    return "the constant operand is not the neutral element";
+  if (constant.dims_size() == 0) return {};
   const std::optional<std::size_t> rank = core::builder::RankOf(graph, x);
   if (!rank || *rank == 0) return "the other operand does not have a known rank of at least one";
-  if (c.dims[0] == 1) return {};
+  if (constant.dims(0) == 1) return {};
   if (!right) return "the constant left operand is not a scalar";
-  if (graph.GetShape(x).shape[*rank - 1].Constant() != c.dims[0])
+  if (graph.GetShape(x).shape[*rank - 1].Constant() != constant.dims(0))
     return "the last dimension of the other operand is not the constant's length";
   return {};
 }
 
+// The numeric constant `value`, or null.
+const TensorProto* NumericConstantOf(GraphGraph& graph, std::string_view value) {
+  const TensorProto* tensor = graph.GetComputedConstant(value);
+  return tensor && tensor->data_type() != TensorProto::STRING ? tensor : nullptr;
+}
+
 // The index of the operand a binary node reduces to, with why it does not when it does not.
 std::optional<int> KeptOperand(GraphGraph& graph, const NodeProto& node, std::string_view* why) {
-  if (const std::optional<NumericConstant> right = ConstantDoubles(graph, node.input(1))) {
+  if (const TensorProto* right = NumericConstantOf(graph, node.input(1))) {
     *why = NeutralOperandRejection(graph, node, *right, node.input(0), /*right=*/true);
     return why->empty() ? std::optional<int>(0) : std::nullopt;
   }
@@ -60,7 +63,7 @@ std::optional<int> KeptOperand(GraphGraph& graph, const NodeProto& node, std::st
     *why = "the right operand is not constant";
     return std::nullopt;
   }
-  const std::optional<NumericConstant> left = ConstantDoubles(graph, node.input(0));
+  const TensorProto* left = NumericConstantOf(graph, node.input(0));
   if (!left) {
     *why = "no operand is constant";
     return std::nullopt;
@@ -72,12 +75,6 @@ std::optional<int> KeptOperand(GraphGraph& graph, const NodeProto& node, std::st
 bool IsBinary(const NodeProto& node) {
   return IsOp(node, "Add") || IsOp(node, "Sub") || IsOp(node, "Mul") || IsOp(node, "Div") || IsOp(node, "And") ||
          IsOp(node, "Or");
-}
-
-// Whether the constant `value` exists and every element equals `expected`.
-bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expected) {
-  const std::optional<NumericConstant> c = ConstantDoubles(graph, value);
-  return c && AllEqual(c->elements, expected);
 }
 
 }  // namespace

@@ -81,6 +81,36 @@ TEST(MatchVocabulary, ReadsNumericConstantsWithTheirDims) {
   EXPECT_EQ(core::builder::ConstantDoubles(f.graph, "x"), std::nullopt);
 }
 
+TEST(MatchVocabulary, TellsConstantsFilledWithOneValue) {
+  ModelProto model = ParseText(kConstants);
+  // raw_data initializers (what exporters write), read in place: float, float16, int64.
+  auto add_raw = [&](const std::string& name, int type, std::string bytes) {
+    TensorProto& tensor = *model.mutable_graph()->add_initializer();
+    tensor.set_name(name);
+    tensor.set_data_type(type);
+    tensor.add_dims(2);
+    tensor.set_raw_data(std::move(bytes));
+  };
+  const float ones[2] = {1.0f, 1.0f}, mixed[2] = {1.0f, 0.5f};
+  const std::uint16_t half_ones[2] = {0x3C00, 0x3C00};  // float16 1.0
+  const std::int64_t zeros[2] = {0, 0};
+  add_raw("raw_ones", TensorProto::FLOAT, std::string(reinterpret_cast<const char*>(ones), sizeof ones));
+  add_raw("raw_mixed", TensorProto::FLOAT, std::string(reinterpret_cast<const char*>(mixed), sizeof mixed));
+  add_raw("raw_half_ones", TensorProto::FLOAT16, std::string(reinterpret_cast<const char*>(half_ones), sizeof half_ones));
+  add_raw("raw_zeros", TensorProto::INT64, std::string(reinterpret_cast<const char*>(zeros), sizeof zeros));
+  GraphBuilder builder(std::move(model));
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::None()));
+  EXPECT_TRUE(core::builder::IsConstantFilledWith(graph, "raw_ones", 1.0));
+  EXPECT_FALSE(core::builder::IsConstantFilledWith(graph, "raw_ones", 0.0));
+  EXPECT_FALSE(core::builder::IsConstantFilledWith(graph, "raw_mixed", 1.0)) << "the second element differs";
+  EXPECT_TRUE(core::builder::IsConstantFilledWith(graph, "raw_half_ones", 1.0));
+  EXPECT_TRUE(core::builder::IsConstantFilledWith(graph, "raw_zeros", 0.0));
+  EXPECT_TRUE(core::builder::IsConstantFilledWith(graph, "scalar", 2.5)) << "typed fields";
+  EXPECT_FALSE(core::builder::IsConstantFilledWith(graph, "pair", 1.0));
+  EXPECT_FALSE(core::builder::IsConstantFilledWith(graph, "word", 0.0)) << "strings are not numbers";
+  EXPECT_FALSE(core::builder::IsConstantFilledWith(graph, "x", 0.0)) << "a graph input";
+}
+
 TEST(MatchVocabulary, ReadsDeclaredShapes) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
