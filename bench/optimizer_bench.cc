@@ -3,7 +3,7 @@
 // costs, each as a ratio to loading and saving the same model in the same run. Goal:
 // optimization with the default set costs less than 3x load+save.
 //
-//   optimizer_bench [--reps N] [--cleanup-breakdown] MODEL.onnx [MODEL.onnx ...]
+//   optimizer_bench [--reps N] [--warmup] [--cleanup-breakdown] MODEL.onnx [MODEL.onnx ...]
 //
 // For each model, N repetitions (default 5); each repetition measures, in this order:
 //   load+save     core::ir::LoadModel(path) + SaveModel to a temporary file (the reference)
@@ -25,7 +25,12 @@
 // repetition also checks that the replayed graph serializes byte for byte like the
 // optimized one (OK / MISMATCH). --cleanup-breakdown also times, once per model, each
 // cleanup pass the driver runs before its first iteration, next to two control walks.
-// bench/run_optimizer_bench.sh drives it.
+// --warmup runs one untimed repetition per model first (bench/run starts one process per
+// repetition: without it, the first phase would pay the heap's first page faults alone).
+// After each model, a line `RESULT name=... key=value ...` repeats the medians for
+// scripts, with the node counts and the process's peak resident memory so far
+// (getrusage ru_maxrss: per model only when the process runs one model; it includes the
+// benchmark's copies of the model). bench/run_optimizer_bench.sh and bench/run drive it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -37,6 +42,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
 
@@ -270,6 +276,14 @@ void Print(const ModelResult& r, int reps) {
               ratio("Replay"), ratio("default Optimize: ctor+Optimize wall"),
               ratio("default Optimize: ctor+Optimize wall") < 3 ? "met" : "MISSED",
               r.replay_identical ? "OK" : "MISMATCH");
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto median = [&](const char* row) { return r.rows.at(row).Median(); };
+  std::printf("RESULT name=%s nodes=%zu load_save_ms=%.3f infer_shapes_ms=%.3f optimize_ms=%.3f replay_ms=%.3f "
+              "nodes_after=%zu iterations=%zu replay=%s peak_rss_kb=%ld\n",
+              r.name.c_str(), r.nodes, reference, median("InferShapes"),
+              median("default Optimize: ctor+Optimize wall"), median("Replay"), r.nodes_after, r.iterations,
+              r.replay_identical ? "OK" : "MISMATCH", usage.ru_maxrss);
 }
 
 }  // namespace
@@ -277,24 +291,27 @@ void Print(const ModelResult& r, int reps) {
 int main(int argc, char** argv) {
   int reps = 5;
   bool cleanup_breakdown = false;
+  bool warmup = false;
   std::vector<std::filesystem::path> paths;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--cleanup-breakdown") {
       cleanup_breakdown = true;
+    } else if (arg == "--warmup") {
+      warmup = true;
     } else if (arg == "--reps" && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (arg.rfind("--reps=", 0) == 0) {
       reps = std::max(1, std::atoi(arg.c_str() + 7));
     } else if (arg == "-h" || arg == "--help" || arg.rfind("-", 0) == 0) {
-      std::cerr << "usage: optimizer_bench [--reps N] [--cleanup-breakdown] MODEL.onnx [MODEL.onnx ...]\n";
+      std::cerr << "usage: optimizer_bench [--reps N] [--warmup] [--cleanup-breakdown] MODEL.onnx [MODEL.onnx ...]\n";
       return arg == "-h" || arg == "--help" ? 0 : 2;
     } else {
       paths.emplace_back(arg);
     }
   }
   if (paths.empty()) {
-    std::cerr << "usage: optimizer_bench [--reps N] [--cleanup-breakdown] MODEL.onnx [MODEL.onnx ...]\n";
+    std::cerr << "usage: optimizer_bench [--reps N] [--warmup] [--cleanup-breakdown] MODEL.onnx [MODEL.onnx ...]\n";
     return 2;
   }
   onnxopt::onnx_shapes::RegisterShapeFunctions();
@@ -312,6 +329,10 @@ int main(int argc, char** argv) {
     ModelResult result;
     result.name = path.filename().string();
     try {
+      if (warmup) {
+        ModelResult ignored;
+        RunOnce(path, tmp, false, ignored);
+      }
       for (int rep = 0; rep < reps; ++rep) RunOnce(path, tmp, rep == 0, result);
     } catch (const std::exception& error) {
       std::cerr << "optimizer_bench: " << path.string() << ": " << error.what() << "\n";

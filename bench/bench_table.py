@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Table of bench/run: medians over repetitions of onnxopt (optimizer_bench RESULT lines)
+and onnxruntime (bench/ort_optimize_time.js JSON lines), node counts of both optimized
+models, peak memory. Usage: bench_table.py RESULTS.tsv DIR (DIR holds ort_L.onnx)."""
+import json
+import os
+import re
+import statistics
+import sys
+
+import onnx
+
+
+def kv(text):
+    return dict(item.split("=", 1) for item in text.split() if "=" in item)
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main():
+    results, folder = sys.argv[1], sys.argv[2]
+    rows = {}
+    for line in open(results):
+        l, side, _rep, payload = line.rstrip("\n").split("\t", 3)
+        row = rows.setdefault(int(l), {"onnxopt": [], "ort": [], "cli": None})
+        if side == "onnxopt":
+            row["onnxopt"].append(kv(payload.removeprefix("RESULT ")))
+        elif side == "ort":
+            row["ort"].append(json.loads(payload))
+        else:
+            row["cli"] = payload
+    print("| L | nodes | load+save ms | InferShapes ms | onnxopt Optimize ms | Replay ms "
+          "| ORT create disabled ms | ORT create extended ms | ORT optimization ms (ext - dis) "
+          "| Optimize / ORT opt | Optimize / ORT extended | Optimize / load+save "
+          "| nodes after onnxopt | nodes after ORT extended | peak MB onnxopt | peak MB ORT (node) |")
+    print("|" + "---:|" * 16)
+    notes = []
+    for l in sorted(rows):
+        row = rows[l]
+        o = row["onnxopt"]
+        f = lambda key: med([float(x[key]) for x in o])
+        ls, opt = f("load_save_ms"), f("optimize_ms")
+        ort = row["ort"]
+        dis = med([x for r in ort for x in r["disabled_ms"]])
+        ext = med([x for r in ort for x in r["optimized_ms"]])
+        diff = med([x for r in ort for x in r["diff_ms"]])
+        ratio_ort = f"{opt / diff:.2f}" if diff > 0 else "n/a (diff < 0)"
+        ort_nodes = "?"
+        saved = os.path.join(folder, f"ort_{l}.onnx")
+        if os.path.exists(saved):
+            ort_nodes = str(len(onnx.load(saved, load_external_data=False).graph.node))
+        reload = [r.get("reload_ok") for r in ort if r.get("saved")]
+        if reload and reload[0] is False:
+            notes.append(f"L={l}: onnxruntime could not load back its own optimized model: "
+                         f"{ort[0].get('reload_error')}")
+        elif not reload or reload[0] is None:
+            notes.append(f"L={l}: load-back check of onnxruntime's optimized model skipped")
+        cli = kv(row["cli"] or "")
+        found = re.search(r"nodes: \d+ -> (\d+)", row["cli"] or "")
+        cli_nodes = found.group(1) if found else "?"
+        if cli_nodes != o[0]["nodes_after"]:
+            notes.append(f"L={l}: `onnxopt optimize` left {cli_nodes} nodes, optimizer_bench {o[0]['nodes_after']}")
+        if any(x["replay"] != "OK" for x in o):
+            notes.append(f"L={l}: Replay differs from the optimized graph")
+        peak_cli = float(cli.get("peak_kb", "nan")) / 1024
+        peak_ort = max(r["max_rss_kb"] for r in ort) / 1024
+        base_ort = min(r["baseline_rss_kb"] for r in ort) / 1024
+        print(f"| {l} | {o[0]['nodes']} | {ls:.1f} | {f('infer_shapes_ms'):.1f} | {opt:.1f} | {f('replay_ms'):.1f} "
+              f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {ratio_ort} | {opt / ext:.3f} | {opt / ls:.2f} "
+              f"| {o[0]['nodes_after']} | {ort_nodes} | {peak_cli:.0f} | {peak_ort:.0f} (base {base_ort:.0f}) |")
+        notes.append(f"L={l}: {len(o)} onnxopt repetitions, {len(ort)} onnxruntime pairs; per-pair ORT "
+                     f"ext - dis (ms): {', '.join(f'{x:.1f}' for r in ort for x in r['diff_ms'])}")
+    print()
+    for n in notes:
+        print("- " + n)
+
+
+if __name__ == "__main__":
+    main()
