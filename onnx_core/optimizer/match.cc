@@ -188,6 +188,20 @@ const AttributeProto* Find(const NodeProto& node, std::string_view name, Attribu
 
 }  // namespace
 
+void AddIntAttribute(NodeProto& node, std::string_view name, std::int64_t value) {
+  AttributeProto& attr = *node.add_attribute();
+  attr.set_name(std::string(name));
+  attr.set_type(AttributeProto::INT);
+  attr.set_i(value);
+}
+
+void AddIntsAttribute(NodeProto& node, std::string_view name, const std::vector<std::int64_t>& values) {
+  AttributeProto& attr = *node.add_attribute();
+  attr.set_name(std::string(name));
+  attr.set_type(AttributeProto::INTS);
+  for (std::int64_t value : values) attr.add_ints(value);
+}
+
 std::optional<std::int64_t> IntAttr(const NodeProto& node, std::string_view name) {
   const AttributeProto* attr = Find(node, name, AttributeProto::INT);
   return attr ? std::optional<std::int64_t>(attr->i()) : std::nullopt;

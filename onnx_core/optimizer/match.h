@@ -83,6 +83,10 @@ std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::S
 // The version of the default ONNX opset the model imports (0 when none).
 std::int64_t OnnxOpset(const GraphGraph& graph);
 
+// Appends an INT / INTS attribute to a node a pattern builds.
+void AddIntAttribute(NodeProto& node, std::string_view name, std::int64_t value);
+void AddIntsAttribute(NodeProto& node, std::string_view name, const std::vector<std::int64_t>& values);
+
 // The attribute `name` when it is an INT / INTS; nullopt when absent or of another type.
 std::optional<std::int64_t> IntAttr(const NodeProto& node, std::string_view name);
 std::optional<std::vector<std::int64_t>> IntsAttr(const NodeProto& node, std::string_view name);

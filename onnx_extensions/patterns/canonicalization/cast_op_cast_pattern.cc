@@ -77,10 +77,7 @@ utils::RepeatedProtoField<NodeProto> CastOpCastPattern::Apply(GraphGraph& graph,
   computed.set_doc_string(op.doc_string());
   if (graph.IsUsedMoreThanOnce(op.output(0))) {
     NodeProto& back = AddCast(replacement, graph, op, cast_out.output(0), op.output(0));
-    AttributeProto& to = *back.add_attribute();
-    to.set_name("to");
-    to.set_type(AttributeProto::INT);
-    to.set_i(graph.GetType(op.output(0)));
+    core::builder::AddIntAttribute(back, "to", graph.GetType(op.output(0)));
   }
   return replacement;
 }

@@ -110,10 +110,7 @@ utils::RepeatedProtoField<NodeProto> PadConvPattern::Apply(GraphGraph& graph,
   node.set_doc_string(conv.doc_string());
   for (const AttributeProto& attr : conv.attribute())
     if (attr.name() != "pads") *node.add_attribute() = attr;
-  AttributeProto& pads = *node.add_attribute();
-  pads.set_name("pads");
-  pads.set_type(AttributeProto::INTS);
-  for (std::int64_t p : MergedPads(conv, *full)) pads.add_ints(p);
+  core::builder::AddIntsAttribute(node, "pads", MergedPads(conv, *full));
   return replacement;
 }
 

@@ -20,10 +20,7 @@ void SetSplitSizes(GraphGraph& graph, std::string_view prefix, NodeProto& split,
     split.add_input(graph.MakeInitializer(prefix, IntTensor(sizes)));
     return;
   }
-  AttributeProto& attr = *split.add_attribute();
-  attr.set_name("split");
-  attr.set_type(AttributeProto::INTS);
-  for (std::int64_t size : sizes) attr.add_ints(size);
+  core::builder::AddIntsAttribute(split, "split", sizes);
 }
 
 void SetSplitOnes(GraphGraph& graph, std::string_view prefix, NodeProto& split, std::int64_t count) {
@@ -31,10 +28,7 @@ void SetSplitOnes(GraphGraph& graph, std::string_view prefix, NodeProto& split, 
     SetSplitSizes(graph, prefix, split, std::vector<std::int64_t>(static_cast<std::size_t>(count), 1));
     return;
   }
-  AttributeProto& attr = *split.add_attribute();
-  attr.set_name("num_outputs");
-  attr.set_type(AttributeProto::INT);
-  attr.set_i(count);
+  core::builder::AddIntAttribute(split, "num_outputs", count);
 }
 
 void AddSqueeze(GraphGraph& graph, std::string_view prefix, const NodeProto& origin,
@@ -49,10 +43,7 @@ void AddSqueeze(GraphGraph& graph, std::string_view prefix, const NodeProto& ori
     squeeze.add_input(graph.MakeInitializer(prefix, IntTensor({axis}, {1})));
     return;
   }
-  AttributeProto& attr = *squeeze.add_attribute();
-  attr.set_name("axes");
-  attr.set_type(AttributeProto::INTS);
-  attr.add_ints(axis);
+  core::builder::AddIntsAttribute(squeeze, "axes", {axis});
 }
 
 }  // namespace onnxopt::onnx_patterns::collections

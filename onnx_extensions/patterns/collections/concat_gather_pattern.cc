@@ -50,14 +50,6 @@ std::optional<std::int64_t> ShapeStart(const GraphGraph& graph, const NodeProto&
   return std::max<std::int64_t>(0, start + static_cast<std::int64_t>(*rank));
 }
 
-AttributeProto IntAttribute(const std::string& name, std::int64_t value) {
-  AttributeProto attr;
-  attr.set_name(name);
-  attr.set_type(AttributeProto::INT);
-  attr.set_i(value);
-  return attr;
-}
-
 }  // namespace
 
 MatchResult ConcatGatherPattern::Match(GraphGraph& graph, const NodeProto& gather) const {
@@ -107,8 +99,8 @@ utils::RepeatedProtoField<NodeProto> ConcatGatherPattern::Apply(GraphGraph& grap
   if (start && core::builder::OnnxOpset(graph) >= 15) {
     node.set_op_type("Shape");
     node.add_input(shape->input(0));
-    *node.add_attribute() = IntAttribute("start", *start + at.local);
-    *node.add_attribute() = IntAttribute("end", *start + at.local + 1);
+    core::builder::AddIntAttribute(node, "start", *start + at.local);
+    core::builder::AddIntAttribute(node, "end", *start + at.local + 1);
     return replacement;
   }
   node.set_op_type("Gather");

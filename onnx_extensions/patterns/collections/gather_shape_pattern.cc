@@ -43,14 +43,6 @@ std::optional<std::vector<std::int64_t>> RangeOf(std::vector<std::int64_t> indic
   return indices;
 }
 
-AttributeProto IntAttribute(const std::string& name, std::int64_t value) {
-  AttributeProto attr;
-  attr.set_name(name);
-  attr.set_type(AttributeProto::INT);
-  attr.set_i(value);
-  return attr;
-}
-
 }  // namespace
 
 MatchResult GatherShapePattern::Match(GraphGraph& graph, const NodeProto& gather) const {
@@ -92,8 +84,8 @@ utils::RepeatedProtoField<NodeProto> GatherShapePattern::Apply(GraphGraph& graph
   node.set_name(DerivedNodeName(graph, kName, gather));
   node.add_input(shape.input(0));
   node.add_output(scalar ? graph.Builder().UniqueName(kName) : gather.output(0));
-  *node.add_attribute() = IntAttribute("start", slice.start + range.front());
-  *node.add_attribute() = IntAttribute("end", slice.start + range.back() + 1);
+  core::builder::AddIntAttribute(node, "start", slice.start + range.front());
+  core::builder::AddIntAttribute(node, "end", slice.start + range.back() + 1);
   // A scalar index drops the dimension: Y stays a scalar.
   if (scalar) collections::AddSqueeze(graph, kName, gather, replacement, node.output(0), gather.output(0), 0);
   return replacement;

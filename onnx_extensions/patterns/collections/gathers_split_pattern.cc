@@ -81,10 +81,7 @@ utils::RepeatedProtoField<NodeProto> GathersSplitPattern::Apply(GraphGraph& grap
   split.set_op_type("Split");
   split.set_name(DerivedNodeName(graph, kName, first));
   split.add_input(x);
-  AttributeProto& attr = *split.add_attribute();
-  attr.set_name("axis");
-  attr.set_type(AttributeProto::INT);
-  attr.set_i(axis);
+  core::builder::AddIntAttribute(split, "axis", axis);
   collections::SetSplitOnes(graph, kName, split, static_cast<std::int64_t>(nodes.size()));
   std::vector<std::string> pieces;
   for (const NodeProto* gather : nodes)

@@ -76,10 +76,7 @@ utils::RepeatedProtoField<NodeProto> SliceSlicePattern::Apply(GraphGraph& graph,
     NodeProto& node = *replacement.Add();
     node.set_op_type("Concat");
     node.set_name(DerivedNodeName(graph, kName, second));
-    AttributeProto& axis = *node.add_attribute();
-    axis.set_name("axis");
-    axis.set_type(AttributeProto::INT);
-    axis.set_i(0);
+    core::builder::AddIntAttribute(node, "axis", 0);
     node.add_input(a);
     node.add_input(b);
     node.add_output(graph.Builder().UniqueName(kName));

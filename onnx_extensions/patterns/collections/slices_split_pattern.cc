@@ -103,10 +103,7 @@ utils::RepeatedProtoField<NodeProto> SlicesSplitPattern::Apply(GraphGraph& graph
   split.set_op_type("Split");
   split.set_name(DerivedNodeName(graph, kName, *nodes.front()));
   split.add_input(x);
-  AttributeProto& attr = *split.add_attribute();
-  attr.set_name("axis");
-  attr.set_type(AttributeProto::INT);
-  attr.set_i(axis);
+  core::builder::AddIntAttribute(split, "axis", axis);
   std::vector<std::int64_t> sizes;
   for (const Piece& piece : pieces) {
     sizes.push_back(piece.end - piece.start);

@@ -73,10 +73,7 @@ utils::RepeatedProtoField<NodeProto> SplitToSequenceSequenceAtPattern::Apply(
   split.set_op_type("Split");
   split.set_name(DerivedNodeName(graph, kName, source));
   split.add_input(source.input(0));
-  AttributeProto& attr = *split.add_attribute();
-  attr.set_name("axis");
-  attr.set_type(AttributeProto::INT);
-  attr.set_i(axis);
+  core::builder::AddIntAttribute(split, "axis", axis);
   if (HasSplit(source))
     split.add_input(source.input(1));
   else

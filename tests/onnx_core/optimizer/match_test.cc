@@ -111,6 +111,18 @@ TEST(MatchVocabulary, TellsConstantsFilledWithOneValue) {
   EXPECT_FALSE(core::builder::IsConstantFilledWith(graph, "x", 0.0)) << "a graph input";
 }
 
+TEST(MatchVocabulary, AddsIntegerAttributesThatReadBack) {
+  NodeProto node;
+  core::builder::AddIntAttribute(node, "axis", -1);
+  core::builder::AddIntsAttribute(node, "perm", {2, 0, 1});
+  core::builder::AddIntsAttribute(node, "empty", {});
+  ASSERT_EQ(node.attribute_size(), 3);
+  EXPECT_EQ(core::builder::IntAttr(node, "axis"), -1);
+  EXPECT_EQ(core::builder::IntsAttr(node, "perm"), (std::vector<std::int64_t>{2, 0, 1}));
+  EXPECT_EQ(core::builder::IntsAttr(node, "empty"), std::vector<std::int64_t>{});
+  EXPECT_EQ(node.attribute(2).type(), AttributeProto::INTS) << "typed even when empty";
+}
+
 TEST(MatchVocabulary, ReadsDeclaredShapes) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
