@@ -43,6 +43,19 @@ def main():
         f = lambda key: med([float(x[key]) for x in o])
         ls, opt = f("load_save_ms"), f("optimize_ms")
         ort = row["ort"]
+        cli = kv(row["cli"] or "")
+        found = re.search(r"nodes: \d+ -> (\d+)", row["cli"] or "")
+        cli_nodes = found.group(1) if found else "?"
+        if cli_nodes != o[0]["nodes_after"]:
+            notes.append(f"L={l}: `onnxopt optimize` left {cli_nodes} nodes, optimizer_bench {o[0]['nodes_after']}")
+        if any(x["replay"] != "OK" for x in o):
+            notes.append(f"L={l}: Replay differs from the optimized graph")
+        peak_cli = float(cli.get("peak_kb", "nan")) / 1024
+        common = f"| {l} | {o[0]['nodes']} | {ls:.1f} | {f('infer_shapes_ms'):.1f} | {opt:.1f} | {f('replay_ms'):.1f} "
+        if not ort:  # BENCH_ORT_MAX_LAYERS: the onnxopt side only
+            print(common + f"| — | — | — | — | — | {opt / ls:.2f} | {o[0]['nodes_after']} | — | {peak_cli:.0f} | — |")
+            notes.append(f"L={l}: {len(o)} onnxopt repetitions; onnxruntime not run (BENCH_ORT_MAX_LAYERS)")
+            continue
         dis = med([x for r in ort for x in r["disabled_ms"]])
         ext = med([x for r in ort for x in r["optimized_ms"]])
         diff = med([x for r in ort for x in r["diff_ms"]])
@@ -57,18 +70,9 @@ def main():
                          f"{ort[0].get('reload_error')}")
         elif not reload or reload[0] is None:
             notes.append(f"L={l}: load-back check of onnxruntime's optimized model skipped")
-        cli = kv(row["cli"] or "")
-        found = re.search(r"nodes: \d+ -> (\d+)", row["cli"] or "")
-        cli_nodes = found.group(1) if found else "?"
-        if cli_nodes != o[0]["nodes_after"]:
-            notes.append(f"L={l}: `onnxopt optimize` left {cli_nodes} nodes, optimizer_bench {o[0]['nodes_after']}")
-        if any(x["replay"] != "OK" for x in o):
-            notes.append(f"L={l}: Replay differs from the optimized graph")
-        peak_cli = float(cli.get("peak_kb", "nan")) / 1024
         peak_ort = max(r["max_rss_kb"] for r in ort) / 1024
         base_ort = min(r["baseline_rss_kb"] for r in ort) / 1024
-        print(f"| {l} | {o[0]['nodes']} | {ls:.1f} | {f('infer_shapes_ms'):.1f} | {opt:.1f} | {f('replay_ms'):.1f} "
-              f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {ratio_ort} | {opt / ext:.3f} | {opt / ls:.2f} "
+        print(common + f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {ratio_ort} | {opt / ext:.3f} | {opt / ls:.2f} "
               f"| {o[0]['nodes_after']} | {ort_nodes} | {peak_cli:.0f} | {peak_ort:.0f} (base {base_ort:.0f}) |")
         notes.append(f"L={l}: {len(o)} onnxopt repetitions, {len(ort)} onnxruntime pairs; per-pair ORT "
                      f"ext - dis (ms): {', '.join(f'{x:.1f}' for r in ort for x in r['diff_ms'])}")
