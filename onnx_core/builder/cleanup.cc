@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 
@@ -202,20 +203,13 @@ void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResul
 
 // --- Duplicate nodes -----------------------------------------------------------------
 
-// Operators whose outputs may differ between two evaluations with the same inputs.
-// Dropout is deterministic in inference mode only; whether training_mode is false is not
-// always known statically, so it is never merged.
-bool IsNondeterministic(std::string_view op_type) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-      "Multinomial",  "Bernoulli",     "Dropout"};
-  return kOps.contains(op_type);
-}
-
 // Custom domains are excluded: their operators may have side effects or randomness we
 // know nothing about. Graph attributes are excluded: comparing bodies is not worth it.
 bool IsMergeable(const NodeProto& node) {
-  return IsOnnxDomain(node.domain()) && !IsNondeterministic(node.op_type()) && node.output_size() > 0 &&
+  // eval::IsNondeterministicOp also counts Dropout: deterministic in inference mode only,
+  // which is not always known statically, so it is never merged.
+  return IsOnnxDomain(node.domain()) && !eval::IsNondeterministicOp(node.domain(), node.op_type()) &&
+         node.output_size() > 0 &&
          !HasSubgraph(node);
 }
 
