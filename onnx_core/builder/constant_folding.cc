@@ -223,15 +223,18 @@ class Folder {
 
 }  // namespace
 
-std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
-  if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return std::nullopt;
-  if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return std::nullopt;
+bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
+  if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return false;
+  if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return false;
   const shapes::SymTensor* input = builder.GetShape(node.input(0));
-  if (!input || input->kind != shapes::SymTensor::Kind::kTensor || !input->shape.HasRank() ||
-      !input->shape.IsStatic())
-    return std::nullopt;
+  return input && input->kind == shapes::SymTensor::Kind::kTensor && input->shape.HasRank() &&
+         input->shape.IsStatic();
+}
+
+std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
+  if (!HasStaticShapeValue(builder, node)) return std::nullopt;
   std::vector<std::int64_t> dims;
-  for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
+  for (const shapes::SymDim& dim : builder.GetShape(node.input(0))->shape.Dims()) dims.push_back(*dim.Constant());
   TensorProto tensor;
   tensor.set_name(node.output(0));
   tensor.set_data_type(TensorProto::INT64);

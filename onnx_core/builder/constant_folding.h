@@ -39,8 +39,10 @@ struct FoldResult {
   std::string ToString() const;
 };
 
-// The value of a Shape or Size node whose input has a static shape (named after its
-// output); nullopt for any other node. Shape's start and end are applied.
+// Whether `node` is a Shape or Size whose input has a static shape: its value is known.
+bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
+// That value (named after the node's output); nullopt when HasStaticShapeValue is false.
+// Shape's start and end are applied.
 std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 
 // Folds every foldable node of `builder` (nested graphs included), in graph order, so

@@ -22,11 +22,6 @@ bool IsDefaultOp(const NodeProto& node, std::string_view op_type) {
 
 bool DefaultDoNotRemove(const NodeProto& node) { return node.name().find(kDoNotRemoveMarker) != std::string::npos; }
 
-// Shape or Size of a value whose shape inference knows statically.
-bool IsStaticShapeOf(const GraphBuilder& builder, const NodeProto& node) {
-  return (IsDefaultOp(node, "Shape") || IsDefaultOp(node, "Size")) && StaticShapeValue(builder, node).has_value();
-}
-
 // A node whose outputs are constant once its inputs are.
 bool IsFoldable(const NodeProto& node) {
   return !HasSubgraph(node) && !eval::IsNondeterministicOp(node.domain(), node.op_type()) &&
@@ -198,7 +193,7 @@ std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
     return false;
   }
   if (IsDefaultOp(*producer, "Constant")) return true;
-  if (IsStaticShapeOf(builder_, *producer)) return true;
+  if (HasStaticShapeValue(builder_, *producer)) return true;
   if (!IsFoldable(*producer)) return false;
   return std::nullopt;
 }
@@ -271,7 +266,7 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
     const NodeProto* node = stack.back();
     stack.pop_back();
     needed.push_back(node);
-    if (IsDefaultOp(*node, "Constant") || IsStaticShapeOf(builder_, *node)) continue;
+    if (IsDefaultOp(*node, "Constant") || HasStaticShapeValue(builder_, *node)) continue;
     for (const std::string& input : node->input()) {
       if (input.empty() || computed_.contains(input)) continue;
       const NodeProto* producer = NodeBefore(input);
@@ -299,7 +294,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
     std::optional<TensorProto> value = GraphBuilder::ConstantNodeValue(node);
     if (!value) return false;
     results.push_back(std::make_unique<TensorProto>(std::move(*value)));
-  } else if (IsStaticShapeOf(builder_, node)) {
+  } else if (HasStaticShapeValue(builder_, node)) {
     results.push_back(std::make_unique<TensorProto>(*StaticShapeValue(builder_, node)));
   } else {
     eval::ValueMap known;

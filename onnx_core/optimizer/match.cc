@@ -99,12 +99,11 @@ bool RawAllEqual(std::string_view raw, double expected) {
 
 }  // namespace
 
-bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expected) {
-  const TensorProto* tensor = graph.GetComputedConstant(value);
-  if (!tensor || tensor->data_type() == TensorProto::STRING) return false;
-  if (tensor->has_raw_data()) {
-    const std::string_view raw = tensor->raw_data();
-    switch (tensor->data_type()) {
+bool AllElementsEqual(const TensorProto& tensor, double expected) {
+  if (tensor.data_type() == TensorProto::STRING) return false;
+  if (tensor.has_raw_data()) {
+    const std::string_view raw = tensor.raw_data();
+    switch (tensor.data_type()) {
       case TensorProto::FLOAT: return RawAllEqual<float>(raw, expected);
       case TensorProto::DOUBLE: return RawAllEqual<double>(raw, expected);
       case TensorProto::INT64: return RawAllEqual<std::int64_t>(raw, expected);
@@ -117,8 +116,13 @@ bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expe
       default: break;  // rarer types: through the general conversion below
     }
   }
-  const std::vector<double> elements = eval::Tensor::FromProto(*tensor).ToDoubleVector();
+  const std::vector<double> elements = eval::Tensor::FromProto(tensor).ToDoubleVector();
   return std::all_of(elements.begin(), elements.end(), [&](double element) { return element == expected; });
+}
+
+bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expected) {
+  const TensorProto* tensor = graph.GetComputedConstant(value);
+  return tensor && AllElementsEqual(*tensor, expected);
 }
 
 const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view value) {

@@ -53,9 +53,11 @@ struct NumericConstant {
 // Nullopt when `value` is not a computable constant or holds strings.
 std::optional<NumericConstant> ConstantDoubles(GraphGraph& graph, std::string_view value);
 
-// Whether `value` is a computable numeric constant whose every element equals `expected`
-// (booleans as 0/1). Reads the bytes in place and stops at the first other element: cheap
-// even on large weights, which matchers test against neutral elements on every pass.
+// Whether every element of the numeric tensor equals `expected` (booleans as 0/1; false
+// for strings). Reads the bytes in place and stops at the first other element: cheap even
+// on large weights, which matchers test against neutral elements on every pass.
+bool AllElementsEqual(const TensorProto& tensor, double expected);
+// The same for a computable constant `value`; false when it is not one.
 bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expected);
 
 // The shape of `value` when its rank and every dimension (integer or symbolic) are known.

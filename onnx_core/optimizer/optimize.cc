@@ -236,12 +236,6 @@ class GraphGraph::Driver {
     std::size_t first_initializer = 0, end_initializer = 0;
   };
 
-  // Where each value the batch defines lands, for the checks.
-  struct Definition {
-    std::size_t position;  // after the batch
-    const PatternOptimization* pattern;
-  };
-
   // Applies the matches as one batch; returns the initializers it added.
   std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
@@ -392,7 +386,7 @@ class GraphGraph::Driver {
     auto defined_outside = [&](const std::string& name) {
       return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().contains(name);
     };
-    std::unordered_map<std::string, Definition> defined;
+    std::unordered_map<std::string, std::size_t> defined;  // value -> position of its definer after the batch
     for (std::size_t p = 0; p < planned.size(); ++p) {
       const PatternOptimization& pattern = **planned[p].found->pattern;
       for (std::size_t k = 0; k < planned[p].added.size(); ++k) {
@@ -404,7 +398,7 @@ class GraphGraph::Driver {
             fail(pattern, "a replacement node redefines '" + output + "', still produced by " + Describe(*producer));
           if (defined_outside(output))
             fail(pattern, "a replacement node redefines '" + output + "', a graph input, initializer or outer value");
-          defined.emplace(output, Definition{added_positions[p][k], &pattern});
+          defined.emplace(output, added_positions[p][k]);
         }
       }
     }
@@ -415,7 +409,7 @@ class GraphGraph::Driver {
         for (const std::string& input : planned[p].added[k]->input()) {
           if (input.empty()) continue;
           if (auto def = defined.find(input); def != defined.end()) {
-            if (def->second.position >= position)
+            if (def->second >= position)
               fail(pattern, "a replacement node reads '" + input + "' before the node that defines it");
           } else if (const NodeProto* producer = g_.NodeBefore(input)) {
             if (removed.contains(producer))
@@ -450,7 +444,7 @@ class GraphGraph::Driver {
             continue;
           }
           for (const NodeProto* reader : readers)
-            if (new_position[g_.positions_.at(reader)] < def->second.position)
+            if (new_position[g_.positions_.at(reader)] < def->second)
               fail(pattern, "the replacement defines '" + output + "' after its reader " + Describe(*reader) +
                                 " (set insert_at)");
         }

@@ -35,7 +35,7 @@ std::string_view NeutralOperandRejection(GraphGraph& graph, const NodeProto& nod
                                          std::string_view x, bool right) {
   if (constant.dims_size() > 1) return "the constant operand has a rank above 1";
   if (constant.dims_size() == 1 && constant.dims(0) == 0) return "the constant operand is empty";
-  if (!IsConstantFilledWith(graph, constant.name(), NeutralElement(node)))
+  if (!core::builder::AllElementsEqual(constant, NeutralElement(node)))
     return "the constant operand is not the neutral element";
   if (constant.dims_size() == 0) return {};
   const std::optional<std::size_t> rank = core::builder::RankOf(graph, x);
