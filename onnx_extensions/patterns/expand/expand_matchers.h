@@ -68,4 +68,29 @@ inline std::optional<std::vector<std::int64_t>> InsertOnes(const std::vector<std
   return out;
 }
 
+// The Unsqueeze (opset 13+, constant axes input) that alone reads the output of `expand`,
+// the start of SwapExpandUnsqueezePattern and ExpandUnsqueezeExpandPattern; null with
+// `why` set to the violated condition otherwise.
+inline const NodeProto* UnsqueezeAfterExpand(core::builder::GraphGraph& graph, const NodeProto& expand,
+                                             std::string_view* why) {
+  if (!core::builder::IsOp(expand, "Expand") || expand.input_size() != 2) {
+    *why = "the node is not a default-domain Expand with two inputs";
+    return nullptr;
+  }
+  if (core::builder::OnnxOpset(graph) < 13) {
+    *why = "the opset is older than 13";
+    return nullptr;
+  }
+  const NodeProto* unsqueeze = core::builder::SoleConsumer(graph, expand.output(0), "Unsqueeze");
+  if (!unsqueeze) {
+    *why = "the output of the Expand is not read by an Unsqueeze alone";
+    return nullptr;
+  }
+  if (unsqueeze->input_size() != 2 || !core::builder::ConstantInts(graph, unsqueeze->input(1))) {
+    *why = "the axes of the Unsqueeze are not constant";
+    return nullptr;
+  }
+  return unsqueeze;
+}
+
 }  // namespace onnxopt::onnx_patterns::expand

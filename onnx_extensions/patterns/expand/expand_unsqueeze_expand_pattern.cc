@@ -9,8 +9,6 @@ namespace onnxopt::onnx_patterns {
 using core::builder::ConstantInts;
 using core::builder::DerivedNodeName;
 using core::builder::IntTensor;
-using core::builder::IsOp;
-using core::builder::OnnxOpset;
 using core::builder::RankOf;
 using core::builder::SoleConsumer;
 
@@ -40,13 +38,9 @@ std::optional<std::vector<std::int64_t>> CombinedTarget(GraphGraph& graph, const
 }  // namespace
 
 MatchResult ExpandUnsqueezeExpandPattern::Match(GraphGraph& graph, const NodeProto& node) const {
-  if (!IsOp(node, "Expand") || node.input_size() != 2)
-    return NoMatch(node, "the node is not a default-domain Expand with two inputs");
-  if (OnnxOpset(graph) < 13) return NoMatch(node, "the opset is older than 13");
-  const NodeProto* unsqueeze = SoleConsumer(graph, node.output(0), "Unsqueeze");
-  if (!unsqueeze) return NoMatch(node, "the output of the Expand is not read by an Unsqueeze alone");
-  if (unsqueeze->input_size() != 2 || !ConstantInts(graph, unsqueeze->input(1)))
-    return NoMatch(node, "the axes of the Unsqueeze are not constant");
+  std::string_view why;
+  const NodeProto* unsqueeze = expand::UnsqueezeAfterExpand(graph, node, &why);
+  if (!unsqueeze) return NoMatch(node, why);
   const NodeProto* second = SoleConsumer(graph, unsqueeze->output(0), "Expand");
   if (!second || second->input(0) != unsqueeze->output(0))
     return NoMatch(node, "the output of the Unsqueeze is not read by an Expand alone");

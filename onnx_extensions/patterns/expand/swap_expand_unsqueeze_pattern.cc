@@ -9,10 +9,7 @@ namespace onnxopt::onnx_patterns {
 using core::builder::ConstantInts;
 using core::builder::DerivedNodeName;
 using core::builder::IntTensor;
-using core::builder::IsOp;
-using core::builder::OnnxOpset;
 using core::builder::RankOf;
-using core::builder::SoleConsumer;
 using core::builder::StaticDims;
 
 namespace {
@@ -35,13 +32,9 @@ std::optional<std::vector<std::int64_t>> UnsqueezedTarget(GraphGraph& graph, con
 }  // namespace
 
 MatchResult SwapExpandUnsqueezePattern::Match(GraphGraph& graph, const NodeProto& node) const {
-  if (!IsOp(node, "Expand") || node.input_size() != 2)
-    return NoMatch(node, "the node is not a default-domain Expand with two inputs");
-  if (OnnxOpset(graph) < 13) return NoMatch(node, "the opset is older than 13");
-  const NodeProto* unsqueeze = SoleConsumer(graph, node.output(0), "Unsqueeze");
-  if (!unsqueeze) return NoMatch(node, "the output of the Expand is not read by an Unsqueeze alone");
-  if (unsqueeze->input_size() != 2 || !ConstantInts(graph, unsqueeze->input(1)))
-    return NoMatch(node, "the axes of the Unsqueeze are not constant");
+  std::string_view why;
+  const NodeProto* unsqueeze = expand::UnsqueezeAfterExpand(graph, node, &why);
+  if (!unsqueeze) return NoMatch(node, why);
   const auto target = ExpandTarget(graph, node);
   if (!target) return NoMatch(node, "the target shape of the Expand is not known");
   if (RankOf(graph, node.input(0)) != target->size()) return NoMatch(node, "the Expand may change the rank");
