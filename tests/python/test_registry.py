@@ -7,21 +7,12 @@ import onnxopt
 from conftest import NegNegPattern, make_model, neg_model, ops, tensor
 
 
-class NegNegTo(onnxopt.PatternOptimization):
+class NegNegTo(NegNegPattern):
     """Neg(Neg(x)) -> <op>(x): the op tells which registration won."""
 
     def __init__(self, op, name="Shared", priority=1):
         super().__init__(priority=priority, name=name)
         self.op = op
-
-    def fast_op_type(self):
-        return {"Neg"}
-
-    def match(self, graph, node):
-        previous = graph.node_before(node.input[0])
-        if previous is None or previous.op_type != "Neg":
-            return self.no_match(node, "the input is not produced by Neg")
-        return self.result([previous, node], insert_at=node)
 
     def apply(self, graph, nodes):
         previous, node = nodes
