@@ -1,14 +1,11 @@
 #!/usr/bin/python3
 """Table of bench/run: medians over repetitions of onnxopt (optimizer_bench RESULT lines)
-and onnxruntime (bench/ort_optimize_time.js JSON lines), node counts of both optimized
-models, peak memory. Usage: bench_table.py RESULTS.tsv DIR (DIR holds ort_L.onnx)."""
+and onnxruntime (bench/ort_optimize_time.js JSON lines), node counts after both
+optimizers, peak memory. Usage: bench_table.py RESULTS.tsv"""
 import json
-import os
 import re
 import statistics
 import sys
-
-import onnx
 
 
 def kv(text):
@@ -20,7 +17,7 @@ def med(xs):
 
 
 def main():
-    results, folder = sys.argv[1], sys.argv[2]
+    results = sys.argv[1]
     rows = {}
     for line in open(results):
         l, side, _rep, payload = line.rstrip("\n").split("\t", 3)
@@ -32,10 +29,10 @@ def main():
         else:
             row["cli"] = payload
     print("| L | nodes | load+save ms | InferShapes ms | onnxopt Optimize ms | Replay ms "
-          "| ORT create disabled ms | ORT create extended ms | ORT optimization ms (ext - dis) "
-          "| Optimize / ORT opt | Optimize / ORT extended | Optimize / load+save "
+          "| ORT phase disabled ms | ORT phase extended ms | ORT optimization ms (ext - dis) "
+          "| Optimize / ORT optimization | Optimize / load+save "
           "| nodes after onnxopt | nodes after ORT extended | peak MB onnxopt | peak MB ORT (node) |")
-    print("|" + "---:|" * 16)
+    print("|" + "---:|" * 15)
     notes = []
     for l in sorted(rows):
         row = rows[l]
@@ -53,26 +50,20 @@ def main():
         peak_cli = float(cli.get("peak_kb", "nan")) / 1024
         common = f"| {l} | {o[0]['nodes']} | {ls:.1f} | {f('infer_shapes_ms'):.1f} | {opt:.1f} | {f('replay_ms'):.1f} "
         if not ort:  # BENCH_ORT_MAX_LAYERS: the onnxopt side only
-            print(common + f"| — | — | — | — | — | {opt / ls:.2f} | {o[0]['nodes_after']} | — | {peak_cli:.0f} | — |")
+            print(common + f"| — | — | — | — | {opt / ls:.2f} | {o[0]['nodes_after']} | — | {peak_cli:.0f} | — |")
             notes.append(f"L={l}: {len(o)} onnxopt repetitions; onnxruntime not run (BENCH_ORT_MAX_LAYERS)")
             continue
         dis = med([x for r in ort for x in r["disabled_ms"]])
         ext = med([x for r in ort for x in r["optimized_ms"]])
         diff = med([x for r in ort for x in r["diff_ms"]])
         ratio_ort = f"{opt / diff:.2f}" if diff > 0 else "n/a (diff < 0)"
-        ort_nodes = "?"
-        saved = os.path.join(folder, f"ort_{l}.onnx")
-        if os.path.exists(saved):
-            ort_nodes = str(len(onnx.load(saved, load_external_data=False).graph.node))
-        reload = [r.get("reload_ok") for r in ort if r.get("saved")]
-        if reload and reload[0] is False:
-            notes.append(f"L={l}: onnxruntime could not load back its own optimized model: "
-                         f"{ort[0].get('reload_error')}")
-        elif not reload or reload[0] is None:
-            notes.append(f"L={l}: load-back check of onnxruntime's optimized model skipped")
+        ort_nodes = {r["nodes_optimized"] for r in ort}
+        if len(ort_nodes) != 1 or None in ort_nodes:
+            notes.append(f"L={l}: onnxruntime's logged node counts after optimization: {ort_nodes}")
+        ort_nodes = "?" if None in ort_nodes else str(max(ort_nodes))
         peak_ort = max(r["max_rss_kb"] for r in ort) / 1024
         base_ort = min(r["baseline_rss_kb"] for r in ort) / 1024
-        print(common + f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {ratio_ort} | {opt / ext:.3f} | {opt / ls:.2f} "
+        print(common + f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {ratio_ort} | {opt / ls:.2f} "
               f"| {o[0]['nodes_after']} | {ort_nodes} | {peak_cli:.0f} | {peak_ort:.0f} (base {base_ort:.0f}) |")
         notes.append(f"L={l}: {len(o)} onnxopt repetitions, {len(ort)} onnxruntime pairs; per-pair ORT "
                      f"ext - dis (ms): {', '.join(f'{x:.1f}' for r in ort for x in r['diff_ms'])}")

@@ -1,60 +1,65 @@
 #!/usr/bin/env node
-// onnxruntime's own offline graph optimization, timed through onnxruntime-node (issue 6):
-// the time to create an InferenceSession at graphOptimizationLevel 'extended' minus the
-// time to create one at 'disabled', on the same model. bench/run drives it.
+// onnxruntime's own offline graph optimization, timed through onnxruntime-node (issue 6).
+//
+// What is timed. Creating an InferenceSession runs, in order: loading the model, then
+// Initialize = registering the execution providers, inlining functions, partitioning,
+// the graph transformers of the chosen level, then finalizing the session state
+// (allocation planning, kernels, initializers). Only the part between "Initializing
+// session." and the check that every node has an execution provider ("Node placements")
+// depends on the optimization level in a way that is onnxruntime's optimizer; the
+// allocation planner that follows grows quadratically with the node count on graphs with
+// dynamic shapes (16k nodes: seconds; 100k nodes: over 15 minutes) and runs on a
+// different graph at each level, so "whole session at 'extended' − whole session at
+// 'disabled'" becomes negative from 64 decoder layers on (see bench/RESULTS.md).
+// So onnxruntime's optimization time here is
+//     phase('extended') − phase('disabled'),
+//     phase = time from "Initializing session." to "Node placements"
+// read from onnxruntime's own verbose log timestamps. What 'disabled' still runs there
+// (provider registration, partitioning, the transformers every level runs) cancels out.
 //
 // Usage: node bench/ort_optimize_time.js MODEL [--reps N] [--level extended]
-//                                        [--save OUT.onnx] [--memory]
-//   --reps N    timed pairs (default 5). One untimed 'disabled' session is created first
-//               (one-time initialization of onnxruntime: environment, kernel registries).
-//               Then N pairs, alternating the order (disabled then optimized, optimized
-//               then disabled, ...) so that a drift of machine load hits both levels.
+//                                        [--warmup MODEL] [--optimized-first]
+//   --reps N    timed pairs (default 5), alternating the order (disabled then optimized,
+//               optimized then disabled, ...) so that a drift of machine load hits both.
 //   --level L   the optimized level (default 'extended'; 'basic' or 'all' also work).
-//   --save OUT  afterwards, one more (untimed) session at level L with
-//               optimizedModelFilePath = OUT: onnxruntime writes the graph it optimized.
-//               That file is then loaded back in a session at 'disabled' and run once
-//               (every int64 input filled with small values, symbolic dims = 2), to
-//               check that it only holds operators onnxruntime-node can load and run.
-//   --save-in-timed  the first timed optimized session writes OUT (saves one session on
-//               models where a session takes minutes; the write is then in its time).
-//   --no-reload skip the load-back check of OUT.
+//   --warmup M  the model of the untimed warm-up session (default MODEL).
 //   --optimized-first  start the alternation with the optimized level.
-//   --warmup M  create the untimed warm-up session on model M instead of MODEL.
-//   --memory    instead of timing: create one session at level L, release it, and
-//               report the process's peak resident memory (process.resourceUsage()
-//               .maxRSS) and the resident memory before the session (Node.js +
-//               onnxruntime loaded, no model): run it in a process of its own.
-// Sessions: CPU execution provider, intraOpNumThreads 1, interOpNumThreads 1, sequential
-// (the thread pools are the same at both levels; one thread keeps the noise low). Each
-// session is released right after its creation is timed.
-// Prints one JSON line. Timing: {"model", "reps", "level", "disabled_ms": [...],
-// "optimized_ms": [...], "diff_ms": [...] (optimized - disabled, per pair),
-// "median_disabled_ms", "median_optimized_ms", "median_diff_ms", "saved", "reload_ok",
-// "reload_error", "max_rss_kb" (peak of the whole process: Node.js, onnxruntime, every
-// session, one at a time), "baseline_rss_kb" (resident before any session)}. Memory: {"model", "level", "max_rss_kb",
-// "baseline_rss_kb"}.
+// Each session runs in a fresh Node.js process: an untimed, quiet warm-up session first
+// (one-time initialization of onnxruntime: environment, kernel registries), then the
+// timed session with verbose logging to a file. The process is killed as soon as its log
+// reaches "Node placements" (the rest of the session is not needed), so the benchmark
+// also works at 100k nodes. Sessions: CPU execution provider, 1 intra-op and 1 inter-op
+// thread, sequential.
+// Prints one JSON line: {"model", "reps", "level", "disabled_ms": [...], "optimized_ms":
+// [...], "diff_ms": [...] (optimized − disabled, per pair), "median_disabled_ms",
+// "median_optimized_ms", "median_diff_ms", "nodes_disabled", "nodes_optimized" (the node
+// counts onnxruntime logs after each level, main graph), "max_rss_kb" (the largest peak
+// resident memory of a session process, read when its log reached the end of the phase),
+// "baseline_rss_kb" (resident memory of such a process before any session)}.
 'use strict';
+const childProcess = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
-const ort = require(path.join(__dirname, '..', 'node_modules', 'onnxruntime-node'));
+
+const ORT_PATH = path.join(__dirname, '..', 'node_modules', 'onnxruntime-node');
+const START_MARKER = 'Initializing session.';
+const END_MARKER = 'Node placements';
+const POLL_MS = 20;
 
 function parseArgs(argv) {
-  const a = { model: null, reps: 5, level: 'extended', save: null, memory: false, warmup: null,
-              saveInTimed: false, noReload: false, optimizedFirst: false };
+  const a = { model: null, reps: 5, level: 'extended', warmup: null, optimizedFirst: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--reps') a.reps = Number(argv[++i]);
     else if (argv[i] === '--level') a.level = argv[++i];
-    else if (argv[i] === '--save') a.save = argv[++i];
-    else if (argv[i] === '--memory') a.memory = true;
     else if (argv[i] === '--warmup') a.warmup = argv[++i];
-    else if (argv[i] === '--save-in-timed') a.saveInTimed = true;
-    else if (argv[i] === '--no-reload') a.noReload = true;
     else if (argv[i] === '--optimized-first') a.optimizedFirst = true;
     else if (!a.model && !argv[i].startsWith('-')) a.model = argv[i];
     else throw new Error(`unexpected argument ${argv[i]}`);
   }
   if (!a.model || !(a.reps >= 1) || !['basic', 'extended', 'all'].includes(a.level)) {
     console.error('usage: node bench/ort_optimize_time.js MODEL [--reps N] [--level extended] ' +
-                  '[--save OUT.onnx [--save-in-timed] [--no-reload]] [--warmup MODEL] [--optimized-first] [--memory]');
+                  '[--warmup MODEL] [--optimized-first]');
     process.exit(2);
   }
   return a;
@@ -66,99 +71,133 @@ function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-function options(level, extra) {
-  return {
-    executionProviders: ['cpu'],
-    graphOptimizationLevel: level,
-    executionMode: 'sequential',
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    ...extra,
-  };
+// The session process: a quiet warm-up session, then the timed one, logging verbosely to
+// stderr (which the parent points at a file). Writes its resident memory before any
+// session on stdout, and "session_created" once the timed session exists (its log is
+// complete then); then waits to be killed, so that the parent reads its peak memory from
+// /proc before it exits.
+async function sessionProcess(model, level, warmup) {
+  const ort = require(ORT_PATH);
+  const options = (lvl, severity) => ({
+    executionProviders: ['cpu'], graphOptimizationLevel: lvl, executionMode: 'sequential',
+    intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: severity, logVerbosityLevel: 0,
+  });
+  process.stdout.write(`baseline_rss_kb=${Math.round(process.memoryUsage().rss / 1024)}\n`);
+  const quiet = await ort.InferenceSession.create(warmup, options('disabled', 3));
+  await quiet.release();
+  await ort.InferenceSession.create(model, options(level, 0));
+  process.stdout.write('session_created\n');
+  setInterval(() => {}, 1 << 30);
 }
 
-async function timedCreate(model, level, extra) {
-  const t0 = process.hrtime.bigint();
-  const session = await ort.InferenceSession.create(model, options(level, extra));
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  await session.release();
-  return ms;
+// onnxruntime's log lines start with "YYYY-MM-DD HH:MM:SS.fffffffff"; returns ms of day.
+function timestampMs(line) {
+  const m = /\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)\.(\d+) \[/.exec(line);
+  if (!m) return null;
+  return ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000 + Number(`0.${m[4]}`) * 1000;
 }
 
-// Loads the optimized model back and runs it once on small inputs.
-async function reload(file) {
-  const session = await ort.InferenceSession.create(file, options('disabled'));
+function peakRssKb(pid) {
   try {
-    const feeds = {};
-    const meta = session.inputMetadata;
-    session.inputNames.forEach((name, i) => {
-      const m = meta ? meta[i] : null;
-      const dims = (m && m.shape ? m.shape : [2, 2]).map((d) => (typeof d === 'number' && d >= 0 ? d : 2));
-      const n = dims.reduce((p, d) => p * d, 1);
-      const type = m && m.type ? m.type : 'int64';
-      if (type === 'int64') feeds[name] = new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, k) => BigInt(k % 7)), dims);
-      else if (type === 'float32') feeds[name] = new ort.Tensor('float32', Float32Array.from({ length: n }, (_, k) => ((k % 13) - 6) / 10), dims);
-      else throw new Error(`input ${name}: type ${type} not handled by this check`);
-    });
-    await session.run(feeds);
-  } finally {
-    await session.release();
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch (e) {
+    return null;  // the process has already exited
   }
+}
+
+// Runs one session process at `level` and returns {ms, nodes, max_rss_kb, baseline_rss_kb}.
+function timedPhase(args, level) {
+  const logPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ort-phase-')), 'ort.log');
+  const log = fs.openSync(logPath, 'w+');
+  const child = childProcess.spawn(process.execPath,
+    [__filename, '--session-process', args.model, level, args.warmup || args.model],
+    { stdio: ['ignore', 'pipe', log] });
+  let stdout = '';
+  return new Promise((resolve, reject) => {
+    let text = '', offset = 0, done = false;
+    const finish = (error, result) => {
+      if (done) return;
+      done = true;
+      clearInterval(timer);
+      child.kill('SIGKILL');
+      fs.closeSync(log);
+      fs.rmSync(path.dirname(logPath), { recursive: true, force: true });
+      if (error) reject(error); else resolve(result);
+    };
+    const poll = () => {
+      const chunk = Buffer.alloc(1 << 16);
+      for (let n; (n = fs.readSync(log, chunk, 0, chunk.length, offset)) > 0; offset += n) {
+        text += chunk.toString('utf8', 0, n);
+      }
+      const lines = text.split('\n');
+      const start = lines.findIndex((l) => l.includes(START_MARKER));
+      const end = lines.findIndex((l, i) => i > start && start >= 0 && l.includes(END_MARKER));
+      if (start < 0 || end < 0) return false;
+      const rss = peakRssKb(child.pid);
+      const placed = lines.slice(end).map((l) => /Number of nodes: (\d+)/.exec(l)).find((m) => m);
+      let ms = timestampMs(lines[end]) - timestampMs(lines[start]);
+      if (ms < 0) ms += 24 * 3600 * 1000;  // across midnight
+      const base = /baseline_rss_kb=(\d+)/.exec(stdout);
+      finish(null, { ms, nodes: placed ? Number(placed[1]) : null, max_rss_kb: rss,
+                     baseline_rss_kb: base ? Number(base[1]) : null });
+      return true;
+    };
+    const timer = setInterval(poll, POLL_MS);
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      // A session that exists without the markers in its log: onnxruntime's messages
+      // changed, and this script must be updated.
+      if (stdout.includes('session_created') && !poll()) {
+        finish(new Error(`the verbose log of onnxruntime's session at '${level}' has no ` +
+                         `"${START_MARKER}" followed by "${END_MARKER}"`));
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (done || poll()) return;
+      const tail = text.split('\n').filter((l) => l.trim()).slice(-5).join('\n');
+      finish(new Error(`onnxruntime session process at '${level}' ended (${signal || `exit ${code}`}) ` +
+                       `before "${END_MARKER}"${tail ? `:\n${tail}` : ''}`));
+    });
+  });
 }
 
 async function main() {
-  const args = parseArgs(process.argv.slice(2));
-  if (args.memory) {
-    const baseline = process.memoryUsage().rss / 1024;
-    const session = await ort.InferenceSession.create(args.model, options(args.level));
-    await session.release();
-    console.log(JSON.stringify({
-      model: path.basename(args.model), level: args.level,
-      max_rss_kb: process.resourceUsage().maxRSS, baseline_rss_kb: Math.round(baseline),
-    }));
+  if (process.argv[2] === '--session-process') {
+    await sessionProcess(process.argv[3], process.argv[4], process.argv[5]);
     return;
   }
-  const baseline = process.memoryUsage().rss / 1024;
-  await timedCreate(args.warmup || args.model, 'disabled'); // warm-up, not counted
+  const args = parseArgs(process.argv.slice(2));
   const disabled = [], optimized = [], diff = [];
+  const nodes = { disabled: null, optimized: null };
+  let maxRss = 0, baseline = Infinity;
+  const run = async (level, key) => {
+    const r = await timedPhase(args, level);
+    nodes[key] = r.nodes;
+    maxRss = Math.max(maxRss, r.max_rss_kb || 0);
+    if (r.baseline_rss_kb) baseline = Math.min(baseline, r.baseline_rss_kb);
+    return r.ms;
+  };
   for (let r = 0; r < args.reps; r++) {
-    // --save-in-timed: the first optimized session of the loop writes the model.
-    const extra = args.save && args.saveInTimed && r === 0 ? { optimizedModelFilePath: args.save } : {};
     let d, o;
     if ((r + (args.optimizedFirst ? 1 : 0)) % 2 === 0) {
-      d = await timedCreate(args.model, 'disabled');
-      o = await timedCreate(args.model, args.level, extra);
+      d = await run('disabled', 'disabled');
+      o = await run(args.level, 'optimized');
     } else {
-      o = await timedCreate(args.model, args.level, extra);
-      d = await timedCreate(args.model, 'disabled');
+      o = await run(args.level, 'optimized');
+      d = await run('disabled', 'disabled');
     }
     disabled.push(d);
     optimized.push(o);
     diff.push(o - d);
   }
-  const result = {
+  console.log(JSON.stringify({
     model: path.basename(args.model), reps: args.reps, level: args.level,
     disabled_ms: disabled, optimized_ms: optimized, diff_ms: diff,
     median_disabled_ms: median(disabled), median_optimized_ms: median(optimized),
-    median_diff_ms: median(diff), saved: null, reload_ok: null, reload_error: null,
-  };
-  if (args.save) {
-    if (!args.saveInTimed) {
-      const session = await ort.InferenceSession.create(args.model, options(args.level, { optimizedModelFilePath: args.save }));
-      await session.release();
-    }
-    result.saved = args.save;
-    if (!args.noReload) try {
-      await reload(args.save);
-      result.reload_ok = true;
-    } catch (e) {
-      result.reload_ok = false;
-      result.reload_error = String(e.message || e).split('\n')[0];
-    }
-  }
-  result.max_rss_kb = process.resourceUsage().maxRSS;
-  result.baseline_rss_kb = Math.round(baseline);
-  console.log(JSON.stringify(result));
+    median_diff_ms: median(diff), nodes_disabled: nodes.disabled, nodes_optimized: nodes.optimized,
+    max_rss_kb: maxRss, baseline_rss_kb: Number.isFinite(baseline) ? baseline : null,
+  }));
 }
 
 main().catch((e) => { console.error(e.stack || String(e)); process.exit(3); });
