@@ -30,9 +30,9 @@ def main():
             row["cli"] = payload
     print("| L | nodes | load+save ms | InferShapes ms | onnxopt Optimize ms | Replay ms "
           "| ORT phase disabled ms | ORT phase extended ms | ORT optimization ms (ext - dis) "
-          "| Optimize / ORT optimization | Optimize / load+save "
+          "| ORT whole session ext - dis ms | Optimize / ORT optimization | Optimize / load+save "
           "| nodes after onnxopt | nodes after ORT extended | peak MB onnxopt | peak MB ORT (node) |")
-    print("|" + "---:|" * 15)
+    print("|" + "---:|" * 16)
     notes = []
     for l in sorted(rows):
         row = rows[l]
@@ -50,23 +50,26 @@ def main():
         peak_cli = float(cli.get("peak_kb", "nan")) / 1024
         common = f"| {l} | {o[0]['nodes']} | {ls:.1f} | {f('infer_shapes_ms'):.1f} | {opt:.1f} | {f('replay_ms'):.1f} "
         if not ort:  # BENCH_ORT_MAX_LAYERS: the onnxopt side only
-            print(common + f"| — | — | — | — | {opt / ls:.2f} | {o[0]['nodes_after']} | — | {peak_cli:.0f} | — |")
+            print(common + f"| — | — | — | — | — | {opt / ls:.2f} | {o[0]['nodes_after']} | — | {peak_cli:.0f} | — |")
             notes.append(f"L={l}: {len(o)} onnxopt repetitions; onnxruntime not run (BENCH_ORT_MAX_LAYERS)")
             continue
         dis = med([x for r in ort for x in r["disabled_ms"]])
         ext = med([x for r in ort for x in r["optimized_ms"]])
         diff = med([x for r in ort for x in r["diff_ms"]])
         ratio_ort = f"{opt / diff:.2f}" if diff > 0 else "n/a (diff < 0)"
+        whole = [x for r in ort for x in r.get("whole_diff_ms", [])]
+        whole_diff = f"{med(whole):.1f}" if whole else "—"
         ort_nodes = {r["nodes_optimized"] for r in ort}
         if len(ort_nodes) != 1 or None in ort_nodes:
             notes.append(f"L={l}: onnxruntime's logged node counts after optimization: {ort_nodes}")
         ort_nodes = "?" if None in ort_nodes else str(max(ort_nodes))
         peak_ort = max(r["max_rss_kb"] for r in ort) / 1024
         base_ort = min(r["baseline_rss_kb"] for r in ort) / 1024
-        print(common + f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {ratio_ort} | {opt / ls:.2f} "
+        print(common + f"| {dis:.1f} | {ext:.1f} | {diff:.1f} | {whole_diff} | {ratio_ort} | {opt / ls:.2f} "
               f"| {o[0]['nodes_after']} | {ort_nodes} | {peak_cli:.0f} | {peak_ort:.0f} (base {base_ort:.0f}) |")
         notes.append(f"L={l}: {len(o)} onnxopt repetitions, {len(ort)} onnxruntime pairs; per-pair ORT "
-                     f"ext - dis (ms): {', '.join(f'{x:.1f}' for r in ort for x in r['diff_ms'])}")
+                     f"ext - dis (ms): {', '.join(f'{x:.1f}' for r in ort for x in r['diff_ms'])}"
+                     + (f"; whole sessions: {', '.join(f'{x:.1f}' for x in whole)}" if whole else ""))
     print()
     for n in notes:
         print("- " + n)

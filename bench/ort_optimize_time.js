@@ -24,6 +24,9 @@
 //   --level L   the optimized level (default 'extended'; 'basic' or 'all' also work).
 //   --warmup M  the model of the untimed warm-up session (default MODEL).
 //   --optimized-first  start the alternation with the optimized level.
+//   --whole-session  also let each session finish and report the time of the whole
+//               InferenceSession.create (load included): the definition this replaces,
+//               for comparison on models small enough for it.
 // Each session runs in a fresh Node.js process: an untimed, quiet warm-up session first
 // (one-time initialization of onnxruntime: environment, kernel registries), then the
 // timed session with verbose logging to a file. The process is killed as soon as its log
@@ -35,7 +38,8 @@
 // "median_optimized_ms", "median_diff_ms", "nodes_disabled", "nodes_optimized" (the node
 // counts onnxruntime logs after each level, main graph), "max_rss_kb" (the largest peak
 // resident memory of a session process, read when its log reached the end of the phase),
-// "baseline_rss_kb" (resident memory of such a process before any session)}.
+// "baseline_rss_kb" (resident memory of such a process before any session)}; with
+// --whole-session also "whole_disabled_ms", "whole_optimized_ms", "whole_diff_ms".
 'use strict';
 const childProcess = require('child_process');
 const fs = require('fs');
@@ -48,18 +52,20 @@ const END_MARKER = 'Node placements';
 const POLL_MS = 20;
 
 function parseArgs(argv) {
-  const a = { model: null, reps: 5, level: 'extended', warmup: null, optimizedFirst: false };
+  const a = { model: null, reps: 5, level: 'extended', warmup: null, optimizedFirst: false,
+              wholeSession: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--reps') a.reps = Number(argv[++i]);
     else if (argv[i] === '--level') a.level = argv[++i];
     else if (argv[i] === '--warmup') a.warmup = argv[++i];
     else if (argv[i] === '--optimized-first') a.optimizedFirst = true;
+    else if (argv[i] === '--whole-session') a.wholeSession = true;
     else if (!a.model && !argv[i].startsWith('-')) a.model = argv[i];
     else throw new Error(`unexpected argument ${argv[i]}`);
   }
   if (!a.model || !(a.reps >= 1) || !['basic', 'extended', 'all'].includes(a.level)) {
     console.error('usage: node bench/ort_optimize_time.js MODEL [--reps N] [--level extended] ' +
-                  '[--warmup MODEL] [--optimized-first]');
+                  '[--warmup MODEL] [--optimized-first] [--whole-session]');
     process.exit(2);
   }
   return a;
@@ -73,9 +79,9 @@ function median(xs) {
 
 // The session process: a quiet warm-up session, then the timed one, logging verbosely to
 // stderr (which the parent points at a file). Writes its resident memory before any
-// session on stdout, and "session_created" once the timed session exists (its log is
-// complete then); then waits to be killed, so that the parent reads its peak memory from
-// /proc before it exits.
+// session on stdout, and, once the timed session exists (its log is complete then), the
+// time its creation took (load included) and "session_created"; then waits to be
+// killed, so that the parent reads its peak memory from /proc before it exits.
 async function sessionProcess(model, level, warmup) {
   const ort = require(ORT_PATH);
   const options = (lvl, severity) => ({
@@ -85,8 +91,10 @@ async function sessionProcess(model, level, warmup) {
   process.stdout.write(`baseline_rss_kb=${Math.round(process.memoryUsage().rss / 1024)}\n`);
   const quiet = await ort.InferenceSession.create(warmup, options('disabled', 3));
   await quiet.release();
+  const t0 = process.hrtime.bigint();
   await ort.InferenceSession.create(model, options(level, 0));
-  process.stdout.write('session_created\n');
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  process.stdout.write(`create_ms=${ms}\nsession_created\n`);
   setInterval(() => {}, 1 << 30);
 }
 
@@ -106,16 +114,16 @@ function peakRssKb(pid) {
   }
 }
 
-// Runs one session process at `level` and returns {ms, nodes, max_rss_kb, baseline_rss_kb}.
+// Runs one session process at `level` and returns {ms, nodes, max_rss_kb,
+// baseline_rss_kb, whole_ms} (whole_ms: with --whole-session only).
 function timedPhase(args, level) {
   const logPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ort-phase-')), 'ort.log');
   const log = fs.openSync(logPath, 'w+');
   const child = childProcess.spawn(process.execPath,
     [__filename, '--session-process', args.model, level, args.warmup || args.model],
     { stdio: ['ignore', 'pipe', log] });
-  let stdout = '';
   return new Promise((resolve, reject) => {
-    let text = '', offset = 0, done = false;
+    let text = '', offset = 0, stdout = '', phase = null, done = false;
     const finish = (error, result) => {
       if (done) return;
       done = true;
@@ -125,36 +133,43 @@ function timedPhase(args, level) {
       fs.rmSync(path.dirname(logPath), { recursive: true, force: true });
       if (error) reject(error); else resolve(result);
     };
-    const poll = () => {
+    // Reads what the log has gained; once it holds both markers, records the phase and
+    // the peak memory of the process at that moment.
+    const readLog = () => {
       const chunk = Buffer.alloc(1 << 16);
       for (let n; (n = fs.readSync(log, chunk, 0, chunk.length, offset)) > 0; offset += n) {
         text += chunk.toString('utf8', 0, n);
       }
+      if (phase) return;
       const lines = text.split('\n');
       const start = lines.findIndex((l) => l.includes(START_MARKER));
       const end = lines.findIndex((l, i) => i > start && start >= 0 && l.includes(END_MARKER));
-      if (start < 0 || end < 0) return false;
-      const rss = peakRssKb(child.pid);
+      if (start < 0 || end < 0) return;
       const placed = lines.slice(end).map((l) => /Number of nodes: (\d+)/.exec(l)).find((m) => m);
       let ms = timestampMs(lines[end]) - timestampMs(lines[start]);
       if (ms < 0) ms += 24 * 3600 * 1000;  // across midnight
-      const base = /baseline_rss_kb=(\d+)/.exec(stdout);
-      finish(null, { ms, nodes: placed ? Number(placed[1]) : null, max_rss_kb: rss,
-                     baseline_rss_kb: base ? Number(base[1]) : null });
-      return true;
+      phase = { ms, nodes: placed ? Number(placed[1]) : null, max_rss_kb: peakRssKb(child.pid) };
     };
-    const timer = setInterval(poll, POLL_MS);
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      // A session that exists without the markers in its log: onnxruntime's messages
-      // changed, and this script must be updated.
-      if (stdout.includes('session_created') && !poll()) {
+    const settle = () => {
+      readLog();
+      const created = stdout.includes('session_created');  // the log is complete then
+      if (phase && (created || !args.wholeSession)) {
+        const base = /baseline_rss_kb=(\d+)/.exec(stdout);
+        const whole = /create_ms=([\d.]+)/.exec(stdout);
+        finish(null, { ...phase, baseline_rss_kb: base ? Number(base[1]) : null,
+                       whole_ms: whole ? Number(whole[1]) : null });
+      } else if (created && !phase) {
+        // onnxruntime's messages changed: this script must be updated.
         finish(new Error(`the verbose log of onnxruntime's session at '${level}' has no ` +
                          `"${START_MARKER}" followed by "${END_MARKER}"`));
       }
-    });
+    };
+    const timer = setInterval(settle, POLL_MS);
+    child.stdout.on('data', (d) => { stdout += d; settle(); });
     child.on('exit', (code, signal) => {
-      if (done || poll()) return;
+      if (done) return;  // killed by finish()
+      settle();
+      if (done) return;
       const tail = text.split('\n').filter((l) => l.trim()).slice(-5).join('\n');
       finish(new Error(`onnxruntime session process at '${level}' ended (${signal || `exit ${code}`}) ` +
                        `before "${END_MARKER}"${tail ? `:\n${tail}` : ''}`));
@@ -168,36 +183,36 @@ async function main() {
     return;
   }
   const args = parseArgs(process.argv.slice(2));
-  const disabled = [], optimized = [], diff = [];
-  const nodes = { disabled: null, optimized: null };
+  // Per level: phase times, whole-session times (--whole-session), the logged node count.
+  const runs = { disabled: { ms: [], whole: [] }, optimized: { ms: [], whole: [] } };
   let maxRss = 0, baseline = Infinity;
-  const run = async (level, key) => {
-    const r = await timedPhase(args, level);
-    nodes[key] = r.nodes;
+  const run = async (key) => {
+    const r = await timedPhase(args, key === 'disabled' ? 'disabled' : args.level);
+    runs[key].ms.push(r.ms);
+    runs[key].whole.push(r.whole_ms);
+    runs[key].nodes = r.nodes;
     maxRss = Math.max(maxRss, r.max_rss_kb || 0);
     if (r.baseline_rss_kb) baseline = Math.min(baseline, r.baseline_rss_kb);
-    return r.ms;
   };
   for (let r = 0; r < args.reps; r++) {
-    let d, o;
-    if ((r + (args.optimizedFirst ? 1 : 0)) % 2 === 0) {
-      d = await run('disabled', 'disabled');
-      o = await run(args.level, 'optimized');
-    } else {
-      o = await run(args.level, 'optimized');
-      d = await run('disabled', 'disabled');
-    }
-    disabled.push(d);
-    optimized.push(o);
-    diff.push(o - d);
+    const order = (r + (args.optimizedFirst ? 1 : 0)) % 2 === 0 ? ['disabled', 'optimized'] : ['optimized', 'disabled'];
+    for (const key of order) await run(key);
   }
-  console.log(JSON.stringify({
+  const { disabled, optimized } = runs;
+  const diff = optimized.ms.map((o, i) => o - disabled.ms[i]);
+  const result = {
     model: path.basename(args.model), reps: args.reps, level: args.level,
-    disabled_ms: disabled, optimized_ms: optimized, diff_ms: diff,
-    median_disabled_ms: median(disabled), median_optimized_ms: median(optimized),
-    median_diff_ms: median(diff), nodes_disabled: nodes.disabled, nodes_optimized: nodes.optimized,
+    disabled_ms: disabled.ms, optimized_ms: optimized.ms, diff_ms: diff,
+    median_disabled_ms: median(disabled.ms), median_optimized_ms: median(optimized.ms),
+    median_diff_ms: median(diff), nodes_disabled: disabled.nodes, nodes_optimized: optimized.nodes,
     max_rss_kb: maxRss, baseline_rss_kb: Number.isFinite(baseline) ? baseline : null,
-  }));
+  };
+  if (args.wholeSession) {
+    result.whole_disabled_ms = disabled.whole;
+    result.whole_optimized_ms = optimized.whole;
+    result.whole_diff_ms = optimized.whole.map((o, i) => o - disabled.whole[i]);
+  }
+  console.log(JSON.stringify(result));
 }
 
 main().catch((e) => { console.error(e.stack || String(e)); process.exit(3); });

@@ -2,7 +2,8 @@
 # Checks bench/ort_optimize_time.js, the onnxruntime side of bench/run, on 1- and 2-layer
 # synthetic decoders: it must find onnxruntime's log markers at both levels, report the
 # node count of the model it was given at 'disabled' and a smaller one at 'extended',
-# give per-pair times whose differences are what it prints, and fail with exit 3 and the
+# give per-pair times whose differences are what it prints, phases shorter than the
+# whole session creation that contains them (--whole-session), and fail with exit 3 and the
 # model's name when a session cannot be created. A new onnxruntime-node whose log lines
 # differ makes this test fail instead of the benchmark hanging or reporting nonsense.
 # Usage: tests/ort/ort_optimize_time_selftest.sh   (needs node, onnxruntime-node in
@@ -19,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$python" "$root/bench/make_decoder.py" --layers 1 "$tmp/warmup.onnx" >/dev/null
 nodes=$("$python" "$root/bench/make_decoder.py" --layers 2 "$tmp/decoder.onnx")
 "$node" "$root/bench/ort_optimize_time.js" "$tmp/decoder.onnx" --reps 2 \
-  --warmup "$tmp/warmup.onnx" >"$tmp/result.json"
+  --warmup "$tmp/warmup.onnx" --whole-session >"$tmp/result.json"
 cat "$tmp/result.json"
 NODES=$nodes "$node" -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -33,6 +34,9 @@ NODES=$nodes "$node" -e '
   r.diff_ms.forEach((d, i) => {
     if (!(r.disabled_ms[i] > 0 && r.optimized_ms[i] > 0)) fail(`pair ${i}: a phase took no time`);
     if (Math.abs(d - (r.optimized_ms[i] - r.disabled_ms[i])) > 1e-9) fail(`pair ${i}: diff is not optimized - disabled`);
+    // The phase is a part of the whole session creation.
+    if (!(r.whole_disabled_ms[i] > r.disabled_ms[i] && r.whole_optimized_ms[i] > r.optimized_ms[i]))
+      fail(`pair ${i}: a whole session took less time than its initialization phase`);
   });
   if (!(r.max_rss_kb > r.baseline_rss_kb && r.baseline_rss_kb > 0)) fail("memory figures missing");
   console.log("PASS  markers, node counts and times");
