@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/builder/dense_index.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/pattern.h"
@@ -143,13 +144,22 @@ class GraphGraph {
   struct ValueUses {
     const NodeProto* producer = nullptr;
     std::vector<const NodeProto*> consumers;
+    // IsConstant's answer, once known for this index (node outputs only).
+    std::optional<bool> constant;
   };
 
   void BuildIndex() const;
+  // The entry of `name` in the index being built, added (reusing a spare one) if new.
+  ValueUses& AddValue(std::string_view name) const;
   void Refresh() const {
     if (index_stale_) BuildIndex();
   }
-  const ValueUses* Uses(std::string_view name) const;
+  const ValueUses* Uses(std::string_view name) const { return FindUses(name); }
+  // The same entry, for the answers the index caches (IsConstant).
+  ValueUses* FindUses(std::string_view name) const;
+  // Position of `node` in the index as it is, even when a batch made it stale (records
+  // name the positions before the batch); throws BuilderError for an unindexed node.
+  std::size_t IndexedPosition(const NodeProto& node) const;
   // Whether `name` is constant when that follows without looking at its producer's
   // inputs; nullopt when it depends on them.
   std::optional<bool> ConstantBaseCase(std::string_view name) const;
@@ -166,9 +176,13 @@ class GraphGraph {
   std::vector<std::shared_ptr<const PatternOptimization>> patterns_;
   OptimizerOptions options_;
 
-  // The index (views into the builder's names: valid until the graph changes).
-  mutable std::unordered_map<std::string_view, ValueUses> uses_;
-  mutable std::unordered_map<const NodeProto*, std::size_t> positions_;
+  // The index (views into the builder's names: valid until the graph changes). Value
+  // names number the entries of values_; values_ keeps the entries (and the capacity of
+  // their consumer lists) of earlier builds beyond value_index_.size() for reuse.
+  mutable DenseIndex<std::string_view> value_index_;
+  mutable std::vector<ValueUses> values_;
+  // Nodes numbered by position.
+  mutable DenseIndex<const NodeProto*, PointerHash> positions_;
   // Positions of the nodes of each op type, ascending.
   mutable std::unordered_map<std::string_view, std::vector<std::size_t>> by_op_type_;
   mutable StringSet outputs_;
@@ -176,8 +190,6 @@ class GraphGraph {
   mutable StringMap<std::vector<const NodeProto*>> subgraph_readers_;
   mutable StringSet inputs_;
   mutable std::unordered_map<std::string_view, const TensorProto*> initializers_;
-  // IsConstant answers for this index.
-  mutable StringMap<bool> constant_status_;
 
   // Constants computed so far, by value name (kept across batches: names are not reused
   // with another value).

@@ -353,7 +353,7 @@ class GraphGraph::Driver {
       LocalRewriting& record = batch[p];
       record.pattern = *f.pattern;
       for (const NodeProto* node : f.match.nodes)
-        if (node) record.matched_nodes.push_back(g_.positions_.at(node));
+        if (node) record.matched_nodes.push_back(g_.IndexedPosition(*node));
       record.iteration = batch_;
       record.graph_path = g_.builder_.Path();
       record.match_time_ns = f.match_time_ns;
@@ -415,7 +415,7 @@ class GraphGraph::Driver {
             if (removed.contains(producer))
               fail(pattern, "a replacement node reads '" + input + "', whose producer " + Describe(*producer) +
                                 " the batch removes");
-            if (new_position[g_.positions_.at(producer)] >= position)
+            if (new_position[g_.IndexedPosition(*producer)] >= position)
               fail(pattern, "a replacement node is placed before " + Describe(*producer) + ", which produces its input '" +
                                 input + "' (set insert_at)");
           } else if (!defined_outside(input)) {
@@ -444,7 +444,7 @@ class GraphGraph::Driver {
             continue;
           }
           for (const NodeProto* reader : readers)
-            if (new_position[g_.positions_.at(reader)] < def->second)
+            if (new_position[g_.IndexedPosition(*reader)] < def->second)
               fail(pattern, "the replacement defines '" + output + "' after its reader " + Describe(*reader) +
                                 " (set insert_at)");
         }
