@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "onnx_core/builder/dense_index.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -168,7 +169,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
 
 void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
   // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
-  std::unordered_set<std::string_view> live;
+  DenseIndex<std::string_view> live;
   live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
   for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
   std::deque<std::set<std::string>> nested_reads;
@@ -308,10 +309,49 @@ bool CanMerge(const NodeProto& duplicate, const NodeProto& kept, const NameSet& 
   return true;
 }
 
+// The distinct computations met so far in a walk, grouped by ComputationHash: each group
+// lists its nodes in the order they were added. Groups are chains through one vector (no
+// allocation per node: the walk meets every node of a large graph at each cleanup).
+class ComputationGroups {
+ public:
+  explicit ComputationGroups(std::size_t nodes) {
+    groups_.reserve(nodes);
+    members_.reserve(nodes);
+  }
+
+  // The first member of `node`'s group that computes the same, else null.
+  const NodeProto* FindSame(std::size_t hash, const NodeProto& node) const {
+    const std::uint32_t group = groups_.find(hash);
+    if (group == groups_.kNone) return nullptr;
+    for (std::uint32_t member = ends_[group].first; member != kEnd; member = members_[member].next)
+      if (SameComputation(node, *members_[member].node)) return members_[member].node;
+    return nullptr;
+  }
+
+  void Add(std::size_t hash, const NodeProto& node) {
+    const auto [group, added] = groups_.insert(hash);
+    const auto member = static_cast<std::uint32_t>(members_.size());
+    members_.push_back(Member{&node, kEnd});
+    if (added)
+      ends_.emplace_back(member, member);
+    else
+      members_[std::exchange(ends_[group].second, member)].next = member;
+  }
+
+ private:
+  static constexpr std::uint32_t kEnd = UINT32_MAX;
+  struct Member {
+    const NodeProto* node;
+    std::uint32_t next;
+  };
+  DenseIndex<std::size_t> groups_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ends_;  // first and last member of each group
+  std::vector<Member> members_;
+};
+
 void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
   const NameSet outputs = OutputNames(builder);
-  std::unordered_map<std::size_t, std::vector<const NodeProto*>> seen;
-  seen.reserve(static_cast<std::size_t>(builder.Nodes().size()));
+  ComputationGroups seen(static_cast<std::size_t>(builder.Nodes().size()));
   std::unordered_set<const NodeProto*> dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
@@ -320,16 +360,15 @@ void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
     if (!renames.Empty())
       for (std::string& input : *node.mutable_input()) renames.Apply(input);
     if (!IsMergeable(node)) continue;
-    std::vector<const NodeProto*>& bucket = seen[ComputationHash(node)];
-    auto same = std::find_if(bucket.begin(), bucket.end(),
-                             [&](const NodeProto* other) { return SameComputation(node, *other); });
-    if (same == bucket.end()) {
-      bucket.push_back(&node);
+    const std::size_t hash = ComputationHash(node);
+    const NodeProto* same = seen.FindSame(hash, node);
+    if (!same) {
+      seen.Add(hash, node);
       continue;
     }
-    if (!CanMerge(node, **same, outputs)) continue;
+    if (!CanMerge(node, *same, outputs)) continue;
     for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty()) renames.Add(node.output(i), (*same)->output(i));
+      if (!node.output(i).empty()) renames.Add(node.output(i), same->output(i));
     dead.insert(&node);
   }
   result.removed_nodes += RemoveNodes(builder, dead);
