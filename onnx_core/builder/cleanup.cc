@@ -42,7 +42,7 @@ class RenameChain {
   bool Empty() const { return map_.empty(); }
 
   void Apply(std::string& name) const {
-    if (map_.contains(name)) name = Resolve(name);
+    if (auto it = map_.find(name); it != map_.end()) name = Resolve(it->second);
   }
 
   // Each source mapped straight to its final name, so the map can be applied in one walk.
@@ -57,8 +57,8 @@ class RenameChain {
   }
 
   void Record(const GraphBuilder& builder, const RenameMap& final, CleanupResult& result) const {
-    for (const std::string& from : order_)
-      result.renames.push_back(ValueRename{builder.PathString(), from, final.at(from)});
+    const std::string path = builder.PathString();
+    for (const std::string& from : order_) result.renames.push_back(ValueRename{path, from, final.at(from)});
   }
 
  private:
@@ -125,12 +125,18 @@ struct Slot {
 
 void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
   // Most calls find nothing to do: a scan of op types is much cheaper than the walk below.
+  const NameSet outputs = OutputNames(builder);
   NameSet identity_inputs;
-  for (const NodeProto& node : builder.Nodes())
-    if (IsPlainIdentity(node)) identity_inputs.insert(node.input(0));
+  // Producers matter only to identities that write a graph output; when none does (the
+  // usual case), the walk need not look up every node's outputs.
+  bool output_identities = false;
+  for (const NodeProto& node : builder.Nodes()) {
+    if (!IsPlainIdentity(node)) continue;
+    identity_inputs.insert(node.input(0));
+    output_identities = output_identities || outputs.contains(node.output(0));
+  }
   if (identity_inputs.empty()) return;
 
-  const NameSet outputs = OutputNames(builder);
   // Producers of the values identities read (only those can take over a graph output).
   std::unordered_map<std::string, Slot> producers;
   std::unordered_set<const NodeProto*> dead;
@@ -158,6 +164,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
         continue;
       }
     }
+    if (!output_identities) continue;
     for (int i = 0; i < node.output_size(); ++i)
       if (identity_inputs.contains(node.output(i))) producers.emplace(node.output(i), Slot{&node, i});
   }

@@ -256,8 +256,8 @@ bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broa
 
 const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
   Refresh();
-  if (auto it = computed_.find(name); it != computed_.end()) return it->second.get();
-  if (not_computable_.contains(name) || !IsConstant(name)) return nullptr;
+  if (const std::unique_ptr<TensorProto>* known = computed_.find(name)) return known->get();
+  if (!IsConstant(name)) return nullptr;
   if (auto it = initializers_.find(name); it != initializers_.end())
     return ir::HasExternalData(*it->second) ? nullptr : it->second;
   const NodeProto* producer = NodeBefore(name);
@@ -269,8 +269,7 @@ const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
     return nullptr;
   }
   ComputeConstants(*producer);
-  auto it = computed_.find(name);
-  return it == computed_.end() ? nullptr : it->second.get();
+  return Computed(name);
 }
 
 void GraphGraph::ComputeConstants(const NodeProto& target) {
@@ -283,7 +282,7 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
     needed.push_back(node);
     if (IsDefaultOp(*node, "Constant") || HasStaticShapeValue(builder_, *node)) continue;
     for (const std::string& input : node->input()) {
-      if (input.empty() || computed_.contains(input)) continue;
+      if (input.empty() || Computed(input)) continue;
       const NodeProto* producer = NodeBefore(input);
       if (producer && seen.insert(producer).second) stack.push_back(producer);
     }
@@ -292,9 +291,10 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
             [&](const NodeProto* a, const NodeProto* b) { return Position(*a) < Position(*b); });
   for (const NodeProto* node : needed) {
     if (!ComputeNode(*node)) {
-      for (const std::string& output : node->output()) not_computable_.insert(output);
       // Everything downstream needs this node: stop here.
-      for (const std::string& output : target.output()) not_computable_.insert(output);
+      for (const auto* outputs : {&node->output(), &target.output()})
+        for (const std::string& output : *outputs)
+          if (!computed_.find(output)) computed_.set(output, nullptr);
       return;
     }
   }
@@ -302,7 +302,7 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
 
 bool GraphGraph::ComputeNode(const NodeProto& node) {
   if (std::all_of(node.output().begin(), node.output().end(),
-                  [&](const std::string& output) { return output.empty() || computed_.contains(output); }))
+                  [&](const std::string& output) { return output.empty() || Computed(output); }))
     return true;
   std::vector<std::unique_ptr<TensorProto>> results;
   if (IsDefaultOp(node, "Constant")) {
@@ -337,7 +337,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
   }
   if (results.size() != static_cast<std::size_t>(node.output_size())) return false;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (results[i]) computed_.insert_or_assign(node.output(static_cast<int>(i)), std::move(results[i]));
+    if (results[i]) computed_.set(node.output(static_cast<int>(i)), std::move(results[i]));
   return true;
 }
 

@@ -29,6 +29,7 @@
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/shapes/sym_tensor.h"
+#include "onnx_core/utils/name_table.h"
 
 namespace onnxopt::core::builder {
 
@@ -192,9 +193,14 @@ class GraphGraph {
   mutable std::unordered_map<std::string_view, const TensorProto*> initializers_;
 
   // Constants computed so far, by value name (kept across batches: names are not reused
-  // with another value).
-  StringMap<std::unique_ptr<TensorProto>> computed_;
-  StringSet not_computable_;
+  // with another value); null for the values found not computable. One table, so that the
+  // common query (a value that is neither) costs one lookup.
+  utils::NameTable<std::unique_ptr<TensorProto>> computed_;
+  // The computed value of `name`, or null (not computed yet, or not computable).
+  const TensorProto* Computed(std::string_view name) const {
+    const std::unique_ptr<TensorProto>* known = computed_.find(name);
+    return known ? known->get() : nullptr;
+  }
 };
 
 }  // namespace onnxopt::core::builder

@@ -165,9 +165,12 @@ class GraphGraph::Driver {
     }
     std::vector<std::size_t> positions;
     for (const std::string& op : ops)
-      if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end())
+      if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end()) {
+        // Each op type's positions are ascending: merge instead of sorting them all.
+        const auto middle = static_cast<std::ptrdiff_t>(positions.size());
         positions.insert(positions.end(), it->second.begin(), it->second.end());
-    if (ops.size() > 1) std::sort(positions.begin(), positions.end());
+        std::inplace_merge(positions.begin(), positions.begin() + middle, positions.end());
+      }
     candidates.reserve(positions.size());
     for (std::size_t position : positions) candidates.push_back(&nodes.Get(static_cast<int>(position)));
     return candidates;
@@ -176,7 +179,7 @@ class GraphGraph::Driver {
   std::vector<Found> MatchAll(int threshold) {
     const auto start = Clock::now();
     std::vector<Found> found;
-    std::unordered_set<const NodeProto*> marked;
+    DenseIndex<const NodeProto*, PointerHash> marked;
     for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold) continue;
@@ -210,7 +213,7 @@ class GraphGraph::Driver {
   // Whether no node of `match` is claimed already or protected. Nodes outside the graph
   // are a bug in the pattern.
   bool Claimable(const PatternOptimization& pattern, const MatchResult& match,
-                 const std::unordered_set<const NodeProto*>& marked) const {
+                 const DenseIndex<const NodeProto*, PointerHash>& marked) const {
     bool any = false, claimable = true;
     for (const NodeProto* node : match.nodes) {
       if (!node) continue;
