@@ -135,7 +135,9 @@ class GraphGraph {
   //   duplicate initializers). When nothing matches, the threshold rises to the next
   //   priority; the loop ends when the highest one matches nothing, or after `max_iter`
   //   iterations (default max(node count, 10) * number of priorities), which the report
-  //   notes. Returns every applied batch in order.
+  //   notes. After an iteration that matched nothing, the graph is unchanged and only the
+  //   patterns of the new priority are tried (Match only reads the graph: the others
+  //   would find nothing to apply again). Returns every applied batch in order.
   std::vector<LocalRewriting> Optimize(int max_iter = -1, OptimizationReport* report = nullptr);
 
  private:

@@ -1,6 +1,7 @@
 // GraphGraph::Optimize: the match/apply loop, its batches and their records.
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -94,6 +95,7 @@ class GraphGraph::Driver {
     for (const auto& pattern : g_.patterns_) fast_op_types_.push_back(pattern->FastOpType());
 
     std::size_t level = 0;
+    bool changed = true;  // by the last iteration
     for (int iteration = 0; !priorities.empty();) {
       if (iteration >= max_iter) {
         report_.reached_max_iter = true;
@@ -111,14 +113,20 @@ class GraphGraph::Driver {
         g_.BuildIndex();
         report_.indexing_time_ns += Since(start);
       }
-      std::vector<Found> found = MatchAll(priorities[level]);
+      // When the previous iteration applied nothing, the graph is the same: the patterns it
+      // tried would find nothing to apply again (Match only reads the graph), so only those
+      // of the new priority run.
+      const int tried = level > 0 && !changed ? priorities[level - 1] : INT_MIN;
+      std::vector<Found> found = MatchAll(priorities[level], tried);
       if (found.empty()) {
         if (level + 1 == priorities.size()) break;
         ++level;
+        changed = false;
         continue;
       }
       const std::vector<const TensorProto*> added_initializers = ApplyAll(found);
       Cleanup(&added_initializers);
+      changed = true;
     }
     report_.nodes_after += static_cast<std::size_t>(builder.Nodes().size());
   }
@@ -176,13 +184,14 @@ class GraphGraph::Driver {
     return candidates;
   }
 
-  std::vector<Found> MatchAll(int threshold) {
+  // Matches the patterns of priority in (tried, threshold].
+  std::vector<Found> MatchAll(int threshold, int tried) {
     const auto start = Clock::now();
     std::vector<Found> found;
     DenseIndex<const NodeProto*, PointerHash> marked;
     for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
       const auto& pattern = g_.patterns_[p];
-      if (pattern->priority > threshold) continue;
+      if (pattern->priority > threshold || pattern->priority <= tried) continue;
       PatternStats& stats = report_.Pattern(pattern->Name(), pattern->priority);
       for (const NodeProto* candidate : Candidates(p)) {
         if (marked.contains(candidate)) continue;
