@@ -29,8 +29,8 @@ using NameSet = std::unordered_set<std::string>;
 class RenameChain {
  public:
   void Add(const std::string& from, const std::string& to) {
-    order_.push_back(from);
-    map_[from] = to;
+    // The map's keys do not move: order_ points at them instead of copying them.
+    order_.push_back(&map_.insert_or_assign(from, to).first->first);
   }
 
   std::string Resolve(const std::string& name) const {
@@ -45,32 +45,30 @@ class RenameChain {
     if (auto it = map_.find(name); it != map_.end()) name = Resolve(it->second);
   }
 
-  // Each source mapped straight to its final name, so the map can be applied in one walk.
-  // Usually no target is itself renamed, and the map is final as it is.
-  RenameMap Final() const {
-    const bool chained =
-        std::any_of(map_.begin(), map_.end(), [&](const auto& entry) { return map_.contains(entry.second); });
-    if (!chained) return map_;
-    RenameMap final;
-    for (const auto& [from, to] : map_) final.emplace(from, Resolve(to));
-    return final;
+  // Maps each source straight to its final name, so that the map can be applied in one
+  // walk (usually no target is itself renamed, and nothing changes). Ends the chain's use
+  // for lookups: it returns the map itself, not a copy.
+  const RenameMap& Finish() {
+    for (auto& [from, to] : map_)
+      if (map_.contains(to)) to = Resolve(to);
+    return map_;
   }
 
-  void Record(const GraphBuilder& builder, const RenameMap& final, CleanupResult& result) const {
+  // After Finish.
+  void Record(const GraphBuilder& builder, CleanupResult& result) const {
     const std::string path = builder.PathString();
-    for (const std::string& from : order_) result.renames.push_back(ValueRename{path, from, final.at(from)});
+    for (const std::string* from : order_) result.renames.push_back(ValueRename{path, *from, map_.at(*from)});
   }
 
  private:
   RenameMap map_;
-  std::vector<std::string> order_;
+  std::vector<const std::string*> order_;
 };
 
 // Applies the pass's renames to the graph and its nested graphs, and records them.
-void Commit(GraphBuilder& builder, const RenameChain& renames, CleanupResult& result) {
-  const RenameMap final = renames.Final();
-  builder.RenameUses(final);
-  renames.Record(builder, final, result);
+void Commit(GraphBuilder& builder, RenameChain& renames, CleanupResult& result) {
+  builder.RenameUses(renames.Finish());
+  renames.Record(builder, result);
 }
 
 NameSet OutputNames(const GraphBuilder& builder) {
@@ -85,7 +83,9 @@ NameSet InputNames(const GraphBuilder& builder) {
   return names;
 }
 
-std::size_t RemoveNodes(GraphBuilder& builder, const std::unordered_set<const NodeProto*>& dead) {
+using NodeSet = DenseIndex<const NodeProto*, PointerHash>;
+
+std::size_t RemoveNodes(GraphBuilder& builder, const NodeSet& dead) {
   if (dead.empty()) return 0;
   return KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !dead.contains(&node); });
 }
@@ -139,7 +139,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
 
   // Producers of the values identities read (only those can take over a graph output).
   std::unordered_map<std::string, Slot> producers;
-  std::unordered_set<const NodeProto*> dead;
+  NodeSet dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
     if (IsPlainIdentity(node)) {
@@ -180,7 +180,7 @@ void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResul
   live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
   for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
   std::deque<std::set<std::string>> nested_reads;
-  std::unordered_set<const NodeProto*> dead;
+  NodeSet dead;
   const auto& nodes = builder.Nodes();
   for (int i = nodes.size() - 1; i >= 0; --i) {
     const NodeProto& node = nodes.Get(i);
@@ -359,7 +359,7 @@ class ComputationGroups {
 void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
   const NameSet outputs = OutputNames(builder);
   ComputationGroups seen(static_cast<std::size_t>(builder.Nodes().size()));
-  std::unordered_set<const NodeProto*> dead;
+  NodeSet dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
     // Nodes come in topological order, so redirecting inputs as we go lets the consumers

@@ -252,7 +252,7 @@ class GraphGraph::Driver {
   std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
-    std::unordered_set<const NodeProto*> removed;
+    DenseIndex<const NodeProto*, PointerHash> removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
       const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
@@ -388,7 +388,7 @@ class GraphGraph::Driver {
 
   // The contract every batch keeps (see pattern.h): a pattern that breaks it is a bug,
   // reported with its name before the graph changes.
-  void CheckBatch(const std::vector<Planned>& planned, const std::unordered_set<const NodeProto*>& removed,
+  void CheckBatch(const std::vector<Planned>& planned, const DenseIndex<const NodeProto*, PointerHash>& removed,
                   const std::vector<std::vector<std::size_t>>& added_positions,
                   const std::vector<std::size_t>& new_position) const {
     const GraphBuilder& builder = g_.builder_;
@@ -398,7 +398,8 @@ class GraphGraph::Driver {
     auto defined_outside = [&](const std::string& name) {
       return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().contains(name);
     };
-    std::unordered_map<std::string, std::size_t> defined;  // value -> position of its definer after the batch
+    // Value -> position of its definer after the batch (views into the replacement nodes).
+    std::unordered_map<std::string_view, std::size_t> defined;
     for (std::size_t p = 0; p < planned.size(); ++p) {
       const PatternOptimization& pattern = **planned[p].found->pattern;
       for (std::size_t k = 0; k < planned[p].added.size(); ++k) {
