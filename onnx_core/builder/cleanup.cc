@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "onnx_core/builder/dense_index.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -28,8 +29,8 @@ using NameSet = std::unordered_set<std::string>;
 class RenameChain {
  public:
   void Add(const std::string& from, const std::string& to) {
-    order_.push_back(from);
-    map_[from] = to;
+    // The map's keys do not move: order_ points at them instead of copying them.
+    order_.push_back(&map_.insert_or_assign(from, to).first->first);
   }
 
   std::string Resolve(const std::string& name) const {
@@ -41,35 +42,33 @@ class RenameChain {
   bool Empty() const { return map_.empty(); }
 
   void Apply(std::string& name) const {
-    if (map_.contains(name)) name = Resolve(name);
+    if (auto it = map_.find(name); it != map_.end()) name = Resolve(it->second);
   }
 
-  // Each source mapped straight to its final name, so the map can be applied in one walk.
-  // Usually no target is itself renamed, and the map is final as it is.
-  RenameMap Final() const {
-    const bool chained =
-        std::any_of(map_.begin(), map_.end(), [&](const auto& entry) { return map_.contains(entry.second); });
-    if (!chained) return map_;
-    RenameMap final;
-    for (const auto& [from, to] : map_) final.emplace(from, Resolve(to));
-    return final;
+  // Maps each source straight to its final name, so that the map can be applied in one
+  // walk (usually no target is itself renamed, and nothing changes). Ends the chain's use
+  // for lookups: it returns the map itself, not a copy.
+  const RenameMap& Finish() {
+    for (auto& [from, to] : map_)
+      if (map_.contains(to)) to = Resolve(to);
+    return map_;
   }
 
-  void Record(const GraphBuilder& builder, const RenameMap& final, CleanupResult& result) const {
-    for (const std::string& from : order_)
-      result.renames.push_back(ValueRename{builder.PathString(), from, final.at(from)});
+  // After Finish.
+  void Record(const GraphBuilder& builder, CleanupResult& result) const {
+    const std::string path = builder.PathString();
+    for (const std::string* from : order_) result.renames.push_back(ValueRename{path, *from, map_.at(*from)});
   }
 
  private:
   RenameMap map_;
-  std::vector<std::string> order_;
+  std::vector<const std::string*> order_;
 };
 
 // Applies the pass's renames to the graph and its nested graphs, and records them.
-void Commit(GraphBuilder& builder, const RenameChain& renames, CleanupResult& result) {
-  const RenameMap final = renames.Final();
-  builder.RenameUses(final);
-  renames.Record(builder, final, result);
+void Commit(GraphBuilder& builder, RenameChain& renames, CleanupResult& result) {
+  builder.RenameUses(renames.Finish());
+  renames.Record(builder, result);
 }
 
 NameSet OutputNames(const GraphBuilder& builder) {
@@ -84,7 +83,9 @@ NameSet InputNames(const GraphBuilder& builder) {
   return names;
 }
 
-std::size_t RemoveNodes(GraphBuilder& builder, const std::unordered_set<const NodeProto*>& dead) {
+using NodeSet = DenseIndex<const NodeProto*, PointerHash>;
+
+std::size_t RemoveNodes(GraphBuilder& builder, const NodeSet& dead) {
   if (dead.empty()) return 0;
   return KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !dead.contains(&node); });
 }
@@ -124,15 +125,21 @@ struct Slot {
 
 void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
   // Most calls find nothing to do: a scan of op types is much cheaper than the walk below.
+  const NameSet outputs = OutputNames(builder);
   NameSet identity_inputs;
-  for (const NodeProto& node : builder.Nodes())
-    if (IsPlainIdentity(node)) identity_inputs.insert(node.input(0));
+  // Producers matter only to identities that write a graph output; when none does (the
+  // usual case), the walk need not look up every node's outputs.
+  bool output_identities = false;
+  for (const NodeProto& node : builder.Nodes()) {
+    if (!IsPlainIdentity(node)) continue;
+    identity_inputs.insert(node.input(0));
+    output_identities = output_identities || outputs.contains(node.output(0));
+  }
   if (identity_inputs.empty()) return;
 
-  const NameSet outputs = OutputNames(builder);
   // Producers of the values identities read (only those can take over a graph output).
   std::unordered_map<std::string, Slot> producers;
-  std::unordered_set<const NodeProto*> dead;
+  NodeSet dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
     if (IsPlainIdentity(node)) {
@@ -157,6 +164,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
         continue;
       }
     }
+    if (!output_identities) continue;
     for (int i = 0; i < node.output_size(); ++i)
       if (identity_inputs.contains(node.output(i))) producers.emplace(node.output(i), Slot{&node, i});
   }
@@ -168,11 +176,11 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
 
 void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
   // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
-  std::unordered_set<std::string_view> live;
+  DenseIndex<std::string_view> live;
   live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
   for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
   std::deque<std::set<std::string>> nested_reads;
-  std::unordered_set<const NodeProto*> dead;
+  NodeSet dead;
   const auto& nodes = builder.Nodes();
   for (int i = nodes.size() - 1; i >= 0; --i) {
     const NodeProto& node = nodes.Get(i);
@@ -308,11 +316,50 @@ bool CanMerge(const NodeProto& duplicate, const NodeProto& kept, const NameSet& 
   return true;
 }
 
+// The distinct computations met so far in a walk, grouped by ComputationHash: each group
+// lists its nodes in the order they were added. Groups are chains through one vector (no
+// allocation per node: the walk meets every node of a large graph at each cleanup).
+class ComputationGroups {
+ public:
+  explicit ComputationGroups(std::size_t nodes) {
+    groups_.reserve(nodes);
+    members_.reserve(nodes);
+  }
+
+  // The first member of `node`'s group that computes the same, else null.
+  const NodeProto* FindSame(std::size_t hash, const NodeProto& node) const {
+    const std::uint32_t group = groups_.find(hash);
+    if (group == groups_.kNone) return nullptr;
+    for (std::uint32_t member = ends_[group].first; member != kEnd; member = members_[member].next)
+      if (SameComputation(node, *members_[member].node)) return members_[member].node;
+    return nullptr;
+  }
+
+  void Add(std::size_t hash, const NodeProto& node) {
+    const auto [group, added] = groups_.insert(hash);
+    const auto member = static_cast<std::uint32_t>(members_.size());
+    members_.push_back(Member{&node, kEnd});
+    if (added)
+      ends_.emplace_back(member, member);
+    else
+      members_[std::exchange(ends_[group].second, member)].next = member;
+  }
+
+ private:
+  static constexpr std::uint32_t kEnd = UINT32_MAX;
+  struct Member {
+    const NodeProto* node;
+    std::uint32_t next;
+  };
+  DenseIndex<std::size_t> groups_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ends_;  // first and last member of each group
+  std::vector<Member> members_;
+};
+
 void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
   const NameSet outputs = OutputNames(builder);
-  std::unordered_map<std::size_t, std::vector<const NodeProto*>> seen;
-  seen.reserve(static_cast<std::size_t>(builder.Nodes().size()));
-  std::unordered_set<const NodeProto*> dead;
+  ComputationGroups seen(static_cast<std::size_t>(builder.Nodes().size()));
+  NodeSet dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
     // Nodes come in topological order, so redirecting inputs as we go lets the consumers
@@ -320,16 +367,15 @@ void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
     if (!renames.Empty())
       for (std::string& input : *node.mutable_input()) renames.Apply(input);
     if (!IsMergeable(node)) continue;
-    std::vector<const NodeProto*>& bucket = seen[ComputationHash(node)];
-    auto same = std::find_if(bucket.begin(), bucket.end(),
-                             [&](const NodeProto* other) { return SameComputation(node, *other); });
-    if (same == bucket.end()) {
-      bucket.push_back(&node);
+    const std::size_t hash = ComputationHash(node);
+    const NodeProto* same = seen.FindSame(hash, node);
+    if (!same) {
+      seen.Add(hash, node);
       continue;
     }
-    if (!CanMerge(node, **same, outputs)) continue;
+    if (!CanMerge(node, *same, outputs)) continue;
     for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty()) renames.Add(node.output(i), (*same)->output(i));
+      if (!node.output(i).empty()) renames.Add(node.output(i), same->output(i));
     dead.insert(&node);
   }
   result.removed_nodes += RemoveNodes(builder, dead);

@@ -51,29 +51,28 @@ GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const 
 GraphGraph::~GraphGraph() = default;
 
 void GraphGraph::BuildIndex() const {
-  uses_.clear();
+  value_index_.clear();
   positions_.clear();
   by_op_type_.clear();
   outputs_.clear();
   subgraph_readers_.clear();
   inputs_.clear();
   initializers_.clear();
-  constant_status_.clear();
   index_stale_ = false;
   const auto& nodes = builder_.Nodes();
   positions_.reserve(static_cast<std::size_t>(nodes.size()));
-  uses_.reserve(static_cast<std::size_t>(nodes.size()) * 2);
+  value_index_.reserve(static_cast<std::size_t>(nodes.size()) * 2);
   for (int i = 0; i < nodes.size(); ++i) {
     const NodeProto& node = nodes.Get(i);
-    positions_.emplace(&node, static_cast<std::size_t>(i));
+    positions_.insert(&node);
     by_op_type_[node.op_type()].push_back(static_cast<std::size_t>(i));
     for (const std::string& input : node.input()) {
       if (input.empty()) continue;
-      std::vector<const NodeProto*>& consumers = uses_[input].consumers;
+      std::vector<const NodeProto*>& consumers = AddValue(input).consumers;
       if (consumers.empty() || consumers.back() != &node) consumers.push_back(&node);
     }
     for (const std::string& output : node.output())
-      if (!output.empty()) uses_[output].producer = &node;
+      if (!output.empty()) AddValue(output).producer = &node;
     if (HasSubgraph(node))
       for (const std::string& name : SubgraphReads(node)) subgraph_readers_[name].push_back(&node);
   }
@@ -82,15 +81,35 @@ void GraphGraph::BuildIndex() const {
   for (const TensorProto& init : builder_.Initializers()) initializers_.emplace(init.name(), &init);
 }
 
+GraphGraph::ValueUses& GraphGraph::AddValue(std::string_view name) const {
+  const auto [entry, added] = value_index_.insert(name);
+  if (entry == values_.size()) return values_.emplace_back();
+  ValueUses& uses = values_[entry];
+  if (added) {
+    uses.producer = nullptr;
+    uses.consumers.clear();
+    uses.constant.reset();
+  }
+  return uses;
+}
+
 std::size_t GraphGraph::NodeCount() const {
   Refresh();
   return positions_.size();
 }
 
-const GraphGraph::ValueUses* GraphGraph::Uses(std::string_view name) const {
+GraphGraph::ValueUses* GraphGraph::FindUses(std::string_view name) const {
   Refresh();
-  auto it = uses_.find(name);
-  return it == uses_.end() ? nullptr : &it->second;
+  const std::uint32_t entry = value_index_.find(name);
+  return entry == value_index_.kNone ? nullptr : &values_[entry];
+}
+
+std::size_t GraphGraph::IndexedPosition(const NodeProto& node) const {
+  const std::uint32_t position = positions_.find(&node);
+  if (position == positions_.kNone)
+    throw BuilderError("GraphGraph: node " + node.op_type() + " '" + node.name() +
+                       "' is not a node of this graph (or the index is out of date)");
+  return position;
 }
 
 // --- Structure --------------------------------------------------------------------------
@@ -149,11 +168,7 @@ bool GraphGraph::IsUsedMoreThanOnce(std::string_view name) const {
 
 std::size_t GraphGraph::Position(const NodeProto& node) const {
   Refresh();
-  auto it = positions_.find(&node);
-  if (it == positions_.end())
-    throw BuilderError("GraphGraph::Position: node " + node.op_type() + " '" + node.name() +
-                       "' is not a node of this graph (or the index is out of date)");
-  return it->second;
+  return IndexedPosition(node);
 }
 
 bool GraphGraph::Contains(const NodeProto& node) const {
@@ -179,11 +194,11 @@ int GraphGraph::GetType(std::string_view name) const { return builder_.GetType(n
 
 // What is known about `name` without looking at its producer's inputs.
 std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
-  Refresh();
-  if (auto it = constant_status_.find(name); it != constant_status_.end()) return it->second;
+  const ValueUses* uses = Uses(name);
+  if (uses && uses->constant) return uses->constant;
   if (inputs_.contains(name)) return false;
   if (initializers_.contains(name)) return true;
-  const NodeProto* producer = NodeBefore(name);
+  const NodeProto* producer = uses ? uses->producer : nullptr;
   if (!producer) {
     if (outer_) return outer_->IsConstant(name);
     for (const GraphBuilder* scope = builder_.Parent(); scope; scope = scope->Parent()) {
@@ -223,10 +238,10 @@ bool GraphGraph::IsConstant(std::string_view name) const {
       continue;
     }
     for (const std::string& output : node->output())
-      if (!output.empty()) constant_status_.insert_or_assign(output, all_constant);
+      if (!output.empty()) FindUses(output)->constant = all_constant;
     stack.pop_back();
   }
-  return constant_status_.find(name)->second;
+  return *Uses(name)->constant;
 }
 
 bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broadcast) {
@@ -241,8 +256,8 @@ bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broa
 
 const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
   Refresh();
-  if (auto it = computed_.find(name); it != computed_.end()) return it->second.get();
-  if (not_computable_.contains(name) || !IsConstant(name)) return nullptr;
+  if (const std::unique_ptr<TensorProto>* known = computed_.find(name)) return known->get();
+  if (!IsConstant(name)) return nullptr;
   if (auto it = initializers_.find(name); it != initializers_.end())
     return ir::HasExternalData(*it->second) ? nullptr : it->second;
   const NodeProto* producer = NodeBefore(name);
@@ -254,8 +269,7 @@ const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
     return nullptr;
   }
   ComputeConstants(*producer);
-  auto it = computed_.find(name);
-  return it == computed_.end() ? nullptr : it->second.get();
+  return Computed(name);
 }
 
 void GraphGraph::ComputeConstants(const NodeProto& target) {
@@ -268,7 +282,7 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
     needed.push_back(node);
     if (IsDefaultOp(*node, "Constant") || HasStaticShapeValue(builder_, *node)) continue;
     for (const std::string& input : node->input()) {
-      if (input.empty() || computed_.contains(input)) continue;
+      if (input.empty() || Computed(input)) continue;
       const NodeProto* producer = NodeBefore(input);
       if (producer && seen.insert(producer).second) stack.push_back(producer);
     }
@@ -277,9 +291,10 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
             [&](const NodeProto* a, const NodeProto* b) { return Position(*a) < Position(*b); });
   for (const NodeProto* node : needed) {
     if (!ComputeNode(*node)) {
-      for (const std::string& output : node->output()) not_computable_.insert(output);
       // Everything downstream needs this node: stop here.
-      for (const std::string& output : target.output()) not_computable_.insert(output);
+      for (const auto* outputs : {&node->output(), &target.output()})
+        for (const std::string& output : *outputs)
+          if (!computed_.find(output)) computed_.set(output, nullptr);
       return;
     }
   }
@@ -287,7 +302,7 @@ void GraphGraph::ComputeConstants(const NodeProto& target) {
 
 bool GraphGraph::ComputeNode(const NodeProto& node) {
   if (std::all_of(node.output().begin(), node.output().end(),
-                  [&](const std::string& output) { return output.empty() || computed_.contains(output); }))
+                  [&](const std::string& output) { return output.empty() || Computed(output); }))
     return true;
   std::vector<std::unique_ptr<TensorProto>> results;
   if (IsDefaultOp(node, "Constant")) {
@@ -322,7 +337,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
   }
   if (results.size() != static_cast<std::size_t>(node.output_size())) return false;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (results[i]) computed_.insert_or_assign(node.output(static_cast<int>(i)), std::move(results[i]));
+    if (results[i]) computed_.set(node.output(static_cast<int>(i)), std::move(results[i]));
   return true;
 }
 

@@ -22,12 +22,14 @@
 #include <vector>
 
 #include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/builder/dense_index.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/pattern.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/shapes/sym_tensor.h"
+#include "onnx_core/utils/name_table.h"
 
 namespace onnxopt::core::builder {
 
@@ -133,7 +135,9 @@ class GraphGraph {
   //   duplicate initializers). When nothing matches, the threshold rises to the next
   //   priority; the loop ends when the highest one matches nothing, or after `max_iter`
   //   iterations (default max(node count, 10) * number of priorities), which the report
-  //   notes. Returns every applied batch in order.
+  //   notes. After an iteration that matched nothing, the graph is unchanged and only the
+  //   patterns of the new priority are tried (Match only reads the graph: the others
+  //   would find nothing to apply again). Returns every applied batch in order.
   std::vector<LocalRewriting> Optimize(int max_iter = -1, OptimizationReport* report = nullptr);
 
  private:
@@ -143,13 +147,22 @@ class GraphGraph {
   struct ValueUses {
     const NodeProto* producer = nullptr;
     std::vector<const NodeProto*> consumers;
+    // IsConstant's answer, once known for this index (node outputs only).
+    std::optional<bool> constant;
   };
 
   void BuildIndex() const;
+  // The entry of `name` in the index being built, added (reusing a spare one) if new.
+  ValueUses& AddValue(std::string_view name) const;
   void Refresh() const {
     if (index_stale_) BuildIndex();
   }
-  const ValueUses* Uses(std::string_view name) const;
+  const ValueUses* Uses(std::string_view name) const { return FindUses(name); }
+  // The same entry, for the answers the index caches (IsConstant).
+  ValueUses* FindUses(std::string_view name) const;
+  // Position of `node` in the index as it is, even when a batch made it stale (records
+  // name the positions before the batch); throws BuilderError for an unindexed node.
+  std::size_t IndexedPosition(const NodeProto& node) const;
   // Whether `name` is constant when that follows without looking at its producer's
   // inputs; nullopt when it depends on them.
   std::optional<bool> ConstantBaseCase(std::string_view name) const;
@@ -166,9 +179,13 @@ class GraphGraph {
   std::vector<std::shared_ptr<const PatternOptimization>> patterns_;
   OptimizerOptions options_;
 
-  // The index (views into the builder's names: valid until the graph changes).
-  mutable std::unordered_map<std::string_view, ValueUses> uses_;
-  mutable std::unordered_map<const NodeProto*, std::size_t> positions_;
+  // The index (views into the builder's names: valid until the graph changes). Value
+  // names number the entries of values_; values_ keeps the entries (and the capacity of
+  // their consumer lists) of earlier builds beyond value_index_.size() for reuse.
+  mutable DenseIndex<std::string_view> value_index_;
+  mutable std::vector<ValueUses> values_;
+  // Nodes numbered by position.
+  mutable DenseIndex<const NodeProto*, PointerHash> positions_;
   // Positions of the nodes of each op type, ascending.
   mutable std::unordered_map<std::string_view, std::vector<std::size_t>> by_op_type_;
   mutable StringSet outputs_;
@@ -176,13 +193,16 @@ class GraphGraph {
   mutable StringMap<std::vector<const NodeProto*>> subgraph_readers_;
   mutable StringSet inputs_;
   mutable std::unordered_map<std::string_view, const TensorProto*> initializers_;
-  // IsConstant answers for this index.
-  mutable StringMap<bool> constant_status_;
 
   // Constants computed so far, by value name (kept across batches: names are not reused
-  // with another value).
-  StringMap<std::unique_ptr<TensorProto>> computed_;
-  StringSet not_computable_;
+  // with another value); null for the values found not computable. One table, so that the
+  // common query (a value that is neither) costs one lookup.
+  utils::NameTable<std::unique_ptr<TensorProto>> computed_;
+  // The computed value of `name`, or null (not computed yet, or not computable).
+  const TensorProto* Computed(std::string_view name) const {
+    const std::unique_ptr<TensorProto>* known = computed_.find(name);
+    return known ? known->get() : nullptr;
+  }
 };
 
 }  // namespace onnxopt::core::builder

@@ -1,6 +1,7 @@
 // GraphGraph::Optimize: the match/apply loop, its batches and their records.
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -94,6 +95,7 @@ class GraphGraph::Driver {
     for (const auto& pattern : g_.patterns_) fast_op_types_.push_back(pattern->FastOpType());
 
     std::size_t level = 0;
+    bool changed = true;  // by the last iteration
     for (int iteration = 0; !priorities.empty();) {
       if (iteration >= max_iter) {
         report_.reached_max_iter = true;
@@ -111,14 +113,20 @@ class GraphGraph::Driver {
         g_.BuildIndex();
         report_.indexing_time_ns += Since(start);
       }
-      std::vector<Found> found = MatchAll(priorities[level]);
+      // When the previous iteration applied nothing, the graph is the same: the patterns it
+      // tried would find nothing to apply again (Match only reads the graph), so only those
+      // of the new priority run.
+      const int tried = level > 0 && !changed ? priorities[level - 1] : INT_MIN;
+      std::vector<Found> found = MatchAll(priorities[level], tried);
       if (found.empty()) {
         if (level + 1 == priorities.size()) break;
         ++level;
+        changed = false;
         continue;
       }
       const std::vector<const TensorProto*> added_initializers = ApplyAll(found);
       Cleanup(&added_initializers);
+      changed = true;
     }
     report_.nodes_after += static_cast<std::size_t>(builder.Nodes().size());
   }
@@ -165,21 +173,25 @@ class GraphGraph::Driver {
     }
     std::vector<std::size_t> positions;
     for (const std::string& op : ops)
-      if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end())
+      if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end()) {
+        // Each op type's positions are ascending: merge instead of sorting them all.
+        const auto middle = static_cast<std::ptrdiff_t>(positions.size());
         positions.insert(positions.end(), it->second.begin(), it->second.end());
-    if (ops.size() > 1) std::sort(positions.begin(), positions.end());
+        std::inplace_merge(positions.begin(), positions.begin() + middle, positions.end());
+      }
     candidates.reserve(positions.size());
     for (std::size_t position : positions) candidates.push_back(&nodes.Get(static_cast<int>(position)));
     return candidates;
   }
 
-  std::vector<Found> MatchAll(int threshold) {
+  // Matches the patterns of priority in (tried, threshold].
+  std::vector<Found> MatchAll(int threshold, int tried) {
     const auto start = Clock::now();
     std::vector<Found> found;
-    std::unordered_set<const NodeProto*> marked;
+    DenseIndex<const NodeProto*, PointerHash> marked;
     for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
       const auto& pattern = g_.patterns_[p];
-      if (pattern->priority > threshold) continue;
+      if (pattern->priority > threshold || pattern->priority <= tried) continue;
       PatternStats& stats = report_.Pattern(pattern->Name(), pattern->priority);
       for (const NodeProto* candidate : Candidates(p)) {
         if (marked.contains(candidate)) continue;
@@ -210,7 +222,7 @@ class GraphGraph::Driver {
   // Whether no node of `match` is claimed already or protected. Nodes outside the graph
   // are a bug in the pattern.
   bool Claimable(const PatternOptimization& pattern, const MatchResult& match,
-                 const std::unordered_set<const NodeProto*>& marked) const {
+                 const DenseIndex<const NodeProto*, PointerHash>& marked) const {
     bool any = false, claimable = true;
     for (const NodeProto* node : match.nodes) {
       if (!node) continue;
@@ -240,7 +252,7 @@ class GraphGraph::Driver {
   std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
-    std::unordered_set<const NodeProto*> removed;
+    DenseIndex<const NodeProto*, PointerHash> removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
       const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
@@ -353,7 +365,7 @@ class GraphGraph::Driver {
       LocalRewriting& record = batch[p];
       record.pattern = *f.pattern;
       for (const NodeProto* node : f.match.nodes)
-        if (node) record.matched_nodes.push_back(g_.positions_.at(node));
+        if (node) record.matched_nodes.push_back(g_.IndexedPosition(*node));
       record.iteration = batch_;
       record.graph_path = g_.builder_.Path();
       record.match_time_ns = f.match_time_ns;
@@ -376,7 +388,7 @@ class GraphGraph::Driver {
 
   // The contract every batch keeps (see pattern.h): a pattern that breaks it is a bug,
   // reported with its name before the graph changes.
-  void CheckBatch(const std::vector<Planned>& planned, const std::unordered_set<const NodeProto*>& removed,
+  void CheckBatch(const std::vector<Planned>& planned, const DenseIndex<const NodeProto*, PointerHash>& removed,
                   const std::vector<std::vector<std::size_t>>& added_positions,
                   const std::vector<std::size_t>& new_position) const {
     const GraphBuilder& builder = g_.builder_;
@@ -386,7 +398,8 @@ class GraphGraph::Driver {
     auto defined_outside = [&](const std::string& name) {
       return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().contains(name);
     };
-    std::unordered_map<std::string, std::size_t> defined;  // value -> position of its definer after the batch
+    // Value -> position of its definer after the batch (views into the replacement nodes).
+    std::unordered_map<std::string_view, std::size_t> defined;
     for (std::size_t p = 0; p < planned.size(); ++p) {
       const PatternOptimization& pattern = **planned[p].found->pattern;
       for (std::size_t k = 0; k < planned[p].added.size(); ++k) {
@@ -415,7 +428,7 @@ class GraphGraph::Driver {
             if (removed.contains(producer))
               fail(pattern, "a replacement node reads '" + input + "', whose producer " + Describe(*producer) +
                                 " the batch removes");
-            if (new_position[g_.positions_.at(producer)] >= position)
+            if (new_position[g_.IndexedPosition(*producer)] >= position)
               fail(pattern, "a replacement node is placed before " + Describe(*producer) + ", which produces its input '" +
                                 input + "' (set insert_at)");
           } else if (!defined_outside(input)) {
@@ -444,7 +457,7 @@ class GraphGraph::Driver {
             continue;
           }
           for (const NodeProto* reader : readers)
-            if (new_position[g_.positions_.at(reader)] < def->second)
+            if (new_position[g_.IndexedPosition(*reader)] < def->second)
               fail(pattern, "the replacement defines '" + output + "' after its reader " + Describe(*reader) +
                                 " (set insert_at)");
         }

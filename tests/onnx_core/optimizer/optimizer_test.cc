@@ -235,6 +235,23 @@ TEST(Optimize, RunsLowerPrioritiesFirstAndRaisesTheThreshold) {
   EXPECT_EQ(run.report.patterns.at(0).name, "First") << "the report lists patterns in driver order";
 }
 
+TEST(Optimize, DoesNotRetryLowerPrioritiesOnAnUnchangedGraph) {
+  // Priority 0 rejects the Neg; nothing of priority 1 applies; priority 2 renames the Neg.
+  // Raising the threshold leaves the graph as it was, so NegNegPattern runs once before
+  // the rename (and finds no Neg after it).
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) { y = Neg(a) })ONNX",
+                         {std::make_shared<NegNegPattern>(0), std::make_shared<RenameOpPattern>("One", "Exp", "Log", 1),
+                          std::make_shared<RenameOpPattern>("Two", "Neg", "Sin", 2)});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Sin(a); ");
+  EXPECT_EQ(run.report.iterations, 4u);
+  ASSERT_EQ(run.report.patterns.at(0).name, "NegNegPattern");
+  EXPECT_EQ(run.report.patterns.at(0).match_calls, 1u);
+  ASSERT_EQ(run.report.patterns.at(2).name, "Two");
+  EXPECT_EQ(run.report.patterns.at(2).match_calls, 1u);
+}
+
 TEST(Optimize, ImportsTheDomainsRewritesIntroduce) {
   Outcome run = Optimize(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

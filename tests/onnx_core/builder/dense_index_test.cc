@@ -1,0 +1,68 @@
+#include "onnx_core/builder/dense_index.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace onnxopt::core::builder {
+namespace {
+
+TEST(DenseIndex, NumbersKeysInInsertionOrder) {
+  DenseIndex<std::string_view> index;
+  EXPECT_EQ(index.find("x"), index.kNone);
+  EXPECT_EQ(index.insert("x"), std::make_pair(0u, true));
+  EXPECT_EQ(index.insert("y"), std::make_pair(1u, true));
+  EXPECT_EQ(index.insert("x"), std::make_pair(0u, false)) << "a known key keeps its number";
+  EXPECT_EQ(index.find("y"), 1u);
+  EXPECT_FALSE(index.contains("z"));
+  EXPECT_EQ(index.size(), 2u);
+  EXPECT_EQ(index.keys(), (std::vector<std::string_view>{"x", "y"}));
+}
+
+TEST(DenseIndex, ClearForgetsEveryKeyAndNumbersFromZeroAgain) {
+  DenseIndex<std::string_view> index;
+  index.insert("a");
+  index.insert("b");
+  index.clear();
+  EXPECT_TRUE(index.empty());
+  EXPECT_FALSE(index.contains("a"));
+  EXPECT_EQ(index.insert("b"), std::make_pair(0u, true));
+}
+
+TEST(DenseIndex, AgreesWithUnorderedMapThroughGrowthAndRebuilds) {
+  DenseIndex<std::string_view> index;
+  std::vector<std::string> names;
+  for (int i = 0; i < 20000; ++i) names.push_back("v" + std::to_string(i));
+  for (int round = 0; round < 2; ++round) {
+    index.clear();
+    std::unordered_map<std::string_view, std::uint32_t> reference;
+    for (int i = 0; i < 20000; ++i) {
+      // Repeats some earlier names so that lookups and insertions interleave.
+      const std::string_view name = names[static_cast<std::size_t>(i % 3 == 0 ? i / 3 : i)];
+      const auto [number, added] = index.insert(name);
+      const auto [it, expected_added] = reference.try_emplace(name, static_cast<std::uint32_t>(reference.size()));
+      ASSERT_EQ(added, expected_added) << name;
+      ASSERT_EQ(number, it->second) << name;
+    }
+    for (const auto& [name, number] : reference) ASSERT_EQ(index.find(name), number) << name;
+    EXPECT_EQ(index.size(), reference.size());
+  }
+}
+
+TEST(DenseIndex, NumbersAlignedPointers) {
+  std::vector<std::unique_ptr<double[]>> blocks;
+  DenseIndex<const double*, PointerHash> index;
+  for (std::uint32_t i = 0; i < 5000; ++i) {
+    blocks.push_back(std::make_unique<double[]>(8));
+    EXPECT_EQ(index.insert(blocks.back().get()).first, i);
+  }
+  for (std::uint32_t i = 0; i < 5000; ++i) EXPECT_EQ(index.find(blocks[i].get()), i);
+  EXPECT_FALSE(index.contains(nullptr));
+}
+
+}  // namespace
+}  // namespace onnxopt::core::builder
