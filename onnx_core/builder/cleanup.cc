@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "onnx_core/builder/dense_index.h"
+#include "onnx_core/utils/dense_index.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -83,7 +83,7 @@ NameSet InputNames(const GraphBuilder& builder) {
   return names;
 }
 
-using NodeSet = DenseIndex<const NodeProto*, PointerHash>;
+using NodeSet = utils::DenseIndex<const NodeProto*, utils::PointerHash>;
 
 std::size_t RemoveNodes(GraphBuilder& builder, const NodeSet& dead) {
   if (dead.empty()) return 0;
@@ -176,7 +176,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
 
 void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
   // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
-  DenseIndex<std::string_view> live;
+  utils::DenseIndex<std::string_view> live;
   live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
   for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
   std::deque<std::set<std::string>> nested_reads;
@@ -351,7 +351,7 @@ class ComputationGroups {
     const NodeProto* node;
     std::uint32_t next;
   };
-  DenseIndex<std::size_t> groups_;
+  utils::DenseIndex<std::size_t> groups_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ends_;  // first and last member of each group
   std::vector<Member> members_;
 };

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "onnx_core/builder/constant_folding.h"
-#include "onnx_core/builder/dense_index.h"
+#include "onnx_core/utils/dense_index.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/pattern.h"
@@ -182,10 +182,10 @@ class GraphGraph {
   // The index (views into the builder's names: valid until the graph changes). Value
   // names number the entries of values_; values_ keeps the entries (and the capacity of
   // their consumer lists) of earlier builds beyond value_index_.size() for reuse.
-  mutable DenseIndex<std::string_view> value_index_;
+  mutable utils::DenseIndex<std::string_view> value_index_;
   mutable std::vector<ValueUses> values_;
   // Nodes numbered by position.
-  mutable DenseIndex<const NodeProto*, PointerHash> positions_;
+  mutable utils::DenseIndex<const NodeProto*, utils::PointerHash> positions_;
   // Positions of the nodes of each op type, ascending.
   mutable std::unordered_map<std::string_view, std::vector<std::size_t>> by_op_type_;
   mutable StringSet outputs_;

@@ -188,7 +188,7 @@ class GraphGraph::Driver {
   std::vector<Found> MatchAll(int threshold, int tried) {
     const auto start = Clock::now();
     std::vector<Found> found;
-    DenseIndex<const NodeProto*, PointerHash> marked;
+    utils::DenseIndex<const NodeProto*, utils::PointerHash> marked;
     for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold || pattern->priority <= tried) continue;
@@ -222,7 +222,7 @@ class GraphGraph::Driver {
   // Whether no node of `match` is claimed already or protected. Nodes outside the graph
   // are a bug in the pattern.
   bool Claimable(const PatternOptimization& pattern, const MatchResult& match,
-                 const DenseIndex<const NodeProto*, PointerHash>& marked) const {
+                 const utils::DenseIndex<const NodeProto*, utils::PointerHash>& marked) const {
     bool any = false, claimable = true;
     for (const NodeProto* node : match.nodes) {
       if (!node) continue;
@@ -252,7 +252,7 @@ class GraphGraph::Driver {
   std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
-    DenseIndex<const NodeProto*, PointerHash> removed;
+    utils::DenseIndex<const NodeProto*, utils::PointerHash> removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
       const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
@@ -388,7 +388,7 @@ class GraphGraph::Driver {
 
   // The contract every batch keeps (see pattern.h): a pattern that breaks it is a bug,
   // reported with its name before the graph changes.
-  void CheckBatch(const std::vector<Planned>& planned, const DenseIndex<const NodeProto*, PointerHash>& removed,
+  void CheckBatch(const std::vector<Planned>& planned, const utils::DenseIndex<const NodeProto*, utils::PointerHash>& removed,
                   const std::vector<std::vector<std::size_t>>& added_positions,
                   const std::vector<std::size_t>& new_position) const {
     const GraphBuilder& builder = g_.builder_;

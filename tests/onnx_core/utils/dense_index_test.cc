@@ -1,4 +1,4 @@
-#include "onnx_core/builder/dense_index.h"
+#include "onnx_core/utils/dense_index.h"
 
 #include <memory>
 #include <string>
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-namespace onnxopt::core::builder {
+namespace onnxopt::utils {
 namespace {
 
 TEST(DenseIndex, NumbersKeysInInsertionOrder) {
@@ -65,4 +65,4 @@ TEST(DenseIndex, NumbersAlignedPointers) {
 }
 
 }  // namespace
-}  // namespace onnxopt::core::builder
+}  // namespace onnxopt::utils
