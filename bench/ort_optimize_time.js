@@ -114,6 +114,23 @@ function peakRssKb(pid) {
   }
 }
 
+// The session process running now and its log's folder. A session process cannot
+// notice that this one is gone while onnxruntime holds its thread (at 100k nodes, for
+// many minutes after the phase), so it is killed when this one is stopped.
+let running = null;
+function stopRunningChild() {
+  if (!running) return;
+  running.child.kill('SIGKILL');
+  fs.rmSync(running.folder, { recursive: true, force: true });
+}
+process.on('exit', stopRunningChild);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    stopRunningChild();
+    process.exit(128 + os.constants.signals[signal]);
+  });
+}
+
 // Runs one session process at `level` and returns {ms, nodes, max_rss_kb,
 // baseline_rss_kb, whole_ms} (whole_ms: with --whole-session only).
 function timedPhase(args, level) {
@@ -122,6 +139,7 @@ function timedPhase(args, level) {
   const child = childProcess.spawn(process.execPath,
     [__filename, '--session-process', args.model, level, args.warmup || args.model],
     { stdio: ['ignore', 'pipe', log] });
+  running = { child, folder: path.dirname(logPath) };
   return new Promise((resolve, reject) => {
     let text = '', offset = 0, stdout = '', phase = null, done = false;
     const finish = (error, result) => {
@@ -129,6 +147,7 @@ function timedPhase(args, level) {
       done = true;
       clearInterval(timer);
       child.kill('SIGKILL');
+      running = null;
       fs.closeSync(log);
       fs.rmSync(path.dirname(logPath), { recursive: true, force: true });
       if (error) reject(error); else resolve(result);
