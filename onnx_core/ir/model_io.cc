@@ -9,6 +9,7 @@
 #include <charconv>
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -33,8 +34,49 @@ constexpr std::uint64_t kForcedExternalThreshold = 1024;
 // Offsets in the external data file are page multiples, so that readers can mmap tensors
 // (ExternalData.md).
 constexpr std::uint64_t kExternalDataAlignment = 4096;
+// SaveModel writes the serialized model in pieces of this size.
+constexpr int kSaveBufferBytes = 1 << 20;
 
 std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+// Serializes `message`, whose sizes ByteSizeLong() has just cached (`size` bytes),
+// deterministically into `stream`. False when the stream failed or the message changed
+// size meanwhile.
+bool WriteDeterministic(const google::protobuf::MessageLite& message, std::size_t size,
+                        google::protobuf::io::ZeroCopyOutputStream& stream) {
+  google::protobuf::io::CodedOutputStream output(&stream);
+  output.SetSerializationDeterministic(true);
+  message.SerializeWithCachedSizes(&output);
+  output.Trim();  // hands the unused part of the stream's last buffer back
+  return !output.HadError() && static_cast<std::size_t>(output.ByteCount()) == size;
+}
+
+// What protobuf serializes, appended to an AtomicFile through a buffer: a saved model is
+// never held whole in memory as bytes (for a model of 2 GB, 2 GB more at peak).
+// protobuf learns of a failed write from `false`; the IoError is kept for the caller.
+class AtomicFileSink : public google::protobuf::io::CopyingOutputStream {
+ public:
+  explicit AtomicFileSink(AtomicFile& file) : file_(file) {}
+
+  bool Write(const void* buffer, int size) override {
+    try {
+      file_.WriteAt(std::string_view(static_cast<const char*>(buffer), static_cast<std::size_t>(size)), offset_);
+    } catch (const IoError&) {
+      error_ = std::current_exception();
+      return false;
+    }
+    offset_ += static_cast<std::uint64_t>(size);
+    return true;
+  }
+  void RethrowError() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  AtomicFile& file_;
+  std::uint64_t offset_ = 0;
+  std::exception_ptr error_;
+};
 
 // ---------------------------------------------------------------------------------------
 // Files
@@ -454,14 +496,22 @@ class ModelSaver {
   // Writes the model, after the external data file when there is one (a model is never
   // left pointing at a data file that does not exist yet).
   void WriteModel(AtomicFile* data_file) {
-    if (const std::size_t size = model_.ByteSizeLong(); size > kMaxProtoBytes) {
+    const std::size_t size = model_.ByteSizeLong();
+    if (size > kMaxProtoBytes) {
       throw ModelError(error_prefix_ + ": its protobuf would have " + std::to_string(size) +
                        " bytes, more than protobuf's limit of 2 GiB - 1, even with initializers of " +
                        std::to_string(kForcedExternalThreshold) + " bytes or more in external data");
     }
-    const std::string bytes = SerializeDeterministic(model_);
     AtomicFile model_file(path_, error_prefix_);
-    model_file.WriteAt(bytes, 0);
+    AtomicFileSink sink(model_file);
+    bool written;
+    {
+      google::protobuf::io::CopyingOutputStreamAdaptor buffer(&sink, kSaveBufferBytes);
+      written = WriteDeterministic(model_, size, buffer);
+      written = buffer.Flush() && written;
+    }
+    sink.RethrowError();
+    if (!written) throw ModelError(error_prefix_ + ": the model changed while it was being serialized");
     model_file.Sync();
     if (data_file != nullptr) data_file->Commit();
     model_file.Commit();
@@ -507,11 +557,7 @@ std::string SerializeDeterministic(const google::protobuf::MessageLite& message)
   }
   std::string bytes(size, '\0');
   google::protobuf::io::ArrayOutputStream array(bytes.data(), static_cast<int>(size));
-  google::protobuf::io::CodedOutputStream output(&array);
-  output.SetSerializationDeterministic(true);
-  message.SerializeWithCachedSizes(&output);
-  if (output.HadError() || static_cast<std::size_t>(output.ByteCount()) != size)
-    throw ModelError("the model changed while it was being serialized");
+  if (!WriteDeterministic(message, size, array)) throw ModelError("the model changed while it was being serialized");
   return bytes;
 }
 

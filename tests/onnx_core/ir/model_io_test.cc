@@ -499,6 +499,37 @@ TEST_F(SaveModelTest, FailedWriteLeavesOldFilesIntact) {
   }
 }
 
+// A model of `megabytes` MiB: more than one of the pieces SaveModel writes (1 MiB).
+ModelProto ModelOfMegabytes(int megabytes) {
+  ModelProto model = ParseText(kSimpleModel);
+  TensorProto& big = *model.mutable_graph()->add_initializer();
+  big.set_name("big");
+  big.set_data_type(TensorProto::UINT8);
+  big.add_dims(megabytes << 20);
+  std::string bytes(static_cast<std::size_t>(megabytes) << 20, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + i / 4096);
+  big.set_raw_data(bytes);
+  return model;
+}
+
+TEST_F(SaveModelTest, ModelLargerThanTheWriteBufferSavesTheDeterministicBytes) {
+  ModelProto model = ModelOfMegabytes(3);
+  SaveModel(model, dir_ / "model.onnx");
+  EXPECT_EQ(ReadFile(dir_ / "model.onnx"), SerializeDeterministic(model));
+}
+
+TEST_F(SaveModelTest, WriteFailingAfterTheFirstPiecesLeavesNoFile) {
+  ModelProto model = ModelOfMegabytes(3);
+  std::string error;
+  {
+    FileSizeLimit limit(3 << 19);  // 1.5 MiB: the first piece is written, the second fails
+    error = ErrorOf<IoError>([&] { SaveModel(model, dir_ / "model.onnx"); });
+  }
+  EXPECT_THAT(error, AllOf(HasSubstr("cannot save model to '" + (dir_ / "model.onnx").string() + "'"),
+                           HasSubstr("File too large")));
+  EXPECT_THAT(ListFiles(dir_.path()), ElementsAre());
+}
+
 TEST_F(SaveModelTest, ThresholdMovesLargeInitializersToDataFile) {
   ModelProto model = ModelWithLargeInitializer();
   const std::string original = SerializeDeterministic(model);
