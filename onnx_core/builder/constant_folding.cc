@@ -49,19 +49,9 @@ class Folder {
 
   // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
   void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
-    // The cache keeps a value only while a node still to be folded reads it: a model with
-    // thousands of small weights would otherwise hold each one, and each folded result,
-    // once more until the end.
-    pending_reads_.clear();
-    for (const NodeProto* node : nodes)
-      for (const std::string& input : node->input())
-        if (!input.empty()) ++pending_reads_[input];
     std::unordered_set<const NodeProto*> folded;
     for (const NodeProto* node : nodes) {
-      const bool done = FoldNode(builder, *node);
-      for (const std::string& input : node->input())
-        if (!input.empty() && --pending_reads_[input] == 0) cache_.erase(input);
-      if (!done) continue;
+      if (!FoldNode(builder, *node)) continue;
       folded.insert(node);
       result_.folded_node_addresses.push_back(node);
     }
@@ -118,10 +108,8 @@ class Folder {
       if (!proto) throw ModelError("invalid Constant node");
       tensor = Tensor::FromProto(*proto);
     }
-    // Big weights are converted again when needed rather than kept twice in memory, and
-    // so is a value no node still to be folded reads (a nested graph's reader, later).
-    if (StoredBytes(tensor) <= options_.max_output_bytes && pending_reads_[name] > 1)
-      cache_.insert_or_assign(name, tensor);
+    // Big weights are converted again when needed rather than kept twice in memory.
+    if (StoredBytes(tensor) <= options_.max_output_bytes) cache_.insert_or_assign(name, tensor);
     return tensor;
   }
 
@@ -151,8 +139,7 @@ class Folder {
       TensorProto* init = builder.Initializers().Add();
       *init = outputs[i]->ToProto(name);
       index.values[name].initializer = init;
-      if (auto reads = pending_reads_.find(name); reads != pending_reads_.end() && reads->second > 0)
-        cache_.insert_or_assign(name, *outputs[i]);
+      cache_.insert_or_assign(name, *outputs[i]);
       result_.added_initializers.push_back(name);
     }
     ++result_.folded_nodes;
@@ -231,10 +218,7 @@ class Folder {
   const FoldOptions& options_;
   FoldResult& result_;
   std::unordered_map<const GraphBuilder*, GraphIndex> indexes_;
-  // Constant values read or computed by this fold, while `pending_reads_` says that a
-  // node of the current FoldGraph call still reads them.
   std::unordered_map<std::string, Tensor> cache_;
-  std::unordered_map<std::string, int> pending_reads_;
 };
 
 }  // namespace
