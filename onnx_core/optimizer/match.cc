@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include <algorithm>
-
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
 
