@@ -19,6 +19,11 @@ using core::builder::GraphGraph;
 // The rank of a computable constant; nullopt when `value` is not one.
 std::optional<std::size_t> ConstantRank(GraphGraph& graph, std::string_view value);
 
+// Whether a Gather index of this tensor's type is allowed (int64 or int32).
+inline bool IsIndexType(const TensorProto& tensor) {
+  return tensor.data_type() == TensorProto::INT64 || tensor.data_type() == TensorProto::INT32;
+}
+
 // Gives `split` the sizes of its outputs along its axis: a `split` input (opset >= 13)
 // or attribute (below 13).
 void SetSplitSizes(GraphGraph& graph, std::string_view prefix, NodeProto& split,

@@ -45,7 +45,7 @@ MatchResult GatherConcatPattern::Match(GraphGraph& graph, const NodeProto& gathe
   if (IntAttr(gather, "axis").value_or(0) != 0) return NoMatch(gather, "the Gather axis is not 0");
   const TensorProto* index = graph.GetComputedConstant(gather.input(1));
   if (!index) return NoMatch(gather, "the index is not constant");
-  if (index->data_type() != TensorProto::INT64 && index->data_type() != TensorProto::INT32)
+  if (!collections::IsIndexType(*index))
     return NoMatch(gather, "the index is not of type int64 or int32");
   if (index->dims_size() > 1) return NoMatch(gather, "the index has a rank above 1");
   const NodeProto* concat = ProducerOf(graph, gather.input(0), "Concat");

@@ -12,10 +12,7 @@ using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
 using core::builder::IntTensor;
 using core::builder::ProducerOf;
-
-bool IsIndexType(const TensorProto& tensor) {
-  return tensor.data_type() == TensorProto::INT64 || tensor.data_type() == TensorProto::INT32;
-}
+using collections::IsIndexType;
 
 // i1[i2]; nullopt when an i2 value is outside [-len(i1), len(i1)).
 std::optional<std::vector<std::int64_t>> ComposeIndices(const std::vector<std::int64_t>& i1,

@@ -93,4 +93,45 @@ inline const NodeProto* UnsqueezeAfterExpand(core::builder::GraphGraph& graph, c
   return unsqueeze;
 }
 
+// The operands of a binary node of which at least one is produced by an Expand, with
+// the known shapes the shape-based patterns compare.
+struct ExpandedOperands {
+  const NodeProto* left = nullptr;   // the Expand producing input 0, or null
+  const NodeProto* right = nullptr;  // the Expand producing input 1, or null
+  const core::shapes::SymShape* output = nullptr;
+  const core::shapes::SymShape* inputs[2] = {nullptr, nullptr};
+  // What each Expand reads; the input itself where there is no Expand.
+  const core::shapes::SymShape* sources[2] = {nullptr, nullptr};
+};
+
+// Nullopt, with the reason in `*why`, when neither input comes from an Expand or a shape
+// is not known.
+inline std::optional<ExpandedOperands> FindExpandedOperands(const core::builder::GraphGraph& graph,
+                                                            const NodeProto& node, std::string_view* why) {
+  using core::builder::KnownShape;
+  ExpandedOperands operands;
+  operands.left = core::builder::ProducerOf(graph, node.input(0), "Expand");
+  operands.right = core::builder::ProducerOf(graph, node.input(1), "Expand");
+  if (!operands.left && !operands.right) {
+    *why = "no input is produced by an Expand";
+    return std::nullopt;
+  }
+  operands.output = KnownShape(graph, node.output(0));
+  operands.inputs[0] = KnownShape(graph, node.input(0));
+  operands.inputs[1] = KnownShape(graph, node.input(1));
+  if (!operands.output || !operands.inputs[0] || !operands.inputs[1]) {
+    *why = "the shape of an input or of the output is not known";
+    return std::nullopt;
+  }
+  const NodeProto* expands[2] = {operands.left, operands.right};
+  for (int i = 0; i < 2; ++i) {
+    operands.sources[i] = expands[i] ? KnownShape(graph, expands[i]->input(0)) : operands.inputs[i];
+    if (!operands.sources[i]) {
+      *why = "the shape of an Expand input is not known";
+      return std::nullopt;
+    }
+  }
+  return operands;
+}
+
 }  // namespace onnxopt::onnx_patterns::expand

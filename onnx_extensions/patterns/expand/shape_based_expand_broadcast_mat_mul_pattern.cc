@@ -8,7 +8,6 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::DerivedNodeName;
 using core::builder::IsOp;
-using core::builder::KnownShape;
 using core::builder::ProducerOf;
 using core::shapes::SymDim;
 using core::shapes::SymShape;
@@ -29,16 +28,16 @@ bool KeepsMatrixDims(const SymShape& in, const SymShape& out) {
 MatchResult ShapeBasedExpandBroadcastMatMulPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "MatMul") || node.input_size() != 2)
     return NoMatch(node, "the node is not a default-domain MatMul with two inputs");
-  const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
-  const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
-  if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
-  const SymShape* z = KnownShape(graph, node.output(0));
-  const SymShape* a = KnownShape(graph, node.input(0));
-  const SymShape* b = KnownShape(graph, node.input(1));
-  if (!z || !a || !b) return NoMatch(node, "the shape of an input or of the output is not known");
-  const SymShape* l = left ? KnownShape(graph, left->input(0)) : a;
-  const SymShape* r = right ? KnownShape(graph, right->input(0)) : b;
-  if (!l || !r) return NoMatch(node, "the shape of an Expand input is not known");
+  std::string_view why;
+  const std::optional<expand::ExpandedOperands> operands = expand::FindExpandedOperands(graph, node, &why);
+  if (!operands) return NoMatch(node, why);
+  const NodeProto* left = operands->left;
+  const NodeProto* right = operands->right;
+  const SymShape* z = operands->output;
+  const SymShape* a = operands->inputs[0];
+  const SymShape* b = operands->inputs[1];
+  const SymShape* l = operands->sources[0];
+  const SymShape* r = operands->sources[1];
   if (l->Rank() < 2 || r->Rank() < 2 || z->Rank() < 2) return NoMatch(node, "an operand or the output has rank below 2");
   if ((left && !KeepsMatrixDims(*l, *a)) || (right && !KeepsMatrixDims(*r, *b)))
     return NoMatch(node, "an Expand changes a matrix dimension");

@@ -7,21 +7,17 @@
 namespace onnxopt::onnx_patterns {
 
 using core::builder::DerivedNodeName;
-using core::builder::KnownShape;
 using core::builder::ProducerOf;
 using core::shapes::SymShape;
 
 MatchResult ShapeBasedExpandBroadcastPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!expand::IsBinaryElementwise(node)) return NoMatch(node, "the node is not a binary elementwise node");
-  const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
-  const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
-  if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
-  const SymShape* z = KnownShape(graph, node.output(0));
-  if (!z || !KnownShape(graph, node.input(0)) || !KnownShape(graph, node.input(1)))
-    return NoMatch(node, "the shape of an input or of the output is not known");
-  const SymShape* l = KnownShape(graph, left ? left->input(0) : node.input(0));
-  const SymShape* r = KnownShape(graph, right ? right->input(0) : node.input(1));
-  if (!l || !r) return NoMatch(node, "the shape of an Expand input is not known");
+  std::string_view why;
+  const std::optional<expand::ExpandedOperands> operands = expand::FindExpandedOperands(graph, node, &why);
+  if (!operands) return NoMatch(node, why);
+  const SymShape* z = operands->output;
+  const SymShape* l = operands->sources[0];
+  const SymShape* r = operands->sources[1];
   if (std::max(l->Rank(), r->Rank()) < z->Rank()) return NoMatch(node, "the Expand increases the rank");
   if (!expand::BroadcastGivesShape(l->Dims(), r->Dims(), z->Dims()))
     return NoMatch(node, "broadcasting without the Expand does not give the output shape");

@@ -8,7 +8,6 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::Broadcast;
 using core::builder::DerivedNodeName;
-using core::builder::KnownShape;
 using core::builder::ProducerOf;
 using core::shapes::SymDim;
 using core::shapes::SymShape;
@@ -27,16 +26,16 @@ bool ProvableBroadcast(const SymShape& a, const SymShape& b, std::vector<SymDim>
 
 MatchResult ShapeBasedExpandSwapPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!expand::IsBinaryElementwise(node)) return NoMatch(node, "the node is not a binary elementwise node");
-  const NodeProto* left = ProducerOf(graph, node.input(0), "Expand");
-  const NodeProto* right = ProducerOf(graph, node.input(1), "Expand");
-  if (!left && !right) return NoMatch(node, "no input is produced by an Expand");
-  const SymShape* z = KnownShape(graph, node.output(0));
-  const SymShape* a = KnownShape(graph, node.input(0));
-  const SymShape* b = KnownShape(graph, node.input(1));
-  if (!z || !a || !b) return NoMatch(node, "the shape of an input or of the output is not known");
-  const SymShape* xl = left ? KnownShape(graph, left->input(0)) : a;
-  const SymShape* xr = right ? KnownShape(graph, right->input(0)) : b;
-  if (!xl || !xr) return NoMatch(node, "the shape of an Expand input is not known");
+  std::string_view why;
+  const std::optional<expand::ExpandedOperands> operands = expand::FindExpandedOperands(graph, node, &why);
+  if (!operands) return NoMatch(node, why);
+  const NodeProto* left = operands->left;
+  const NodeProto* right = operands->right;
+  const SymShape* z = operands->output;
+  const SymShape* a = operands->inputs[0];
+  const SymShape* b = operands->inputs[1];
+  const SymShape* xl = operands->sources[0];
+  const SymShape* xr = operands->sources[1];
   std::vector<SymDim> bc;
   if (left && right) {
     if (left->input(1) != right->input(1)) return NoMatch(node, "the two Expands use different shape tensors");
