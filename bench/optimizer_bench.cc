@@ -46,7 +46,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "onnx_core/builder/cleanup.h"
+#include "onnx_core/passes/cleanup.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/model_io.h"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "onnx_core/builder/cleanup.h"
+#include "onnx_core/passes/cleanup.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/graph_check.h"

@@ -1,9 +1,6 @@
 #include "onnx_core/builder/graph_builder.h"
 
 #include <algorithm>
-#include <bit>
-#include <climits>
-#include <cstring>
 #include <functional>
 
 #include "onnx_core/common/error.h"
@@ -11,17 +8,11 @@
 
 namespace onnxopt::core::builder {
 
-namespace {
+using ir::ForEachDefinition;
+using ir::ForEachSubgraph;
+using ir::FreeReads;
 
-// Calls f(attribute name, index, graph) for every graph held by `node`; index is -1 for
-// a GRAPH attribute and the position in the list for GRAPHS.
-template <class F>
-void ForEachSubgraph(const NodeProto& node, F&& f) {
-  for (const AttributeProto& attr : node.attribute()) {
-    if (attr.has_g()) f(attr.name(), -1, attr.g());
-    for (int i = 0; i < attr.graphs_size(); ++i) f(attr.name(), i, attr.graphs(i));
-  }
-}
+namespace {
 
 template <class F>
 void ForEachMutableSubgraph(NodeProto& node, F&& f) {
@@ -31,38 +22,11 @@ void ForEachMutableSubgraph(NodeProto& node, F&& f) {
   }
 }
 
-// Calls f(name) for every value defined in `graph` itself (not in nested graphs).
-template <class F>
-void ForEachDefinition(const GraphProto& graph, F&& f) {
-  for (const ValueInfoProto& input : graph.input()) f(input.name());
-  for (const TensorProto& init : graph.initializer()) f(init.name());
-  for (const SparseTensorProto& init : graph.sparse_initializer()) f(init.values().name());
-  for (const NodeProto& node : graph.node())
-    for (const std::string& output : node.output())
-      if (!output.empty()) f(output);
-}
-
 const std::string& FirstOutput(const NodeProto& node) {
   static const std::string kNone;
   for (const std::string& output : node.output())
     if (!output.empty()) return output;
   return kNone;
-}
-
-// Names `graph` and its nested graphs read without defining them.
-std::set<std::string> FreeReads(const GraphProto& graph) {
-  std::unordered_set<std::string_view> defined;
-  ForEachDefinition(graph, [&](const std::string& name) { defined.insert(name); });
-  std::set<std::string> reads;
-  auto read = [&](const std::string& name) {
-    if (!name.empty() && !defined.contains(name)) reads.insert(name);
-  };
-  for (const NodeProto& node : graph.node()) {
-    for (const std::string& input : node.input()) read(input);
-    for (const std::string& name : SubgraphReads(node)) read(name);
-  }
-  for (const ValueInfoProto& output : graph.output()) read(output.name());
-  return reads;
 }
 
 using RenameMap = std::unordered_map<std::string, std::string>;
@@ -115,156 +79,9 @@ void CollectFunctionNames(const FunctionProto& function, NameGenerator& names) {
   for (const NodeProto& node : function.node()) CollectNodeNames(node, names);
 }
 
-// --- Constant values ---------------------------------------------------------------
-
-// A protobuf message cannot hold 2 GiB or more: a larger densified tensor could never be
-// saved, and a hostile sparse constant must not make us allocate without bound.
-constexpr std::int64_t kMaxDenseBytes = INT32_MAX;
-
-static_assert(std::endian::native == std::endian::little,
-              "raw_data is little-endian; reading indices with memcpy assumes the same host order");
-
-TensorProto ScalarOrVector(int data_type, std::optional<int> length) {
-  TensorProto tensor;
-  tensor.set_data_type(data_type);
-  if (length) tensor.add_dims(*length);
-  return tensor;
-}
-
-// Linear position in the dense tensor of every stored value, from 1-D linear indices
-// [NNZ] or 2-D coordinates [NNZ, rank]; nullopt when malformed or out of bounds.
-// `nnz` <= `count` <= kMaxDenseBytes, so the sizes below cannot overflow.
-std::optional<std::vector<std::int64_t>> SparsePositions(const SparseTensorProto& sparse, std::int64_t nnz,
-                                                         std::int64_t count) {
-  std::vector<std::int64_t> positions;
-  if (nnz == 0) return positions;
-  const TensorProto& indices = sparse.indices();
-  if (indices.data_type() != TensorProto::INT64) return std::nullopt;
-  if (indices.dims_size() < 1 || indices.dims_size() > 2 || indices.dims(0) != nnz) return std::nullopt;
-  const bool linear = indices.dims_size() == 1;
-  const std::int64_t width = linear ? 1 : sparse.dims_size();
-  if (!linear && (indices.dims(1) != width || width == 0)) return std::nullopt;
-  const std::optional<std::string> bytes = ir::RawBytes(indices);
-  if (!bytes || static_cast<std::int64_t>(bytes->size()) != nnz * width * 8) return std::nullopt;
-  positions.resize(nnz);
-  for (std::int64_t i = 0; i < nnz; ++i) {
-    std::int64_t position = 0;
-    for (std::int64_t j = 0; j < width; ++j) {
-      std::int64_t index = 0;
-      std::memcpy(&index, bytes->data() + (i * width + j) * 8, 8);
-      const std::int64_t bound = linear ? count : sparse.dims(j);
-      if (index < 0 || index >= bound) return std::nullopt;
-      position = linear ? index : position * bound + index;
-    }
-    positions[i] = position;
-  }
-  return positions;
-}
-
-// Bytes per element of a dense tensor of `data_type` we can build; nullopt for unknown
-// types and for sub-byte types (INT4, ...), which pack two values per byte. STRING counts
-// as one byte per element, only to bound the number of elements.
-std::optional<std::int64_t> DenseElementBytes(int data_type) {
-  if (data_type == TensorProto::STRING) return 1;
-  const std::optional<int> bits = ir::ElementBits(data_type);
-  if (!bits || *bits % 8 != 0) return std::nullopt;
-  return *bits / 8;
-}
-
-std::optional<TensorProto> Densify(const SparseTensorProto& sparse) {
-  const TensorProto& values = sparse.values();
-  TensorProto dense;
-  dense.set_data_type(values.data_type());
-  for (std::int64_t dim : sparse.dims()) {
-    if (dim < 0) return std::nullopt;
-    dense.add_dims(dim);
-  }
-  const std::optional<std::int64_t> count = ir::ElementCount(dense);
-  const std::optional<std::int64_t> element_bytes = DenseElementBytes(values.data_type());
-  if (!count || !element_bytes || *count > kMaxDenseBytes / *element_bytes) return std::nullopt;
-  if (values.dims_size() != 1 || values.dims(0) < 0 || values.dims(0) > *count) return std::nullopt;
-  const std::int64_t nnz = values.dims(0);
-  const std::optional<std::vector<std::int64_t>> positions = SparsePositions(sparse, nnz, *count);
-  if (!positions) return std::nullopt;
-
-  if (values.data_type() == TensorProto::STRING) {
-    if (values.string_data_size() != nnz) return std::nullopt;
-    for (std::int64_t i = 0; i < *count; ++i) dense.add_string_data();
-    for (std::int64_t i = 0; i < nnz; ++i) *dense.mutable_string_data((*positions)[i]) = values.string_data(i);
-    return dense;
-  }
-  const std::optional<std::string> value_bytes = ir::RawBytes(values);
-  if (!value_bytes || static_cast<std::int64_t>(value_bytes->size()) != nnz * *element_bytes) return std::nullopt;
-  std::string& raw = *dense.mutable_raw_data();
-  raw.assign(static_cast<std::size_t>(*count * *element_bytes), '\0');
-  for (std::int64_t i = 0; i < nnz; ++i)
-    std::memcpy(raw.data() + (*positions)[i] * *element_bytes, value_bytes->data() + i * *element_bytes,
-                *element_bytes);
-  return dense;
-}
-
-std::optional<TensorProto> ConstantAttributeValue(const AttributeProto& attr) {
-  using A = AttributeProto;
-  const std::string& name = attr.name();
-  // Inside a function body the value may refer to an attribute of the call: not constant.
-  if (!attr.ref_attr_name().empty()) return std::nullopt;
-  if (name == "value" && attr.type() == A::TENSOR) return attr.t();
-  if (name == "sparse_value" && attr.type() == A::SPARSE_TENSOR) return Densify(attr.sparse_tensor());
-  // The scalar and list forms take their element type from the attribute's declared
-  // type, not from its name: some exporters write value_float with type INT, and
-  // onnxruntime then produces an int64 constant. Following the declared type computes
-  // what the runtime computes.
-  const bool scalar_form = name == "value_float" || name == "value_int";
-  const bool list_form = name == "value_floats" || name == "value_ints";
-  if (scalar_form && attr.type() == A::FLOAT) {
-    TensorProto tensor = ScalarOrVector(TensorProto::FLOAT, std::nullopt);
-    tensor.add_float_data(attr.f());
-    return tensor;
-  }
-  if (list_form && attr.type() == A::FLOATS) {
-    TensorProto tensor = ScalarOrVector(TensorProto::FLOAT, attr.floats_size());
-    *tensor.mutable_float_data() = attr.floats();
-    return tensor;
-  }
-  if (scalar_form && attr.type() == A::INT) {
-    TensorProto tensor = ScalarOrVector(TensorProto::INT64, std::nullopt);
-    tensor.add_int64_data(attr.i());
-    return tensor;
-  }
-  if (list_form && attr.type() == A::INTS) {
-    TensorProto tensor = ScalarOrVector(TensorProto::INT64, attr.ints_size());
-    *tensor.mutable_int64_data() = attr.ints();
-    return tensor;
-  }
-  if (name == "value_string" && attr.type() == A::STRING) {
-    TensorProto tensor = ScalarOrVector(TensorProto::STRING, std::nullopt);
-    tensor.add_string_data(attr.s());
-    return tensor;
-  }
-  if (name == "value_strings" && attr.type() == A::STRINGS) {
-    TensorProto tensor = ScalarOrVector(TensorProto::STRING, attr.strings_size());
-    *tensor.mutable_string_data() = attr.strings();
-    return tensor;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 // --- Free functions ------------------------------------------------------------------
-
-bool IsOnnxDomain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
-
-bool HasSubgraph(const NodeProto& node) {
-  return std::any_of(node.attribute().begin(), node.attribute().end(),
-                     [](const AttributeProto& attr) { return attr.has_g() || attr.graphs_size() > 0; });
-}
-
-std::set<std::string> SubgraphReads(const NodeProto& node) {
-  std::set<std::string> reads;
-  ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& graph) { reads.merge(FreeReads(graph)); });
-  return reads;
-}
 
 void CollectNames(const GraphProto& graph, NameGenerator& names) {
   for (const ValueInfoProto& input : graph.input()) names.Reserve(input.name());
@@ -432,14 +249,6 @@ std::set<std::string> GraphBuilder::OuterScopeReads() const {
   std::set<std::string> reads = FreeReads(*graph_);
   std::erase_if(reads, [&](const std::string& name) { return !outer_scope_.contains(name); });
   return reads;
-}
-
-std::optional<TensorProto> GraphBuilder::ConstantNodeValue(const NodeProto& node) {
-  if (node.op_type() != "Constant" || !IsOnnxDomain(node.domain())) return std::nullopt;
-  if (node.input_size() != 0 || node.output_size() != 1 || node.attribute_size() != 1) return std::nullopt;
-  std::optional<TensorProto> tensor = ConstantAttributeValue(node.attribute(0));
-  if (tensor) tensor->set_name(node.output(0));
-  return tensor;
 }
 
 // --- Names ---------------------------------------------------------------------------

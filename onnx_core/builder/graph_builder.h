@@ -8,8 +8,8 @@
 // knows its enclosing builder, so that scoping (which outer names a subgraph reads) and
 // name generation see the whole model.
 //
-// Cleanup passes live in builder/cleanup.h; they operate on a builder and its nested
-// builders.
+// The whole-graph passes (cleanup, constant folding) live a layer above, in passes/;
+// they operate on a builder and its nested builders.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/inference.h"
 #include "onnx_core/shapes/sym_tensor.h"
@@ -112,11 +113,6 @@ class GraphBuilder {
   const std::set<std::string>& OuterScope() const { return outer_scope_; }
   // Names this graph (or any graph nested in it) reads from its enclosing graphs.
   std::set<std::string> OuterScopeReads() const;
-
-  // The value of a Constant node as a tensor, whatever attribute holds it (value,
-  // value_float(s), value_int(s), value_string(s), sparse_value). nullopt when `node` is
-  // not a valid Constant. The tensor takes the node's output name.
-  static std::optional<TensorProto> ConstantNodeValue(const NodeProto& node);
 
   // --- Shapes (shapes/inference.h) ---------------------------------------------------
   // Operators are known through the shape-function registry, which applications fill by
@@ -216,15 +212,11 @@ class GraphBuilder {
 // nested graphs.
 void CollectNames(const GraphProto& graph, NameGenerator& names);
 
-// Whether `domain` names the default ONNX operator set ("" or "ai.onnx").
-bool IsOnnxDomain(std::string_view domain);
-
-// Whether a node holds a graph (attribute of type GRAPH or GRAPHS).
-bool HasSubgraph(const NodeProto& node);
-
-// Values that the graphs held by `node` (and the graphs nested in them) read from
-// enclosing scopes: their free variables.
-std::set<std::string> SubgraphReads(const NodeProto& node);
+// The structural queries of ir/graph_queries.h, which patterns and passes reach through
+// the builder's namespace.
+using ir::HasSubgraph;
+using ir::IsOnnxDomain;
+using ir::SubgraphReads;
 
 // Keeps, in order, the elements of `field` for which `keep(element)` is true and deletes
 // the others. Moves pointers only (no message is copied); linear in the field size.

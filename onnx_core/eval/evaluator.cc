@@ -3,9 +3,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/constant_values.h"
+#include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/tensor_data.h"
 
@@ -13,7 +14,7 @@ namespace onnxopt::core::eval {
 
 namespace {
 
-using builder::IsOnnxDomain;
+using ir::IsOnnxDomain;
 using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
 using Functions = google::protobuf::RepeatedPtrField<FunctionProto>;
 using Nodes = google::protobuf::RepeatedPtrField<NodeProto>;
@@ -123,8 +124,8 @@ class Evaluator {
         const NodeProto& node = nodes.Get(i);
         for (const std::string& input : node.input())
           if (!input.empty()) last_use[input] = i;
-        if (builder::HasSubgraph(node))
-          for (const std::string& read : builder::SubgraphReads(node)) last_use[read] = i;
+        if (ir::HasSubgraph(node))
+          for (const std::string& read : ir::SubgraphReads(node)) last_use[read] = i;
         for (const std::string& output : node.output())
           if (!output.empty()) last_use.try_emplace(output, i);
       }
@@ -170,7 +171,7 @@ class Evaluator {
   void RunNode(const NodeProto& node, Frame& frame, const Scope& scope) {
     std::vector<Value> outputs;
     if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.input_size() == 0) {
-      std::optional<TensorProto> value = builder::GraphBuilder::ConstantNodeValue(node);
+      std::optional<TensorProto> value = ir::ConstantNodeValue(node);
       if (!value) throw ModelError(NodeLabel(node) + ": invalid Constant");
       try {
         outputs.emplace_back(Tensor::FromProto(*value));

@@ -10,6 +10,7 @@
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::builder {
@@ -306,7 +307,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
     return true;
   std::vector<std::unique_ptr<TensorProto>> results;
   if (IsDefaultOp(node, "Constant")) {
-    std::optional<TensorProto> value = GraphBuilder::ConstantNodeValue(node);
+    std::optional<TensorProto> value = ir::ConstantNodeValue(node);
     if (!value) return false;
     results.push_back(std::make_unique<TensorProto>(std::move(*value)));
   } else if (HasStaticShapeValue(builder_, node)) {

@@ -21,7 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/passes/constant_folding.h"
 #include "onnx_core/utils/dense_index.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/local_rewriting.h"

@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "onnx_core/builder/cleanup.h"
-#include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/passes/cleanup.h"
+#include "onnx_core/passes/constant_folding.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 

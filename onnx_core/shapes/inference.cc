@@ -5,8 +5,9 @@
 #include <unordered_set>
 #include <utility>
 
-#include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/constant_values.h"
+#include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
@@ -67,7 +68,7 @@ struct ShapesContextAccess {
 
 namespace {
 
-using builder::IsOnnxDomain;
+using ir::IsOnnxDomain;
 using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
 
 // A function calling itself (directly or not) is cut here: its outputs stay unknown.
@@ -271,7 +272,7 @@ class Inferencer {
     const NodeProto& node = call.Node();
     ShapesContext& context = call.Context();
     if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1) {
-      if (std::optional<TensorProto> value = builder::GraphBuilder::ConstantNodeValue(node)) {
+      if (std::optional<TensorProto> value = ir::ConstantNodeValue(node)) {
         if (!node.output(0).empty()) InferInitializer(*value, context);
         const SymTensor* inferred = context.Find(node.output(0));
         return {inferred ? *inferred : SymTensor::Unknown()};

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "onnx_core/builder/cleanup.h"
+#include "onnx_core/passes/cleanup.h"
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/model_io.h"

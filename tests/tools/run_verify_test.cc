@@ -8,7 +8,7 @@
 
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/ir/model_io.h"
-#include "onnx_core/ir/npy.h"
+#include "onnx_core/eval/npy.h"
 #include "tests/support/test_support.h"
 
 namespace onnxopt::testing {
@@ -66,7 +66,7 @@ class RunVerifyTest : public ::testing::Test {
     return path.string();
   }
   std::string Npy(const std::string& name, const Tensor& tensor) {
-    core::ir::WriteNpy(tensor, dir_ / name);
+    core::eval::WriteNpy(tensor, dir_ / name);
     return (dir_ / name).string();
   }
   CommandResult Onnxopt(std::vector<std::string> args) {
@@ -89,8 +89,8 @@ TEST_F(RunVerifyTest, RunComputesOutputsFromNpyInputs) {
   ExpectContains(result, "y: float[2,3] min=0 max=5.5");
   ExpectContains(result, "out/1: float[2,3]");
   ExpectContains(result, "out%2F1.npy (output 'out/1')");
-  EXPECT_TRUE(core::ir::ReadNpy(out / "y.npy") == FloatTensor({2, 3}, {1.5f, 0, 3.5f, 0, 5.5f, 0}));
-  EXPECT_TRUE(core::ir::ReadNpy(out / "out%2F1.npy") == FloatTensor({2, 3}, {1.5f, -1.5f, 3.5f, -3.5f, 5.5f, -5.5f}));
+  EXPECT_TRUE(core::eval::ReadNpy(out / "y.npy") == FloatTensor({2, 3}, {1.5f, 0, 3.5f, 0, 5.5f, 0}));
+  EXPECT_TRUE(core::eval::ReadNpy(out / "out%2F1.npy") == FloatTensor({2, 3}, {1.5f, -1.5f, 3.5f, -3.5f, 5.5f, -5.5f}));
 }
 
 TEST_F(RunVerifyTest, RandomInputsFollowTheOnnxruntimeHarness) {
@@ -103,7 +103,7 @@ TEST_F(RunVerifyTest, RandomInputsFollowTheOnnxruntimeHarness) {
                          "--output-dir", out.string()});
   ASSERT_EQ(result.exit_code, 0) << result.output;
   ExpectContains(result, "symbolic dims: N=1");
-  const Tensor x = core::ir::ReadNpy(out / "out%2F1.npy");
+  const Tensor x = core::eval::ReadNpy(out / "out%2F1.npy");
   ASSERT_EQ(x.shape(), (std::vector<std::int64_t>{1, 3}));
   EXPECT_FLOAT_EQ(x.Data<float>()[0], -0.976590514f);
   EXPECT_FLOAT_EQ(x.Data<float>()[1], -0.876083493f);

@@ -8,7 +8,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/ir/model_io.h"
-#include "onnx_core/ir/npy.h"
+#include "onnx_core/eval/npy.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
 
@@ -94,7 +94,7 @@ int RunRun(std::vector<std::string> raw_args) {
       std::cout << "\n";
     }
   }
-  for (const auto& [name, file] : input_files) inputs[name] = core::ir::ReadNpy(file);
+  for (const auto& [name, file] : input_files) inputs[name] = core::eval::ReadNpy(file);
   for (const auto& input : model.graph().input())
     if (!initializers.contains(input.name()) && !inputs.contains(input.name()))
       throw UsageError("no value for input '" + input.name() + "': give --input " + input.name() +
@@ -120,7 +120,7 @@ int RunRun(std::vector<std::string> raw_args) {
       continue;
     }
     const std::string file = EscapeFileName(output.name()) + ".npy";
-    const bool native = core::ir::WriteNpy(*tensor, *output_dir / file);
+    const bool native = core::eval::WriteNpy(*tensor, *output_dir / file);
     std::cout << "  wrote " << (*output_dir / file).string();
     if (file != output.name() + ".npy") std::cout << " (output '" << output.name() << "')";
     if (!native) std::cout << " (converted: " << tensor->Describe() << " has no NumPy dtype)";

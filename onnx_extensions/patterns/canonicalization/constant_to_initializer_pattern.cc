@@ -1,6 +1,7 @@
 #include "onnx_extensions/patterns/canonicalization/constant_to_initializer_pattern.h"
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/constant_values.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/canonicalization/canonicalization_matchers.h"
@@ -36,7 +37,7 @@ MatchResult ConstantToInitializerPattern::Match(GraphGraph& graph, const NodePro
   // computes an int64, and an int64 initializer in its place no longer loads.
   if (constant.attribute_size() == 1 && !HasTheTypeItsNameSays(constant.attribute(0)))
     return NoMatch(constant, "the Constant attribute's type is not the one its name says");
-  if (!core::builder::GraphBuilder::ConstantNodeValue(constant))
+  if (!core::ir::ConstantNodeValue(constant))
     return NoMatch(constant, "the Constant value cannot be read");
   return Matched({&constant});
 }
@@ -45,7 +46,7 @@ utils::RepeatedProtoField<NodeProto> ConstantToInitializerPattern::Apply(
     GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
   core::builder::ExpectMatchedNodes(*this, nodes, {"Constant"});
   const NodeProto& constant = *nodes[0];
-  std::optional<TensorProto> value = core::builder::GraphBuilder::ConstantNodeValue(constant);
+  std::optional<TensorProto> value = core::ir::ConstantNodeValue(constant);
   if (!value) throw BuilderError(std::string(kName) + "::Apply: the Constant value cannot be read");
   const std::string initializer = graph.MakeInitializer(constant.output(0) + "_cst2init", std::move(*value));
   utils::RepeatedProtoField<NodeProto> replacement;

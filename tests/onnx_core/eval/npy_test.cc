@@ -1,7 +1,7 @@
 // .npy reading and writing: round trips of every dtype, the exact NumPy header layout,
 // and hostile files (each rejected with a ModelError naming the file).
 
-#include "onnx_core/ir/npy.h"
+#include "onnx_core/eval/npy.h"
 
 #include <cstring>
 #include <string>
@@ -15,8 +15,8 @@ namespace onnxopt::testing {
 namespace {
 
 using core::eval::Tensor;
-using core::ir::ReadNpy;
-using core::ir::WriteNpy;
+using core::eval::ReadNpy;
+using core::eval::WriteNpy;
 
 template <class T>
 Tensor MakeTensor(int elem_type, std::vector<std::int64_t> shape, const std::vector<T>& values) {

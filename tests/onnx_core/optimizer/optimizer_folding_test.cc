@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
@@ -111,7 +112,7 @@ class ConstantToInitializer final : public PatternOptimization {
   utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,
                                              const std::vector<const NodeProto*>& nodes) const override {
     const std::string name = graph.MakeInitializer(nodes[0]->output(0) + "_init",
-                                                   *GraphBuilder::ConstantNodeValue(*nodes[0]));
+                                                   *core::ir::ConstantNodeValue(*nodes[0]));
     utils::RepeatedProtoField<NodeProto> result;
     NodeProto& identity = *result.Add();
     identity.set_op_type("Identity");

@@ -1,4 +1,4 @@
-#include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/passes/constant_folding.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "onnx_core/builder/constant_folding.h"
+#include "onnx_core/passes/constant_folding.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -7,6 +7,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/constant_values.h"
 
 namespace onnxopt::core::builder {
 
@@ -104,7 +105,7 @@ class Folder {
     if (source.initializer) {
       tensor = Tensor::FromProto(*source.initializer);
     } else {
-      std::optional<TensorProto> proto = GraphBuilder::ConstantNodeValue(*source.constant_node);
+      std::optional<TensorProto> proto = ir::ConstantNodeValue(*source.constant_node);
       if (!proto) throw ModelError("invalid Constant node");
       tensor = Tensor::FromProto(*proto);
     }

@@ -1,4 +1,4 @@
-#include "onnx_core/ir/npy.h"
+#include "onnx_core/eval/npy.h"
 
 #include <unistd.h>
 
@@ -18,12 +18,11 @@
 
 #include "onnx_core/common/error.h"
 
-namespace onnxopt::core::ir {
+namespace onnxopt::core::eval {
 
 namespace {
 
 namespace fs = std::filesystem;
-using eval::Tensor;
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 // Real headers are a few dozen bytes; a bound keeps a hostile length from allocating.
@@ -424,4 +423,4 @@ bool WriteNpy(const Tensor& tensor, const fs::path& path) {
   return native;
 }
 
-}  // namespace onnxopt::core::ir
+}  // namespace onnxopt::core::eval

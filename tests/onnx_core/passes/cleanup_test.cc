@@ -1,4 +1,4 @@
-#include "onnx_core/builder/cleanup.h"
+#include "onnx_core/passes/cleanup.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

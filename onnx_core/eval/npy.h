@@ -6,13 +6,13 @@
 
 #include "onnx_core/eval/tensor.h"
 
-namespace onnxopt::core::ir {
+namespace onnxopt::core::eval {
 
 // Throws ModelError naming the file for anything but a C-order array of a supported
 // dtype (bool, int8..int64, uint8..uint64, float16, float32, float64, strings as U).
-eval::Tensor ReadNpy(const std::filesystem::path& path);
+Tensor ReadNpy(const std::filesystem::path& path);
 // Writes atomically (temporary file + rename). bfloat16 and other types without a NumPy
 // dtype are written as float32 (the caller is told through the return value: false).
-bool WriteNpy(const eval::Tensor& tensor, const std::filesystem::path& path);
+bool WriteNpy(const Tensor& tensor, const std::filesystem::path& path);
 
-}  // namespace onnxopt::core::ir
+}  // namespace onnxopt::core::eval

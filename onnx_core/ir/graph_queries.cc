@@ -1,0 +1,36 @@
+#include "onnx_core/ir/graph_queries.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace onnxopt::core::ir {
+
+bool IsOnnxDomain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
+
+bool HasSubgraph(const NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(),
+                     [](const AttributeProto& attr) { return attr.has_g() || attr.graphs_size() > 0; });
+}
+
+std::set<std::string> FreeReads(const GraphProto& graph) {
+  std::unordered_set<std::string_view> defined;
+  ForEachDefinition(graph, [&](const std::string& name) { defined.insert(name); });
+  std::set<std::string> reads;
+  auto read = [&](const std::string& name) {
+    if (!name.empty() && !defined.contains(name)) reads.insert(name);
+  };
+  for (const NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) read(input);
+    for (const std::string& name : SubgraphReads(node)) read(name);
+  }
+  for (const ValueInfoProto& output : graph.output()) read(output.name());
+  return reads;
+}
+
+std::set<std::string> SubgraphReads(const NodeProto& node) {
+  std::set<std::string> reads;
+  ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& graph) { reads.merge(FreeReads(graph)); });
+  return reads;
+}
+
+}  // namespace onnxopt::core::ir
