@@ -6,9 +6,15 @@
 #   make build     configure and build (build/)
 #   make asan      build the sanitizer variant (build-asan/) of the tested targets
 #   make fuzz      build the libFuzzer target with clang (build-fuzz/)
+#   make release   build the library and the command line as a user would (Release, -O3, warnings
+#                  not errors) into build-release/
+#
+# Development builds (build/, build-asan/, build-fuzz/) turn compiler warnings into errors
+# (ONNXOPT_WERROR); a user's own cmake build does not.
 
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
+RELEASE_DIR ?= build-release
 FUZZ_DIR ?= build-fuzz
 JOBS ?= $(shell nproc)
 CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
@@ -25,13 +31,13 @@ SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests e
                      optimizer_tests optimizer_kernel_tests rewrite_file_tests pattern_tests optimize_replay_tests \
                      canonicalization_pattern_tests collections_pattern_tests expand_pattern_tests
 
-.PHONY: deps configure build demo test test-main test-asan asan fuzz clean
+.PHONY: deps configure build demo test test-main test-asan asan fuzz release clean
 
 deps:
 	@scripts/install-deps.sh
 
 configure: deps
-	@test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	@test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONNXOPT_WERROR=ON
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -39,13 +45,13 @@ build: configure
 demo: build
 	examples/demo/run_demo.sh $(BUILD_DIR)/onnxopt
 
-test: test-main test-asan
+test: test-main test-asan release
 
 test-main: build
 	ctest --test-dir $(BUILD_DIR) $(CTEST_FLAGS)
 
 asan: deps
-	@test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNXOPT_SANITIZE=ON
+	@test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNXOPT_SANITIZE=ON -DONNXOPT_WERROR=ON
 	cmake --build $(ASAN_DIR) -j $(JOBS) --target $(SANITIZED_TARGETS)
 
 # Only the tests labelled "sanitize" are built in the sanitizer variant; ctest runs those.
@@ -53,13 +59,21 @@ test-asan: asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_DIR) -L sanitize $(CTEST_FLAGS)
 
+# What a user gets from `cmake -DCMAKE_BUILD_TYPE=Release`: the libraries, the command line
+# and the Python modules at -O3, without -Werror; the demo model is optimized with it.
+release: deps
+	@test -f $(RELEASE_DIR)/build.ninja || cmake -S . -B $(RELEASE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DONNXOPT_BUILD_TESTS=OFF
+	cmake --build $(RELEASE_DIR) -j $(JOBS)
+	examples/demo/run_demo.sh $(RELEASE_DIR)/onnxopt
+
 fuzz: deps
 	@test -f $(FUZZ_DIR)/build.ninja || CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G Ninja \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONNXOPT_FUZZ=ON -DONNXOPT_BUILD_TESTS=OFF -DONNXOPT_BUILD_TOOLS=OFF
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONNXOPT_WERROR=ON -DONNXOPT_FUZZ=ON -DONNXOPT_BUILD_TESTS=OFF -DONNXOPT_BUILD_TOOLS=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target load_fuzzer
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(RELEASE_DIR)
 
 # Fuzz load + GraphBuilder + cleanup for FUZZ_SECONDS, seeded with small generated models
 # (fuzz/make_seeds.py) and the corpus models. Findings go to $(FUZZ_DIR)/findings.
