@@ -23,6 +23,8 @@ using onnxopt::core::builder::PatternOptimization;
 class MulByOnePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "MulByOnePattern";
+  // x * 1 is x exactly for every x (NaN stays NaN, -0 stays -0).
+  static constexpr onnxopt::core::builder::NumericalClass kNumerics = onnxopt::core::builder::NumericalClass::kExact;
   MulByOnePattern() : PatternOptimization(/*priority=*/0) {}
 
   std::string Name() const override { return std::string(kName); }

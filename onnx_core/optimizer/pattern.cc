@@ -5,6 +5,15 @@
 
 namespace onnxopt::core::builder {
 
+std::string_view NumericalClassName(NumericalClass numerics) {
+  switch (numerics) {
+    case NumericalClass::kExact: return "exact";
+    case NumericalClass::kRounding: return "rounding";
+    case NumericalClass::kApproximate: return "approximate";
+  }
+  return "unknown";
+}
+
 namespace {
 
 std::string NodeLabel(const NodeProto* node) {

@@ -27,6 +27,26 @@ namespace onnxopt::core::builder {
 class GraphGraph;
 class PatternOptimization;
 
+// How a rewrite may change the numbers a model computes. Every pattern declares its class
+// (kNumerics in built-in patterns, an argument of RegisterPattern otherwise); the default
+// selection leaves the approximate ones out, so that `optimize` keeps results unless a
+// user asks otherwise.
+enum class NumericalClass {
+  // Every output compares equal to the original's (IEEE equality: NaN where NaN, the sign
+  // of a zero may differ), for every input.
+  kExact,
+  // Same element types everywhere; float results may round differently because
+  // operations are reordered or fused (a sum reassociated, a normalization fused).
+  kRounding,
+  // Computes something in another precision (skipping a rounding through a narrower
+  // type, or computing in a wider or narrower one), or gives another result for some
+  // inputs (NaN, infinities). Opt-in only.
+  kApproximate,
+};
+
+// "exact", "rounding", "approximate": the names `onnxopt patterns` shows.
+std::string_view NumericalClassName(NumericalClass numerics);
+
 // Why a candidate was rejected: a literal reason and the C++ line that rejected it.
 struct NoMatchReason {
   std::string_view reason;  // a string literal: no allocation on the matching path

@@ -38,28 +38,31 @@ std::unique_ptr<PatternOptimization> Create(const std::string& name, const Patte
   return pattern;
 }
 
-}  // namespace
-
-void PatternRegistry::Register(const std::string& name, PatternFactory factory, std::string family) {
-  if (name.empty()) throw BuilderError("a pattern needs a name");
-  if (!factory) throw BuilderError("pattern '" + name + "' has no factory");
-  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const auto& entry) { return entry.name == name; });
-  if (it == entries_.end()) {
-    entries_.push_back(RegisteredPattern{name, std::move(factory), std::move(family)});
-    return;
-  }
-  if (SameFactory(it->factory, factory)) return;
-  throw BuilderError("pattern '" + name + "' is already registered with another factory (use Replace to override)");
+void CheckEntry(const RegisteredPattern& entry) {
+  if (entry.name.empty()) throw BuilderError("a pattern needs a name");
+  if (!entry.factory) throw BuilderError("pattern '" + entry.name + "' has no factory");
 }
 
-void PatternRegistry::Replace(const std::string& name, PatternFactory factory, std::string family) {
-  if (name.empty()) throw BuilderError("a pattern needs a name");
-  if (!factory) throw BuilderError("pattern '" + name + "' has no factory");
-  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const auto& entry) { return entry.name == name; });
+}  // namespace
+
+void PatternRegistry::Register(RegisteredPattern entry) {
+  CheckEntry(entry);
+  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const auto& known) { return known.name == entry.name; });
+  if (it == entries_.end()) {
+    entries_.push_back(std::move(entry));
+    return;
+  }
+  if (SameFactory(it->factory, entry.factory) && it->numerics == entry.numerics) return;
+  throw BuilderError("pattern '" + entry.name + "' is already registered with another factory or numerical class (use Replace to override)");
+}
+
+void PatternRegistry::Replace(RegisteredPattern entry) {
+  CheckEntry(entry);
+  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const auto& known) { return known.name == entry.name; });
   if (it == entries_.end())
-    entries_.push_back(RegisteredPattern{name, std::move(factory), std::move(family)});
+    entries_.push_back(std::move(entry));
   else
-    *it = RegisteredPattern{name, std::move(factory), std::move(family)};
+    *it = std::move(entry);
 }
 
 bool PatternRegistry::Contains(std::string_view name) const {
@@ -72,14 +75,14 @@ std::vector<std::string> PatternRegistry::Names() const {
   return names;
 }
 
-void RegisterPattern(const std::string& name, PatternFactory factory, std::string family) {
+void RegisterPattern(const std::string& name, PatternFactory factory, std::string family, NumericalClass numerics) {
   std::lock_guard lock(Global().mutex);
-  Global().registry.Register(name, std::move(factory), std::move(family));
+  Global().registry.Register(RegisteredPattern{name, std::move(factory), std::move(family), numerics});
 }
 
-void ReplacePattern(const std::string& name, PatternFactory factory, std::string family) {
+void ReplacePattern(const std::string& name, PatternFactory factory, std::string family, NumericalClass numerics) {
   std::lock_guard lock(Global().mutex);
-  Global().registry.Replace(name, std::move(factory), std::move(family));
+  Global().registry.Replace(RegisteredPattern{name, std::move(factory), std::move(family), numerics});
 }
 
 std::vector<RegisteredPattern> RegisteredPatterns() {
@@ -98,10 +101,10 @@ std::vector<std::unique_ptr<PatternOptimization>> CreateRegisteredPatterns() {
   return patterns;
 }
 
-void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory) {
+void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory, NumericalClass numerics) {
   std::shared_ptr<PatternRegistry>& registry = builder.LocalPatternRegistry();
   if (!registry) registry = std::make_shared<PatternRegistry>();
-  registry->Replace(name, std::move(factory));
+  registry->Replace(RegisteredPattern{name, std::move(factory), "", numerics});
 }
 
 // --- Selection ------------------------------------------------------------------------
@@ -121,10 +124,11 @@ PatternSelection PatternSelection::Parse(std::string_view text) {
   }
   // A list starting with a plain name selects exactly its names; "+A"/"-A" edit default.
   const std::string& first = items.front();
-  PatternSelection selection(first == "default" || first[0] == '+' || first[0] == '-');
+  const bool edits_default = first == "default" || first[0] == '+' || first[0] == '-';
+  PatternSelection selection(first == "all" ? Base::kAll : edits_default ? Base::kDefault : Base::kNone);
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string& item = items[i];
-    if (item == "default" || item == "none") {
+    if (item == "default" || item == "none" || item == "all") {
       if (i != 0) throw Error("'" + item + "' may only start a pattern list");
       continue;
     }
@@ -149,10 +153,13 @@ PatternSelection& PatternSelection::Exclude(std::string name) {
   return *this;
 }
 
-std::vector<std::string> PatternSelection::Resolve(const std::vector<std::string>& available) const {
-  const std::set<std::string> known(available.begin(), available.end());
-  std::set<std::string> chosen;
-  if (all_) chosen = known;
+std::vector<std::string> PatternSelection::Resolve(const std::vector<RegisteredPattern>& available) const {
+  std::set<std::string> known, chosen;
+  for (const RegisteredPattern& entry : available) {
+    known.insert(entry.name);
+    const bool in_base = base_ == Base::kAll || (base_ == Base::kDefault && entry.numerics != NumericalClass::kApproximate);
+    if (in_base) chosen.insert(entry.name);
+  }
   for (const auto& [include, name] : edits_) {
     if (!known.contains(name)) {
       std::string message = "unknown pattern '" + name + "'";
@@ -165,13 +172,13 @@ std::vector<std::string> PatternSelection::Resolve(const std::vector<std::string
       chosen.erase(name);
   }
   std::vector<std::string> result;
-  for (const std::string& name : available)
-    if (chosen.contains(name)) result.push_back(name);
+  for (const RegisteredPattern& entry : available)
+    if (chosen.contains(entry.name)) result.push_back(entry.name);
   return result;
 }
 
 std::string PatternSelection::ToString() const {
-  std::string text = all_ ? "default" : "none";
+  std::string text = base_ == Base::kAll ? "all" : base_ == Base::kDefault ? "default" : "none";
   for (const auto& [include, name] : edits_) text += (include ? ",+" : ",-") + name;
   return text;
 }
@@ -184,8 +191,8 @@ std::vector<std::unique_ptr<PatternOptimization>> CreateSelectedPatterns(const G
     merged = Global().registry;
   }
   if (const PatternRegistry* local = builder.LocalPatternRegistry())
-    for (const RegisteredPattern& entry : local->Entries()) merged.Replace(entry.name, entry.factory, entry.family);
-  const std::vector<std::string> names = selection.Resolve(merged.Names());
+    for (const RegisteredPattern& entry : local->Entries()) merged.Replace(entry);
+  const std::vector<std::string> names = selection.Resolve(merged.Entries());
   std::vector<std::unique_ptr<PatternOptimization>> patterns;
   for (const RegisteredPattern& entry : merged.Entries())
     if (std::find(names.begin(), names.end(), entry.name) != names.end())

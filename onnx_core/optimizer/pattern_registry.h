@@ -29,6 +29,7 @@ struct RegisteredPattern {
   std::string name;
   PatternFactory factory;
   std::string family;  // e.g. "canonicalization"; empty for application patterns
+  NumericalClass numerics = NumericalClass::kExact;
 };
 
 // Name -> factory, in registration order.
@@ -37,9 +38,9 @@ class PatternRegistry {
   // Adds `name`. Registering the same plain function again is a no-op; any other
   // factory under an existing name throws BuilderError (behaviour must not change
   // silently).
-  void Register(const std::string& name, PatternFactory factory, std::string family = "");
-  // Adds `name`, or replaces its factory (keeping its place in the order).
-  void Replace(const std::string& name, PatternFactory factory, std::string family = "");
+  void Register(RegisteredPattern entry);
+  // Adds the entry, or replaces the one of its name (keeping its place in the order).
+  void Replace(RegisteredPattern entry);
   bool Contains(std::string_view name) const;
   std::vector<std::string> Names() const;
   const std::vector<RegisteredPattern>& Entries() const { return entries_; }
@@ -49,54 +50,64 @@ class PatternRegistry {
 };
 
 // --- The global registry ----------------------------------------------------------------
-void RegisterPattern(const std::string& name, PatternFactory factory, std::string family = "");
-void ReplacePattern(const std::string& name, PatternFactory factory, std::string family = "");
+// An application's pattern declares its numerical class here (exact unless said otherwise:
+// the application vouches for it).
+void RegisterPattern(const std::string& name, PatternFactory factory, std::string family = "",
+                     NumericalClass numerics = NumericalClass::kExact);
+void ReplacePattern(const std::string& name, PatternFactory factory, std::string family = "",
+                    NumericalClass numerics = NumericalClass::kExact);
 std::vector<std::string> RegisteredPatternNames();
 // Every global entry (names, factories, families), in registration order.
 std::vector<RegisteredPattern> RegisteredPatterns();
 // One new instance of every globally registered pattern, in registration order.
 std::vector<std::unique_ptr<PatternOptimization>> CreateRegisteredPatterns();
 
-// Registers T under T::kName with a plain factory function, so that registering it twice
-// (e.g. from two entry points) is accepted.
+// Registers T under T::kName, with T::kNumerics, with a plain factory function, so that
+// registering it twice (e.g. from two entry points) is accepted.
 template <class T>
 std::unique_ptr<PatternOptimization> CreatePattern() {
   return std::make_unique<T>();
 }
 template <class T>
 void RegisterPattern(std::string family = "") {
-  RegisterPattern(std::string(T::kName), &CreatePattern<T>, std::move(family));
+  RegisterPattern(std::string(T::kName), &CreatePattern<T>, std::move(family), T::kNumerics);
 }
 
 // --- One builder's registry -------------------------------------------------------------
 // Registers (or replaces) a pattern for the optimizers of `builder` only.
-void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory);
+void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory,
+                     NumericalClass numerics = NumericalClass::kExact);
 
 // --- Selection --------------------------------------------------------------------------
 // Which registered patterns an optimizer uses. Text form, as on the command line:
-//   "default"            every registered pattern
+//   "default"            every registered pattern that keeps results (NumericalClass
+//                        exact or rounding): the approximate ones are left out
+//   "all"                every registered pattern, the approximate ones included
 //   "none"               no registered pattern
-//   "A,B"                exactly A and B
-//   "default,-A" or "-A" every pattern but A;  "none,+A" or "+A" only A (added to a
-//                        base: "+A" alone starts from default)
+//   "A,B"                exactly A and B (approximate or not: naming one selects it)
+//   "default,-A" or "-A" every default pattern but A;  "none,+A" only A;  "+A" alone
+//                        adds A to default)
 class PatternSelection {
  public:
-  static PatternSelection Default() { return PatternSelection(true); }
-  static PatternSelection None() { return PatternSelection(false); }
+  static PatternSelection Default() { return PatternSelection(Base::kDefault); }
+  static PatternSelection All() { return PatternSelection(Base::kAll); }
+  static PatternSelection None() { return PatternSelection(Base::kNone); }
   // Throws onnxopt::Error on a malformed list ("+" without a name, empty items).
   static PatternSelection Parse(std::string_view text);
 
   PatternSelection& Include(std::string name);
   PatternSelection& Exclude(std::string name);
 
-  // Applies the selection to the names available (in their order). Throws
-  // onnxopt::Error naming any selected or excluded name that is not available.
-  std::vector<std::string> Resolve(const std::vector<std::string>& available) const;
+  // Applies the selection to the patterns available (in their order) and returns the
+  // names it keeps. Throws onnxopt::Error naming any selected or excluded name that is
+  // not available.
+  std::vector<std::string> Resolve(const std::vector<RegisteredPattern>& available) const;
   std::string ToString() const;
 
  private:
-  explicit PatternSelection(bool all) : all_(all) {}
-  bool all_;
+  enum class Base { kNone, kDefault, kAll };
+  explicit PatternSelection(Base base) : base_(base) {}
+  Base base_;
   std::vector<std::pair<bool, std::string>> edits_;  // (include?, name), in order
 };
 

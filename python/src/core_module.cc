@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "onnx_core/builder/graph_builder.h"
@@ -33,6 +34,7 @@ using core::builder::GraphBuilder;
 using core::builder::LocalRewriting;
 using core::builder::OptimizationReport;
 using core::builder::OptimizerOptions;
+using core::builder::NumericalClass;
 using core::builder::PatternSelection;
 
 // --- Protobuf <-> Python ------------------------------------------------------------------
@@ -149,9 +151,18 @@ std::map<std::string, py::object>& PythonRegistry() {
   return *registry;
 }
 
+// A Python pattern's numerical class: its `numerics` attribute ("exact" when absent).
+NumericalClass PythonNumerics(const py::object& pattern) {
+  const std::string text = py::hasattr(pattern, "numerics") ? py::str(pattern.attr("numerics")).cast<std::string>() : "exact";
+  for (NumericalClass numerics : {NumericalClass::kExact, NumericalClass::kRounding, NumericalClass::kApproximate})
+    if (text == core::builder::NumericalClassName(numerics)) return numerics;
+  throw py::value_error("numerics must be 'exact', 'rounding' or 'approximate', got '" + text + "'");
+}
+
 void RegisterGlobally(py::object pattern, bool replace) {
   if (py::isinstance<py::type>(pattern)) pattern = pattern();
   const std::string name = KeepAlive(pattern)->Name();  // checks the type
+  const NumericalClass numerics = PythonNumerics(pattern);
   core::builder::PatternFactory factory = [name]() -> std::unique_ptr<PatternOptimization> {
     py::gil_scoped_acquire gil;
     auto it = PythonRegistry().find(name);
@@ -160,9 +171,9 @@ void RegisterGlobally(py::object pattern, bool replace) {
     return std::make_unique<RegistryProxy>(KeepAlive(it->second));
   };
   if (replace)
-    core::builder::ReplacePattern(name, std::move(factory), "python");
+    core::builder::ReplacePattern(name, std::move(factory), "python", numerics);
   else
-    core::builder::RegisterPattern(name, std::move(factory), "python");
+    core::builder::RegisterPattern(name, std::move(factory), "python", numerics);
   PythonRegistry()[name] = std::move(pattern);
 }
 
@@ -313,7 +324,8 @@ void BindGraph(py::module_& b) {
           [](GraphBuilder& builder, py::object pattern) {
             if (py::isinstance<py::type>(pattern)) pattern = pattern();
             const std::string name = KeepAlive(pattern)->Name();
-            core::builder::RegisterPattern(builder, name, BuilderFactory(std::move(pattern)));
+            const NumericalClass numerics = PythonNumerics(pattern);
+            core::builder::RegisterPattern(builder, name, BuilderFactory(std::move(pattern)), numerics);
           },
           "pattern"_a,
           "Registers (or replaces) a pattern for the optimizers of this builder only (it overrides a global "
@@ -610,11 +622,16 @@ void BindRegistry(py::module_& b) {
       "replace_pattern", [](py::object pattern) { RegisterGlobally(std::move(pattern), true); }, "pattern"_a,
       "Registers a pattern globally, replacing any pattern of the same name (keeping its place).");
   b.def("registered_pattern_names", &core::builder::RegisteredPatternNames);
-  b.def("registered_patterns", [] {
-    std::vector<std::pair<std::string, std::string>> entries;
-    for (const auto& entry : core::builder::RegisteredPatterns()) entries.emplace_back(entry.name, entry.family);
-    return entries;
-  });
+  b.def(
+      "registered_patterns",
+      [] {
+        std::vector<std::tuple<std::string, std::string, std::string>> entries;
+        for (const auto& entry : core::builder::RegisteredPatterns())
+          entries.emplace_back(entry.name, entry.family, core::builder::NumericalClassName(entry.numerics));
+        return entries;
+      },
+      "(name, family, numerics) of every registered pattern, in registration order; numerics is 'exact', "
+      "'rounding' or 'approximate' (left out of the default selection).");
   b.def(
       "create_registered_pattern",
       [](const std::string& name) { return std::const_pointer_cast<PatternOptimization>(CreateRegistered(name)); },
@@ -622,9 +639,10 @@ void BindRegistry(py::module_& b) {
   b.def(
       "resolve_selection",
       [](const std::string& text) {
-        return PatternSelection::Parse(text).Resolve(core::builder::RegisteredPatternNames());
+        return PatternSelection::Parse(text).Resolve(core::builder::RegisteredPatterns());
       },
-      "selection"_a, "The registered names a selection (\"default\", \"none\", \"A,B\", \"-A\", \"+A\") keeps.");
+      "selection"_a,
+      "The registered names a selection (\"default\", \"all\", \"none\", \"A,B\", \"-A\", \"+A\") keeps.");
 }
 
 }  // namespace

@@ -13,6 +13,10 @@
 #                --record TMP/out/rewrites                                  (must exit 0)
 #        onnxopt replay MODEL TMP/out/rewrites -o TMP/out.onnx              (must exit 0)
 #        cmp TMP/out/optimized.onnx TMP/out.onnx       (the replay is byte-identical)
+#      and, the default selection keeping results (no pattern of numerical class
+#      "approximate"; folding uses the evaluator's own kernels):
+#        onnxopt verify MODEL TMP/out.onnx --seed 0 --atol 0 --rtol 0 [--dim/--float-range
+#                of COMPARE_ARGS]                     (the outputs are equal, exit 0)
 #   3. prints node counts before and after;
 #   4. node tests/ort/compare_models.js MODEL TMP/out.onnx --seed 0 [--atol 0 --rtol 0]
 #      COMPARE_ARGS...
@@ -85,6 +89,20 @@ else
     exit 1
   fi
   echo "replay: identical to the optimized model ($(wc -c <"$tmp/rewrites") bytes of rewrites)"
+  # The evaluator computes every float16 operation exactly as the model says (no casts of
+  # its own), so equality here proves that the selection kept the results.
+  verify_args=()
+  for ((i = 1; i <= $#; ++i)); do
+    if [[ ${!i} == --dim || ${!i} == --float-range ]]; then
+      next=$((i + 1))
+      verify_args+=("${!i}" "${!next}")
+    fi
+  done
+  "$exe" verify "$source_model" "$tmp/out/out.onnx" --seed 0 --atol 0 --rtol 0 "${verify_args[@]}" || status=$?
+  if ((status != 0)); then
+    echo "FAIL: $name: onnxopt verify finds that --patterns $patterns changed the outputs (exit $status)"
+    exit 1
+  fi
 fi
 echo "after:  $("$python" "$here/model_stats.py" "$tmp/out/out.onnx")"
 

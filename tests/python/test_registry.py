@@ -1,6 +1,7 @@
 """Registration (global, builder, constructor; merged by name, the most local wins), selection
 of registered C++ patterns, and mixed C++/Python ordering by priority."""
 
+import pytest
 from onnx import TensorProto, helper
 
 import onnxopt
@@ -29,7 +30,30 @@ def cast_model():
 
 def test_builtin_patterns_are_registered_at_import():
     assert "CastCastPattern" in onnxopt.registered_pattern_names()
-    assert ("CastCastPattern", "canonicalization") in onnxopt.registered_patterns()
+    assert ("CastCastPattern", "canonicalization", "exact") in onnxopt.registered_patterns()
+
+
+def test_default_selection_leaves_approximate_patterns_out():
+    numerics = {name: kind for name, _, kind in onnxopt.registered_patterns()}
+    assert numerics["CastOpCastPattern"] == "approximate"
+    assert "CastOpCastPattern" not in onnxopt.resolve_selection("default")
+    assert "CastOpCastPattern" in onnxopt.resolve_selection("all")
+    assert "CastOpCastPattern" in onnxopt.resolve_selection("default,+CastOpCastPattern")
+    assert set(onnxopt.resolve_selection("default")) == {name for name, kind in numerics.items() if kind != "approximate"}
+
+
+def test_python_patterns_declare_their_numerics():
+    class ApproximateNegNeg(NegNegPattern):
+        numerics = "approximate"
+
+    class MisdeclaredNegNeg(NegNegPattern):
+        numerics = "close enough"
+
+    onnxopt.register_pattern(ApproximateNegNeg(name="ApproximateNegNeg"))
+    assert ("ApproximateNegNeg", "python", "approximate") in onnxopt.registered_patterns()
+    assert "ApproximateNegNeg" not in onnxopt.resolve_selection("default")
+    with pytest.raises(ValueError, match="numerics must be"):
+        onnxopt.register_pattern(MisdeclaredNegNeg(name="MisdeclaredNegNeg"))
 
 
 def test_selection_of_registered_cpp_patterns():

@@ -44,11 +44,18 @@ on any error, none of them is created or changed.
 options:
   -o, --output PATH               where to save the optimized model (required)
   --patterns SELECTION            which registered patterns to apply (default: default):
-                                    default          every registered pattern
+                                    default          every registered pattern that keeps
+                                                     the model's results (numerics
+                                                     "exact" or "rounding" in `onnxopt
+                                                     patterns`)
+                                    all              every registered pattern, including
+                                                     the "approximate" ones, which compute
+                                                     in another precision or differ on
+                                                     NaN/infinities
                                     none             no pattern (folding and cleanup only)
                                     A,B              exactly the patterns A and B
-                                    default,-A  or -A  every pattern but A
-                                    none,+A  or  +A  only A (+A alone adds A to default)
+                                    default,-A  or -A  every default pattern but A
+                                    none,+A          only A; +A alone adds A to default
                                   An unknown name is an error that lists the registered
                                   ones.
   --no-fold                       do not fold all-constant nodes before the first round
@@ -69,6 +76,7 @@ options:
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
   onnxopt optimize model.onnx -o out.onnx --patterns default,-CastCastPattern --report
+  onnxopt optimize model.onnx -o out.onnx --patterns default,+CastOpCastPattern  # opt in
   onnxopt optimize model.onnx -o out.onnx --patterns none --no-fold   # cleanup only
   onnxopt optimize model.onnx -o out.onnx --record out.rewrites --report-json report.json
   onnxopt replay model.onnx out.rewrites -o again.onnx                # same bytes as out.onnx
@@ -97,11 +105,11 @@ core::builder::PatternSelection ParseSelection(const std::string& text) {
       name.erase(name.find_last_not_of(" \t") + 1);
       if (name.starts_with('+') || name.starts_with('-')) name.erase(0, 1);
       const bool known = std::find(registered.begin(), registered.end(), name) != registered.end();
-      if (name != "default" && name != "none" && !known)
+      if (name != "default" && name != "none" && name != "all" && !known)
         throw UsageError("--patterns: unknown pattern '" + name + "'; " + RegisteredNamesText());
       start = comma + 1;
     }
-    selection.Resolve(registered);
+    selection.Resolve(core::builder::RegisteredPatterns());
     return selection;
   } catch (const Error& error) {
     throw UsageError("--patterns '" + text + "': " + error.what() + "; " + RegisteredNamesText());

@@ -1,5 +1,5 @@
-// `onnxopt patterns`: the registered rewrite patterns, with family, priority and the op
-// types they start from.
+// `onnxopt patterns`: the registered rewrite patterns, with family, numerical class,
+// priority and the op types they start from.
 
 #include <algorithm>
 #include <iomanip>
@@ -19,8 +19,16 @@ constexpr const char* kUsageLine = "onnxopt patterns [--family NAME] [--json]";
 constexpr const char* kHelp = R"(usage: onnxopt patterns [--family NAME] [--json]
 
 Lists the rewrite patterns `onnxopt optimize` can apply, in the order the optimizer
-tries them (lowest priority first): name (what --patterns selects), family, priority,
-and the operator types a match starts from.
+tries them (lowest priority first): name (what --patterns selects), family, numerics,
+priority, and the operator types a match starts from.
+
+numerics says how a rewrite may change the numbers the model computes:
+  exact        every output equal to the original's, for every input
+  rounding     same element types; float results may round differently (operations
+               reordered or fused)
+  approximate  computes in another precision, or differs on NaN/infinities. Not in the
+               default selection: name the pattern (--patterns default,+NAME) or select
+               them all (--patterns all) to use it.
 
 options:
   --family NAME   only the patterns of this family (canonicalization, collections, ...)
@@ -33,7 +41,7 @@ examples:
 )";
 
 struct Row {
-  std::string name, family, ops;
+  std::string name, family, numerics, ops;
   int priority;
 };
 
@@ -47,7 +55,8 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
     const std::unique_ptr<core::builder::PatternOptimization> pattern = entry.factory();
     std::string ops;
     for (const std::string& op : pattern->FastOpType()) ops += (ops.empty() ? "" : ",") + op;
-    rows.push_back(Row{entry.name, entry.family, ops.empty() ? "*" : ops, pattern->priority});
+    rows.push_back(Row{entry.name, entry.family, std::string(core::builder::NumericalClassName(entry.numerics)),
+                       ops.empty() ? "*" : ops, pattern->priority});
   }
   if (family && rows.empty()) throw UsageError("no pattern of family '" + *family + "'");
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.priority < b.priority; });
@@ -57,6 +66,7 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
     json.BeginArray();
     for (const Row& row : rows) {
       json.BeginObject().Key("name").String(row.name).Key("family").String(row.family);
+      json.Key("numerics").String(row.numerics);
       json.Key("priority").Int(row.priority).Key("op_types").String(row.ops).EndObject();
     }
     json.EndArray();
@@ -69,12 +79,17 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
     family_width = std::max(family_width, row.family.size());
   }
   std::cout << std::left << std::setw(static_cast<int>(name_width) + 2) << "pattern"
-            << std::setw(static_cast<int>(family_width) + 2) << "family" << std::setw(10) << "priority"
+            << std::setw(static_cast<int>(family_width) + 2) << "family" << std::setw(13) << "numerics"
+            << std::setw(10) << "priority"
             << "starts from\n";
-  for (const Row& row : rows)
+  std::size_t approximate = 0;
+  for (const Row& row : rows) {
     std::cout << std::setw(static_cast<int>(name_width) + 2) << row.name << std::setw(static_cast<int>(family_width) + 2)
-              << row.family << std::setw(10) << row.priority << row.ops << "\n";
-  std::cout << rows.size() << " patterns\n";
+              << row.family << std::setw(13) << row.numerics << std::setw(10) << row.priority << row.ops << "\n";
+    approximate += row.numerics == "approximate";
+  }
+  std::cout << rows.size() << " patterns, " << rows.size() - approximate << " in the default selection ("
+            << approximate << " approximate: --patterns all or default,+NAME)\n";
   return kOk;
 }
 

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Op(Cast<to=T>(x), Cast<to=T>(y)) => Cast<to=T>(Op(x, y)) for Op in Add, Sub, Mul, Div:
@@ -23,6 +24,9 @@ using core::builder::PatternOptimization;
 class CastCastBinaryPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "CastCastBinaryPattern";
+  // Approximate: the operation runs in the precision of the inputs before the casts and
+  // rounds once (see the class comment).
+  static constexpr NumericalClass kNumerics = NumericalClass::kApproximate;
   CastCastBinaryPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Cast<to=T3>(Cast<to=T2>(x: T1)) => one Cast, or Identity(x), when the two
@@ -24,6 +25,7 @@ using core::builder::PatternOptimization;
 class CastCastPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "CastCastPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   CastCastPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Cast<to=Tout>(Op(Cast(x: Tout), y)) => Op(x, Cast<to=Tout>(y)): run the operation in the
@@ -25,6 +26,8 @@ using core::builder::PatternOptimization;
 class CastOpCastPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "CastOpCastPattern";
+  // Approximate: the operation runs in the cast's target type instead of the model's.
+  static constexpr NumericalClass kNumerics = NumericalClass::kApproximate;
   static constexpr std::string_view kMulSigmoidDomain = "yaourt.ortops.fused_kernel.cuda";
   CastOpCastPattern() : PatternOptimization(1) {}
 

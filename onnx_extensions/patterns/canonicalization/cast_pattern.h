@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Cast<to=T>(x: T) => Identity(x): a cast to the type the tensor already has.
@@ -18,6 +19,7 @@ using core::builder::PatternOptimization;
 class CastPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "CastPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   CastPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Clip(Clip(x, lo), , hi) => Clip(x, lo, hi) when each bound is set by exactly one of them.
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class ClipClipPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ClipClipPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ClipClipPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Constant<value=v>() => Identity(initializer v): constants live in initializers.
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class ConstantToInitializerPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConstantToInitializerPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ConstantToInitializerPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Conv(x, w, 0) => Conv(x, w): a constant all-zero bias adds nothing.
@@ -18,6 +19,7 @@ using core::builder::PatternOptimization;
 class ConvBiasNullPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConvBiasNullPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ConvBiasNullPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Dropout(x) => Identity(x) in inference mode.
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class DropoutPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "DropoutPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   DropoutPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// A node that does no work => Identity(its data input):
@@ -29,6 +30,7 @@ using core::builder::PatternOptimization;
 class IdentityPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "IdentityPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   IdentityPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

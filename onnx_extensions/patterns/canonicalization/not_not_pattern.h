@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Not(Not(x)) => Identity(x).
@@ -17,6 +18,7 @@ using core::builder::PatternOptimization;
 class NotNotPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "NotNotPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   NotNotPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Conv(Pad(x, pads, 0), w, b?) => Conv<pads=conv_pads + spatial(pads)>(x, w, b?): zero
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class PadConvPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "PadConvPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   PadConvPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

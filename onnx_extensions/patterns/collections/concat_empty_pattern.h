@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Concat(..., E, ...) => Concat(...) without the inputs that are empty along the axis;
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class ConcatEmptyPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConcatEmptyPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ConcatEmptyPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

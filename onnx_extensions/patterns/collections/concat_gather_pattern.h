@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Gather(Concat(I1, ..., In), {i}) => the element i read directly from the piece holding it.
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class ConcatGatherPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConcatGatherPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ConcatGatherPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// U(Concat(X, X)) => Concat(U(X), U(X)) for a pointwise U: U is computed on half the data.
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class ConcatTwiceUnaryPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConcatTwiceUnaryPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ConcatTwiceUnaryPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Gather<axis=0>(Concat<axis=0>(C1, X, C2), idx) => Gather<axis=0>(X, idx - offset) when
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class GatherConcatPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "GatherConcatPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   GatherConcatPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Gather(Gather(X, i1), i2) => Gather(X, i1[i2]) with constant indices on axis 0.
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class GatherGatherPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "GatherGatherPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   GatherGatherPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

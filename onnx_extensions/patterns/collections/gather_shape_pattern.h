@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Gather(Shape<start, end>(X), idx) => Shape<start=s0+i, end=s0+j+1>(X) for contiguous
@@ -22,6 +23,7 @@ using core::builder::PatternOptimization;
 class GatherShapePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "GatherShapePattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   GatherShapePattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Gather(X, 0), ..., Gather(X, k-1) along the same axis a, with X.shape[a] == k => one Split.
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class GathersSplitPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "GathersSplitPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   GathersSplitPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// SequenceAt(SequenceConstruct(X0, ..., Xn-1), k) => Xk when every element is read once
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class SequenceConstructAtPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SequenceConstructAtPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SequenceConstructAtPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Slice(Slice(X, s1, e1, a1, st1), s2, e2, a2, st2) => one Slice on the union of the axes.
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class SliceSlicePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SliceSlicePattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SliceSlicePattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

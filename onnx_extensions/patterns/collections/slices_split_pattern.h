@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Slices of X that partition one axis into contiguous pieces => one Split.
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class SlicesSplitPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SlicesSplitPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SlicesSplitPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

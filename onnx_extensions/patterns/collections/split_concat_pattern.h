@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Concat(Split(X)) => X when the Concat reassembles exactly the pieces, in order, on the same axis.
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class SplitConcatPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SplitConcatPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SplitConcatPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

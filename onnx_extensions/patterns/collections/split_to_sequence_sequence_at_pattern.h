@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// SequenceAt(SplitToSequence(X, split), j) for j = 0..m-1 => the outputs of one Split.
@@ -22,6 +23,7 @@ using core::builder::PatternOptimization;
 class SplitToSequenceSequenceAtPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SplitToSequenceSequenceAtPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SplitToSequenceSequenceAtPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

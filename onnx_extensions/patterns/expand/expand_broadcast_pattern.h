@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Op(Expand(x, s), o) => Op(x, o) for a binary elementwise Op whose other operand o
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class ExpandBroadcastPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ExpandBroadcastPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ExpandBroadcastPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Expand(x, s) => Identity(x) when s is constant and equal to the static shape of x.
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class ExpandPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ExpandPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ExpandPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// U(Expand(x, s), extra...) => Expand(U(x, extra...), s) for a pointwise U: U runs on the
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class ExpandSwapPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ExpandSwapPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ExpandSwapPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

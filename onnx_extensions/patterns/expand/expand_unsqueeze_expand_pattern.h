@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Expand(Unsqueeze(Expand(x, s1), axes), s2) => Expand(Unsqueeze(x, axes), s3), s3 being
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class ExpandUnsqueezeExpandPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ExpandUnsqueezeExpandPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ExpandUnsqueezeExpandPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

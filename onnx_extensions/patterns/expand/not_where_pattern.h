@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Where(Not(c), a, b) => Where(c, b, a)
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class NotWherePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "NotWherePattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   NotWherePattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Expand(x, Concat(d0, ..., dr-1)) => Expand(x, Concat(1, ..., dp, ..., 1)) when x and the
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class ShapeBasedConcatExpandPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedConcatExpandPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ShapeBasedConcatExpandPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

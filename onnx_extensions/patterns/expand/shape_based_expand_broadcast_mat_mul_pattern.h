@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// MatMul(Expand(a, s), b) => MatMul(a, b) when the Expand only enlarges batch dimensions
@@ -19,6 +20,7 @@ using core::builder::PatternOptimization;
 class ShapeBasedExpandBroadcastMatMulPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedExpandBroadcastMatMulPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ShapeBasedExpandBroadcastMatMulPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

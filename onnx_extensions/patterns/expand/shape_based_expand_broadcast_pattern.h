@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Op(Expand(a, s), b) => Op(a, b) for a binary elementwise Op when broadcasting the
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class ShapeBasedExpandBroadcastPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedExpandBroadcastPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ShapeBasedExpandBroadcastPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Where(Cast(Expand(x, s)), Expand(x, s), o) => Expand(Where(Cast(x), x, o), s): Cast and
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class ShapeBasedExpandCastWhereSwapPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedExpandCastWhereSwapPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ShapeBasedExpandCastWhereSwapPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Op(Expand(a, s), b) => Expand(Op(a, b), s) for a binary elementwise Op, when the
@@ -21,6 +22,7 @@ using core::builder::PatternOptimization;
 class ShapeBasedExpandSwapPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedExpandSwapPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ShapeBasedExpandSwapPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Expand(x, computed shape) => Expand(x, constant) when the shapes of x and of the output
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class ShapeBasedStaticExpandPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedStaticExpandPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   ShapeBasedStaticExpandPattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

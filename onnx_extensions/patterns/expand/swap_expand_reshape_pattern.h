@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Reshape(Expand(x, (d,1,1)), (0,1,-1)) => Expand(Reshape(x, (0,1,-1)), (d,1,1)) for x of
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class SwapExpandReshapePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SwapExpandReshapePattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SwapExpandReshapePattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

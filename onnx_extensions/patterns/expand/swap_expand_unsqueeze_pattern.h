@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Unsqueeze(Expand(x, s), axes) => Expand(Unsqueeze(x, axes), s2), s2 being s with a 1
@@ -20,6 +21,7 @@ using core::builder::PatternOptimization;
 class SwapExpandUnsqueezePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SwapExpandUnsqueezePattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   SwapExpandUnsqueezePattern() : PatternOptimization(0) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Unsqueeze(Equal(r, c), axes) => Equal(Unsqueeze(r, axes), c) when Unsqueeze(r, axes)
@@ -22,6 +23,7 @@ using core::builder::PatternOptimization;
 class UnsqueezeEqualPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "UnsqueezeEqualPattern";
+  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
   UnsqueezeEqualPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

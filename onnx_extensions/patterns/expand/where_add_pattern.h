@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 
 using core::builder::GraphGraph;
 using core::builder::MatchResult;
+using core::builder::NumericalClass;
 using core::builder::PatternOptimization;
 
 /// Add(Where(cond, 0, k), x) => Where(cond, x, k) for an infinite constant scalar k.
@@ -20,6 +21,8 @@ using core::builder::PatternOptimization;
 class WhereAddPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "WhereAddPattern";
+  // Approximate: NaN, or the infinity opposite to k, gives k where the original gives NaN.
+  static constexpr NumericalClass kNumerics = NumericalClass::kApproximate;
   WhereAddPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -13,7 +13,9 @@ namespace onnxopt::testing {
 namespace {
 
 using core::builder::GraphBuilder;
+using core::builder::NumericalClass;
 using core::builder::OptimizerOptions;
+using core::builder::RegisteredPattern;
 using core::builder::PatternSelection;
 using core::builder::RegisterPattern;
 using ::testing::HasSubstr;
@@ -108,9 +110,17 @@ TEST(PatternRegistry, SortsByPriorityKeepingRegistrationOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"P0a", "P0b", "P1", "P2"}));
 }
 
+// Registry entries without factories: Resolve reads names and numerical classes only.
+std::vector<RegisteredPattern> Available(std::initializer_list<std::pair<const char*, NumericalClass>> entries) {
+  std::vector<RegisteredPattern> available;
+  for (const auto& [name, numerics] : entries) available.push_back(RegisteredPattern{name, nullptr, "", numerics});
+  return available;
+}
+
 TEST(PatternSelection, ParsesAndResolvesNames) {
-  const std::vector<std::string> available = {"A", "B", "C"};
-  EXPECT_EQ(PatternSelection::Parse("default").Resolve(available), available);
+  const std::vector<RegisteredPattern> available =
+      Available({{"A", NumericalClass::kExact}, {"B", NumericalClass::kExact}, {"C", NumericalClass::kExact}});
+  EXPECT_EQ(PatternSelection::Parse("default").Resolve(available), (std::vector<std::string>{"A", "B", "C"}));
   EXPECT_TRUE(PatternSelection::Parse("none").Resolve(available).empty());
   EXPECT_EQ(PatternSelection::Parse("C,A").Resolve(available), (std::vector<std::string>{"A", "C"}));
   EXPECT_EQ(PatternSelection::Parse("-B").Resolve(available), (std::vector<std::string>{"A", "C"}));
@@ -127,6 +137,36 @@ TEST(PatternSelection, ParsesAndResolvesNames) {
   } catch (const Error& error) {
     EXPECT_THAT(error.what(), HasSubstr("unknown pattern 'Typo'"));
   }
+}
+
+TEST(PatternSelection, DefaultLeavesApproximatePatternsOutUnlessNamed) {
+  const std::vector<RegisteredPattern> available = Available(
+      {{"Exact", NumericalClass::kExact}, {"Fused", NumericalClass::kRounding}, {"Lossy", NumericalClass::kApproximate}});
+  EXPECT_EQ(PatternSelection::Parse("default").Resolve(available), (std::vector<std::string>{"Exact", "Fused"}));
+  EXPECT_EQ(PatternSelection::Parse("-Fused").Resolve(available), (std::vector<std::string>{"Exact"}));
+  EXPECT_EQ(PatternSelection::Parse("all").Resolve(available), (std::vector<std::string>{"Exact", "Fused", "Lossy"}));
+  EXPECT_EQ(PatternSelection::Parse("all,-Exact").Resolve(available), (std::vector<std::string>{"Fused", "Lossy"}));
+  EXPECT_EQ(PatternSelection::Parse("+Lossy").Resolve(available), (std::vector<std::string>{"Exact", "Fused", "Lossy"}));
+  EXPECT_EQ(PatternSelection::Parse("Lossy").Resolve(available), (std::vector<std::string>{"Lossy"}));
+  EXPECT_EQ(PatternSelection::All().ToString(), "all");
+  EXPECT_THROW(PatternSelection::Parse("A,all"), Error);
+}
+
+TEST(PatternRegistry, KeepsTheNumericalClassOfEachRegistration) {
+  RegisterPattern("LossyNeg", [] { return Named("LossyNeg"); }, "", NumericalClass::kApproximate);
+  RegisterPattern("ExactNeg", [] { return Named("ExactNeg"); });
+  for (const RegisteredPattern& entry : core::builder::RegisteredPatterns()) {
+    if (entry.name == "LossyNeg") {
+      EXPECT_EQ(entry.numerics, NumericalClass::kApproximate);
+    }
+    if (entry.name == "ExactNeg") {
+      EXPECT_EQ(entry.numerics, NumericalClass::kExact);
+    }
+  }
+  GraphBuilder builder(ParseText(kModel));
+  GraphGraph graph(builder);
+  EXPECT_EQ(FindPattern(graph, "LossyNeg"), nullptr) << "the default selection runs no approximate pattern";
+  EXPECT_NE(FindPattern(graph, "ExactNeg"), nullptr);
 }
 
 TEST(PatternSelection, SelectsAmongRegisteredPatterns) {

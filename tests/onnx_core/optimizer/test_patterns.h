@@ -26,6 +26,7 @@ using core::builder::PatternOptimization;
 class NegNegPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "NegNegPattern";
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kExact;
   explicit NegNegPattern(int priority = 1) : PatternOptimization(priority) {}
   std::string Name() const override { return std::string(kName); }
   std::set<std::string> FastOpType() const override { return {"Neg"}; }
@@ -50,6 +51,7 @@ class NegNegPattern final : public PatternOptimization {
 class SubToAddNegPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SubToAddNegPattern";
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kExact;
   std::string Name() const override { return std::string(kName); }
   std::set<std::string> FastOpType() const override { return {"Sub"}; }
   MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }
@@ -76,6 +78,7 @@ class SubToAddNegPattern final : public PatternOptimization {
 class AbsForeverPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "AbsForeverPattern";
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kExact;
   std::string Name() const override { return std::string(kName); }
   std::set<std::string> FastOpType() const override { return {"Abs"}; }
   MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }

@@ -41,5 +41,20 @@ TEST(RegisterPatterns, RecordsEachPatternsFamily) {
   }
 }
 
+// The catalog documents three built-in rewrites as not exact (canonicalization.md,
+// expand.md); the default selection must leave exactly these out.
+TEST(RegisterPatterns, LeavesTheApproximatePatternsOutOfTheDefaultSelection) {
+  RegisterPatterns();
+  std::set<std::string> approximate;
+  for (const auto& entry : core::builder::RegisteredPatterns())
+    if (entry.numerics == core::builder::NumericalClass::kApproximate) approximate.insert(entry.name);
+  EXPECT_EQ(approximate, (std::set<std::string>{"CastCastBinaryPattern", "CastOpCastPattern", "WhereAddPattern"}));
+  const std::vector<std::string> selected =
+      core::builder::PatternSelection::Default().Resolve(core::builder::RegisteredPatterns());
+  for (const std::string& name : approximate)
+    EXPECT_EQ(std::count(selected.begin(), selected.end(), name), 0) << name << " is in the default selection";
+  EXPECT_EQ(selected.size() + approximate.size(), core::builder::RegisteredPatterns().size());
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

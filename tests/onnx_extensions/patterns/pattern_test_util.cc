@@ -24,6 +24,7 @@ using core::builder::GraphBuilder;
 using core::builder::GraphGraph;
 using core::builder::LocalRewriting;
 using core::builder::OptimizerOptions;
+using core::builder::NumericalClass;
 using core::builder::PatternSelection;
 using core::eval::Tensor;
 
@@ -114,7 +115,23 @@ Tensor RandomTensor(const onnx::TypeProto& type, std::mt19937& rng) {
   return tensor;
 }
 
-void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, double tolerance) {
+// IEEE equality of every element (NaN where NaN; +0 equals -0), exact for non-float types.
+bool EqualValues(const Tensor& a, const Tensor& b) {
+  if (a.Describe() != b.Describe()) return false;
+  const int type = a.elem_type();
+  const bool floating = type == TensorProto::FLOAT || type == TensorProto::DOUBLE || type == TensorProto::FLOAT16 ||
+                        type == TensorProto::BFLOAT16;
+  if (!floating) return a == b;
+  const std::vector<double> x = a.ToDoubleVector(), y = b.ToDoubleVector();
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i])))) return false;
+  return true;
+}
+
+void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, NumericalClass numerics, double tolerance) {
+  if (numerics == NumericalClass::kExact) {
+    ASSERT_EQ(tolerance, 0) << "an exact pattern is compared without tolerance";
+  }
   std::mt19937 rng(1234);
   core::eval::ValueMap inputs;
   for (const auto& input : before.graph().input()) {
@@ -129,7 +146,7 @@ void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, double
     const Tensor& got = std::get<Tensor>(actual.at(output.name()));
     ASSERT_EQ(want.Describe(), got.Describe()) << "output " << output.name();
     if (tolerance == 0) {
-      EXPECT_TRUE(want == got) << "output " << output.name() << " differs";
+      EXPECT_TRUE(EqualValues(want, got)) << "output " << output.name() << " differs";
       continue;
     }
     const std::vector<double> a = want.ToDoubleVector(), b = got.ToDoubleVector();
@@ -161,7 +178,8 @@ std::string CanonicalGraph(const GraphProto& graph) {
   return text;
 }
 
-void ExpectRewrite(const PatternPtr& pattern, std::string_view before, std::string_view after, double tolerance) {
+void ExpectRewrite(const PatternPtr& pattern, NumericalClass numerics, std::string_view before, std::string_view after,
+                   double tolerance) {
   RegisterOperators();
   const ModelProto original = ParseText(before);
   const ModelProto expected = ParseText(after);
@@ -176,7 +194,7 @@ void ExpectRewrite(const PatternPtr& pattern, std::string_view before, std::stri
   Optimized again = OptimizeWith(pattern, optimized.model);
   EXPECT_EQ(again.applied, 0u) << pattern->Name() << " fires again on its own result";
 
-  ExpectSameOutputs(original, optimized.model, tolerance);
+  ExpectSameOutputs(original, optimized.model, numerics, tolerance);
 }
 
 void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,

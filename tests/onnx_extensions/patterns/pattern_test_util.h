@@ -23,11 +23,13 @@ std::string CanonicalGraph(const GraphProto& graph);
 //  - the result is exactly `after` (CanonicalGraph), the pattern having been applied;
 //  - Replay of the records on `before` gives the same graph;
 //  - optimizing the result again applies the pattern no more (convergence);
-//  - both graphs give the same outputs on random inputs (evaluator), within
-//    `tolerance` (relative and absolute; 0 demands identical bits).
+//  - both graphs give the same outputs on random inputs (evaluator), as the pattern's
+//    numerical class promises: an exact pattern gives equal values (IEEE equality, NaN
+//    where NaN) and takes no tolerance; the others are compared within `tolerance`
+//    (relative and absolute; 0 demands equal values on the inputs of the test).
 // Symbolic input dims are set to 3.
-void ExpectRewrite(const PatternPtr& pattern, std::string_view before, std::string_view after,
-                   double tolerance = 0);
+void ExpectRewrite(const PatternPtr& pattern, core::builder::NumericalClass numerics, std::string_view before,
+                   std::string_view after, double tolerance = 0);
 
 // Checks that `pattern` rejects the node whose first output is `node_output` with
 // exactly `reason`, and that optimizing `model` with it applies nothing.
@@ -36,7 +38,7 @@ void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::strin
 
 template <class Pattern>
 void ExpectRewrite(std::string_view before, std::string_view after, double tolerance = 0) {
-  ExpectRewrite(std::make_shared<Pattern>(), before, after, tolerance);
+  ExpectRewrite(std::make_shared<Pattern>(), Pattern::kNumerics, before, after, tolerance);
 }
 
 template <class Pattern>
