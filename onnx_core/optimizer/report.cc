@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 #include "onnx_core/common/json_writer.h"
 
@@ -15,9 +16,11 @@ std::string Milliseconds(std::int64_t ns) {
   return buffer;
 }
 
-std::string Pad(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
+// Appends an indented table cell: "  label" padded to `width` columns.
+void AppendCell(std::string& text, std::string_view label, std::size_t width) {
+  text += "  ";
+  text += label;
+  if (label.size() < width) text.append(width - label.size(), ' ');
 }
 
 }  // namespace
@@ -101,24 +104,32 @@ std::string OptimizationReport::ToString() const {
       {"constant folding", constant_folding_time_ns},
       {"cleanup", cleanup_time_ns},
       {"subgraphs", subgraph_optimization_time_ns}};
-  for (const auto& [phase, ns] : phases) text += "  " + Pad(phase, 18) + Milliseconds(ns) + "\n";
+  for (const auto& [phase, ns] : phases) {
+    AppendCell(text, phase, 18);
+    text += Milliseconds(ns) + "\n";
+  }
   bool any_pattern = false;
   for (const PatternStats& stats : patterns) {
     if (!any_pattern) text += "patterns (priority, tried, matched, applied, -nodes, +nodes, match time, apply time):\n";
     any_pattern = true;
-    text += "  " + Pad(stats.name, 36) + std::to_string(stats.priority) + ", " + std::to_string(stats.match_calls) +
+    AppendCell(text, stats.name, 36);
+    text += std::to_string(stats.priority) + ", " + std::to_string(stats.match_calls) +
             ", " + std::to_string(stats.matched) + ", " + std::to_string(stats.applied) + ", " +
             std::to_string(stats.removed_nodes) + ", " + std::to_string(stats.added_nodes) + ", " +
             Milliseconds(stats.match_time_ns) + ", " + Milliseconds(stats.apply_time_ns) + "\n";
   }
   if (!cleanup.empty()) text += "cleanup and folding (runs, -nodes, -initializers, renames):\n";
-  for (const CleanupStats& stats : cleanup)
-    text += "  " + Pad(stats.name, 36) + std::to_string(stats.runs) + ", " + std::to_string(stats.removed_nodes) +
-            ", " + std::to_string(stats.removed_initializers) + ", " + std::to_string(stats.renames) + "\n";
+  for (const CleanupStats& stats : cleanup) {
+    AppendCell(text, stats.name, 36);
+    text += std::to_string(stats.runs) + ", " + std::to_string(stats.removed_nodes) + ", " +
+            std::to_string(stats.removed_initializers) + ", " + std::to_string(stats.renames) + "\n";
+  }
   if (!subgraphs.empty()) text += "subgraphs (time, iterations, rewrites):\n";
-  for (const SubgraphStats& stats : subgraphs)
-    text += "  " + Pad(stats.path, 36) + Milliseconds(stats.time_ns) + ", " + std::to_string(stats.iterations) + ", " +
-            std::to_string(stats.rewrites) + "\n";
+  for (const SubgraphStats& stats : subgraphs) {
+    AppendCell(text, stats.path, 36);
+    text += Milliseconds(stats.time_ns) + ", " + std::to_string(stats.iterations) + ", " + std::to_string(stats.rewrites) +
+            "\n";
+  }
   if (!no_matches.empty()) text += "rejected candidates (count, pattern, reason, where):\n";
   for (const NoMatchStats& stats : no_matches) {
     std::string file = stats.file;
