@@ -337,7 +337,9 @@ struct DynamicQuantization {
 
 // uint8 quantization of x over a range including 0: scale = (max - min) / 255 (1 when the
 // range is empty, as onnxruntime does: the spec's formula would divide by zero), zero
-// point = round_half_even(saturate(-min / scale)). NaN values quantize to 0.
+// point = round_half_even(saturate(-min / scale)). NaN values are left out of the range
+// and quantize to 0. An infinite range gives an infinite scale and, where -min / scale
+// is NaN, the zero point 255 (onnxruntime's saturation of NaN).
 DynamicQuantization QuantizeDynamically(const Tensor& x, const std::string& what) {
   if (x.elem_type() != TensorProto::FLOAT) Fail(what + " must be float, found " + ElemTypeName(x.elem_type()));
   const float* p = x.Data<float>();
@@ -347,10 +349,10 @@ DynamicQuantization QuantizeDynamically(const Tensor& x, const std::string& what
     lo = std::min(lo, p[i]);
     hi = std::max(hi, p[i]);
   }
-  if (!std::isfinite(lo) || !std::isfinite(hi)) Fail(what + " has an infinite value: no finite scale fits it");
   DynamicQuantization q;
   q.scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-  q.zero_point = std::nearbyint(std::clamp(0.0f - lo / q.scale, 0.0f, 255.0f));
+  const float zero_point = 0.0f - lo / q.scale;
+  q.zero_point = std::isnan(zero_point) ? 255.0 : std::nearbyint(std::clamp(zero_point, 0.0f, 255.0f));
   q.values.resize(static_cast<std::size_t>(x.size()));
   for (std::int64_t i = 0; i < x.size(); ++i)
     q.values[static_cast<std::size_t>(i)] = std::isnan(p[i]) ? 0 : Saturate(p[i] / q.scale, q.zero_point, 0, 255);
