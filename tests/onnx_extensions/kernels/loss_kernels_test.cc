@@ -17,10 +17,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
-  return core::eval::AsTensor(out.at(name), name);
-}
-
 std::string NllModel(const std::string& attributes, const std::string& output_type) {
   return R"ONNX(
     <ir_version: 8, opset_import: ["" : 13]>
@@ -114,8 +110,8 @@ TEST(SoftmaxCrossEntropyLossKernel, IsTheLossOfLogSoftmaxWithLogProbOutput) {
     })ONNX",
                      {{"x", MakeTensor<float>({2, 2}, {0, ln3, ln2, ln2})}, {"t", MakeTensor<std::int64_t>({2}, {1, 0})}});
   const float lp[] = {std::log(0.25f), std::log(0.75f), std::log(0.5f), std::log(0.5f)};
-  EXPECT_TENSOR(Out(out, "p"), MakeTensor<float>({2, 2}, {lp[0], lp[1], lp[2], lp[3]}));
-  EXPECT_TENSOR(Out(out, "y"), MakeScalar<float>(-(lp[1] + lp[2])));
+  EXPECT_TENSOR(OutputTensor(out, "p"), MakeTensor<float>({2, 2}, {lp[0], lp[1], lp[2], lp[3]}));
+  EXPECT_TENSOR(OutputTensor(out, "y"), MakeScalar<float>(-(lp[1] + lp[2])));
 }
 
 TEST(SoftmaxCrossEntropyLossKernel, WeighsAndIgnoresOverExtraDimensions) {

@@ -21,10 +21,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
-  return core::eval::AsTensor(out.at(name), name);
-}
-
 // The text parser predates the float8 types: inputs are declared uint8, then retyped.
 Tensor RunWithRetypedInputs(std::string_view text, const Inputs& inputs, const std::map<std::string, int>& types) {
   onnx_kernels::RegisterKernels();
@@ -258,18 +254,18 @@ TEST(DynamicQuantizeLinearKernel, QuantizesOverARangeIncludingZero) {
   // Range [-1, 3]: scale 4/255, zero point round(63.75) = 64; x / scale = [-63.75, 0, 63.75,
   // 191.25] -> [-64, 0, 64, 191] + 64, saturated.
   auto out = RunText(model, {{"x", MakeTensor<float>({4}, {-1, 0, 1, 3})}});
-  EXPECT_TENSOR(Out(out, "y"), MakeTensor<std::uint8_t>({4}, {0, 64, 128, 255}));
-  EXPECT_TENSOR(Out(out, "s"), MakeScalar<float>(4.0f / 255.0f));
-  EXPECT_TENSOR(Out(out, "z"), MakeScalar<std::uint8_t>(64));
+  EXPECT_TENSOR(OutputTensor(out, "y"), MakeTensor<std::uint8_t>({4}, {0, 64, 128, 255}));
+  EXPECT_TENSOR(OutputTensor(out, "s"), MakeScalar<float>(4.0f / 255.0f));
+  EXPECT_TENSOR(OutputTensor(out, "z"), MakeScalar<std::uint8_t>(64));
   // All zeros (and no element at all): the range is empty, scale 1 as in onnxruntime.
   for (const Tensor& x : {MakeTensor<float>({2}, {0, 0}), MakeTensor<float>({0}, {})}) {
     auto zero = RunText(model, {{"x", x}});
-    EXPECT_TENSOR(Out(zero, "s"), MakeScalar<float>(1));
-    EXPECT_TENSOR(Out(zero, "z"), MakeScalar<std::uint8_t>(0));
+    EXPECT_TENSOR(OutputTensor(zero, "s"), MakeScalar<float>(1));
+    EXPECT_TENSOR(OutputTensor(zero, "z"), MakeScalar<std::uint8_t>(0));
   }
   // NaN is left out of the range and quantizes to 0.
   auto nan = RunText(model, {{"x", MakeTensor<float>({2}, {std::numeric_limits<float>::quiet_NaN(), 2.55f})}});
-  EXPECT_TENSOR(Out(nan, "y"), MakeTensor<std::uint8_t>({2}, {0, 255}));
+  EXPECT_TENSOR(OutputTensor(nan, "y"), MakeTensor<std::uint8_t>({2}, {0, 255}));
 }
 
 TEST(DynamicQuantizeLinearKernel, GivesAnInfiniteScaleForAnInfiniteRange) {
@@ -279,13 +275,13 @@ TEST(DynamicQuantizeLinearKernel, GivesAnInfiniteScaleForAnInfiniteRange) {
   const float inf = std::numeric_limits<float>::infinity();
   // [-2, inf]: scale inf, zero point round(2 / inf) = 0; inf / inf is NaN: 0.
   auto up = RunText(model, {{"x", MakeTensor<float>({2}, {inf, -2})}});
-  EXPECT_TENSOR(Out(up, "s"), MakeScalar<float>(inf));
-  EXPECT_TENSOR(Out(up, "z"), MakeScalar<std::uint8_t>(0));
-  EXPECT_TENSOR(Out(up, "y"), MakeTensor<std::uint8_t>({2}, {0, 0}));
+  EXPECT_TENSOR(OutputTensor(up, "s"), MakeScalar<float>(inf));
+  EXPECT_TENSOR(OutputTensor(up, "z"), MakeScalar<std::uint8_t>(0));
+  EXPECT_TENSOR(OutputTensor(up, "y"), MakeTensor<std::uint8_t>({2}, {0, 0}));
   // [-inf, 1]: -min / scale = inf / inf is NaN: zero point 255; 1 / inf + 255 = 255.
   auto down = RunText(model, {{"x", MakeTensor<float>({2}, {-inf, 1})}});
-  EXPECT_TENSOR(Out(down, "z"), MakeScalar<std::uint8_t>(255));
-  EXPECT_TENSOR(Out(down, "y"), MakeTensor<std::uint8_t>({2}, {0, 255}));
+  EXPECT_TENSOR(OutputTensor(down, "z"), MakeScalar<std::uint8_t>(255));
+  EXPECT_TENSOR(OutputTensor(down, "y"), MakeTensor<std::uint8_t>({2}, {0, 255}));
 }
 
 TEST(DynamicQuantizeLinearKernel, RefusesNonFloatInput) {

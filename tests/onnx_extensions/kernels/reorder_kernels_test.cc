@@ -18,10 +18,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
-  return core::eval::AsTensor(out.at(name), name);
-}
-
 Tensor Iota(std::vector<std::int64_t> shape) {
   Tensor t(TensorProto::FLOAT, std::move(shape));
   for (std::int64_t i = 0; i < t.size(); ++i) t.MutableData<float>()[i] = static_cast<float>(i);
@@ -90,57 +86,57 @@ std::string UniqueModel(const std::string& attributes, const std::string& input_
 TEST(UniqueKernel, ReturnsAllFourOutputsSortedOrInOrderOfFirstOccurrence) {
   // The spec's example 1 (unsorted) and 2 (sorted).
   auto unsorted = RunText(UniqueModel("sorted = 0", "float[6]"), {{"x", MakeTensor<float>({6}, {2, 1, 1, 3, 4, 3})}});
-  EXPECT_TENSOR(Out(unsorted, "y"), MakeTensor<float>({4}, {2, 1, 3, 4}));
-  EXPECT_TENSOR(Out(unsorted, "i"), MakeTensor<std::int64_t>({4}, {0, 1, 3, 4}));
-  EXPECT_TENSOR(Out(unsorted, "v"), MakeTensor<std::int64_t>({6}, {0, 1, 1, 2, 3, 2}));
-  EXPECT_TENSOR(Out(unsorted, "c"), MakeTensor<std::int64_t>({4}, {1, 2, 2, 1}));
+  EXPECT_TENSOR(OutputTensor(unsorted, "y"), MakeTensor<float>({4}, {2, 1, 3, 4}));
+  EXPECT_TENSOR(OutputTensor(unsorted, "i"), MakeTensor<std::int64_t>({4}, {0, 1, 3, 4}));
+  EXPECT_TENSOR(OutputTensor(unsorted, "v"), MakeTensor<std::int64_t>({6}, {0, 1, 1, 2, 3, 2}));
+  EXPECT_TENSOR(OutputTensor(unsorted, "c"), MakeTensor<std::int64_t>({4}, {1, 2, 2, 1}));
   auto sorted = RunText(UniqueModel("sorted = 1", "int32[2,2]"), {{"x", MakeTensor<std::int32_t>({2, 2}, {1, 3, 2, 3})}});
-  EXPECT_TENSOR(Out(sorted, "y"), MakeTensor<std::int32_t>({3}, {1, 2, 3}));
-  EXPECT_TENSOR(Out(sorted, "i"), MakeTensor<std::int64_t>({3}, {0, 2, 1}));
-  EXPECT_TENSOR(Out(sorted, "v"), MakeTensor<std::int64_t>({4}, {0, 2, 1, 2}));
-  EXPECT_TENSOR(Out(sorted, "c"), MakeTensor<std::int64_t>({3}, {1, 1, 2}));
+  EXPECT_TENSOR(OutputTensor(sorted, "y"), MakeTensor<std::int32_t>({3}, {1, 2, 3}));
+  EXPECT_TENSOR(OutputTensor(sorted, "i"), MakeTensor<std::int64_t>({3}, {0, 2, 1}));
+  EXPECT_TENSOR(OutputTensor(sorted, "v"), MakeTensor<std::int64_t>({4}, {0, 2, 1, 2}));
+  EXPECT_TENSOR(OutputTensor(sorted, "c"), MakeTensor<std::int64_t>({3}, {1, 1, 2}));
 }
 
 TEST(UniqueKernel, ComparesSlicesAlongAnAxis) {
   // The spec's example 4: slices along axis 1 of [2, 4, 2], sorted lexicographically.
   auto out = RunText(UniqueModel("axis = -2", "float[2,4,2]"),
                      {{"x", MakeTensor<float>({2, 4, 2}, {1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1})}});
-  EXPECT_TENSOR(Out(out, "y"), MakeTensor<float>({2, 3, 2}, {0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1}));
-  EXPECT_TENSOR(Out(out, "i"), MakeTensor<std::int64_t>({3}, {1, 0, 2}));
-  EXPECT_TENSOR(Out(out, "v"), MakeTensor<std::int64_t>({4}, {1, 0, 2, 0}));
-  EXPECT_TENSOR(Out(out, "c"), MakeTensor<std::int64_t>({3}, {2, 1, 1}));
+  EXPECT_TENSOR(OutputTensor(out, "y"), MakeTensor<float>({2, 3, 2}, {0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1}));
+  EXPECT_TENSOR(OutputTensor(out, "i"), MakeTensor<std::int64_t>({3}, {1, 0, 2}));
+  EXPECT_TENSOR(OutputTensor(out, "v"), MakeTensor<std::int64_t>({4}, {1, 0, 2, 0}));
+  EXPECT_TENSOR(OutputTensor(out, "c"), MakeTensor<std::int64_t>({3}, {2, 1, 1}));
   // Unsorted along axis 0 of float16 rows.
   auto rows = RunText(UniqueModel("axis = 0, sorted = 0", "float16[3,2]"), {{"x", MakeHalf({3, 2}, {2, 1, 1, 0, 2, 1})}});
-  EXPECT_TENSOR(Out(rows, "y"), MakeHalf({2, 2}, {2, 1, 1, 0}));
-  EXPECT_TENSOR(Out(rows, "v"), MakeTensor<std::int64_t>({3}, {0, 1, 0}));
+  EXPECT_TENSOR(OutputTensor(rows, "y"), MakeHalf({2, 2}, {2, 1, 1, 0}));
+  EXPECT_TENSOR(OutputTensor(rows, "v"), MakeTensor<std::int64_t>({3}, {0, 1, 0}));
 }
 
 TEST(UniqueKernel, GroupsNaNsAndSignedZerosLikeNumPy) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto out = RunText(UniqueModel("", "float[5]"), {{"x", MakeTensor<float>({5}, {nan, 1, nan, -0.0f, 0.0f})}});
   // Sorted: -0 (first of the zeros), 1, then the NaNs as one value.
-  const Tensor& y = Out(out, "y");
+  const Tensor& y = OutputTensor(out, "y");
   ASSERT_EQ(y.shape(), (std::vector<std::int64_t>{3}));
   EXPECT_TRUE(std::signbit(y.Data<float>()[0]));
   EXPECT_EQ(y.Data<float>()[1], 1);
   EXPECT_TRUE(std::isnan(y.Data<float>()[2]));
-  EXPECT_TENSOR(Out(out, "i"), MakeTensor<std::int64_t>({3}, {3, 1, 0}));
-  EXPECT_TENSOR(Out(out, "v"), MakeTensor<std::int64_t>({5}, {2, 1, 2, 0, 0}));
-  EXPECT_TENSOR(Out(out, "c"), MakeTensor<std::int64_t>({3}, {2, 1, 2}));
+  EXPECT_TENSOR(OutputTensor(out, "i"), MakeTensor<std::int64_t>({3}, {3, 1, 0}));
+  EXPECT_TENSOR(OutputTensor(out, "v"), MakeTensor<std::int64_t>({5}, {2, 1, 2, 0, 0}));
+  EXPECT_TENSOR(OutputTensor(out, "c"), MakeTensor<std::int64_t>({3}, {2, 1, 2}));
 }
 
 TEST(UniqueKernel, HandlesStringsAndEmptySlices) {
   auto strings = RunText(UniqueModel("sorted = 0", "string[3]"), {{"x", MakeTensor<std::string>({3}, {"b", "a", "b"})}});
-  EXPECT_TENSOR(Out(strings, "y"), MakeTensor<std::string>({2}, {"b", "a"}));
+  EXPECT_TENSOR(OutputTensor(strings, "y"), MakeTensor<std::string>({2}, {"b", "a"}));
   // Three empty rows are one unique row (as in NumPy).
   auto empty = RunText(UniqueModel("axis = 0", "float[3,0]"), {{"x", Tensor(TensorProto::FLOAT, {3, 0})}});
-  EXPECT_EQ(Out(empty, "y").shape(), (std::vector<std::int64_t>{1, 0}));
-  EXPECT_TENSOR(Out(empty, "v"), MakeTensor<std::int64_t>({3}, {0, 0, 0}));
-  EXPECT_TENSOR(Out(empty, "c"), MakeTensor<std::int64_t>({1}, {3}));
+  EXPECT_EQ(OutputTensor(empty, "y").shape(), (std::vector<std::int64_t>{1, 0}));
+  EXPECT_TENSOR(OutputTensor(empty, "v"), MakeTensor<std::int64_t>({3}, {0, 0, 0}));
+  EXPECT_TENSOR(OutputTensor(empty, "c"), MakeTensor<std::int64_t>({1}, {3}));
   // No element at all.
   auto none = RunText(UniqueModel("", "float[0]"), {{"x", Tensor(TensorProto::FLOAT, {0})}});
-  EXPECT_EQ(Out(none, "y").shape(), (std::vector<std::int64_t>{0}));
-  EXPECT_EQ(Out(none, "c").shape(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(OutputTensor(none, "y").shape(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(OutputTensor(none, "c").shape(), (std::vector<std::int64_t>{0}));
 }
 
 TEST(UniqueKernel, RefusesBadAxisAndSorted) {

@@ -15,10 +15,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
-  return core::eval::AsTensor(out.at(name), name);
-}
-
 TEST(SequenceMapKernel, IteratesSequencesAndPassesTensorsWhole) {
   // Positions: ([1,2], [10,20]) and ([3,4], [30,40]), each + w = [100, 200].
   auto out = RunText(R"ONNX(
@@ -39,8 +35,8 @@ TEST(SequenceMapKernel, IteratesSequencesAndPassesTensorsWhole) {
                       {"c", MakeTensor<float>({2}, {10, 20})},
                       {"d", MakeTensor<float>({2}, {30, 40})},
                       {"w", MakeTensor<float>({2}, {100, 200})}});
-  EXPECT_TENSOR(Out(out, "y"), MakeTensor<float>({2, 2}, {111, 222, 133, 244}));
-  EXPECT_TENSOR(Out(out, "n"), MakeTensor<std::int64_t>({2, 1}, {2, 2}));
+  EXPECT_TENSOR(OutputTensor(out, "y"), MakeTensor<float>({2, 2}, {111, 222, 133, 244}));
+  EXPECT_TENSOR(OutputTensor(out, "n"), MakeTensor<std::int64_t>({2, 1}, {2, 2}));
 }
 
 TEST(SequenceMapKernel, MapsElementsOfDifferentShapesAndEmptySequences) {
@@ -55,8 +51,8 @@ TEST(SequenceMapKernel, MapsElementsOfDifferentShapesAndEmptySequences) {
       empty = SequenceLength (mz)
     })ONNX",
                      {{"x", MakeTensor<float>({5}, {1, 2, 3, 4, 5})}, {"parts", MakeTensor<std::int64_t>({2}, {3, 2})}});
-  EXPECT_TENSOR(Out(out, "shapes"), MakeTensor<std::int64_t>({2, 1}, {3, 2}));
-  EXPECT_TENSOR(Out(out, "empty"), MakeScalar<std::int64_t>(0));
+  EXPECT_TENSOR(OutputTensor(out, "shapes"), MakeTensor<std::int64_t>({2, 1}, {3, 2}));
+  EXPECT_TENSOR(OutputTensor(out, "empty"), MakeScalar<std::int64_t>(0));
 }
 
 TEST(SequenceMapKernel, RefusesATensorFirstUnequalLengthsAndMismatchedBodies) {

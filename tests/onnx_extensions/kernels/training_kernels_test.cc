@@ -17,10 +17,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const Tensor& Out(const core::eval::ValueMap& out, const std::string& name) {
-  return core::eval::AsTensor(out.at(name), name);
-}
-
 std::string TrainingModel(const std::string& signature, const std::string& body) {
   return "<ir_version: 8, opset_import: [\"\" : 17, \"ai.onnx.preview.training\" : 1]>\ng " + signature + " {\n" +
          body + "\n}";
@@ -35,8 +31,8 @@ TEST(AdagradKernel, DecaysTheRateAndAccumulatesSquaredGradients) {
                      {{"r", MakeScalar<float>(1)}, {"t", MakeScalar<std::int64_t>(2)},
                       {"x", MakeTensor<float>({2}, {2, 0})}, {"g", MakeTensor<float>({2}, {1, 3})},
                       {"h", MakeTensor<float>({2}, {1, 0})}});
-  EXPECT_TENSOR(Out(out, "hn"), MakeTensor<float>({2}, {5, 9}));
-  EXPECT_TENSOR(Out(out, "xn"), MakeTensor<float>({2}, {2 - 1 / (std::sqrt(5.0f) + 1), -0.375f}));
+  EXPECT_TENSOR(OutputTensor(out, "hn"), MakeTensor<float>({2}, {5, 9}));
+  EXPECT_TENSOR(OutputTensor(out, "xn"), MakeTensor<float>({2}, {2 - 1 / (std::sqrt(5.0f) + 1), -0.375f}));
 }
 
 TEST(AdamKernel, CorrectsTheBiasAfterTheFirstStep) {
@@ -53,13 +49,13 @@ TEST(AdamKernel, CorrectsTheBiasAfterTheFirstStep) {
                   {"v", MakeTensor<double>({1}, {2})}, {"h", MakeTensor<double>({1}, {4})}};
   };
   auto out = RunText(model, inputs(1));
-  EXPECT_TENSOR(Out(out, "vn"), MakeTensor<double>({1}, {2}));
-  EXPECT_TENSOR(Out(out, "hn"), MakeTensor<double>({1}, {4}));
-  EXPECT_TENSOR(Out(out, "xn"), MakeTensor<double>({1}, {0.5 * (3 - 0.1)}));
+  EXPECT_TENSOR(OutputTensor(out, "vn"), MakeTensor<double>({1}, {2}));
+  EXPECT_TENSOR(OutputTensor(out, "hn"), MakeTensor<double>({1}, {4}));
+  EXPECT_TENSOR(OutputTensor(out, "xn"), MakeTensor<double>({1}, {0.5 * (3 - 0.1)}));
   // t = 0: no correction, the same numbers here (sqrt(0.25) / 0.5 = 1).
-  EXPECT_TENSOR(Out(RunText(model, inputs(0)), "xn"), MakeTensor<double>({1}, {0.5 * (3 - 0.1)}));
+  EXPECT_TENSOR(OutputTensor(RunText(model, inputs(0)), "xn"), MakeTensor<double>({1}, {0.5 * (3 - 0.1)}));
   // t = 2: rate 0.1 * sqrt(1 - 0.5625) / (1 - 0.25).
-  EXPECT_TENSOR(Out(RunText(model, inputs(2)), "xn"),
+  EXPECT_TENSOR(OutputTensor(RunText(model, inputs(2)), "xn"),
                 MakeTensor<double>({1}, {0.5 * (3 - 0.1 * std::sqrt(0.4375) / 0.75)}));
 }
 
@@ -76,17 +72,17 @@ TEST(MomentumKernel, RunsStandardAndNesterovOverSeveralTensors) {
                                                    "beta = 2.0, mode = \"standard\", norm_coefficient = 0.0> "
                                                    "(r, t, x1, x2, g1, g2, v1, v2)"),
                           inputs);
-  EXPECT_TENSOR(Out(standard, "v1n"), MakeTensor<float>({1}, {3}));
-  EXPECT_TENSOR(Out(standard, "v2n"), MakeTensor<float>({2}, {-2, 2}));
-  EXPECT_TENSOR(Out(standard, "x1n"), MakeTensor<float>({1}, {1 - 1.5f}));
-  EXPECT_TENSOR(Out(standard, "x2n"), MakeTensor<float>({2}, {3, 3}));
+  EXPECT_TENSOR(OutputTensor(standard, "v1n"), MakeTensor<float>({1}, {3}));
+  EXPECT_TENSOR(OutputTensor(standard, "v2n"), MakeTensor<float>({2}, {-2, 2}));
+  EXPECT_TENSOR(OutputTensor(standard, "x1n"), MakeTensor<float>({1}, {1 - 1.5f}));
+  EXPECT_TENSOR(OutputTensor(standard, "x2n"), MakeTensor<float>({2}, {3, 3}));
   // Nesterov: x = x - r * (g + alpha * v_new).
   auto nesterov = RunText(TrainingModel(signature, "x1n, x2n, v1n, v2n = ai.onnx.preview.training.Momentum <alpha = 0.5, "
                                                    "beta = 2.0, mode = \"nesterov\", norm_coefficient = 0.0> "
                                                    "(r, t, x1, x2, g1, g2, v1, v2)"),
                           inputs);
-  EXPECT_TENSOR(Out(nesterov, "x1n"), MakeTensor<float>({1}, {1 - 0.5f * (1 + 1.5f)}));
-  EXPECT_TENSOR(Out(nesterov, "x2n"), MakeTensor<float>({2}, {2 - 0.5f * (-1 - 1), 4 - 0.5f * 1}));
+  EXPECT_TENSOR(OutputTensor(nesterov, "x1n"), MakeTensor<float>({1}, {1 - 0.5f * (1 + 1.5f)}));
+  EXPECT_TENSOR(OutputTensor(nesterov, "x2n"), MakeTensor<float>({2}, {2 - 0.5f * (-1 - 1), 4 - 0.5f * 1}));
 }
 
 TEST(MomentumKernel, UsesBetaOneAtTheFirstUpdate) {
@@ -97,8 +93,8 @@ TEST(MomentumKernel, UsesBetaOneAtTheFirstUpdate) {
                       {"x", MakeTensor<float>({1}, {2})}, {"g", MakeTensor<float>({1}, {1})},
                       {"v", MakeTensor<float>({1}, {4})}});
   // g_reg = 1 * 2 + 1 = 3; v = 0.5 * 4 + 1 * 3 = 5; x = 2 - 5.
-  EXPECT_TENSOR(Out(out, "vn"), MakeTensor<float>({1}, {5}));
-  EXPECT_TENSOR(Out(out, "xn"), MakeTensor<float>({1}, {-3}));
+  EXPECT_TENSOR(OutputTensor(out, "vn"), MakeTensor<float>({1}, {5}));
+  EXPECT_TENSOR(OutputTensor(out, "xn"), MakeTensor<float>({1}, {-3}));
 }
 
 TEST(TrainingKernels, RefuseMalformedGroupsAndAttributes) {
