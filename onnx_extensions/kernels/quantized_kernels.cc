@@ -67,12 +67,13 @@ float ReadScalarScale(const Tensor& scale, const std::string& what) {
   return ReadScales(scale, what)[0];
 }
 
-// The multiplier taking an accumulator to the output's quantized units.
-float OutputMultiplier(float input_scale, float weight_scale, float output_scale, const std::string& what) {
-  if (output_scale == 0) Fail(what + " must not be zero");
+// The multiplier taking an accumulator to the output's quantized units (per element of
+// the larger outputs: `what` stays a literal until a message needs it).
+float OutputMultiplier(float input_scale, float weight_scale, float output_scale, const char* what) {
+  if (output_scale == 0) Fail(std::string(what) + " must not be zero");
   const float multiplier = input_scale * weight_scale / output_scale;
   if (!std::isfinite(multiplier))
-    Fail("the ratio of the input scales to " + what + " is not finite (" + std::to_string(multiplier) + ")");
+    Fail(std::string("the ratio of the input scales to ") + what + " is not finite (" + std::to_string(multiplier) + ")");
   return multiplier;
 }
 
@@ -469,8 +470,12 @@ NBitsLayout ReadNBitsLayout(KernelContext& ctx) {
   if (l.bits < 2 || l.bits > 8) Fail("bits must be in [2, 8], found " + std::to_string(l.bits));
   if (l.block_size < 16 || (l.block_size & (l.block_size - 1)) != 0 || l.block_size > (std::int64_t{1} << 30))
     Fail("block_size must be a power of 2 not smaller than 16, found " + std::to_string(l.block_size));
+  // accuracy_level is a minimum: computing in float32 satisfies every level.
   const std::int64_t accuracy = ctx.IntAttribute("accuracy_level").value_or(0);
   if (accuracy < 0 || accuracy > 4) Fail("accuracy_level must be in [0, 4], found " + std::to_string(accuracy));
+  if (const std::int64_t prepacked = ctx.IntAttribute("weight_prepacked").value_or(0); prepacked != 0)
+    Fail("weight_prepacked=" + std::to_string(prepacked) +
+         " (B in a CUDA execution provider's own layout) is not supported");
   l.k_blocks = l.K / l.block_size + (l.K % l.block_size != 0);
   l.blob_size = l.block_size * l.bits / 8;
   return l;

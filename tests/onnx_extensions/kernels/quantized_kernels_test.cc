@@ -425,6 +425,8 @@ TEST(MatMulNBitsKernel, RefusesInconsistentAttributesAndShapes) {
   EXPECT_THAT(run("K = 32, N = 2, bits = 4, block_size = 16", b),
               ThrowsMessage<ModelError>(HasSubstr("the last dimension of A must be K=32")));
   EXPECT_THAT(run("N = 2, bits = 4, block_size = 16", b), ThrowsMessage<ModelError>(HasSubstr("attribute K is required")));
+  EXPECT_THAT(run("K = 16, N = 2, bits = 4, block_size = 16, weight_prepacked = 1", b),
+              ThrowsMessage<ModelError>(HasSubstr("weight_prepacked=1 (B in a CUDA execution provider's own layout)")));
 }
 
 }  // namespace
