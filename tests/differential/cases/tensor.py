@@ -323,6 +323,18 @@ for reduction in ["none", "add", "mul", "max", "min"]:
             inputs=[("x", iota([4]) + 1), ("i", np.array([[1], [1], [2]], np.int64)), ("u", np.array([5, 6, 7], np.float32))])
         add(op="ScatterElements", opset=opset, name=f"scatterelements_{reduction}_duplicates", attrs={**attrs, "axis": 0},
             inputs=[("x", iota([4]) + 1), ("i", np.array([1, 1, 2], np.int64)), ("u", np.array([5, 6, 7], np.float32))])
+# float16 data accumulates update after update in float16 (rounded at every step, like
+# numpy's add.at on a float16 array, the ONNX reference).
+ADDS = np.random.default_rng(31).uniform(0, 0.2, [40]).astype(np.float16)
+SCATTERED = np.array([1, 2], np.float16)
+np.add.at(SCATTERED, np.zeros([40], np.int64), ADDS)
+FLOAT16_ADD = "updates add in float16 one after the other; onnxruntime's CPU provider has no float16 add reduction"
+add(op="ScatterElements", opset=18, name="scatterelements_add_float16_rounds_each_step", attrs={"axis": 0, "reduction": "add"},
+    inputs=[("x", np.array([1, 2], np.float16)), ("i", np.zeros([40], np.int64)), ("u", ADDS)], expect="spec",
+    expected=[SCATTERED], rtol=0, atol=0, reason=FLOAT16_ADD)
+add(op="ScatterND", opset=18, name="scatternd_add_float16_rounds_each_step", attrs={"reduction": "add"},
+    inputs=[("x", np.array([1, 2], np.float16)), ("i", np.zeros([40, 1], np.int64)), ("u", ADDS)], expect="spec",
+    expected=[SCATTERED], rtol=0, atol=0, reason=FLOAT16_ADD)
 add(op="ScatterND", opset=18, name="scatternd_unknown_reduction", attrs={"reduction": "sum"},
     inputs=[("x", iota([4])), ("i", np.array([[1]], np.int64)), ("u", np.array([5], np.float32))], expect="onnxopt-error",
     reason="reduction is one of none, add, mul, max, min; onnxruntime treats another value as none")
