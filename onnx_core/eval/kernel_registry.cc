@@ -13,12 +13,38 @@ ir::OpRegistry<Kernel>& TheRegistry() {
   return registry;
 }
 
+std::string CountRange(std::size_t min, std::size_t max, const char* noun) {
+  const std::string plural = std::string(noun) + "s";
+  if (max == Arity::kAny) return "at least " + std::to_string(min) + " " + (min == 1 ? noun : plural);
+  if (min == max) return std::to_string(min) + " " + (min == 1 ? noun : plural);
+  return std::to_string(min) + " to " + std::to_string(max) + " " + plural;
+}
+
+void CheckArity(const NodeProto& node, const Arity& arity) {
+  const auto inputs = static_cast<std::size_t>(node.input_size());
+  const auto outputs = static_cast<std::size_t>(node.output_size());
+  if (inputs < arity.min_inputs || inputs > arity.max_inputs)
+    throw ModelError("expected " + CountRange(arity.min_inputs, arity.max_inputs, "input") + ", found " +
+                     std::to_string(inputs));
+  if (outputs < arity.min_outputs || outputs > arity.max_outputs)
+    throw ModelError("expected " + CountRange(arity.min_outputs, arity.max_outputs, "output") + ", found " +
+                     std::to_string(outputs));
+}
+
 }  // namespace
 
 // --- Registry ----------------------------------------------------------------------------
 
 void RegisterKernel(std::string_view domain, std::string_view op_type, Kernel kernel) {
   TheRegistry().Register(domain, op_type, std::move(kernel));
+}
+
+void RegisterKernel(std::string_view domain, std::string_view op_type, Arity arity, Kernel kernel) {
+  if (!kernel) throw BuilderError("registering an empty kernel for " + ir::DescribeOp(domain, op_type));
+  TheRegistry().Register(domain, op_type, [arity, kernel = std::move(kernel)](KernelContext& ctx) {
+    CheckArity(ctx.Node(), arity);
+    return kernel(ctx);
+  });
 }
 
 const Kernel* FindKernel(std::string_view domain, std::string_view op_type) { return TheRegistry().Find(domain, op_type); }

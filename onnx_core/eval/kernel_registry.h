@@ -7,7 +7,9 @@
 // version of its domain) and returns one Value per output (NoValue for an omitted
 // optional output). It must handle every opset version of its operator. It throws
 // ModelError for invalid inputs (shapes that do not broadcast, an index out of range),
-// naming what is wrong; the evaluator adds the node.
+// naming what is wrong; the evaluator adds the node. A kernel validates everything it
+// reads from the node before using it (counts, ranks, element types, attribute values):
+// no input a model can give may crash it or reach a BuilderError.
 
 #include <cstdint>
 #include <functional>
@@ -57,9 +59,19 @@ class KernelContext {
 
 using Kernel = std::function<std::vector<Value>(KernelContext&)>;
 
+// How many inputs (entries of node.input, omitted optional ones included) and outputs
+// a node of the operator may have, over every opset version the kernel handles.
+struct Arity {
+  static constexpr std::size_t kAny = static_cast<std::size_t>(-1);
+  std::size_t min_inputs = 0, max_inputs = kAny;
+  std::size_t min_outputs = 1, max_outputs = 1;
+};
+
 // Registers `kernel` for (domain, op_type); "" and "ai.onnx" are one domain. A second
-// registration under the same key throws BuilderError.
+// registration under the same key throws BuilderError. With an Arity, a node with
+// another number of inputs or outputs is refused (ModelError) before the kernel runs.
 void RegisterKernel(std::string_view domain, std::string_view op_type, Kernel kernel);
+void RegisterKernel(std::string_view domain, std::string_view op_type, Arity arity, Kernel kernel);
 const Kernel* FindKernel(std::string_view domain, std::string_view op_type);
 std::size_t RegisteredKernelCount();
 

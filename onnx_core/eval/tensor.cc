@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/eval/float8.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::eval {
@@ -182,7 +183,7 @@ std::vector<std::int64_t> Tensor::ToInt64Vector() const {
     }
   });
   if (plain) return out;
-  if (elem_type_ == TensorProto::FLOAT16 || elem_type_ == TensorProto::BFLOAT16) {
+  if (elem_type_ == TensorProto::FLOAT16 || elem_type_ == TensorProto::BFLOAT16 || IsFloat8(elem_type_)) {
     const std::vector<double> values = ToDoubleVector();
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = DoubleToInt64(values[i]);
     return out;
@@ -202,6 +203,11 @@ std::vector<double> Tensor::ToDoubleVector() const {
     const std::uint16_t* data = Data<std::uint16_t>();
     const bool half = elem_type_ == TensorProto::FLOAT16;
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = half ? HalfToFloat(data[i]) : BFloat16ToFloat(data[i]);
+    return out;
+  }
+  if (IsFloat8(elem_type_)) {
+    const std::uint8_t* data = Data<std::uint8_t>();
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = Float8ToFloat(data[i], elem_type_);
     return out;
   }
   throw ModelError("cannot read a " + Describe() + " tensor as numbers");

@@ -9,15 +9,13 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
+#include "onnx_extensions/kernels/kernel_helpers.h"
 #include "onnx_extensions/kernels/nn_helpers.h"
 
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using core::eval::KernelContext;
-using core::eval::Tensor;
-using core::eval::Value;
-using Shape = std::vector<std::int64_t>;
+using core::eval::Arity;
 using nn::DispatchFloat;
 using nn::ReadAs;
 using nn::WriteAs;
@@ -32,12 +30,15 @@ std::vector<Value> FusedMatMulKernel(KernelContext& ctx) {
                         "FusedMatMul")};
 }
 
-// x + bias where bias (1-D) broadcasts over the last dimension.
+// x (of shape `x_shape`) + input `i` of the node, a 1-D bias over the last dimension.
 template <class T>
-void AddBias(std::vector<T>& x, const std::vector<T>& bias, const char* op) {
+void AddBias(std::vector<T>& x, const Shape& x_shape, const KernelContext& ctx, std::size_t i) {
+  const Tensor& b = ctx.TensorInput(i);
+  if (x_shape.empty() || b.rank() != 1 || b.shape()[0] != x_shape.back())
+    Fail(InputLabel(ctx, i) + " " + b.Describe() + " must be 1-D, of the last dim of " + ShapeToString(x_shape));
+  const std::vector<T> bias = ReadAs<T>(b);
   if (bias.empty()) return;
-  if (x.size() % bias.size() != 0) throw ModelError(std::string(op) + ": bias does not match the last dimension");
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] += bias[i % bias.size()];
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] += bias[k % bias.size()];
 }
 
 enum class GeluKind { kErf, kTanh };
@@ -47,7 +48,7 @@ Tensor GeluOf(KernelContext& ctx, GeluKind kind, bool with_bias, const char* op)
   return DispatchFloat(x.elem_type(), op, [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(x);
-    if (with_bias && ctx.HasInput(1)) AddBias(v, ReadAs<T>(ctx.TensorInput(1)), op);
+    if (with_bias && ctx.HasInput(1)) AddBias(v, x.shape(), ctx, 1);
     const T k = static_cast<T>(std::sqrt(2.0 / M_PI));
     for (auto& e : v) {
       if (kind == GeluKind::kErf) e = T(0.5) * e * (T(1) + std::erf(e / static_cast<T>(M_SQRT2)));
@@ -79,7 +80,7 @@ std::vector<Value> GemmFastGeluKernel(KernelContext& ctx) {
   return {DispatchFloat(y.elem_type(), "GemmFastGelu", [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(y);
-    if (ctx.HasInput(2)) AddBias(v, ReadAs<T>(ctx.TensorInput(2)), "GemmFastGelu");
+    if (ctx.HasInput(2)) AddBias(v, y.shape(), ctx, 2);
     const T k = static_cast<T>(std::sqrt(2.0 / M_PI));
     for (auto& e : v) e = T(0.5) * e * (T(1) + std::tanh(k * (e + T(0.044715) * e * e * e)));
     return WriteAs(y.elem_type(), y.shape(), v);
@@ -94,7 +95,7 @@ std::vector<Value> BiasAddKernel(KernelContext& ctx) {
   return {DispatchFloat(x.elem_type(), "BiasAdd", [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(x);
-    AddBias(v, ReadAs<T>(ctx.TensorInput(1)), "BiasAdd");
+    AddBias(v, x.shape(), ctx, 1);
     const auto sv = ReadAs<T>(skip);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] += sv[i];
     return WriteAs(x.elem_type(), x.shape(), v);
@@ -151,7 +152,7 @@ std::vector<Value> SkipNormKernel(KernelContext& ctx, bool rms, const char* op) 
     if (sv.empty() || v.size() % sv.size() != 0 || skip.shape().empty() || skip.shape().back() != n)
       throw ModelError(std::string(op) + ": skip does not broadcast to the input");
     for (std::size_t i = 0; i < v.size(); ++i) v[i] += sv[i % sv.size()];
-    if (ctx.HasInput(bias_i)) AddBias(v, ReadAs<T>(ctx.TensorInput(bias_i)), op);
+    if (ctx.HasInput(bias_i)) AddBias(v, x.shape(), ctx, bias_i);
     const auto gamma = ReadAs<T>(ctx.TensorInput(2));
     std::vector<T> beta;
     if (ctx.HasInput(beta_i)) beta = ReadAs<T>(ctx.TensorInput(beta_i));
@@ -180,9 +181,9 @@ std::vector<Value> SkipSimplifiedLayerNormalizationKernel(KernelContext& ctx) {
 std::vector<Value> SimplifiedLayerNormalizationKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::int64_t axis = nn::NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank, "SimplifiedLayerNormalization");
+  const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank);
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
-  const std::int64_t n = nn::Product(x.shape(), static_cast<std::size_t>(axis));
+  const std::int64_t n = ShapeSize(x.shape(), static_cast<std::size_t>(axis));
   std::vector<Value> out(ctx.OutputCount());
   DispatchFloat(x.elem_type(), "SimplifiedLayerNormalization", [&](auto tag) {
     using T = decltype(tag);
@@ -243,19 +244,19 @@ std::vector<Value> MsRotaryEmbeddingKernel(KernelContext& ctx) {
 
 void RegisterContribKernels() {
   using core::eval::RegisterKernel;
-  RegisterKernel(kMs, "FusedMatMul", FusedMatMulKernel);
-  RegisterKernel(kMs, "Gelu", GeluKernel);
-  RegisterKernel(kMs, "BiasGelu", BiasGeluKernel);
-  RegisterKernel(kMs, "FastGelu", FastGeluKernel);
-  RegisterKernel(kMs, "QuickGelu", QuickGeluKernel);
-  RegisterKernel(kMs, "GemmFastGelu", GemmFastGeluKernel);
-  RegisterKernel(kMs, "BiasAdd", BiasAddKernel);
-  RegisterKernel(kMs, "SkipLayerNormalization", SkipLayerNormalizationKernel);
-  RegisterKernel(kMs, "SkipSimplifiedLayerNormalization", SkipSimplifiedLayerNormalizationKernel);
-  RegisterKernel(kMs, "SimplifiedLayerNormalization", SimplifiedLayerNormalizationKernel);
+  RegisterKernel(kMs, "FusedMatMul", Arity{2, 2}, FusedMatMulKernel);
+  RegisterKernel(kMs, "Gelu", Arity{1, 1}, GeluKernel);
+  RegisterKernel(kMs, "BiasGelu", Arity{2, 2}, BiasGeluKernel);
+  RegisterKernel(kMs, "FastGelu", Arity{1, 2}, FastGeluKernel);
+  RegisterKernel(kMs, "QuickGelu", Arity{1, 1}, QuickGeluKernel);
+  RegisterKernel(kMs, "GemmFastGelu", Arity{2, 3}, GemmFastGeluKernel);
+  RegisterKernel(kMs, "BiasAdd", Arity{3, 3}, BiasAddKernel);
+  RegisterKernel(kMs, "SkipLayerNormalization", Arity{3, 5, 1, 4}, SkipLayerNormalizationKernel);
+  RegisterKernel(kMs, "SkipSimplifiedLayerNormalization", Arity{3, 4, 1, 4}, SkipSimplifiedLayerNormalizationKernel);
+  RegisterKernel(kMs, "SimplifiedLayerNormalization", Arity{2, 2, 1, 2}, SimplifiedLayerNormalizationKernel);
   // onnxruntime also accepts SimplifiedLayerNormalization in the default domain.
-  RegisterKernel("", "SimplifiedLayerNormalization", SimplifiedLayerNormalizationKernel);
-  RegisterKernel(kMs, "RotaryEmbedding", MsRotaryEmbeddingKernel);
+  RegisterKernel("", "SimplifiedLayerNormalization", Arity{2, 2, 1, 2}, SimplifiedLayerNormalizationKernel);
+  RegisterKernel(kMs, "RotaryEmbedding", Arity{4, 4}, MsRotaryEmbeddingKernel);
 }
 
 }  // namespace onnxopt::onnx_kernels

@@ -11,28 +11,18 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
+#include "onnx_extensions/kernels/kernel_helpers.h"
 
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using core::eval::KernelContext;
+using core::eval::Arity;
 using core::eval::NoValue;
 using core::eval::Sequence;
-using core::eval::Tensor;
-using core::eval::Value;
-using Shape = std::vector<std::int64_t>;
 
-std::int64_t Prod(const Shape& s, std::size_t from, std::size_t to) {
-  std::int64_t p = 1;
-  for (std::size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
-  return p;
-}
-
-std::int64_t NormAxis(std::int64_t axis, std::int64_t rank, const char* op) {
-  if (axis < -rank || axis >= rank)
-    throw ModelError(std::string(op) + ": axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
+// A Loop runs its body at most this many times: a loop whose condition never turns
+// false (or a huge trip count) is refused instead of running for ever.
+constexpr std::int64_t kMaxLoopIterations = std::int64_t{1} << 24;
 
 // Copies `count` elements from src[src_at] to dst[dst_at] (any element type).
 void CopyElements(const Tensor& src, std::int64_t src_at, Tensor& dst, std::int64_t dst_at, std::int64_t count) {
@@ -52,7 +42,7 @@ Tensor ConcatTensors(const std::vector<Tensor>& parts, std::int64_t axis, bool n
   if (parts.empty()) throw ModelError(std::string(op) + ": nothing to concatenate");
   const Tensor& first = parts[0];
   const auto rank = static_cast<std::int64_t>(first.rank()) + (new_axis ? 1 : 0);
-  axis = NormAxis(axis, rank, op);
+  axis = NormalizeAxis(axis, rank);
   Shape out = first.shape();
   if (new_axis) out.insert(out.begin() + axis, 0);
   else out[axis] = 0;
@@ -67,8 +57,8 @@ Tensor ConcatTensors(const std::vector<Tensor>& parts, std::int64_t axis, bool n
     out[axis] += s[axis];
   }
   Tensor result(first.elem_type(), out);
-  const std::int64_t outer = Prod(out, 0, static_cast<std::size_t>(axis));
-  const std::int64_t inner = Prod(out, static_cast<std::size_t>(axis) + 1, out.size());
+  const std::int64_t outer = ShapeSize(out, 0, static_cast<std::size_t>(axis));
+  const std::int64_t inner = ShapeSize(out, static_cast<std::size_t>(axis) + 1, out.size());
   const std::int64_t out_row = out[axis] * inner;
   std::int64_t at = 0;
   for (const Tensor& t : parts) {
@@ -82,8 +72,8 @@ Tensor ConcatTensors(const std::vector<Tensor>& parts, std::int64_t axis, bool n
 // Elements [start, start+len) along `axis`; keep_dim=false drops the axis (len 1).
 Tensor SliceAxis(const Tensor& t, std::int64_t axis, std::int64_t start, std::int64_t len, bool keep_dim) {
   Shape s = t.shape();
-  const std::int64_t outer = Prod(s, 0, static_cast<std::size_t>(axis));
-  const std::int64_t inner = Prod(s, static_cast<std::size_t>(axis) + 1, s.size());
+  const std::int64_t outer = ShapeSize(s, 0, static_cast<std::size_t>(axis));
+  const std::int64_t inner = ShapeSize(s, static_cast<std::size_t>(axis) + 1, s.size());
   const std::int64_t dim = s[axis];
   Shape out = s;
   out[axis] = len;
@@ -105,9 +95,11 @@ Tensor Int64Scalar(std::int64_t v) {
   return t;
 }
 
+// A condition: a bool tensor of one element.
 bool ScalarTrue(const Tensor& t, const char* what) {
-  if (t.size() != 1) throw ModelError(std::string(what) + " must have one element");
-  return t.ToInt64Vector()[0] != 0;
+  ExpectElemType(t, TensorProto::BOOL, what);
+  if (t.size() != 1) throw ModelError(std::string(what) + " must have one element, found " + t.Describe());
+  return t.Data<bool>()[0];
 }
 
 // ---------------------------------------------------------------------------------
@@ -122,18 +114,31 @@ std::vector<Value> IfKernel(KernelContext& ctx) {
   return out;
 }
 
-// Element type of output i of a graph attribute (FLOAT when unknown), for empty scan outputs.
-int GraphOutputElemType(KernelContext& ctx, std::string_view attr, int i) {
-  const AttributeProto* a = ctx.Attribute(attr);
-  if (!a || !a->has_g() || i >= a->g().output_size()) return TensorProto::FLOAT;
-  const auto& type = a->g().output(i).type();
-  if (type.has_tensor_type() && type.tensor_type().elem_type() != 0) return type.tensor_type().elem_type();
-  return TensorProto::FLOAT;
+// The scan output i of a body that ran zero times: no slice stacked, so [0] followed by the
+// body output's declared dims when all are known, of its declared element type (FLOAT
+// when unknown).
+Tensor EmptyScanOutput(KernelContext& ctx, int i) {
+  const AttributeProto* a = ctx.Attribute("body");
+  int elem_type = TensorProto::FLOAT;
+  Shape shape{0};
+  if (a && a->has_g() && i < a->g().output_size()) {
+    const auto& type = a->g().output(i).type();
+    if (type.has_tensor_type()) {
+      if (type.tensor_type().elem_type() != 0) elem_type = type.tensor_type().elem_type();
+      const auto& dims = type.tensor_type().shape().dim();
+      const bool known = type.tensor_type().has_shape() &&
+                         std::all_of(dims.begin(), dims.end(), [](const auto& d) { return d.has_dim_value(); });
+      if (known)
+        for (const auto& d : dims) shape.push_back(d.dim_value());
+    }
+  }
+  return Tensor(elem_type, shape);
 }
 
 std::vector<Value> LoopKernel(KernelContext& ctx) {
   const bool has_m = ctx.HasInput(0);
-  const std::int64_t max_trip = has_m ? ctx.TensorInput(0).ToInt64Vector().at(0) : 0;
+  if (has_m) ExpectElemType(ctx.TensorInput(0), TensorProto::INT64, InputLabel(ctx, 0));
+  const std::int64_t max_trip = has_m ? InputIntScalar(ctx, 0) : 0;
   bool cond = ctx.HasInput(1) ? ScalarTrue(ctx.TensorInput(1), "Loop: cond") : true;
   const std::size_t n_carried = ctx.InputCount() >= 2 ? ctx.InputCount() - 2 : 0;
   std::vector<Value> carried;
@@ -142,6 +147,8 @@ std::vector<Value> LoopKernel(KernelContext& ctx) {
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::int64_t it = 0;
   while ((!has_m || it < max_trip) && cond) {
+    if (it == kMaxLoopIterations)
+      Fail("the loop runs more than " + std::to_string(kMaxLoopIterations) + " iterations");
     std::vector<Value> inputs{Int64Scalar(it), BoolScalar(cond)};
     inputs.insert(inputs.end(), carried.begin(), carried.end());
     auto out = ctx.RunSubgraph("body", inputs);
@@ -157,7 +164,7 @@ std::vector<Value> LoopKernel(KernelContext& ctx) {
   std::vector<Value> result = carried;
   for (std::size_t i = 0; i < n_scan; ++i) {
     if (scans[i].empty())
-      result.push_back(Tensor(GraphOutputElemType(ctx, "body", static_cast<int>(1 + n_carried + i)), {0}));
+      result.push_back(EmptyScanOutput(ctx, static_cast<int>(1 + n_carried + i)));
     else
       result.push_back(ConcatTensors(scans[i], 0, true, "Loop"));
   }
@@ -191,12 +198,12 @@ std::vector<Value> RunScan(KernelContext& ctx, std::vector<Value> state, const s
   std::vector<Value> result = state;
   for (std::size_t k = 0; k < K; ++k) {
     if (outs[k].empty()) {
-      result.push_back(Tensor(GraphOutputElemType(ctx, "body", static_cast<int>(N + k)), {0}));
+      result.push_back(EmptyScanOutput(ctx, static_cast<int>(N + k)));
       continue;
     }
     if (out_dirs[k]) std::reverse(outs[k].begin(), outs[k].end());
     const auto rank = static_cast<std::int64_t>(outs[k][0].rank()) + 1;
-    result.push_back(ConcatTensors(outs[k], NormAxis(out_axes[k], rank, "Scan"), true, "Scan"));
+    result.push_back(ConcatTensors(outs[k], NormalizeAxis(out_axes[k], rank), true, "Scan"));
   }
   return result;
 }
@@ -204,11 +211,14 @@ std::vector<Value> RunScan(KernelContext& ctx, std::vector<Value> state, const s
 std::vector<Value> ScanKernel(KernelContext& ctx) {
   const bool batched = ctx.OpsetVersion() < 9;  // opset 8: sequence_lens first, batch axis 0
   const std::size_t first = batched ? 1 : 0;
-  const auto m_attr = ctx.IntAttribute("num_scan_inputs");
-  if (!m_attr) throw ModelError("Scan: missing num_scan_inputs");
-  const auto M = static_cast<std::size_t>(*m_attr);
-  if (M + first > ctx.InputCount()) throw ModelError("Scan: num_scan_inputs exceeds the inputs");
+  const std::int64_t m_attr = RequiredIntAttribute(ctx, "num_scan_inputs");
+  if (m_attr < 1 || static_cast<std::uint64_t>(m_attr) + first > ctx.InputCount())
+    Fail("attribute 'num_scan_inputs' is " + std::to_string(m_attr) + ", expected 1 to " +
+         std::to_string(ctx.InputCount() - first) + " (the inputs after the states)");
+  const auto M = static_cast<std::size_t>(m_attr);
   const std::size_t N = ctx.InputCount() - first - M;
+  if (ctx.OutputCount() < N)
+    Fail("the node has " + std::to_string(ctx.OutputCount()) + " outputs for " + std::to_string(N) + " states");
   const std::size_t K = ctx.OutputCount() - N;
   auto list = [&](const char* name, std::size_t n) {
     Shape v = ctx.IntsAttribute(name).value_or(Shape(n, 0));
@@ -218,12 +228,15 @@ std::vector<Value> ScanKernel(KernelContext& ctx) {
   };
   Shape in_axes = list("scan_input_axes", M), in_dirs = list(batched ? "directions" : "scan_input_directions", M);
   Shape out_axes = list("scan_output_axes", K), out_dirs = list("scan_output_directions", K);
+  for (const Shape* dirs : {&in_dirs, &out_dirs})
+    for (auto d : *dirs)
+      if (d != 0 && d != 1) Fail("a scan direction is " + std::to_string(d) + ", expected 0 or 1");
   std::vector<Value> state;
   for (std::size_t i = 0; i < N; ++i) state.push_back(ctx.Input(first + i));
   std::vector<Tensor> scan_in;
   for (std::size_t j = 0; j < M; ++j) {
     scan_in.push_back(ctx.TensorInput(first + N + j));
-    in_axes[j] = NormAxis(in_axes[j], static_cast<std::int64_t>(scan_in[j].rank()) - (batched ? 1 : 0), "Scan");
+    in_axes[j] = NormalizeAxis(in_axes[j], static_cast<std::int64_t>(scan_in[j].rank()) - (batched ? 1 : 0));
   }
   if (!batched) return RunScan(ctx, state, scan_in, in_axes, in_dirs, out_axes, out_dirs, K);
   // Opset 8: one scan per batch entry, results stacked along axis 0.
@@ -257,9 +270,9 @@ const Sequence& SequenceInput(KernelContext& ctx, std::size_t i, const char* op)
   throw ModelError(std::string(op) + ": input " + std::to_string(i) + " is not a sequence");
 }
 
-// Position in [-n, n-1] (or [-n, n] when inserting) to [0, n].
-std::int64_t SequencePosition(const Tensor& t, std::int64_t n, bool insert, const char* op) {
-  std::int64_t p = t.ToInt64Vector().at(0);
+// Position (input i: an int32/int64 scalar) in [-n, n-1] (or [-n, n] when inserting) to [0, n].
+std::int64_t SequencePosition(const KernelContext& ctx, std::size_t i, std::int64_t n, bool insert, const char* op) {
+  const std::int64_t p = InputIntScalar(ctx, i);
   const std::int64_t hi = insert ? n : n - 1;
   if (p < -n || p > hi) throw ModelError(std::string(op) + ": position " + std::to_string(p) + " out of range");
   return p < 0 ? p + n : p;
@@ -267,7 +280,10 @@ std::int64_t SequencePosition(const Tensor& t, std::int64_t n, bool insert, cons
 
 std::vector<Value> SequenceConstructKernel(KernelContext& ctx) {
   Sequence s;
-  for (std::size_t i = 0; i < ctx.InputCount(); ++i) s.push_back(ctx.TensorInput(i));
+  for (std::size_t i = 0; i < ctx.InputCount(); ++i) {
+    s.push_back(ctx.TensorInput(i));
+    ExpectSameElemType(s.back(), s.front(), InputLabel(ctx, i), InputLabel(ctx, 0));
+  }
   return {s};
 }
 
@@ -276,13 +292,14 @@ std::vector<Value> SequenceEmptyKernel(KernelContext&) { return {Sequence{}}; }
 std::vector<Value> SequenceAtKernel(KernelContext& ctx) {
   const Sequence& s = SequenceInput(ctx, 0, "SequenceAt");
   const auto n = static_cast<std::int64_t>(s.size());
-  return {s[static_cast<std::size_t>(SequencePosition(ctx.TensorInput(1), n, false, "SequenceAt"))]};
+  return {s[static_cast<std::size_t>(SequencePosition(ctx, 1, n, false, "SequenceAt"))]};
 }
 
 std::vector<Value> SequenceInsertKernel(KernelContext& ctx) {
   Sequence s = SequenceInput(ctx, 0, "SequenceInsert");
   const auto n = static_cast<std::int64_t>(s.size());
-  const std::int64_t p = ctx.HasInput(2) ? SequencePosition(ctx.TensorInput(2), n, true, "SequenceInsert") : n;
+  const std::int64_t p = ctx.HasInput(2) ? SequencePosition(ctx, 2, n, true, "SequenceInsert") : n;
+  if (!s.empty()) ExpectSameElemType(ctx.TensorInput(1), s.front(), InputLabel(ctx, 1), "the sequence's tensors");
   s.insert(s.begin() + p, ctx.TensorInput(1));
   return {s};
 }
@@ -290,7 +307,7 @@ std::vector<Value> SequenceInsertKernel(KernelContext& ctx) {
 std::vector<Value> SequenceEraseKernel(KernelContext& ctx) {
   Sequence s = SequenceInput(ctx, 0, "SequenceErase");
   const auto n = static_cast<std::int64_t>(s.size());
-  const std::int64_t p = ctx.HasInput(1) ? SequencePosition(ctx.TensorInput(1), n, false, "SequenceErase") : n - 1;
+  const std::int64_t p = ctx.HasInput(1) ? SequencePosition(ctx, 1, n, false, "SequenceErase") : n - 1;
   if (p < 0) throw ModelError("SequenceErase: the sequence is empty");
   s.erase(s.begin() + p);
   return {s};
@@ -303,7 +320,7 @@ std::vector<Value> SequenceLengthKernel(KernelContext& ctx) {
 std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::int64_t axis = NormAxis(ctx.IntAttribute("axis").value_or(0), rank, "SplitToSequence");
+  const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(0), rank);
   const bool keepdims = ctx.IntAttribute("keepdims").value_or(1) != 0;
   const std::int64_t dim = x.shape()[axis];
   Sequence out;
@@ -312,6 +329,8 @@ std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
     return {out};
   }
   const Tensor& split = ctx.TensorInput(1);
+  ExpectIndexType(split, InputLabel(ctx, 1));
+  ExpectRank(split, 0, 1, InputLabel(ctx, 1));
   const auto sv = split.ToInt64Vector();
   Shape sizes;
   if (split.rank() == 0) {
@@ -319,8 +338,9 @@ std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
     for (std::int64_t at = 0; at < dim; at += sv[0]) sizes.push_back(std::min(sv[0], dim - at));
   } else {
     sizes = sv;
+    ExpectAtLeast(sizes, 0, "split");
     std::int64_t total = 0;
-    for (auto v : sizes) total += v;
+    for (auto v : sizes) total = CheckedAdd(total, v, "the sum of the split sizes");
     if (total != dim) throw ModelError("SplitToSequence: split sizes do not sum to the axis length");
   }
   std::int64_t at = 0;
@@ -333,9 +353,8 @@ std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
 
 std::vector<Value> ConcatFromSequenceKernel(KernelContext& ctx) {
   const Sequence& s = SequenceInput(ctx, 0, "ConcatFromSequence");
-  const auto axis = ctx.IntAttribute("axis");
-  if (!axis) throw ModelError("ConcatFromSequence: missing axis");
-  return {ConcatTensors(s, *axis, ctx.IntAttribute("new_axis").value_or(0) != 0, "ConcatFromSequence")};
+  return {ConcatTensors(s, RequiredIntAttribute(ctx, "axis"), IntAttributeIn(ctx, "new_axis", 0, 0, 1) != 0,
+                        "ConcatFromSequence")};
 }
 
 // ---------------------------------------------------------------------------------
@@ -360,20 +379,20 @@ std::vector<Value> OptionalGetElementKernel(KernelContext& ctx) {
 
 void RegisterControlFlowKernels() {
   using core::eval::RegisterKernel;
-  RegisterKernel("", "If", IfKernel);
-  RegisterKernel("", "Loop", LoopKernel);
-  RegisterKernel("", "Scan", ScanKernel);
-  RegisterKernel("", "SequenceConstruct", SequenceConstructKernel);
-  RegisterKernel("", "SequenceEmpty", SequenceEmptyKernel);
-  RegisterKernel("", "SequenceAt", SequenceAtKernel);
-  RegisterKernel("", "SequenceInsert", SequenceInsertKernel);
-  RegisterKernel("", "SequenceErase", SequenceEraseKernel);
-  RegisterKernel("", "SequenceLength", SequenceLengthKernel);
-  RegisterKernel("", "SplitToSequence", SplitToSequenceKernel);
-  RegisterKernel("", "ConcatFromSequence", ConcatFromSequenceKernel);
-  RegisterKernel("", "Optional", OptionalKernel);
-  RegisterKernel("", "OptionalHasElement", OptionalHasElementKernel);
-  RegisterKernel("", "OptionalGetElement", OptionalGetElementKernel);
+  RegisterKernel("", "If", Arity{1, 1, 1, Arity::kAny}, IfKernel);
+  RegisterKernel("", "Loop", Arity{2, Arity::kAny, 1, Arity::kAny}, LoopKernel);
+  RegisterKernel("", "Scan", Arity{1, Arity::kAny, 1, Arity::kAny}, ScanKernel);
+  RegisterKernel("", "SequenceConstruct", Arity{1, Arity::kAny}, SequenceConstructKernel);
+  RegisterKernel("", "SequenceEmpty", Arity{0, 0}, SequenceEmptyKernel);
+  RegisterKernel("", "SequenceAt", Arity{2, 2}, SequenceAtKernel);
+  RegisterKernel("", "SequenceInsert", Arity{2, 3}, SequenceInsertKernel);
+  RegisterKernel("", "SequenceErase", Arity{1, 2}, SequenceEraseKernel);
+  RegisterKernel("", "SequenceLength", Arity{1, 1}, SequenceLengthKernel);
+  RegisterKernel("", "SplitToSequence", Arity{1, 2}, SplitToSequenceKernel);
+  RegisterKernel("", "ConcatFromSequence", Arity{1, 1}, ConcatFromSequenceKernel);
+  RegisterKernel("", "Optional", Arity{0, 1}, OptionalKernel);
+  RegisterKernel("", "OptionalHasElement", Arity{0, 1}, OptionalHasElementKernel);
+  RegisterKernel("", "OptionalGetElement", Arity{1, 1}, OptionalGetElementKernel);
 }
 
 }  // namespace onnxopt::onnx_kernels

@@ -12,16 +12,20 @@
 #include <numbers>
 #include <random>
 
+#include "onnx_core/eval/float8.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using core::eval::RegisterKernel;
+using core::eval::Arity;
 using core::eval::Kernel;
+using core::eval::RegisterKernel;
 
-void Register(std::string_view op, Kernel kernel) { RegisterKernel("", op, std::move(kernel)); }
+void Register(std::string_view op, Arity arity, Kernel kernel) { RegisterKernel("", op, arity, std::move(kernel)); }
+
+constexpr Arity kUnary{1, 1}, kBinary{2, 2}, kVariadic{1, Arity::kAny};
 
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
@@ -278,12 +282,18 @@ std::vector<Value> PowKernel(KernelContext& ctx) {
 }
 
 // PRelu: slope broadcast to x.
+// PRelu: the slope broadcasts to x (unidirectionally: the output has x's shape).
 std::vector<Value> PReluKernel(KernelContext& ctx) {
-  return {ArithmeticBinary(ctx.TensorInput(0), ctx.TensorInput(1),
+  const Tensor& x = ctx.TensorInput(0);
+  const Tensor& slope = ctx.TensorInput(1);
+  if (BroadcastShapes({x.shape(), slope.shape()}) != x.shape())
+    Fail("the slope " + slope.Describe() + " does not broadcast to the input " + x.Describe());
+  return {ArithmeticBinary(x, slope,
                            [](auto x, auto s) { return x < 0 ? static_cast<decltype(x)>(s * x) : x; })};
 }
 
-// Clip: min/max attributes before opset 11, optional inputs since.
+// Clip: min/max attributes before opset 11, optional scalar inputs (of the input's type)
+// since. Y = Min(max, Max(X, min)): everything is max when min > max; NaN stays NaN.
 std::vector<Value> ClipKernel(KernelContext& ctx) {
   const Tensor& in = ctx.TensorInput(0);
   Tensor x = ToComputeType(in);
@@ -293,6 +303,8 @@ std::vector<Value> ClipKernel(KernelContext& ctx) {
     lo = ctx.FloatAttribute("min").value_or(-std::numeric_limits<float>::max());
     hi = ctx.FloatAttribute("max").value_or(std::numeric_limits<float>::max());
   } else {
+    for (std::size_t i : {1, 2})
+      if (ctx.HasInput(i)) ExpectSameElemType(ctx.TensorInput(i), in, InputLabel(ctx, i), "the input");
     if (ctx.HasInput(1)) lo = InputScalar(ctx, 1);
     if (ctx.HasInput(2)) hi = InputScalar(ctx, 2);
   }
@@ -303,7 +315,8 @@ std::vector<Value> ClipKernel(KernelContext& ctx) {
       if constexpr (kIsFloat<T>) {
         if (std::isnan(v)) return v;
       }
-      return v < l ? l : (v > h ? h : v);
+      const T raised = v < l ? l : v;
+      return raised > h ? h : raised;
     });
   });
   return {FromComputeType(y, in.elem_type())};
@@ -330,18 +343,17 @@ std::vector<Value> WhereKernel(KernelContext& ctx) {
   })};
 }
 
+// BitShift: unsigned integers only; a shift by the width of the type or more gives 0.
 std::vector<Value> BitShiftKernel(KernelContext& ctx) {
-  auto direction = ctx.StringAttribute("direction");
-  if (!direction || (*direction != "LEFT" && *direction != "RIGHT")) Fail("direction must be LEFT or RIGHT");
-  const bool left = *direction == "LEFT";
+  if (!ctx.StringAttribute("direction")) Fail("attribute 'direction' is required");
+  const bool left = StringAttributeIn(ctx, "direction", "", {"LEFT", "RIGHT"}) == "LEFT";
   const Tensor& a = ctx.TensorInput(0);
   const Tensor& b = ctx.TensorInput(1);
   CheckSameType(a, b);
-  return {DispatchInteger(a.elem_type(), [&]<class T>(std::type_identity<T>) {
+  return {DispatchUnsigned(a.elem_type(), [&]<class T>(std::type_identity<T>) {
     return BinaryLoop<T, T>(a, b, a.elem_type(), [&](T x, T s) -> T {
-      if (s < 0 || static_cast<std::uint64_t>(s) >= sizeof(T) * 8) return 0;
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(left ? static_cast<U>(static_cast<U>(x) << s) : static_cast<U>(static_cast<U>(x) >> s));
+      if (static_cast<std::uint64_t>(s) >= sizeof(T) * 8) return 0;
+      return static_cast<T>(left ? x << s : x >> s);
     });
   })};
 }
@@ -378,13 +390,17 @@ class UniformSampler {
 
 std::vector<Value> DropoutKernel(KernelContext& ctx) {
   const Tensor& x_in = ctx.TensorInput(0);
+  ExpectFloatType(x_in, InputLabel(ctx, 0));
   bool training = false;
   double ratio = ctx.FloatAttribute("ratio").value_or(0.5f);
   // Before opset 12 the mode is not part of the node (is_test of opset < 7 is ignored):
   // the evaluator runs inference.
   if (ctx.OpsetVersion() >= 12) {
     if (ctx.HasInput(1)) ratio = InputScalar(ctx, 1);
-    if (ctx.HasInput(2)) training = InputScalar(ctx, 2) != 0;
+    if (ctx.HasInput(2)) {
+      ExpectElemType(ctx.TensorInput(2), TensorProto::BOOL, InputLabel(ctx, 2));
+      training = InputScalar(ctx, 2) != 0;
+    }
   }
   Tensor mask(TensorProto::BOOL, x_in.shape());
   bool* m = mask.MutableData<bool>();
@@ -412,95 +428,15 @@ std::vector<Value> DropoutKernel(KernelContext& ctx) {
 
 // Cast --------------------------------------------------------------------------------
 
-struct Float8Format {
-  int exponent_bits, mantissa_bits, bias;
-  bool fnuz;         // one NaN (0x80), no negative zero, no infinity
-  bool has_infinity;  // E5M2
-};
-
-Float8Format Float8FormatOf(int elem_type) {
-  switch (elem_type) {
-    case core::eval::kFloat8E4M3FN: return {4, 3, 7, false, false};
-    case core::eval::kFloat8E4M3FNUZ: return {4, 3, 8, true, false};
-    case core::eval::kFloat8E5M2: return {5, 2, 15, false, true};
-    case core::eval::kFloat8E5M2FNUZ: return {5, 2, 16, true, false};
-    default: Fail("unsupported float8 type " + std::to_string(elem_type));
-  }
-}
-
-bool IsFloat8(int t) {
-  return t == core::eval::kFloat8E4M3FN || t == core::eval::kFloat8E4M3FNUZ || t == core::eval::kFloat8E5M2 ||
-         t == core::eval::kFloat8E5M2FNUZ;
-}
-
-float Float8ToFloat(std::uint8_t bits, const Float8Format& f) {
-  if (f.fnuz && bits == 0x80) return std::numeric_limits<float>::quiet_NaN();
-  const bool negative = bits & 0x80;
-  const int e = (bits >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1);
-  const int m = bits & ((1 << f.mantissa_bits) - 1);
-  const int max_e = (1 << f.exponent_bits) - 1;
-  float v;
-  if (!f.fnuz && !f.has_infinity && e == max_e && m == (1 << f.mantissa_bits) - 1) {
-    v = std::numeric_limits<float>::quiet_NaN();
-  } else if (f.has_infinity && e == max_e) {
-    v = m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-  } else if (e == 0) {
-    v = std::ldexp(static_cast<float>(m), 1 - f.bias - f.mantissa_bits);
-  } else {
-    v = std::ldexp(1.0f + static_cast<float>(m) / static_cast<float>(1 << f.mantissa_bits), e - f.bias);
-  }
-  return negative ? -v : v;
-}
-
-std::uint8_t FloatToFloat8(float x, const Float8Format& f, bool saturate) {
-  const std::uint8_t nan = f.fnuz ? 0x80 : 0x7F;
-  if (std::isnan(x)) return nan;
-  const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
-  // Largest finite positive code.
-  const std::uint8_t max_code = f.fnuz ? 0x7F : (f.has_infinity ? 0x7B : 0x7E);
-  auto overflow = [&]() -> std::uint8_t {
-    if (saturate) return max_code | sign;
-    if (f.has_infinity) return 0x7C | sign;
-    return f.fnuz ? nan : (0x7F | sign);
-  };
-  const float a = std::fabs(x);
-  if (std::isinf(a)) return overflow();
-  const float max_v = Float8ToFloat(max_code, f);
-  const float beyond = 2 * max_v - Float8ToFloat(max_code - 1, f);  // max + one ulp
-  std::uint8_t code;
-  if (a >= max_v) {
-    const float mid = (max_v + beyond) / 2;
-    // The code after max_code is odd in every format: ties go to max_code... unless max_code is odd.
-    if (a < mid || (a == mid && (max_code & 1) == 0)) code = max_code;
-    else return overflow();
-  } else {
-    // Positive codes are ordered by value: binary search the interval, then round to nearest even.
-    int lo = 0, hi = max_code;
-    while (hi - lo > 1) {
-      int mid = (lo + hi) / 2;
-      if (Float8ToFloat(static_cast<std::uint8_t>(mid), f) <= a) lo = mid;
-      else hi = mid;
-    }
-    const float vl = Float8ToFloat(static_cast<std::uint8_t>(lo), f);
-    const float vh = Float8ToFloat(static_cast<std::uint8_t>(hi), f);
-    if (a - vl < vh - a) code = static_cast<std::uint8_t>(lo);
-    else if (a - vl > vh - a) code = static_cast<std::uint8_t>(hi);
-    else code = static_cast<std::uint8_t>((lo & 1) == 0 ? lo : hi);
-  }
-  if (code == 0 && f.fnuz) return 0;
-  return code | sign;
-}
-
 // Converts every "special" type (float16, bfloat16, float8) to float; int4/uint4 are
 // already stored as int8/uint8 values.
 Tensor DecodeToFloat(const Tensor& t) {
   if (IsHalfType(t.elem_type())) return ToComputeType(t);
-  if (!IsFloat8(t.elem_type())) return t;
-  const Float8Format f = Float8FormatOf(t.elem_type());
+  if (!core::eval::IsFloat8(t.elem_type())) return t;
   Tensor out(TensorProto::FLOAT, t.shape());
   const auto* src = t.Data<std::uint8_t>();
   float* dst = out.MutableData<float>();
-  for (std::int64_t i = 0; i < t.size(); ++i) dst[i] = Float8ToFloat(src[i], f);
+  for (std::int64_t i = 0; i < t.size(); ++i) dst[i] = core::eval::Float8ToFloat(src[i], t.elem_type());
   return out;
 }
 
@@ -519,15 +455,18 @@ D ConvertValue(S v) {
   }
 }
 
+// Numbers as strings: bool as its number (bool casts to {1, 0}), floats in the shortest
+// form that reads back to the same value, printed like %g (exponent form only for large
+// or small magnitudes), as onnxruntime does.
 template <class S>
 std::string FormatValue(S v) {
   if constexpr (std::is_same_v<S, bool>) {
-    return v ? "True" : "False";
+    return v ? "1" : "0";
   } else if constexpr (kIsFloat<S>) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "INF" : "-INF";
     char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general);
     return std::string(buf, r.ptr);
   } else {
     return std::to_string(v);
@@ -567,7 +506,7 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
     });
     return out;
   }
-  if (IsHalfType(to) || IsFloat8(to)) {
+  if (IsHalfType(to) || core::eval::IsFloat8(to)) {
     Tensor f = CastTensor(src, TensorProto::FLOAT, saturate);
     Tensor out(to, in.shape());
     const float* p = f.Data<float>();
@@ -585,25 +524,32 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
         }
       }
     } else {
-      const Float8Format fmt = Float8FormatOf(to);
       auto* q = out.MutableData<std::uint8_t>();
-      for (std::int64_t i = 0; i < f.size(); ++i) q[i] = FloatToFloat8(p[i], fmt, saturate);
+      for (std::int64_t i = 0; i < f.size(); ++i) q[i] = core::eval::FloatToFloat8(p[i], to, saturate);
     }
     return out;
   }
   if (to == core::eval::kInt4 || to == core::eval::kUint4) {
+    // The spec (int4.md): round to the nearest integer, ties to even, then keep the low 4
+    // bits (two's complement for INT4): 8 -> -8, -1 -> 15 in UINT4. NaN (undefined) gives 0.
     Tensor d = CastTensor(src, TensorProto::DOUBLE, saturate);
     Tensor out(to, in.shape());
     const double* p = d.Data<double>();
-    const double lo = to == core::eval::kInt4 ? -8 : 0, hi = to == core::eval::kInt4 ? 7 : 15;
-    auto store = [&]<class Q>(Q* q) {
-      for (std::int64_t i = 0; i < d.size(); ++i) {
-        double v = std::isnan(p[i]) ? 0 : std::clamp(std::nearbyint(p[i]), lo, hi);
-        q[i] = static_cast<Q>(v);
-      }
+    auto low_bits = [&](double v) -> std::uint8_t {
+      if (!std::isfinite(v)) return 0;
+      const double r = std::nearbyint(std::fmod(v, 16.0));
+      return static_cast<std::uint8_t>(static_cast<std::int64_t>(r) & 0xF);
     };
-    if (to == core::eval::kInt4) store(out.MutableData<std::int8_t>());
-    else store(out.MutableData<std::uint8_t>());
+    if (to == core::eval::kInt4) {
+      auto* q = out.MutableData<std::int8_t>();
+      for (std::int64_t i = 0; i < d.size(); ++i) {
+        const std::uint8_t bits = low_bits(p[i]);
+        q[i] = static_cast<std::int8_t>(bits >= 8 ? bits - 16 : bits);
+      }
+    } else {
+      auto* q = out.MutableData<std::uint8_t>();
+      for (std::int64_t i = 0; i < d.size(); ++i) q[i] = low_bits(p[i]);
+    }
     return out;
   }
   const int src_type = src.elem_type() == core::eval::kInt4 ? TensorProto::INT8
@@ -652,30 +598,33 @@ T Softplus(T x) {
 }
 
 void RegisterMath() {
-  Register("Add", Arithmetic([](auto a, auto b) { return a + b; }));
-  Register("Sub", Arithmetic([](auto a, auto b) { return a - b; }));
-  Register("Mul", Arithmetic([](auto a, auto b) { return a * b; }));
-  Register("Div", Arithmetic([](auto a, auto b) { return DivOf(a, b); }));
-  Register("Pow", PowKernel);
-  Register("Mod", [](KernelContext& ctx) -> std::vector<Value> {
-    const bool fmod = ctx.IntAttribute("fmod").value_or(0) != 0;
+  Register("Add", kBinary, Arithmetic([](auto a, auto b) { return a + b; }));
+  Register("Sub", kBinary, Arithmetic([](auto a, auto b) { return a - b; }));
+  Register("Mul", kBinary, Arithmetic([](auto a, auto b) { return a * b; }));
+  Register("Div", kBinary, Arithmetic([](auto a, auto b) { return DivOf(a, b); }));
+  Register("Pow", kBinary, PowKernel);
+  Register("Mod", kBinary, [](KernelContext& ctx) -> std::vector<Value> {
+    const bool fmod = IntAttributeIn(ctx, "fmod", 0, 0, 1) != 0;
+    const int type = ctx.TensorInput(0).elem_type();
+    if (!fmod && (IsHalfType(type) || type == TensorProto::FLOAT || type == TensorProto::DOUBLE))
+      Fail("attribute 'fmod' must be 1 for floating-point inputs (" + ElemTypeName(type) + ")");
     return {ArithmeticBinary(ctx.TensorInput(0), ctx.TensorInput(1), [fmod](auto a, auto b) { return ModOf(a, b, fmod); })};
   });
-  Register("Max", Variadic([](auto a, auto b) { return MaxOf(a, b); }, false));
-  Register("Min", Variadic([](auto a, auto b) { return MinOf(a, b); }, false));
-  Register("Sum", Variadic([](auto a, auto b) { return a + b; }, false));
-  Register("Mean", Variadic([](auto a, auto b) { return a + b; }, true));
-  Register("PRelu", PReluKernel);
-  Register("Clip", ClipKernel);
+  Register("Max", kVariadic, Variadic([](auto a, auto b) { return MaxOf(a, b); }, false));
+  Register("Min", kVariadic, Variadic([](auto a, auto b) { return MinOf(a, b); }, false));
+  Register("Sum", kVariadic, Variadic([](auto a, auto b) { return a + b; }, false));
+  Register("Mean", kVariadic, Variadic([](auto a, auto b) { return a + b; }, true));
+  Register("PRelu", kBinary, PReluKernel);
+  Register("Clip", Arity{1, 3}, ClipKernel);
 
-  Register("Neg", NumericUnary([](KernelContext&) { return [](auto x) { return -x; }; }));
-  Register("Abs", NumericUnary([](KernelContext&) {
+  Register("Neg", kUnary, NumericUnary([](KernelContext&) { return [](auto x) { return -x; }; }));
+  Register("Abs", kUnary, NumericUnary([](KernelContext&) {
     return []<class T>(T x) -> T {
       if constexpr (std::is_unsigned_v<T>) return x;
       else return x < 0 ? static_cast<T>(-x) : x;
     };
   }));
-  Register("Sign", NumericUnary([](KernelContext&) {
+  Register("Sign", kUnary, NumericUnary([](KernelContext&) {
     return []<class T>(T x) -> T {
       if constexpr (kIsFloat<T>) {
         if (std::isnan(x)) return x;
@@ -683,8 +632,9 @@ void RegisterMath() {
       return x > 0 ? T(1) : (x < 0 ? static_cast<T>(-1) : T(0));
     };
   }));
-  Register("Relu", NumericUnary([](KernelContext&) { return []<class T>(T x) -> T { return x > 0 ? x : T(0); }; }));
-  Register("Shrink", NumericUnary([](KernelContext& ctx) {
+  // Relu is max(0, x): NaN stays NaN.
+  Register("Relu", kUnary, NumericUnary([](KernelContext&) { return []<class T>(T x) -> T { return x < 0 ? T(0) : x; }; }));
+  Register("Shrink", kUnary, NumericUnary([](KernelContext& ctx) {
     const double bias = ctx.FloatAttribute("bias").value_or(0.0f);
     const double lambd = ctx.FloatAttribute("lambd").value_or(0.5f);
     return [bias, lambd]<class T>(T x) -> T {
@@ -695,44 +645,44 @@ void RegisterMath() {
     };
   }));
 
-  Register("Reciprocal", SimpleFloatUnary([](auto x) { return decltype(x)(1) / x; }));
-  Register("Sqrt", SimpleFloatUnary([](auto x) { return std::sqrt(x); }));
-  Register("Exp", SimpleFloatUnary([](auto x) { return std::exp(x); }));
-  Register("Log", SimpleFloatUnary([](auto x) { return std::log(x); }));
-  Register("Floor", SimpleFloatUnary([](auto x) { return std::floor(x); }));
-  Register("Ceil", SimpleFloatUnary([](auto x) { return std::ceil(x); }));
+  Register("Reciprocal", kUnary, SimpleFloatUnary([](auto x) { return decltype(x)(1) / x; }));
+  Register("Sqrt", kUnary, SimpleFloatUnary([](auto x) { return std::sqrt(x); }));
+  Register("Exp", kUnary, SimpleFloatUnary([](auto x) { return std::exp(x); }));
+  Register("Log", kUnary, SimpleFloatUnary([](auto x) { return std::log(x); }));
+  Register("Floor", kUnary, SimpleFloatUnary([](auto x) { return std::floor(x); }));
+  Register("Ceil", kUnary, SimpleFloatUnary([](auto x) { return std::ceil(x); }));
   // nearbyint in the default rounding mode rounds half to even.
-  Register("Round", SimpleFloatUnary([](auto x) { return std::nearbyint(x); }));
-  Register("Erf", SimpleFloatUnary([](auto x) { return std::erf(x); }));
-  Register("Sin", SimpleFloatUnary([](auto x) { return std::sin(x); }));
-  Register("Cos", SimpleFloatUnary([](auto x) { return std::cos(x); }));
-  Register("Tan", SimpleFloatUnary([](auto x) { return std::tan(x); }));
-  Register("Asin", SimpleFloatUnary([](auto x) { return std::asin(x); }));
-  Register("Acos", SimpleFloatUnary([](auto x) { return std::acos(x); }));
-  Register("Atan", SimpleFloatUnary([](auto x) { return std::atan(x); }));
-  Register("Sinh", SimpleFloatUnary([](auto x) { return std::sinh(x); }));
-  Register("Cosh", SimpleFloatUnary([](auto x) { return std::cosh(x); }));
-  Register("Asinh", SimpleFloatUnary([](auto x) { return std::asinh(x); }));
-  Register("Acosh", SimpleFloatUnary([](auto x) { return std::acosh(x); }));
-  Register("Atanh", SimpleFloatUnary([](auto x) { return std::atanh(x); }));
-  Register("Tanh", SimpleFloatUnary([](auto x) { return std::tanh(x); }));
-  Register("Sigmoid", SimpleFloatUnary([](auto x) { return Sigmoid(x); }));
-  Register("Softplus", SimpleFloatUnary([](auto x) { return Softplus(x); }));
-  Register("Softsign", SimpleFloatUnary([](auto x) { return x / (decltype(x)(1) + std::fabs(x)); }));
-  Register("Mish", SimpleFloatUnary([](auto x) { return x * std::tanh(Softplus(x)); }));
-  Register("HardSwish", SimpleFloatUnary([]<class T>(T x) -> T {
+  Register("Round", kUnary, SimpleFloatUnary([](auto x) { return std::nearbyint(x); }));
+  Register("Erf", kUnary, SimpleFloatUnary([](auto x) { return std::erf(x); }));
+  Register("Sin", kUnary, SimpleFloatUnary([](auto x) { return std::sin(x); }));
+  Register("Cos", kUnary, SimpleFloatUnary([](auto x) { return std::cos(x); }));
+  Register("Tan", kUnary, SimpleFloatUnary([](auto x) { return std::tan(x); }));
+  Register("Asin", kUnary, SimpleFloatUnary([](auto x) { return std::asin(x); }));
+  Register("Acos", kUnary, SimpleFloatUnary([](auto x) { return std::acos(x); }));
+  Register("Atan", kUnary, SimpleFloatUnary([](auto x) { return std::atan(x); }));
+  Register("Sinh", kUnary, SimpleFloatUnary([](auto x) { return std::sinh(x); }));
+  Register("Cosh", kUnary, SimpleFloatUnary([](auto x) { return std::cosh(x); }));
+  Register("Asinh", kUnary, SimpleFloatUnary([](auto x) { return std::asinh(x); }));
+  Register("Acosh", kUnary, SimpleFloatUnary([](auto x) { return std::acosh(x); }));
+  Register("Atanh", kUnary, SimpleFloatUnary([](auto x) { return std::atanh(x); }));
+  Register("Tanh", kUnary, SimpleFloatUnary([](auto x) { return std::tanh(x); }));
+  Register("Sigmoid", kUnary, SimpleFloatUnary([](auto x) { return Sigmoid(x); }));
+  Register("Softplus", kUnary, SimpleFloatUnary([](auto x) { return Softplus(x); }));
+  Register("Softsign", kUnary, SimpleFloatUnary([](auto x) { return x / (decltype(x)(1) + std::fabs(x)); }));
+  Register("Mish", kUnary, SimpleFloatUnary([](auto x) { return x * std::tanh(Softplus(x)); }));
+  Register("HardSwish", kUnary, SimpleFloatUnary([]<class T>(T x) -> T {
     return x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5)));
   }));
 
-  Register("LeakyRelu", FloatUnary([](KernelContext& ctx) {
+  Register("LeakyRelu", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(0.01f);
     return [alpha]<class T>(T x) -> T { return x < 0 ? static_cast<T>(alpha * x) : x; };
   }));
-  Register("Elu", FloatUnary([](KernelContext& ctx) {
+  Register("Elu", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
     return [alpha]<class T>(T x) -> T { return x < 0 ? static_cast<T>(alpha * std::expm1(static_cast<double>(x))) : x; };
   }));
-  Register("Selu", FloatUnary([](KernelContext& ctx) {
+  Register("Selu", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(1.67326319217681884765625f);
     const double gamma = ctx.FloatAttribute("gamma").value_or(1.05070102214813232421875f);
     return [alpha, gamma]<class T>(T x) -> T {
@@ -740,28 +690,28 @@ void RegisterMath() {
       return static_cast<T>(v <= 0 ? gamma * (alpha * std::exp(v) - alpha) : gamma * v);
     };
   }));
-  Register("Celu", FloatUnary([](KernelContext& ctx) {
+  Register("Celu", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
     return [alpha]<class T>(T x) -> T {
       const double v = static_cast<double>(x);
+      if (std::isnan(v)) return x;
       return static_cast<T>(std::max(0.0, v) + std::min(0.0, alpha * std::expm1(v / alpha)));
     };
   }));
-  Register("HardSigmoid", FloatUnary([](KernelContext& ctx) {
+  Register("HardSigmoid", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(0.2f);
     const double beta = ctx.FloatAttribute("beta").value_or(0.5f);
     return [alpha, beta]<class T>(T x) -> T {
+      if (std::isnan(x)) return x;
       return static_cast<T>(std::max(0.0, std::min(1.0, alpha * static_cast<double>(x) + beta)));
     };
   }));
-  Register("ThresholdedRelu", FloatUnary([](KernelContext& ctx) {
+  Register("ThresholdedRelu", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
     return [alpha]<class T>(T x) -> T { return static_cast<double>(x) > alpha ? x : T(0); };
   }));
-  Register("Gelu", FloatUnary([](KernelContext& ctx) {
-    const std::string approximate = ctx.StringAttribute("approximate").value_or("none");
-    if (approximate != "none" && approximate != "tanh") Fail("approximate must be none or tanh");
-    const bool tanh = approximate == "tanh";
+  Register("Gelu", kUnary, FloatUnary([](KernelContext& ctx) {
+    const bool tanh = StringAttributeIn(ctx, "approximate", "none", {"none", "tanh"}) == "tanh";
     return [tanh]<class T>(T x) -> T {
       const double v = static_cast<double>(x);
       if (tanh) {
@@ -772,8 +722,8 @@ void RegisterMath() {
     };
   }));
 
-  Register("IsNaN", FloatPredicate([](KernelContext&) { return [](auto x) { return std::isnan(x); }; }));
-  Register("IsInf", FloatPredicate([](KernelContext& ctx) {
+  Register("IsNaN", kUnary, FloatPredicate([](KernelContext&) { return [](auto x) { return std::isnan(x); }; }));
+  Register("IsInf", kUnary, FloatPredicate([](KernelContext& ctx) {
     const bool neg = ctx.IntAttribute("detect_negative").value_or(1) != 0;
     const bool pos = ctx.IntAttribute("detect_positive").value_or(1) != 0;
     return [neg, pos](auto x) { return std::isinf(x) && (x > 0 ? pos : neg); };
@@ -781,25 +731,25 @@ void RegisterMath() {
 }
 
 void RegisterLogic() {
-  Register("Equal", Comparison([](const auto& a, const auto& b) { return a == b; }, true));
-  Register("Less", Comparison([](const auto& a, const auto& b) { return a < b; }, false));
-  Register("LessOrEqual", Comparison([](const auto& a, const auto& b) { return a <= b; }, false));
-  Register("Greater", Comparison([](const auto& a, const auto& b) { return a > b; }, false));
-  Register("GreaterOrEqual", Comparison([](const auto& a, const auto& b) { return a >= b; }, false));
-  Register("And", Logical([](bool a, bool b) { return a && b; }));
-  Register("Or", Logical([](bool a, bool b) { return a || b; }));
-  Register("Xor", Logical([](bool a, bool b) { return a != b; }));
-  Register("Not", NotKernel);
-  Register("BitwiseAnd", Bitwise([](auto a, auto b) { return a & b; }));
-  Register("BitwiseOr", Bitwise([](auto a, auto b) { return a | b; }));
-  Register("BitwiseXor", Bitwise([](auto a, auto b) { return a ^ b; }));
-  Register("BitwiseNot", BitwiseNotKernel);
-  Register("BitShift", BitShiftKernel);
-  Register("Where", WhereKernel);
-  Register("Cast", CastKernel);
-  Register("CastLike", CastLikeKernel);
-  Register("Identity", IdentityKernel);
-  Register("Dropout", DropoutKernel);
+  Register("Equal", kBinary, Comparison([](const auto& a, const auto& b) { return a == b; }, true));
+  Register("Less", kBinary, Comparison([](const auto& a, const auto& b) { return a < b; }, false));
+  Register("LessOrEqual", kBinary, Comparison([](const auto& a, const auto& b) { return a <= b; }, false));
+  Register("Greater", kBinary, Comparison([](const auto& a, const auto& b) { return a > b; }, false));
+  Register("GreaterOrEqual", kBinary, Comparison([](const auto& a, const auto& b) { return a >= b; }, false));
+  Register("And", kBinary, Logical([](bool a, bool b) { return a && b; }));
+  Register("Or", kBinary, Logical([](bool a, bool b) { return a || b; }));
+  Register("Xor", kBinary, Logical([](bool a, bool b) { return a != b; }));
+  Register("Not", kUnary, NotKernel);
+  Register("BitwiseAnd", kBinary, Bitwise([](auto a, auto b) { return a & b; }));
+  Register("BitwiseOr", kBinary, Bitwise([](auto a, auto b) { return a | b; }));
+  Register("BitwiseXor", kBinary, Bitwise([](auto a, auto b) { return a ^ b; }));
+  Register("BitwiseNot", kUnary, BitwiseNotKernel);
+  Register("BitShift", kBinary, BitShiftKernel);
+  Register("Where", Arity{3, 3}, WhereKernel);
+  Register("Cast", kUnary, CastKernel);
+  Register("CastLike", kBinary, CastLikeKernel);
+  Register("Identity", kUnary, IdentityKernel);
+  Register("Dropout", Arity{1, 3, 1, 2}, DropoutKernel);
 }
 
 }  // namespace

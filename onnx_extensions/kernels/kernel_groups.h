@@ -9,5 +9,12 @@ void RegisterTensorKernels();        // tensor_kernels.cc: shape manipulation, i
 void RegisterNnKernels();            // nn_kernels.cc: MatMul, Gemm, Conv, pooling, normalization, ...
 void RegisterControlFlowKernels();   // control_flow_kernels.cc: If, Loop, Scan, sequences, optionals
 void RegisterContribKernels();       // contrib_kernels.cc: com.microsoft
+void RegisterQuantizedKernels();     // quantized_kernels.cc: quantized convolutions and products
+void RegisterLossKernels();          // loss_kernels.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void RegisterTrainingKernels();      // training_kernels.cc: ai.onnx.preview.training optimizers
+void RegisterRandomKernels();        // random_kernels.cc: random generators
+void RegisterReorderKernels();       // reorder_kernels.cc: ReverseSequence, Unique
+void RegisterLinalgKernels();        // linalg_kernels.cc: Det
+void RegisterSequenceMapKernels();   // sequence_map_kernels.cc: SequenceMap
 
 }  // namespace onnxopt::onnx_kernels

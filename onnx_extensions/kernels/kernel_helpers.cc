@@ -21,9 +21,12 @@ std::string ElemTypeName(int elem_type) {
   return "elem_type " + std::to_string(elem_type);
 }
 
-std::int64_t ShapeSize(const Shape& shape) {
+std::int64_t ShapeSize(const Shape& shape) { return ShapeSize(shape, 0); }
+
+std::int64_t ShapeSize(const Shape& shape, std::size_t from, std::size_t to) {
+  const std::size_t end = std::min(to, shape.size());
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (std::size_t i = from; i < end; ++i) n *= shape[i];
   return n;
 }
 
@@ -33,38 +36,176 @@ Shape Strides(const Shape& shape) {
   return strides;
 }
 
+std::int64_t CheckedMul(std::int64_t a, std::int64_t b, std::string_view what) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    Fail(std::string(what) + ": " + std::to_string(a) + " * " + std::to_string(b) + " does not fit in 64 bits");
+  return r;
+}
+
+std::int64_t CheckedAdd(std::int64_t a, std::int64_t b, std::string_view what) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    Fail(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) + " does not fit in 64 bits");
+  return r;
+}
+
+std::int64_t CheckedShapeSize(const Shape& shape, std::string_view what) {
+  std::int64_t n = 1;
+  for (auto d : shape)
+    if (d < 0) Fail(std::string(what) + " " + ShapeToString(shape) + " has a negative dimension");
+  for (auto d : shape) {
+    if (d == 0) return 0;
+    if (__builtin_mul_overflow(n, d, &n) || n > Tensor::kMaxElements)
+      Fail(std::string(what) + " " + ShapeToString(shape) + " has more than " + std::to_string(Tensor::kMaxElements) +
+           " elements");
+  }
+  return n;
+}
+
 std::int64_t NormalizeAxis(std::int64_t axis, std::int64_t rank, std::string_view what) {
   if (axis < -rank || axis >= rank)
-    Fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    Fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank) +
+         " (expected [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "])");
   return axis < 0 ? axis + rank : axis;
 }
 
 std::vector<std::int64_t> NormalizeAxes(const std::vector<std::int64_t>& axes, std::int64_t rank,
-                                        std::string_view what) {
+                                        std::string_view what, bool merge_duplicates) {
   std::vector<std::int64_t> out;
   out.reserve(axes.size());
   for (auto a : axes) {
     auto n = NormalizeAxis(a, rank, what);
-    if (std::find(out.begin(), out.end(), n) != out.end())
-      Fail(std::string(what) + " contains axis " + std::to_string(a) + " twice");
+    if (std::find(out.begin(), out.end(), n) != out.end()) {
+      if (merge_duplicates) continue;
+      Fail(std::string(what) + " contains axis " + std::to_string(n) + " twice (given as " + std::to_string(a) + ")");
+    }
     out.push_back(n);
   }
   return out;
 }
 
+void CheckPermutation(const std::vector<std::int64_t>& perm, std::size_t rank, std::string_view what) {
+  if (perm.size() != rank)
+    Fail(std::string(what) + " has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  std::vector<bool> seen(rank, false);
+  for (auto p : perm) {
+    if (p < 0 || p >= static_cast<std::int64_t>(rank))
+      Fail(std::string(what) + " " + ShapeToString(perm) + " is not a permutation of [0, " + std::to_string(rank) +
+           "): " + std::to_string(p) + " is out of range");
+    if (seen[static_cast<std::size_t>(p)])
+      Fail(std::string(what) + " " + ShapeToString(perm) + " is not a permutation: " + std::to_string(p) + " repeats");
+    seen[static_cast<std::size_t>(p)] = true;
+  }
+}
+
+std::string InputLabel(const KernelContext& ctx, std::size_t i) {
+  const std::string name = i < ctx.InputCount() ? ctx.Node().input(static_cast<int>(i)) : std::string();
+  return "input " + std::to_string(i) + (name.empty() ? "" : " ('" + name + "')");
+}
+
+void ExpectElemType(const Tensor& t, int elem_type, std::string_view what) {
+  if (t.elem_type() != elem_type)
+    Fail(std::string(what) + " must be " + ElemTypeName(elem_type) + ", found " + ElemTypeName(t.elem_type()));
+}
+
+bool IsIndexType(int elem_type) { return elem_type == TensorProto::INT32 || elem_type == TensorProto::INT64; }
+
+void ExpectIndexType(const Tensor& t, std::string_view what) {
+  if (!IsIndexType(t.elem_type()))
+    Fail(std::string(what) + " must be INT32 or INT64, found " + ElemTypeName(t.elem_type()));
+}
+
+void ExpectSameElemType(const Tensor& t, const Tensor& reference, std::string_view what,
+                        std::string_view reference_what) {
+  if (t.elem_type() != reference.elem_type())
+    Fail(std::string(what) + " is " + ElemTypeName(t.elem_type()) + ", expected the element type of " +
+         std::string(reference_what) + " (" + ElemTypeName(reference.elem_type()) + ")");
+}
+
+void ExpectRank(const Tensor& t, std::size_t min_rank, std::size_t max_rank, std::string_view what) {
+  if (t.rank() >= min_rank && t.rank() <= max_rank) return;
+  std::string expected = min_rank == max_rank ? "rank " + std::to_string(min_rank)
+                         : max_rank == static_cast<std::size_t>(-1) ? "rank >= " + std::to_string(min_rank)
+                                                                   : "rank " + std::to_string(min_rank) + " to " +
+                                                                         std::to_string(max_rank);
+  Fail(std::string(what) + " must have " + expected + ", found " + t.Describe());
+}
+
+bool IsFloatType(int elem_type) {
+  return IsHalfType(elem_type) || elem_type == TensorProto::FLOAT || elem_type == TensorProto::DOUBLE;
+}
+
+void ExpectFloatType(const Tensor& t, std::string_view what) {
+  if (!IsFloatType(t.elem_type()))
+    Fail(std::string(what) + " must be FLOAT, DOUBLE, FLOAT16 or BFLOAT16, found " + ElemTypeName(t.elem_type()));
+}
+
 std::vector<std::int64_t> InputInts(const KernelContext& ctx, std::size_t i) {
-  return ctx.TensorInput(i).ToInt64Vector();
+  const Tensor& t = ctx.TensorInput(i);
+  const std::string what = InputLabel(ctx, i);
+  ExpectIndexType(t, what);
+  ExpectRank(t, 0, 1, what);
+  return t.ToInt64Vector();
 }
 
 std::optional<std::vector<std::int64_t>> OptionalInputInts(const KernelContext& ctx, std::size_t i) {
   if (!ctx.HasInput(i)) return std::nullopt;
-  return ctx.TensorInput(i).ToInt64Vector();
+  return InputInts(ctx, i);
+}
+
+namespace {
+const Tensor& OneElementInput(const KernelContext& ctx, std::size_t i) {
+  const Tensor& t = ctx.TensorInput(i);
+  if (t.size() != 1 || t.rank() > 1)
+    Fail(InputLabel(ctx, i) + " must be a scalar (or a one-element vector), found " + t.Describe());
+  return t;
+}
+}  // namespace
+
+std::int64_t InputIntScalar(const KernelContext& ctx, std::size_t i) {
+  const Tensor& t = OneElementInput(ctx, i);
+  ExpectIndexType(t, InputLabel(ctx, i));
+  return t.ToInt64Vector()[0];
 }
 
 double InputScalar(const KernelContext& ctx, std::size_t i) {
-  auto v = ctx.TensorInput(i).ToDoubleVector();
-  if (v.size() != 1) Fail("input " + std::to_string(i) + " must be a scalar, found " + std::to_string(v.size()) + " elements");
-  return v[0];
+  const Tensor& t = OneElementInput(ctx, i);
+  if (t.elem_type() == TensorProto::STRING) Fail(InputLabel(ctx, i) + " must be numeric, found " + t.Describe());
+  return t.ToDoubleVector()[0];
+}
+
+std::int64_t RequiredIntAttribute(const KernelContext& ctx, std::string_view name) {
+  const auto value = ctx.IntAttribute(name);
+  if (!value) Fail("attribute '" + std::string(name) + "' is required");
+  return *value;
+}
+
+std::int64_t IntAttributeIn(const KernelContext& ctx, std::string_view name, std::int64_t def, std::int64_t lo,
+                            std::int64_t hi) {
+  const std::int64_t value = ctx.IntAttribute(name).value_or(def);
+  if (value < lo || value > hi)
+    Fail("attribute '" + std::string(name) + "' is " + std::to_string(value) + ", expected a value in [" +
+         std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return value;
+}
+
+std::string StringAttributeIn(const KernelContext& ctx, std::string_view name, std::string_view def,
+                              std::initializer_list<std::string_view> choices) {
+  std::string value = ctx.StringAttribute(name).value_or(std::string(def));
+  std::string list;
+  for (std::string_view choice : choices) {
+    if (value == choice) return value;
+    list += (list.empty() ? "" : ", ") + std::string(choice);
+  }
+  Fail("attribute '" + std::string(name) + "' is \"" + value + "\", expected one of " + list);
+}
+
+void ExpectAtLeast(const std::vector<std::int64_t>& values, std::int64_t min, std::string_view what) {
+  for (auto v : values)
+    if (v < min)
+      Fail(std::string(what) + " " + ShapeToString(values) + " has the value " + std::to_string(v) + ", expected >= " +
+           std::to_string(min));
 }
 
 bool IsHalfType(int elem_type) {

@@ -14,9 +14,10 @@
 // only move elements.
 
 #include <array>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <utility>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -40,21 +41,62 @@ using Shape = std::vector<std::int64_t>;
 std::string ShapeToString(const Shape& shape);
 std::string ElemTypeName(int elem_type);
 std::int64_t ShapeSize(const Shape& shape);
+// Product of the dims [from, to) of `shape` (`to` clamped to its rank; 1 when empty).
+std::int64_t ShapeSize(const Shape& shape, std::size_t from, std::size_t to = static_cast<std::size_t>(-1));
 // Row-major strides of `shape`.
 Shape Strides(const Shape& shape);
+// Number of elements of a shape computed from inputs or attributes, before anything is
+// allocated for it: ModelError (naming `what`) for a negative dim, an overflow, or more
+// elements than a tensor may hold (Tensor::kMaxElements).
+std::int64_t CheckedShapeSize(const Shape& shape, std::string_view what);
+// a * b and a + b; ModelError naming `what` when the result does not fit in int64.
+std::int64_t CheckedMul(std::int64_t a, std::int64_t b, std::string_view what);
+std::int64_t CheckedAdd(std::int64_t a, std::int64_t b, std::string_view what);
 
 // Axis in [-rank, rank-1] to [0, rank-1]; ModelError otherwise (`what` names the attribute).
 std::int64_t NormalizeAxis(std::int64_t axis, std::int64_t rank, std::string_view what = "axis");
-// Same for a list; duplicates are an error.
+// Same for a list. Duplicates are an error, unless `merge_duplicates` (operators whose
+// spec does not forbid them: Squeeze, the reductions), where they count once.
 std::vector<std::int64_t> NormalizeAxes(const std::vector<std::int64_t>& axes, std::int64_t rank,
-                                        std::string_view what = "axes");
+                                        std::string_view what = "axes", bool merge_duplicates = false);
+// `perm` must be a permutation of [0, rank) (Transpose, attribute `what`).
+void CheckPermutation(const std::vector<std::int64_t>& perm, std::size_t rank, std::string_view what = "perm");
 
-// Integer list from input `i` (any integer tensor); nullopt-like empty optional when the
-// input is absent.
+// Validating readers -------------------------------------------------------------------
+// Each names what it reads in its message ("input 1 ('shape')", "attribute 'axis'") and
+// says what was expected and what was found.
+
+// "input 1 ('shape')".
+std::string InputLabel(const KernelContext& ctx, std::size_t i);
+// Element-type checks of tensor `t`, named `what`.
+void ExpectElemType(const Tensor& t, int elem_type, std::string_view what);
+bool IsIndexType(int elem_type);  // int32 or int64
+void ExpectIndexType(const Tensor& t, std::string_view what);
+bool IsFloatType(int elem_type);  // float16, bfloat16, float, double
+void ExpectFloatType(const Tensor& t, std::string_view what);
+void ExpectSameElemType(const Tensor& t, const Tensor& reference, std::string_view what,
+                        std::string_view reference_what);
+// Rank within [min_rank, max_rank].
+void ExpectRank(const Tensor& t, std::size_t min_rank, std::size_t max_rank, std::string_view what);
+
+// Integer list from input `i`: int32 or int64, rank 0 or 1. The optional form gives
+// nullopt when the input is omitted.
 std::vector<std::int64_t> InputInts(const KernelContext& ctx, std::size_t i);
 std::optional<std::vector<std::int64_t>> OptionalInputInts(const KernelContext& ctx, std::size_t i);
-// Scalar (or one-element) input as double / int64.
+// One int32/int64 value: rank 0 or a one-element vector.
+std::int64_t InputIntScalar(const KernelContext& ctx, std::size_t i);
+// One numeric value (any numeric type, converted): rank 0 or a one-element vector.
 double InputScalar(const KernelContext& ctx, std::size_t i);
+
+// Attributes: a required int; an int within [lo, hi] (default `def` when absent); a
+// string among `choices` (default `def`).
+std::int64_t RequiredIntAttribute(const KernelContext& ctx, std::string_view name);
+std::int64_t IntAttributeIn(const KernelContext& ctx, std::string_view name, std::int64_t def, std::int64_t lo,
+                            std::int64_t hi);
+std::string StringAttributeIn(const KernelContext& ctx, std::string_view name, std::string_view def,
+                              std::initializer_list<std::string_view> choices);
+// Every value at least `min` (strides, dilations, kernel sizes: 1; pads: 0).
+void ExpectAtLeast(const std::vector<std::int64_t>& values, std::int64_t min, std::string_view what);
 
 // float16 / bfloat16 -> float tensor; other tensors unchanged.
 bool IsHalfType(int elem_type);
@@ -142,6 +184,18 @@ decltype(auto) DispatchInteger(int elem_type, F&& f) {
     case TensorProto::UINT32: return f(std::type_identity<std::uint32_t>{});
     case TensorProto::UINT64: return f(std::type_identity<std::uint64_t>{});
     default: detail::UnsupportedType(elem_type, "an integer type");
+  }
+}
+
+// Unsigned integers (BitShift).
+template <class F>
+decltype(auto) DispatchUnsigned(int elem_type, F&& f) {
+  switch (elem_type) {
+    case TensorProto::UINT8: return f(std::type_identity<std::uint8_t>{});
+    case TensorProto::UINT16: return f(std::type_identity<std::uint16_t>{});
+    case TensorProto::UINT32: return f(std::type_identity<std::uint32_t>{});
+    case TensorProto::UINT64: return f(std::type_identity<std::uint64_t>{});
+    default: detail::UnsupportedType(elem_type, "an unsigned integer type");
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_extensions/kernels/kernel_helpers.h"
 
 namespace onnxopt::onnx_kernels::nn {
 
@@ -87,7 +88,7 @@ Tensor WriteAs(int elem_type, std::vector<std::int64_t> shape, const T* values) 
       break;
     }
     default:
-      throw ModelError("unsupported output element type " + std::to_string(elem_type));
+      throw ModelError("unsupported output element type " + ElemTypeName(elem_type));
   }
   return out;
 }
@@ -102,21 +103,8 @@ template <class F>
 decltype(auto) DispatchFloat(int elem_type, const char* op, F&& f) {
   if (elem_type == TensorProto::DOUBLE) return f(double{});
   if (IsFloatType(elem_type)) return f(float{});
-  throw ModelError(std::string(op) + ": unsupported element type " + std::to_string(elem_type));
-}
-
-inline std::int64_t Product(const std::vector<std::int64_t>& v, std::size_t from = 0,
-                            std::size_t to = static_cast<std::size_t>(-1)) {
-  std::int64_t p = 1;
-  for (std::size_t i = from; i < std::min(to, v.size()); ++i) p *= v[i];
-  return p;
-}
-
-inline std::int64_t NormalizeAxis(std::int64_t axis, std::int64_t rank, const char* op) {
-  if (axis < -rank || axis >= std::max<std::int64_t>(rank, 1))
-    throw ModelError(std::string(op) + ": axis " + std::to_string(axis) + " out of range for rank " +
-                     std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
+  throw ModelError(std::string(op) + ": unsupported element type " + ElemTypeName(elem_type) +
+                   " (expected FLOAT, DOUBLE, FLOAT16 or BFLOAT16)");
 }
 
 // C[M,N] (row stride ldc) = alpha * op(A)[M,K] * op(B)[K,N] + (accumulate ? C : 0).

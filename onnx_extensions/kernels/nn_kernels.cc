@@ -10,77 +10,38 @@
 #include <vector>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/eval/float8.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
+#include "onnx_extensions/kernels/kernel_helpers.h"
 #include "onnx_extensions/kernels/nn_helpers.h"
 
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using core::eval::KernelContext;
+using core::eval::Arity;
 using core::eval::NoValue;
-using core::eval::Tensor;
-using core::eval::Value;
-using Shape = std::vector<std::int64_t>;
 using nn::DispatchFloat;
-using nn::Product;
 using nn::ReadAs;
 using nn::WriteAs;
 
-std::string ShapeText(const Shape& s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-// Right-aligned multidirectional broadcast of two shapes.
-Shape BroadcastShapes(const Shape& a, const Shape& b, const char* op) {
-  const std::size_t r = std::max(a.size(), b.size());
-  Shape out(r);
-  for (std::size_t i = 0; i < r; ++i) {
-    const std::int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    const std::int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw ModelError(std::string(op) + ": shapes " + ShapeText(a) + " and " + ShapeText(b) + " do not broadcast");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
 // For each element of `to` (row-major), the offset of the matching element of a tensor
-// of shape `from` broadcast to `to`.
-std::vector<std::int64_t> BroadcastOffsets(const Shape& from, const Shape& to) {
-  const std::size_t r = to.size();
-  std::vector<std::int64_t> strides(r, 0);
-  std::int64_t s = 1;
-  for (std::size_t i = 0; i < from.size(); ++i) {
-    const std::size_t d = from.size() - 1 - i;
-    const std::size_t td = r - 1 - i;
-    strides[td] = from[d] == 1 ? 0 : s;
-    s *= from[d];
-  }
-  const std::int64_t n = Product(to);
-  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> idx(r, 0);
-  std::int64_t off = 0;
-  for (std::int64_t e = 0; e < n; ++e) {
-    out[static_cast<std::size_t>(e)] = off;
-    for (std::size_t k = r; k-- > 0;) {
-      if (++idx[k] < to[k]) {
-        off += strides[k];
-        break;
-      }
-      off -= strides[k] * (to[k] - 1);
-      idx[k] = 0;
-    }
-  }
+// of shape `from` that broadcasts to `to` (unidirectionally: `what` names `from` in the
+// error when it does not).
+std::vector<std::int64_t> BroadcastOffsets(const Shape& from, const Shape& to, std::string_view what) {
+  if (BroadcastShapes({from, to}) != to)
+    Fail(std::string(what) + " " + ShapeToString(from) + " does not broadcast to " + ShapeToString(to));
+  std::vector<std::int64_t> out(static_cast<std::size_t>(ShapeSize(to)));
+  ForEachBroadcast<1>(to, {&from}, [&](std::int64_t i, const std::array<std::int64_t, 1>& off) {
+    out[static_cast<std::size_t>(i)] = off[0];
+  });
   return out;
 }
 
 template <class T>
-std::vector<T> BroadcastTo(const std::vector<T>& v, const Shape& from, const Shape& to) {
+std::vector<T> BroadcastTo(const std::vector<T>& v, const Shape& from, const Shape& to, std::string_view what) {
   if (from == to) return v;
-  auto offs = BroadcastOffsets(from, to);
+  auto offs = BroadcastOffsets(from, to, what);
   std::vector<T> out(offs.size());
   for (std::size_t i = 0; i < offs.size(); ++i) out[i] = v[static_cast<std::size_t>(offs[i])];
   return out;
@@ -128,15 +89,16 @@ MatMulPlan PlanMatMul(Shape a, Shape b, const char* op, bool transA = false, boo
   const std::int64_t kb = transB ? b[rb - 1] : b[rb - 2];
   p.N = transB ? b[rb - 2] : b[rb - 1];
   if (ka != kb)
-    throw ModelError(std::string(op) + ": inner dimensions differ (" + ShapeText(a) + " x " + ShapeText(b) + ")");
+    throw ModelError(std::string(op) + ": inner dimensions differ (" + ShapeToString(a) + " x " + ShapeToString(b) + ")");
   p.K = ka;
   Shape ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
-  Shape batch = BroadcastShapes(ab, bb, op);
-  p.a_batch = BroadcastOffsets(ab, batch);
-  p.b_batch = BroadcastOffsets(bb, batch);
+  Shape batch = BroadcastShapes({ab, bb});
+  p.a_batch = BroadcastOffsets(ab, batch, "the batch dims of A");
+  p.b_batch = BroadcastOffsets(bb, batch, "the batch dims of B");
   p.out_shape = batch;
   if (!a1) p.out_shape.push_back(p.M);
   if (!b1) p.out_shape.push_back(p.N);
+  CheckedShapeSize(p.out_shape, "the output shape");
   return p;
 }
 
@@ -194,27 +156,36 @@ std::vector<Value> MatMulKernel(KernelContext& ctx) {
 }
 
 // MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in int32.
+// A zero point of MatMulInteger: the type of its matrix, and one value, or one per row of A
+// (a_zero_point) or per column of B (b_zero_point).
+std::vector<std::int64_t> MatMulZeroPoint(const KernelContext& ctx, std::size_t i, const Tensor& matrix,
+                                         std::int64_t per_vector_count) {
+  const Tensor& z = ctx.TensorInput(i);
+  ExpectSameElemType(z, matrix, InputLabel(ctx, i), InputLabel(ctx, i - 2));
+  ExpectRank(z, 0, 1, InputLabel(ctx, i));
+  if (z.size() != 1 && z.size() != per_vector_count)
+    Fail(InputLabel(ctx, i) + " " + z.Describe() + " must have 1 or " + std::to_string(per_vector_count) + " values");
+  return z.ToInt64Vector();
+}
+
 std::vector<Value> MatMulIntegerKernel(KernelContext& ctx) {
   const Tensor& a = ctx.TensorInput(0);
   const Tensor& b = ctx.TensorInput(1);
-  auto av = a.ToInt64Vector(), bv = b.ToInt64Vector();
-  if (ctx.HasInput(2)) {
-    auto z = ctx.TensorInput(2).ToInt64Vector();
-    if (z.size() == 1) for (auto& v : av) v -= z[0];
-    else if (!z.empty() && a.rank() >= 2) {
-      const std::int64_t k = a.shape().back();
-      for (std::size_t i = 0; i < av.size(); ++i) av[i] -= z[(i / k) % z.size()];
-    }
-  }
-  if (ctx.HasInput(3)) {
-    auto z = ctx.TensorInput(3).ToInt64Vector();
-    if (z.size() == 1) for (auto& v : bv) v -= z[0];
-    else if (!z.empty()) {
-      const std::int64_t n = b.shape().back();
-      for (std::size_t i = 0; i < bv.size(); ++i) bv[i] -= z[i % n];
-    }
+  for (std::size_t i : {0, 1}) {
+    const int type = ctx.TensorInput(i).elem_type();
+    if (type != TensorProto::INT8 && type != TensorProto::UINT8)
+      Fail(InputLabel(ctx, i) + " must be INT8 or UINT8, found " + ElemTypeName(type));
   }
   MatMulPlan p = PlanMatMul(a.shape(), b.shape(), "MatMulInteger");
+  auto av = a.ToInt64Vector(), bv = b.ToInt64Vector();
+  if (ctx.HasInput(2)) {
+    auto z = MatMulZeroPoint(ctx, 2, a, p.M);
+    for (std::size_t i = 0; i < av.size(); ++i) av[i] -= z.size() == 1 ? z[0] : z[(i / p.K) % z.size()];
+  }
+  if (ctx.HasInput(3)) {
+    auto z = MatMulZeroPoint(ctx, 3, b, p.N);
+    for (std::size_t i = 0; i < bv.size(); ++i) bv[i] -= z.size() == 1 ? z[0] : z[i % z.size()];
+  }
   return {WriteInt(TensorProto::INT32, p.out_shape, RunMatMul<std::int64_t>(p, av.data(), bv.data(), false, false, 1))};
 }
 
@@ -229,12 +200,15 @@ std::vector<Value> GemmKernel(KernelContext& ctx) {
   const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
   const double beta = ctx.FloatAttribute("beta").value_or(1.0f);
   if (a.rank() != 2 || b.rank() != 2) throw ModelError("Gemm: A and B must be 2-D");
+  ExpectSameElemType(b, a, InputLabel(ctx, 1), "A");
+  if (ctx.HasInput(2)) ExpectSameElemType(ctx.TensorInput(2), a, InputLabel(ctx, 2), "A");
   const int et = a.elem_type();
   const std::int64_t M = ta ? a.shape()[1] : a.shape()[0];
   const std::int64_t K = ta ? a.shape()[0] : a.shape()[1];
   const std::int64_t Kb = tb ? b.shape()[1] : b.shape()[0];
   const std::int64_t N = tb ? b.shape()[0] : b.shape()[1];
-  if (K != Kb) throw ModelError("Gemm: inner dimensions differ (" + ShapeText(a.shape()) + ", " + ShapeText(b.shape()) + ")");
+  if (K != Kb) throw ModelError("Gemm: inner dimensions differ (" + ShapeToString(a.shape()) + ", " + ShapeToString(b.shape()) + ")");
+  CheckedShapeSize({M, N}, "the output shape");
   auto run = [&](auto tag) -> Tensor {
     using T = decltype(tag);
     auto av = ReadAs<T>(a), bv = ReadAs<T>(b);
@@ -242,8 +216,7 @@ std::vector<Value> GemmKernel(KernelContext& ctx) {
     bool acc = false;
     if (ctx.HasInput(2) && beta != 0.0) {
       const Tensor& c = ctx.TensorInput(2);
-      BroadcastShapes(c.shape(), {M, N}, "Gemm");
-      auto cv = BroadcastTo(ReadAs<T>(c), c.shape(), {M, N});
+      auto cv = BroadcastTo(ReadAs<T>(c), c.shape(), {M, N}, "C");
       for (std::size_t i = 0; i < y.size(); ++i) y[i] = T(beta) * cv[i];
       acc = true;
     }
@@ -257,7 +230,7 @@ std::vector<Value> GemmKernel(KernelContext& ctx) {
   bool acc = false;
   if (ctx.HasInput(2) && beta != 0.0) {
     const Tensor& c = ctx.TensorInput(2);
-    auto cv = BroadcastTo(c.ToInt64Vector(), c.shape(), {M, N});
+    auto cv = BroadcastTo(c.ToInt64Vector(), c.shape(), {M, N}, "C");
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = static_cast<std::int64_t>(beta * static_cast<double>(cv[i]));
     acc = true;
   }
@@ -275,17 +248,17 @@ Tensor SoftmaxLike(KernelContext& ctx, SoftKind kind, const char* op) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
   const bool coerce = ctx.OpsetVersion() < 13;
-  const std::int64_t axis = nn::NormalizeAxis(ctx.IntAttribute("axis").value_or(coerce ? 1 : -1), rank, op);
+  const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(coerce ? 1 : -1), rank);
   // Rows of length `n` with stride `inner`: coerced 2-D before 13, one axis after.
   std::int64_t outer, n, inner;
   if (coerce) {
-    outer = Product(x.shape(), 0, axis);
-    n = Product(x.shape(), axis);
+    outer = ShapeSize(x.shape(), 0, axis);
+    n = ShapeSize(x.shape(), axis);
     inner = 1;
   } else {
-    outer = Product(x.shape(), 0, axis);
+    outer = ShapeSize(x.shape(), 0, axis);
     n = rank == 0 ? 1 : x.shape()[axis];
-    inner = Product(x.shape(), axis + 1);
+    inner = ShapeSize(x.shape(), axis + 1);
   }
   return DispatchFloat(x.elem_type(), op, [&](auto tag) {
     using T = decltype(tag);
@@ -297,8 +270,9 @@ Tensor SoftmaxLike(KernelContext& ctx, SoftKind kind, const char* op) {
         if (n == 0) continue;
         T mx = at(0);
         std::int64_t arg = 0;
+        // The first maximum; NaN counts as the maximum (like numpy's argmax).
         for (std::int64_t i = 1; i < n; ++i)
-          if (at(i) > mx) mx = at(i), arg = i;
+          if (at(i) > mx || (std::isnan(at(i)) && !std::isnan(mx))) mx = at(i), arg = i;
         if (kind == SoftKind::kHardmax) {
           for (std::int64_t i = 0; i < n; ++i) at(i) = i == arg ? T{1} : T{0};
           continue;
@@ -325,6 +299,17 @@ std::vector<Value> HardmaxKernel(KernelContext& ctx) { return {SoftmaxLike(ctx, 
 // ---------------------------------------------------------------------------------
 // Normalizations
 
+// The scale or bias of a normalization, one value per element of the normalized shape.
+// It multiplies (adds to) the whole input, so leading dims of size 1 beyond the
+// normalized rank are allowed ([1, 5] for a normalized shape [5]); it must not vary
+// along the outer dims.
+template <class T>
+std::vector<T> NormParameter(const std::vector<T>& v, const Shape& shape, const Shape& norm_shape, std::string_view what) {
+  Shape inner = shape;
+  while (inner.size() > norm_shape.size() && inner.front() == 1) inner.erase(inner.begin());
+  return BroadcastTo(v, inner, norm_shape, what);
+}
+
 int StashType(KernelContext& ctx) {
   return static_cast<int>(ctx.IntAttribute("stash_type").value_or(TensorProto::FLOAT));
 }
@@ -332,9 +317,9 @@ int StashType(KernelContext& ctx) {
 std::vector<Value> LayerNormalizationKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::int64_t axis = nn::NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank, "LayerNormalization");
+  const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank);
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
-  const std::int64_t outer = Product(x.shape(), 0, axis), n = Product(x.shape(), axis);
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), n = ShapeSize(x.shape(), axis);
   Shape norm_shape(x.shape().begin() + axis, x.shape().end());
   Shape stat_shape = x.shape();
   for (std::int64_t i = axis; i < rank; ++i) stat_shape[i] = 1;
@@ -344,9 +329,10 @@ std::vector<Value> LayerNormalizationKernel(KernelContext& ctx) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x);
     const Tensor& s = ctx.TensorInput(1);
-    auto sv = BroadcastTo(ReadAs<T>(s), s.shape(), norm_shape);
+    auto sv = NormParameter(ReadAs<T>(s), s.shape(), norm_shape, InputLabel(ctx, 1));
     std::vector<T> bv;
-    if (ctx.HasInput(2)) bv = BroadcastTo(ReadAs<T>(ctx.TensorInput(2)), ctx.TensorInput(2).shape(), norm_shape);
+    if (ctx.HasInput(2))
+      bv = NormParameter(ReadAs<T>(ctx.TensorInput(2)), ctx.TensorInput(2).shape(), norm_shape, InputLabel(ctx, 2));
     std::vector<T> y(xv.size()), mean(static_cast<std::size_t>(outer)), inv(static_cast<std::size_t>(outer));
     for (std::int64_t o = 0; o < outer; ++o) {
       const T* row = xv.data() + o * n;
@@ -376,15 +362,15 @@ std::vector<Value> LayerNormalizationKernel(KernelContext& ctx) {
 std::vector<Value> RMSNormalizationKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::int64_t axis = nn::NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank, "RMSNormalization");
+  const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank);
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
-  const std::int64_t outer = Product(x.shape(), 0, axis), n = Product(x.shape(), axis);
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), n = ShapeSize(x.shape(), axis);
   Shape norm_shape(x.shape().begin() + axis, x.shape().end());
   auto run = [&](auto tag) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x);
     const Tensor& s = ctx.TensorInput(1);
-    auto sv = BroadcastTo(ReadAs<T>(s), s.shape(), norm_shape);
+    auto sv = NormParameter(ReadAs<T>(s), s.shape(), norm_shape, InputLabel(ctx, 1));
     std::vector<T> y(xv.size());
     for (std::int64_t o = 0; o < outer; ++o) {
       const T* row = xv.data() + o * n;
@@ -405,7 +391,7 @@ std::vector<Value> BatchNormalizationKernel(KernelContext& ctx) {
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
   const std::int64_t N = x.shape()[0];
   const std::int64_t C = x.rank() >= 2 ? x.shape()[1] : 1;
-  const std::int64_t inner = Product(x.shape(), 2);
+  const std::int64_t inner = ShapeSize(x.shape(), 2);
   const bool training = ctx.IntAttribute("training_mode").value_or(0) != 0;
   const double momentum = ctx.FloatAttribute("momentum").value_or(0.9f);
   std::vector<Value> out(ctx.OutputCount());
@@ -463,7 +449,7 @@ template <class T>
 std::vector<T> GroupNormalize(const std::vector<T>& xv, const Shape& shape, std::int64_t groups, const std::vector<T>& scale,
                               const std::vector<T>& bias, double eps) {
   const std::int64_t N = shape[0], C = shape.size() > 1 ? shape[1] : 1;
-  const std::int64_t inner = Product(shape, 2);
+  const std::int64_t inner = ShapeSize(shape, 2);
   if (groups <= 0 || C % groups != 0) throw ModelError("GroupNormalization: num_groups must divide the channels");
   const std::int64_t cpg = C / groups, len = cpg * inner;
   const bool per_channel = static_cast<std::int64_t>(scale.size()) == C;
@@ -489,9 +475,18 @@ std::vector<T> GroupNormalize(const std::vector<T>& xv, const Shape& shape, std:
   return y;
 }
 
+// Scale and bias of InstanceNormalization / GroupNormalization: `count` values each.
+void ExpectParameterCount(const KernelContext& ctx, std::size_t first, std::int64_t count, const char* per_what) {
+  for (std::size_t i = first; i < first + 2; ++i)
+    if (ctx.TensorInput(i).size() != count || ctx.TensorInput(i).rank() != 1)
+      Fail(InputLabel(ctx, i) + " " + ctx.TensorInput(i).Describe() + " must hold one value per " + per_what + " (" +
+           std::to_string(count) + ")");
+}
+
 std::vector<Value> InstanceNormalizationKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
-  if (x.rank() < 2) throw ModelError("InstanceNormalization: X must have rank >= 2");
+  ExpectRank(x, 3, Arity::kAny, InputLabel(ctx, 0));
+  ExpectParameterCount(ctx, 1, x.shape()[1], "channel");
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
   return {DispatchFloat(x.elem_type(), "InstanceNormalization", [&](auto tag) {
     using T = decltype(tag);
@@ -507,6 +502,12 @@ std::vector<Value> GroupNormalizationKernel(KernelContext& ctx) {
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
   const auto groups = ctx.IntAttribute("num_groups");
   if (!groups) throw ModelError("GroupNormalization: missing num_groups");
+  if (*groups <= 0 || x.shape()[1] % *groups != 0)
+    Fail("attribute 'num_groups' " + std::to_string(*groups) + " must divide the " + std::to_string(x.shape()[1]) +
+         " channels");
+  // Scale and bias are per group in opset 18, per channel since 21.
+  if (ctx.OpsetVersion() < 21) ExpectParameterCount(ctx, 1, *groups, "group");
+  else ExpectParameterCount(ctx, 1, x.shape()[1], "channel");
   auto run = [&](auto tag) {
     using T = decltype(tag);
     return WriteAs(x.elem_type(), x.shape(),
@@ -520,9 +521,9 @@ std::vector<Value> GroupNormalizationKernel(KernelContext& ctx) {
 std::vector<Value> LpNormalizationKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::int64_t axis = nn::NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank, "LpNormalization");
-  const std::int64_t p = ctx.IntAttribute("p").value_or(2);
-  const std::int64_t outer = Product(x.shape(), 0, axis), n = x.shape()[axis], inner = Product(x.shape(), axis + 1);
+  const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), rank);
+  const std::int64_t p = IntAttributeIn(ctx, "p", 2, 1, 2);
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), n = x.shape()[axis], inner = ShapeSize(x.shape(), axis + 1);
   return {DispatchFloat(x.elem_type(), "LpNormalization", [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(x);
@@ -554,6 +555,7 @@ Window MakeWindow(KernelContext& ctx, const Shape& in_spatial, const Shape& kern
   w.in = in_spatial;
   w.kernel = kernel;
   if (kernel.size() != w.nd) throw ModelError(std::string(op) + ": kernel rank does not match the input");
+  ExpectAtLeast(kernel, 1, "the kernel shape");
   w.strides = ctx.IntsAttribute("strides").value_or(Shape(w.nd, 1));
   w.dilations = ctx.IntsAttribute("dilations").value_or(Shape(w.nd, 1));
   if (w.strides.empty()) w.strides.assign(w.nd, 1);
@@ -562,17 +564,21 @@ Window MakeWindow(KernelContext& ctx, const Shape& in_spatial, const Shape& kern
   if (pads.empty()) pads.assign(2 * w.nd, 0);
   if (w.strides.size() != w.nd || w.dilations.size() != w.nd || pads.size() != 2 * w.nd)
     throw ModelError(std::string(op) + ": strides, dilations or pads have the wrong length");
-  const std::string auto_pad = ctx.StringAttribute("auto_pad").value_or("NOTSET");
+  ExpectAtLeast(w.strides, 1, "attribute 'strides'");
+  ExpectAtLeast(w.dilations, 1, "attribute 'dilations'");
+  ExpectAtLeast(pads, 0, "attribute 'pads'");
+  const std::string auto_pad = StringAttributeIn(ctx, "auto_pad", "NOTSET", {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"});
   w.pad_begin.resize(w.nd);
   w.pad_end.resize(w.nd);
   w.out.resize(w.nd);
+  const char* what = "the window geometry";
   for (std::size_t d = 0; d < w.nd; ++d) {
-    const std::int64_t ek = (kernel[d] - 1) * w.dilations[d] + 1;
+    const std::int64_t ek = CheckedAdd(CheckedMul(kernel[d] - 1, w.dilations[d], what), 1, what);
     const std::int64_t s = w.strides[d];
-    if (s <= 0) throw ModelError(std::string(op) + ": strides must be positive");
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const std::int64_t out = (in_spatial[d] + s - 1) / s;
-      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * s + ek - in_spatial[d]);
+      const std::int64_t out = in_spatial[d] / s + (in_spatial[d] % s != 0 ? 1 : 0);
+      const std::int64_t reach = CheckedAdd(CheckedMul(std::max<std::int64_t>(out - 1, 0), s, what), ek, what);
+      const std::int64_t total = std::max<std::int64_t>(0, reach - in_spatial[d]);
       w.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       w.pad_end[d] = total - w.pad_begin[d];
       w.out[d] = out;
@@ -584,9 +590,12 @@ Window MakeWindow(KernelContext& ctx, const Shape& in_spatial, const Shape& kern
       w.pad_begin[d] = pads[d];
       w.pad_end[d] = pads[d + w.nd];
     }
-    const std::int64_t span = in_spatial[d] + w.pad_begin[d] + w.pad_end[d] - ek;
-    if (span < 0) throw ModelError(std::string(op) + ": the kernel is larger than the padded input");
-    std::int64_t out = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+    const std::int64_t padded = CheckedAdd(CheckedAdd(in_spatial[d], w.pad_begin[d], what), w.pad_end[d], what);
+    const std::int64_t span = padded - ek;
+    if (span < 0)
+      throw ModelError(std::string(op) + ": the kernel (" + std::to_string(ek) + " with dilations) is larger than the " +
+                       "padded input (" + std::to_string(padded) + ") in spatial dim " + std::to_string(d));
+    std::int64_t out = ceil_mode ? span / s + (span % s != 0 ? 1 : 0) + 1 : span / s + 1;
     // The last window must start inside the input or the begin padding.
     if (ceil_mode && (out - 1) * s >= in_spatial[d] + w.pad_begin[d]) --out;
     w.out[d] = out;
@@ -603,10 +612,19 @@ bool NextIndex(Shape& idx, const Shape& dims) {
   return false;
 }
 
+// Odometer over the box [lo, hi) (every range non-empty).
+bool NextIndexInRange(Shape& idx, const Shape& lo, const Shape& hi) {
+  for (std::size_t k = idx.size(); k-- > 0;) {
+    if (++idx[k] < hi[k]) return true;
+    idx[k] = lo[k];
+  }
+  return false;
+}
+
 // im2col for one image and one group: col[(c, k...)][out...] (C_g * prod(kernel) rows).
 template <class T>
 void Im2Col(const T* img, std::int64_t channels, const Window& w, T* col) {
-  const std::int64_t in_size = Product(w.in), out_size = Product(w.out), ksize = Product(w.kernel);
+  const std::int64_t in_size = ShapeSize(w.in), out_size = ShapeSize(w.out), ksize = ShapeSize(w.kernel);
   const std::size_t nd = w.nd;
   Shape kidx(nd, 0), oidx(nd, 0);
   const std::int64_t last_out = nd ? w.out[nd - 1] : 1;
@@ -651,6 +669,15 @@ void Im2Col(const T* img, std::int64_t channels, const Window& w, T* col) {
   }
 }
 
+// The optional bias of Conv / ConvTranspose (input 2): M values of X's type.
+void ExpectBias(const KernelContext& ctx, const Tensor& x, std::int64_t m) {
+  if (!ctx.HasInput(2)) return;
+  const Tensor& b = ctx.TensorInput(2);
+  ExpectSameElemType(b, x, InputLabel(ctx, 2), "X");
+  if (b.rank() != 1 || b.size() != m)
+    Fail(InputLabel(ctx, 2) + " " + b.Describe() + " must hold one value per output channel (" + std::to_string(m) + ")");
+}
+
 std::vector<Value> ConvKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& wt = ctx.TensorInput(1);
@@ -658,24 +685,28 @@ std::vector<Value> ConvKernel(KernelContext& ctx) {
   const std::int64_t N = x.shape()[0], C = x.shape()[1], M = wt.shape()[0];
   const std::int64_t group = ctx.IntAttribute("group").value_or(1);
   if (group <= 0 || C % group != 0 || M % group != 0 || wt.shape()[1] != C / group)
-    throw ModelError("Conv: channels " + std::to_string(C) + " and weights " + ShapeText(wt.shape()) +
+    throw ModelError("Conv: channels " + std::to_string(C) + " and weights " + ShapeToString(wt.shape()) +
                      " do not match group " + std::to_string(group));
   Shape kernel(wt.shape().begin() + 2, wt.shape().end());
   if (auto ks = ctx.IntsAttribute("kernel_shape"); ks && !ks->empty() && *ks != kernel)
     throw ModelError("Conv: kernel_shape does not match W");
+  ExpectSameElemType(wt, x, InputLabel(ctx, 1), "X");
+  ExpectBias(ctx, x, M);
   Shape in_spatial(x.shape().begin() + 2, x.shape().end());
   Window w = MakeWindow(ctx, in_spatial, kernel, false, "Conv");
   Shape out_shape{N, M};
   out_shape.insert(out_shape.end(), w.out.begin(), w.out.end());
+  CheckedShapeSize(out_shape, "the output shape");
+  CheckedShapeSize({wt.shape()[1] * ShapeSize(kernel), ShapeSize(w.out)}, "the im2col buffer");
   return {DispatchFloat(x.elem_type(), "Conv", [&](auto tag) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x), wv = ReadAs<T>(wt);
     std::vector<T> bias;
     if (ctx.HasInput(2)) bias = ReadAs<T>(ctx.TensorInput(2));
     const std::int64_t cg = C / group, mg = M / group;
-    const std::int64_t in_size = Product(in_spatial), out_size = Product(w.out), ksize = Product(kernel);
+    const std::int64_t in_size = ShapeSize(in_spatial), out_size = ShapeSize(w.out), ksize = ShapeSize(kernel);
     const std::int64_t rows = cg * ksize;
-    std::vector<T> y(static_cast<std::size_t>(Product(out_shape)));
+    std::vector<T> y(static_cast<std::size_t>(ShapeSize(out_shape)));
     std::vector<T> col(static_cast<std::size_t>(rows * out_size));
     bool pointwise = ksize == 1;
     for (std::size_t d = 0; d < w.nd; ++d)
@@ -707,7 +738,7 @@ std::vector<Value> ConvTransposeKernel(KernelContext& ctx) {
   const std::int64_t N = x.shape()[0], C = x.shape()[1];
   const std::int64_t group = ctx.IntAttribute("group").value_or(1);
   if (group <= 0 || C % group != 0 || wt.shape()[0] != C)
-    throw ModelError("ConvTranspose: W " + ShapeText(wt.shape()) + " does not match the input channels");
+    throw ModelError("ConvTranspose: W " + ShapeToString(wt.shape()) + " does not match the input channels");
   const std::int64_t mg = wt.shape()[1], M = mg * group, cg = C / group;
   Shape kernel(wt.shape().begin() + 2, wt.shape().end());
   Shape in(x.shape().begin() + 2, x.shape().end());
@@ -719,11 +750,30 @@ std::vector<Value> ConvTransposeKernel(KernelContext& ctx) {
   };
   Shape strides = get("strides", 1, nd), dil = get("dilations", 1, nd), outpad = get("output_padding", 0, nd);
   Shape pads = get("pads", 0, 2 * nd);
-  const std::string auto_pad = ctx.StringAttribute("auto_pad").value_or("NOTSET");
+  ExpectAtLeast(kernel, 1, "the kernel shape of W");
+  ExpectAtLeast(strides, 1, "attribute 'strides'");
+  ExpectAtLeast(dil, 1, "attribute 'dilations'");
+  ExpectAtLeast(pads, 0, "attribute 'pads'");
+  ExpectAtLeast(outpad, 0, "attribute 'output_padding'");
+  for (std::size_t d = 0; d < nd; ++d)
+    if (outpad[d] >= std::max(strides[d], dil[d]))
+      Fail("attribute 'output_padding' " + ShapeToString(outpad) + " must be less than the stride or dilation in dim " +
+           std::to_string(d));
+  ExpectSameElemType(wt, x, InputLabel(ctx, 1), "X");
+  ExpectBias(ctx, x, M);
+  const std::string auto_pad = StringAttributeIn(ctx, "auto_pad", "NOTSET", {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"});
   Shape out(nd);
   auto output_shape = ctx.IntsAttribute("output_shape");
+  if (output_shape && !output_shape->empty()) {
+    if (output_shape->size() < nd)
+      Fail("attribute 'output_shape' " + ShapeToString(*output_shape) + " has fewer than " + std::to_string(nd) + " dims");
+    ExpectAtLeast(*output_shape, 0, "attribute 'output_shape'");
+  }
+  const char* what = "the output geometry";
   for (std::size_t d = 0; d < nd; ++d) {
-    const std::int64_t full = strides[d] * (in[d] - 1) + outpad[d] + (kernel[d] - 1) * dil[d] + 1;
+    const std::int64_t full = CheckedAdd(
+        CheckedAdd(CheckedMul(strides[d], in[d] - 1, what), outpad[d], what),
+        CheckedAdd(CheckedMul(kernel[d] - 1, dil[d], what), 1, what), what);
     if (output_shape && !output_shape->empty()) {
       const std::int64_t o = (*output_shape)[output_shape->size() - nd + d];
       const std::int64_t total = std::max<std::int64_t>(0, full - o);
@@ -732,7 +782,7 @@ std::vector<Value> ConvTransposeKernel(KernelContext& ctx) {
       pads[d + nd] = total - pads[d];
       out[d] = o;
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const std::int64_t o = in[d] * strides[d];
+      const std::int64_t o = CheckedMul(in[d], strides[d], what);
       const std::int64_t total = std::max<std::int64_t>(0, full - o);
       pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pads[d + nd] = total - pads[d];
@@ -740,15 +790,19 @@ std::vector<Value> ConvTransposeKernel(KernelContext& ctx) {
     } else {
       if (auto_pad == "VALID") pads[d] = pads[d + nd] = 0;
       out[d] = full - pads[d] - pads[d + nd];
+      if (out[d] < 0)
+        Fail("the pads " + ShapeToString(pads) + " remove more than the output of spatial dim " + std::to_string(d));
     }
   }
   Shape out_shape{N, M};
   out_shape.insert(out_shape.end(), out.begin(), out.end());
+  CheckedShapeSize(out_shape, "the output shape");
+  CheckedShapeSize({mg, ShapeSize(kernel), ShapeSize(in)}, "the column buffer");
   return {DispatchFloat(x.elem_type(), "ConvTranspose", [&](auto tag) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x), wv = ReadAs<T>(wt);
-    const std::int64_t in_size = Product(in), out_size = Product(out), ksize = Product(kernel);
-    std::vector<T> y(static_cast<std::size_t>(Product(out_shape)), T{0});
+    const std::int64_t in_size = ShapeSize(in), out_size = ShapeSize(out), ksize = ShapeSize(kernel);
+    std::vector<T> y(static_cast<std::size_t>(ShapeSize(out_shape)), T{0});
     // cols[(m, k), pixel] = sum_c W[c, m, k] * X[c, pixel]
     std::vector<T> cols(static_cast<std::size_t>(mg * ksize * in_size));
     for (std::int64_t n = 0; n < N; ++n)
@@ -798,13 +852,21 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
   Shape in(x.shape().begin() + 2, x.shape().end());
   const bool ceil_mode = ctx.IntAttribute("ceil_mode").value_or(0) != 0;
   Window w = MakeWindow(ctx, in, *ks, ceil_mode, op);
+  // Explicit pads as large as the kernel make windows of padding only (onnxruntime
+  // refuses them too).
+  if (auto pads = ctx.IntsAttribute("pads"); pads && pads->size() == 2 * nd)
+    for (std::size_t d = 0; d < nd; ++d)
+      if ((*pads)[d] >= (*ks)[d] || (*pads)[d + nd] >= (*ks)[d])
+        Fail("attribute 'pads' " + ShapeToString(*pads) + " must be smaller than the kernel " + ShapeToString(*ks) +
+             " in spatial dim " + std::to_string(d));
   const bool include_pad = ctx.IntAttribute("count_include_pad").value_or(0) != 0;
-  const std::int64_t storage_order = ctx.IntAttribute("storage_order").value_or(0);
-  const double lp = static_cast<double>(ctx.IntAttribute("p").value_or(2));
+  const std::int64_t storage_order = IntAttributeIn(ctx, "storage_order", 0, 0, 1);
+  const double lp = static_cast<double>(kind == PoolKind::kLp ? IntAttributeIn(ctx, "p", 2, 1, 1 << 20) : 2);
   const std::int64_t NC = x.shape()[0] * x.shape()[1];
   Shape out_shape{x.shape()[0], x.shape()[1]};
   out_shape.insert(out_shape.end(), w.out.begin(), w.out.end());
-  const std::int64_t in_size = Product(in), out_size = Product(w.out);
+  CheckedShapeSize(out_shape, "the output shape");
+  const std::int64_t in_size = ShapeSize(in), out_size = ShapeSize(w.out);
   std::vector<std::int64_t> indices;
   if (kind == PoolKind::kMax && ctx.HasOutput(1)) indices.resize(static_cast<std::size_t>(NC * out_size));
   std::vector<Value> result(ctx.OutputCount());
@@ -812,7 +874,10 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
     using T = decltype(tag);
     auto xv = ReadAs<T>(x);
     std::vector<T> y(static_cast<std::size_t>(NC * out_size));
-    Shape oidx(nd), kidx(nd);
+    // Per output position and dim: the first input coordinate of the window, and the range
+    // [k_lo, k_hi) of kernel taps that land inside the input (the others read padding), so
+    // that the work is bounded by the input, not by the kernel size.
+    Shape oidx(nd), start(nd), k_lo(nd), k_hi(nd), kidx(nd);
     for (std::int64_t nc = 0; nc < NC; ++nc) {
       const T* src = xv.data() + nc * in_size;
       std::fill(oidx.begin(), oidx.end(), 0);
@@ -821,37 +886,35 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
         std::int64_t best_at = -1;
         T sum = 0;
         std::int64_t count = 0, padded_count = 1;
-        // Padded window clipped to the padded input, for count_include_pad.
+        bool empty = false;
         for (std::size_t d = 0; d < nd; ++d) {
-          const std::int64_t start = oidx[d] * w.strides[d] - w.pad_begin[d];
-          const std::int64_t end = std::min(start + (w.kernel[d] - 1) * w.dilations[d] + 1, w.in[d] + w.pad_end[d]);
-          std::int64_t cnt = 0;
-          for (std::int64_t c = start; c < end; c += w.dilations[d]) ++cnt;
-          padded_count *= cnt;
+          const std::int64_t dil = w.dilations[d];
+          start[d] = oidx[d] * w.strides[d] - w.pad_begin[d];
+          k_lo[d] = start[d] < 0 ? (-start[d] + dil - 1) / dil : 0;
+          const std::int64_t last = w.in[d] - 1 - start[d];  // largest offset inside the input
+          k_hi[d] = last < 0 ? 0 : std::min(w.kernel[d], last / dil + 1);
+          if (k_lo[d] >= k_hi[d]) empty = true;
+          // Taps inside the padded input, for count_include_pad.
+          const std::int64_t padded_last = w.in[d] + w.pad_end[d] - 1 - start[d];
+          padded_count *= padded_last < 0 ? 0 : std::min(w.kernel[d], padded_last / dil + 1);
         }
-        std::fill(kidx.begin(), kidx.end(), 0);
-        do {
-          std::int64_t off = 0;
-          bool inside = true;
-          for (std::size_t d = 0; d < nd; ++d) {
-            const std::int64_t c = oidx[d] * w.strides[d] - w.pad_begin[d] + kidx[d] * w.dilations[d];
-            if (c < 0 || c >= w.in[d]) {
-              inside = false;
-              break;
+        if (!empty) {
+          std::copy(k_lo.begin(), k_lo.end(), kidx.begin());
+          do {
+            std::int64_t off = 0;
+            for (std::size_t d = 0; d < nd; ++d) off = off * w.in[d] + start[d] + kidx[d] * w.dilations[d];
+            const T v = src[off];
+            if (kind == PoolKind::kMax) {
+              // NaN wins: the max of a window holding NaN is NaN.
+              if (best_at < 0 || v > best || (std::isnan(v) && !std::isnan(best))) best = v, best_at = off;
+            } else if (kind == PoolKind::kAverage) {
+              sum += v;
+            } else {
+              sum += static_cast<T>(std::pow(std::abs(static_cast<double>(v)), lp));
             }
-            off = off * w.in[d] + c;
-          }
-          if (!inside) continue;
-          const T v = src[off];
-          if (kind == PoolKind::kMax) {
-            if (v > best || best_at < 0) best = v, best_at = off;
-          } else if (kind == PoolKind::kAverage) {
-            sum += v;
-          } else {
-            sum += static_cast<T>(std::pow(std::abs(static_cast<double>(v)), lp));
-          }
-          ++count;
-        } while (NextIndex(kidx, w.kernel));
+            ++count;
+          } while (NextIndexInRange(kidx, k_lo, k_hi));
+        }
         T& out = y[nc * out_size + o];
         if (kind == PoolKind::kMax) {
           out = best;
@@ -898,7 +961,7 @@ std::vector<Value> LpPoolKernel(KernelContext& ctx) { return PoolKernel(ctx, Poo
 std::vector<Value> GlobalPool(KernelContext& ctx, PoolKind kind, const char* op) {
   const Tensor& x = ctx.TensorInput(0);
   if (x.rank() < 2) throw ModelError(std::string(op) + ": X must have rank >= 2");
-  const std::int64_t NC = x.shape()[0] * x.shape()[1], inner = Product(x.shape(), 2);
+  const std::int64_t NC = x.shape()[0] * x.shape()[1], inner = ShapeSize(x.shape(), 2);
   Shape out_shape = x.shape();
   for (std::size_t d = 2; d < out_shape.size(); ++d) out_shape[d] = 1;
   const double lp = static_cast<double>(ctx.IntAttribute("p").value_or(2));
@@ -933,18 +996,25 @@ std::vector<Value> GlobalLpPoolKernel(KernelContext& ctx) { return GlobalPool(ct
 // ---------------------------------------------------------------------------------
 // QuantizeLinear / DequantizeLinear
 
-// Index into scale / zero point for each element of x: per tensor, per axis or blocked.
+// Index into scale / zero point for each element of x: per tensor (scale of one element),
+// per axis (a 1-D scale of x's dim at `axis`) or blocked (block_size > 0: a scale of x's
+// rank, ceil(dim / block_size) at `axis` and x's dims elsewhere).
 std::vector<std::int64_t> QuantParamIndex(const Shape& x_shape, const Shape& s_shape, std::int64_t axis,
-                                          std::int64_t block, const char* op) {
-  const std::int64_t n = Product(x_shape);
+                                          std::int64_t block) {
+  const std::int64_t n = ShapeSize(x_shape);
   std::vector<std::int64_t> idx(static_cast<std::size_t>(n), 0);
-  const std::int64_t scount = Product(s_shape);
-  if (s_shape.empty() || (scount == 1 && s_shape.size() <= 1)) return idx;
+  const std::int64_t scount = ShapeSize(s_shape);
+  if (block < 0) Fail("attribute 'block_size' is " + std::to_string(block) + ", expected >= 0");
+  if (block == 0 && s_shape.size() <= 1 && scount == 1) return idx;
   const auto rank = static_cast<std::int64_t>(x_shape.size());
-  axis = nn::NormalizeAxis(axis, rank, op);
-  const std::int64_t dim = x_shape[axis], inner = Product(x_shape, axis + 1);
+  axis = NormalizeAxis(axis, rank);
+  const std::int64_t dim = x_shape[axis], inner = ShapeSize(x_shape, axis + 1);
   if (block > 0) {
-    if (s_shape.size() != x_shape.size()) throw ModelError(std::string(op) + ": blocked scale must have the rank of x");
+    Shape expected = x_shape;
+    expected[axis] = dim / block + (dim % block != 0 ? 1 : 0);
+    if (s_shape != expected)
+      Fail("the blocked scale " + ShapeToString(s_shape) + " must have the shape " + ShapeToString(expected) +
+           " (block_size " + std::to_string(block) + " on axis " + std::to_string(axis) + ")");
     const std::int64_t sdim = s_shape[axis];
     for (std::int64_t e = 0; e < n; ++e) {
       const std::int64_t outer = e / (dim * inner), a = (e / inner) % dim, in = e % inner;
@@ -953,23 +1023,36 @@ std::vector<std::int64_t> QuantParamIndex(const Shape& x_shape, const Shape& s_s
     return idx;
   }
   if (s_shape.size() != 1 || s_shape[0] != dim)
-    throw ModelError(std::string(op) + ": scale " + ShapeText(s_shape) + " does not match axis " +
-                     std::to_string(axis) + " of " + ShapeText(x_shape));
+    Fail("the scale " + ShapeToString(s_shape) + " must be a scalar or hold one value per element of axis " +
+         std::to_string(axis) + " of " + ShapeToString(x_shape));
   for (std::int64_t e = 0; e < n; ++e) idx[e] = (e / inner) % dim;
   return idx;
+}
+
+// The optional zero point (input 2) of a quantization: the shape of the scale and, when
+// `type` is given, that element type.
+std::vector<double> ZeroPoint(const KernelContext& ctx, const Tensor& scale, std::optional<int> type) {
+  if (!ctx.HasInput(2)) return {};
+  const Tensor& z = ctx.TensorInput(2);
+  if (type && z.elem_type() != *type)
+    Fail(InputLabel(ctx, 2) + " is " + ElemTypeName(z.elem_type()) + ", expected " + ElemTypeName(*type));
+  if (z.shape() != scale.shape())
+    Fail(InputLabel(ctx, 2) + " " + z.Describe() + " must have the shape of the scale " + scale.Describe());
+  return z.ToDoubleVector();
 }
 
 std::vector<Value> DequantizeLinearKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& scale = ctx.TensorInput(1);
+  ExpectFloatType(scale, InputLabel(ctx, 1));
   auto idx = QuantParamIndex(x.shape(), scale.shape(), ctx.IntAttribute("axis").value_or(1),
-                             ctx.IntAttribute("block_size").value_or(0), "DequantizeLinear");
-  const std::vector<double> xv = nn::IsFloatType(x.elem_type()) ? ReadAs<double>(x) : x.ToDoubleVector();
+                             ctx.IntAttribute("block_size").value_or(0));
+  const std::vector<double> xv = x.ToDoubleVector();
   const std::vector<double> sv = ReadAs<double>(scale);
-  std::vector<double> zv;
-  if (ctx.HasInput(2)) zv = ctx.TensorInput(2).ToDoubleVector();
+  const std::vector<double> zv = ZeroPoint(ctx, scale, x.elem_type());
   int out_type = scale.elem_type();
   if (auto od = ctx.IntAttribute("output_dtype"); od && *od != 0) out_type = static_cast<int>(*od);
+  if (!nn::IsFloatType(out_type)) Fail("the output type " + ElemTypeName(out_type) + " is not a float type");
   std::vector<double> y(xv.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
     const auto k = static_cast<std::size_t>(idx[i]);
@@ -999,32 +1082,51 @@ std::pair<double, double> IntRange(int t) {
     case core::eval::kInt4: return {-8, 7};
     case core::eval::kUint4: return {0, 15};
     case TensorProto::INT64: return {-9.2233720368547758e18, 9.2233720368547748e18};
-    default: throw ModelError("unsupported integer type " + std::to_string(t));
+    default: Fail("unsupported quantized type " + ElemTypeName(t));
   }
 }
 
 std::vector<Value> QuantizeLinearKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& scale = ctx.TensorInput(1);
+  ExpectFloatType(scale, InputLabel(ctx, 1));
   auto idx = QuantParamIndex(x.shape(), scale.shape(), ctx.IntAttribute("axis").value_or(1),
-                             ctx.IntAttribute("block_size").value_or(0), "QuantizeLinear");
-  int out_type = TensorProto::UINT8;
-  std::vector<double> zv;
-  if (ctx.HasInput(2)) {
-    out_type = ctx.TensorInput(2).elem_type();
-    zv = ctx.TensorInput(2).ToDoubleVector();
+                             ctx.IntAttribute("block_size").value_or(0));
+  int out_type = ctx.HasInput(2) ? ctx.TensorInput(2).elem_type() : int{TensorProto::UINT8};
+  if (auto od = ctx.IntAttribute("output_dtype"); od && *od != 0) {
+    if (ctx.HasInput(2) && *od != out_type)
+      Fail("attribute 'output_dtype' " + ElemTypeName(static_cast<int>(*od)) + " differs from the zero point's type " +
+           ElemTypeName(out_type));
+    out_type = static_cast<int>(*od);
   }
-  if (auto od = ctx.IntAttribute("output_dtype"); od && *od != 0) out_type = static_cast<int>(*od);
-  const auto [lo, hi] = IntRange(out_type);
+  const std::vector<double> zv = ZeroPoint(ctx, scale, std::nullopt);
   // Division in float32 like the reference for float inputs.
   const bool f32 = x.elem_type() != TensorProto::DOUBLE;
   const auto xv = ReadAs<double>(x);
   const auto sv = ReadAs<double>(scale);
+  for (double s : sv)
+    if (s == 0 || !std::isfinite(s)) Fail("the scale holds " + std::to_string(s) + ", expected finite non-zero values");
+  auto scaled = [&](std::size_t i) {
+    const auto k = static_cast<std::size_t>(idx[i]);
+    return f32 ? static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k])) : xv[i] / sv[k];
+  };
+  if (core::eval::IsFloat8(out_type)) {
+    // x / scale + zero_point rounded to the float8 type (saturating by default).
+    const bool saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
+    Tensor out(out_type, x.shape());
+    auto* q = out.MutableData<std::uint8_t>();
+    for (std::size_t i = 0; i < xv.size(); ++i) {
+      const double v = scaled(i) + (zv.empty() ? 0.0 : zv[static_cast<std::size_t>(idx[i])]);
+      q[i] = core::eval::FloatToFloat8(static_cast<float>(v), out_type, saturate);
+    }
+    return {out};
+  }
+  const auto [lo, hi] = IntRange(out_type);
   std::vector<std::int64_t> y(xv.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
-    const auto k = static_cast<std::size_t>(idx[i]);
-    double q = f32 ? static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k])) : xv[i] / sv[k];
-    q = std::nearbyint(q) + (zv.empty() ? 0.0 : zv[k]);
+    // NaN has no quantized value (undefined): it maps to the zero point.
+    const double r = std::isnan(xv[i]) ? 0.0 : std::nearbyint(scaled(i));
+    const double q = r + (zv.empty() ? 0.0 : zv[static_cast<std::size_t>(idx[i])]);
     y[i] = static_cast<std::int64_t>(std::clamp(q, lo, hi));
   }
   return {WriteInt(out_type, x.shape(), y)};
@@ -1060,25 +1162,28 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
   const std::int64_t version = ctx.OpsetVersion();
-  std::string mode = ctx.StringAttribute("mode").value_or("nearest");
+  std::string mode = StringAttributeIn(ctx, "mode", "nearest", {"nearest", "linear", "cubic", "bilinear"});
   if (mode == "bilinear") mode = "linear";
-  std::string ctm = ctx.StringAttribute("coordinate_transformation_mode").value_or(version < 11 ? "asymmetric" : "half_pixel");
-  const std::string nearest_mode = ctx.StringAttribute("nearest_mode").value_or(version < 11 ? "floor" : "round_prefer_floor");
+  std::string ctm = StringAttributeIn(
+      ctx, "coordinate_transformation_mode", version < 11 ? "asymmetric" : "half_pixel",
+      {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+       "tf_crop_and_resize"});
+  const std::string nearest_mode = StringAttributeIn(ctx, "nearest_mode", version < 11 ? "floor" : "round_prefer_floor",
+                                                     {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
   const double cubic_a = ctx.FloatAttribute("cubic_coeff_a").value_or(-0.75f);
   const bool exclude_outside = ctx.IntAttribute("exclude_outside").value_or(0) != 0;
   const double extrapolation = ctx.FloatAttribute("extrapolation_value").value_or(0.0f);
-  const std::string policy = ctx.StringAttribute("keep_aspect_ratio_policy").value_or("stretch");
+  const std::string policy = StringAttributeIn(ctx, "keep_aspect_ratio_policy", "stretch", {"stretch", "not_larger", "not_smaller"});
   if (ctx.IntAttribute("antialias").value_or(0) != 0) throw ModelError("Resize: antialias is not supported");
   Shape axes;
   if (auto a = ctx.IntsAttribute("axes"); a && !a->empty()) {
-    for (auto v : *a) axes.push_back(nn::NormalizeAxis(v, rank, "Resize"));
+    axes = NormalizeAxes(*a, rank, "attribute 'axes'");
   } else {
     for (std::int64_t i = 0; i < rank; ++i) axes.push_back(i);
   }
   std::vector<double> scales(static_cast<std::size_t>(rank), 1.0);
   Shape out_shape = x.shape();
   std::vector<double> roi_start(rank, 0.0), roi_end(rank, 1.0);
-  bool have_scales = false;
   std::vector<double> sc;
   Shape sizes;
   if (upsample || version < 11) {
@@ -1090,24 +1195,42 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
     }
     ctm = "asymmetric";
   } else {
-    if (ctx.HasInput(1)) {
+    if (ctx.HasInput(1) && ctm == "tf_crop_and_resize") {
       auto roi = ReadAs<double>(ctx.TensorInput(1));
-      if (roi.size() == 2 * axes.size())
-        for (std::size_t i = 0; i < axes.size(); ++i) roi_start[axes[i]] = roi[i], roi_end[axes[i]] = roi[i + axes.size()];
+      if (roi.size() != 2 * axes.size())
+        Fail(InputLabel(ctx, 1) + " (roi) has " + std::to_string(roi.size()) + " values, expected " +
+             std::to_string(2 * axes.size()));
+      for (std::size_t i = 0; i < axes.size(); ++i) roi_start[axes[i]] = roi[i], roi_end[axes[i]] = roi[i + axes.size()];
     }
     if (ctx.HasInput(2) && ctx.TensorInput(2).size() > 0) sc = ReadAs<double>(ctx.TensorInput(2));
-    if (ctx.HasInput(3) && ctx.TensorInput(3).size() > 0) sizes = ctx.TensorInput(3).ToInt64Vector();
+    if (ctx.HasInput(3) && ctx.TensorInput(3).size() > 0) {
+      ExpectIndexType(ctx.TensorInput(3), InputLabel(ctx, 3));
+      sizes = ctx.TensorInput(3).ToInt64Vector();
+    }
+    if (!sc.empty() && !sizes.empty()) Fail("only one of scales and sizes may be given");
   }
   if (!sc.empty()) {
-    have_scales = true;
-    if (sc.size() != axes.size()) throw ModelError("Resize: scales do not match the rank or axes");
+    if (sc.size() != axes.size())
+      Fail("scales has " + std::to_string(sc.size()) + " values for " + std::to_string(axes.size()) + " axes");
     for (std::size_t i = 0; i < axes.size(); ++i) {
       const auto d = axes[i];
+      // Upsample only enlarges; Resize takes any positive finite scale.
+      if (!std::isfinite(sc[i]) || sc[i] <= 0 || (upsample && sc[i] < 1))
+        Fail("scale " + std::to_string(sc[i]) + " for axis " + std::to_string(d) + " is not " +
+             (upsample ? "a finite value >= 1" : "a finite positive value"));
       scales[d] = sc[i];
-      out_shape[d] = static_cast<std::int64_t>(std::floor(static_cast<double>(x.shape()[d]) * (roi_end[d] - roi_start[d]) * sc[i]));
+      const double size = std::floor(static_cast<double>(x.shape()[d]) * (roi_end[d] - roi_start[d]) * sc[i]);
+      if (!(size >= 0 && size <= static_cast<double>(Tensor::kMaxElements)))
+        Fail("scale " + std::to_string(sc[i]) + " gives axis " + std::to_string(d) + " a size of " + std::to_string(size) +
+             " elements");
+      out_shape[d] = static_cast<std::int64_t>(size);
     }
   } else if (!sizes.empty()) {
-    if (sizes.size() != axes.size()) throw ModelError("Resize: sizes do not match the rank or axes");
+    if (sizes.size() != axes.size())
+      Fail("sizes has " + std::to_string(sizes.size()) + " values for " + std::to_string(axes.size()) + " axes");
+    ExpectAtLeast(sizes, 0, "sizes");
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      if (x.shape()[axes[i]] == 0 && sizes[i] != 0) Fail("cannot resize the empty axis " + std::to_string(axes[i]));
     if (policy != "stretch") {
       double s = policy == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
       for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -1115,8 +1238,11 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
         s = policy == "not_larger" ? std::min(s, r) : std::max(s, r);
       }
       for (std::size_t i = 0; i < axes.size(); ++i) {
+        const double size = std::floor(s * static_cast<double>(x.shape()[axes[i]]) + 0.5);
+        if (!(size >= 0 && size <= static_cast<double>(Tensor::kMaxElements)))
+          Fail("the resized axis " + std::to_string(axes[i]) + " would have " + std::to_string(size) + " elements");
         scales[axes[i]] = s;
-        out_shape[axes[i]] = static_cast<std::int64_t>(std::floor(s * static_cast<double>(x.shape()[axes[i]]) + 0.5));
+        out_shape[axes[i]] = static_cast<std::int64_t>(size);
       }
     } else {
       for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -1127,7 +1253,7 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
   } else {
     throw ModelError("Resize: neither scales nor sizes is given");
   }
-  (void)have_scales;
+  CheckedShapeSize(out_shape, "the output shape");
   // Sampling per axis.
   std::vector<AxisSampling> samp(static_cast<std::size_t>(rank));
   for (std::int64_t d = 0; d < rank; ++d) {
@@ -1155,6 +1281,8 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
         xo = out_len > 1 && len != 1.0 ? xr * static_cast<double>(in_len - 1) / (len - 1) : 0.0;
       } else if (ctm == "asymmetric") {
         xo = xr / scale;
+      } else if (ctm == "tf_half_pixel_for_nn") {
+        xo = (xr + 0.5) / scale;
       } else if (ctm == "tf_crop_and_resize") {
         xo = out_len > 1 ? roi_start[d] * static_cast<double>(in_len - 1) +
                                xr * (roi_end[d] - roi_start[d]) * static_cast<double>(in_len - 1) / static_cast<double>(out_len - 1)
@@ -1215,7 +1343,7 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
           identity = samp[d].index[o].size() == 1 && samp[d].index[o][0] == o && samp[d].weight[o][0] == 1.0;
         if (identity) continue;
       }
-      const std::int64_t outer = Product(cur_shape, 0, d), inner = Product(cur_shape, d + 1), in_len = cur_shape[d];
+      const std::int64_t outer = ShapeSize(cur_shape, 0, d), inner = ShapeSize(cur_shape, d + 1), in_len = cur_shape[d];
       const std::int64_t out_len = out_shape[d];
       std::vector<double> next(static_cast<std::size_t>(outer * out_len * inner));
       for (std::int64_t a = 0; a < outer; ++a)
@@ -1240,12 +1368,13 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
     return WriteAs(nn::IsFloatType(x.elem_type()) ? x.elem_type() : int{TensorProto::DOUBLE}, out_shape, out);
   };
   if (nn::IsFloatType(x.elem_type())) return {DispatchFloat(x.elem_type(), "Resize", interpolate)};
-  // Integer inputs (uint8 images): interpolated in double, rounded and saturated.
+  // Integer inputs (uint8 images): interpolated in double, then converted.
   const Tensor yd = interpolate(double{});
   const auto yv = yd.ToDoubleVector();
   const auto [lo, hi] = IntRange(x.elem_type());
   std::vector<std::int64_t> yi(yv.size());
-  for (std::size_t i = 0; i < yv.size(); ++i) yi[i] = static_cast<std::int64_t>(std::clamp(std::nearbyint(yv[i]), lo, hi));
+  // Truncated toward zero like the ONNX reference (a float-to-integer cast), saturated.
+  for (std::size_t i = 0; i < yv.size(); ++i) yi[i] = static_cast<std::int64_t>(std::clamp(std::trunc(yv[i]), lo, hi));
   return {WriteInt(x.elem_type(), out_shape, yi)};
 }
 
@@ -1277,7 +1406,7 @@ std::vector<Value> RotaryEmbeddingKernel(KernelContext& ctx) {
   if (rot == 0) rot = H;
   const std::int64_t half = rot / 2;
   if (cos.shape() != sin.shape() || cos.shape().empty() || cos.shape().back() != half || rot > H)
-    throw ModelError("RotaryEmbedding: cos_cache / sin_cache " + ShapeText(cos.shape()) +
+    throw ModelError("RotaryEmbedding: cos_cache / sin_cache " + ShapeToString(cos.shape()) +
                      " do not match the rotary dimension " + std::to_string(rot));
   std::vector<std::int64_t> pos;
   if (ctx.HasInput(3)) {
@@ -1325,20 +1454,28 @@ std::vector<Value> AttentionKernel(KernelContext& ctx) {
   const bool three_d = q.rank() == 3;
   if (!three_d && q.rank() != 4) throw ModelError("Attention: Q must be 3-D or 4-D");
   if (k.rank() != q.rank() || v.rank() != q.rank()) throw ModelError("Attention: Q, K and V must have the same rank");
-  const std::int64_t version = ctx.OpsetVersion();
   std::int64_t B = q.shape()[0], Hq, Hkv, Sq, Skv, D, Dv;
+  ExpectSameElemType(k, q, InputLabel(ctx, 1), "Q");
+  ExpectSameElemType(v, q, InputLabel(ctx, 2), "Q");
   if (three_d) {
     const auto qn = ctx.IntAttribute("q_num_heads"), kvn = ctx.IntAttribute("kv_num_heads");
     if (!qn || !kvn || *qn <= 0 || *kvn <= 0) throw ModelError("Attention: 3-D inputs need q_num_heads and kv_num_heads");
     Hq = *qn, Hkv = *kvn, Sq = q.shape()[1], Skv = k.shape()[1];
+    if (q.shape()[2] % Hq || k.shape()[2] % Hkv || v.shape()[2] % Hkv)
+      Fail("the hidden sizes of Q, K, V " + ShapeToString({q.shape()[2], k.shape()[2], v.shape()[2]}) +
+           " are not multiples of the head counts " + ShapeToString({Hq, Hkv, Hkv}));
     D = q.shape()[2] / Hq, Dv = v.shape()[2] / Hkv;
+    if (k.shape()[2] / Hkv != D) Fail("K's head size differs from Q's");
   } else {
     Hq = q.shape()[1], Hkv = k.shape()[1], Sq = q.shape()[2], Skv = k.shape()[2], D = q.shape()[3], Dv = v.shape()[3];
+    if (k.shape()[3] != D || v.shape()[1] != Hkv) Fail("K " + k.Describe() + " or V " + v.Describe() + " does not match Q " + q.Describe());
   }
+  if (k.shape()[0] != B || v.shape()[0] != B || v.shape()[v.rank() == 3 ? 1 : 2] != Skv)
+    Fail("Q " + q.Describe() + ", K " + k.Describe() + " and V " + v.Describe() + " differ in batch or sequence length");
   if (Hkv <= 0 || Hq % Hkv != 0) throw ModelError("Attention: q_num_heads must be a multiple of kv_num_heads");
   const bool causal = ctx.IntAttribute("is_causal").value_or(0) != 0;
   const double softcap = ctx.FloatAttribute("softcap").value_or(0.0f);
-  const std::int64_t mode = ctx.IntAttribute("qk_matmul_output_mode").value_or(0);
+  const std::int64_t mode = IntAttributeIn(ctx, "qk_matmul_output_mode", 0, 0, 3);
   const std::int64_t left = ctx.IntAttribute("left_window_size").value_or(-1);
   const std::int64_t right = ctx.IntAttribute("right_window_size").value_or(-1);
   const double scale = ctx.FloatAttribute("scale").value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))));
@@ -1356,7 +1493,10 @@ std::vector<Value> AttentionKernel(KernelContext& ctx) {
     if (ctx.HasInput(4) && ctx.HasInput(5)) {
       const Tensor& pk = ctx.TensorInput(4);
       const Tensor& pv = ctx.TensorInput(5);
-      past = pk.rank() == 4 ? pk.shape()[2] : 0;
+      if (pk.rank() != 4 || pv.rank() != 4 || pk.shape() != Shape({B, Hkv, pk.shape()[2], D}) ||
+          pv.shape() != Shape({B, Hkv, pk.shape()[2], Dv}))
+        Fail("past_key " + pk.Describe() + " and past_value " + pv.Describe() + " must be [B, kv_heads, past, head size]");
+      past = pk.shape()[2];
       auto pkv = ReadAs<T>(pk), pvv = ReadAs<T>(pv);
       auto cat = [&](const std::vector<T>& a, const std::vector<T>& b, std::int64_t d) {
         std::vector<T> c(static_cast<std::size_t>(B * Hkv * (past + Skv) * d));
@@ -1370,10 +1510,18 @@ std::vector<Value> AttentionKernel(KernelContext& ctx) {
       vv = cat(pvv, vv, Dv);
     }
     const std::int64_t T_len = past + Skv;
+    CheckedShapeSize({B, Hq, Sq, T_len}, "the attention scores");
+    CheckedShapeSize({B, Hq, Sq, Dv}, "the output");
     if (ctx.HasOutput(1)) out[1] = WriteAs(et, {B, Hkv, T_len, D}, kv);
     if (ctx.HasOutput(2)) out[2] = WriteAs(et, {B, Hkv, T_len, Dv}, vv);
     std::vector<std::int64_t> nonpad;
-    if (ctx.HasInput(6)) nonpad = ctx.TensorInput(6).ToInt64Vector();
+    if (ctx.HasInput(6)) {
+      nonpad = ctx.TensorInput(6).ToInt64Vector();
+      if (static_cast<std::int64_t>(nonpad.size()) != B) Fail(InputLabel(ctx, 6) + " must hold one length per batch");
+      for (auto n : nonpad)
+        if (n < 0 || n > past + Skv) Fail(InputLabel(ctx, 6) + " holds the length " + std::to_string(n) + " outside [0, " +
+                                          std::to_string(past + Skv) + "]");
+    }
     // Mask broadcast to [B, Hq, Sq, <=T_len].
     std::vector<double> mask;
     bool bool_mask = false;
@@ -1384,7 +1532,12 @@ std::vector<Value> AttentionKernel(KernelContext& ctx) {
       bool_mask = m.elem_type() == TensorProto::BOOL;
       mask = bool_mask ? m.ToDoubleVector() : ReadAs<double>(m);
       mshape = m.shape();
+      if (mshape.size() > 4) Fail(InputLabel(ctx, 3) + " " + m.Describe() + " has more than 4 dims");
       while (mshape.size() < 4) mshape.insert(mshape.begin(), 1);
+      const Shape target{B, Hq, Sq, past + Skv};
+      for (std::size_t d = 0; d < 4; ++d)
+        if (mshape[d] != 1 && (d == 3 ? mshape[d] > target[d] : mshape[d] != target[d]))
+          Fail(InputLabel(ctx, 3) + " " + m.Describe() + " does not broadcast to " + ShapeToString(target));
       std::int64_t st = 1;
       for (int d = 3; d >= 0; --d) {
         mstr[d] = mshape[d] == 1 && d != 3 ? 0 : st;
@@ -1439,9 +1592,8 @@ std::vector<Value> AttentionKernel(KernelContext& ctx) {
           T mx = neg_inf;
           for (std::int64_t j = 0; j < T_len; ++j) mx = std::max(mx, row[j]);
           if (mx == neg_inf) {
-            // A fully masked row: NaN in opset 23 (softmax of -inf), zeros from 24 on.
-            const T fill = version >= 24 ? T{0} : std::numeric_limits<T>::quiet_NaN();
-            std::fill(row, row + T_len, fill);
+            // A fully masked row gives a zero output row (the spec's errata, every version).
+            std::fill(row, row + T_len, T{0});
             continue;
           }
           T sum = 0;
@@ -1488,6 +1640,8 @@ std::vector<int> ParseEinsumTerm(std::string term, std::int64_t rank, std::int64
   std::size_t letters = 0;
   for (char c : term) letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
   const auto ell_at = term.find("...");
+  if (ell_at != std::string::npos && term.find('.', ell_at + 3) != std::string::npos)
+    throw ModelError("Einsum: term '" + term + "' has more than one ellipsis");
   std::int64_t ell = 0;
   if (ell_at != std::string::npos) ell = is_output ? ellipsis_rank : rank - static_cast<std::int64_t>(letters);
   else if (!is_output && static_cast<std::int64_t>(letters) != rank)
@@ -1506,8 +1660,14 @@ std::vector<int> ParseEinsumTerm(std::string term, std::int64_t rank, std::int64
   return labels;
 }
 
+// The reference Einsum loops over every label combination one scalar at a time; beyond
+// this many steps it would run for hours.
+constexpr std::int64_t kMaxEinsumSteps = std::int64_t{1} << 34;
+
 std::vector<Value> EinsumKernel(KernelContext& ctx) {
-  std::string eq = ctx.StringAttribute("equation").value_or("");
+  const auto equation = ctx.StringAttribute("equation");
+  if (!equation) Fail("attribute 'equation' is required");
+  std::string eq = *equation;
   eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
   const auto arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
@@ -1549,8 +1709,12 @@ std::vector<Value> EinsumKernel(KernelContext& ctx) {
     for (int l = 0; l < 52; ++l)
       if (count[l] == 1) out_labels.push_back(l);
   }
-  for (int l : out_labels)
+  for (std::size_t i = 0; i < out_labels.size(); ++i) {
+    const int l = out_labels[i];
     if (size[l] < 0) throw ModelError("Einsum: an output label is not in any input");
+    if (std::find(out_labels.begin() + static_cast<std::ptrdiff_t>(i) + 1, out_labels.end(), l) != out_labels.end())
+      Fail("the output of the equation '" + *equation + "' names a label twice");
+  }
   // Loop order: output labels, then the summed ones.
   std::vector<int> loop = out_labels;
   for (std::size_t l = 0; l < size.size(); ++l)
@@ -1560,6 +1724,15 @@ std::vector<Value> EinsumKernel(KernelContext& ctx) {
   Shape dims(nl), out_shape;
   for (std::size_t i = 0; i < nl; ++i) dims[i] = size[loop[i]];
   for (int l : out_labels) out_shape.push_back(size[l]);
+  CheckedShapeSize(out_shape, "the output shape");
+  // The loop visits every combination of labels: bound the work, not only the output.
+  if (std::find(dims.begin(), dims.end(), 0) == dims.end()) {
+    std::int64_t work = 1;
+    for (auto d : dims)
+      if (__builtin_mul_overflow(work, d, &work) || work > kMaxEinsumSteps)
+        Fail("the equation '" + *equation + "' needs more than " + std::to_string(kMaxEinsumSteps) +
+             " multiply-adds on these inputs");
+  }
   // strides[operand][loop position]
   std::vector<std::vector<std::int64_t>> strides(ins.size(), std::vector<std::int64_t>(nl, 0));
   for (std::size_t i = 0; i < ins.size(); ++i) {
@@ -1575,9 +1748,9 @@ std::vector<Value> EinsumKernel(KernelContext& ctx) {
   const bool is_float = nn::IsFloatType(et);
   std::vector<std::vector<double>> data;
   for (auto* t : ins) data.push_back(is_float ? ReadAs<double>(*t) : t->ToDoubleVector());
-  const std::int64_t out_n = Product(out_shape);
+  const std::int64_t out_n = ShapeSize(out_shape);
   std::vector<double> y(static_cast<std::size_t>(out_n), 0.0);
-  const std::int64_t total = Product(dims);
+  const std::int64_t total = ShapeSize(dims);
   const std::int64_t sum_n = out_n ? total / std::max<std::int64_t>(out_n, 1) : 0;
   Shape idx(nl, 0);
   std::vector<std::int64_t> off(ins.size(), 0);
@@ -1635,6 +1808,10 @@ std::vector<Activation> RecurrentActivations(KernelContext& ctx, std::size_t per
     if (!act.name.empty()) act.name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(act.name[0])));
     if (act.name == "Hardsigmoid") act.name = "HardSigmoid";
     if (act.name == "Leakyrelu") act.name = "LeakyRelu";
+    static const std::vector<std::string> kKnown = {"Sigmoid", "Tanh", "Relu", "HardSigmoid", "Affine", "LeakyRelu",
+                                                    "ThresholdedRelu", "ScaledTanh", "Elu", "Softsign", "Softplus"};
+    if (std::find(kKnown.begin(), kKnown.end(), act.name) == kKnown.end())
+      Fail("unsupported recurrent activation '" + act.name + "'");
     const bool uses_alpha = act.name == "HardSigmoid" || act.name == "Affine" || act.name == "LeakyRelu" ||
                             act.name == "ThresholdedRelu" || act.name == "ScaledTanh" || act.name == "Elu";
     const bool uses_beta = act.name == "HardSigmoid" || act.name == "Affine" || act.name == "ScaledTanh";
@@ -1654,18 +1831,42 @@ std::vector<Value> RecurrentKernel(KernelContext& ctx, RnnKind kind, const char*
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& wt = ctx.TensorInput(1);
   const Tensor& rt = ctx.TensorInput(2);
-  const std::string direction = ctx.StringAttribute("direction").value_or("forward");
+  const std::string direction = StringAttributeIn(ctx, "direction", "forward", {"forward", "reverse", "bidirectional"});
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
-  const std::int64_t layout = ctx.IntAttribute("layout").value_or(0);
+  const std::int64_t layout = IntAttributeIn(ctx, "layout", 0, 0, 1);
   const auto hs = ctx.IntAttribute("hidden_size");
   const std::int64_t G = kind == RnnKind::kLstm ? 4 : kind == RnnKind::kGru ? 3 : 1;
   if (x.rank() != 3 || wt.rank() != 3 || rt.rank() != 3) throw ModelError(std::string(op) + ": X, W and R must be 3-D");
+  ExpectSameElemType(wt, x, InputLabel(ctx, 1), "X");
+  ExpectSameElemType(rt, x, InputLabel(ctx, 2), "X");
   const std::int64_t H = hs ? *hs : wt.shape()[1] / G;
+  if (H < 1 || H > wt.shape()[1]) Fail("hidden_size " + std::to_string(H) + " does not fit W " + wt.Describe());
   const std::int64_t S = layout ? x.shape()[1] : x.shape()[0], Bt = layout ? x.shape()[0] : x.shape()[1];
   const std::int64_t I = x.shape()[2];
-  if (wt.shape()[0] != dirs || wt.shape()[1] != G * H || wt.shape()[2] != I || rt.shape()[2] != H)
-    throw ModelError(std::string(op) + ": W " + ShapeText(wt.shape()) + " or R " + ShapeText(rt.shape()) +
-                     " does not match the input and hidden_size");
+  if (wt.shape() != Shape{dirs, G * H, I} || rt.shape() != Shape{dirs, G * H, H})
+    throw ModelError(std::string(op) + ": W " + ShapeToString(wt.shape()) + " or R " + ShapeToString(rt.shape()) +
+                     " does not match the input, the direction and hidden_size (expected " +
+                     ShapeToString({dirs, G * H, I}) + " and " + ShapeToString({dirs, G * H, H}) + ")");
+  // The optional inputs' shapes: B, sequence_lens, initial_h (and initial_c, P for LSTM).
+  auto expect_shape = [&](std::size_t i, const Shape& shape) {
+    if (!ctx.HasInput(i)) return;
+    const Tensor& t = ctx.TensorInput(i);
+    if (t.shape() != shape) Fail(InputLabel(ctx, i) + " " + t.Describe() + " must have the shape " + ShapeToString(shape));
+  };
+  const Shape state_shape = layout ? Shape{Bt, dirs, H} : Shape{dirs, Bt, H};
+  expect_shape(3, {dirs, 2 * G * H});
+  expect_shape(4, {Bt});
+  expect_shape(5, state_shape);
+  if (kind == RnnKind::kLstm) {
+    expect_shape(6, state_shape);
+    expect_shape(7, {dirs, 3 * H});
+  }
+  if (ctx.HasInput(4)) {
+    ExpectIndexType(ctx.TensorInput(4), InputLabel(ctx, 4));
+    for (auto len : ctx.TensorInput(4).ToInt64Vector())
+      if (len < 0 || len > S)
+        Fail(InputLabel(ctx, 4) + " holds the length " + std::to_string(len) + ", outside [0, " + std::to_string(S) + "]");
+  }
   const double clip = ctx.FloatAttribute("clip").value_or(0.0f);
   const bool input_forget = ctx.IntAttribute("input_forget").value_or(0) != 0;
   const bool linear_before_reset = ctx.IntAttribute("linear_before_reset").value_or(0) != 0;
@@ -1674,6 +1875,9 @@ std::vector<Value> RecurrentKernel(KernelContext& ctx, RnnKind kind, const char*
                                             : kind == RnnKind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                                     : std::vector<std::string>{"Tanh"};
   const auto acts = RecurrentActivations(ctx, per_dir, static_cast<std::size_t>(dirs), defaults);
+  // The buffers below are sized from X's and W's dims, which an empty tensor can make huge.
+  CheckedShapeSize({S, Bt, G * H}, "the input projections");
+  CheckedShapeSize({S, dirs, Bt, H}, "the output Y");
   std::vector<Value> out(ctx.OutputCount());
   DispatchFloat(x.elem_type(), op, [&](auto tag) {
     using T = decltype(tag);
@@ -1811,36 +2015,36 @@ std::vector<Value> LstmKernel(KernelContext& ctx) { return RecurrentKernel(ctx, 
 
 void RegisterNnKernels() {
   using core::eval::RegisterKernel;
-  RegisterKernel("", "MatMul", MatMulKernel);
-  RegisterKernel("", "MatMulInteger", MatMulIntegerKernel);
-  RegisterKernel("", "Gemm", GemmKernel);
-  RegisterKernel("", "Softmax", SoftmaxKernel);
-  RegisterKernel("", "LogSoftmax", LogSoftmaxKernel);
-  RegisterKernel("", "Hardmax", HardmaxKernel);
-  RegisterKernel("", "LayerNormalization", LayerNormalizationKernel);
-  RegisterKernel("", "RMSNormalization", RMSNormalizationKernel);
-  RegisterKernel("", "BatchNormalization", BatchNormalizationKernel);
-  RegisterKernel("", "InstanceNormalization", InstanceNormalizationKernel);
-  RegisterKernel("", "GroupNormalization", GroupNormalizationKernel);
-  RegisterKernel("", "LpNormalization", LpNormalizationKernel);
-  RegisterKernel("", "Conv", ConvKernel);
-  RegisterKernel("", "ConvTranspose", ConvTransposeKernel);
-  RegisterKernel("", "MaxPool", MaxPoolKernel);
-  RegisterKernel("", "AveragePool", AveragePoolKernel);
-  RegisterKernel("", "LpPool", LpPoolKernel);
-  RegisterKernel("", "GlobalAveragePool", GlobalAveragePoolKernel);
-  RegisterKernel("", "GlobalMaxPool", GlobalMaxPoolKernel);
-  RegisterKernel("", "GlobalLpPool", GlobalLpPoolKernel);
-  RegisterKernel("", "QuantizeLinear", QuantizeLinearKernel);
-  RegisterKernel("", "DequantizeLinear", DequantizeLinearKernel);
-  RegisterKernel("", "Resize", ResizeOpKernel);
-  RegisterKernel("", "Upsample", UpsampleKernel);
-  RegisterKernel("", "RotaryEmbedding", RotaryEmbeddingKernel);
-  RegisterKernel("", "Attention", AttentionKernel);
-  RegisterKernel("", "Einsum", EinsumKernel);
-  RegisterKernel("", "RNN", RnnKernel);
-  RegisterKernel("", "GRU", GruKernel);
-  RegisterKernel("", "LSTM", LstmKernel);
+  RegisterKernel("", "MatMul", Arity{2, 2}, MatMulKernel);
+  RegisterKernel("", "MatMulInteger", Arity{2, 4}, MatMulIntegerKernel);
+  RegisterKernel("", "Gemm", Arity{2, 3}, GemmKernel);
+  RegisterKernel("", "Softmax", Arity{1, 1}, SoftmaxKernel);
+  RegisterKernel("", "LogSoftmax", Arity{1, 1}, LogSoftmaxKernel);
+  RegisterKernel("", "Hardmax", Arity{1, 1}, HardmaxKernel);
+  RegisterKernel("", "LayerNormalization", Arity{2, 3, 1, 3}, LayerNormalizationKernel);
+  RegisterKernel("", "RMSNormalization", Arity{2, 2}, RMSNormalizationKernel);
+  RegisterKernel("", "BatchNormalization", Arity{5, 5, 1, 5}, BatchNormalizationKernel);
+  RegisterKernel("", "InstanceNormalization", Arity{3, 3}, InstanceNormalizationKernel);
+  RegisterKernel("", "GroupNormalization", Arity{3, 3}, GroupNormalizationKernel);
+  RegisterKernel("", "LpNormalization", Arity{1, 1}, LpNormalizationKernel);
+  RegisterKernel("", "Conv", Arity{2, 3}, ConvKernel);
+  RegisterKernel("", "ConvTranspose", Arity{2, 3}, ConvTransposeKernel);
+  RegisterKernel("", "MaxPool", Arity{1, 1, 1, 2}, MaxPoolKernel);
+  RegisterKernel("", "AveragePool", Arity{1, 1}, AveragePoolKernel);
+  RegisterKernel("", "LpPool", Arity{1, 1}, LpPoolKernel);
+  RegisterKernel("", "GlobalAveragePool", Arity{1, 1}, GlobalAveragePoolKernel);
+  RegisterKernel("", "GlobalMaxPool", Arity{1, 1}, GlobalMaxPoolKernel);
+  RegisterKernel("", "GlobalLpPool", Arity{1, 1}, GlobalLpPoolKernel);
+  RegisterKernel("", "QuantizeLinear", Arity{2, 3}, QuantizeLinearKernel);
+  RegisterKernel("", "DequantizeLinear", Arity{2, 3}, DequantizeLinearKernel);
+  RegisterKernel("", "Resize", Arity{1, 4}, ResizeOpKernel);
+  RegisterKernel("", "Upsample", Arity{1, 2}, UpsampleKernel);
+  RegisterKernel("", "RotaryEmbedding", Arity{3, 4}, RotaryEmbeddingKernel);
+  RegisterKernel("", "Attention", Arity{3, 7, 1, 4}, AttentionKernel);
+  RegisterKernel("", "Einsum", Arity{1, Arity::kAny}, EinsumKernel);
+  RegisterKernel("", "RNN", Arity{3, 6, 0, 2}, RnnKernel);
+  RegisterKernel("", "GRU", Arity{3, 6, 0, 2}, GruKernel);
+  RegisterKernel("", "LSTM", Arity{3, 8, 0, 3}, LstmKernel);
 }
 
 }  // namespace onnxopt::onnx_kernels

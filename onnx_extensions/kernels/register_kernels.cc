@@ -14,6 +14,13 @@ void RegisterKernels() {
     RegisterNnKernels();
     RegisterControlFlowKernels();
     RegisterContribKernels();
+    RegisterQuantizedKernels();
+    RegisterLossKernels();
+    RegisterTrainingKernels();
+    RegisterRandomKernels();
+    RegisterReorderKernels();
+    RegisterLinalgKernels();
+    RegisterSequenceMapKernels();
   });
 }
 

@@ -11,10 +11,11 @@
 namespace onnxopt::onnx_kernels {
 namespace {
 
+using core::eval::Arity;
 using core::eval::Kernel;
 using core::eval::RegisterKernel;
 
-void Register(std::string_view op, Kernel kernel) { RegisterKernel("", op, std::move(kernel)); }
+void Register(std::string_view op, Arity arity, Kernel kernel) { RegisterKernel("", op, arity, std::move(kernel)); }
 
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
@@ -89,8 +90,9 @@ std::vector<Value> ReshapeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   std::vector<std::int64_t> shape =
       ctx.OpsetVersion() < 5 ? ctx.IntsAttribute("shape").value_or(std::vector<std::int64_t>{}) : InputInts(ctx, 1);
-  const bool allowzero = ctx.IntAttribute("allowzero").value_or(0) != 0;
-  std::int64_t known = 1;
+  const std::vector<std::int64_t> requested = shape;
+  const bool allowzero = IntAttributeIn(ctx, "allowzero", 0, 0, 1) != 0;
+  auto cannot = [&] { Fail("cannot reshape " + x.Describe() + " to " + ShapeToString(requested)); };
   int infer = -1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0 && !allowzero) {
@@ -98,20 +100,26 @@ std::vector<Value> ReshapeKernel(KernelContext& ctx) {
       shape[i] = x.shape()[i];
     }
     if (shape[i] == -1) {
-      if (infer >= 0) Fail("the shape has more than one -1");
+      if (infer >= 0) Fail("the shape " + ShapeToString(requested) + " has more than one -1");
       infer = static_cast<int>(i);
     } else if (shape[i] < 0) {
-      Fail("the shape has a negative dim " + std::to_string(shape[i]));
-    } else {
-      known *= shape[i];
+      Fail("the shape " + ShapeToString(requested) + " has a negative dim " + std::to_string(shape[i]));
     }
   }
+  if (allowzero && infer >= 0 && std::count(shape.begin(), shape.end(), 0) > 0)
+    Fail("the shape " + ShapeToString(requested) + " has both 0 and -1, which allowzero=1 forbids");
+  // The product of the known dims (0 when one is 0, however large the others).
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (static_cast<int>(i) != infer && shape[i] == 0) known = 0;
+  for (std::size_t i = 0; i < shape.size() && known != 0; ++i)
+    if (static_cast<int>(i) != infer && __builtin_mul_overflow(known, shape[i], &known)) cannot();
   if (infer >= 0) {
-    if (known == 0 || x.size() % known != 0)
-      Fail("cannot reshape " + x.Describe() + " to " + ShapeToString(shape));
+    if (known == 0 || x.size() % known != 0) cannot();
     shape[static_cast<std::size_t>(infer)] = x.size() / known;
+  } else if (known != x.size()) {
+    cannot();
   }
-  if (ShapeSize(shape) != x.size()) Fail("cannot reshape " + x.Describe() + " to " + ShapeToString(shape));
   return {x.Reshaped(shape)};
 }
 
@@ -134,7 +142,8 @@ std::vector<std::int64_t> AxesFromAttrOrInput(KernelContext& ctx, std::int64_t i
 std::vector<Value> SqueezeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, 13, 1), rank);
+  // Repeated axes are not forbidden: each counts once.
+  auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, 13, 1), rank, "axes", true);
   Shape shape;
   for (std::int64_t i = 0; i < rank; ++i) {
     const std::int64_t d = x.shape()[static_cast<std::size_t>(i)];
@@ -166,8 +175,7 @@ std::vector<Value> TransposeKernel(KernelContext& ctx) {
   if (perm.empty()) {
     for (std::int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
   }
-  if (static_cast<std::int64_t>(perm.size()) != rank) Fail("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
-  perm = NormalizeAxes(perm, rank, "perm");
+  CheckPermutation(perm, x.rank());
   return {TransposeTensor(x, perm)};
 }
 
@@ -177,7 +185,9 @@ Tensor ExpandTo(const Tensor& x, const Shape& shape) {
 
 std::vector<Value> ExpandKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
-  Shape shape = BroadcastShapes({x.shape(), InputInts(ctx, 1)});
+  const Shape requested = InputInts(ctx, 1);
+  ExpectAtLeast(requested, 0, InputLabel(ctx, 1));
+  Shape shape = BroadcastShapes({x.shape(), requested});
   return {ExpandTo(x, shape)};
 }
 
@@ -188,17 +198,19 @@ std::vector<Value> TileKernel(KernelContext& ctx) {
   // View x as [1, d0, 1, d1, ...] broadcast to [r0, d0, r1, d1, ...].
   Shape in_shape, out_shape, final_shape;
   for (std::size_t i = 0; i < x.rank(); ++i) {
-    if (repeats[i] < 0) Fail("repeats must not be negative");
+    if (repeats[i] < 0) Fail("repeats " + ShapeToString(repeats) + " has a negative value");
     in_shape.insert(in_shape.end(), {1, x.shape()[i]});
     out_shape.insert(out_shape.end(), {repeats[i], x.shape()[i]});
-    final_shape.push_back(repeats[i] * x.shape()[i]);
+    final_shape.push_back(CheckedMul(repeats[i], x.shape()[i], "the tiled dim"));
   }
+  CheckedShapeSize(final_shape, "the output shape");
   Tensor y = StridedView(x, out_shape, BroadcastStrides(in_shape, out_shape), 0);
   return {y.Reshaped(final_shape)};
 }
 
 Tensor ConcatTensors(const std::vector<Tensor>& inputs, std::int64_t axis_attr) {
-  const Tensor& first = inputs.at(0);
+  if (inputs.empty()) Fail("no input to concatenate");
+  const Tensor& first = inputs.front();
   const auto rank = static_cast<std::int64_t>(first.rank());
   const auto axis = static_cast<std::size_t>(NormalizeAxis(axis_attr, rank));
   Shape shape = first.shape();
@@ -209,8 +221,9 @@ Tensor ConcatTensors(const std::vector<Tensor>& inputs, std::int64_t axis_attr) 
     for (std::size_t d = 0; d < t.rank(); ++d)
       if (d != axis && t.shape()[d] != first.shape()[d])
         Fail("Concat inputs " + t.Describe() + " and " + first.Describe() + " differ outside the axis");
-    shape[axis] += t.shape()[axis];
+    shape[axis] = CheckedAdd(shape[axis], t.shape()[axis], "the concatenated dim");
   }
+  CheckedShapeSize(shape, "the output shape");
   std::int64_t outer = 1;
   for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
   std::int64_t inner = 1;
@@ -235,9 +248,7 @@ std::vector<Value> ConcatKernel(KernelContext& ctx) {
   std::vector<Tensor> inputs;
   for (std::size_t i = 0; i < ctx.InputCount(); ++i)
     if (ctx.HasInput(i)) inputs.push_back(ctx.TensorInput(i));
-  auto axis = ctx.IntAttribute("axis");
-  if (!axis) Fail("attribute axis is required");
-  return {ConcatTensors(inputs, *axis)};
+  return {ConcatTensors(inputs, RequiredIntAttribute(ctx, "axis"))};
 }
 
 // Slice [start, start + len) of `axis`.
@@ -248,28 +259,48 @@ Tensor SliceAxis(const Tensor& x, std::size_t axis, std::int64_t start, std::int
   return StridedView(x, shape, strides, start * strides[axis]);
 }
 
+// The sizes of the parts: the split input (opset 13+; 1 with a second input) or attribute,
+// else num_outputs parts of ceil(dim / num_outputs) (opset 18; the last ones smaller),
+// else equal parts, one per output.
+std::vector<std::int64_t> SplitSizes(const KernelContext& ctx, std::int64_t dim) {
+  std::optional<std::vector<std::int64_t>> sizes;
+  if (ctx.OpsetVersion() >= 13 || (ctx.OpsetVersion() < 2 && ctx.HasInput(1))) sizes = OptionalInputInts(ctx, 1);
+  else sizes = ctx.IntsAttribute("split");
+  if (sizes && sizes->empty()) sizes.reset();
+  const auto outputs = static_cast<std::int64_t>(ctx.OutputCount());
+  const auto num_outputs = ctx.IntAttribute("num_outputs");
+  if (sizes) {
+    if (num_outputs) Fail("both the split sizes and attribute 'num_outputs' are given");
+    if (static_cast<std::int64_t>(sizes->size()) != outputs)
+      Fail("split " + ShapeToString(*sizes) + " has " + std::to_string(sizes->size()) + " sizes for " +
+           std::to_string(outputs) + " outputs");
+    ExpectAtLeast(*sizes, 0, "split");
+    std::int64_t total = 0;
+    for (auto size : *sizes) total = CheckedAdd(total, size, "the sum of the split sizes");
+    if (total != dim) Fail("split " + ShapeToString(*sizes) + " does not add up to the dim " + std::to_string(dim));
+    return *sizes;
+  }
+  if (num_outputs) {
+    if (*num_outputs != outputs)
+      Fail("attribute 'num_outputs' is " + std::to_string(*num_outputs) + ", the node has " + std::to_string(outputs) +
+           " outputs");
+    if (outputs > dim)
+      Fail("cannot split a dim of " + std::to_string(dim) + " into " + std::to_string(outputs) + " parts");
+    const std::int64_t chunk = (dim + outputs - 1) / outputs;
+    std::vector<std::int64_t> split;
+    for (std::int64_t i = 0; i < outputs; ++i) split.push_back(std::clamp<std::int64_t>(dim - i * chunk, 0, chunk));
+    return split;
+  }
+  if (ctx.OpsetVersion() >= 18) Fail("either input 'split' or attribute 'num_outputs' is required");
+  if (dim % outputs != 0)
+    Fail("the dim " + std::to_string(dim) + " cannot be split evenly into " + std::to_string(outputs) + " outputs");
+  return std::vector<std::int64_t>(static_cast<std::size_t>(outputs), dim / outputs);
+}
+
 std::vector<Value> SplitKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
-  const std::int64_t dim = x.shape()[axis];
-  std::vector<std::int64_t> split;
-  if (ctx.OpsetVersion() >= 13 || (ctx.OpsetVersion() < 2 && ctx.HasInput(1))) {
-    if (ctx.HasInput(1)) split = InputInts(ctx, 1);
-  } else {
-    split = ctx.IntsAttribute("split").value_or(std::vector<std::int64_t>{});
-  }
-  const auto n = static_cast<std::int64_t>(ctx.OutputCount());
-  if (split.empty()) {
-    if (auto num = ctx.IntAttribute("num_outputs")) {
-      const std::int64_t chunk = (dim + *num - 1) / *num;
-      for (std::int64_t i = 0; i < *num; ++i) split.push_back(std::max<std::int64_t>(0, std::min(chunk, dim - i * chunk)));
-    } else {
-      if (dim % n != 0) Fail("dim " + std::to_string(dim) + " cannot be split evenly into " + std::to_string(n) + " outputs");
-      split.assign(static_cast<std::size_t>(n), dim / n);
-    }
-  }
-  if (std::accumulate(split.begin(), split.end(), std::int64_t{0}) != dim)
-    Fail("split sizes do not add up to dim " + std::to_string(dim));
+  const std::vector<std::int64_t> split = SplitSizes(ctx, x.shape()[axis]);
   std::vector<Value> out;
   std::int64_t start = 0;
   for (auto len : split) {
@@ -306,22 +337,21 @@ std::vector<Value> SliceKernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const auto a = static_cast<std::size_t>(axes[i]);
     const std::int64_t dim = x.shape()[a], step = steps[i];
-    if (step == 0) Fail("slice step cannot be 0");
-    std::int64_t s = starts[i], e = ends[i];
-    if (s < 0) s += dim;
-    if (e < 0) e += dim;
-    std::int64_t len;
-    if (step > 0) {
-      s = std::clamp<std::int64_t>(s, 0, dim);
-      e = std::clamp<std::int64_t>(e, 0, dim);
-      len = e > s ? (e - s + step - 1) / step : 0;
-    } else {
-      s = std::clamp<std::int64_t>(s, -1, dim - 1);
-      e = std::clamp<std::int64_t>(e, -1, dim - 1);
-      len = s > e ? (s - e + (-step) - 1) / (-step) : 0;
-    }
+    if (step == 0) Fail("steps " + ShapeToString(steps) + " has a 0");
+    // Negative starts/ends count from the end (adding dim cannot overflow: they are < 0),
+    // then clamp to [0, dim] forward or [-1, dim-1] backward.
+    const std::int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
+    const std::int64_t s = std::clamp<std::int64_t>(starts[i] < 0 ? starts[i] + dim : starts[i], lo, hi);
+    const std::int64_t e = std::clamp<std::int64_t>(ends[i] < 0 ? ends[i] + dim : ends[i], lo, hi);
+    // Element count ceil(|e - s| / |step|) in unsigned arithmetic: |INT64_MIN| is 2^63.
+    const std::uint64_t magnitude = step > 0 ? static_cast<std::uint64_t>(step)
+                                             : static_cast<std::uint64_t>(-(step + 1)) + 1;
+    const std::int64_t span = step > 0 ? e - s : s - e;
+    const std::int64_t len =
+        span > 0 ? static_cast<std::int64_t>((static_cast<std::uint64_t>(span) - 1) / magnitude + 1) : 0;
     shape[a] = len;
-    strides[a] = in_strides[a] * step;
+    // With two elements or more |step| < dim, so the stride fits; otherwise it is unused.
+    strides[a] = len > 1 ? in_strides[a] * step : 0;
     if (len > 0) offset += s * in_strides[a];
   }
   return {StridedView(x, shape, strides, offset)};
@@ -329,10 +359,12 @@ std::vector<Value> SliceKernel(KernelContext& ctx) {
 
 // Pad ---------------------------------------------------------------------------------
 
+// Pad: negative pads crop first, then the mode pads the cropped tensor (as onnxruntime and
+// the ONNX reference do): reflect and wrap read the cropped data.
 std::vector<Value> PadKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::string mode = ctx.StringAttribute("mode").value_or("constant");
+  const std::string mode = StringAttributeIn(ctx, "mode", "constant", {"constant", "reflect", "edge", "wrap"});
   std::vector<std::int64_t> pads;
   double value = 0;
   bool has_value = false;
@@ -342,43 +374,47 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
     has_value = true;
   } else {
     pads = InputInts(ctx, 1);
-    if (ctx.HasInput(2) && ctx.TensorInput(2).size() > 0) has_value = true;
+    if (ctx.HasInput(2)) {
+      const Tensor& constant = ctx.TensorInput(2);
+      ExpectSameElemType(constant, x, InputLabel(ctx, 2), "the data");
+      if (constant.size() > 1) Fail(InputLabel(ctx, 2) + " must be a scalar, found " + constant.Describe());
+      has_value = constant.size() == 1;
+    }
   }
   std::vector<std::int64_t> axes;
   if (ctx.OpsetVersion() >= 18 && ctx.HasInput(3)) axes = NormalizeAxes(InputInts(ctx, 3), rank);
   else
     for (std::int64_t i = 0; i < rank; ++i) axes.push_back(i);
-  if (pads.size() != 2 * axes.size()) Fail("pads has " + std::to_string(pads.size()) + " entries for " + std::to_string(axes.size()) + " axes");
-  Shape begin(x.rank(), 0), end(x.rank(), 0);
+  if (pads.size() != 2 * axes.size())
+    Fail("pads has " + std::to_string(pads.size()) + " entries for " + std::to_string(axes.size()) + " axes");
+  // Per dim: the kept range [crop_begin, crop_end) of the input and the added counts.
+  Shape crop_begin(x.rank(), 0), crop_end = x.shape(), add_begin(x.rank(), 0), add_end(x.rank(), 0);
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    begin[static_cast<std::size_t>(axes[i])] = pads[i];
-    end[static_cast<std::size_t>(axes[i])] = pads[i + axes.size()];
+    const auto d = static_cast<std::size_t>(axes[i]);
+    const std::int64_t dim = x.shape()[d], begin = pads[i], end = pads[i + axes.size()];
+    if (begin < -dim || end < -dim || std::min<std::int64_t>(begin, 0) + std::min<std::int64_t>(end, 0) < -dim)
+      Fail("pads " + ShapeToString(pads) + " remove more than the " + std::to_string(dim) + " elements of dim " +
+           std::to_string(d));
+    crop_begin[d] = begin < 0 ? -begin : 0;
+    crop_end[d] = end < 0 ? dim + end : dim;
+    add_begin[d] = std::max<std::int64_t>(begin, 0);
+    add_end[d] = std::max<std::int64_t>(end, 0);
   }
   Shape shape(x.rank());
   for (std::size_t d = 0; d < x.rank(); ++d) {
-    shape[d] = x.shape()[d] + begin[d] + end[d];
-    if (shape[d] < 0) Fail("pads make dim " + std::to_string(d) + " negative");
-    if (mode != "constant" && x.shape()[d] == 0 && shape[d] > 0) Fail("cannot pad an empty dim in mode " + mode);
+    const std::int64_t kept = crop_end[d] - crop_begin[d];
+    shape[d] = CheckedAdd(CheckedAdd(kept, add_begin[d], "the padded dim"), add_end[d], "the padded dim");
+    if (mode != "constant" && kept == 0 && shape[d] > 0) Fail("cannot pad an empty dim in mode " + mode);
   }
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") Fail("unknown Pad mode " + mode);
-  Tensor xc = x;
+  CheckedShapeSize(shape, "the output shape");
   return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
     T fill{};
-    if constexpr (!std::is_same_v<T, std::string>) {
-      if (has_value) {
-        if (ctx.OpsetVersion() < 11) {
-          if constexpr (std::is_arithmetic_v<T>) fill = static_cast<T>(value);
-        } else {
-          const Tensor& cv = ctx.TensorInput(2);
-          if (cv.elem_type() != x.elem_type()) Fail("constant_value has another type than the data");
-          fill = cv.Data<T>()[0];
-        }
-      }
-    } else {
-      if (has_value && ctx.OpsetVersion() >= 11) fill = ctx.TensorInput(2).Data<std::string>()[0];
+    if (has_value) {
+      if (ctx.OpsetVersion() >= 11) fill = ctx.TensorInput(2).Data<T>()[0];
+      else if constexpr (std::is_arithmetic_v<T>) fill = static_cast<T>(value);
     }
-    const T* src = xc.Data<T>();
+    const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
     Shape in_strides = Strides(x.shape());
     const std::size_t r = shape.size();
@@ -388,8 +424,9 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
       std::int64_t off = 0;
       bool outside = false;
       for (std::size_t d = 0; d < r; ++d) {
-        std::int64_t k = index[d] - begin[d];
-        const std::int64_t n = x.shape()[d];
+        // k indexes the kept range [0, n) of dim d.
+        std::int64_t k = index[d] - add_begin[d];
+        const std::int64_t n = crop_end[d] - crop_begin[d];
         if (k < 0 || k >= n) {
           if (mode == "constant") {
             outside = true;
@@ -398,17 +435,15 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
             k = k < 0 ? 0 : n - 1;
           } else if (mode == "wrap") {
             k = ((k % n) + n) % n;
-          } else {  // reflect
-            if (n == 1) {
-              k = 0;
-            } else {
-              const std::int64_t period = 2 * (n - 1);
-              k = ((k % period) + period) % period;
-              if (k >= n) k = period - k;
-            }
+          } else if (n == 1) {  // reflect
+            k = 0;
+          } else {
+            const std::int64_t period = 2 * (n - 1);
+            k = ((k % period) + period) % period;
+            if (k >= n) k = period - k;
           }
         }
-        off += k * in_strides[d];
+        off += (crop_begin[d] + k) * in_strides[d];
       }
       dst[i] = outside ? fill : src[off];
       for (std::size_t d = r; d-- > 0;) {
@@ -429,10 +464,11 @@ std::int64_t CheckIndex(std::int64_t i, std::int64_t dim) {
 
 std::vector<Value> GatherKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
+  ExpectRank(x, 1, Arity::kAny, InputLabel(ctx, 0));
+  ExpectIndexType(ctx.TensorInput(1), InputLabel(ctx, 1));
   auto indices = ctx.TensorInput(1).ToInt64Vector();
   const Shape& ishape = ctx.TensorInput(1).shape();
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
-  if (x.rank() == 0) Fail("Gather data must have rank >= 1");
   Shape shape(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis));
   shape.insert(shape.end(), ishape.begin(), ishape.end());
   shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.shape().end());
@@ -477,11 +513,25 @@ void ForEachElementIndex(const Shape& data_shape, const Shape& ishape, const std
   }
 }
 
+// GatherElements / ScatterElements: indices of the rank of data, of an index type, no
+// larger than data outside the axis; returns the normalized axis.
+std::size_t CheckElementIndices(const KernelContext& ctx, const Tensor& data, const Tensor& indices) {
+  ExpectIndexType(indices, InputLabel(ctx, 1));
+  ExpectRank(data, 1, Arity::kAny, InputLabel(ctx, 0));
+  if (indices.rank() != data.rank())
+    Fail(InputLabel(ctx, 1) + " " + indices.Describe() + " must have the rank of the data " + data.Describe());
+  const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(data.rank())));
+  for (std::size_t d = 0; d < data.rank(); ++d)
+    if (d != axis && indices.shape()[d] > data.shape()[d])
+      Fail(InputLabel(ctx, 1) + " " + indices.Describe() + " is larger than the data " + data.Describe() + " in dim " +
+           std::to_string(d));
+  return axis;
+}
+
 std::vector<Value> GatherElementsKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& it = ctx.TensorInput(1);
-  if (it.rank() != x.rank()) Fail("indices must have the rank of data");
-  const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
+  const std::size_t axis = CheckElementIndices(ctx, x, it);
   auto indices = it.ToInt64Vector();
   return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), it.shape());
@@ -492,8 +542,19 @@ std::vector<Value> GatherElementsKernel(KernelContext& ctx) {
   })};
 }
 
+// One update of a scatter reduction. Updates combine in the data's own type one after the
+// other (as in the ONNX reference): float16/bfloat16 data, computed in float here, is
+// rounded back to its type after every step (`storage_type`).
 template <class T>
-void Reduce(T& target, const T& v, const std::string& reduction) {
+void Reduce(T& target, const T& v, const std::string& reduction, int storage_type) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (reduction != "none" && IsHalfType(storage_type)) {
+      Reduce(target, v, reduction, TensorProto::FLOAT);
+      target = storage_type == TensorProto::FLOAT16 ? core::eval::HalfToFloat(core::eval::FloatToHalf(target))
+                                                    : core::eval::BFloat16ToFloat(core::eval::FloatToBFloat16(target));
+      return;
+    }
+  }
   if constexpr (std::is_same_v<T, std::string>) {
     target = v;
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -509,21 +570,26 @@ void Reduce(T& target, const T& v, const std::string& reduction) {
   }
 }
 
+std::string ScatterReduction(const KernelContext& ctx) {
+  return StringAttributeIn(ctx, "reduction", "none", {"none", "add", "mul", "max", "min"});
+}
+
 std::vector<Value> ScatterElementsKernel(KernelContext& ctx) {
   const Tensor& x_in = ctx.TensorInput(0);
   const Tensor& it = ctx.TensorInput(1);
   const Tensor& u_in = ctx.TensorInput(2);
-  if (it.shape() != u_in.shape()) Fail("indices and updates have different shapes");
-  if (it.rank() != x_in.rank()) Fail("indices must have the rank of data");
-  const std::string reduction = ctx.StringAttribute("reduction").value_or("none");
-  const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x_in.rank())));
+  ExpectSameElemType(u_in, x_in, InputLabel(ctx, 2), "the data");
+  if (it.shape() != u_in.shape())
+    Fail("indices " + it.Describe() + " and updates " + u_in.Describe() + " have different shapes");
+  const std::size_t axis = CheckElementIndices(ctx, x_in, it);
+  const std::string reduction = ScatterReduction(ctx);
   auto indices = it.ToInt64Vector();
   Tensor x = ToComputeType(x_in), u = ToComputeType(u_in);
   Tensor y = DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out = x;
     T* dst = out.MutableData<T>();
     const T* up = u.Data<T>();
-    ForEachElementIndex(x.shape(), it.shape(), indices, axis, [&](std::int64_t d, std::int64_t i) { Reduce(dst[d], up[i], reduction); });
+    ForEachElementIndex(x.shape(), it.shape(), indices, axis, [&](std::int64_t d, std::int64_t i) { Reduce(dst[d], up[i], reduction, x_in.elem_type()); });
     return out;
   });
   return {FromComputeType(y, x_in.elem_type())};
@@ -537,10 +603,19 @@ struct NdIndex {
 };
 
 NdIndex ResolveNd(const Shape& data, const Tensor& it, std::int64_t batch_dims) {
-  if (it.rank() == 0) Fail("indices must have rank >= 1");
+  ExpectIndexType(it, "the indices");
+  if (it.rank() == 0) Fail("the indices must have rank >= 1");
+  if (batch_dims < 0 || batch_dims >= static_cast<std::int64_t>(std::min(it.rank(), data.size())))
+    Fail("attribute 'batch_dims' is " + std::to_string(batch_dims) + ", expected a value in [0, " +
+         std::to_string(std::min(it.rank(), data.size())) + ")");
   const auto k = it.shape().back();
   const auto b = static_cast<std::size_t>(batch_dims);
-  if (static_cast<std::size_t>(k) + b > data.size()) Fail("the last dim of indices is too large for the data rank");
+  if (static_cast<std::size_t>(k) + b > data.size())
+    Fail("the last dim of the indices " + it.Describe() + " is too large for data of rank " + std::to_string(data.size()));
+  for (std::size_t d = 0; d < b; ++d)
+    if (it.shape()[d] != data[d])
+      Fail("the first " + std::to_string(b) + " dims of the indices " + it.Describe() + " and the data " +
+           ShapeToString(data) + " differ");
   NdIndex r;
   r.batch_shape.assign(it.shape().begin(), it.shape().end() - 1);
   for (std::size_t d = b + static_cast<std::size_t>(k); d < data.size(); ++d) r.slice *= data[d];
@@ -586,17 +661,22 @@ std::vector<Value> GatherNDKernel(KernelContext& ctx) {
 std::vector<Value> ScatterNDKernel(KernelContext& ctx) {
   const Tensor& x_in = ctx.TensorInput(0);
   const Tensor& it = ctx.TensorInput(1);
-  const std::string reduction = ctx.StringAttribute("reduction").value_or("none");
+  const Tensor& u_in = ctx.TensorInput(2);
+  ExpectSameElemType(u_in, x_in, InputLabel(ctx, 2), "the data");
+  const std::string reduction = ScatterReduction(ctx);
   NdIndex nd = ResolveNd(x_in.shape(), it, 0);
-  Tensor x = ToComputeType(x_in), u = ToComputeType(ctx.TensorInput(2));
-  if (u.size() != static_cast<std::int64_t>(nd.offsets.size()) * nd.slice) Fail("updates have the wrong size");
+  Shape updates_shape = nd.batch_shape;
+  updates_shape.insert(updates_shape.end(), x_in.shape().begin() + it.shape().back(), x_in.shape().end());
+  if (u_in.shape() != updates_shape)
+    Fail("updates " + u_in.Describe() + " must have the shape " + ShapeToString(updates_shape));
+  Tensor x = ToComputeType(x_in), u = ToComputeType(u_in);
   Tensor y = DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out = x;
     T* dst = out.MutableData<T>();
     const T* up = u.Data<T>();
     for (std::size_t i = 0; i < nd.offsets.size(); ++i)
       for (std::int64_t j = 0; j < nd.slice; ++j)
-        Reduce(dst[nd.offsets[i] + j], up[static_cast<std::int64_t>(i) * nd.slice + j], reduction);
+        Reduce(dst[nd.offsets[i] + j], up[static_cast<std::int64_t>(i) * nd.slice + j], reduction, x_in.elem_type());
     return out;
   });
   return {FromComputeType(y, x_in.elem_type())};
@@ -604,6 +684,8 @@ std::vector<Value> ScatterNDKernel(KernelContext& ctx) {
 
 std::vector<Value> CompressKernel(KernelContext& ctx) {
   Tensor x = ctx.TensorInput(0);
+  ExpectElemType(ctx.TensorInput(1), TensorProto::BOOL, InputLabel(ctx, 1));
+  ExpectRank(ctx.TensorInput(1), 1, 1, InputLabel(ctx, 1));
   auto cond = ctx.TensorInput(1).ToInt64Vector();
   auto axis_attr = ctx.IntAttribute("axis");
   if (!axis_attr) x = x.Reshaped({x.size()});
@@ -617,42 +699,70 @@ std::vector<Value> CompressKernel(KernelContext& ctx) {
 
 // Generators --------------------------------------------------------------------------
 
+// Range: three scalars of one type; count max(ceil((limit - start) / delta), 0), computed
+// exactly for integers (in 128 bits: limit - start may overflow the type) and refused
+// when it is not finite or exceeds a tensor for floats.
 std::vector<Value> RangeKernel(KernelContext& ctx) {
   const Tensor& s = ctx.TensorInput(0);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Tensor& t = ctx.TensorInput(i);
+    if (i > 0) ExpectSameElemType(t, s, InputLabel(ctx, i), "start");
+    if (t.rank() != 0) Fail(InputLabel(ctx, i) + " must be a scalar, found " + t.Describe());
+  }
   return {DispatchNumeric(s.elem_type(), [&]<class T>(std::type_identity<T>) {
-    const T start = ctx.TensorInput(0).Data<T>()[0];
+    const T start = s.Data<T>()[0];
     const T limit = ctx.TensorInput(1).Data<T>()[0];
     const T delta = ctx.TensorInput(2).Data<T>()[0];
-    if (delta == 0) Fail("Range delta cannot be 0");
-    const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
-    const auto count = static_cast<std::int64_t>(std::max(0.0, n));
+    if (delta == T(0)) Fail("delta cannot be 0");
+    std::int64_t count = 0;
+    if constexpr (kIsFloat<T>) {
+      const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
+      if (!std::isfinite(n) || n > static_cast<double>(Tensor::kMaxElements))
+        Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
+             " has no finite element count within the limit of " + std::to_string(Tensor::kMaxElements));
+      count = static_cast<std::int64_t>(std::max(0.0, n));
+    } else {
+      const __int128 span = static_cast<__int128>(limit) - static_cast<__int128>(start), step = delta;
+      const __int128 n = span / step + (span % step != 0 && (span > 0) == (step > 0) ? 1 : 0);
+      if (n > Tensor::kMaxElements)
+        Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
+             " has more than " + std::to_string(Tensor::kMaxElements) + " elements");
+      count = n > 0 ? static_cast<std::int64_t>(n) : 0;
+    }
     Tensor out(s.elem_type(), {count});
     T* p = out.MutableData<T>();
-    for (std::int64_t i = 0; i < count; ++i) p[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+    for (std::int64_t i = 0; i < count; ++i) {
+      if constexpr (kIsFloat<T>) p[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+      else p[i] = static_cast<T>(static_cast<__int128>(start) + static_cast<__int128>(i) * delta);
+    }
     return out;
   })};
 }
 
 std::vector<Value> ConstantOfShapeKernel(KernelContext& ctx) {
   Shape shape = InputInts(ctx, 0);
+  CheckedShapeSize(shape, InputLabel(ctx, 0));
   auto value = ctx.TensorAttribute("value");
   Tensor v = value ? *value : Tensor(TensorProto::FLOAT, {1});
-  if (v.size() != 1) Fail("value must have one element");
+  if (v.size() != 1) Fail("attribute 'value' must have one element, found " + v.Describe());
   return {ExpandTo(v.Reshaped({}), shape)};
 }
 
 std::vector<Value> EyeLikeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   if (x.rank() != 2) Fail("EyeLike input must be 2-D");
-  const int type = static_cast<int>(ctx.IntAttribute("dtype").value_or(x.elem_type()));
+  const std::int64_t dtype = ctx.IntAttribute("dtype").value_or(x.elem_type());
+  if (dtype <= 0 || dtype > std::numeric_limits<int>::max() || dtype == TensorProto::STRING)
+    Fail("attribute 'dtype' " + std::to_string(dtype) + " is not a numeric element type");
+  const int type = static_cast<int>(dtype);
   const std::int64_t k = ctx.IntAttribute("k").value_or(0);
-  Tensor out(type == TensorProto::FLOAT16 || type == TensorProto::BFLOAT16 ? TensorProto::FLOAT : type, x.shape());
+  const std::int64_t rows = x.shape()[0], cols = x.shape()[1];
+  Tensor out(IsHalfType(type) ? int{TensorProto::FLOAT} : type, x.shape());
   DispatchNumericOrBool(out.elem_type(), [&]<class T>(std::type_identity<T>) {
     T* p = out.MutableData<T>();
-    for (std::int64_t i = 0; i < x.shape()[0]; ++i) {
-      const std::int64_t j = i + k;
-      if (j >= 0 && j < x.shape()[1]) p[i * x.shape()[1] + j] = T(1);
-    }
+    // Ones at (i, i + k); k beyond the matrix leaves it all zeros (and i + k cannot overflow).
+    if (k >= cols || k <= -rows) return 0;
+    for (std::int64_t i = std::max<std::int64_t>(0, -k); i < rows && i + k < cols; ++i) p[i * cols + i + k] = T(1);
     return 0;
   });
   return {FromComputeType(out, type)};
@@ -662,7 +772,7 @@ std::vector<Value> TriluKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   if (x.rank() < 2) Fail("Trilu input must have rank >= 2");
   const bool upper = ctx.IntAttribute("upper").value_or(1) != 0;
-  const std::int64_t k = ctx.HasInput(1) ? InputInts(ctx, 1).at(0) : 0;
+  const std::int64_t k = ctx.HasInput(1) ? InputIntScalar(ctx, 1) : 0;
   const std::int64_t rows = x.shape()[x.rank() - 2], cols = x.shape()[x.rank() - 1];
   return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out = x;
@@ -672,6 +782,7 @@ std::vector<Value> TriluKernel(KernelContext& ctx) {
     for (std::int64_t m = 0; m < batches; ++m)
       for (std::int64_t i = 0; i < rows; ++i)
         for (std::int64_t j = 0; j < cols; ++j) {
+          // j - i cannot overflow: both are dims.
           const bool keep = upper ? j - i >= k : j - i <= k;
           if (!keep) p[(m * rows + i) * cols + j] = T{};
         }
@@ -682,7 +793,7 @@ std::vector<Value> TriluKernel(KernelContext& ctx) {
 std::vector<Value> CumSumKernel(KernelContext& ctx) {
   const Tensor& x_in = ctx.TensorInput(0);
   Tensor x = ToComputeType(x_in);
-  const auto axis = static_cast<std::size_t>(NormalizeAxis(InputInts(ctx, 1).at(0), static_cast<std::int64_t>(x.rank())));
+  const auto axis = static_cast<std::size_t>(NormalizeAxis(InputIntScalar(ctx, 1), static_cast<std::int64_t>(x.rank())));
   const bool exclusive = ctx.IntAttribute("exclusive").value_or(0) != 0;
   const bool reverse = ctx.IntAttribute("reverse").value_or(0) != 0;
   std::int64_t outer = 1, inner = 1;
@@ -714,11 +825,16 @@ std::vector<Value> CumSumKernel(KernelContext& ctx) {
 }
 
 std::vector<Value> OneHotKernel(KernelContext& ctx) {
+  ExpectRank(ctx.TensorInput(0), 1, Arity::kAny, InputLabel(ctx, 0));
   auto indices = ctx.TensorInput(0).ToDoubleVector();
   const Shape& ishape = ctx.TensorInput(0).shape();
-  const auto depth = static_cast<std::int64_t>(InputScalar(ctx, 1));
+  const double depth_value = InputScalar(ctx, 1);
+  if (!(depth_value >= 1) || depth_value > static_cast<double>(Tensor::kMaxElements))
+    Fail(InputLabel(ctx, 1) + " (depth) is " + std::to_string(depth_value) + ", expected a positive count");
+  const auto depth = static_cast<std::int64_t>(depth_value);
   const Tensor& values = ctx.TensorInput(2);
-  if (values.size() != 2) Fail("values must have two elements");
+  if (values.size() != 2 || values.rank() != 1)
+    Fail(InputLabel(ctx, 2) + " must hold [off_value, on_value], found " + values.Describe());
   const auto out_rank = static_cast<std::int64_t>(ishape.size() + 1);
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), out_rank));
   Shape shape = ishape;
@@ -733,7 +849,10 @@ std::vector<Value> OneHotKernel(KernelContext& ctx) {
     std::fill_n(p, out.size(), off);
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t i = 0; i < inner; ++i) {
-        auto k = static_cast<std::int64_t>(indices[static_cast<std::size_t>(o * inner + i)]);
+        // Indices outside [-depth, depth-1] (NaN included) select nothing.
+        const double index = indices[static_cast<std::size_t>(o * inner + i)];
+        if (!(index >= -static_cast<double>(depth) && index < static_cast<double>(depth))) continue;
+        auto k = static_cast<std::int64_t>(index);
         if (k < 0) k += depth;
         if (k >= 0 && k < depth) p[(o * depth + k) * inner + i] = on;
       }
@@ -741,8 +860,10 @@ std::vector<Value> OneHotKernel(KernelContext& ctx) {
   })};
 }
 
+// NonZero: like numpy.nonzero, a scalar counts as a one-element vector.
 std::vector<Value> NonZeroKernel(KernelContext& ctx) {
   Tensor x = ToComputeType(ctx.TensorInput(0));
+  if (x.rank() == 0) x = x.Reshaped({1});
   std::vector<std::int64_t> flat;
   DispatchNumericOrBool(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     const T* p = x.Data<T>();
@@ -767,21 +888,22 @@ std::vector<Value> NonZeroKernel(KernelContext& ctx) {
 
 std::vector<Value> DepthSpaceKernel(KernelContext& ctx, bool to_space) {
   const Tensor& x = ctx.TensorInput(0);
-  if (x.rank() != 4) Fail("input must be 4-D");
-  const std::int64_t b = ctx.IntAttribute("blocksize").value_or(0);
-  if (b <= 0) Fail("blocksize must be positive");
+  ExpectRank(x, 4, 4, InputLabel(ctx, 0));
+  const std::int64_t b = RequiredIntAttribute(ctx, "blocksize");
   const std::int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
+  if (b <= 0) Fail("attribute 'blocksize' is " + std::to_string(b) + ", expected a positive size");
+  const char* what = "the output dim";
   if (to_space) {
-    if (c % (b * b)) Fail("channels are not divisible by blocksize^2");
-    const bool crd = ctx.StringAttribute("mode").value_or("DCR") == "CRD";
-    const std::int64_t c2 = c / (b * b);
+    const bool crd = StringAttributeIn(ctx, "mode", "DCR", {"DCR", "CRD"}) == "CRD";
+    if (c % b || (c / b) % b) Fail("the channels " + std::to_string(c) + " are not divisible by blocksize^2");
+    const std::int64_t c2 = c / b / b;
     Tensor t = crd ? TransposeTensor(x.Reshaped({n, c2, b, b, h, w}), {0, 1, 4, 2, 5, 3})
                    : TransposeTensor(x.Reshaped({n, b, b, c2, h, w}), {0, 3, 4, 1, 5, 2});
-    return {t.Reshaped({n, c2, h * b, w * b})};
+    return {t.Reshaped({n, c2, CheckedMul(h, b, what), CheckedMul(w, b, what)})};
   }
-  if (h % b || w % b) Fail("spatial dims are not divisible by blocksize");
+  if (h % b || w % b) Fail("the spatial dims of " + x.Describe() + " are not divisible by blocksize");
   Tensor t = TransposeTensor(x.Reshaped({n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
-  return {t.Reshaped({n, c * b * b, h / b, w / b})};
+  return {t.Reshaped({n, CheckedMul(c, CheckedMul(b, b, what), what), h / b, w / b})};
 }
 
 // TopK / ArgMax / reductions ----------------------------------------------------------
@@ -789,7 +911,7 @@ std::vector<Value> DepthSpaceKernel(KernelContext& ctx, bool to_space) {
 std::vector<Value> TopKKernel(KernelContext& ctx) {
   const Tensor& x_in = ctx.TensorInput(0);
   Tensor x = ToComputeType(x_in);
-  const std::int64_t k = ctx.OpsetVersion() < 10 ? ctx.IntAttribute("k").value_or(0) : InputInts(ctx, 1).at(0);
+  const std::int64_t k = ctx.OpsetVersion() < 10 ? RequiredIntAttribute(ctx, "k") : InputIntScalar(ctx, 1);
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), static_cast<std::int64_t>(x.rank())));
   const bool largest = ctx.IntAttribute("largest").value_or(1) != 0;
   const std::int64_t n = x.shape()[axis];
@@ -810,9 +932,14 @@ std::vector<Value> TopKKernel(KernelContext& ctx) {
       for (std::int64_t in = 0; in < inner; ++in) {
         auto at = [&](std::int64_t j) { return src[(o * n + j) * inner + in]; };
         std::iota(order.begin(), order.end(), 0);
-        // Ties keep the lower index first (stable sort on index order).
+        // Ties keep the lower index first (stable sort on index order); NaN is larger
+        // than every number, so that the order is total.
         std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-          return largest ? at(a) > at(b) : at(a) < at(b);
+          const T va = at(a), vb = at(b);
+          if constexpr (kIsFloat<T>) {
+            if (std::isnan(va) || std::isnan(vb)) return largest ? !std::isnan(vb) : !std::isnan(va);
+          }
+          return largest ? va > vb : va < vb;
         });
         for (std::int64_t j = 0; j < k; ++j) {
           const std::int64_t pos = (o * k + j) * inner + in;
@@ -941,9 +1068,11 @@ Kernel ReduceKernel(ReduceOp op, std::int64_t axes_input_since) {
     Tensor x = ToComputeType(x_in);
     const bool keepdims = ctx.IntAttribute("keepdims").value_or(1) != 0;
     const bool noop = ctx.IntAttribute("noop_with_empty_axes").value_or(0) != 0;
-    auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, axes_input_since, 1), static_cast<std::int64_t>(x.rank()));
-    if (axes.empty() && noop) return {x_in};
-    std::vector<bool> reduced(x.rank(), axes.empty());
+    // Repeated axes are not forbidden: each counts once.
+    auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, axes_input_since, 1), static_cast<std::int64_t>(x.rank()), "axes", true);
+    // With no axes and noop_with_empty_axes, nothing is reduced but the element-wise
+    // steps still apply (|x| for ReduceL1, x^2 for ReduceSumSquare, log x for ReduceLogSum).
+    std::vector<bool> reduced(x.rank(), axes.empty() && !noop);
     for (auto a : axes) reduced[static_cast<std::size_t>(a)] = true;
     Tensor y = DispatchNumericOrBool(x.elem_type(), [&]<class T>(std::type_identity<T>) {
       return ReduceTensor<T>(x, reduced, keepdims, op);
@@ -955,48 +1084,48 @@ Kernel ReduceKernel(ReduceOp op, std::int64_t axes_input_since) {
 }  // namespace
 
 void RegisterTensorKernels() {
-  Register("Shape", ShapeKernel);
-  Register("Size", SizeKernel);
-  Register("Reshape", ReshapeKernel);
-  Register("Flatten", FlattenKernel);
-  Register("Squeeze", SqueezeKernel);
-  Register("Unsqueeze", UnsqueezeKernel);
-  Register("Transpose", TransposeKernel);
-  Register("Expand", ExpandKernel);
-  Register("Tile", TileKernel);
-  Register("Concat", ConcatKernel);
-  Register("Split", SplitKernel);
-  Register("Slice", SliceKernel);
-  Register("Pad", PadKernel);
-  Register("Gather", GatherKernel);
-  Register("GatherElements", GatherElementsKernel);
-  Register("GatherND", GatherNDKernel);
-  Register("ScatterND", ScatterNDKernel);
-  Register("ScatterElements", ScatterElementsKernel);
-  Register("Scatter", ScatterElementsKernel);
-  Register("Compress", CompressKernel);
-  Register("Range", RangeKernel);
-  Register("ConstantOfShape", ConstantOfShapeKernel);
-  Register("EyeLike", EyeLikeKernel);
-  Register("Trilu", TriluKernel);
-  Register("CumSum", CumSumKernel);
-  Register("OneHot", OneHotKernel);
-  Register("NonZero", NonZeroKernel);
-  Register("DepthToSpace", [](KernelContext& ctx) { return DepthSpaceKernel(ctx, true); });
-  Register("SpaceToDepth", [](KernelContext& ctx) { return DepthSpaceKernel(ctx, false); });
-  Register("TopK", TopKKernel);
-  Register("ArgMax", [](KernelContext& ctx) { return ArgKernel(ctx, true); });
-  Register("ArgMin", [](KernelContext& ctx) { return ArgKernel(ctx, false); });
-  Register("ReduceSum", ReduceKernel(ReduceOp::kSum, 13));
-  Register("ReduceMean", ReduceKernel(ReduceOp::kMean, 18));
-  Register("ReduceMax", ReduceKernel(ReduceOp::kMax, 18));
-  Register("ReduceMin", ReduceKernel(ReduceOp::kMin, 18));
-  Register("ReduceProd", ReduceKernel(ReduceOp::kProd, 18));
-  Register("ReduceL1", ReduceKernel(ReduceOp::kL1, 18));
-  Register("ReduceL2", ReduceKernel(ReduceOp::kL2, 18));
-  Register("ReduceLogSum", ReduceKernel(ReduceOp::kLogSum, 18));
-  Register("ReduceLogSumExp", ReduceKernel(ReduceOp::kLogSumExp, 18));
-  Register("ReduceSumSquare", ReduceKernel(ReduceOp::kSumSquare, 18));
+  Register("Shape", Arity{1, 1}, ShapeKernel);
+  Register("Size", Arity{1, 1}, SizeKernel);
+  Register("Reshape", Arity{1, 2}, ReshapeKernel);
+  Register("Flatten", Arity{1, 1}, FlattenKernel);
+  Register("Squeeze", Arity{1, 2}, SqueezeKernel);
+  Register("Unsqueeze", Arity{1, 2}, UnsqueezeKernel);
+  Register("Transpose", Arity{1, 1}, TransposeKernel);
+  Register("Expand", Arity{2, 2}, ExpandKernel);
+  Register("Tile", Arity{2, 3}, TileKernel);
+  Register("Concat", Arity{1, Arity::kAny}, ConcatKernel);
+  Register("Split", Arity{1, 2, 1, Arity::kAny}, SplitKernel);
+  Register("Slice", Arity{1, 5}, SliceKernel);
+  Register("Pad", Arity{1, 4}, PadKernel);
+  Register("Gather", Arity{2, 2}, GatherKernel);
+  Register("GatherElements", Arity{2, 2}, GatherElementsKernel);
+  Register("GatherND", Arity{2, 2}, GatherNDKernel);
+  Register("ScatterND", Arity{3, 3}, ScatterNDKernel);
+  Register("ScatterElements", Arity{3, 3}, ScatterElementsKernel);
+  Register("Scatter", Arity{3, 3}, ScatterElementsKernel);
+  Register("Compress", Arity{2, 2}, CompressKernel);
+  Register("Range", Arity{3, 3}, RangeKernel);
+  Register("ConstantOfShape", Arity{1, 1}, ConstantOfShapeKernel);
+  Register("EyeLike", Arity{1, 1}, EyeLikeKernel);
+  Register("Trilu", Arity{1, 2}, TriluKernel);
+  Register("CumSum", Arity{2, 2}, CumSumKernel);
+  Register("OneHot", Arity{3, 3}, OneHotKernel);
+  Register("NonZero", Arity{1, 1}, NonZeroKernel);
+  Register("DepthToSpace", Arity{1, 1}, [](KernelContext& ctx) { return DepthSpaceKernel(ctx, true); });
+  Register("SpaceToDepth", Arity{1, 1}, [](KernelContext& ctx) { return DepthSpaceKernel(ctx, false); });
+  Register("TopK", Arity{1, 2, 1, 2}, TopKKernel);
+  Register("ArgMax", Arity{1, 1}, [](KernelContext& ctx) { return ArgKernel(ctx, true); });
+  Register("ArgMin", Arity{1, 1}, [](KernelContext& ctx) { return ArgKernel(ctx, false); });
+  Register("ReduceSum", Arity{1, 2}, ReduceKernel(ReduceOp::kSum, 13));
+  Register("ReduceMean", Arity{1, 2}, ReduceKernel(ReduceOp::kMean, 18));
+  Register("ReduceMax", Arity{1, 2}, ReduceKernel(ReduceOp::kMax, 18));
+  Register("ReduceMin", Arity{1, 2}, ReduceKernel(ReduceOp::kMin, 18));
+  Register("ReduceProd", Arity{1, 2}, ReduceKernel(ReduceOp::kProd, 18));
+  Register("ReduceL1", Arity{1, 2}, ReduceKernel(ReduceOp::kL1, 18));
+  Register("ReduceL2", Arity{1, 2}, ReduceKernel(ReduceOp::kL2, 18));
+  Register("ReduceLogSum", Arity{1, 2}, ReduceKernel(ReduceOp::kLogSum, 18));
+  Register("ReduceLogSumExp", Arity{1, 2}, ReduceKernel(ReduceOp::kLogSumExp, 18));
+  Register("ReduceSumSquare", Arity{1, 2}, ReduceKernel(ReduceOp::kSumSquare, 18));
 }
 
 }  // namespace onnxopt::onnx_kernels

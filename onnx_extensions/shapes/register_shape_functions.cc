@@ -14,6 +14,10 @@ void RegisterShapeFunctions() {
     RegisterNnShapes();
     RegisterControlFlowShapes();
     RegisterContribShapes();
+    RegisterQuantizedShapes();
+    RegisterLossShapes();
+    RegisterTrainingShapes();
+    RegisterRandomShapes();
   });
 }
 

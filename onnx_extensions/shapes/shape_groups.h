@@ -9,5 +9,9 @@ void RegisterTensorShapes();        // tensor_shapes.cc
 void RegisterNnShapes();            // nn_shapes.cc
 void RegisterControlFlowShapes();   // control_flow_shapes.cc
 void RegisterContribShapes();       // contrib_shapes.cc (com.microsoft)
+void RegisterQuantizedShapes();     // quantized_shapes.cc (com.microsoft quantized products)
+void RegisterLossShapes();          // loss_shapes.cc
+void RegisterTrainingShapes();      // training_shapes.cc (ai.onnx.preview.training)
+void RegisterRandomShapes();        // random_shapes.cc
 
 }  // namespace onnxopt::onnx_shapes

@@ -3,7 +3,7 @@
 // onnxruntime-node on the same seeded random inputs, and compares every output.
 //
 //   node tests/eval/compare_with_ort.js ONNXOPT_EXE MODEL [--seed N] [--dim name=value ...]
-//        [--float-range R] [--int-max M] [--atol 1e-4] [--rtol 1e-3] [--threads 1]
+//        [--float-range R] [--int-max M] [--atol 1e-4] [--rtol 1e-3] [--max-rel T] [--threads 1]
 //        [--disable-training-dropout]
 //
 // Inputs follow tests/ort/compare_models.js (mulberry32 from tests/ort/prng.js, floats
@@ -13,7 +13,10 @@
 // onnxruntime runs with graphOptimizationLevel 'disabled'.
 // Comparison: same output names, element types and shapes; floats within
 // |a - b| <= atol + rtol * |b| (b from onnxruntime; float16 outputs with at least
-// atol 1e-2, rtol 1e-2), NaN equal to NaN; other types identical.
+// atol 1e-2, rtol 1e-2), NaN equal to NaN; other types identical. --max-rel T also
+// accepts |a - b| <= T * max|b| over the output (the output's scale: sums that cancel
+// leave small elements whose relative differences say nothing about the kernels). The
+// report gives each output's largest difference relative to its largest magnitude.
 // --disable-training-dropout: both run a copy whose training-mode Dropouts are switched
 // to inference mode (disable_training_dropout.py, Debian's python3-onnx; ONNXOPT_PYTHON
 // overrides /usr/bin/python3): a random mask cannot be reproduced.
@@ -34,7 +37,8 @@ function fail(code, message) {
 }
 
 function parseArgs(argv) {
-  const opts = { seed: 0, dims: new Map(), floatRange: 1, intMax: 16, atol: 1e-4, rtol: 1e-3, threads: 1, dropout: false, positional: [] };
+  const opts = { seed: 0, dims: new Map(), floatRange: 1, intMax: 16, atol: 1e-4, rtol: 1e-3, maxRel: 0, threads: 1,
+    dropout: false, positional: [] };
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     const num = () => {
@@ -48,6 +52,7 @@ function parseArgs(argv) {
       case '--int-max': opts.intMax = num(); break;
       case '--atol': opts.atol = num(); break;
       case '--rtol': opts.rtol = num(); break;
+      case '--max-rel': opts.maxRel = num(); break;
       case '--threads': opts.threads = num(); break;
       case '--disable-training-dropout': opts.dropout = true; break;
       case '--dim': {
@@ -175,6 +180,13 @@ function compare(name, ours, ref, opts) {
   let bad = 0;
   let first = null;
   let maxDiff = 0;
+  let maxRef = 0;
+  if (isFloat) {
+    for (let i = 0; i < ref.data.length; ++i) {
+      const b = half ? halfBitsToFloat(ref.data[i]) : ref.data[i];
+      if (Number.isFinite(b)) maxRef = Math.max(maxRef, Math.abs(b));
+    }
+  }
   for (let i = 0; i < ref.data.length; ++i) {
     let a = ours.data[i];
     let b = ref.data[i];
@@ -185,11 +197,14 @@ function compare(name, ours, ref, opts) {
     if (a === b || (isFloat && Number.isNaN(a) && Number.isNaN(b))) continue;
     const diff = typeof a === 'bigint' ? Math.abs(Number(a - b)) : Math.abs(Number(a) - Number(b));
     maxDiff = Number.isNaN(diff) ? Infinity : Math.max(maxDiff, diff);
-    if (!isFloat || !(diff <= atol + rtol * Math.abs(Number(b)))) {
+    if (!isFloat || !(diff <= atol + rtol * Math.abs(Number(b)) || diff <= opts.maxRel * maxRef)) {
       if (bad++ === 0) first = { i, a: String(a), b: String(b) };
     }
   }
-  const summary = `max_abs_diff=${maxDiff.toExponential(3)}`;
+  // The largest difference relative to the output's largest magnitude: differences where
+  // values cancel are large element by element and small against the output's scale.
+  const relative = maxRef > 0 ? ` = ${(maxDiff / maxRef).toExponential(2)} of max|ort| ${maxRef.toPrecision(3)}` : '';
+  const summary = `max_abs_diff=${maxDiff.toExponential(3)}${relative}`;
   if (!bad) return { ok: true, summary };
   return `${bad}/${ref.data.length} elements differ (${summary}), first at ${first.i}: ${first.a} (onnxopt) vs ${first.b} (onnxruntime)`;
 }
@@ -276,7 +291,7 @@ async function compareModel(opts, exe, originalModel, tmp) {
       }
     }
     console.log(`${ok ? 'MATCH' : 'DIFFERENT'}: ${session.outputNames.length} outputs, onnxopt run ${oursMs} ms ` +
-        `(process), onnxruntime ${ortMs} ms (atol ${opts.atol}, rtol ${opts.rtol})`);
+        `(process), onnxruntime ${ortMs} ms (atol ${opts.atol}, rtol ${opts.rtol}${opts.maxRel ? `, max-rel ${opts.maxRel}` : ''})`);
     return ok ? 0 : 1;
   }
 }

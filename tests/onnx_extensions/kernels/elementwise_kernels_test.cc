@@ -208,13 +208,14 @@ TEST(ElementwiseKernels, CastToFloat8SaturatesByDefault) {
 TEST(ElementwiseKernels, CastLikeAndDropoutPassThrough) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 15]>
-    g (int64[2] x, double[1] like) => (double[2] y, int64[2] d, bool[2] m) {
+    g (int64[2] x, double[2] f, double[1] like) => (double[2] y, double[2] d, bool[2] m) {
       y = CastLike (x, like)
-      d, m = Dropout (x)
+      d, m = Dropout (f)
     })ONNX",
-                     {{"x", MakeTensor<std::int64_t>({2}, {3, -4})}, {"like", MakeTensor<double>({1}, {0})}});
+                     {{"x", MakeTensor<std::int64_t>({2}, {3, -4})}, {"f", MakeTensor<double>({2}, {3, -4})},
+                      {"like", MakeTensor<double>({1}, {0})}});
   EXPECT_TENSOR(std::get<Tensor>(out.at("y")), MakeTensor<double>({2}, {3, -4}));
-  EXPECT_TENSOR(std::get<Tensor>(out.at("d")), MakeTensor<std::int64_t>({2}, {3, -4}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("d")), MakeTensor<double>({2}, {3, -4}));
   EXPECT_TENSOR(std::get<Tensor>(out.at("m")), MakeTensor<bool>({2}, {true, true}));
 }
 
@@ -263,7 +264,8 @@ TEST(ElementwiseKernels, CastStringToFloatAcceptsInfinityForms) {
   EXPECT_TENSOR(y, MakeTensor<float>({4}, {1e-5f, inf, inf, -inf}));
 }
 
-TEST(ElementwiseKernels, CastToInt4Clamps) {
+// int4.md: round to nearest even, then keep the low 4 bits (out-of-range values wrap).
+TEST(ElementwiseKernels, CastToInt4RoundsAndWraps) {
   auto y = RunOne(R"ONNX(
     <ir_version: 10, opset_import: ["" : 21]>
     g (float[3] x) => (float[3] y) {
@@ -271,7 +273,7 @@ TEST(ElementwiseKernels, CastToInt4Clamps) {
       y = Cast <to = 1> (q)
     })ONNX",
                   {{"x", MakeTensor<float>({3}, {-20, 2.5f, 9})}});
-  EXPECT_TENSOR(y, MakeTensor<float>({3}, {-8, 2, 7}));
+  EXPECT_TENSOR(y, MakeTensor<float>({3}, {-4, 2, -7}));
 }
 
 }  // namespace

@@ -43,6 +43,10 @@ Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& na
   return core::eval::AsTensor(it->second, name);
 }
 
+const Tensor& OutputTensor(const core::eval::ValueMap& outputs, const std::string& name) {
+  return core::eval::AsTensor(outputs.at(name), name);
+}
+
 namespace {
 
 bool IsFloatLike(int t) {

@@ -64,6 +64,8 @@ using Inputs = std::vector<std::pair<std::string, Tensor>>;
 core::eval::ValueMap RunText(std::string_view text, const Inputs& inputs);
 // The single tensor output `name` of RunText.
 Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& name = "y");
+// The tensor `name` of RunText's outputs (ModelError when it is not a tensor).
+const Tensor& OutputTensor(const core::eval::ValueMap& outputs, const std::string& name);
 
 // Same type, shape and values; floating values (float16/bfloat16 through float) within
 // atol + rtol * |expected|, NaN equal to NaN. Prints both tensors on failure.

@@ -1,0 +1,96 @@
+#include "onnx_core/eval/float8.h"
+
+#include <cmath>
+#include <limits>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/tensor.h"
+
+namespace onnxopt::core::eval {
+
+namespace {
+
+struct Float8Format {
+  int exponent_bits, mantissa_bits, bias;
+  bool fnuz;          // one NaN (0x80), no negative zero, no infinity
+  bool has_infinity;  // E5M2
+};
+
+Float8Format FormatOf(int elem_type) {
+  switch (elem_type) {
+    case kFloat8E4M3FN: return {4, 3, 7, false, false};
+    case kFloat8E4M3FNUZ: return {4, 3, 8, true, false};
+    case kFloat8E5M2: return {5, 2, 15, false, true};
+    case kFloat8E5M2FNUZ: return {5, 2, 16, true, false};
+    default: throw BuilderError("element type " + std::to_string(elem_type) + " is not a float8 type");
+  }
+}
+
+float Decode(std::uint8_t bits, const Float8Format& f) {
+  if (f.fnuz && bits == 0x80) return std::numeric_limits<float>::quiet_NaN();
+  const bool negative = bits & 0x80;
+  const int e = (bits >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1);
+  const int m = bits & ((1 << f.mantissa_bits) - 1);
+  const int max_e = (1 << f.exponent_bits) - 1;
+  float v;
+  if (!f.fnuz && !f.has_infinity && e == max_e && m == (1 << f.mantissa_bits) - 1) {
+    v = std::numeric_limits<float>::quiet_NaN();
+  } else if (f.has_infinity && e == max_e) {
+    v = m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  } else if (e == 0) {
+    v = std::ldexp(static_cast<float>(m), 1 - f.bias - f.mantissa_bits);
+  } else {
+    v = std::ldexp(1.0f + static_cast<float>(m) / static_cast<float>(1 << f.mantissa_bits), e - f.bias);
+  }
+  return negative ? -v : v;
+}
+
+}  // namespace
+
+bool IsFloat8(int t) {
+  return t == kFloat8E4M3FN || t == kFloat8E4M3FNUZ || t == kFloat8E5M2 || t == kFloat8E5M2FNUZ;
+}
+
+float Float8ToFloat(std::uint8_t bits, int elem_type) { return Decode(bits, FormatOf(elem_type)); }
+
+std::uint8_t FloatToFloat8(float x, int elem_type, bool saturate) {
+  const Float8Format f = FormatOf(elem_type);
+  const std::uint8_t nan = f.fnuz ? 0x80 : 0x7F;
+  if (std::isnan(x)) return nan;
+  const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  // Largest finite positive code.
+  const std::uint8_t max_code = f.fnuz ? 0x7F : (f.has_infinity ? 0x7B : 0x7E);
+  auto overflow = [&]() -> std::uint8_t {
+    if (saturate) return max_code | sign;
+    if (f.has_infinity) return 0x7C | sign;
+    return f.fnuz ? nan : (0x7F | sign);
+  };
+  const float a = std::fabs(x);
+  if (std::isinf(a)) return overflow();
+  const float max_v = Decode(max_code, f);
+  const float beyond = 2 * max_v - Decode(max_code - 1, f);  // max + one ulp
+  std::uint8_t code;
+  if (a >= max_v) {
+    const float mid = (max_v + beyond) / 2;
+    // The code after max_code is odd in every format: ties go to max_code... unless max_code is odd.
+    if (a < mid || (a == mid && (max_code & 1) == 0)) code = max_code;
+    else return overflow();
+  } else {
+    // Positive codes are ordered by value: binary search the interval, then round to nearest even.
+    int lo = 0, hi = max_code;
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      if (Decode(static_cast<std::uint8_t>(mid), f) <= a) lo = mid;
+      else hi = mid;
+    }
+    const float vl = Decode(static_cast<std::uint8_t>(lo), f);
+    const float vh = Decode(static_cast<std::uint8_t>(hi), f);
+    if (a - vl < vh - a) code = static_cast<std::uint8_t>(lo);
+    else if (a - vl > vh - a) code = static_cast<std::uint8_t>(hi);
+    else code = static_cast<std::uint8_t>((lo & 1) == 0 ? lo : hi);
+  }
+  if (code == 0 && f.fnuz) return 0;
+  return code | sign;
+}
+
+}  // namespace onnxopt::core::eval
