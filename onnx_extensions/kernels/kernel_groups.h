@@ -9,5 +9,9 @@ void RegisterTensorKernels();        // tensor_kernels.cc: shape manipulation, i
 void RegisterNnKernels();            // nn_kernels.cc: MatMul, Gemm, Conv, pooling, normalization, ...
 void RegisterControlFlowKernels();   // control_flow_kernels.cc: If, Loop, Scan, sequences, optionals
 void RegisterContribKernels();       // contrib_kernels.cc: com.microsoft
+void RegisterVisionKernels();        // vision_kernels.cc: NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, AffineGrid
+void RegisterSpatialKernels();       // spatial_kernels.cc: LRN, MeanVarianceNormalization, MaxUnpool, Col2Im, CenterCropPad, DeformConv
+void RegisterFusedKernels();         // fused_kernels.cc: com.microsoft FusedConv, FusedGemm
+void RegisterImageKernels();         // image_kernels.cc: ImageDecoder
 
 }  // namespace onnxopt::onnx_kernels

@@ -14,6 +14,10 @@ void RegisterKernels() {
     RegisterNnKernels();
     RegisterControlFlowKernels();
     RegisterContribKernels();
+    RegisterVisionKernels();
+    RegisterSpatialKernels();
+    RegisterFusedKernels();
+    RegisterImageKernels();
   });
 }
 
