@@ -377,17 +377,17 @@ std::vector<Value> MaxRoiPoolKernel(KernelContext& ctx) {
 enum class GridMode { kNearest, kLinear, kCubic };
 enum class GridPadding { kZeros, kBorder, kReflection };
 
-// Reflects x into [lo, hi] by the nearer border until it lies inside. NaN stays NaN.
+// Reflects x into [lo, hi] by the nearer border until it lies inside. The remainder
+// modulo a whole period (2 * range: there and back) is exact, also for huge x. NaN stays
+// NaN.
 double Reflect(double x, double lo, double hi) {
   const double range = hi - lo;
   if (!(range > 0)) return lo;
   if (x >= lo && x <= hi) return x;
-  const double distance = x < lo ? lo - x : x - hi;
-  const double rest = std::fmod(distance, range);
-  const bool odd = std::fmod(std::floor(distance / range), 2.0) != 0.0;
-  // An even number of whole reflections leaves x measured from the border it crossed.
-  if (x < lo) return odd ? hi - rest : lo + rest;
-  return odd ? lo + rest : hi - rest;
+  const double rest = std::fmod(x < lo ? lo - x : x - hi, 2 * range);
+  // Within a period: back from the border crossed first, then forth from the other one.
+  if (x < lo) return rest <= range ? lo + rest : hi - (rest - range);
+  return rest <= range ? hi - rest : lo + (rest - range);
 }
 
 struct GridAxis {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -328,6 +329,57 @@ TEST(ImageDecoderKernel, CorruptJpegGivesAnEmptyImage) {
   }
   // Garbage after the start of image.
   EXPECT_TENSOR(Decode({0xFF, 0xD8, 0xFF, 0x00, 0x01, 0x02}), empty);
+}
+
+// ---------------------------------------------------------------------------------
+// Mutated streams (meant for the ASan+UBSan run): every decoder either refuses the stream
+// or returns a well-formed image, never reading outside it.
+
+TEST(ImageDecoderKernel, MutatedStreamsDecodeOrAreRefused) {
+  Bytes palette8(1024);
+  for (std::size_t i = 0; i < palette8.size(); ++i) palette8[i] = static_cast<std::uint8_t>(i * 7);
+  const std::vector<Bytes> originals = {
+      Bmp(3, 2, 24, {{0, 0, 255, 0, 255, 0, 255, 0, 0}, {30, 20, 10, 50, 100, 200, 7, 7, 7}}),
+      Bmp(5, -3, 8, {{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, {11, 12, 13, 14, 15}}, palette8),
+      Bmp(1, 1, 32, {{1, 2, 3, 4}}, {}, 3, {0xFF, 0, 0, 0, 0, 0xFF, 0, 0, 0, 0, 0xFF, 0}),
+      Concat(Text("P6 3 2 255\n"), kPicture),
+      Text("P3 2 1 15\n15 0 7  1 15 0\n"),
+      Concat(Text("P4\n3 2\n"), {0xA0, 0x40}),
+      EncodePng(3, 2, kPicture, PNG_FORMAT_RGB),
+      EncodeJpeg(16, 16, SmoothPicture(), true),
+  };
+  std::mt19937 random(13);
+  int decoded = 0, refused = 0;
+  for (const Bytes& original : originals)
+    for (int round = 0; round < 300; ++round) {
+      Bytes data = original;
+      const int edits = 1 + static_cast<int>(random() % 4);
+      for (int e = 0; e < edits && !data.empty(); ++e) {
+        const std::size_t at = random() % data.size();
+        switch (random() % 4) {
+          case 0: data[at] = static_cast<std::uint8_t>(random()); break;               // any byte
+          case 1: data[at] ^= static_cast<std::uint8_t>(1u << (random() % 8)); break;  // one bit
+          case 2: data.resize(at); break;                                               // truncated
+          default: data.insert(data.begin() + static_cast<std::ptrdiff_t>(at), static_cast<std::uint8_t>(random()));
+        }
+      }
+      try {
+        const auto image = onnx_kernels::image::DecodeImage(data);
+        if (!image) {
+          ++refused;
+          continue;
+        }
+        ++decoded;
+        ASSERT_EQ(image->elem_type(), TensorProto::UINT8);
+        ASSERT_EQ(image->rank(), 3u);
+        EXPECT_EQ(image->shape()[2], 3);
+      } catch (const ModelError&) {
+        ++refused;  // a recognised but unsupported variant, or an image above the size limit
+      }
+    }
+  // Both outcomes occur: the mutations neither all break nor all spare the streams.
+  EXPECT_GT(decoded, 100);
+  EXPECT_GT(refused, 100);
 }
 
 // ---------------------------------------------------------------------------------
