@@ -1006,3 +1006,58 @@ add(name="fusedgemm_missing_alpha", op="FusedGemm", **MS, inputs=[("a", GEMM_A),
     attrs={"activation": "LeakyRelu"}, expect="error")
 add(name="fusedgemm_inner_mismatch", op="FusedGemm", **MS, inputs=[("a", GEMM_A), ("b", GEMM_B[:4])],
     attrs={"activation": "Relu"}, expect="error")
+
+
+# --- bfloat16 ------------------------------------------------------------------------------------
+# onnxruntime-node has no bfloat16 kernel for these operators; the expected values use the
+# inputs rounded to bfloat16 (as the model stores them), computed in float64.
+
+def bf16(values):
+    """float32 values rounded to the nearest bfloat16 (ties to even), as float32."""
+    bits = np.ascontiguousarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32)
+    return rounded.view(np.float32).reshape(np.shape(values))
+
+
+BF16 = MISSING + " (bfloat16, added in opset 22 or allowed by the type constraints)"
+LRN_B = bf16(LRN_X)
+add(op="LRN", opset=13, name="lrn_bfloat16", inputs=[("x", ("bfloat16", LRN_B))], attrs={"size": 3}, expect="spec",
+    expected=[lrn(LRN_B, 3)], reason=BF16)
+ROI_XB, ROIS_B = bf16(ROI_X), bf16(ROIS)
+add(op="RoiAlign", opset=22, name="roialign_bfloat16", inputs=[("x", ("bfloat16", ROI_XB)), ("rois", ("bfloat16", ROIS_B)),
+                                                             ("batch", ROI_BATCH)],
+    attrs={"output_height": 2, "output_width": 2}, expect="spec", expected=[roi_align(ROI_XB, ROIS_B, ROI_BATCH, 2, 2)], reason=BF16)
+POOL_ROIS_B = bf16(POOL_ROIS)
+add(op="MaxRoiPool", opset=22, name="maxroipool_bfloat16", inputs=[("x", ("bfloat16", ROI_XB)), ("rois", ("bfloat16", POOL_ROIS_B))],
+    attrs={"pooled_shape": [2, 3]}, expect="spec", expected=[max_roi_pool(ROI_XB, POOL_ROIS_B, [2, 3])], reason=BF16)
+GRID_XB, GRID_B = bf16(GRID_X), bf16(GRID)
+add(op="GridSample", opset=22, name="gridsample_bfloat16", inputs=[("x", ("bfloat16", GRID_XB)), ("grid", ("bfloat16", GRID_B))],
+    expect="spec", expected=[grid_sample(GRID_XB, GRID_B).astype(np.float32)], reason=BF16)
+THETA2_B = bf16(THETA2)
+add(op="AffineGrid", opset=20, name="affinegrid_bfloat16", inputs=[("theta", ("bfloat16", THETA2_B)), ("size", i64(2, 3, 4, 5))],
+    expect="spec", expected=[affine_grid(THETA2_B, [2, 3, 4, 5], 0)], reason=BF16)
+POOLED_B = bf16(POOLED)
+UNPOOLED_B = np.zeros(2 * 3 * 4 * 6, np.float32)
+np.put(UNPOOLED_B, UNPOOL_INDICES.ravel(), POOLED_B.ravel())
+add(op="MaxUnpool", opset=22, name="maxunpool_bfloat16", inputs=[("x", ("bfloat16", POOLED_B)), ("i", UNPOOL_INDICES)],
+    attrs={"kernel_shape": [2, 2], "strides": [2, 2]}, expect="spec", expected=[UNPOOLED_B.reshape(2, 3, 4, 6)], reason=BF16)
+COL_B = bf16(uniform(21, [1, 4, 9], -5, 5))
+add(op="Col2Im", opset=18, name="col2im_bfloat16", inputs=[("x", ("bfloat16", COL_B)), ("image", i64(4, 4)), ("block", i64(2, 2))],
+    expect="spec", expected=[col2im(COL_B, [4, 4], [2, 2])], reason=BF16)
+CROP_B = bf16(uniform(38, [4, 5]))
+add(op="CenterCropPad", opset=18, name="centercroppad_bfloat16", inputs=[("x", ("bfloat16", CROP_B)), ("shape", i64(3, 7))],
+    expect="spec", expected=[center_crop_pad(CROP_B, [3, 7])], reason=BF16)
+DX_B, DW_B, DOFF_B = bf16(DX), bf16(DW), bf16(uniform(25, [2, 18, 3, 4], -1.5, 1.5))
+add(op="DeformConv", opset=22, name="deformconv_bfloat16",
+    inputs=[("x", ("bfloat16", DX_B)), ("w", ("bfloat16", DW_B)), ("offset", ("bfloat16", DOFF_B))],
+    expect="spec", expected=[deform_conv(DX_B, DW_B, DOFF_B)], rtol=3e-2, atol=5e-2,
+    reason=BF16 + "; sums of 36 products rounded to bfloat16's 8 bits")
+MVN_B = bf16(MVN_X)
+add(op="MeanVarianceNormalization", opset=13, name="meanvariancenormalization_bfloat16", inputs=[("x", ("bfloat16", MVN_B))],
+    expect="spec", expected=[mvn(MVN_B)], reason=BF16)
+GRID_INT8 = (iota([1, 2, 3, 3]) - 9).astype(np.int8)
+add(op="GridSample", opset=20, name="gridsample_bool", inputs=[("x", GRID_INT8 % 3 == 0), ("grid", GRID[:1])],
+    attrs={"mode": "nearest"}, expect="spec", expected=[grid_sample((GRID_INT8 % 3 == 0).astype(np.float64), GRID[:1], "nearest") != 0],
+    reason=MISSING + " (bool is computed in floating point and converted back: nonzero is true)")
+add(op="GridSample", opset=20, name="gridsample_int8", inputs=[("x", GRID_INT8), ("grid", GRID[:1])],
+    expect="spec", expected=[np.trunc(grid_sample(GRID_INT8, GRID[:1])).astype(np.int8)], reason=MISSING)
