@@ -424,7 +424,9 @@ std::vector<Value> DeformConvKernel(KernelContext& ctx) {
     if (t.shape() != expected)
       Fail(std::string(name) + " " + ShapeToString(t.shape()) + " must be " + ShapeToString(expected));
   };
-  expect_shape(offset_in, CheckedMul(offset_group * g.kernel_size, dims, "offset's channels"), "offset");
+  // offset_group divides C but may be anything when C = 0: multiply with overflow checks.
+  const std::int64_t taps = CheckedMul(offset_group, g.kernel_size, "offset_group * kernel size");
+  expect_shape(offset_in, CheckedMul(taps, dims, "offset's channels"), "offset");
   if (ctx.HasInput(3)) {
     const Tensor& b = ctx.TensorInput(3);
     if (b.elem_type() != x_in.elem_type() || b.shape() != Shape{M})
@@ -433,7 +435,7 @@ std::vector<Value> DeformConvKernel(KernelContext& ctx) {
   if (ctx.HasInput(4)) {
     const Tensor& mask = ctx.TensorInput(4);
     if (mask.elem_type() != x_in.elem_type()) Fail("mask must have X's type, found " + mask.Describe());
-    expect_shape(mask, offset_group * g.kernel_size, "mask");
+    expect_shape(mask, taps, "mask");
   }
   const std::int64_t cg = C / group, mg = M / group, rows = cg * g.kernel_size;
   CheckWork(static_cast<double>(N * C) * static_cast<double>(g.kernel_size) * static_cast<double>(g.out_size) *

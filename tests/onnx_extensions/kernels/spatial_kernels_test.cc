@@ -267,6 +267,13 @@ TEST(DeformConvKernel, RefusesInvalidInputs) {
   EXPECT_THAT(NodeError("y = DeformConv (x, w, offset, b, mask)", in, 19), HasSubstr("mask [1,8,2,2] must be [1,4,2,2]"));
   EXPECT_THAT(NodeError("y = DeformConv <strides = [1, 1], kernel_shape = [3, 3]> (x, w, offset, b, mask)", in, 19),
               HasSubstr("kernel_shape [3,3] differs from W's [2,2]"));
+  // No channels: any offset_group divides 0, its product with the kernel must not overflow.
+  Inputs empty = {{"x", MakeTensor<float>({1, 0, 3, 3}, {})},
+                  {"w", MakeTensor<float>({0, 0, 2, 2}, {})},
+                  {"offset", MakeTensor<float>({1, 8, 2, 2}, std::vector<float>(32, 0))}};
+  EXPECT_THAT(NodeError("y = DeformConv <offset_group = 4611686018427387904> (x, w, offset)", empty, 19),
+              HasSubstr("offset_group * kernel size overflows"));
+  EXPECT_TENSOR(RunNode("y = DeformConv (x, w, offset)", empty, 19), MakeTensor<float>({1, 0, 2, 2}, {}));
 }
 
 }  // namespace
