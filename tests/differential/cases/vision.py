@@ -1061,3 +1061,17 @@ add(op="GridSample", opset=20, name="gridsample_bool", inputs=[("x", GRID_INT8 %
     reason=MISSING + " (bool is computed in floating point and converted back: nonzero is true)")
 add(op="GridSample", opset=20, name="gridsample_int8", inputs=[("x", GRID_INT8), ("grid", GRID[:1])],
     expect="spec", expected=[np.trunc(grid_sample(GRID_INT8, GRID[:1])).astype(np.int8)], reason=MISSING)
+
+
+# --- Empty inputs ---------------------------------------------------------------------------------
+add(op="MeanVarianceNormalization", opset=13, name="meanvariancenormalization_empty", inputs=[("x", np.zeros([0, 3, 2, 2], np.float32))])
+add(op="MaxRoiPool", opset=1, name="maxroipool_no_rois", inputs=[("x", ROI_X), ("rois", np.zeros([0, 5], np.float32))],
+    attrs={"pooled_shape": [2, 2]})
+add(op="Col2Im", opset=18, name="col2im_empty_batch", inputs=[("x", np.zeros([0, 4, 9], np.float32)), ("image", i64(4, 4)),
+                                                             ("block", i64(2, 2))])
+add(op="DeformConv", opset=19, name="deformconv_empty_batch",
+    inputs=[("x", np.zeros([0, 4, 5, 6], np.float32)), ("w", DW), ("offset", np.zeros([0, 18, 3, 4], np.float32))],
+    expect="spec", expected=[np.zeros([0, 6, 3, 4], np.float32)], reason=MISSING)
+add(name="fusedconv_empty_batch", op="FusedConv", **MS, inputs=[("x", np.zeros([0, 4, 5, 6], np.float32)), ("w", CONV_W)],
+    attrs={"activation": "Relu"})
+image_case("empty_stream", b"", EMPTY_RGB, reason=MISSING + "; the spec returns an empty matrix")
