@@ -16,5 +16,9 @@ void RegisterRandomKernels();        // random_kernels.cc: random generators
 void RegisterReorderKernels();       // reorder_kernels.cc: ReverseSequence, Unique
 void RegisterLinalgKernels();        // linalg_kernels.cc: Det
 void RegisterSequenceMapKernels();   // sequence_map_kernels.cc: SequenceMap
+void RegisterVisionKernels();        // vision_kernels.cc: NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, AffineGrid
+void RegisterSpatialKernels();       // spatial_kernels.cc: LRN, MeanVarianceNormalization, MaxUnpool, Col2Im, CenterCropPad, DeformConv
+void RegisterFusedKernels();         // fused_kernels.cc: com.microsoft FusedConv, FusedGemm
+void RegisterImageKernels();         // image_kernels.cc: ImageDecoder
 
 }  // namespace onnxopt::onnx_kernels

@@ -21,6 +21,10 @@ void RegisterKernels() {
     RegisterReorderKernels();
     RegisterLinalgKernels();
     RegisterSequenceMapKernels();
+    RegisterVisionKernels();
+    RegisterSpatialKernels();
+    RegisterFusedKernels();
+    RegisterImageKernels();
   });
 }
 

@@ -18,6 +18,7 @@ void RegisterShapeFunctions() {
     RegisterLossShapes();
     RegisterTrainingShapes();
     RegisterRandomShapes();
+    RegisterVisionShapes();
   });
 }
 

@@ -13,5 +13,6 @@ void RegisterQuantizedShapes();     // quantized_shapes.cc (com.microsoft quanti
 void RegisterLossShapes();          // loss_shapes.cc
 void RegisterTrainingShapes();      // training_shapes.cc (ai.onnx.preview.training)
 void RegisterRandomShapes();        // random_shapes.cc
+void RegisterVisionShapes();        // vision_shapes.cc: MaxRoiPool, DeformConv, ImageDecoder, FusedGemm
 
 }  // namespace onnxopt::onnx_shapes
