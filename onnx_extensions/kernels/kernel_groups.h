@@ -9,5 +9,6 @@ void RegisterTensorKernels();        // tensor_kernels.cc: shape manipulation, i
 void RegisterNnKernels();            // nn_kernels.cc: MatMul, Gemm, Conv, pooling, normalization, ...
 void RegisterControlFlowKernels();   // control_flow_kernels.cc: If, Loop, Scan, sequences, optionals
 void RegisterContribKernels();       // contrib_kernels.cc: com.microsoft
+void RegisterSignalKernels();        // signal_kernels.cc: DFT, STFT, window functions, MelWeightMatrix
 
 }  // namespace onnxopt::onnx_kernels

@@ -14,6 +14,7 @@ void RegisterKernels() {
     RegisterNnKernels();
     RegisterControlFlowKernels();
     RegisterContribKernels();
+    RegisterSignalKernels();
   });
 }
 

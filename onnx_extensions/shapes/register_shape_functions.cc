@@ -14,6 +14,7 @@ void RegisterShapeFunctions() {
     RegisterNnShapes();
     RegisterControlFlowShapes();
     RegisterContribShapes();
+    RegisterSignalShapes();
   });
 }
 

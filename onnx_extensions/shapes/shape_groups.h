@@ -9,5 +9,6 @@ void RegisterTensorShapes();        // tensor_shapes.cc
 void RegisterNnShapes();            // nn_shapes.cc
 void RegisterControlFlowShapes();   // control_flow_shapes.cc
 void RegisterContribShapes();       // contrib_shapes.cc (com.microsoft)
+void RegisterSignalShapes();        // signal_shapes.cc
 
 }  // namespace onnxopt::onnx_shapes

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "onnx_core/common/error.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/support/test_support.h"
 
@@ -41,6 +42,21 @@ Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& na
     return Tensor();
   }
   return core::eval::AsTensor(it->second, name);
+}
+
+std::string ModelErrorOf(std::string_view text, const Inputs& inputs) {
+  try {
+    RunText(text, inputs);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ModelError";
+  return "";
+}
+
+std::string GraphText(std::string_view opset_imports, std::string_view signature, std::string_view body) {
+  return "<ir_version: 10, opset_import: [" + std::string(opset_imports) + "]>\ng " + std::string(signature) + " {\n" +
+         std::string(body) + "\n}";
 }
 
 namespace {
