@@ -9,6 +9,7 @@ debian_packages=(
   build-essential cmake ninja-build ccache pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
+  libre2-dev
   pybind11-dev python3-dev python3-onnx python3-numpy python3-pytest
   clang-14 libclang-rt-14-dev
   nodejs npm time

@@ -10,5 +10,6 @@ void RegisterNnKernels();            // nn_kernels.cc: MatMul, Gemm, Conv, pooli
 void RegisterControlFlowKernels();   // control_flow_kernels.cc: If, Loop, Scan, sequences, optionals
 void RegisterContribKernels();       // contrib_kernels.cc: com.microsoft
 void RegisterSignalKernels();        // signal_kernels.cc: DFT, STFT, window functions, MelWeightMatrix
+void RegisterStringKernels();        // string_kernels.cc: string operators, TfIdfVectorizer
 
 }  // namespace onnxopt::onnx_kernels

@@ -15,6 +15,7 @@ void RegisterKernels() {
     RegisterControlFlowKernels();
     RegisterContribKernels();
     RegisterSignalKernels();
+    RegisterStringKernels();
   });
 }
 

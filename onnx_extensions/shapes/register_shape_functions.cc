@@ -15,6 +15,7 @@ void RegisterShapeFunctions() {
     RegisterControlFlowShapes();
     RegisterContribShapes();
     RegisterSignalShapes();
+    RegisterStringShapes();
   });
 }
 

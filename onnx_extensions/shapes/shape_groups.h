@@ -10,5 +10,6 @@ void RegisterNnShapes();            // nn_shapes.cc
 void RegisterControlFlowShapes();   // control_flow_shapes.cc
 void RegisterContribShapes();       // contrib_shapes.cc (com.microsoft)
 void RegisterSignalShapes();        // signal_shapes.cc
+void RegisterStringShapes();        // string_shapes.cc
 
 }  // namespace onnxopt::onnx_shapes
