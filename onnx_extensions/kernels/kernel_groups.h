@@ -11,5 +11,6 @@ void RegisterControlFlowKernels();   // control_flow_kernels.cc: If, Loop, Scan,
 void RegisterContribKernels();       // contrib_kernels.cc: com.microsoft
 void RegisterSignalKernels();        // signal_kernels.cc: DFT, STFT, window functions, MelWeightMatrix
 void RegisterStringKernels();        // string_kernels.cc: string operators, TfIdfVectorizer
+void RegisterAttentionKernels();     // attention_kernels.cc: com.microsoft Attention, MultiHeadAttention, GroupQueryAttention
 
 }  // namespace onnxopt::onnx_kernels

@@ -16,6 +16,7 @@ void RegisterKernels() {
     RegisterContribKernels();
     RegisterSignalKernels();
     RegisterStringKernels();
+    RegisterAttentionKernels();
   });
 }
 
