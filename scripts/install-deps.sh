@@ -39,8 +39,10 @@ fi
 
 # The onnxruntime-node oracle. --ignore-scripts: its install script would try to download
 # GPU libraries we do not use; the CPU binaries ship inside the package.
+# A worktree whose node_modules is a symbolic link to the main checkout's shares it: never
+# run npm ci through the link (it would empty the main checkout's copy).
 stamp=node_modules/.package-lock.json
-if [[ ! -f "$stamp" || package-lock.json -nt "$stamp" ]]; then
+if [[ ! -L node_modules && ( ! -f "$stamp" || package-lock.json -nt "$stamp" ) ]]; then
   echo "install-deps: npm ci (onnxruntime-node)"
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
