@@ -180,7 +180,7 @@ struct AttentionBias {
 // starts: left padding too), [B, T] (1 visible, 0 masked), [B, S, T]; causal (when S > 1)
 // masks the keys after P + s for query row s.
 struct PaddingMask {
-  std::vector<float> values;  // [B, S, T]; empty: no mask
+  Tensor values;  // [B, S, T] float; undefined: no mask
 
   static PaddingMask Build(const KernelContext& ctx, std::size_t input, std::string_view what,
                            bool allow_start_positions, std::int64_t batch, std::int64_t q_len, std::int64_t past,
@@ -189,13 +189,14 @@ struct PaddingMask {
     PaddingMask m;
     const bool has_mask = ctx.HasInput(input);
     if (!has_mask && !(causal && q_len > 1)) return m;
-    m.values.assign(static_cast<std::size_t>(batch * q_len * total), 0.0f);
+    m.values = FloatTensor({batch, q_len, total});
+    float* values = m.values.MutableData<float>();
     if (has_mask) {
       const Tensor& mask = TypedInput(ctx, input, what, {TensorProto::INT32});
       const std::vector<std::int64_t> v = mask.ToInt64Vector();
       const Shape& s = mask.shape();
       const auto at = [&](std::int64_t b, std::int64_t q, std::int64_t t) -> float& {
-        return m.values[static_cast<std::size_t>((b * q_len + q) * total + t)];
+        return values[(b * q_len + q) * total + t];
       };
       if (s.size() == 1 && (s[0] == batch || (allow_start_positions && s[0] == 2 * batch))) {
         for (std::int64_t b = 0; b < batch; ++b) {
@@ -213,7 +214,7 @@ struct PaddingMask {
               if (v[static_cast<std::size_t>(b * total + t)] <= 0) at(b, q, t) = filter;
       } else if (s.size() == 3 && s[0] == batch && s[1] == q_len && s[2] == total) {
         for (std::size_t i = 0; i < v.size(); ++i)
-          if (v[i] <= 0) m.values[i] = filter;
+          if (v[i] <= 0) values[i] = filter;
       } else {
         Fail(std::string(what) + " must have shape [" + std::to_string(batch) + "]" +
              (allow_start_positions ? ", [" + std::to_string(2 * batch) + "]" : "") + ", [" + std::to_string(batch) +
@@ -225,14 +226,13 @@ struct PaddingMask {
     if (causal && q_len > 1)
       for (std::int64_t b = 0; b < batch; ++b)
         for (std::int64_t q = 0; q < q_len; ++q)
-          for (std::int64_t t = past + q + 1; t < total; ++t)
-            m.values[static_cast<std::size_t>((b * q_len + q) * total + t)] = filter;
+          for (std::int64_t t = past + q + 1; t < total; ++t) values[(b * q_len + q) * total + t] = filter;
     return m;
   }
 
   void Add(std::int64_t b, float* scores, std::int64_t q_len, std::int64_t total) const {
-    if (values.empty()) return;
-    const float* src = values.data() + b * q_len * total;
+    if (!values.defined()) return;
+    const float* src = values.Data<float>() + b * q_len * total;
     for (std::int64_t i = 0; i < q_len * total; ++i) scores[i] += src[i];
   }
 };
@@ -465,6 +465,8 @@ std::vector<Value> GroupQueryAttentionKernel(KernelContext& ctx) {
     Fail("num_heads " + std::to_string(heads) + " must be a multiple of kv_num_heads " + std::to_string(kv_heads));
   if (query.rank() != 3) Fail("input 'query' must have shape [batch, sequence, hidden], found " + Dims(query.shape()));
   const std::int64_t batch = query.shape()[0], q_len = query.shape()[1];
+  if (heads > query.shape()[2] || kv_heads > query.shape()[2])
+    Fail("num_heads and kv_num_heads must not exceed the query's hidden size " + std::to_string(query.shape()[2]));
   const bool packed = !ctx.HasInput(1);
   if (packed == ctx.HasInput(2)) Fail("inputs key and value must be given together (or neither, for packed QKV)");
   const std::int64_t size = query.shape()[2] / (packed ? heads + 2 * kv_heads : heads);
@@ -547,6 +549,10 @@ std::vector<Value> GroupQueryAttentionKernel(KernelContext& ctx) {
         Fail("input 'position_ids' must have shape [" + std::to_string(batch) + ", " + std::to_string(q_len) +
              "], found " + Dims(p.shape()));
       ids = p.ToInt64Vector();
+      // Bounded here: the first prompt adds the token index to it.
+      if (first_prompt && !ids->empty() && ((*ids)[0] < 0 || (*ids)[0] >= cs[0]))
+        Fail("position_ids[0][0] = " + std::to_string((*ids)[0]) + " is outside the " + std::to_string(cs[0]) +
+             " rows of cos_cache");
     }
     for (std::int64_t b = 0; b < batch; ++b)
       for (std::int64_t s = 0; s < q_len; ++s) {

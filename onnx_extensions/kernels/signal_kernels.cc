@@ -135,7 +135,7 @@ std::vector<Value> MelWeightMatrixKernel(KernelContext& ctx) {
   std::vector<std::int64_t> edges(static_cast<std::size_t>(num_mel_bins + 2));  // bounded by `out`
   for (std::size_t i = 0; i < edges.size(); ++i) {
     const double hz = MelToHertz(static_cast<double>(i) * mel_step + low_mel);
-    const double bin = std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate));
+    const double bin = std::floor((static_cast<double>(dft_length) + 1) * hz / static_cast<double>(sample_rate));
     if (!(bin >= 0 && bin < static_cast<double>(spectrogram_bins)))
       Fail("band edge " + std::to_string(i) + " (" + std::to_string(hz) + " Hz) falls outside the " +
            std::to_string(spectrogram_bins) + " bins of the spectrogram; lower_edge_hertz must be >= 0 and " +

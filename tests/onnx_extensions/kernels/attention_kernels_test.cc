@@ -238,6 +238,39 @@ TEST(GroupQueryAttentionKernel, RefusesInconsistentLengthsAndHeads) {
                            "do_rotary = 1> (q, k, v, , , s, t)"),
                    inputs(1, 2)),
       HasSubstr("needs inputs cos_cache and sin_cache"));
+  EXPECT_THAT(
+      ModelErrorOf(MsModel("(float[1,2,16] q, float[1,2,8] k, float[1,2,8] v, int32[1] s, int32 t) => (y, pk, pv)",
+                           "y, pk, pv = com.microsoft.GroupQueryAttention <num_heads = 4611686018427387904, "
+                           "kv_num_heads = 1> (q, k, v, , , s, t)"),
+                   inputs(1, 2)),
+      HasSubstr("must not exceed the query's hidden size 16"));
+}
+
+TEST(GroupQueryAttentionKernel, RefusesRotaryPositionsOutsideTheCaches) {
+  // Head size 16 rotated whole by caches of 8 columns (onnxruntime requires a multiple of 8).
+  const std::string model = MsModel(
+      "(float[1,2,32] q, float[1,2,16] k, float[1,2,16] v, int32[1] s, int32 t, float[4,8] c, float[4,8] n, "
+      "int64[1,2] p) => (y, pk, pv)",
+      "y, pk, pv = com.microsoft.GroupQueryAttention <num_heads = 2, kv_num_heads = 1, do_rotary = 1> "
+      "(q, k, v, , , s, t, c, n, p)");
+  const auto inputs = [](std::int64_t first) {
+    return Inputs{{"q", MakeTensor<float>({1, 2, 32}, Iota(64, 0))},
+                  {"k", MakeTensor<float>({1, 2, 16}, Iota(32, 0))},
+                  {"v", MakeTensor<float>({1, 2, 16}, Iota(32, 0))},
+                  {"s", MakeTensor<std::int32_t>({1}, {1})},
+                  {"t", MakeScalar<std::int32_t>(2)},
+                  {"c", MakeTensor<float>({4, 8}, std::vector<float>(32, 1.0f))},
+                  {"n", MakeTensor<float>({4, 8}, std::vector<float>(32, 0.0f))},
+                  {"p", MakeTensor<std::int64_t>({1, 2}, {first, 0})}};
+  };
+  // cos = 1, sin = 0: the rotation is the identity; query row 0 sees value row 0 only.
+  const auto out = RunText(model, inputs(2));
+  for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(Out(out, "y").Data<float>()[i], static_cast<float>(i));
+  // The first prompt counts up from position_ids[0][0]: 3 + 1 is beyond the 4 rows.
+  EXPECT_THAT(ModelErrorOf(model, inputs(3)), HasSubstr("rotary position 4 is outside the 4 rows"));
+  EXPECT_THAT(ModelErrorOf(model, inputs(std::int64_t{1} << 62)),
+              HasSubstr("position_ids[0][0] = 4611686018427387904"));
+  EXPECT_THAT(ModelErrorOf(model, inputs(-1)), HasSubstr("position_ids[0][0] = -1"));
 }
 
 }  // namespace

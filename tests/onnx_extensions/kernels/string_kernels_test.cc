@@ -233,7 +233,7 @@ TEST(TfIdfVectorizerKernel, RefusesInconsistentPools) {
                                  "y = TfIdfVectorizer <" + lengths +
                                      "ngram_counts = [0], ngram_indexes = [-1], pool_int64s = [1]> (x)"),
                            {{"x", x}}),
-              HasSubstr("negative index -1"));
+              HasSubstr("holds the index -1"));
   EXPECT_THAT(ModelErrorOf(Model(9, "(int64[1,1,3] x) => (y)",
                                  "y = TfIdfVectorizer <" + lengths +
                                      "ngram_counts = [0], ngram_indexes = [0], pool_int64s = [1]> (x)"),
