@@ -463,6 +463,12 @@ std::vector<Value> GroupQueryAttentionKernel(KernelContext& ctx) {
   const std::int64_t kv_heads = PositiveIntAttribute(ctx, "kv_num_heads");
   if (heads % kv_heads != 0)
     Fail("num_heads " + std::to_string(heads) + " must be a multiple of kv_num_heads " + std::to_string(kv_heads));
+  // Attributes of later onnxruntime versions (after 1.23) that change the computation.
+  if (ctx.IntAttribute("causal").value_or(1) != 1 || ctx.IntAttribute("sliding_window_cache").value_or(0) != 0 ||
+      ctx.StringAttribute("k_quant_type").value_or("NONE") != "NONE" ||
+      ctx.StringAttribute("v_quant_type").value_or("NONE") != "NONE")
+    Fail("non-causal attention, sliding-window caches and quantized caches (attributes causal, "
+         "sliding_window_cache, k_quant_type, v_quant_type) are not supported");
   if (query.rank() != 3) Fail("input 'query' must have shape [batch, sequence, hidden], found " + Dims(query.shape()));
   const std::int64_t batch = query.shape()[0], q_len = query.shape()[1];
   if (heads > query.shape()[2] || kv_heads > query.shape()[2])

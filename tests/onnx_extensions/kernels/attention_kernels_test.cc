@@ -244,6 +244,12 @@ TEST(GroupQueryAttentionKernel, RefusesInconsistentLengthsAndHeads) {
                            "kv_num_heads = 1> (q, k, v, , , s, t)"),
                    inputs(1, 2)),
       HasSubstr("must not exceed the query's hidden size 16"));
+  EXPECT_THAT(
+      ModelErrorOf(MsModel("(float[1,2,16] q, float[1,2,8] k, float[1,2,8] v, int32[1] s, int32 t) => (y, pk, pv)",
+                           "y, pk, pv = com.microsoft.GroupQueryAttention <num_heads = 2, kv_num_heads = 1, "
+                           "causal = 0> (q, k, v, , , s, t)"),
+                   inputs(1, 2)),
+      HasSubstr("non-causal attention"));
 }
 
 TEST(GroupQueryAttentionKernel, RefusesRotaryPositionsOutsideTheCaches) {
