@@ -59,6 +59,10 @@ std::string GraphText(std::string_view opset_imports, std::string_view signature
          std::string(body) + "\n}";
 }
 
+std::string GraphText(int opset, std::string_view signature, std::string_view body) {
+  return GraphText("\"\" : " + std::to_string(opset), signature, body);
+}
+
 namespace {
 
 bool IsFloatLike(int t) {

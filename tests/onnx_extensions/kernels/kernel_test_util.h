@@ -71,6 +71,8 @@ std::string ModelErrorOf(std::string_view text, const Inputs& inputs);
 
 // "<ir_version: 10, opset_import: [OPSET_IMPORTS]>\ng SIGNATURE {\nBODY\n}".
 std::string GraphText(std::string_view opset_imports, std::string_view signature, std::string_view body);
+// The same importing the default domain at `opset`.
+std::string GraphText(int opset, std::string_view signature, std::string_view body);
 
 // Same type, shape and values; floating values (float16/bfloat16 through float) within
 // atol + rtol * |expected|, NaN equal to NaN. Prints both tensors on failure.

@@ -19,14 +19,10 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-std::string Model(int opset, const std::string& signature, const std::string& body) {
-  return GraphText("\"\" : " + std::to_string(opset), signature, body);
-}
-
 // Windows ----------------------------------------------------------------------------
 
 std::string WindowModel(const std::string& op, const std::string& attrs) {
-  return Model(17, "(int64 n) => (y)", "y = " + op + attrs + " (n)");
+  return GraphText(17, "(int64 n) => (y)", "y = " + op + attrs + " (n)");
 }
 
 TEST(WindowKernels, HannPeriodicAndSymmetric) {
@@ -76,16 +72,16 @@ TEST(WindowKernels, RefusesInvalidSizesAndAttributes) {
   const Inputs four = {{"n", MakeScalar<std::int64_t>(4)}};
   EXPECT_THAT(ModelErrorOf(WindowModel("HannWindow", ""), {{"n", MakeScalar<std::int64_t>(-1)}}),
               AllOf(HasSubstr("node 'y' (HannWindow)"), HasSubstr("'size' must be >= 0")));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(int64[2] n) => (y)", "y = HannWindow (n)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(int64[2] n) => (y)", "y = HannWindow (n)"),
                            {{"n", MakeTensor<std::int64_t>({2}, {3, 4})}}),
               HasSubstr("must be a scalar"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float n) => (y)", "y = HannWindow (n)"), {{"n", MakeScalar<float>(4)}}),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float n) => (y)", "y = HannWindow (n)"), {{"n", MakeScalar<float>(4)}}),
               HasSubstr("must be of type INT32, INT64"));
   EXPECT_THAT(ModelErrorOf(WindowModel("HammingWindow", " <output_datatype = 9>"), four),
               AllOf(HasSubstr("(HammingWindow)"), HasSubstr("output_datatype"), HasSubstr("BOOL")));
   EXPECT_THAT(ModelErrorOf(WindowModel("BlackmanWindow", " <periodic = 2>"), four),
               AllOf(HasSubstr("(BlackmanWindow)"), HasSubstr("periodic must be 0 or 1")));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(int64 n) => (y, z)", "y, z = HannWindow (n)"), four),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(int64 n) => (y, z)", "y, z = HannWindow (n)"), four),
               HasSubstr("expects 1 output"));
 }
 
@@ -97,22 +93,22 @@ const std::vector<float> kSpectrum = {10, 0, -2, 2, -2, 0, -2, -2};
 
 TEST(DftKernel, ForwardInverseAndOneSided) {
   const Inputs real = {{"x", MakeTensor<float>({1, 4, 1}, kSignal)}};
-  EXPECT_TENSOR(RunOne(Model(17, "(float[1,4,1] x) => (y)", "y = DFT (x)"), real),
+  EXPECT_TENSOR(RunOne(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT (x)"), real),
                 MakeTensor<float>({1, 4, 2}, kSpectrum));
-  EXPECT_TENSOR(RunOne(Model(17, "(float[1,4,1] x) => (y)", "y = DFT <onesided = 1> (x)"), real),
+  EXPECT_TENSOR(RunOne(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT <onesided = 1> (x)"), real),
                 MakeTensor<float>({1, 3, 2}, {10, 0, -2, 2, -2, 0}));
   // The inverse divides by n: back to the signal (imaginary parts 0).
-  EXPECT_TENSOR(RunOne(Model(17, "(float[1,4,2] x) => (y)", "y = DFT <inverse = 1> (x)"),
+  EXPECT_TENSOR(RunOne(GraphText(17, "(float[1,4,2] x) => (y)", "y = DFT <inverse = 1> (x)"),
                        {{"x", MakeTensor<float>({1, 4, 2}, kSpectrum)}}),
                 MakeTensor<float>({1, 4, 2}, {1, 0, 2, 0, 3, 0, 4, 0}));
   // IRFFT: the one-sided spectrum (3 bins, default length 2 * (3 - 1) = 4) to the signal.
-  EXPECT_TENSOR(RunOne(Model(17, "(float[1,3,2] x) => (y)", "y = DFT <onesided = 1, inverse = 1> (x)"),
+  EXPECT_TENSOR(RunOne(GraphText(17, "(float[1,3,2] x) => (y)", "y = DFT <onesided = 1, inverse = 1> (x)"),
                        {{"x", MakeTensor<float>({1, 3, 2}, {10, 0, -2, 2, -2, 0})}}),
                 MakeTensor<float>({1, 4, 1}, kSignal));
 }
 
 TEST(DftKernel, DftLengthTruncatesAndPads) {
-  const std::string model = Model(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)");
+  const std::string model = GraphText(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)");
   // The first 2 values: [1 + 2, 1 - 2].
   EXPECT_TENSOR(RunOne(model, {{"x", MakeTensor<float>({1, 4, 1}, kSignal)}, {"n", MakeScalar<std::int64_t>(2)}}),
                 MakeTensor<float>({1, 2, 2}, {3, 0, -1, 0}));
@@ -128,26 +124,28 @@ TEST(DftKernel, AxisIsAnAttributeBeforeOpset20AndAnInputFrom20) {
   // x[2, 2, 1] = [[1, 2], [3, 4]]: along axis 0 (columns) [1 + 3, 1 - 3], [2 + 4, 2 - 4].
   const Tensor x = MakeTensor<float>({2, 2, 1}, {1, 2, 3, 4});
   const Tensor along0 = MakeTensor<float>({2, 2, 2}, {4, 0, 6, 0, -2, 0, -2, 0});
-  EXPECT_TENSOR(RunOne(Model(17, "(float[2,2,1] x) => (y)", "y = DFT <axis = 0> (x)"), {{"x", x}}), along0);
-  EXPECT_TENSOR(RunOne(Model(20, "(float[2,2,1] x, int64 a) => (y)", "y = DFT (x, , a)"),
+  EXPECT_TENSOR(RunOne(GraphText(17, "(float[2,2,1] x) => (y)", "y = DFT <axis = 0> (x)"), {{"x", x}}), along0);
+  EXPECT_TENSOR(RunOne(GraphText(20, "(float[2,2,1] x, int64 a) => (y)", "y = DFT (x, , a)"),
                        {{"x", x}, {"a", MakeScalar<std::int64_t>(-3)}}),
                 along0);
   // Opset 20's default axis is -2 (the rows): [1 + 2, 1 - 2], [3 + 4, 3 - 4].
-  EXPECT_TENSOR(RunOne(Model(20, "(float[2,2,1] x) => (y)", "y = DFT (x)"), {{"x", x}}),
+  EXPECT_TENSOR(RunOne(GraphText(20, "(float[2,2,1] x) => (y)", "y = DFT (x)"), {{"x", x}}),
                 MakeTensor<float>({2, 2, 2}, {3, 0, -1, 0, 7, 0, -1, 0}));
 }
 
 TEST(DftKernel, OtherTypesAndEmptyBatches) {
-  EXPECT_TENSOR(RunOne(Model(17, "(double[1,4,1] x) => (y)", "y = DFT (x)"),
+  EXPECT_TENSOR(RunOne(GraphText(17, "(double[1,4,1] x) => (y)", "y = DFT (x)"),
                        {{"x", MakeTensor<double>({1, 4, 1}, {1, 2, 3, 4})}}),
                 MakeTensor<double>({1, 4, 2}, {10, 0, -2, 2, -2, 0, -2, -2}));
-  EXPECT_TENSOR(RunOne(Model(17, "(float16[1,4,1] x) => (y)", "y = DFT (x)"), {{"x", MakeHalf({1, 4, 1}, kSignal)}}),
-                MakeHalf({1, 4, 2}, kSpectrum));
   EXPECT_TENSOR(
-      RunOne(Model(17, "(bfloat16[1,4,1] x) => (y)", "y = DFT (x)"), {{"x", MakeBFloat16({1, 4, 1}, kSignal)}}),
+      RunOne(GraphText(17, "(float16[1,4,1] x) => (y)", "y = DFT (x)"), {{"x", MakeHalf({1, 4, 1}, kSignal)}}),
+      MakeHalf({1, 4, 2}, kSpectrum));
+  EXPECT_TENSOR(
+      RunOne(GraphText(17, "(bfloat16[1,4,1] x) => (y)", "y = DFT (x)"), {{"x", MakeBFloat16({1, 4, 1}, kSignal)}}),
       MakeBFloat16({1, 4, 2}, kSpectrum));
-  EXPECT_TENSOR(RunOne(Model(17, "(float[0,4,1] x) => (y)", "y = DFT (x)"), {{"x", MakeTensor<float>({0, 4, 1}, {})}}),
-                MakeTensor<float>({0, 4, 2}, {}));
+  EXPECT_TENSOR(
+      RunOne(GraphText(17, "(float[0,4,1] x) => (y)", "y = DFT (x)"), {{"x", MakeTensor<float>({0, 4, 1}, {})}}),
+      MakeTensor<float>({0, 4, 2}, {}));
 }
 
 // A non-power-of-two length goes through Bluestein's algorithm: compare with the
@@ -156,7 +154,7 @@ TEST(DftKernel, NonPowerOfTwoLengthsMatchTheDefinition) {
   for (int n : {3, 5, 6, 7, 12, 100}) {
     std::vector<double> x(static_cast<std::size_t>(2 * n));
     for (int j = 0; j < 2 * n; ++j) x[static_cast<std::size_t>(j)] = std::sin(0.37 * j * j + 1.0);
-    const std::string model = Model(17, "(double[1," + std::to_string(n) + ",2] x) => (y)", "y = DFT (x)");
+    const std::string model = GraphText(17, "(double[1," + std::to_string(n) + ",2] x) => (y)", "y = DFT (x)");
     const Tensor y = RunOne(model, {{"x", MakeTensor<double>({1, n, 2}, x)}});
     for (int k = 0; k < n; ++k) {
       std::complex<long double> sum = 0;
@@ -171,36 +169,37 @@ TEST(DftKernel, NonPowerOfTwoLengthsMatchTheDefinition) {
 
 TEST(DftKernel, RefusesInvalidAxesShapesAndLengths) {
   const Inputs real = {{"x", MakeTensor<float>({1, 4, 1}, kSignal)}};
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[4] x) => (y)", "y = DFT (x)"), {{"x", MakeTensor<float>({4}, kSignal)}}),
-              AllOf(HasSubstr("node 'y' (DFT)"), HasSubstr("rank >= 2")));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,2,3] x) => (y)", "y = DFT (x)"),
+  EXPECT_THAT(
+      ModelErrorOf(GraphText(17, "(float[4] x) => (y)", "y = DFT (x)"), {{"x", MakeTensor<float>({4}, kSignal)}}),
+      AllOf(HasSubstr("node 'y' (DFT)"), HasSubstr("rank >= 2")));
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,2,3] x) => (y)", "y = DFT (x)"),
                            {{"x", MakeTensor<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6})}}),
               HasSubstr("last dimension of 1 (real) or 2 (complex)"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,1] x) => (y)", "y = DFT <axis = -1> (x)"), real),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT <axis = -1> (x)"), real),
               HasSubstr("axis -1 is outside"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,1] x) => (y)", "y = DFT <axis = 2> (x)"), real),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT <axis = 2> (x)"), real),
               HasSubstr("axis 2 is outside"));
-  EXPECT_THAT(ModelErrorOf(Model(20, "(float[1,4,1] x) => (y)", "y = DFT <axis = 1> (x)"), real),
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(float[1,4,1] x) => (y)", "y = DFT <axis = 1> (x)"), real),
               HasSubstr("replaced by input 'axis'"));
-  EXPECT_THAT(ModelErrorOf(Model(20, "(float[1,4,1] x, int32 a) => (y)", "y = DFT (x, , a)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(float[1,4,1] x, int32 a) => (y)", "y = DFT (x, , a)"),
                            {{"x", MakeTensor<float>({1, 4, 1}, kSignal)}, {"a", MakeScalar<std::int32_t>(1)}}),
               HasSubstr("'axis' must be of type INT64"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,2] x) => (y)", "y = DFT <onesided = 1> (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,2] x) => (y)", "y = DFT <onesided = 1> (x)"),
                            {{"x", MakeTensor<float>({1, 4, 2}, kSpectrum)}}),
               HasSubstr("takes a real input"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,1] x) => (y)", "y = DFT <onesided = 1, inverse = 1> (x)"), real),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT <onesided = 1, inverse = 1> (x)"), real),
               HasSubstr("takes a complex input"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)"),
                            {{"x", MakeTensor<float>({1, 4, 1}, kSignal)}, {"n", MakeScalar<std::int64_t>(0)}}),
               HasSubstr("transform length must be >= 1, found 0 (input 'dft_length')"));
   // IRFFT of one bin: the default length 2 * (1 - 1) is 0.
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,1,2] x) => (y)", "y = DFT <onesided = 1, inverse = 1> (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,1,2] x) => (y)", "y = DFT <onesided = 1, inverse = 1> (x)"),
                            {{"x", MakeTensor<float>({1, 1, 2}, {1, 0})}}),
               HasSubstr("the default for an axis of length 1"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,1] x) => (y)", "y = DFT <inverse = 3> (x)"), real),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT <inverse = 3> (x)"), real),
               HasSubstr("inverse must be 0 or 1"));
   // A length beyond the evaluator's limit is refused before anything is allocated.
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)"),
                            {{"x", MakeTensor<float>({1, 4, 1}, kSignal)},
                             {"n", MakeScalar<std::int64_t>(std::int64_t{1} << 40)}}),
               HasSubstr("elements"));
@@ -212,7 +211,7 @@ TEST(StftKernel, FramesWindowsAndOneSidedBins) {
   // Signal 0..7, frames of 4 every 2: [0,1,2,3], [2,3,4,5], [4,5,6,7]; the DFT of
   // [a, a+1, a+2, a+3] is [4a + 6, -2 + 2i, -2, ...].
   std::vector<float> signal = {0, 1, 2, 3, 4, 5, 6, 7};
-  const std::string model = Model(17, "(float[1,8,1] s, int64 step, int64 n) => (y)", "y = STFT (s, step, , n)");
+  const std::string model = GraphText(17, "(float[1,8,1] s, int64 step, int64 n) => (y)", "y = STFT (s, step, , n)");
   EXPECT_TENSOR(RunOne(model, {{"s", MakeTensor<float>({1, 8, 1}, signal)},
                                {"step", MakeScalar<std::int64_t>(2)},
                                {"n", MakeScalar<std::int64_t>(4)}}),
@@ -220,7 +219,7 @@ TEST(StftKernel, FramesWindowsAndOneSidedBins) {
   // A window [1, 0, 0, 1] keeps a + (a + 3): the DFT of [a, 0, 0, a+3] is
   // [2a + 3, a - (a+3) i ... ]: bin 1 = a + (a + 3) * i^3 = a + (a+3) i.
   const std::string windowed =
-      Model(17, "(float[1,8,1] s, int64 step, float[4] w) => (y)", "y = STFT <onesided = 0> (s, step, w)");
+      GraphText(17, "(float[1,8,1] s, int64 step, float[4] w) => (y)", "y = STFT <onesided = 0> (s, step, w)");
   const Tensor y = RunOne(windowed, {{"s", MakeTensor<float>({1, 8, 1}, signal)},
                                      {"step", MakeScalar<std::int64_t>(4)},
                                      {"w", MakeTensor<float>({4}, {1, 0, 0, 1})}});
@@ -233,33 +232,34 @@ TEST(StftKernel, FramesWindowsAndOneSidedBins) {
 
 TEST(StftKernel, RefusesInvalidFramesAndWindows) {
   const Tensor signal = MakeTensor<float>({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
-  const std::string with_length = Model(17, "(float[1,8,1] s, int64 step, int64 n) => (y)", "y = STFT (s, step, , n)");
+  const std::string with_length =
+      GraphText(17, "(float[1,8,1] s, int64 step, int64 n) => (y)", "y = STFT (s, step, , n)");
   EXPECT_THAT(ModelErrorOf(with_length,
                            {{"s", signal}, {"step", MakeScalar<std::int64_t>(0)}, {"n", MakeScalar<std::int64_t>(4)}}),
               AllOf(HasSubstr("node 'y' (STFT)"), HasSubstr("'frame_step' must be >= 1")));
   EXPECT_THAT(ModelErrorOf(with_length,
                            {{"s", signal}, {"step", MakeScalar<std::int64_t>(1)}, {"n", MakeScalar<std::int64_t>(9)}}),
               HasSubstr("frame length must be in [1, 8]"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,8,1] s, int64 step) => (y)", "y = STFT (s, step)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,8,1] s, int64 step) => (y)", "y = STFT (s, step)"),
                            {{"s", signal}, {"step", MakeScalar<std::int64_t>(1)}}),
               HasSubstr("needs input 'window' or input 'frame_length'"));
-  EXPECT_THAT(
-      ModelErrorOf(Model(17, "(float[1,8,1] s, int64 step, float[4] w, int64 n) => (y)", "y = STFT (s, step, w, n)"),
-                   {{"s", signal},
-                    {"step", MakeScalar<std::int64_t>(1)},
-                    {"w", MakeTensor<float>({4}, {1, 1, 1, 1})},
-                    {"n", MakeScalar<std::int64_t>(3)}}),
-      HasSubstr("differs from the window's length"));
+  EXPECT_THAT(ModelErrorOf(
+                  GraphText(17, "(float[1,8,1] s, int64 step, float[4] w, int64 n) => (y)", "y = STFT (s, step, w, n)"),
+                  {{"s", signal},
+                   {"step", MakeScalar<std::int64_t>(1)},
+                   {"w", MakeTensor<float>({4}, {1, 1, 1, 1})},
+                   {"n", MakeScalar<std::int64_t>(3)}}),
+              HasSubstr("differs from the window's length"));
   EXPECT_THAT(
       ModelErrorOf(
-          Model(17, "(float[1,8,1] s, int64 step, float[2,2] w) => (y)", "y = STFT (s, step, w)"),
+          GraphText(17, "(float[1,8,1] s, int64 step, float[2,2] w) => (y)", "y = STFT (s, step, w)"),
           {{"s", signal}, {"step", MakeScalar<std::int64_t>(1)}, {"w", MakeTensor<float>({2, 2}, {1, 1, 1, 1})}}),
       HasSubstr("'window' must have rank 1"));
   EXPECT_THAT(ModelErrorOf(
-                  Model(17, "(float[1,8,1] s, int64 step, double[4] w) => (y)", "y = STFT (s, step, w)"),
+                  GraphText(17, "(float[1,8,1] s, int64 step, double[4] w) => (y)", "y = STFT (s, step, w)"),
                   {{"s", signal}, {"step", MakeScalar<std::int64_t>(1)}, {"w", MakeTensor<double>({4}, {1, 1, 1, 1})}}),
               HasSubstr("'window' must be of type FLOAT"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(float[1,4,2] s, int64 step, int64 n) => (y)", "y = STFT (s, step, , n)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,2] s, int64 step, int64 n) => (y)", "y = STFT (s, step, , n)"),
                            {{"s", MakeTensor<float>({1, 4, 2}, {1, 0, 2, 0, 3, 0, 4, 0})},
                             {"step", MakeScalar<std::int64_t>(1)},
                             {"n", MakeScalar<std::int64_t>(2)}}),
@@ -269,8 +269,8 @@ TEST(StftKernel, RefusesInvalidFramesAndWindows) {
 // MelWeightMatrix -------------------------------------------------------------------------
 
 std::string MelModel(const std::string& attrs = "") {
-  return Model(17, "(int64 bins, int64 n, int64 rate, float lo, float hi) => (y)",
-               "y = MelWeightMatrix" + attrs + " (bins, n, rate, lo, hi)");
+  return GraphText(17, "(int64 bins, int64 n, int64 rate, float lo, float hi) => (y)",
+                   "y = MelWeightMatrix" + attrs + " (bins, n, rate, lo, hi)");
 }
 
 Inputs MelInputs(std::int64_t bins, std::int64_t n, std::int64_t rate, float lo, float hi) {
@@ -304,8 +304,8 @@ TEST(MelWeightMatrixKernel, RefusesEdgesOutsideTheSpectrogram) {
   EXPECT_THAT(ModelErrorOf(MelModel(), MelInputs(4, 16, 0, 0, 4000)), HasSubstr("'sample_rate' must be > 0"));
   EXPECT_THAT(ModelErrorOf(MelModel(), MelInputs(-1, 16, 8000, 0, 4000)), HasSubstr("'num_mel_bins' must be >= 0"));
   EXPECT_THAT(ModelErrorOf(MelModel(), MelInputs(4, 16, 8000, 0, std::nanf(""))), HasSubstr("must be finite"));
-  EXPECT_THAT(ModelErrorOf(Model(17, "(int32 bins, int64 n, int64 rate, float lo, float hi) => (y)",
-                                 "y = MelWeightMatrix (bins, n, rate, lo, hi)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(17, "(int32 bins, int64 n, int64 rate, float lo, float hi) => (y)",
+                                     "y = MelWeightMatrix (bins, n, rate, lo, hi)"),
                            {{"bins", MakeScalar<std::int32_t>(4)},
                             {"n", MakeScalar<std::int64_t>(16)},
                             {"rate", MakeScalar<std::int64_t>(8000)},

@@ -18,16 +18,12 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-std::string Model(int opset, const std::string& signature, const std::string& body) {
-  return GraphText("\"\" : " + std::to_string(opset), signature, body);
-}
-
 // StringNormalizer -------------------------------------------------------------------------
 
 Tensor Normalize(const std::string& attrs, const Tensor& x) {
   const std::string type =
       "string[" + std::to_string(x.shape()[0]) + (x.rank() == 2 ? "," + std::to_string(x.shape()[1]) : "") + "]";
-  return RunOne(Model(10, "(" + type + " x) => (y)", "y = StringNormalizer " + attrs + " (x)"), {{"x", x}});
+  return RunOne(GraphText(10, "(" + type + " x) => (y)", "y = StringNormalizer " + attrs + " (x)"), {{"x", x}});
 }
 
 TEST(StringNormalizerKernel, DropsStopWordsThenChangesCase) {
@@ -65,18 +61,18 @@ TEST(StringNormalizerKernel, LocalesChooseTheCaseMapping) {
 }
 
 TEST(StringNormalizerKernel, RefusesInvalidShapesActionsAndUtf8) {
-  EXPECT_THAT(ModelErrorOf(Model(10, "(string[2,2] x) => (y)", "y = StringNormalizer (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(10, "(string[2,2] x) => (y)", "y = StringNormalizer (x)"),
                            {{"x", MakeTensor<std::string>({2, 2}, {"a", "b", "c", "d"})}}),
               AllOf(HasSubstr("node 'y' (StringNormalizer)"), HasSubstr("[C] or [1, C]")));
-  EXPECT_THAT(ModelErrorOf(Model(10, "(string[0] x) => (y)", "y = StringNormalizer (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(10, "(string[0] x) => (y)", "y = StringNormalizer (x)"),
                            {{"x", MakeTensor<std::string>({0}, {})}}),
               HasSubstr("C > 0"));
   EXPECT_THAT(
-      ModelErrorOf(Model(10, "(string[1] x) => (y)", "y = StringNormalizer <case_change_action = \"upper\"> (x)"),
+      ModelErrorOf(GraphText(10, "(string[1] x) => (y)", "y = StringNormalizer <case_change_action = \"upper\"> (x)"),
                    {{"x", MakeTensor<std::string>({1}, {"a"})}}),
       HasSubstr("NONE, LOWER or UPPER"));
   EXPECT_THAT(
-      ModelErrorOf(Model(10, "(string[1] x) => (y)", "y = StringNormalizer <case_change_action = \"UPPER\"> (x)"),
+      ModelErrorOf(GraphText(10, "(string[1] x) => (y)", "y = StringNormalizer <case_change_action = \"UPPER\"> (x)"),
                    {{"x", MakeTensor<std::string>({1}, {"a\xff"})}}),
       HasSubstr("element 0 of input 'X' is not valid UTF-8"));
   // Nothing to do: the bytes pass through, as in onnxruntime.
@@ -87,29 +83,29 @@ TEST(StringNormalizerKernel, RefusesInvalidShapesActionsAndUtf8) {
 
 TEST(StringConcatKernel, BroadcastsAndRefusesIncompatibleShapes) {
   EXPECT_TENSOR(
-      RunOne(Model(20, "(string[2,1] x, string[3] y) => (z)", "z = StringConcat (x, y)"),
+      RunOne(GraphText(20, "(string[2,1] x, string[3] y) => (z)", "z = StringConcat (x, y)"),
              {{"x", MakeTensor<std::string>({2, 1}, {"a", "b"})}, {"y", MakeTensor<std::string>({3}, {"1", "2", ""})}},
              "z"),
       MakeTensor<std::string>({2, 3}, {"a1", "a2", "a", "b1", "b2", "b"}));
-  EXPECT_THAT(ModelErrorOf(Model(20, "(string[2] x, string[3] y) => (z)", "z = StringConcat (x, y)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(string[2] x, string[3] y) => (z)", "z = StringConcat (x, y)"),
                            {{"x", MakeTensor<std::string>({2}, {"a", "b"})},
                             {"y", MakeTensor<std::string>({3}, {"1", "2", "3"})}}),
               AllOf(HasSubstr("node 'z' (StringConcat)"), HasSubstr("incompatible broadcast")));
-  EXPECT_THAT(ModelErrorOf(Model(20, "(string[1] x, float[1] y) => (z)", "z = StringConcat (x, y)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(string[1] x, float[1] y) => (z)", "z = StringConcat (x, y)"),
                            {{"x", MakeTensor<std::string>({1}, {"a"})}, {"y", MakeTensor<float>({1}, {1})}}),
               HasSubstr("must be of type STRING"));
 }
 
 TEST(RegexFullMatchKernel, MatchesWholeStringsWithRe2Syntax) {
   const std::string model =
-      Model(20, "(string[4] x) => (y)", "y = RegexFullMatch <pattern = \"www[.][a-z]+[.]com\"> (x)");
+      GraphText(20, "(string[4] x) => (y)", "y = RegexFullMatch <pattern = \"www[.][a-z]+[.]com\"> (x)");
   EXPECT_TENSOR(RunOne(model, {{"x", MakeTensor<std::string>({4}, {"www.abc.com", "www.abc.comx", "", "www.é.com"})}}),
                 MakeTensor<bool>({4}, {true, false, false, false}));
   // Lookahead is not RE2 syntax.
-  EXPECT_THAT(ModelErrorOf(Model(20, "(string[1] x) => (y)", "y = RegexFullMatch <pattern = \"a(?=a)\"> (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(string[1] x) => (y)", "y = RegexFullMatch <pattern = \"a(?=a)\"> (x)"),
                            {{"x", MakeTensor<std::string>({1}, {"aa"})}}),
               AllOf(HasSubstr("node 'y' (RegexFullMatch)"), HasSubstr("not a valid RE2 expression")));
-  EXPECT_THAT(ModelErrorOf(Model(20, "(string[1] x) => (y)", "y = RegexFullMatch (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(string[1] x) => (y)", "y = RegexFullMatch (x)"),
                            {{"x", MakeTensor<std::string>({1}, {"a"})}}),
               HasSubstr("attribute pattern is required"));
 }
@@ -120,7 +116,7 @@ std::pair<Tensor, Tensor> Split(const std::string& attrs, const Tensor& x) {
   std::string dims;
   for (std::size_t i = 0; i < x.rank(); ++i) dims += (i ? "," : "") + std::to_string(x.shape()[i]);
   auto out =
-      RunText(Model(20, "(string[" + dims + "] x) => (y, z)", "y, z = StringSplit " + attrs + " (x)"), {{"x", x}});
+      RunText(GraphText(20, "(string[" + dims + "] x) => (y, z)", "y, z = StringSplit " + attrs + " (x)"), {{"x", x}});
   return {core::eval::AsTensor(out.at("y"), "y"), core::eval::AsTensor(out.at("z"), "z")};
 }
 
@@ -152,7 +148,7 @@ TEST(StringSplitKernel, EmptyAndScalarInputs) {
   EXPECT_TENSOR(y, MakeTensor<std::string>({2, 0, 0}, {}));
   EXPECT_TENSOR(z, MakeTensor<std::int64_t>({2, 0}, {}));
   auto out =
-      RunText(Model(20, "(string x) => (y, z)", "y, z = StringSplit (x)"), {{"x", MakeScalar<std::string>("p q")}});
+      RunText(GraphText(20, "(string x) => (y, z)", "y, z = StringSplit (x)"), {{"x", MakeScalar<std::string>("p q")}});
   EXPECT_TENSOR(core::eval::AsTensor(out.at("y"), "y"), MakeTensor<std::string>({2}, {"p", "q"}));
   EXPECT_TENSOR(core::eval::AsTensor(out.at("z"), "z"), MakeScalar<std::int64_t>(2));
 }
@@ -169,7 +165,7 @@ Tensor Vectorize(const std::string& attrs, const Tensor& x) {
   const std::string type = x.elem_type() == TensorProto::STRING  ? "string"
                            : x.elem_type() == TensorProto::INT32 ? "int32"
                                                                  : "int64";
-  return RunOne(Model(9, "(" + type + "[" + dims + "] x) => (y)", "y = TfIdfVectorizer <" + attrs + "> (x)"),
+  return RunOne(GraphText(9, "(" + type + "[" + dims + "] x) => (y)", "y = TfIdfVectorizer <" + attrs + "> (x)"),
                 {{"x", x}});
 }
 
@@ -203,40 +199,42 @@ TEST(TfIdfVectorizerKernel, WeightsModesAndStringPools) {
 TEST(TfIdfVectorizerKernel, RefusesInconsistentPools) {
   const Tensor x = MakeTensor<std::int64_t>({3}, {1, 2, 3});
   const std::string lengths = "mode = \"TF\", min_gram_length = 1, max_gram_length = 2, max_skip_count = 0, ";
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[3] x) => (y)",
-                                 "y = TfIdfVectorizer <" + lengths +
-                                     "ngram_counts = [0, 2], ngram_indexes = [0, 1, 2], pool_int64s = [1, 2, 3]> (x)"),
-                           {{"x", x}}),
-              AllOf(HasSubstr("node 'y' (TfIdfVectorizer)"), HasSubstr("not a multiple of 2")));
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[3] x) => (y)",
-                                 "y = TfIdfVectorizer <" + lengths +
-                                     "ngram_counts = [0], ngram_indexes = [0], pool_int64s = [1, 2]> (x)"),
+  EXPECT_THAT(
+      ModelErrorOf(GraphText(9, "(int64[3] x) => (y)",
+                             "y = TfIdfVectorizer <" + lengths +
+                                 "ngram_counts = [0, 2], ngram_indexes = [0, 1, 2], pool_int64s = [1, 2, 3]> (x)"),
+                   {{"x", x}}),
+      AllOf(HasSubstr("node 'y' (TfIdfVectorizer)"), HasSubstr("not a multiple of 2")));
+  EXPECT_THAT(ModelErrorOf(GraphText(9, "(int64[3] x) => (y)",
+                                     "y = TfIdfVectorizer <" + lengths +
+                                         "ngram_counts = [0], ngram_indexes = [0], pool_int64s = [1, 2]> (x)"),
                            {{"x", x}}),
               HasSubstr("has 1 entries for the 2 n-grams"));
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[3] x) => (y)",
-                                 "y = TfIdfVectorizer <" + lengths +
-                                     "ngram_counts = [0], ngram_indexes = [0, 1], pool_int64s = [1, 1]> (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(9, "(int64[3] x) => (y)",
+                                     "y = TfIdfVectorizer <" + lengths +
+                                         "ngram_counts = [0], ngram_indexes = [0, 1], pool_int64s = [1, 1]> (x)"),
                            {{"x", x}}),
               HasSubstr("lists a 1-gram twice"));
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[3] x) => (y)",
-                                 "y = TfIdfVectorizer <" + lengths +
-                                     "ngram_counts = [0], ngram_indexes = [0], pool_strings = [\"a\"]> (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(9, "(int64[3] x) => (y)",
+                                     "y = TfIdfVectorizer <" + lengths +
+                                         "ngram_counts = [0], ngram_indexes = [0], pool_strings = [\"a\"]> (x)"),
                            {{"x", x}}),
               HasSubstr("must be a string tensor"));
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[3] x) => (y)",
-                                 "y = TfIdfVectorizer <mode = \"TF\", min_gram_length = 0, "
-                                 "max_gram_length = 1, max_skip_count = 0, ngram_counts = [0], ngram_indexes = [0], "
-                                 "pool_int64s = [1]> (x)"),
-                           {{"x", x}}),
-              HasSubstr("1 <= min <= max"));
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[3] x) => (y)",
-                                 "y = TfIdfVectorizer <" + lengths +
-                                     "ngram_counts = [0], ngram_indexes = [-1], pool_int64s = [1]> (x)"),
+  EXPECT_THAT(
+      ModelErrorOf(GraphText(9, "(int64[3] x) => (y)",
+                             "y = TfIdfVectorizer <mode = \"TF\", min_gram_length = 0, "
+                             "max_gram_length = 1, max_skip_count = 0, ngram_counts = [0], ngram_indexes = [0], "
+                             "pool_int64s = [1]> (x)"),
+                   {{"x", x}}),
+      HasSubstr("1 <= min <= max"));
+  EXPECT_THAT(ModelErrorOf(GraphText(9, "(int64[3] x) => (y)",
+                                     "y = TfIdfVectorizer <" + lengths +
+                                         "ngram_counts = [0], ngram_indexes = [-1], pool_int64s = [1]> (x)"),
                            {{"x", x}}),
               HasSubstr("holds the index -1"));
-  EXPECT_THAT(ModelErrorOf(Model(9, "(int64[1,1,3] x) => (y)",
-                                 "y = TfIdfVectorizer <" + lengths +
-                                     "ngram_counts = [0], ngram_indexes = [0], pool_int64s = [1]> (x)"),
+  EXPECT_THAT(ModelErrorOf(GraphText(9, "(int64[1,1,3] x) => (y)",
+                                     "y = TfIdfVectorizer <" + lengths +
+                                         "ngram_counts = [0], ngram_indexes = [0], pool_int64s = [1]> (x)"),
                            {{"x", MakeTensor<std::int64_t>({1, 1, 3}, {1, 2, 3})}}),
               HasSubstr("rank 1 or 2"));
 }
