@@ -9,6 +9,7 @@ debian_packages=(
   build-essential cmake ninja-build ccache pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
+  libre2-dev
   pybind11-dev python3-dev python3-onnx python3-numpy python3-pytest
   libjpeg62-turbo-dev libpng-dev
   clang-14 libclang-rt-14-dev
@@ -39,8 +40,10 @@ fi
 
 # The onnxruntime-node oracle. --ignore-scripts: its install script would try to download
 # GPU libraries we do not use; the CPU binaries ship inside the package.
+# A worktree whose node_modules is a symbolic link to the main checkout's shares it: never
+# run npm ci through the link (it would empty the main checkout's copy).
 stamp=node_modules/.package-lock.json
-if [[ ! -f "$stamp" || package-lock.json -nt "$stamp" ]]; then
+if [[ ! -L node_modules && ( ! -f "$stamp" || package-lock.json -nt "$stamp" ) ]]; then
   echo "install-deps: npm ci (onnxruntime-node)"
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 fi

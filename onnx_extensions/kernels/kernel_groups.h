@@ -20,5 +20,8 @@ void RegisterVisionKernels();        // vision_kernels.cc: NonMaxSuppression, Ro
 void RegisterSpatialKernels();       // spatial_kernels.cc: LRN, MeanVarianceNormalization, MaxUnpool, Col2Im, CenterCropPad, DeformConv
 void RegisterFusedKernels();         // fused_kernels.cc: com.microsoft FusedConv, FusedGemm
 void RegisterImageKernels();         // image_kernels.cc: ImageDecoder
+void RegisterSignalKernels();        // signal_kernels.cc: DFT, STFT, window functions, MelWeightMatrix
+void RegisterStringKernels();        // string_kernels.cc: string operators, TfIdfVectorizer
+void RegisterAttentionKernels();     // attention_kernels.cc: com.microsoft Attention, MultiHeadAttention, GroupQueryAttention
 
 }  // namespace onnxopt::onnx_kernels

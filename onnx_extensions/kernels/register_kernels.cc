@@ -25,6 +25,9 @@ void RegisterKernels() {
     RegisterSpatialKernels();
     RegisterFusedKernels();
     RegisterImageKernels();
+    RegisterSignalKernels();
+    RegisterStringKernels();
+    RegisterAttentionKernels();
   });
 }
 

@@ -19,6 +19,8 @@ void RegisterShapeFunctions() {
     RegisterTrainingShapes();
     RegisterRandomShapes();
     RegisterVisionShapes();
+    RegisterSignalShapes();
+    RegisterStringShapes();
   });
 }
 

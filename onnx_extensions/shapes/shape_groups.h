@@ -14,5 +14,7 @@ void RegisterLossShapes();          // loss_shapes.cc
 void RegisterTrainingShapes();      // training_shapes.cc (ai.onnx.preview.training)
 void RegisterRandomShapes();        // random_shapes.cc
 void RegisterVisionShapes();        // vision_shapes.cc: MaxRoiPool, DeformConv, ImageDecoder, FusedGemm
+void RegisterSignalShapes();        // signal_shapes.cc
+void RegisterStringShapes();        // string_shapes.cc
 
 }  // namespace onnxopt::onnx_shapes

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "onnx_core/common/error.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/support/test_support.h"
 
@@ -45,6 +46,25 @@ Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& na
 
 const Tensor& OutputTensor(const core::eval::ValueMap& outputs, const std::string& name) {
   return core::eval::AsTensor(outputs.at(name), name);
+}
+
+std::string ModelErrorOf(std::string_view text, const Inputs& inputs) {
+  try {
+    RunText(text, inputs);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ModelError";
+  return "";
+}
+
+std::string GraphText(std::string_view opset_imports, std::string_view signature, std::string_view body) {
+  return "<ir_version: 10, opset_import: [" + std::string(opset_imports) + "]>\ng " + std::string(signature) + " {\n" +
+         std::string(body) + "\n}";
+}
+
+std::string GraphText(int opset, std::string_view signature, std::string_view body) {
+  return GraphText("\"\" : " + std::to_string(opset), signature, body);
 }
 
 namespace {

@@ -67,6 +67,15 @@ Tensor RunOne(std::string_view text, const Inputs& inputs, const std::string& na
 // The tensor `name` of RunText's outputs (ModelError when it is not a tensor).
 const Tensor& OutputTensor(const core::eval::ValueMap& outputs, const std::string& name);
 
+// The message of the ModelError that RunText(text, inputs) throws; "" and a test failure
+// when it runs or throws something else.
+std::string ModelErrorOf(std::string_view text, const Inputs& inputs);
+
+// "<ir_version: 10, opset_import: [OPSET_IMPORTS]>\ng SIGNATURE {\nBODY\n}".
+std::string GraphText(std::string_view opset_imports, std::string_view signature, std::string_view body);
+// The same importing the default domain at `opset`.
+std::string GraphText(int opset, std::string_view signature, std::string_view body);
+
 // Same type, shape and values; floating values (float16/bfloat16 through float) within
 // atol + rtol * |expected|, NaN equal to NaN. Prints both tensors on failure.
 ::testing::AssertionResult SameTensor(const Tensor& actual, const Tensor& expected, double atol = 1e-5,
