@@ -27,7 +27,7 @@ export CCACHE_MAXSIZE ?= 5G
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests eval_tests onnxopt \
+SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests eval_tests onnxopt resource_limits_tests \
                      optimizer_tests optimizer_kernel_tests rewrite_file_tests pattern_tests optimize_replay_tests \
                      canonicalization_pattern_tests collections_pattern_tests expand_pattern_tests pattern_numerics_tests kernel_tests
 

@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <variant>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
@@ -19,8 +21,21 @@ using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
 using Functions = google::protobuf::RepeatedPtrField<FunctionProto>;
 using Nodes = google::protobuf::RepeatedPtrField<NodeProto>;
 
-// A function calling itself (directly or not) is cut here.
-constexpr int kMaxFunctionDepth = 32;
+// Calls of local functions nested deeper than this are refused: a chain of calls uses
+// the C++ stack.
+constexpr std::uint64_t kMaxFunctionDepth = 32;
+// Nodes that the calls of local functions may run in one evaluation (nodes of their
+// bodies, nested calls expanded): 40 functions each calling the next twice would run
+// 2^40 nodes. Real models stay far below (a LLaMA-70B export with one function per
+// layer runs about 10^5).
+constexpr std::uint64_t kMaxFunctionNodes = 1'000'000;
+
+// The limits above, once hit: the message names the outermost call and RunNode passes it
+// on without prefixing one node label per level of calls.
+class FunctionLimitError : public ModelError {
+ public:
+  using ModelError::ModelError;
+};
 
 // The node's name, or its first output's when it has none.
 std::string NodeName(const NodeProto& node) {
@@ -43,14 +58,16 @@ class Frame {
 
   void AddInitializers(const GraphProto& graph) {
     for (const TensorProto& init : graph.initializer()) lazy_.try_emplace(init.name(), &init);
+    for (const SparseTensorProto& init : graph.sparse_initializer()) lazy_.try_emplace(init.values().name(), &init);
   }
   // The value of `name` here or in an enclosing scope; null when none has it.
   const Value* Find(std::string_view name) {
     if (auto it = values_->find(name); it != values_->end()) return &it->second;
     if (auto it = lazy_.find(name); it != lazy_.end()) {
-      const TensorProto* proto = it->second;
+      const Initializer initializer = it->second;
       lazy_.erase(it);
-      return &values_->insert_or_assign(proto->name(), Value(Tensor::FromProto(*proto))).first->second;
+      const auto& [init_name, tensor] = Convert(initializer);
+      return &values_->insert_or_assign(init_name, Value(tensor)).first->second;
     }
     return parent_ ? parent_->Find(name) : nullptr;
   }
@@ -65,9 +82,19 @@ class Frame {
   }
 
  private:
+  using Initializer = std::variant<const TensorProto*, const SparseTensorProto*>;
+
+  // The initializer's name and value.
+  static std::pair<const std::string&, Tensor> Convert(const Initializer& initializer) {
+    if (const auto* dense = std::get_if<const TensorProto*>(&initializer))
+      return {(*dense)->name(), Tensor::FromProto(**dense)};
+    const SparseTensorProto& sparse = *std::get<const SparseTensorProto*>(initializer);
+    return {sparse.values().name(), Tensor::FromSparseProto(sparse)};
+  }
+
   ValueMap owned_;
   ValueMap* values_;
-  std::unordered_map<std::string_view, const TensorProto*> lazy_;  // views of the protos' names
+  std::unordered_map<std::string_view, Initializer> lazy_;  // views of the protos' names
   Frame* parent_ = nullptr;
 };
 
@@ -75,7 +102,7 @@ class Frame {
 struct Scope {
   const OpsetImports* opsets = nullptr;
   const OpsetImports* fallback = nullptr;  // the model's, for domains a function does not import
-  int function_depth = 0;
+  std::uint64_t function_depth = 0;
 
   std::int64_t Version(std::string_view domain) const {
     if (auto version = ir::FindOpsetVersion(*opsets, domain)) return *version;
@@ -110,7 +137,10 @@ class Context final : public KernelContext {
 
 class Evaluator {
  public:
-  Evaluator(const OpsetImports& opsets, const Functions& functions) : opsets_(opsets), functions_(functions) {}
+  Evaluator(const OpsetImports& opsets, const Functions& functions)
+      : opsets_(opsets), functions_(functions), expansions_([this](const NodeProto& node) {
+          return FindKernel(node.domain(), node.op_type()) ? nullptr : FindFunction(node);
+        }) {}
 
   Scope MainScope() const { return Scope{&opsets_, nullptr, 0}; }
 
@@ -135,6 +165,7 @@ class Evaluator {
       for (const auto& [name, index] : last_use)
         if (!keep->contains(name)) frees[static_cast<std::size_t>(index)].push_back(&name);
     for (int i = 0; i < nodes.size(); ++i) {
+      if (scope.function_depth > 0) CountFunctionNode();
       RunNode(nodes.Get(i), frame, scope);
       if (keep)
         for (const std::string* name : frees[static_cast<std::size_t>(i)]) frame.Erase(*name);
@@ -171,10 +202,14 @@ class Evaluator {
   void RunNode(const NodeProto& node, Frame& frame, const Scope& scope) {
     std::vector<Value> outputs;
     if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.input_size() == 0) {
-      std::optional<TensorProto> value = ir::ConstantNodeValue(node);
-      if (!value) throw ModelError(NodeLabel(node) + ": invalid Constant");
       try {
-        outputs.emplace_back(Tensor::FromProto(*value));
+        if (const SparseTensorProto* sparse = ir::SparseConstantValue(node)) {
+          outputs.emplace_back(Tensor::FromSparseProto(*sparse));
+        } else {
+          std::optional<TensorProto> value = ir::ConstantNodeValue(node);
+          if (!value) throw ModelError("invalid Constant");
+          outputs.emplace_back(Tensor::FromProto(*value));
+        }
       } catch (const ModelError& error) {
         throw ModelError(NodeLabel(node) + ": " + error.what());
       }
@@ -200,6 +235,8 @@ class Evaluator {
           throw ModelError("no kernel for " + node.op_type() + " (" + DomainLabel(node.domain()) + ") in node '" +
                            NodeName(node) + "'");
         }
+      } catch (const FunctionLimitError&) {
+        throw;
       } catch (const ModelError& error) {
         const std::string message = error.what();
         if (message.starts_with("no kernel for ") || message.starts_with(NodeLabel(node))) throw;
@@ -228,9 +265,14 @@ class Evaluator {
   // Runs a copy of the function's body in which the call's attributes replace the
   // references to them, in a fresh scope that sees only the formal inputs.
   std::vector<Value> CallFunction(const Context& call, const FunctionProto& function, const Scope& outer) {
-    if (outer.function_depth >= kMaxFunctionDepth)
-      throw ModelError("local function calls nested deeper than " + std::to_string(kMaxFunctionDepth) +
-                       " (a recursive function?)");
+    if (outer.function_depth == 0) {
+      outermost_call_ = &call.Node();
+      CheckExpansion(function);
+    } else if (outer.function_depth >= kMaxFunctionDepth) {
+      // Only where the static check cannot see: graphs that a call passes as attributes.
+      throw FunctionLimitError(NodeLabel(*outermost_call_) + ": calls of local functions nest deeper than " +
+                               std::to_string(kMaxFunctionDepth));
+    }
     const NodeProto& node = call.Node();
     Frame frame;
     for (int i = 0; i < function.input_size(); ++i)
@@ -253,9 +295,41 @@ class Evaluator {
     return outputs;
   }
 
+  // Refuses, before running anything, an outermost call that recursion, nesting or the
+  // number of nodes it would run puts out of reach.
+  void CheckExpansion(const FunctionProto& function) {
+    const ir::CallExpansion& expansion = expansions_.Of(function);
+    const std::string call = NodeLabel(*outermost_call_);
+    if (expansion.recursive)
+      throw FunctionLimitError(call + ": local function '" + expansion.recursive->name() +
+                               "' calls itself (directly or through other functions); recursive calls cannot be "
+                               "evaluated");
+    if (expansion.depth > kMaxFunctionDepth)
+      throw FunctionLimitError(call + ": calls of local functions nest " + std::to_string(expansion.depth) +
+                               " deep from '" + function.name() + "', more than the limit of " +
+                               std::to_string(kMaxFunctionDepth));
+    if (expansion.nodes > kMaxFunctionNodes - function_nodes_run_)
+      throw FunctionLimitError(call + ": calling local function '" + function.name() + "' would run " +
+                               std::to_string(expansion.nodes) + " nodes once its nested calls are expanded, " +
+                               "more than the " + std::to_string(kMaxFunctionNodes) +
+                               " nodes that calls of local functions may run in one evaluation (" +
+                               std::to_string(function_nodes_run_) + " run so far)");
+  }
+
+  // Counts a node run inside a local function; throws once the limit is passed (Loop
+  // bodies, graphs that a call passes as attributes: what CheckExpansion cannot foresee).
+  void CountFunctionNode() {
+    if (++function_nodes_run_ <= kMaxFunctionNodes) return;
+    throw FunctionLimitError(NodeLabel(*outermost_call_) + ": the calls of local functions would run more than the " +
+                             std::to_string(kMaxFunctionNodes) + " nodes they may run in one evaluation");
+  }
+
   const OpsetImports& opsets_;
   const Functions& functions_;
   std::optional<ir::LocalFunctions> function_index_;
+  ir::CallExpansions expansions_;
+  std::uint64_t function_nodes_run_ = 0;
+  const NodeProto* outermost_call_ = nullptr;  // the call being run from a graph outside every function
 };
 
 std::vector<Value> Context::RunSubgraph(std::string_view attribute, const std::vector<Value>& inputs) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::eval {
 
@@ -295,14 +296,9 @@ Tensor ReadNpy(const fs::path& path) {
                    "' (expected bool, int8..int64, uint8..uint64, float16/32/64 or unicode strings)");
   }
 
-  std::int64_t count = 1;
-  for (std::int64_t dim : header.shape) {
-    if (dim != 0 && count > Tensor::kMaxElements / dim)
-      Fail(path, "shape has more than " + std::to_string(Tensor::kMaxElements) + " elements");
-    count *= dim;
-  }
-  if (count > Tensor::kMaxElements)
-    Fail(path, "shape has more than " + std::to_string(Tensor::kMaxElements) + " elements");
+  const std::optional<std::int64_t> element_count = ir::ElementCount(header.shape);
+  if (!element_count) Fail(path, "the number of elements (product of the shape's dimensions) overflows int64");
+  const std::int64_t count = *element_count;
   std::size_t rank_above_one = 0;
   for (std::int64_t dim : header.shape) rank_above_one += dim > 1;
   if (header.fortran_order && rank_above_one > 1)

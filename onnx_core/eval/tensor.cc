@@ -1,5 +1,6 @@
 #include "onnx_core/eval/tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/float8.h"
+#include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::eval {
@@ -130,20 +132,48 @@ std::uint16_t FloatToBFloat16(float value) {
 
 // --- Tensor ----------------------------------------------------------------------------
 
-Tensor::Tensor(int elem_type, std::vector<std::int64_t> shape) : elem_type_(elem_type), shape_(std::move(shape)) {
+namespace {
+
+// Bytes of the buffer of a tensor of `count` elements of `elem_type` (a STRING element
+// counts as the std::string holding it); nullopt when it overflows.
+std::optional<std::uint64_t> BufferBytes(int elem_type, std::int64_t count) {
+  const std::size_t element_bytes = elem_type == TensorProto::STRING ? sizeof(std::string) : StorageBytes(elem_type);
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), element_bytes, &bytes)) return std::nullopt;
+  return bytes;
+}
+
+std::string DescribeShape(int elem_type, const std::vector<std::int64_t>& shape) {
+  std::string text = elem_type == 0 ? std::string("undefined") : LowerTypeName(elem_type);
+  text += '[';
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ',';
+    text += std::to_string(shape[i]);
+  }
+  return text + ']';
+}
+
+}  // namespace
+
+void Tensor::CheckShape(int elem_type, const std::vector<std::int64_t>& shape) {
   if (elem_type != TensorProto::STRING && StorageBytes(elem_type) == 0)
     throw ModelError("unsupported tensor element type " + ir::ElementTypeName(elem_type));
-  std::int64_t count = 1;
-  for (std::int64_t dim : shape_) {
-    if (dim < 0) throw ModelError("negative dimension in tensor shape " + Describe());
-    if (__builtin_mul_overflow(count, dim, &count) || count > kMaxElements)
-      throw ModelError("tensor " + Describe() + " has more than " + std::to_string(kMaxElements) + " elements");
-  }
-  size_ = count;
+  for (std::int64_t dim : shape)
+    if (dim < 0) throw ModelError("negative dimension in tensor shape " + DescribeShape(elem_type, shape));
+  const std::optional<std::int64_t> count = ir::ElementCount(shape);
+  if (!count)
+    throw ModelError("tensor " + DescribeShape(elem_type, shape) +
+                     ": its number of elements (product of the dimensions) overflows int64");
+  ir::CheckTensorBytes(BufferBytes(elem_type, *count), "tensor " + DescribeShape(elem_type, shape));
+}
+
+Tensor::Tensor(int elem_type, std::vector<std::int64_t> shape) : elem_type_(elem_type), shape_(std::move(shape)) {
+  CheckShape(elem_type, shape_);
+  size_ = *ir::ElementCount(shape_);
   if (elem_type == TensorProto::STRING)
-    strings_ = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(count));
+    strings_ = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(size_));
   else
-    bytes_ = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(count) * StorageBytes(elem_type));
+    bytes_ = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(*BufferBytes(elem_type, size_)));
 }
 
 const std::byte* Tensor::RawData() const {
@@ -160,13 +190,14 @@ std::byte* Tensor::MutableRawData() {
 std::size_t Tensor::ByteSize() const { return bytes_ ? bytes_->size() : 0; }
 
 Tensor Tensor::Reshaped(std::vector<std::int64_t> shape) const {
-  std::int64_t count = 1;
-  for (std::int64_t dim : shape) {
-    if (dim < 0 || __builtin_mul_overflow(count, dim, &count))
-      throw ModelError("cannot reshape " + Describe() + ": invalid shape");
+  const std::optional<std::int64_t> count = ir::ElementCount(shape);
+  if (!count) {
+    const bool negative = std::any_of(shape.begin(), shape.end(), [](std::int64_t dim) { return dim < 0; });
+    throw ModelError("cannot reshape " + Describe() + ": " +
+                     (negative ? "a dimension is negative" : "the product of the new dimensions overflows int64"));
   }
-  if (count != size_)
-    throw ModelError("cannot reshape " + Describe() + " to " + std::to_string(count) + " elements");
+  if (*count != size_)
+    throw ModelError("cannot reshape " + Describe() + " to " + std::to_string(*count) + " elements");
   Tensor result = *this;
   result.shape_ = std::move(shape);
   return result;
@@ -219,32 +250,40 @@ Tensor Tensor::FromProto(const TensorProto& proto) {
     throw ModelError(TensorLabel(proto) + " has unsupported element type " + ir::ElementTypeName(elem_type));
   if (ir::HasExternalData(proto))
     throw ModelError(TensorLabel(proto) + " has external data that was not loaded");
+  // Before allocating: the shape may claim far more than the data holds.
+  if (const std::optional<std::string> mismatch = ir::DataSizeMismatch(proto))
+    throw ModelError(TensorLabel(proto) + " " + *mismatch);
   Tensor tensor(elem_type, std::vector<std::int64_t>(proto.dims().begin(), proto.dims().end()));
   const auto count = static_cast<std::size_t>(tensor.size());
   if (elem_type == TensorProto::STRING) {
-    if (static_cast<std::size_t>(proto.string_data_size()) != count)
-      throw ModelError(TensorLabel(proto) + " has " + std::to_string(proto.string_data_size()) +
-                       " strings, expected " + std::to_string(count));
     std::copy(proto.string_data().begin(), proto.string_data().end(), tensor.strings_->begin());
     return tensor;
   }
-  const std::optional<std::string> raw = ir::RawBytes(proto);
-  if (!raw)
-    throw ModelError(TensorLabel(proto) + ": its data does not match the shape " + tensor.Describe());
+  // raw_data is read in place; only the typed fields are converted to that layout.
+  std::optional<std::string> converted;
+  if (!proto.has_raw_data()) converted = ir::RawBytes(proto);
+  const std::string& raw = converted ? *converted : proto.raw_data();
   std::byte* out = tensor.bytes_->data();
   if (IsFourBit(elem_type)) {
     for (std::size_t i = 0; i < count; ++i) {
-      const auto byte = static_cast<std::uint8_t>((*raw)[i / 2]);
+      const auto byte = static_cast<std::uint8_t>(raw[i / 2]);
       std::uint8_t nibble = (i % 2 == 0) ? (byte & 0x0Fu) : (byte >> 4);
       if (elem_type == kInt4 && (nibble & 0x8u)) nibble |= 0xF0u;  // sign-extend
       out[i] = static_cast<std::byte>(nibble);
     }
   } else if (elem_type == TensorProto::BOOL) {
-    for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<std::byte>((*raw)[i] != 0 ? 1 : 0);
-  } else if (!raw->empty()) {
-    std::memcpy(out, raw->data(), raw->size());
+    for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<std::byte>(raw[i] != 0 ? 1 : 0);
+  } else if (!raw.empty()) {
+    std::memcpy(out, raw.data(), raw.size());
   }
   return tensor;
+}
+
+Tensor Tensor::FromSparseProto(const SparseTensorProto& sparse) {
+  std::string why;
+  std::optional<TensorProto> dense = ir::Densify(sparse, &why);
+  if (!dense) throw ModelError("sparse " + TensorLabel(sparse.values()) + ": " + why);
+  return FromProto(*dense);
 }
 
 TensorProto Tensor::ToProto(const std::string& name) const {
@@ -280,16 +319,7 @@ bool operator==(const Tensor& a, const Tensor& b) {
   return *a.bytes_ == *b.bytes_;
 }
 
-std::string Tensor::Describe() const {
-  std::string text = elem_type_ == 0 ? std::string("undefined") : LowerTypeName(elem_type_);
-  text += '[';
-  for (std::size_t i = 0; i < shape_.size(); ++i) {
-    if (i > 0) text += ',';
-    text += std::to_string(shape_[i]);
-  }
-  text += ']';
-  return text;
-}
+std::string Tensor::Describe() const { return DescribeShape(elem_type_, shape_); }
 
 void Tensor::TypeMismatch(const char* wanted) const {
   throw BuilderError(std::string("Tensor: ") + wanted + " requested from a " + Describe() + " tensor");

@@ -91,10 +91,13 @@ class Tensor {
  public:
   Tensor() = default;
   // Zero-filled (empty strings for STRING). Throws ModelError for a negative dim, an
-  // unknown element type, or a size above the evaluator's limit (kMaxElements).
+  // unknown element type, an element count that overflows int64, or a size above the
+  // limit on tensor sizes (ir::MaxTensorBytes; a STRING element counts as the size of a
+  // std::string). A tensor with no element is always accepted, whatever its other dims.
   Tensor(int elem_type, std::vector<std::int64_t> shape);
-
-  static constexpr std::int64_t kMaxElements = std::int64_t{1} << 32;
+  // The constructor's checks without allocating anything: for kernels that compute into
+  // buffers of their own before building the output (call it before sizing them).
+  static void CheckShape(int elem_type, const std::vector<std::int64_t>& shape);
 
   int elem_type() const { return elem_type_; }
   const std::vector<std::int64_t>& shape() const { return shape_; }
@@ -119,8 +122,13 @@ class Tensor {
 
   // From an initializer or a Constant value: raw_data or typed fields, 4-bit types
   // unpacked. Throws ModelError (naming the tensor) when the data does not match the
-  // shape, or when it is external data that was not loaded.
+  // shape (checked before allocating anything), when the tensor is above the limit on
+  // tensor sizes, or when it is external data that was not loaded.
   static Tensor FromProto(const TensorProto& tensor);
+  // From a sparse tensor (sparse initializer, Constant's sparse_value), made dense.
+  // Throws ModelError naming the tensor when it is malformed or when its dense form is
+  // above the limit on tensor sizes (checked before it is built).
+  static Tensor FromSparseProto(const SparseTensorProto& sparse);
   // Serializes with raw_data (typed string_data for STRING), 4-bit types packed.
   TensorProto ToProto(const std::string& name) const;
 

@@ -68,30 +68,43 @@ std::optional<std::int64_t> DenseElementBytes(int data_type) {
 
 }  // namespace
 
-std::optional<TensorProto> Densify(const SparseTensorProto& sparse) {
+std::optional<TensorProto> Densify(const SparseTensorProto& sparse, std::string* why) {
+  const auto fail = [why](std::string reason) -> std::optional<TensorProto> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
   const TensorProto& values = sparse.values();
   TensorProto dense;
   dense.set_data_type(values.data_type());
   for (std::int64_t dim : sparse.dims()) {
-    if (dim < 0) return std::nullopt;
+    if (dim < 0) return fail("negative dimension " + std::to_string(dim));
     dense.add_dims(dim);
   }
   const std::optional<std::int64_t> count = ElementCount(dense);
   const std::optional<std::int64_t> element_bytes = DenseElementBytes(values.data_type());
-  if (!count || !element_bytes || *count > kMaxDenseBytes / *element_bytes) return std::nullopt;
-  if (values.dims_size() != 1 || values.dims(0) < 0 || values.dims(0) > *count) return std::nullopt;
+  if (!element_bytes) return fail("element type " + ElementTypeName(values.data_type()) + " cannot be densified");
+  std::int64_t dense_bytes = 0;
+  const bool overflow = !count || __builtin_mul_overflow(*count, *element_bytes, &dense_bytes);
+  if (const std::optional<std::string> problem = TensorSizeProblem(
+          overflow ? std::nullopt : std::optional<std::uint64_t>(dense_bytes), "its dense form"))
+    return fail(*problem);
+  if (dense_bytes > kMaxDenseBytes)
+    return fail("its dense form needs " + std::to_string(dense_bytes) + " bytes, more than a protobuf message holds");
+  if (values.dims_size() != 1 || values.dims(0) < 0 || values.dims(0) > *count)
+    return fail("its values are not a vector of at most as many elements as the dense tensor has");
   const std::int64_t nnz = values.dims(0);
   const std::optional<std::vector<std::int64_t>> positions = SparsePositions(sparse, nnz, *count);
-  if (!positions) return std::nullopt;
+  if (!positions) return fail("its indices are out of range, of the wrong type or of the wrong shape");
 
   if (values.data_type() == TensorProto::STRING) {
-    if (values.string_data_size() != nnz) return std::nullopt;
+    if (values.string_data_size() != nnz) return fail("its values hold the wrong number of strings");
     for (std::int64_t i = 0; i < *count; ++i) dense.add_string_data();
     for (std::int64_t i = 0; i < nnz; ++i) *dense.mutable_string_data((*positions)[i]) = values.string_data(i);
     return dense;
   }
   const std::optional<std::string> value_bytes = RawBytes(values);
-  if (!value_bytes || static_cast<std::int64_t>(value_bytes->size()) != nnz * *element_bytes) return std::nullopt;
+  if (!value_bytes || static_cast<std::int64_t>(value_bytes->size()) != nnz * *element_bytes)
+    return fail("its values do not match their declared shape");
   std::string& raw = *dense.mutable_raw_data();
   raw.assign(static_cast<std::size_t>(*count * *element_bytes), '\0');
   for (std::int64_t i = 0; i < nnz; ++i)
@@ -149,6 +162,13 @@ std::optional<TensorProto> ConstantAttributeValue(const AttributeProto& attr) {
 }
 
 }  // namespace
+
+const SparseTensorProto* SparseConstantValue(const NodeProto& node) {
+  if (node.op_type() != "Constant" || !IsOnnxDomain(node.domain()) || node.attribute_size() != 1) return nullptr;
+  const AttributeProto& attr = node.attribute(0);
+  if (attr.name() != "sparse_value" || attr.type() != AttributeProto::SPARSE_TENSOR) return nullptr;
+  return &attr.sparse_tensor();
+}
 
 std::optional<TensorProto> ConstantNodeValue(const NodeProto& node) {
   if (node.op_type() != "Constant" || !IsOnnxDomain(node.domain())) return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
 #include <unordered_set>
 #include <vector>
 
@@ -108,6 +109,78 @@ const FunctionProto* LocalFunctions::Find(const NodeProto& node) const {
   if (index_.empty()) return nullptr;
   auto it = index_.find(FunctionKey(node.domain(), node.op_type(), UnknownString(node, kNodeOverloadField)));
   return it == index_.end() ? nullptr : it->second;
+}
+
+// --- CallExpansions ---------------------------------------------------------------------
+
+namespace {
+
+void CollectCalls(const google::protobuf::RepeatedPtrField<NodeProto>& nodes,
+                  const std::function<const FunctionProto*(const NodeProto&)>& resolve,
+                  std::vector<const FunctionProto*>& calls, std::uint64_t& node_count) {
+  for (const NodeProto& node : nodes) {
+    ++node_count;
+    if (const FunctionProto* callee = resolve(node)) calls.push_back(callee);
+    for (const AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) CollectCalls(attr.g().node(), resolve, calls, node_count);
+      for (const GraphProto& graph : attr.graphs()) CollectCalls(graph.node(), resolve, calls, node_count);
+    }
+  }
+}
+
+std::uint64_t SaturatingAdd(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+}  // namespace
+
+CallExpansions::CallExpansions(std::function<const FunctionProto*(const NodeProto&)> resolve)
+    : resolve_(std::move(resolve)) {}
+
+CallExpansions::Entry& CallExpansions::Prepare(const FunctionProto& function) {
+  Entry& entry = entries_[&function];
+  if (entry.state == Entry::State::kNew) {
+    CollectCalls(function.node(), resolve_, entry.calls, entry.expansion.nodes);
+    entry.state = Entry::State::kActive;
+  }
+  return entry;
+}
+
+const CallExpansion& CallExpansions::Of(const FunctionProto& function) {
+  if (auto it = entries_.find(&function); it != entries_.end() && it->second.state == Entry::State::kDone)
+    return it->second.expansion;
+  // Depth-first over the calls with an explicit stack: a chain of thousands of functions
+  // must not overflow the C++ stack. A function is done once all its callees are.
+  struct Visit {
+    const FunctionProto* function;
+    Entry* entry;
+    std::size_t next_call = 0;
+  };
+  std::vector<Visit> stack{{&function, &Prepare(function)}};
+  while (!stack.empty()) {
+    Visit& visit = stack.back();
+    if (visit.next_call < visit.entry->calls.size()) {
+      const FunctionProto* callee = visit.entry->calls[visit.next_call++];
+      Entry& callee_entry = entries_[callee];
+      if (callee_entry.state == Entry::State::kActive) visit.entry->expansion.recursive = callee;
+      if (callee_entry.state == Entry::State::kNew) stack.push_back({callee, &Prepare(*callee)});
+      continue;
+    }
+    CallExpansion& expansion = visit.entry->expansion;
+    std::uint64_t deepest_call = 0;
+    for (const FunctionProto* callee : visit.entry->calls) {
+      const Entry& callee_entry = entries_.at(callee);
+      if (callee_entry.state != Entry::State::kDone) continue;  // on a cycle: recursive is set
+      expansion.nodes = SaturatingAdd(expansion.nodes, callee_entry.expansion.nodes);
+      deepest_call = std::max(deepest_call, callee_entry.expansion.depth);
+      if (!expansion.recursive) expansion.recursive = callee_entry.expansion.recursive;
+    }
+    expansion.depth = deepest_call + 1;
+    visit.entry->state = Entry::State::kDone;
+    stack.pop_back();
+  }
+  return entries_.at(&function).expansion;
 }
 
 google::protobuf::RepeatedPtrField<NodeProto> InstantiateFunctionBody(const FunctionProto& function,

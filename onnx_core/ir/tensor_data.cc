@@ -1,8 +1,15 @@
 #include "onnx_core/ir/tensor_data.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
+#include <cstdio>
 #include <cstring>
+
+#include "onnx_core/common/error.h"
 
 namespace onnxopt::core::ir {
 namespace {
@@ -104,6 +111,43 @@ std::optional<std::string> TypedFieldBytes(const TensorProto& tensor, int bits) 
   }
 }
 
+// Size of the typed field TypedFieldBytes converts, in the raw_data layout (the same
+// cases); nullopt for types without a typed field.
+std::optional<std::uint64_t> TypedFieldRawDataBytes(const TensorProto& tensor, int bits) {
+  const auto values = [](int count, std::uint64_t bytes_per_value) {
+    return static_cast<std::uint64_t>(count) * bytes_per_value;
+  };
+  switch (tensor.data_type()) {
+    case TensorProto::FLOAT:
+    case TensorProto::COMPLEX64: return values(tensor.float_data_size(), 4);
+    case TensorProto::INT32: return values(tensor.int32_data_size(), 4);
+    case TensorProto::INT64: return values(tensor.int64_data_size(), 8);
+    case TensorProto::DOUBLE:
+    case TensorProto::COMPLEX128: return values(tensor.double_data_size(), 8);
+    case TensorProto::UINT64: return values(tensor.uint64_data_size(), 8);
+    case TensorProto::UINT32: return values(tensor.uint64_data_size(), 4);
+    case TensorProto::STRING:
+    case TensorProto::UNDEFINED: return std::nullopt;
+    default: return values(tensor.int32_data_size(), bits == 16 ? 2 : 1);
+  }
+}
+
+// --- The limit on tensor sizes ----------------------------------------------------------
+
+std::atomic<std::uint64_t> max_tensor_bytes{0};  // 0: the default
+thread_local ScopedTensorLimit* innermost_scoped_limit = nullptr;
+
+// "8000000000 bytes (7.5 GiB)".
+std::string DescribeBytes(std::uint64_t bytes) {
+  std::string text = std::to_string(bytes) + " bytes";
+  if (bytes < (std::uint64_t{1} << 20)) return text;
+  const bool gib = bytes >= (std::uint64_t{1} << 30);
+  const double scaled = static_cast<double>(bytes) / static_cast<double>(gib ? 1u << 30 : 1u << 20);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, " (%.1f %s)", scaled, gib ? "GiB" : "MiB");
+  return text + buffer;
+}
+
 }  // namespace
 
 std::string ElementTypeName(int elem_type) {
@@ -117,12 +161,21 @@ std::optional<int> ElementBits(int elem_type) {
   return info->bits;
 }
 
-std::optional<std::int64_t> ElementCount(const TensorProto& tensor) {
-  std::int64_t count = 1;
-  for (std::int64_t dim : tensor.dims()) {
-    if (dim < 0 || __builtin_mul_overflow(count, dim, &count)) return std::nullopt;
+std::optional<std::int64_t> ElementCount(std::span<const std::int64_t> dims) {
+  bool empty = false;
+  for (std::int64_t dim : dims) {
+    if (dim < 0) return std::nullopt;
+    empty = empty || dim == 0;
   }
+  if (empty) return 0;  // whatever the other dims: their product may overflow, the count does not
+  std::int64_t count = 1;
+  for (std::int64_t dim : dims)
+    if (__builtin_mul_overflow(count, dim, &count)) return std::nullopt;
   return count;
+}
+
+std::optional<std::int64_t> ElementCount(const TensorProto& tensor) {
+  return ElementCount(std::span<const std::int64_t>(tensor.dims().data(), static_cast<std::size_t>(tensor.dims_size())));
 }
 
 std::optional<std::uint64_t> RawDataBytes(const TensorProto& tensor) {
@@ -139,14 +192,41 @@ bool HasExternalData(const TensorProto& tensor) {
   return tensor.data_location() == TensorProto::EXTERNAL;
 }
 
+std::optional<std::uint64_t> StoredRawDataBytes(const TensorProto& tensor) {
+  const std::optional<int> bits = ElementBits(tensor.data_type());
+  if (!bits || HasExternalData(tensor)) return std::nullopt;
+  if (tensor.has_raw_data()) return tensor.raw_data().size();
+  return TypedFieldRawDataBytes(tensor, *bits);
+}
+
+std::optional<std::string> DataSizeMismatch(const TensorProto& tensor) {
+  if (HasExternalData(tensor)) return std::nullopt;
+  const std::optional<std::int64_t> count = ElementCount(tensor);
+  if (!count) {
+    for (std::int64_t dim : tensor.dims())
+      if (dim < 0) return "has a negative dimension (" + std::to_string(dim) + ")";
+    return "declares more elements than int64 can count";
+  }
+  const std::string declared = "declares " + std::to_string(*count) + " elements of " +
+                               ElementTypeName(tensor.data_type());
+  if (tensor.data_type() == TensorProto::STRING) {
+    if (tensor.string_data_size() == *count) return std::nullopt;
+    return declared + " but holds " + std::to_string(tensor.string_data_size()) + " strings";
+  }
+  const std::optional<std::uint64_t> expected = RawDataBytes(tensor);
+  const std::optional<std::uint64_t> stored = StoredRawDataBytes(tensor);
+  if (!expected || !stored) return "has an element type without a fixed size (" + ElementTypeName(tensor.data_type()) + ")";
+  if (*stored == *expected) return std::nullopt;
+  return declared + " (" + std::to_string(*expected) + " bytes) but holds " + std::to_string(*stored) +
+         " bytes of data";
+}
+
 std::optional<std::string> RawBytes(const TensorProto& tensor) {
   const std::optional<std::uint64_t> expected = RawDataBytes(tensor);
-  if (!expected || HasExternalData(tensor)) return std::nullopt;
-  std::optional<std::string> bytes = tensor.has_raw_data()
-                                         ? std::optional<std::string>(tensor.raw_data())
-                                         : TypedFieldBytes(tensor, *ElementBits(tensor.data_type()));
-  if (!bytes || bytes->size() != *expected) return std::nullopt;
-  return bytes;
+  // Sizes first: a hostile tensor declaring a huge shape must not make us copy anything.
+  if (!expected || StoredRawDataBytes(tensor) != expected) return std::nullopt;
+  if (tensor.has_raw_data()) return tensor.raw_data();
+  return TypedFieldBytes(tensor, *ElementBits(tensor.data_type()));
 }
 
 std::uint64_t StoredDataBytes(const TensorProto& tensor) {
@@ -157,6 +237,54 @@ std::uint64_t StoredDataBytes(const TensorProto& tensor) {
                                           tensor.uint64_data_size());
   for (const std::string& value : tensor.string_data()) bytes += value.size();
   return bytes;
+}
+
+std::uint64_t DefaultMaxTensorBytes() {
+  static const std::uint64_t default_bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    // Unknown physical memory (never seen on Linux): 4 GiB, a quarter of a small machine's.
+    if (pages <= 0 || page_size <= 0) return std::uint64_t{4} << 30;
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) / 4;
+  }();
+  return default_bytes;
+}
+
+std::uint64_t MaxTensorBytes() {
+  const std::uint64_t set = max_tensor_bytes.load(std::memory_order_relaxed);
+  const std::uint64_t global = set != 0 ? set : DefaultMaxTensorBytes();
+  return innermost_scoped_limit ? std::min(global, innermost_scoped_limit->bytes_) : global;
+}
+
+void SetMaxTensorBytes(std::uint64_t bytes) { max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
+
+ScopedTensorLimit::ScopedTensorLimit(std::uint64_t bytes, std::string_view name)
+    : enclosing_(innermost_scoped_limit), bytes_(bytes), name_(name) {
+  if (enclosing_ && enclosing_->bytes_ <= bytes_) {  // the enclosing limit stays the binding one
+    bytes_ = enclosing_->bytes_;
+    name_ = enclosing_->name_;
+  }
+  innermost_scoped_limit = this;
+}
+
+ScopedTensorLimit::~ScopedTensorLimit() { innermost_scoped_limit = enclosing_; }
+
+std::optional<std::string> TensorSizeProblem(std::optional<std::uint64_t> bytes, std::string_view what) {
+  const std::uint64_t limit = MaxTensorBytes();
+  if (bytes && *bytes <= limit) return std::nullopt;
+  const std::string size = bytes ? "needs " + DescribeBytes(*bytes) : std::string("needs more than 2^64 bytes");
+  ScopedTensorLimit* scoped = innermost_scoped_limit;
+  if (scoped && scoped->bytes_ == limit) {
+    scoped->refused_bytes_ = bytes.value_or(UINT64_MAX);
+    return std::string(what) + " " + size + ", more than " + std::string(scoped->name_) + " of " + DescribeBytes(limit);
+  }
+  return std::string(what) + " " + size + ", more than the limit on tensor sizes of " + DescribeBytes(limit) +
+         " (by default a quarter of the physical memory; raise it with the option --max-tensor-bytes, or "
+         "onnxopt.set_max_tensor_bytes in Python)";
+}
+
+void CheckTensorBytes(std::optional<std::uint64_t> bytes, std::string_view what) {
+  if (std::optional<std::string> problem = TensorSizeProblem(bytes, what)) throw ModelError(*problem);
 }
 
 }  // namespace onnxopt::core::ir

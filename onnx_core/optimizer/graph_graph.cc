@@ -321,6 +321,8 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
       known.insert_or_assign(input, eval::Tensor::FromProto(*value));
     }
     try {
+      // What patterns inspect is computed within constant folding's limit.
+      ir::ScopedTensorLimit limit(options_.fold.max_output_bytes, kFoldingLimitName);
       eval::RunNodes(builder_.OpsetImports(), builder_.Functions(), {&node}, known);
     } catch (const ModelError&) {
       return false;  // the kernel rejects the inputs: not computable, not our error

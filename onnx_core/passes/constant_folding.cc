@@ -8,6 +8,7 @@
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/constant_values.h"
+#include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::builder {
 
@@ -32,13 +33,32 @@ std::uint64_t StoredBytes(const Tensor& tensor) {
   return bytes;
 }
 
-// What one graph defines as constants.
 // What one graph defines as constants: one lookup per input name tells all.
 struct ValueSource {
   const TensorProto* initializer = nullptr;
+  const SparseTensorProto* sparse_initializer = nullptr;
   const NodeProto* constant_node = nullptr;
   bool graph_input = false;  // never constant: a caller may override it
+  bool IsConstant() const { return initializer || sparse_initializer || constant_node; }
 };
+
+// Bytes of a node output that inference knows statically (element type and every dim),
+// as StoredBytes would count them; UINT64_MAX when the size overflows; nullopt when
+// not known before running the kernel (or a STRING, whose size depends on the strings).
+std::optional<std::uint64_t> InferredOutputBytes(const GraphBuilder& builder, const std::string& output) {
+  const shapes::SymTensor* inferred = builder.GetShape(output);
+  if (!inferred || inferred->kind != shapes::SymTensor::Kind::kTensor || !inferred->shape.HasRank() ||
+      !inferred->shape.IsStatic())
+    return std::nullopt;
+  const std::size_t element_bytes = eval::StorageBytes(inferred->elem_type);
+  if (element_bytes == 0) return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (const shapes::SymDim& dim : inferred->shape.Dims()) dims.push_back(*dim.Constant());
+  const std::optional<std::int64_t> count = ir::ElementCount(dims);
+  std::uint64_t bytes = 0;
+  if (!count || __builtin_mul_overflow(static_cast<std::uint64_t>(*count), element_bytes, &bytes)) return UINT64_MAX;
+  return bytes;
+}
 
 struct GraphIndex {
   std::unordered_map<std::string, ValueSource> values;
@@ -76,6 +96,10 @@ class Folder {
       ValueSource& source = index.values[init.name()];
       if (!source.initializer) source.initializer = &init;
     }
+    for (const SparseTensorProto& init : builder.Graph().sparse_initializer()) {
+      ValueSource& source = index.values[init.values().name()];
+      if (!source.sparse_initializer) source.sparse_initializer = &init;
+    }
     for (const ValueInfoProto& input : builder.Inputs()) index.values[input.name()].graph_input = true;
     for (const NodeProto& node : builder.Nodes())
       if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1) {
@@ -92,18 +116,21 @@ class Folder {
       auto it = index.values.find(name);
       if (it == index.values.end()) continue;
       if (it->second.graph_input) return nullptr;
-      if (it->second.initializer || it->second.constant_node) return &index;
+      if (it->second.IsConstant()) return &index;
     }
     return nullptr;
   }
 
-  // The constant's value; throws ModelError when it cannot be read (external data).
+  // The constant's value; throws ModelError when it cannot be read (external data, data
+  // that does not match the shape, a sparse tensor too large to make dense).
   Tensor ConstantValue(const GraphIndex& index, const std::string& name) {
     if (auto it = cache_.find(name); it != cache_.end()) return it->second;
     Tensor tensor;
     const ValueSource& source = index.values.at(name);
     if (source.initializer) {
       tensor = Tensor::FromProto(*source.initializer);
+    } else if (source.sparse_initializer) {
+      tensor = Tensor::FromSparseProto(*source.sparse_initializer);
     } else {
       std::optional<TensorProto> proto = ir::ConstantNodeValue(*source.constant_node);
       if (!proto) throw ModelError("invalid Constant node");
@@ -116,20 +143,37 @@ class Folder {
 
   void Skip(const NodeProto& node, const std::string& reason) { result_.skipped.push_back(Label(node) + ": " + reason); }
 
+  // Why an output of `bytes` bytes computed from `input_bytes` bytes of inputs is not
+  // materialized; nullopt when it may be.
+  std::optional<std::string> OutputSizeProblem(std::uint64_t bytes, std::uint64_t input_bytes) const {
+    if (bytes > options_.max_output_bytes) return "output of " + std::to_string(bytes) + " bytes exceeds the limit";
+    if (bytes > options_.growth_free_bytes && bytes > 2 * input_bytes)
+      return "output of " + std::to_string(bytes) + " bytes computed from " + std::to_string(input_bytes) +
+             " bytes of inputs would grow the model";
+    return std::nullopt;
+  }
+
+  // The same for the outputs whose size inference knows, before running the kernel: a
+  // ConstantOfShape of [2e9] is never computed only to be thrown away.
+  std::optional<std::string> InferredOutputSizeProblem(const GraphBuilder& builder, const NodeProto& node,
+                                                       std::uint64_t input_bytes) const {
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      if (const std::optional<std::uint64_t> bytes = InferredOutputBytes(builder, output))
+        if (std::optional<std::string> problem = OutputSizeProblem(*bytes, input_bytes))
+          return *problem + " (size of the inferred shape)";
+    }
+    return std::nullopt;
+  }
+
   // Replaces `node` by initializers holding `outputs`, when they fit the size limits
   // (`input_bytes`: what its inputs take).
   bool Commit(GraphBuilder& builder, const NodeProto& node, const std::vector<const Tensor*>& outputs,
               std::uint64_t input_bytes) {
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (!outputs[i]) continue;
-      const std::uint64_t bytes = StoredBytes(*outputs[i]);
-      if (bytes > options_.max_output_bytes) {
-        Skip(node, "output of " + std::to_string(bytes) + " bytes exceeds the limit");
-        return false;
-      }
-      if (bytes > options_.growth_free_bytes && bytes > 2 * input_bytes) {
-        Skip(node, "output of " + std::to_string(bytes) + " bytes computed from " + std::to_string(input_bytes) +
-                       " bytes of inputs would grow the model");
+    for (const Tensor* output : outputs) {
+      if (!output) continue;
+      if (std::optional<std::string> problem = OutputSizeProblem(StoredBytes(*output), input_bytes)) {
+        Skip(node, *problem);
         return false;
       }
     }
@@ -189,16 +233,28 @@ class Folder {
       Skip(node, std::string("an input cannot be read: ") + error.what());
       return false;
     }
-    try {
-      eval::RunNodes(builder.OpsetImports(), builder.Functions(), {&node}, known);
-    } catch (const ModelError& error) {
-      Skip(node, std::string("the kernel failed: ") + error.what());
-      return false;
-    }
     std::uint64_t input_bytes = 0;
     for (const std::string& input : node.input())
       if (const Tensor* tensor = input.empty() ? nullptr : std::get_if<Tensor>(&known.at(input)))
         input_bytes += StoredBytes(*tensor);
+    if (std::optional<std::string> problem = InferredOutputSizeProblem(builder, node, input_bytes)) {
+      Skip(node, *problem);
+      return false;
+    }
+    // Whatever inference knows, no tensor above the limit is computed (an output whose
+    // shape depends on values inference did not know, a large intermediate).
+    ir::ScopedTensorLimit limit(options_.max_output_bytes, kFoldingLimitName);
+    try {
+      eval::RunNodes(builder.OpsetImports(), builder.Functions(), {&node}, known);
+    } catch (const ModelError& error) {
+      if (const std::optional<std::uint64_t> refused = limit.refused_bytes())
+        Skip(node, "the kernel needs a tensor of " +
+                       (*refused == UINT64_MAX ? std::string("more than 2^64") : std::to_string(*refused)) +
+                       " bytes, above the limit");
+      else
+        Skip(node, std::string("the kernel failed: ") + error.what());
+      return false;
+    }
     std::vector<const Tensor*> outputs;
     for (const std::string& output : node.output()) {
       if (output.empty()) {
@@ -224,28 +280,41 @@ class Folder {
 
 }  // namespace
 
-bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
-  if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return false;
-  if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return false;
+namespace {
+
+// The static dims of the input of a Shape or Size node whose value they give; nullopt
+// otherwise, also for a Size whose element count overflows int64 (the model's shapes
+// are inconsistent: left to the kernel).
+std::optional<std::vector<std::int64_t>> StaticShapeOperand(const GraphBuilder& builder, const NodeProto& node) {
+  if (!IsOnnxDomain(node.domain()) || (node.op_type() != "Shape" && node.op_type() != "Size")) return std::nullopt;
+  if (node.input_size() != 1 || node.output_size() != 1 || node.output(0).empty()) return std::nullopt;
   const shapes::SymTensor* input = builder.GetShape(node.input(0));
-  return input && input->kind == shapes::SymTensor::Kind::kTensor && input->shape.HasRank() &&
-         input->shape.IsStatic();
+  if (!input || input->kind != shapes::SymTensor::Kind::kTensor || !input->shape.HasRank() ||
+      !input->shape.IsStatic())
+    return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (const shapes::SymDim& dim : input->shape.Dims()) dims.push_back(*dim.Constant());
+  if (node.op_type() == "Size" && !ir::ElementCount(dims)) return std::nullopt;
+  return dims;
+}
+
+}  // namespace
+
+bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
+  return StaticShapeOperand(builder, node).has_value();
 }
 
 std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
-  if (!HasStaticShapeValue(builder, node)) return std::nullopt;
-  std::vector<std::int64_t> dims;
-  for (const shapes::SymDim& dim : builder.GetShape(node.input(0))->shape.Dims()) dims.push_back(*dim.Constant());
+  const std::optional<std::vector<std::int64_t>> dims = StaticShapeOperand(builder, node);
+  if (!dims) return std::nullopt;
   TensorProto tensor;
   tensor.set_name(node.output(0));
   tensor.set_data_type(TensorProto::INT64);
   if (node.op_type() == "Size") {
-    std::int64_t count = 1;
-    for (std::int64_t dim : dims) count *= dim;
-    tensor.add_int64_data(count);
+    tensor.add_int64_data(*ir::ElementCount(*dims));
     return tensor;
   }
-  const auto rank = static_cast<std::int64_t>(dims.size());
+  const auto rank = static_cast<std::int64_t>(dims->size());
   std::int64_t start = 0, end = rank;
   for (const AttributeProto& attr : node.attribute()) {
     if (attr.name() == "start") start = attr.i();
@@ -256,7 +325,7 @@ std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const N
   start = std::clamp<std::int64_t>(start, 0, rank);
   end = std::clamp<std::int64_t>(end, start, rank);
   tensor.add_dims(end - start);
-  for (std::int64_t i = start; i < end; ++i) tensor.add_int64_data(dims[static_cast<std::size_t>(i)]);
+  for (std::int64_t i = start; i < end; ++i) tensor.add_int64_data((*dims)[static_cast<std::size_t>(i)]);
   return tensor;
 }
 

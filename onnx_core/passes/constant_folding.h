@@ -6,18 +6,28 @@
 // Folding must not grow the model: an output larger than FoldOptions::max_output_bytes
 // is not materialized, nor one much larger than the inputs it is computed from (a
 // ConstantOfShape of 10^6 elements or an Expand of a scalar is cheap to compute and
-// expensive to store). Graph outputs keep their names. Nodes whose
-// operator has no kernel, or whose kernel fails, are left as they are.
+// expensive to store). Outputs whose shape inference knows are checked before the kernel
+// runs; while it runs, no tensor above max_output_bytes is allocated at all (whatever the
+// operator: an output shape that depends on values, a large intermediate), so that a
+// ConstantOfShape of [2e9] costs nothing. Graph outputs keep their names. Nodes whose
+// operator has no kernel, or whose kernel fails, are left as they are. Sparse
+// initializers are constants too (made dense within the limit on tensor sizes).
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "onnx_core/builder/graph_builder.h"
 
 namespace onnxopt::core::builder {
+
+// How FoldOptions::max_output_bytes appears in messages when a kernel run by folding asks
+// for a larger tensor (it runs under an ir::ScopedTensorLimit of that size).
+inline constexpr std::string_view kFoldingLimitName =
+    "constant folding's limit on the tensors it computes (FoldOptions::max_output_bytes)";
 
 struct FoldOptions {
   // Largest output (bytes) that folding may materialize.
@@ -39,7 +49,8 @@ struct FoldResult {
   std::string ToString() const;
 };
 
-// Whether `node` is a Shape or Size whose input has a static shape: its value is known.
+// Whether `node` is a Shape or Size whose input has a static shape (for Size, one whose
+// element count fits int64): its value is known.
 bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 // That value (named after the node's output); nullopt when HasStaticShapeValue is false.
 // Shape's start and end are applied.

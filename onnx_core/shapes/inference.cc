@@ -1,7 +1,10 @@
 #include "onnx_core/shapes/inference.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -71,8 +74,16 @@ namespace {
 using ir::IsOnnxDomain;
 using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
 
-// A function calling itself (directly or not) is cut here: its outputs stay unknown.
-constexpr int kMaxFunctionDepth = 32;
+// Calls of local functions nested deeper than this are not inferred (their outputs stay
+// unknown): a chain of calls uses the C++ stack.
+constexpr std::uint64_t kMaxFunctionDepth = 32;
+// Nodes of function bodies that inference may infer in one run. Each body is inferred
+// once per distinct call signature, so real models stay far below; what passes the
+// bound (calls whose every signature differs, 2^n of them) gets unknown outputs and one
+// diagnostic, not a ModelError: unknown is always a correct answer for inference, so the
+// rest of the model is still inferred and optimized (the evaluator, which has no such
+// answer, refuses such calls).
+constexpr std::uint64_t kMaxFunctionNodes = 200'000;
 
 const SymTensor& UnknownTensor() {
   static const SymTensor unknown = SymTensor::Unknown();
@@ -143,12 +154,33 @@ SymTensor Merge(SymTensor known, const SymTensor& declared, std::string& conflic
   return known;
 }
 
+// Records a sparse constant (initializer or Constant node) named `name`: its type and
+// shape, and when its dense form is small enough to keep (kMaxConstantBytes), its value.
+// A larger one is never made dense: inference only needs its shape.
+void InferSparseConstant(const SparseTensorProto& sparse, const std::string& name, ShapesContext& context) {
+  TensorProto shape_only;
+  shape_only.set_data_type(sparse.values().data_type());
+  *shape_only.mutable_dims() = sparse.dims();
+  const std::optional<std::uint64_t> dense_bytes = ir::RawDataBytes(shape_only);
+  std::optional<TensorProto> dense;
+  if (dense_bytes && *dense_bytes <= ShapesContext::kMaxConstantBytes) dense = ir::Densify(sparse);
+  if (!dense) {
+    std::vector<SymDim> dims;
+    for (std::int64_t dim : sparse.dims()) dims.push_back(dim >= 0 ? SymDim(dim) : SymDim::Unknown());
+    context.Set(name, SymTensor::Tensor(sparse.values().data_type(), SymShape(std::move(dims))));
+    context.SetConstant(name, nullptr);
+    return;
+  }
+  dense->set_name(name);
+  InferInitializer(*dense, context);
+}
+
 // Where a node runs: the opset imports that bind its operators and how diagnostics name it.
 struct Scope {
   const OpsetImports* opsets = nullptr;    // the model's, or a function's
   const OpsetImports* fallback = nullptr;  // the model's, for domains a function does not import
   std::string label_prefix;                // "call/" inside a function body
-  int function_depth = 0;
+  std::uint64_t function_depth = 0;
 };
 
 class Inferencer;
@@ -175,7 +207,7 @@ class NodeContext final : public InferenceContext {
     if (!HasInput(i)) return nullptr;
     return context_.FindConstant(node_.input(static_cast<int>(i)));
   }
-  SymDim FreshSymbol() override { return context_.Symbols().Fresh(); }
+  SymDim FreshSymbol() override;
   void Diagnose(std::string message) override {
     context_.Diagnostics().push_back({Label(), node_.op_type(), std::move(message)});
   }
@@ -195,9 +227,32 @@ class NodeContext final : public InferenceContext {
   std::unordered_set<const GraphProto*> inferred_;
 };
 
+// The outputs of one inference of a function body, kept for the calls of the same
+// signature.
+struct Instantiation {
+  std::vector<SymTensor> outputs;  // one per formal output of the function
+  std::vector<std::shared_ptr<const TensorProto>> constants;  // the same
+  // Symbols of the outputs made fresh while inferring the body: another call gets new
+  // ones instead.
+  std::unordered_set<std::string> fresh_symbols;
+  // The constant inputs of the signature, kept alive: the key holds their addresses.
+  std::vector<std::shared_ptr<const TensorProto>> constant_inputs;
+};
+
 class Inferencer {
  public:
-  explicit Inferencer(const ModelProto& model) : model_(model) {}
+  explicit Inferencer(const ModelProto& model)
+      : model_(model), expansions_([this](const NodeProto& node) {
+          return FindShapeFunction(node.domain(), node.op_type()) ? nullptr : FindFunction(node);
+        }) {}
+
+  // A symbol made fresh for a node: recorded, so that the instantiations of function
+  // bodies know which of their symbols stand for run-time values of that one call.
+  SymDim FreshSymbol(SymbolGenerator& symbols) {
+    SymDim symbol = symbols.Fresh();
+    fresh_order_.emplace(symbol.Symbols().front(), fresh_order_.size());
+    return symbol;
+  }
 
   Scope ModelScope() const { return Scope{&model_.opset_import(), nullptr, "", 0}; }
 
@@ -230,8 +285,7 @@ class Inferencer {
     for (const SparseTensorProto& init : graph.sparse_initializer()) {
       const std::string& name = init.values().name();
       if (name.empty() || inputs.contains(name)) continue;
-      std::vector<SymDim> dims(init.dims().begin(), init.dims().end());
-      context.Set(name, SymTensor::Tensor(init.values().data_type(), SymShape(std::move(dims))));
+      InferSparseConstant(init, name, context);
     }
     std::size_t index = 0;
     for (const NodeProto& node : graph.node()) RunNode(node, index++, context, scope);
@@ -248,6 +302,7 @@ class Inferencer {
   }
 
   void RunNode(const NodeProto& node, std::size_t index, ShapesContext& context, const Scope& scope) {
+    if (scope.function_depth > 0) ++function_nodes_inferred_;
     NodeContext call(*this, node, index, context, scope);
     std::vector<SymTensor> outputs;
     try {
@@ -272,6 +327,11 @@ class Inferencer {
     const NodeProto& node = call.Node();
     ShapesContext& context = call.Context();
     if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1) {
+      if (const SparseTensorProto* sparse = ir::SparseConstantValue(node)) {
+        if (!node.output(0).empty()) InferSparseConstant(*sparse, node.output(0), context);
+        const SymTensor* inferred = context.Find(node.output(0));
+        return {inferred ? *inferred : SymTensor::Unknown()};
+      }
       if (std::optional<TensorProto> value = ir::ConstantNodeValue(node)) {
         if (!node.output(0).empty()) InferInitializer(*value, context);
         const SymTensor* inferred = context.Find(node.output(0));
@@ -350,17 +410,88 @@ class Inferencer {
   }
 
   // Infers a call of a local function by inferring a copy of its body in which the
-  // call's attributes replace the references to them.
+  // call's attributes replace the references to them, once per distinct signature
+  // (function, inputs, constant inputs, attributes): functions each calling the next
+  // twice, 40 deep, are inferred in 80 nodes, not 2^40.
   std::vector<SymTensor> Instantiate(NodeContext& call, const FunctionProto& function) {
-    const Scope& outer = call.GetScope();
-    if (outer.function_depth >= kMaxFunctionDepth) {
-      call.Diagnose("local function calls nested deeper than " + std::to_string(kMaxFunctionDepth) +
-                    " (a recursive function?): outputs unknown");
+    if (std::optional<std::string> refusal = RefuseCall(call, function)) {
+      call.Diagnose(*refusal + ": outputs unknown");
       return {};
     }
     const NodeProto& node = call.Node();
-    // Formal inputs the call leaves out are missing optional inputs in the body
-    // (InstantiateFunctionBody clears their uses).
+    std::vector<std::shared_ptr<const TensorProto>> constant_inputs;
+    const std::string key = SignatureKey(call, function, constant_inputs);
+    auto known = instantiations_.find(key);
+    const bool reused = known != instantiations_.end();
+    if (!reused) {
+      if (function_nodes_inferred_ >= kMaxFunctionNodes) {
+        if (!function_limit_reported_)
+          call.Diagnose("shape inference has inferred " + std::to_string(function_nodes_inferred_) +
+                        " nodes of local function bodies, its limit: the outputs of this call and of every later "
+                        "call of a local function are unknown");
+        function_limit_reported_ = true;
+        return {};
+      }
+      Instantiation instantiation = InferBody(call, function);
+      instantiation.constant_inputs = std::move(constant_inputs);
+      known = instantiations_.emplace(key, std::move(instantiation)).first;
+    }
+    const Instantiation& instantiation = known->second;
+    std::vector<SymTensor> outputs;
+    for (int i = 0; i < node.output_size(); ++i) {
+      const bool defined = i < function.output_size();
+      outputs.push_back(defined ? instantiation.outputs[static_cast<std::size_t>(i)] : SymTensor::Unknown());
+      if (defined && !node.output(i).empty())
+        call.Context().SetConstant(node.output(i), instantiation.constants[static_cast<std::size_t>(i)]);
+    }
+    if (reused) RenewFreshSymbols(outputs, instantiation.fresh_symbols, call.Context().Symbols());
+    return outputs;
+  }
+
+  // Why a call is not inferred at all, checked where a call is made from outside every
+  // function (the nested calls are within its expansion): recursion, or nesting deeper
+  // than the stack allows. Deeper in, only the depth is checked: graphs that a call
+  // passes as attributes may hold calls that the expansion does not see.
+  std::optional<std::string> RefuseCall(const NodeContext& call, const FunctionProto& function) {
+    const std::uint64_t depth = call.GetScope().function_depth;
+    if (depth > 0) {
+      if (depth < kMaxFunctionDepth) return std::nullopt;
+      return "calls of local functions nest deeper than " + std::to_string(kMaxFunctionDepth);
+    }
+    const ir::CallExpansion& expansion = expansions_.Of(function);
+    if (expansion.recursive)
+      return "local function '" + expansion.recursive->name() +
+             "' calls itself (directly or through other functions): recursive calls are not inferred";
+    if (expansion.depth > kMaxFunctionDepth)
+      return "calls of local functions nest " + std::to_string(expansion.depth) + " deep from '" + function.name() +
+             "', more than the limit of " + std::to_string(kMaxFunctionDepth);
+    return std::nullopt;
+  }
+
+  // What the body's inference depends on, as a string: the function, each formal input
+  // (absent, or its SymTensor and the address of its constant value, kept alive in
+  // `constant_inputs`) and the call's attributes.
+  static std::string SignatureKey(NodeContext& call, const FunctionProto& function,
+                                  std::vector<std::shared_ptr<const TensorProto>>& constant_inputs) {
+    const NodeProto& node = call.Node();
+    std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&function));
+    for (int i = 0; i < function.input_size(); ++i) {
+      key += '\0';
+      if (!call.HasInput(static_cast<std::size_t>(i))) continue;
+      key += call.Input(static_cast<std::size_t>(i)).ToString();
+      std::shared_ptr<const TensorProto> constant = call.Context().FindConstantShared(node.input(i));
+      key += '\1' + std::to_string(reinterpret_cast<std::uintptr_t>(constant.get()));
+      constant_inputs.push_back(std::move(constant));
+    }
+    for (const AttributeProto& attr : node.attribute()) key += '\2' + attr.SerializeAsString();
+    return key;
+  }
+
+  // Infers the body for `call`; formal inputs the call leaves out are missing optional
+  // inputs in the body (InstantiateFunctionBody clears their uses).
+  Instantiation InferBody(NodeContext& call, const FunctionProto& function) {
+    const NodeProto& node = call.Node();
+    const std::size_t first_fresh = fresh_order_.size();
     std::unique_ptr<ShapesContext> body_context = ShapesContextAccess::Isolated(call.Context());
     for (int i = 0; i < function.input_size(); ++i) {
       if (i >= node.input_size() || node.input(i).empty()) continue;
@@ -369,24 +500,69 @@ class Inferencer {
       body_context->SetConstant(formal, call.Context().FindConstantShared(node.input(i)));
     }
     const google::protobuf::RepeatedPtrField<NodeProto> body = ir::InstantiateFunctionBody(function, node);
-
+    const Scope& outer = call.GetScope();
     const Scope scope{&function.opset_import(), &model_.opset_import(), call.Label() + "/", outer.function_depth + 1};
     std::size_t index = 0;
     for (const NodeProto& body_node : body) RunNode(body_node, index++, *body_context, scope);
 
-    std::vector<SymTensor> outputs;
-    for (int i = 0; i < node.output_size(); ++i) {
-      const SymTensor* value = i < function.output_size() ? body_context->Find(function.output(i)) : nullptr;
-      outputs.push_back(value ? *value : SymTensor::Unknown());
-      if (value && !node.output(i).empty())
-        call.Context().SetConstant(node.output(i), body_context->FindConstantShared(function.output(i)));
+    Instantiation instantiation;
+    for (const std::string& output : function.output()) {
+      const SymTensor* value = body_context->Find(output);
+      instantiation.outputs.push_back(value ? *value : SymTensor::Unknown());
+      instantiation.constants.push_back(value ? body_context->FindConstantShared(output) : nullptr);
     }
-    return outputs;
+    if (fresh_order_.size() > first_fresh) {
+      const auto note_fresh = [&](const SymDim& dim) {
+        for (std::string& name : dim.Symbols())
+          if (auto it = fresh_order_.find(name); it != fresh_order_.end() && it->second >= first_fresh)
+            instantiation.fresh_symbols.insert(std::move(name));
+      };
+      for (const SymTensor& output : instantiation.outputs) {
+        if (output.shape.HasRank())
+          for (const SymDim& dim : output.shape.Dims()) note_fresh(dim);
+        if (output.value)
+          for (const SymDim& element : *output.value) note_fresh(element);
+      }
+    }
+    return instantiation;
+  }
+
+  // Replaces, in `outputs`, every dim or element that involves a symbol of `stale` by a
+  // fresh symbol, the same for equal expressions: a second call of one signature has
+  // run-time values of its own (NonZero's count differs from call to call).
+  void RenewFreshSymbols(std::vector<SymTensor>& outputs, const std::unordered_set<std::string>& stale,
+                         SymbolGenerator& symbols) {
+    if (stale.empty()) return;
+    std::unordered_map<std::string, SymDim> renewed;
+    const auto renew = [&](SymDim& dim) {
+      const std::vector<std::string> names = dim.Symbols();
+      if (std::none_of(names.begin(), names.end(), [&](const std::string& name) { return stale.contains(name); }))
+        return;
+      auto [it, inserted] = renewed.try_emplace(dim.ToString());
+      if (inserted) it->second = FreshSymbol(symbols);
+      dim = it->second;
+    };
+    for (SymTensor& output : outputs) {
+      if (output.shape.HasRank()) {
+        std::vector<SymDim> dims = output.shape.Dims();
+        for (SymDim& dim : dims) renew(dim);
+        output.shape = SymShape(std::move(dims));
+      }
+      if (output.value)
+        for (SymDim& element : *output.value) renew(element);
+    }
   }
 
   const ModelProto& model_;
   std::optional<ir::LocalFunctions> functions_;
+  ir::CallExpansions expansions_;
+  std::unordered_map<std::string, Instantiation> instantiations_;  // by SignatureKey
+  std::unordered_map<std::string, std::size_t> fresh_order_;  // every symbol FreshSymbol made: its rank
+  std::uint64_t function_nodes_inferred_ = 0;
+  bool function_limit_reported_ = false;
 };
+
+SymDim NodeContext::FreshSymbol() { return inferencer_.FreshSymbol(context_.Symbols()); }
 
 std::vector<SymTensor> NodeContext::InferSubgraph(std::string_view attribute, const std::vector<SymTensor>& inputs) {
   const AttributeProto* attr = Attribute(attribute);

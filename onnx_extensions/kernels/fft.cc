@@ -41,9 +41,9 @@ inline Complex Mul(Complex a, Complex b) {
 ComplexBuffer::ComplexBuffer(std::int64_t n) : memory_(AllocateComplex(n, &data_)) {}
 
 Plan::Plan(std::int64_t n) : n_(n), m_(n) {
-  if (n < 1 || n > core::eval::Tensor::kMaxElements)
+  if (n < 1 || n > MaxElementCount())
     throw ModelError("a Fourier transform of length " + std::to_string(n) + " is outside [1, " +
-                     std::to_string(core::eval::Tensor::kMaxElements) + "]");
+                     std::to_string(MaxElementCount()) + "]");
   const bool bluestein = !IsPowerOfTwo(n);
   if (bluestein) {
     m_ = 1;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "onnx_core/ir/tensor_data.h"
+
 namespace onnxopt::onnx_kernels {
 
 void Fail(const std::string& message) { throw ModelError(message); }
@@ -50,17 +52,21 @@ std::int64_t CheckedAdd(std::int64_t a, std::int64_t b, std::string_view what) {
   return r;
 }
 
+std::int64_t MaxElementCount() {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(core::ir::MaxTensorBytes(), INT64_MAX));
+}
+
 std::int64_t CheckedShapeSize(const Shape& shape, std::string_view what) {
-  std::int64_t n = 1;
   for (auto d : shape)
     if (d < 0) Fail(std::string(what) + " " + ShapeToString(shape) + " has a negative dimension");
-  for (auto d : shape) {
-    if (d == 0) return 0;
-    if (__builtin_mul_overflow(n, d, &n) || n > Tensor::kMaxElements)
-      Fail(std::string(what) + " " + ShapeToString(shape) + " has more than " + std::to_string(Tensor::kMaxElements) +
-           " elements");
-  }
-  return n;
+  const std::optional<std::int64_t> count = core::ir::ElementCount(shape);
+  if (!count) Fail(std::string(what) + " " + ShapeToString(shape) + ": the number of elements overflows int64");
+  // Kernels compute in buffers of at most 8 bytes per element (double, int64).
+  std::uint64_t bytes = 0;
+  const bool overflow = __builtin_mul_overflow(static_cast<std::uint64_t>(*count), std::uint64_t{8}, &bytes);
+  core::ir::CheckTensorBytes(overflow ? std::nullopt : std::optional<std::uint64_t>(bytes),
+                             std::string(what) + " " + ShapeToString(shape));
+  return *count;
 }
 
 std::int64_t NormalizeAxis(std::int64_t axis, std::int64_t rank, std::string_view what) {

@@ -46,9 +46,13 @@ std::int64_t ShapeSize(const Shape& shape, std::size_t from, std::size_t to = st
 // Row-major strides of `shape`.
 Shape Strides(const Shape& shape);
 // Number of elements of a shape computed from inputs or attributes, before anything is
-// allocated for it: ModelError (naming `what`) for a negative dim, an overflow, or more
-// elements than a tensor may hold (Tensor::kMaxElements).
+// allocated for it: ModelError (naming `what`) for a negative dim, an overflow, or a
+// buffer of that many 8-byte elements over the tensor size limit (ir::MaxTensorBytes).
 std::int64_t CheckedShapeSize(const Shape& shape, std::string_view what);
+// The largest element count a tensor can have under the size limit (ir::MaxTensorBytes;
+// every element takes at least one byte): a bound for counts read from inputs or
+// attributes before they are converted or used.
+std::int64_t MaxElementCount();
 // a * b and a + b; ModelError naming `what` when the result does not fit in int64.
 std::int64_t CheckedMul(std::int64_t a, std::int64_t b, std::string_view what);
 std::int64_t CheckedAdd(std::int64_t a, std::int64_t b, std::string_view what);

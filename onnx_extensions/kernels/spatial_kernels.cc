@@ -185,7 +185,7 @@ std::vector<Value> MaxUnpoolKernel(KernelContext& ctx) {
       Fail("output_shape " + ShapeToString(out_shape) + " must have X's batch and channels and hold the unpooled shape " +
            ShapeToString(unpooled));
   }
-  const std::int64_t unpooled_size = CheckedCount(unpooled, "the unpooled shape");
+  const std::int64_t unpooled_size = CheckedShapeSize(unpooled, "the unpooled shape");
   Tensor y(x.elem_type(), out_shape);
   const std::int64_t* idx = indices.Data<std::int64_t>();
   for (std::int64_t e = 0; e < x.size(); ++e)
@@ -248,7 +248,7 @@ std::vector<Value> Col2ImKernel(KernelContext& ctx) {
   const Shape strides = SpatialAttribute(ctx, "strides", r, 1, 1);
   const Shape dilations = SpatialAttribute(ctx, "dilations", r, 1, 1);
   const Shape pads = SpatialAttribute(ctx, "pads", 2 * r, 0, 0);
-  const std::int64_t block_size = CheckedCount(block, "block_shape");
+  const std::int64_t block_size = CheckedShapeSize(block, "block_shape");
   const std::int64_t N = input.shape()[0], L = input.shape()[2];
   if (input.shape()[1] % block_size != 0)
     Fail("input dimension 1 (" + std::to_string(input.shape()[1]) + ") is not a multiple of prod(block_shape) = " +
@@ -257,7 +257,7 @@ std::vector<Value> Col2ImKernel(KernelContext& ctx) {
   Shape blocks(r);
   for (std::size_t d = 0; d < r; ++d)
     blocks[d] = WindowCount(image[d], pads[d], pads[d + r], block[d], dilations[d], strides[d]);
-  if (CheckedCount(blocks, "the block grid") != L)
+  if (CheckedShapeSize(blocks, "the block grid") != L)
     Fail("the image " + ShapeToString(image) + " holds " + ShapeToString(blocks) + " blocks, but the input has L = " +
          std::to_string(L));
   Shape out_shape{N, C};
@@ -414,8 +414,8 @@ std::vector<Value> DeformConvKernel(KernelContext& ctx) {
       Fail("the kernel " + ShapeToString(g.kernel) + " does not fit the padded input along axis " + std::to_string(2 + d));
     g.out.push_back(count);
   }
-  g.kernel_size = CheckedCount(g.kernel, "the kernel");
-  g.out_size = CheckedCount(g.out, "the output");
+  g.kernel_size = CheckedShapeSize(g.kernel, "the kernel");
+  g.out_size = CheckedShapeSize(g.out, "the output");
   g.in_size = ShapeSize(g.in);
   const auto dims = static_cast<std::int64_t>(g.r);
   auto expect_shape = [&](const Tensor& t, std::int64_t channels, const char* name) {

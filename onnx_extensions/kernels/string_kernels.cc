@@ -308,9 +308,9 @@ NgramOutputs ReadNgramOutputs(const KernelContext& ctx, std::size_t pool_ngrams)
     Fail("attribute weights has " + std::to_string(o.weights.size()) + " entries for the " +
          std::to_string(pool_ngrams) + " n-grams of the pool");
   for (std::int64_t index : o.indexes) {
-    if (index < 0 || index >= Tensor::kMaxElements)
+    if (index < 0 || index >= MaxElementCount())
       Fail("attribute ngram_indexes holds the index " + std::to_string(index) + ", outside [0, " +
-           std::to_string(Tensor::kMaxElements) + ")");
+           std::to_string(MaxElementCount()) + ")");
     o.width = std::max(o.width, index + 1);
   }
   return o;

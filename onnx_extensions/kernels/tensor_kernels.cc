@@ -717,16 +717,16 @@ std::vector<Value> RangeKernel(KernelContext& ctx) {
     std::int64_t count = 0;
     if constexpr (kIsFloat<T>) {
       const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
-      if (!std::isfinite(n) || n > static_cast<double>(Tensor::kMaxElements))
+      if (!std::isfinite(n) || n > static_cast<double>(MaxElementCount()))
         Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
-             " has no finite element count within the limit of " + std::to_string(Tensor::kMaxElements));
+             " has no finite element count within the limit of " + std::to_string(MaxElementCount()));
       count = static_cast<std::int64_t>(std::max(0.0, n));
     } else {
       const __int128 span = static_cast<__int128>(limit) - static_cast<__int128>(start), step = delta;
       const __int128 n = span / step + (span % step != 0 && (span > 0) == (step > 0) ? 1 : 0);
-      if (n > Tensor::kMaxElements)
+      if (n > MaxElementCount())
         Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
-             " has more than " + std::to_string(Tensor::kMaxElements) + " elements");
+             " has more than " + std::to_string(MaxElementCount()) + " elements");
       count = n > 0 ? static_cast<std::int64_t>(n) : 0;
     }
     Tensor out(s.elem_type(), {count});
@@ -829,7 +829,7 @@ std::vector<Value> OneHotKernel(KernelContext& ctx) {
   auto indices = ctx.TensorInput(0).ToDoubleVector();
   const Shape& ishape = ctx.TensorInput(0).shape();
   const double depth_value = InputScalar(ctx, 1);
-  if (!(depth_value >= 1) || depth_value > static_cast<double>(Tensor::kMaxElements))
+  if (!(depth_value >= 1) || depth_value > static_cast<double>(MaxElementCount()))
     Fail(InputLabel(ctx, 1) + " (depth) is " + std::to_string(depth_value) + ", expected a positive count");
   const auto depth = static_cast<std::int64_t>(depth_value);
   const Tensor& values = ctx.TensorInput(2);

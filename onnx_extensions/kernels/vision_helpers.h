@@ -27,19 +27,6 @@ inline void CheckWork(double steps, std::string_view what) {
          std::to_string(static_cast<std::int64_t>(kMaxWork)));
 }
 
-// The product of `dims` (each >= 0); ModelError naming `what` when it overflows or exceeds
-// the evaluator's tensor size limit, so that buffers sized by it are never huge.
-inline std::int64_t CheckedCount(const std::vector<std::int64_t>& dims, std::string_view what) {
-  std::int64_t count = 1;
-  for (std::int64_t d : dims) {
-    if (d < 0) Fail(std::string(what) + " has a negative size " + std::to_string(d));
-    if (__builtin_mul_overflow(count, d, &count) || count > Tensor::kMaxElements)
-      Fail(std::string(what) + " " + ShapeToString(dims) + " has more than " + std::to_string(Tensor::kMaxElements) +
-           " elements");
-  }
-  return count;
-}
-
 // A computed value stored into an element of type T: floating types as they are,
 // integers truncated toward zero and saturated (NaN gives 0), bool as value != 0. This is
 // the "computed as floating point and cast to integer at the end" of GridSample, without

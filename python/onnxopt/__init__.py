@@ -46,6 +46,10 @@ IoError = _onnxpycore.IoError
 BuilderError = _onnxpycore.BuilderError
 StaleViewError = _onnxpycore.StaleViewError
 
+# The largest tensor onnxopt allocates (bytes); a model needing more raises ModelError.
+max_tensor_bytes = _onnxpycore.max_tensor_bytes
+set_max_tensor_bytes = _onnxpycore.set_max_tensor_bytes
+
 GraphGraph = _builder.GraphGraph
 NodeView = _builder.NodeView
 ValueShape = _builder.ValueShape

@@ -17,6 +17,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/pattern_registry.h"
@@ -661,6 +662,10 @@ PYBIND11_MODULE(_onnxpycore, m) {
   BindRecords(b);
   BindReport(b);
   BindRegistry(b);
+  m.def("max_tensor_bytes", &onnxopt::core::ir::MaxTensorBytes,
+        "The largest tensor (bytes) onnxopt allocates while evaluating, folding or inferring shapes");
+  m.def("set_max_tensor_bytes", &onnxopt::core::ir::SetMaxTensorBytes, "bytes"_a,
+        "Sets that limit for the process (0 restores the default, a quarter of the physical memory)");
   // The Python patterns of the global registry are released before interpreter shutdown.
   py::module_::import("atexit").attr("register")(py::cpp_function([] { PythonRegistry().clear(); }));
 }

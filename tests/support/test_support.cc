@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <onnx/defs/parser.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -87,12 +89,20 @@ std::string ReadFile(const fs::path& path) {
   return content.str();
 }
 
-CommandResult RunCommand(const std::vector<std::string>& argv) {
+CommandResult RunCommand(const std::vector<std::string>& argv, const CommandLimits& limits) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+  const auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    if (limits.seconds > 0) alarm(limits.seconds);  // survives exec; SIGALRM ends the command
+#if !defined(__SANITIZE_ADDRESS__)
+    if (limits.address_space_bytes > 0) {
+      const rlimit address_space{limits.address_space_bytes, limits.address_space_bytes};
+      setrlimit(RLIMIT_AS, &address_space);
+    }
+#endif
     dup2(pipe_fds[1], STDOUT_FILENO);
     dup2(pipe_fds[1], STDERR_FILENO);
     close(pipe_fds[0]);
@@ -110,9 +120,39 @@ CommandResult RunCommand(const std::vector<std::string>& argv) {
   while ((count = read(pipe_fds[0], buffer.data(), buffer.size())) > 0) result.output.append(buffer.data(), count);
   close(pipe_fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.peak_rss_kib = usage.ru_maxrss;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+ModelProto CallChainModel(int depth, int width, const std::string& leaf_domain, const std::string& leaf_op) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+    g (float[2] x) => (float[2] y) { y = local.F0 (x) })ONNX");
+  auto* leaf_import = model.add_opset_import();
+  leaf_import->set_domain(leaf_domain);
+  leaf_import->set_version(1);
+  for (int level = 0; level < depth; ++level) {
+    FunctionProto& function = *model.add_functions();
+    function.set_name("F" + std::to_string(level));
+    function.set_domain("local");
+    function.add_input("x");
+    function.add_output("y");
+    *function.mutable_opset_import() = model.opset_import();
+    const bool leaf = level == depth - 1;
+    const int calls = leaf ? 1 : width;
+    for (int call = 0; call < calls; ++call) {
+      NodeProto& node = *function.add_node();
+      node.set_domain(leaf ? leaf_domain : "local");
+      node.set_op_type(leaf ? leaf_op : "F" + std::to_string(level + 1));
+      node.add_input(call == 0 ? "x" : "t" + std::to_string(call - 1));
+      node.add_output(call == calls - 1 ? "y" : "t" + std::to_string(call));
+    }
+  }
+  return model;
 }
 
 std::vector<fs::path> ListFiles(const fs::path& dir) {

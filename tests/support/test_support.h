@@ -2,6 +2,7 @@
 // Helpers shared by all test executables. Keep per-test-file helpers out of here unless
 // a second test file needs them.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -30,6 +31,13 @@ class TempDir {
 // when the text does not parse.
 ModelProto ParseText(std::string_view text);
 
+// A model of local functions calling each other: the graph (float[2] x) => (float[2] y)
+// calls local.F0; each F<i> calls F<i+1> `width` times in sequence, and the last one,
+// F<depth-1>, runs the operator `leaf_op` of domain `leaf_domain` once. Expanded, one
+// call of F0 runs width^(depth-1) leaves: the shape of hostile models whose work
+// doubles per level.
+ModelProto CallChainModel(int depth, int width, const std::string& leaf_domain, const std::string& leaf_op);
+
 // The repository root (ONNXOPT_SOURCE_DIR overrides the one compiled in).
 std::filesystem::path SourceDir();
 // ../shared/corpus next to the repository.
@@ -45,9 +53,17 @@ std::string ReadFile(const std::filesystem::path& path);
 struct CommandResult {
   int exit_code = -1;  // -1 when killed by a signal
   std::string output;  // stdout and stderr, interleaved
+  long peak_rss_kib = 0;  // the command's peak resident memory
+  double seconds = 0;     // its wall-clock time
+};
+// Bounds on a command run by a test, so that a regression fails the test instead of
+// hanging it or exhausting the machine's memory.
+struct CommandLimits {
+  unsigned seconds = 0;                  // killed (SIGALRM) after this; 0: no limit
+  std::uint64_t address_space_bytes = 0;  // RLIMIT_AS (not under ASan, which reserves terabytes); 0: no limit
 };
 // Runs `argv` (no shell) and captures its output.
-CommandResult RunCommand(const std::vector<std::string>& argv);
+CommandResult RunCommand(const std::vector<std::string>& argv, const CommandLimits& limits = {});
 
 // Every regular file under `dir`, recursively (to check that nothing was left behind).
 std::vector<std::filesystem::path> ListFiles(const std::filesystem::path& dir);

@@ -1,5 +1,7 @@
 // onnxopt: the command line. Each subcommand lives in its own command_*.cc file.
 
+#include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -8,16 +10,45 @@
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/patterns/dispatch_table.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/model_inputs.h"
 
 namespace {
+
+// Options that every command accepts, described after each command's help.
+std::string CommonOptionsHelp() {
+  const double default_gib = static_cast<double>(onnxopt::core::ir::DefaultMaxTensorBytes()) / (1u << 30);
+  char default_text[32];
+  std::snprintf(default_text, sizeof default_text, "%.1f GiB", default_gib);
+  return std::string(R"(
+options of every command:
+  --max-tensor-bytes N    the largest tensor onnxopt may allocate while it evaluates a
+                          model, folds constants or infers shapes, in bytes (suffixes K,
+                          M, G). Default: a quarter of the physical memory, here )") +
+         default_text + R"(.
+                          A model that needs a larger tensor is refused (exit 2; the
+                          message gives the size and the limit); a small hostile file
+                          cannot make onnxopt exhaust the memory.
+)";
+}
+
+// Takes the options of every command out of `args` and applies them.
+void ApplyCommonOptions(std::vector<std::string>& args) {
+  const std::vector<std::string> values = onnxopt::cli::TakeRepeatedOption(args, "--max-tensor-bytes");
+  if (values.empty()) return;
+  const std::uint64_t bytes = onnxopt::cli::ParseByteCount(values.back(), "--max-tensor-bytes");
+  if (bytes == 0) throw onnxopt::cli::UsageError("--max-tensor-bytes must be positive");
+  onnxopt::core::ir::SetMaxTensorBytes(bytes);
+}
 
 void PrintHelp(const std::vector<onnxopt::cli::Command>& commands) {
   std::cout << "onnxopt: rewrite ONNX models into smaller, faster graphs that compute the same outputs.\n\n"
                "usage: onnxopt COMMAND [OPTIONS] ...\n\ncommands:\n";
   for (const auto& command : commands)
     std::cout << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary << "\n";
-  std::cout << "\n'onnxopt COMMAND --help' describes a command.\n"
+  std::cout << "\n'onnxopt COMMAND --help' describes a command. Every command accepts --max-tensor-bytes N,\n"
+               "the largest tensor onnxopt may allocate (default: a quarter of the physical memory).\n"
                "Exit codes: 0 success, 1 usage error, 2 invalid model or unreadable/unwritable file, 3 internal error,\n"
                "5 (verify) the models' outputs differ.\n";
 }
@@ -54,9 +85,16 @@ int main(int argc, char** argv) {
     std::vector<std::string> rest(args.begin() + 1, args.end());
     for (const auto& arg : rest) {
       if (arg == "-h" || arg == "--help") {
-        std::cout << command.help;
+        std::cout << command.help << CommonOptionsHelp();
         return onnxopt::cli::kOk;
       }
+    }
+    try {
+      ApplyCommonOptions(rest);
+    } catch (const onnxopt::cli::UsageError& error) {
+      std::cerr << "onnxopt " << command.name << ": " << error.what() << "\nTry 'onnxopt " << command.name
+                << " --help' for more information.\n";
+      return onnxopt::cli::kUsage;
     }
     return command.run(rest);
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 
 #include "onnx_core/common/error.h"
@@ -277,7 +278,94 @@ TEST_F(EvaluatorTest, RecursiveFunctionIsAnError) {
   call->add_input("a");
   call->add_output("b");
   *model.add_functions() = function;
-  EXPECT_NE(ErrorOf(model, {{"x", Floats({2}, {1, 2})}}).find("nested deeper than"), std::string::npos);
+  // One message, naming the outermost call once (not one prefix per level of calls).
+  EXPECT_EQ(ErrorOf(model, {{"x", Floats({2}, {1, 2})}}),
+            "node 'y' (Loop): local function 'Loop' calls itself (directly or through other functions); recursive "
+            "calls cannot be evaluated");
+}
+
+TEST_F(EvaluatorTest, DeepCallChainIsRefusedWithOneMessage) {
+  const ModelProto model = onnxopt::testing::CallChainModel(40, 1, "test", "Scale");
+  EXPECT_EQ(ErrorOf(model, {{"x", Floats({2}, {1, 2})}}),
+            "node 'y' (F0): calls of local functions nest 40 deep from 'F0', more than the limit of 32");
+  // 32 levels are allowed.
+  const ModelProto allowed = onnxopt::testing::CallChainModel(32, 1, "test", "Scale");
+  EXPECT_EQ(Values(eval::Run(allowed, {{"x", Floats({2}, {1, 2})}}).at("y")), (std::vector<float>{1, 2}));
+}
+
+TEST_F(EvaluatorTest, CallChainsRunningTooManyNodesAreRefusedBeforeRunning) {
+  // 30 levels, each function calling the next twice: 2^29 leaves. Refused at once.
+  const ModelProto model = onnxopt::testing::CallChainModel(30, 2, "test", "Scale");
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error = ErrorOf(model, {{"x", Floats({2}, {1, 2})}});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_EQ(error,
+            "node 'y' (F0): calling local function 'F0' would run 1610612734 nodes once its nested calls are "
+            "expanded, more than the 1000000 nodes that calls of local functions may run in one evaluation (0 run so "
+            "far)");
+  // Within the limit (2^9 leaves), it runs.
+  const ModelProto small = onnxopt::testing::CallChainModel(10, 2, "test", "Scale");
+  EXPECT_EQ(Values(eval::Run(small, {{"x", Floats({2}, {1, 2})}}).at("y")), (std::vector<float>{1, 2}));
+}
+
+// A graph (float[2,3] x) => (float[2,3] y) adding x to the sparse initializer w of
+// dims `dims` holding 5 at linear position 1 and 6 at position 5.
+ModelProto SparseInitializerModel(std::vector<std::int64_t> dims) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+    g (float[2,3] x) => (float[2,3] y) { y = test.Add (x, w) })ONNX");
+  SparseTensorProto& sparse = *model.mutable_graph()->add_sparse_initializer();
+  for (std::int64_t dim : dims) sparse.add_dims(dim);
+  TensorProto& values = *sparse.mutable_values();
+  values.set_name("w");
+  values.set_data_type(TensorProto::FLOAT);
+  values.add_dims(2);
+  values.add_float_data(5);
+  values.add_float_data(6);
+  TensorProto& indices = *sparse.mutable_indices();
+  indices.set_data_type(TensorProto::INT64);
+  indices.add_dims(2);
+  indices.add_int64_data(1);
+  indices.add_int64_data(5);
+  return model;
+}
+
+TEST_F(EvaluatorTest, SparseInitializersAreMadeDense) {
+  const ValueMap outputs = eval::Run(SparseInitializerModel({2, 3}), {{"x", Floats({2, 3}, {1, 1, 1, 1, 1, 1})}});
+  EXPECT_EQ(Values(outputs.at("y")), (std::vector<float>{1, 6, 1, 1, 1, 7}));
+}
+
+TEST_F(EvaluatorTest, SparseConstantTooLargeIsRefusedBeforeItIsBuilt) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+    g () => (float[?] y) { y = test.Scale (c) })ONNX");
+  NodeProto& constant = *model.mutable_graph()->add_node();
+  model.mutable_graph()->mutable_node()->SwapElements(0, 1);
+  constant.set_op_type("Constant");
+  constant.set_name("c");
+  constant.add_output("c");
+  AttributeProto& attr = *constant.add_attribute();
+  attr.set_name("sparse_value");
+  attr.set_type(AttributeProto::SPARSE_TENSOR);
+  SparseTensorProto& sparse = *attr.mutable_sparse_tensor();
+  sparse.add_dims(std::int64_t{1} << 40);
+  sparse.mutable_values()->set_data_type(TensorProto::FLOAT);
+  sparse.mutable_values()->add_dims(0);
+  sparse.mutable_indices()->set_data_type(TensorProto::INT64);
+  sparse.mutable_indices()->add_dims(0);
+  const std::string error = ErrorOf(model, {});
+  EXPECT_EQ(error.rfind("node 'c' (Constant): sparse tensor: its dense form needs 4398046511104 bytes", 0), 0u)
+      << error;
+}
+
+TEST_F(EvaluatorTest, SparseInitializerTooLargeOrMalformedIsNamed) {
+  const std::string too_large =
+      ErrorOf(SparseInitializerModel({std::int64_t{1} << 40, 3}), {{"x", Floats({2, 3}, {1, 1, 1, 1, 1, 1})}});
+  EXPECT_NE(too_large.find("sparse tensor 'w': its dense form needs 13194139533312 bytes"), std::string::npos)
+      << too_large;
+  EXPECT_NE(too_large.find("more than the limit on tensor sizes"), std::string::npos) << too_large;
+  const std::string out_of_range = ErrorOf(SparseInitializerModel({2, 2}), {{"x", Floats({2, 3}, {1, 1, 1, 1, 1, 1})}});
+  EXPECT_EQ(out_of_range, "sparse tensor 'w': its indices are out of range, of the wrong type or of the wrong shape");
 }
 
 TEST_F(EvaluatorTest, RunNodesAddsOutputsToKnown) {

@@ -1,12 +1,16 @@
 #include "onnx_core/eval/tensor.h"
 
+#include <sys/resource.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::eval {
 namespace {
@@ -43,6 +47,91 @@ TEST(Tensor, ConstructorZeroFillsAndChecks) {
   EXPECT_THROW(Tensor(TensorProto::COMPLEX64, {1}), ModelError);
   EXPECT_THROW(Tensor(TensorProto::UINT8, {1 << 20, 1 << 20}), ModelError);
   EXPECT_THROW(Tensor(TensorProto::UINT8, {std::int64_t{1} << 40, std::int64_t{1} << 40}), ModelError);
+}
+
+std::string ErrorOf(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// Peak resident memory of this process so far, in KiB.
+long PeakRssKib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST(Tensor, EmptyTensorIsAcceptedWhateverItsOtherDims) {
+  const std::int64_t huge = std::int64_t{1} << 62;
+  EXPECT_EQ(Tensor(TensorProto::FLOAT, {0, huge, huge}).size(), 0);
+  EXPECT_EQ(Tensor(TensorProto::FLOAT, {huge, 4, 0}).Describe(), "float[4611686018427387904,4,0]");
+  EXPECT_EQ(Tensor(TensorProto::STRING, {huge, 0}).size(), 0);
+  EXPECT_EQ(Tensor(TensorProto::FLOAT, {0}).Reshaped({huge, 4, 0}).size(), 0);
+}
+
+TEST(Tensor, OverflowingShapeSaysWhatOverflowed) {
+  const std::int64_t huge = std::int64_t{1} << 62;
+  EXPECT_EQ(ErrorOf([&] { Tensor(TensorProto::FLOAT, {huge, 4, 4}); }),
+            "tensor float[4611686018427387904,4,4]: its number of elements (product of the dimensions) overflows int64");
+}
+
+class TensorLimitTest : public ::testing::Test {
+ protected:
+  void TearDown() override { ir::SetMaxTensorBytes(0); }
+};
+
+TEST_F(TensorLimitTest, ConstructorRefusesTensorsAboveTheLimit) {
+  ir::SetMaxTensorBytes(4000);
+  EXPECT_EQ(Tensor(TensorProto::FLOAT, {1000}).ByteSize(), 4000u);
+  const std::string error = ErrorOf([] { Tensor(TensorProto::FLOAT, {1001}); });
+  EXPECT_NE(error.find("tensor float[1001] needs 4004 bytes, more than the limit on tensor sizes of 4000 bytes"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("--max-tensor-bytes"), std::string::npos) << error;
+  // A STRING element counts as the std::string holding it.
+  EXPECT_NE(ErrorOf([] { Tensor(TensorProto::STRING, {1000}); }).find("needs 32000 bytes"), std::string::npos);
+  // The default limit refuses what no machine could hold.
+  ir::SetMaxTensorBytes(0);
+  EXPECT_NE(ErrorOf([] { Tensor(TensorProto::FLOAT, {std::int64_t{1} << 50}); }).find("more than the limit"),
+            std::string::npos);
+}
+
+TEST_F(TensorLimitTest, CheckShapeAppliesTheConstructorsChecksWithoutAllocating) {
+  ir::SetMaxTensorBytes(4000);
+  EXPECT_NO_THROW(Tensor::CheckShape(TensorProto::FLOAT, {1000}));
+  EXPECT_NO_THROW(Tensor::CheckShape(TensorProto::FLOAT, {std::int64_t{1} << 62, 0}));
+  EXPECT_EQ(ErrorOf([] { Tensor::CheckShape(TensorProto::FLOAT, {1, 1001}); }).rfind("tensor float[1,1001] needs 4004 bytes", 0),
+            0u);
+  EXPECT_EQ(ErrorOf([] { Tensor::CheckShape(TensorProto::INT8, {2, -1}); }),
+            "negative dimension in tensor shape int8[2,-1]");
+  EXPECT_EQ(ErrorOf([] { Tensor::CheckShape(TensorProto::COMPLEX64, {1}); }),
+            "unsupported tensor element type COMPLEX64");
+}
+
+TEST(Tensor, FromProtoChecksTheDeclaredSizeBeforeAllocating) {
+  // 2^30 floats (4 GiB) declared, 4 bytes held: refused without allocating the 4 GiB.
+  TensorProto proto;
+  proto.set_name("w");
+  proto.set_data_type(TensorProto::FLOAT);
+  proto.add_dims(std::int64_t{1} << 30);
+  proto.set_raw_data(std::string(4, '\0'));
+  const long rss_before = PeakRssKib();
+  EXPECT_EQ(ErrorOf([&] { Tensor::FromProto(proto); }),
+            "tensor 'w' declares 1073741824 elements of FLOAT (4294967296 bytes) but holds 4 bytes of data");
+  EXPECT_LT(PeakRssKib() - rss_before, 64 * 1024) << "the declared size was allocated";
+
+  TensorProto strings;
+  strings.set_name("s");
+  strings.set_data_type(TensorProto::STRING);
+  strings.add_dims(std::int64_t{1} << 34);
+  strings.add_string_data("x");
+  EXPECT_EQ(ErrorOf([&] { Tensor::FromProto(strings); }),
+            "tensor 's' declares 17179869184 elements of STRING but holds 1 strings");
+  EXPECT_LT(PeakRssKib() - rss_before, 64 * 1024);
 }
 
 TEST(Tensor, TypedAccessChecksTheStorageType) {

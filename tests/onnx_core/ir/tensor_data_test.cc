@@ -1,9 +1,14 @@
 #include "onnx_core/ir/tensor_data.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "onnx_core/common/error.h"
 
 namespace onnxopt::core::ir {
 namespace {
@@ -55,6 +60,106 @@ TEST(TensorDataTest, ElementCount) {
   EXPECT_EQ(ElementCount(MakeTensor(TensorProto::FLOAT, {2, -1})), std::nullopt);
   const std::int64_t big = std::int64_t{1} << 32;
   EXPECT_EQ(ElementCount(MakeTensor(TensorProto::FLOAT, {big, big})), std::nullopt);
+}
+
+TEST(TensorDataTest, ElementCountOfAnEmptyShapeIsZeroWhateverTheOtherDims) {
+  const std::int64_t huge = std::int64_t{1} << 62;
+  EXPECT_EQ(ElementCount(MakeTensor(TensorProto::FLOAT, {huge, 4, 0})), 0);
+  EXPECT_EQ(ElementCount(MakeTensor(TensorProto::FLOAT, {0, huge, huge})), 0);
+  EXPECT_EQ(ElementCount(MakeTensor(TensorProto::FLOAT, {huge, 4})), std::nullopt);
+  EXPECT_EQ(ElementCount(MakeTensor(TensorProto::FLOAT, {0, -1})), std::nullopt);
+  const std::vector<std::int64_t> dims = {3, 0, huge};
+  EXPECT_EQ(ElementCount(dims), 0);
+}
+
+TEST(TensorDataTest, DataSizeMismatchComparesSizesWithoutCopying) {
+  // The hostile initializer: 2^30 floats declared, 4 bytes held.
+  TensorProto huge = MakeTensor(TensorProto::FLOAT, {std::int64_t{1} << 30});
+  huge.set_raw_data(Bytes({1.0f}));
+  EXPECT_EQ(DataSizeMismatch(huge), "declares 1073741824 elements of FLOAT (4294967296 bytes) but holds 4 bytes of data");
+  EXPECT_EQ(StoredRawDataBytes(huge), 4u);
+  EXPECT_EQ(RawBytes(huge), std::nullopt);
+
+  TensorProto typed = MakeTensor(TensorProto::INT64, {3});
+  typed.add_int64_data(1);
+  EXPECT_EQ(DataSizeMismatch(typed), "declares 3 elements of INT64 (24 bytes) but holds 8 bytes of data");
+  typed.add_int64_data(2);
+  typed.add_int64_data(3);
+  EXPECT_EQ(DataSizeMismatch(typed), std::nullopt);
+
+  TensorProto complex = MakeTensor(TensorProto::COMPLEX64, {1});  // two floats per element
+  complex.add_float_data(1.0f);
+  EXPECT_NE(DataSizeMismatch(complex), std::nullopt);
+  complex.add_float_data(2.0f);
+  EXPECT_EQ(DataSizeMismatch(complex), std::nullopt);
+
+  TensorProto strings = MakeTensor(TensorProto::STRING, {std::int64_t{1} << 40});
+  strings.add_string_data("a");
+  EXPECT_EQ(DataSizeMismatch(strings), "declares 1099511627776 elements of STRING but holds 1 strings");
+
+  const std::int64_t big = std::int64_t{1} << 40;
+  EXPECT_EQ(DataSizeMismatch(MakeTensor(TensorProto::FLOAT, {big, big})),
+            "declares more elements than int64 can count");
+  EXPECT_EQ(DataSizeMismatch(MakeTensor(TensorProto::FLOAT, {2, -3})), "has a negative dimension (-3)");
+  EXPECT_EQ(DataSizeMismatch(MakeTensor(TensorProto::FLOAT, {0, big, big})), std::nullopt);
+
+  TensorProto external = MakeTensor(TensorProto::FLOAT, {big});
+  external.set_data_location(TensorProto::EXTERNAL);
+  EXPECT_EQ(DataSizeMismatch(external), std::nullopt);  // checked when loaded
+}
+
+// Restores the process-wide limit on tensor sizes when a test ends.
+class TensorLimitTest : public ::testing::Test {
+ protected:
+  void TearDown() override { SetMaxTensorBytes(0); }
+};
+
+TEST_F(TensorLimitTest, DefaultIsAQuarterOfThePhysicalMemory) {
+  const std::uint64_t physical =
+      static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(DefaultMaxTensorBytes(), physical / 4);
+  EXPECT_EQ(MaxTensorBytes(), DefaultMaxTensorBytes());
+  SetMaxTensorBytes(1000);
+  EXPECT_EQ(MaxTensorBytes(), 1000u);
+  SetMaxTensorBytes(0);
+  EXPECT_EQ(MaxTensorBytes(), DefaultMaxTensorBytes());
+}
+
+TEST_F(TensorLimitTest, ProblemGivesTheSizeTheLimitAndHowToRaiseIt) {
+  SetMaxTensorBytes(1000);
+  EXPECT_EQ(TensorSizeProblem(1000, "tensor float[250]"), std::nullopt);
+  const std::optional<std::string> problem = TensorSizeProblem(8000000000, "tensor float[2000000000]");
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(*problem,
+            "tensor float[2000000000] needs 8000000000 bytes (7.5 GiB), more than the limit on tensor sizes of 1000 "
+            "bytes (by default a quarter of the physical memory; raise it with the option --max-tensor-bytes, or "
+            "onnxopt.set_max_tensor_bytes in Python)");
+  EXPECT_NE(TensorSizeProblem(std::nullopt, "tensor x")->find("needs more than 2^64 bytes"), std::string::npos);
+  EXPECT_THROW(CheckTensorBytes(1001, "tensor x"), ModelError);
+  EXPECT_NO_THROW(CheckTensorBytes(999, "tensor x"));
+}
+
+TEST_F(TensorLimitTest, ScopedLimitLowersNeverRaisesAndTellsItWasHit) {
+  SetMaxTensorBytes(1000);
+  {
+    ScopedTensorLimit outer(100, "the outer limit");
+    EXPECT_EQ(MaxTensorBytes(), 100u);
+    {
+      ScopedTensorLimit inner(5000, "the inner limit");
+      EXPECT_EQ(MaxTensorBytes(), 100u);
+      EXPECT_EQ(inner.refused_bytes(), std::nullopt);
+      EXPECT_EQ(TensorSizeProblem(200, "tensor t"), "tensor t needs 200 bytes, more than the outer limit of 100 bytes");
+      EXPECT_EQ(inner.refused_bytes(), 200u);
+    }
+    EXPECT_EQ(outer.refused_bytes(), std::nullopt);
+    EXPECT_EQ(TensorSizeProblem(std::nullopt, "tensor t"),
+              "tensor t needs more than 2^64 bytes, more than the outer limit of 100 bytes");
+    EXPECT_EQ(outer.refused_bytes(), UINT64_MAX);
+  }
+  EXPECT_EQ(MaxTensorBytes(), 1000u);
+  ScopedTensorLimit above(1 << 20, "a limit above the global one");
+  EXPECT_EQ(MaxTensorBytes(), 1000u);
+  EXPECT_NE(TensorSizeProblem(2000, "tensor t")->find("the limit on tensor sizes of 1000 bytes"), std::string::npos);
 }
 
 TEST(TensorDataTest, RawDataBytesPacksSubByteTypes) {

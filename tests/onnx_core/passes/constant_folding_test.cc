@@ -1,5 +1,7 @@
 #include "onnx_core/passes/constant_folding.h"
 
+#include <sys/resource.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +10,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/shapes/shape_registry.h"
 #include "tests/support/test_support.h"
 
 namespace onnxopt::core::builder {
@@ -20,7 +23,10 @@ using onnxopt::testing::ParseText;
 using ::testing::ElementsAre;
 
 // Fake operators of domain "fold": Add (float, same shapes), Fill<n> (n zeros, n given
-// as an attribute: cheap to compute, big to store), Fail (always throws).
+// as an attribute: cheap to compute, big to store), Fail (always throws), InferredFill<n>
+// (Fill with a shape function; counts its runs).
+int inferred_fill_runs = 0;
+
 void RegisterFoldKernels() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -36,6 +42,16 @@ void RegisterFoldKernels() {
       return {Tensor(TensorProto::FLOAT, {context.IntAttribute("n").value_or(1)})};
     });
     eval::RegisterKernel("fold", "Fail", [](KernelContext&) -> std::vector<Value> { throw ModelError("cannot"); });
+    // Fill with a shape function: inference knows its output before it runs.
+    eval::RegisterKernel("fold", "InferredFill", [](KernelContext& context) -> std::vector<Value> {
+      ++inferred_fill_runs;
+      return {Tensor(TensorProto::FLOAT, {context.IntAttribute("n").value_or(1)})};
+    });
+    shapes::RegisterShapeFunction("fold", "InferredFill", [](shapes::InferenceContext& context) {
+      const std::int64_t n = context.IntAttribute("n").value_or(1);
+      return std::vector<shapes::SymTensor>{
+          shapes::SymTensor::Tensor(TensorProto::FLOAT, shapes::SymShape({shapes::SymDim(n)}))};
+    });
   });
 }
 
@@ -90,7 +106,8 @@ TEST_F(ConstantFoldingTest, RespectsTheSizeLimit) {
       z = fold.Fill <n = 10> ()
     })ONNX"));
   const FoldResult result = FoldConstants(builder, FoldOptions{.max_output_bytes = 100, .growth_free_bytes = 100});
-  EXPECT_THAT(result.skipped, ElementsAre("big (Fill): output of 4000 bytes exceeds the limit"));
+  // No shape function: the kernel runs, under the limit.
+  EXPECT_THAT(result.skipped, ElementsAre("big (Fill): the kernel needs a tensor of 4000 bytes, above the limit"));
   EXPECT_THAT(result.folded, ElementsAre("z (Fill)"));
   EXPECT_THAT(OpTypes(builder), ElementsAre("Fill", "Add"));
 }
@@ -108,6 +125,77 @@ TEST_F(ConstantFoldingTest, DoesNotTurnSmallRecipesIntoLargeTensors) {
   EXPECT_THAT(result.skipped,
               ElementsAre("big (Fill): output of 80000 bytes computed from 0 bytes of inputs would grow the model"));
   EXPECT_THAT(OpTypes(builder), ElementsAre("Fill", "Add", "Add")) << "z reads big, which was not folded";
+}
+
+// Peak resident memory of this process so far, in KiB.
+long PeakRssKib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST_F(ConstantFoldingTest, OutputsTooLargeByTheirInferredShapeAreNotComputed) {
+  // The issue's ConstantOfShape of [2e9]: 8 GB computed, then thrown away. Now the
+  // inferred shape tells before the kernel runs.
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2000000000] y, float[20000] z) {
+      y = fold.InferredFill <n = 2000000000> ()
+      z = fold.InferredFill <n = 20000> ()
+    })ONNX"));
+  builder.InferShapes();
+  inferred_fill_runs = 0;
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.skipped,
+              ElementsAre("y (InferredFill): output of 8000000000 bytes exceeds the limit (size of the inferred shape)",
+                          "z (InferredFill): output of 80000 bytes computed from 0 bytes of inputs would grow the "
+                          "model (size of the inferred shape)"));
+  EXPECT_EQ(inferred_fill_runs, 0);
+}
+
+TEST_F(ConstantFoldingTest, KernelsRunUnderTheLimitWhenTheShapeIsNotInferred) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[?] y) { y = fold.Fill <n = 2000000000> () })ONNX"));
+  const long rss_before = PeakRssKib();
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.skipped, ElementsAre("y (Fill): the kernel needs a tensor of 8000000000 bytes, above the limit"));
+  EXPECT_LT(PeakRssKib() - rss_before, 64 * 1024);
+}
+
+TEST_F(ConstantFoldingTest, InitializerDeclaringMoreThanItHoldsIsNotAllocated) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[?] y) { y = fold.Add (w, w) })ONNX"));
+  TensorProto& w = *builder.Initializers().Add();
+  w.set_name("w");
+  w.set_data_type(TensorProto::FLOAT);
+  w.add_dims(std::int64_t{1} << 30);
+  w.set_raw_data(std::string(4, '\0'));
+  const long rss_before = PeakRssKib();
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.skipped, ElementsAre("y (Add): an input cannot be read: tensor 'w' declares 1073741824 elements "
+                                          "of FLOAT (4294967296 bytes) but holds 4 bytes of data"));
+  EXPECT_LT(PeakRssKib() - rss_before, 64 * 1024);
+}
+
+TEST_F(ConstantFoldingTest, FoldsSparseInitializers) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[3] y) <float[3] a = {1, 2, 3}> { y = fold.Add (a, w) })ONNX");
+  SparseTensorProto& sparse = *model.mutable_graph()->add_sparse_initializer();
+  sparse.add_dims(3);
+  sparse.mutable_values()->set_name("w");
+  sparse.mutable_values()->set_data_type(TensorProto::FLOAT);
+  sparse.mutable_values()->add_dims(1);
+  sparse.mutable_values()->add_float_data(10);
+  sparse.mutable_indices()->set_data_type(TensorProto::INT64);
+  sparse.mutable_indices()->add_dims(1);
+  sparse.mutable_indices()->add_int64_data(2);
+  GraphBuilder builder(model);
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_THAT(result.folded, ElementsAre("y (Add)"));
+  EXPECT_EQ(InitializerValues(builder, "y"), (std::vector<float>{1, 2, 13}));
 }
 
 TEST_F(ConstantFoldingTest, SkipsNondeterministicOpsMissingKernelsAndFailures) {

@@ -497,9 +497,126 @@ TEST_F(InferenceTest, RecursiveLocalFunctionGivesUnknown) {
   *model_.add_functions() = function;
   InferGraph(model_, model_.graph(), context_);
   EXPECT_EQ(context_.Find("y")->kind, SymTensor::Kind::kUnknown);
+  // One diagnostic, on the outermost call.
   ASSERT_EQ(context_.Diagnostics().size(), 1u);
-  EXPECT_NE(context_.Diagnostics()[0].message.find("recursive"), std::string::npos);
-  EXPECT_EQ(context_.Diagnostics()[0].node.rfind("#0 (Loop)/#0 (Loop)/", 0), 0u) << context_.Diagnostics()[0].node;
+  EXPECT_EQ(context_.Diagnostics()[0].message,
+            "local function 'Loop' calls itself (directly or through other functions): recursive calls are not "
+            "inferred: outputs unknown");
+  EXPECT_EQ(context_.Diagnostics()[0].node, "#0 (Loop)");
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_F(InferenceTest, CallChainIsInferredOncePerCallSignature) {
+  // 30 levels, each function calling the next twice: 2^29 calls of the last one
+  // expanded, 60 bodies inferred.
+  model_ = onnxopt::testing::CallChainModel(30, 2, "test", "Same");
+  const auto start = std::chrono::steady_clock::now();
+  InferGraph(model_, model_.graph(), context_);
+  EXPECT_LT(SecondsSince(start), 1.0);
+  EXPECT_EQ(Of("y"), "float[2]");
+  EXPECT_TRUE(context_.Diagnostics().empty());
+}
+
+TEST_F(InferenceTest, DeepCallChainGivesOneDiagnostic) {
+  model_ = onnxopt::testing::CallChainModel(40, 1, "test", "Same");
+  InferGraph(model_, model_.graph(), context_);
+  EXPECT_EQ(context_.Find("y")->kind, SymTensor::Kind::kUnknown);
+  ASSERT_EQ(context_.Diagnostics().size(), 1u);
+  EXPECT_EQ(context_.Diagnostics()[0].message,
+            "calls of local functions nest 40 deep from 'F0', more than the limit of 32: outputs unknown");
+  EXPECT_EQ(context_.Diagnostics()[0].node, "#0 (F0)");
+}
+
+TEST_F(InferenceTest, ReusedBodiesGetFreshSymbolsOfTheirOwn) {
+  // G's output is a run-time size (a fresh symbol): two calls with the same signature
+  // share the inference of the body, not the symbol.
+  model_ = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1, "local" : 1]>
+    g (float[2] x) => (int64[?] a, int64[?] b) {
+      a = local.G (x)
+      b = local.G (x)
+      c = test.Concat0 (a, b)
+    })ONNX");
+  FunctionProto& function = *model_.add_functions();
+  function.set_name("G");
+  function.set_domain("local");
+  function.add_input("x");
+  function.add_output("y");
+  function.add_output("z");
+  *function.mutable_opset_import() = model_.opset_import();
+  NodeProto& fresh = *function.add_node();
+  fresh.set_domain("test");
+  fresh.set_op_type("Fresh");
+  fresh.add_input("x");
+  fresh.add_output("y");
+  NodeProto& thrower = *function.add_node();  // diagnosed once: the body is inferred once
+  thrower.set_domain("test");
+  thrower.set_op_type("Throw");
+  thrower.add_input("y");
+  thrower.add_output("z");
+  InferGraph(model_, model_.graph(), context_);
+  const std::string a = Of("a"), b = Of("b");
+  EXPECT_EQ(a.rfind("int64[unk__", 0), 0u) << a;
+  EXPECT_EQ(b.rfind("int64[unk__", 0), 0u) << b;
+  EXPECT_NE(a, b);
+  const std::string a_dim = a.substr(6, a.size() - 7), b_dim = b.substr(6, b.size() - 7);
+  EXPECT_EQ(Of("c"), "int64[" + SymDim::Parse(a_dim + "+" + b_dim).ToString() + "]");
+  ASSERT_EQ(context_.Diagnostics().size(), 1u);
+  EXPECT_EQ(context_.Diagnostics()[0].node, "#0 (G)/#1 (Throw)");
+}
+
+TEST_F(InferenceTest, CallsOfDistinctSignaturesStopAtTheNodeLimit) {
+  // The leaf makes a fresh symbol, so that every call has a signature of its own: 2^29
+  // distinct calls. Inference stops at its limit with one diagnostic.
+  model_ = onnxopt::testing::CallChainModel(30, 2, "test", "Fresh");
+  const auto start = std::chrono::steady_clock::now();
+  InferGraph(model_, model_.graph(), context_);
+  EXPECT_LT(SecondsSince(start), 10.0);
+  EXPECT_EQ(context_.Find("y")->kind, SymTensor::Kind::kUnknown);
+  std::size_t limit_diagnostics = 0;
+  for (const ShapeDiagnostic& diagnostic : context_.Diagnostics())
+    if (diagnostic.message.find("nodes of local function bodies, its limit: the outputs of this call and of every "
+                                "later call of a local function are unknown") != std::string::npos)
+      ++limit_diagnostics;
+  EXPECT_EQ(limit_diagnostics, 1u);
+  EXPECT_EQ(context_.Diagnostics().size(), 1u);
+}
+
+TEST_F(InferenceTest, SparseConstantsGiveTheirShapeAndSmallOnesTheirValue) {
+  model_ = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+    g (float[2] x) => (float[2] y) { y = test.Same (x) })ONNX");
+  SparseTensorProto& small = *model_.mutable_graph()->add_sparse_initializer();
+  small.add_dims(3);
+  small.mutable_values()->set_name("s");
+  small.mutable_values()->set_data_type(TensorProto::INT64);
+  small.mutable_values()->add_dims(1);
+  small.mutable_values()->add_int64_data(7);
+  small.mutable_indices()->set_data_type(TensorProto::INT64);
+  small.mutable_indices()->add_dims(1);
+  small.mutable_indices()->add_int64_data(1);
+  // A Constant whose dense form would take 4 TiB: its shape is known, nothing is densified.
+  NodeProto& constant = *model_.mutable_graph()->add_node();
+  constant.set_op_type("Constant");
+  constant.add_output("c");
+  AttributeProto& attr = *constant.add_attribute();
+  attr.set_name("sparse_value");
+  attr.set_type(AttributeProto::SPARSE_TENSOR);
+  SparseTensorProto& huge = *attr.mutable_sparse_tensor();
+  huge.add_dims(std::int64_t{1} << 40);
+  huge.mutable_values()->set_data_type(TensorProto::FLOAT);
+  huge.mutable_values()->add_dims(0);
+  huge.mutable_indices()->set_data_type(TensorProto::INT64);
+  huge.mutable_indices()->add_dims(0);
+  InferGraph(model_, model_.graph(), context_);
+  EXPECT_EQ(Of("s"), "int64[3] = [0,7,0]");
+  ASSERT_NE(context_.FindConstant("s"), nullptr);
+  EXPECT_EQ(Of("c"), "float[1099511627776]");
+  EXPECT_EQ(context_.FindConstant("c"), nullptr);
+  EXPECT_TRUE(context_.Diagnostics().empty());
 }
 
 // --- Incremental inference --------------------------------------------------------------

@@ -1,0 +1,248 @@
+// Small hostile files against `optimize` (constant folding), `info --shapes` (shape
+// inference) and `run` (the evaluator): each is refused (exit 2, the node named, the size
+// and the limit given) or its fold skipped, quickly and with bounded memory. Nothing may
+// end in "out of memory" (exit 3), a crash or a hang.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "onnx_core/ir/model_io.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+// Sizes no default limit allows (a quarter of the physical memory is far below 4 TiB).
+constexpr std::int64_t kHuge = std::int64_t{1} << 40;
+
+// A command on a hostile file must take less than this, and less memory than this.
+constexpr double kMaxSeconds = 10;
+constexpr long kMaxPeakRssKib = 600 * 1024;
+// Killed beyond these, so that a regression fails instead of hanging or swapping.
+constexpr CommandLimits kLimits{.seconds = 60, .address_space_bytes = std::uint64_t{4} << 30};
+
+TensorProto Int64s(const std::string& name, const std::vector<std::int64_t>& values) {
+  TensorProto tensor;
+  tensor.set_name(name);
+  tensor.set_data_type(TensorProto::INT64);
+  tensor.add_dims(static_cast<std::int64_t>(values.size()));
+  for (std::int64_t value : values) tensor.add_int64_data(value);
+  return tensor;
+}
+
+// A FLOAT tensor declaring 2^30 elements (4 GiB) and holding 4 bytes.
+TensorProto LyingFloats(const std::string& name) {
+  TensorProto tensor;
+  tensor.set_name(name);
+  tensor.set_data_type(TensorProto::FLOAT);
+  tensor.add_dims(std::int64_t{1} << 30);
+  tensor.set_raw_data(std::string(4, '\0'));
+  return tensor;
+}
+
+class ResourceLimitsTest : public ::testing::Test {
+ protected:
+  // Writes `text` (ONNX text syntax) with `initializers` added, returns its path.
+  std::string Model(const std::string& name, const std::string& text, const std::vector<TensorProto>& initializers = {}) {
+    ModelProto model = ParseText(text);
+    for (const TensorProto& init : initializers) *model.mutable_graph()->add_initializer() = init;
+    return Save(name, model);
+  }
+  std::string Save(const std::string& name, const ModelProto& model) {
+    const auto path = dir_ / name;
+    WriteFile(path, core::ir::SerializeDeterministic(model));
+    return path.string();
+  }
+  // Runs onnxopt with `args` and checks the bounds every hostile case must respect.
+  CommandResult Onnxopt(std::vector<std::string> args) {
+    args.insert(args.begin(), OnnxoptExe().string());
+    CommandResult result = RunCommand(args, kLimits);
+    const std::string command = args[1] + " " + args[2];
+    EXPECT_NE(result.exit_code, 3) << command << ":\n" << result.output;
+    EXPECT_NE(result.exit_code, -1) << command << " was killed (time or memory limit):\n" << result.output;
+    EXPECT_LT(result.seconds, kMaxSeconds) << command;
+    EXPECT_LT(result.peak_rss_kib, kMaxPeakRssKib) << command;
+    return result;
+  }
+  // optimize and info --shapes succeed (the fold is skipped, inference has nothing to
+  // allocate); run is refused with exit 2 and `expected` in its message.
+  void ExpectHandled(const std::string& model, const std::vector<std::string>& expected) {
+    const CommandResult optimized = Onnxopt({"optimize", model, "-o", (dir_ / "out.onnx").string()});
+    EXPECT_EQ(optimized.exit_code, 0) << optimized.output;
+    const CommandResult shapes = Onnxopt({"info", "--shapes", model});
+    EXPECT_EQ(shapes.exit_code, 0) << shapes.output;
+    const CommandResult run = Onnxopt({"run", model, "--random-inputs"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    for (const std::string& text : expected)
+      EXPECT_NE(run.output.find(text), std::string::npos) << "expected '" << text << "' in:\n" << run.output;
+  }
+  // The message of a tensor refused by the default limit.
+  static std::vector<std::string> Refused(const std::string& node, const std::string& tensor) {
+    return {"node '" + node + "'", "tensor " + tensor + " needs ", "more than the limit on tensor sizes",
+            "--max-tensor-bytes"};
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(ResourceLimitsTest, InitializerDeclaringMoreThanItHolds) {
+  ExpectHandled(Model("init.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) { y = Relu (w) })ONNX", {LyingFloats("w")}),
+                {"tensor 'w' declares 1073741824 elements of FLOAT (4294967296 bytes) but holds 4 bytes of data"});
+}
+
+TEST_F(ResourceLimitsTest, ConstantNodeDeclaringMoreThanItHolds) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) { y = Relu (c) })ONNX");
+  NodeProto& constant = *model.mutable_graph()->mutable_node()->Add();
+  model.mutable_graph()->mutable_node()->SwapElements(0, 1);
+  constant.set_op_type("Constant");
+  constant.set_name("c");
+  constant.add_output("c");
+  AttributeProto& value = *constant.add_attribute();
+  value.set_name("value");
+  value.set_type(AttributeProto::TENSOR);
+  *value.mutable_t() = LyingFloats("c");
+  ExpectHandled(Save("constant.onnx", model),
+                {"node 'c' (Constant)", "declares 1073741824 elements of FLOAT (4294967296 bytes) but holds 4 bytes"});
+}
+
+TEST_F(ResourceLimitsTest, ConstantOfShapeOf2e9) {
+  // The issue's case: 8 GB folded and thrown away, 81 s and 7.8 GB of peak memory before.
+  const std::string model = Model("cos.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) { y = ConstantOfShape (s) })ONNX", {Int64s("s", {2000000000})});
+  const CommandResult optimized = Onnxopt({"optimize", model, "-o", (dir_ / "out.onnx").string()});
+  EXPECT_EQ(optimized.exit_code, 0) << optimized.output;
+  const CommandResult run = Onnxopt({"run", model, "--max-tensor-bytes", "1G"});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("node 'y' (ConstantOfShape): tensor float[2000000000] needs 8000000000 bytes (7.5 GiB), "
+                            "more than the limit on tensor sizes of 1073741824 bytes (1.0 GiB)"),
+            std::string::npos)
+      << run.output;
+  ExpectHandled(Model("cos_huge.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) { y = ConstantOfShape (s) })ONNX", {Int64s("s", {kHuge})}),
+                Refused("y", "float[1099511627776]"));
+}
+
+TEST_F(ResourceLimitsTest, Expand) {
+  ExpectHandled(Model("expand.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) <float[1] x = {1}> { y = Expand (x, s) })ONNX", {Int64s("s", {kHuge})}),
+                Refused("y", "float[1099511627776]"));
+}
+
+TEST_F(ResourceLimitsTest, Tile) {
+  ExpectHandled(Model("tile.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) <float[4] x = {1, 2, 3, 4}> { y = Tile (x, r) })ONNX", {Int64s("r", {kHuge})}),
+                {"node 'y' (Tile)", "needs 17592186044416 bytes", "more than the limit on tensor sizes"});
+}
+
+TEST_F(ResourceLimitsTest, Range) {
+  ExpectHandled(Model("range.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) <float start = {0}, float limit = {1e12}, float delta = {1}> {
+      y = Range (start, limit, delta)
+    })ONNX"),
+                Refused("y", "float[999999995904]"));  // 1e12 as a float
+}
+
+TEST_F(ResourceLimitsTest, PadWithHugePads) {
+  ExpectHandled(Model("pad.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) <float[1] x = {1}> { y = Pad (x, p) })ONNX", {Int64s("p", {0, kHuge})}),
+                Refused("y", "float[1099511627777]"));
+}
+
+TEST_F(ResourceLimitsTest, AveragePoolWithHugePads) {
+  ExpectHandled(Model("pool.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?, ?, ?, ?] y) <float[1, 1, 1, 1] x = {1}> {
+      y = AveragePool <kernel_shape = [1, 1], pads = [0, 0, 1048576, 1048576]> (x)
+    })ONNX"),
+                Refused("y", "float[1,1,1048577,1048577]"));
+}
+
+TEST_F(ResourceLimitsTest, ResizeWithHugeScales) {
+  ExpectHandled(Model("resize.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?, ?, ?, ?] y) <float[1, 1, 2, 2] x = {1, 2, 3, 4}, float[4] scales = {1, 1, 524288, 524288}> {
+      y = Resize <mode = "nearest"> (x, , scales)
+    })ONNX"),
+                Refused("y", "float[1,1,1048576,1048576]"));
+}
+
+TEST_F(ResourceLimitsTest, ReshapeToHugeDims) {
+  // No element: fine whatever the other dims.
+  const std::string empty = Model("reshape_empty.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?, ?, ?] y) <float[0] x = {}> { y = Reshape (x, s) })ONNX", {Int64s("s", {0, std::int64_t{1} << 62, 4})});
+  const CommandResult run = Onnxopt({"run", empty});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("y: float[0,4611686018427387904,4]"), std::string::npos) << run.output;
+  EXPECT_EQ(Onnxopt({"optimize", empty, "-o", (dir_ / "out.onnx").string()}).exit_code, 0);
+  EXPECT_EQ(Onnxopt({"info", "--shapes", empty}).exit_code, 0);
+  // Dims whose product overflows: refused.
+  ExpectHandled(Model("reshape_overflow.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?, ?, ?] y) <float[4] x = {1, 2, 3, 4}> { y = Reshape (x, s) })ONNX",
+                      {Int64s("s", {std::int64_t{1} << 62, 4, 4})}),
+                {"node 'y' (Reshape)", "[4611686018427387904,4,4]"});
+}
+
+TEST_F(ResourceLimitsTest, TheLimitIsAnOptionOfEveryCommand) {
+  const std::string model = Model("small.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[?] y) { y = ConstantOfShape (s) })ONNX", {Int64s("s", {1000})});
+  EXPECT_EQ(Onnxopt({"run", model, "--max-tensor-bytes=4000"}).exit_code, 0);
+  const CommandResult refused = Onnxopt({"run", model, "--max-tensor-bytes", "3999"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("needs 4000 bytes, more than the limit on tensor sizes of 3999 bytes"),
+            std::string::npos)
+      << refused.output;
+  const CommandResult zero = Onnxopt({"run", model, "--max-tensor-bytes", "0"});
+  EXPECT_EQ(zero.exit_code, 1) << zero.output;
+  EXPECT_NE(zero.output.find("--max-tensor-bytes must be positive"), std::string::npos) << zero.output;
+  const CommandResult help = Onnxopt({"optimize", "--help"});
+  EXPECT_NE(help.output.find("--max-tensor-bytes N"), std::string::npos) << help.output;
+}
+
+// Local functions each calling the next one `width` times, `depth` levels.
+TEST_F(ResourceLimitsTest, CallChainsFinishQuickly) {
+  // 40 levels, width 2 (the issue's case): too deep. 30 levels, width 2: 2^29 leaves,
+  // inferred once per signature, refused by the evaluator before running. 8 levels of
+  // width 10: 10^7 leaves.
+  struct Case {
+    int depth, width;
+    std::string run_error;
+  };
+  const std::vector<Case> cases = {
+      {40, 2, "node 'y' (F0): calls of local functions nest 40 deep from 'F0', more than the limit of 32"},
+      {30, 2, "node 'y' (F0): calling local function 'F0' would run 1610612734 nodes"},
+      {8, 10, "node 'y' (F0): calling local function 'F0' would run 21111110 nodes"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("depth " + std::to_string(c.depth) + ", width " + std::to_string(c.width));
+    const std::string model = Save("chain.onnx", CallChainModel(c.depth, c.width, "", "Relu"));
+    const CommandResult shapes = Onnxopt({"info", "--shapes", model});
+    EXPECT_EQ(shapes.exit_code, 0) << shapes.output;
+    if (c.depth <= 32) {
+      EXPECT_NE(shapes.output.find("y  float[2]"), std::string::npos) << shapes.output;
+    }
+    const CommandResult optimized = Onnxopt({"optimize", model, "-o", (dir_ / "out.onnx").string()});
+    EXPECT_EQ(optimized.exit_code, 0) << optimized.output;
+    const CommandResult run = Onnxopt({"run", model, "--random-inputs"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find(c.run_error), std::string::npos) << run.output;
+  }
+}
+
+}  // namespace
+}  // namespace onnxopt::testing
