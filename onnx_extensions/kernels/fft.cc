@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "onnx_core/common/error.h"
+#include "onnx_extensions/kernels/kernel_helpers.h"
 
 namespace onnxopt::onnx_kernels::fft {
 
