@@ -1,6 +1,7 @@
 #pragma once
-// Helpers shared by the kernel files: errors, type dispatch, broadcasting, axes and
-// small integer inputs.
+// Helpers shared by the kernel files: errors, type dispatch, broadcasting, axes, checked
+// size arithmetic, and the validating readers of inputs and attributes every kernel uses
+// before it touches the data (a model can give any count, type, rank or value).
 //
 // Type dispatch calls a generic lambda with std::type_identity<T> for the C++ type of an
 // element type:

@@ -21,11 +21,6 @@ namespace onnxopt::onnx_kernels::nn {
 
 using core::eval::Tensor;
 
-inline bool IsFloatType(int t) {
-  return t == TensorProto::FLOAT || t == TensorProto::DOUBLE || t == TensorProto::FLOAT16 ||
-         t == TensorProto::BFLOAT16;
-}
-
 // Reads a float tensor (float, double, float16, bfloat16) into a vector of T.
 template <class T>
 std::vector<T> ReadAs(const Tensor& t) {

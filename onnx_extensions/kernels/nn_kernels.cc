@@ -63,7 +63,7 @@ Tensor WriteInt(int elem_type, Shape shape, const std::vector<std::int64_t>& v) 
     case TensorProto::UINT16: fill(out.MutableData<std::uint16_t>()); break;
     case TensorProto::UINT32: fill(out.MutableData<std::uint32_t>()); break;
     case TensorProto::UINT64: fill(out.MutableData<std::uint64_t>()); break;
-    default: throw ModelError("unsupported integer element type " + std::to_string(elem_type));
+    default: throw ModelError("unsupported integer element type " + ElemTypeName(elem_type));
   }
   return out;
 }
@@ -131,7 +131,7 @@ Tensor MatMulTensors(const Tensor& a, const Tensor& b, bool transA, bool transB,
   if (a.rank() < 2 && (transA)) throw ModelError(std::string(op) + ": transA needs rank >= 2");
   if (b.rank() < 2 && (transB)) throw ModelError(std::string(op) + ": transB needs rank >= 2");
   MatMulPlan p = PlanMatMul(a.shape(), b.shape(), op, transA, transB);
-  if (nn::IsFloatType(et)) {
+  if (IsFloatType(et)) {
     return DispatchFloat(et, op, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, float>) {
@@ -223,7 +223,7 @@ std::vector<Value> GemmKernel(KernelContext& ctx) {
     nn::Gemm<T>(M, N, K, T(alpha), av.data(), a.shape()[1], ta, bv.data(), b.shape()[1], tb, y.data(), N, acc);
     return WriteAs(et, {M, N}, y);
   };
-  if (nn::IsFloatType(et)) return {DispatchFloat(et, "Gemm", run)};
+  if (IsFloatType(et)) return {DispatchFloat(et, "Gemm", run)};
   // Integer Gemm (int32, int64, uint32, uint64 in opset 11+).
   auto av = a.ToInt64Vector(), bv = b.ToInt64Vector();
   std::vector<std::int64_t> y(static_cast<std::size_t>(M * N), 0);
@@ -938,9 +938,9 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
         }
       }
     }
-    return WriteAs(nn::IsFloatType(x.elem_type()) ? x.elem_type() : int{TensorProto::DOUBLE}, out_shape, y);
+    return WriteAs(IsFloatType(x.elem_type()) ? x.elem_type() : int{TensorProto::DOUBLE}, out_shape, y);
   };
-  if (!nn::IsFloatType(x.elem_type())) {
+  if (!IsFloatType(x.elem_type())) {
     // int8 / uint8 MaxPool (opset 12): exact in double.
     if (kind != PoolKind::kMax) throw ModelError(std::string(op) + ": integer input is not supported");
     Tensor y = run(double{});
@@ -1052,7 +1052,7 @@ std::vector<Value> DequantizeLinearKernel(KernelContext& ctx) {
   const std::vector<double> zv = ZeroPoint(ctx, scale, x.elem_type());
   int out_type = scale.elem_type();
   if (auto od = ctx.IntAttribute("output_dtype"); od && *od != 0) out_type = static_cast<int>(*od);
-  if (!nn::IsFloatType(out_type)) Fail("the output type " + ElemTypeName(out_type) + " is not a float type");
+  if (!IsFloatType(out_type)) Fail("the output type " + ElemTypeName(out_type) + " is not a float type");
   std::vector<double> y(xv.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
     const auto k = static_cast<std::size_t>(idx[i]);
@@ -1365,9 +1365,9 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
       cur_shape[d] = out_len;
     }
     std::vector<T> out(cur.begin(), cur.end());
-    return WriteAs(nn::IsFloatType(x.elem_type()) ? x.elem_type() : int{TensorProto::DOUBLE}, out_shape, out);
+    return WriteAs(IsFloatType(x.elem_type()) ? x.elem_type() : int{TensorProto::DOUBLE}, out_shape, out);
   };
-  if (nn::IsFloatType(x.elem_type())) return {DispatchFloat(x.elem_type(), "Resize", interpolate)};
+  if (IsFloatType(x.elem_type())) return {DispatchFloat(x.elem_type(), "Resize", interpolate)};
   // Integer inputs (uint8 images): interpolated in double, then converted.
   const Tensor yd = interpolate(double{});
   const auto yv = yd.ToDoubleVector();
@@ -1745,7 +1745,7 @@ std::vector<Value> EinsumKernel(KernelContext& ctx) {
     }
   }
   const int et = ins[0]->elem_type();
-  const bool is_float = nn::IsFloatType(et);
+  const bool is_float = IsFloatType(et);
   std::vector<std::vector<double>> data;
   for (auto* t : ins) data.push_back(is_float ? ReadAs<double>(*t) : t->ToDoubleVector());
   const std::int64_t out_n = ShapeSize(out_shape);
