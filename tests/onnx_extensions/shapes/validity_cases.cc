@@ -104,6 +104,10 @@ std::vector<ValidityCase> MakeCases() {
               Model(18, "g (float[3] x, int64[3] z) => (float[3] y) { y = Add(x, z) }"),
               {"node #0 (Add)", "input 0 'A' and input 1 'B' of Add-14 have one type T",
                "tensor(float) and tensor(int64)"}));
+  add(Invalid("cast_to_a_type_the_version_lacks", "type constraints",
+              Model(6, "g (float[3] x) => (string[3] y) { y = Cast <to = 8> (x) }"),
+              {"node #0 (Cast)", "output 0 'output' of Cast-6 has type T2", "found tensor(string)"},
+              Onnxruntime::kAccepts, "onnxruntime casts to string at opset 6, which Cast-6's outputs exclude"));
   add(Valid("one_type_per_variable_kept", "type constraints",
             Model(18, "g (float[3] x, float[3] z) => (float[3] y) { y = Add(x, z) }")));
 
@@ -129,6 +133,13 @@ std::vector<ValidityCase> MakeCases() {
               {"node #0 (Conv)", "Conv-11 has 4 pads values (a begin and an end per spatial axis)", "found 2"}));
   add(Invalid("conv_unknown_auto_pad", "Conv attributes", Model(18, with(conv, "auto_pad = \"SAME\"")),
               {"node #0 (Conv)", "auto_pad is one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", "found 'SAME'"}));
+  add(Invalid("conv_group_zero", "Conv attributes", Model(18, with(conv, "group = 0")),
+              {"node #0 (Conv)", "Conv-11 group >= 1", "found group [0]"}));
+  add(Invalid("conv_transpose_negative_output_padding", "Conv attributes",
+              Model(18, "g (float[1,1,3,3] x, float[1,1,3,3] w) => (float[1,1,?,?] y) {\n"
+                        "  y = ConvTranspose <output_padding = [-1, 0]> (x, w)\n}"),
+              {"node #0 (ConvTranspose)", "ConvTranspose-11 output_padding >= 0"}, Onnxruntime::kAccepts,
+              "onnxruntime loads and runs a ConvTranspose with a negative output_padding"));
   add(Valid("conv_attributes_in_range", "Conv attributes",
             Model(18, with(conv, "dilations = [1, 2], strides = [2, 1], pads = [1, 0, 1, 0]"))));
   add(Invalid("maxpool_kernel_zero", "pooling attributes",
@@ -201,6 +212,44 @@ std::vector<ValidityCase> MakeCases() {
                         "  s = Constant <value = int64 {0}> ()\n  l = Constant <value = int64 {4}> ()\n"
                         "  d = Constant <value = int64 {0}> ()\n  y = Range(s, l, d)\n}"),
               {"node #3 (Range)", "Range-11 delta is not 0"}));
+  add(Invalid("reshape_allowzero_with_inferred_dim", "shapes given as inputs",
+              Model(18, "g (float[3,4] x) => (float[?,?,?] y) {\n"
+                        "  s = Constant <value = int64[3] {0, 3, -1}> ()\n  y = Reshape <allowzero = 1> (x, s)\n}"),
+              {"node #1 (Reshape)", "Reshape-14 with allowzero = 1, shape has no 0 beside a -1"}));
+  add(Invalid("reshape_below_minus_one", "shapes given as inputs",
+              Model(18, "g (float[3,4] x) => (float[?,?] y) {\n"
+                        "  s = Constant <value = int64[2] {-2, 6}> ()\n  y = Reshape(x, s)\n}"),
+              {"node #1 (Reshape)", "Reshape-14 shape values >= -1", "found shape [-2,6]"}));
+  add(Invalid("tile_repeats_per_axis", "shapes given as inputs",
+              Model(18, "g (float[3,4] x) => (float[?,?] y) {\n"
+                        "  r = Constant <value = int64[3] {1, 2, 3}> ()\n  y = Tile(x, r)\n}"),
+              {"node #1 (Tile)", "Tile-13 has 2 repeats values (one per input axis)", "found 3"}));
+  add(Invalid("topk_negative_k", "shapes given as inputs",
+              Model(18, "g (float[3,4] x) => (float[3,?] v, int64[3,?] i) {\n"
+                        "  k = Constant <value = int64[1] {-1}> ()\n  v, i = TopK(x, k)\n}"),
+              {"node #1 (TopK)", "TopK-11 k >= 0", "found k -1"}));
+  add(Invalid("pad_counts", "shapes given as inputs",
+              Model(18, "g (float[3,4] x) => (float[?,?] y) {\n"
+                        "  p = Constant <value = int64[2] {1, 1}> ()\n  y = Pad(x, p)\n}"),
+              {"node #1 (Pad)", "Pad-18 has 4 pads values (a begin and an end per axis padded)", "found 2"}));
+  add(Invalid("pad_unknown_mode", "shapes given as inputs",
+              Model(18, "g (float[3,4] x) => (float[?,?] y) {\n"
+                        "  p = Constant <value = int64[4] {1, 1, 1, 1}> ()\n  y = Pad <mode = \"mirror\"> (x, p)\n}"),
+              {"node #1 (Pad)", "Pad-18 mode is one of constant, reflect, edge", "found 'mirror'"}));
+  add(Invalid("resize_scales_and_sizes", "shapes given as inputs",
+              Model(18, "g (float[1,1,2,2] x) => (float[1,1,4,4] y) {\n"
+                        "  s = Constant <value = float[4] {1, 1, 2, 2}> ()\n"
+                        "  z = Constant <value = int64[4] {1, 1, 4, 4}> ()\n  y = Resize(x, , s, z)\n}"),
+              {"node #2 (Resize)", "Resize-18 takes scales or sizes, not both"}));
+  add(Invalid("depth_to_space_blocksize_zero", "shapes given as inputs",
+              Model(18, "g (float[1,4,2,2] x) => (float[?,?,?,?] y) { y = DepthToSpace <blocksize = 0> (x) }"),
+              {"node #0 (DepthToSpace)", "DepthToSpace-13 blocksize >= 1"}));
+  add(Invalid("flatten_axis_out_of_range", "axes and permutations",
+              Model(18, "g (float[3,4] x) => (float[?,?] y) { y = Flatten <axis = 3> (x) }"),
+              {"node #0 (Flatten)", "Flatten-13 axis is in [-r, r] for r = 2", "found axis 3"}));
+  add(Invalid("lrn_size_zero", "shapes given as inputs",
+              Model(18, "g (float[1,3,4,4] x) => (float[1,3,4,4] y) { y = LRN <size = 0> (x) }"),
+              {"node #0 (LRN)", "LRN-13 size >= 1"}));
   add(Valid("shapes_given_as_inputs", "shapes given as inputs",
             Model(18, "g (float[3,4] x) => (float[4,3] y) {\n"
                       "  s = Constant <value = int64[2] {-1, 3}> ()\n  y = Reshape(x, s)\n}")));
@@ -210,6 +259,9 @@ std::vector<ValidityCase> MakeCases() {
   add(Invalid("einsum_term_per_input", "Einsum equation",
               Model(18, "g (float[2,3] x) => (float[3,2] y) { y = Einsum <equation = \"ij,jk->ik\"> (x) }"),
               {"node #0 (Einsum)", "Einsum-12 equation has one term per input (1)"}));
+  add(Invalid("einsum_output_letter_not_in_inputs", "Einsum equation",
+              Model(18, "g (float[2,3] x) => (float[3,2] y) { y = Einsum <equation = \"ij->jk\"> (x) }"),
+              {"node #0 (Einsum)", "Einsum-12 output letters appear among the input terms", "found 'k'"}));
   add(Valid("einsum_equation", "Einsum equation",
             Model(18, "g (float[2,3] x) => (float[3,2] y) { y = Einsum <equation = \"ij->ji\"> (x) }")));
 
@@ -230,6 +282,16 @@ std::vector<ValidityCase> MakeCases() {
                         "  y = Loop(m, , x) <body = b (int64 i, bool c) => (bool co, float[3] v) {\n"
                         "    co = Identity(c)\n    v = Relu(x)\n  }>\n}"),
               {"node #1 (Loop)", "Loop-16 body has 3 inputs and 2 outputs", "found 2 inputs and 2 outputs"}));
+  add(Invalid("scan_num_scan_inputs", "control flow",
+              Model(18, "g (float[4] s, float[3,4] xs) => (float[4] f) {\n"
+                        "  f = Scan <num_scan_inputs = 3, body = b (float[4] st, float[4] x) => (float[4] st2) {\n"
+                        "    st2 = Add(st, x)\n  }> (s, xs)\n}"),
+              {"node #0 (Scan)", "Scan-16 num_scan_inputs is in [1, 2]", "found num_scan_inputs 3"},
+              Onnxruntime::kCrashes, "onnxruntime aborts (SIGABRT) on a Scan with more scan inputs than inputs"));
+  add(Invalid("rnn_unknown_direction", "control flow",
+              Model(18, "g (float[2,1,3] x, float[1,4,3] w, float[1,4,4] r) => (float[2,1,1,4] y) {\n"
+                        "  y = RNN <hidden_size = 4, direction = \"backward\"> (x, w, r)\n}"),
+              {"node #0 (RNN)", "RNN-14 direction is one of forward, reverse, bidirectional", "found 'backward'"}));
   add(Valid("loop_body_signature", "control flow",
             Model(18, "g (float[3] x) => (float[3] y) {\n"
                       "  m = Constant <value = int64 {2}> ()\n"
