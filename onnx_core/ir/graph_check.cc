@@ -179,8 +179,7 @@ class BodyChecker {
   }
 
   void CheckSignature(const NodeProto& node, int index) const {
-    const bool local_function = signatures_.functions && signatures_.functions->Find(node) != nullptr;
-    if (auto violation = CheckNodeSignature(node, signatures_.Version(node), local_function)) {
+    if (auto violation = CheckNodeSignature(node, signatures_.Version(node), signatures_.functions)) {
       throw ModelError(DescribeNode(node, index) + " in " + body_.label + ": " + violation->rule + "; found " +
                        violation->found);
     }

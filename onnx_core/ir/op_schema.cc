@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
+#include <functional>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "onnx_core/common/error.h"
@@ -22,38 +22,46 @@ constexpr std::string_view kTypeNames[] = {
     "float16", "double", "uint32", "uint64", "complex64", "complex128", "bfloat16", "float8e4m3fn",
     "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1", "float8e8m0", "uint2", "int2"};
 
+// Maps keyed by strings, looked up by string_view without building a key.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+};
+template <class Value>
+using NameMap = std::unordered_map<std::string, Value, NameHash, std::equal_to<>>;
+
 class SchemaRegistry {
  public:
   void Register(std::span<const OpSchema> schemas) {
     std::lock_guard lock(mutex_);
     for (const OpSchema& schema : schemas) {
-      std::vector<const OpSchema*>& versions = operators_[Key(schema.domain, schema.op_type)];
+      Domain& domain = DomainOf(schema.domain);
+      std::vector<const OpSchema*>& versions = Entry(domain.operators, schema.op_type);
       auto position = std::lower_bound(versions.begin(), versions.end(), schema.since_version,
                                        [](const OpSchema* s, int version) { return s->since_version < version; });
       if (position != versions.end() && (*position)->since_version == schema.since_version)
         throw BuilderError("operator schema " + schema.Name() + " is registered twice");
       versions.insert(position, &schema);
-      int& newest = newest_version_[std::string(NormalizedDomain(schema.domain))];
-      newest = std::max(newest, schema.since_version);
+      domain.newest_version = std::max(domain.newest_version, schema.since_version);
       ++count_;
     }
   }
 
   void RegisterExtension(std::string_view domain, std::string_view op_type, int first_version, int last_version) {
     std::lock_guard lock(mutex_);
-    extensions_.emplace(Key(domain, op_type), std::pair{first_version, last_version});
+    Entry(DomainOf(domain).extensions, op_type).emplace_back(first_version, last_version);
   }
 
-  SchemaLookup LookUp(std::string_view domain, std::string_view op_type, std::int64_t version) const {
+  SchemaLookup LookUp(std::string_view domain_name, std::string_view op_type, std::int64_t version) const {
     std::lock_guard lock(mutex_);
-    auto newest = newest_version_.find(std::string(NormalizedDomain(domain)));
+    auto domain = domains_.find(NormalizedDomain(domain_name));
     // A version newer than the tables may have changed any operator.
-    if (newest == newest_version_.end() || version > newest->second) return {};
-    const std::string key = Key(domain, op_type);
-    for (auto [range, end] = extensions_.equal_range(key); range != end; ++range)
-      if (version >= range->second.first && version <= range->second.second) return {};
-    auto it = operators_.find(key);
-    if (it == operators_.end()) return {SchemaLookup::Status::kUnknownOperator, nullptr};
+    if (domain == domains_.end() || version > domain->second.newest_version) return {};
+    if (auto extension = domain->second.extensions.find(op_type); extension != domain->second.extensions.end())
+      for (auto [first, last] : extension->second)
+        if (version >= first && version <= last) return {};
+    auto it = domain->second.operators.find(op_type);
+    if (it == domain->second.operators.end()) return {SchemaLookup::Status::kUnknownOperator, nullptr};
     const std::vector<const OpSchema*>& versions = it->second;
     auto after = std::upper_bound(versions.begin(), versions.end(), version,
                                   [](std::int64_t v, const OpSchema* s) { return v < s->since_version; });
@@ -68,17 +76,21 @@ class SchemaRegistry {
   }
 
  private:
-  static std::string Key(std::string_view domain, std::string_view op_type) {
-    std::string key(NormalizedDomain(domain));
-    key.push_back('\0');
-    key.append(op_type);
-    return key;
+  struct Domain {
+    int newest_version = 0;
+    NameMap<std::vector<const OpSchema*>> operators;  // versions by increasing since_version
+    NameMap<std::vector<std::pair<int, int>>> extensions;  // version ranges
+  };
+
+  template <class Value>
+  static Value& Entry(NameMap<Value>& map, std::string_view name) {
+    auto it = map.find(name);
+    return it != map.end() ? it->second : map.emplace(std::string(name), Value()).first->second;
   }
+  Domain& DomainOf(std::string_view domain) { return Entry(domains_, NormalizedDomain(domain)); }
 
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::vector<const OpSchema*>> operators_;
-  std::unordered_map<std::string, int> newest_version_;
-  std::unordered_multimap<std::string, std::pair<int, int>> extensions_;  // version ranges
+  NameMap<Domain> domains_;
   std::size_t count_ = 0;
 };
 
@@ -178,16 +190,22 @@ std::optional<RuleViolation> CheckAttribute(const OpSchema& schema, const Attrib
 }
 
 std::optional<RuleViolation> CheckAttributes(const OpSchema& schema, const NodeProto& node) {
-  std::unordered_set<std::string_view> seen;
-  for (const AttributeProto& attr : node.attribute()) {
+  const auto& attributes = node.attribute();
+  // Nodes have a few attributes: comparing each with the previous ones is the cheapest.
+  for (int i = 0; i < attributes.size(); ++i) {
+    const AttributeProto& attr = attributes[i];
     if (attr.name().empty()) return RuleViolation{"every attribute has a name (IR.md)", "an attribute without one"};
-    if (!seen.insert(attr.name()).second)
-      return RuleViolation{"attribute names are unique within a node (IR.md)", Quote(attr.name()) + " twice"};
+    for (int j = 0; j < i; ++j)
+      if (attributes[j].name() == attr.name())
+        return RuleViolation{"attribute names are unique within a node (IR.md)", Quote(attr.name()) + " twice"};
     if (auto violation = CheckAttribute(schema, attr)) return violation;
   }
-  for (const AttributeSchema& attr : schema.attributes)
-    if (attr.required && !seen.contains(attr.name))
-      return RuleViolation{"attribute " + Quote(attr.name) + " of " + schema.Name() + " is required", "none"};
+  for (const AttributeSchema& attr : schema.attributes) {
+    if (!attr.required) continue;
+    const bool present = std::any_of(attributes.begin(), attributes.end(),
+                                     [&](const AttributeProto& a) { return a.name() == attr.name; });
+    if (!present) return RuleViolation{"attribute " + Quote(attr.name) + " of " + schema.Name() + " is required", "none"};
+  }
   return std::nullopt;
 }
 
@@ -274,10 +292,12 @@ bool HasToleratedAttributeType(const NodeProto& node) {
   });
 }
 
-std::optional<RuleViolation> CheckNodeSignature(const NodeProto& node, std::int64_t version, bool local_function) {
+std::optional<RuleViolation> CheckNodeSignature(const NodeProto& node, std::int64_t version,
+                                                const LocalFunctions* functions) {
   if (version <= 0) return std::nullopt;
   const SchemaLookup lookup = LookUpOpSchema(node.domain(), node.op_type(), version);
-  if (local_function && lookup.status != SchemaLookup::Status::kFound) return std::nullopt;
+  // A local function may bear a name the operator set does not define (it is then called).
+  if (lookup.status != SchemaLookup::Status::kFound && functions && functions->Find(node)) return std::nullopt;
   if (auto violation = CheckLookup(lookup, node, version)) return violation;
   if (lookup.status != SchemaLookup::Status::kFound) return std::nullopt;
   const OpSchema& schema = *lookup.schema;

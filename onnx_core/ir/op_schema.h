@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/onnx_pb.h"
 
 namespace onnxopt::core::ir {
@@ -116,9 +117,10 @@ struct RuleViolation {
 // not imported, nothing is checked): operator defined at that version, input and output
 // counts, no omitted input or output that is not optional, attributes known, of the
 // right type, required ones present (an attribute referring to a function's attribute,
-// ref_attr_name, counts as present). `local_function` says that the model defines a
-// function of that (domain, op_type), which then need not be a known operator. Types of
-// values are not checked here (they need shape inference).
-std::optional<RuleViolation> CheckNodeSignature(const NodeProto& node, std::int64_t version, bool local_function);
+// ref_attr_name, counts as present). A node calling one of the model's local
+// `functions` (null: none) need not be a known operator. Types of values are not checked
+// here (they need shape inference).
+std::optional<RuleViolation> CheckNodeSignature(const NodeProto& node, std::int64_t version,
+                                                const LocalFunctions* functions);
 
 }  // namespace onnxopt::core::ir

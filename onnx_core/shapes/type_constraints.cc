@@ -11,10 +11,9 @@ namespace {
 using ir::FormalParameter;
 using ir::OpSchema;
 
-// The type of a value as the specification writes it ("tensor(float)"); empty when the
-// kind or the element type is unknown.
+// The type of a value of known kind and element type as the specification writes it
+// ("tensor(float)").
 std::string TypeString(const SymTensor& value) {
-  if (value.kind == SymTensor::Kind::kUnknown || !value.HasElemType()) return "";
   if (value.elem_type < 0 || value.elem_type >= 32) return "element type " + std::to_string(value.elem_type);
   ir::TypeSet single;
   const std::uint32_t bit = std::uint32_t{1} << value.elem_type;
@@ -39,8 +38,13 @@ bool Allows(const ir::TypeSet& allowed, const SymTensor& value) {
   return true;
 }
 
+// An argument of the node: "input 1 'indices'".
+std::string DescribeArgument(bool input, std::size_t position, const FormalParameter& formal) {
+  return std::string(input ? "input " : "output ") + std::to_string(position) + " '" + std::string(formal.name) + "'";
+}
+
 // Walks the arguments of a node (inputs, then outputs) binding each type variable to the
-// first known type of its arguments.
+// first known type of its arguments. Messages are built only when a rule is broken.
 class TypeChecker {
  public:
   TypeChecker(const InferenceContext& ctx, const OpSchema& schema)
@@ -48,39 +52,40 @@ class TypeChecker {
 
   void Inputs() {
     for (std::size_t i = 0; i < ctx_.InputCount(); ++i)
-      if (ctx_.HasInput(i)) Check(schema_.Input(static_cast<int>(i)), "input", i, ctx_.Input(i));
+      if (ctx_.HasInput(i)) Check(schema_.Input(static_cast<int>(i)), true, i, ctx_.Input(i));
   }
 
   void Outputs(const std::vector<SymTensor>& outputs) {
     for (std::size_t i = 0; i < outputs.size(); ++i)
       if (!ctx_.Node().output(static_cast<int>(i)).empty())
-        Check(schema_.Output(static_cast<int>(i)), "output", i, outputs[i]);
+        Check(schema_.Output(static_cast<int>(i)), false, i, outputs[i]);
   }
 
  private:
+  // The first argument of known type of a type variable.
   struct Binding {
-    std::string type;  // empty while unbound
-    std::string argument;
+    const SymTensor* value = nullptr;  // null while unbound
+    const FormalParameter* formal = nullptr;
+    bool input = true;
+    std::size_t position = 0;
   };
 
-  void Check(const FormalParameter* formal, const char* side, std::size_t position, const SymTensor& value) {
-    const std::string type = TypeString(value);
-    if (!formal || type.empty()) return;
-    const std::string argument = std::string(side) + " " + std::to_string(position) + " '" +
-                                 std::string(formal->name) + "'";
+  void Check(const FormalParameter* formal, bool input, std::size_t position, const SymTensor& value) {
+    if (!formal || value.kind == SymTensor::Kind::kUnknown || !value.HasElemType()) return;
     if (!Allows(formal->allowed, value)) {
-      ctx_.Refuse(argument + " of " + schema_.Name() + " has type " + std::string(formal->type_name) + ": " +
-                      ir::DescribeTypeSet(formal->allowed),
-                  type);
+      ctx_.Refuse(DescribeArgument(input, position, *formal) + " of " + schema_.Name() + " has type " +
+                      std::string(formal->type_name) + ": " + ir::DescribeTypeSet(formal->allowed),
+                  TypeString(value));
     }
     if (formal->variable < 0 || formal->heterogeneous) return;
     Binding& binding = bound_[static_cast<std::size_t>(formal->variable)];
-    if (binding.type.empty()) {
-      binding = {type, argument};
-    } else if (binding.type != type) {
-      ctx_.Refuse(binding.argument + " and " + argument + " of " + schema_.Name() + " have one type " +
+    if (!binding.value) {
+      binding = {&value, formal, input, position};
+    } else if (binding.value->kind != value.kind || binding.value->elem_type != value.elem_type) {
+      ctx_.Refuse(DescribeArgument(binding.input, binding.position, *binding.formal) + " and " +
+                      DescribeArgument(input, position, *formal) + " of " + schema_.Name() + " have one type " +
                       std::string(formal->type_name),
-                  binding.type + " and " + type);
+                  TypeString(*binding.value) + " and " + TypeString(value));
     }
   }
 
