@@ -5,6 +5,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/tensor_data.h"
+#include "onnx_core/shapes/shape_registry.h"
 
 namespace onnxopt::core::builder {
 
@@ -340,7 +341,13 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
   if (!unseen.empty())
     for (const TensorProto& init : Initializers())
       if (unseen.contains(init.name())) shapes::InferInitializer(init, context);
-  shapes::InferNodes(*Root().owned_model_, nodes, context);
+  try {
+    shapes::InferNodes(*Root().owned_model_, nodes, context);
+  } catch (const shapes::InvalidNodeError& error) {
+    // The model was checked when its shapes were first inferred: a rewrite built a node
+    // that its operator's specification forbids.
+    throw BuilderError(std::string("a rewrite built an invalid node: ") + error.what());
+  }
 }
 
 const shapes::SymTensor* GraphBuilder::GetShape(std::string_view name) const {

@@ -8,7 +8,14 @@ namespace onnxopt::core::ir {
 
 namespace {
 
-AttributeProto::AttributeType TypeOf(const AttributeProto& attr) {
+const char* TypeName(AttributeProto::AttributeType type) {
+  const std::string& name = AttributeProto::AttributeType_Name(type);
+  return name.empty() ? "UNDEFINED" : name.c_str();
+}
+
+}  // namespace
+
+AttributeProto::AttributeType AttributeTypeOf(const AttributeProto& attr) {
   using A = AttributeProto;
   if (attr.type() != A::UNDEFINED) return attr.type();
   if (attr.has_i()) return A::INT;
@@ -22,13 +29,6 @@ AttributeProto::AttributeType TypeOf(const AttributeProto& attr) {
   return A::UNDEFINED;
 }
 
-const char* TypeName(AttributeProto::AttributeType type) {
-  const std::string& name = AttributeProto::AttributeType_Name(type);
-  return name.empty() ? "UNDEFINED" : name.c_str();
-}
-
-}  // namespace
-
 const AttributeProto* FindAttribute(const NodeProto& node, std::string_view name) {
   for (const AttributeProto& attr : node.attribute())
     if (attr.name() == name) return &attr;
@@ -39,7 +39,7 @@ const AttributeProto* TypedAttribute(const NodeProto& node, std::string_view nam
                                      AttributeProto::AttributeType expected) {
   const AttributeProto* attr = FindAttribute(node, name);
   if (!attr) return nullptr;
-  const AttributeProto::AttributeType actual = TypeOf(*attr);
+  const AttributeProto::AttributeType actual = AttributeTypeOf(*attr);
   if (actual == expected) return attr;
   // An empty list has no field to tell its type from.
   if (attr->type() == AttributeProto::UNDEFINED && actual == AttributeProto::UNDEFINED &&

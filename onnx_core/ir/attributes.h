@@ -8,6 +8,10 @@
 
 namespace onnxopt::core::ir {
 
+// The attribute's type: the declared one, or the one its fields imply when the type is
+// unset (very old models); UNDEFINED when neither tells (an empty list).
+AttributeProto::AttributeType AttributeTypeOf(const AttributeProto& attr);
+
 // The attribute named `name`, or null.
 const AttributeProto* FindAttribute(const NodeProto& node, std::string_view name);
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/local_functions.h"
+#include "onnx_core/ir/op_schema.h"
 
 namespace onnxopt::core::ir {
 namespace {
@@ -23,8 +25,21 @@ struct Definition {
 
 // The names defined in one graph, viewing the strings of the model (which outlives the check).
 using Scope = std::unordered_map<std::string_view, Definition>;
+
+// An enclosing graph as a nested graph sees it: the names defined there before the node
+// holding the nested graph. The outputs of that node and of the nodes after it are not
+// visible yet (IR.md: a nested graph may refer to the values of enclosing graphs, and
+// must not redefine those visible in it).
+struct Body;
+struct OuterScope {
+  const Scope* scope;
+  const Body* body;
+  int holding_node;  // index of the node holding the nested graph
+};
 // The scopes of the enclosing graphs, outermost first.
-using OuterScopes = std::vector<const Scope*>;
+using OuterScopes = std::vector<OuterScope>;
+
+using OpsetImports = google::protobuf::RepeatedPtrField<OperatorSetIdProto>;
 
 // What the checks need from a graph or a function body.
 struct Body {
@@ -35,6 +50,32 @@ struct Body {
   std::vector<std::string_view> outputs;
 };
 
+// What the nodes of a body are checked against: the opset versions that bind their
+// operators (a function's imports, then the model's for domains the function does not
+// import) and the model's local functions.
+struct Signatures {
+  const OpsetImports* opsets;
+  const OpsetImports* fallback;
+  const LocalFunctions* functions;
+
+  std::int64_t Version(const NodeProto& node) const {
+    std::optional<std::int64_t> version = FindOpsetVersion(*opsets, node.domain());
+    if (!version && fallback) version = FindOpsetVersion(*fallback, node.domain());
+    return version.value_or(0);
+  }
+};
+
+// Rules of IR.md named in the messages.
+constexpr std::string_view kSsaRule = "(IR.md: every value has a single definition in its graph)";
+constexpr std::string_view kShadowRule =
+    "(IR.md: a nested graph must not redefine a name visible in it from an enclosing graph)";
+constexpr std::string_view kUseRule =
+    "(IR.md: a node input is an input, an initializer or a node output of its graph, or a value visible from an "
+    "enclosing graph)";
+constexpr std::string_view kOrderRule = "(IR.md: the nodes of a graph are topologically sorted)";
+constexpr std::string_view kCycleRule = "(IR.md: node dependencies must not create cycles)";
+constexpr std::string_view kOutputRule = "(IR.md: a graph output is a value of the graph or visible to it)";
+
 std::string DescribeNode(const NodeProto& node, int index) {
   const std::string name = node.name().empty() ? "#" + std::to_string(index) : "'" + node.name() + "'";
   return "node " + name + " (" + node.op_type() + ")";
@@ -44,7 +85,8 @@ std::string Quote(std::string_view value) { return "'" + std::string(value) + "'
 
 class BodyChecker {
  public:
-  BodyChecker(const Body& body, OuterScopes& outer, int depth) : body_(body), outer_(outer), depth_(depth) {}
+  BodyChecker(const Body& body, OuterScopes& outer, int depth, const Signatures& signatures)
+      : body_(body), outer_(outer), depth_(depth), signatures_(signatures) {}
 
   void Run() {
     DefineAll();
@@ -65,19 +107,39 @@ class BodyChecker {
     return DescribeNode(body_.nodes[definition.node], definition.node);
   }
 
-  bool VisibleFromOuter(std::string_view name) const {
-    return std::any_of(outer_.begin(), outer_.end(), [&](const Scope* scope) { return scope->contains(name); });
+  // The enclosing graph from which `name` is visible here, or null.
+  const OuterScope* VisibleFrom(std::string_view name) const {
+    for (const OuterScope& outer : outer_) {
+      auto it = outer.scope->find(name);
+      if (it != outer.scope->end() &&
+          (it->second.kind != Definition::Kind::kNode || it->second.node < outer.holding_node))
+        return &outer;
+    }
+    return nullptr;
+  }
+  bool VisibleFromOuter(std::string_view name) const { return VisibleFrom(name) != nullptr; }
+
+  // The node of an enclosing graph defining `name` at or after the node that holds this
+  // graph: "node 'n' (Op) of graph 'main'"; empty when there is none.
+  static std::string DefinedLaterOutside(const OuterScopes& outers, std::string_view name) {
+    for (const OuterScope& outer : outers) {
+      auto it = outer.scope->find(name);
+      if (it != outer.scope->end() && it->second.kind == Definition::Kind::kNode)
+        return DescribeNode(outer.body->nodes[it->second.node], it->second.node) + " of " + outer.body->label;
+    }
+    return "";
   }
 
   void Define(std::string_view name, Definition definition) {
     auto [it, inserted] = scope_.emplace(name, definition);
     if (!inserted) {
       throw ModelError("value " + Quote(name) + " is defined twice in " + body_.label + " (by " +
-                       Describe(it->second) + " and " + Describe(definition) + ")");
+                       Describe(it->second) + " and " + Describe(definition) + ") " + std::string(kSsaRule));
     }
-    if (VisibleFromOuter(name)) {
+    if (const OuterScope* outer = VisibleFrom(name)) {
       throw ModelError("value " + Quote(name) + " defined by " + Describe(definition) + " in " + body_.label +
-                       " shadows a value of an enclosing graph");
+                       " shadows the value of " + outer->body->label + " visible there " +
+                       std::string(kShadowRule));
     }
   }
 
@@ -105,26 +167,42 @@ class BodyChecker {
   void CheckReads() {
     for (int i = 0; i < body_.nodes.size(); ++i) {
       const NodeProto& node = body_.nodes[i];
+      CheckSignature(node, i);
       for (const std::string& input : node.input()) {
         if (input.empty()) continue;  // an omitted optional input
-        if (!scope_.contains(input) && !VisibleFromOuter(input)) {
-          throw ModelError(DescribeNode(node, i) + " in " + body_.label + " reads " + Quote(input) +
-                           ", which is not defined");
-        }
+        if (!scope_.contains(input) && !VisibleFromOuter(input)) ReportUndefined(node, i, input);
         const int producer = LocalProducer(input);
         if (producer >= i) ReportOrderError(i, input, producer);
       }
-      CheckNestedGraphs(node);
+      CheckNestedGraphs(node, i);
     }
   }
 
-  void CheckNestedGraphs(const NodeProto& node);
+  void CheckSignature(const NodeProto& node, int index) const {
+    if (auto violation = CheckNodeSignature(node, signatures_.Version(node), signatures_.functions)) {
+      throw ModelError(DescribeNode(node, index) + " in " + body_.label + ": " + violation->rule + "; found " +
+                       violation->found);
+    }
+  }
+
+  [[noreturn]] void ReportUndefined(const NodeProto& node, int index, std::string_view input) const {
+    if (const std::string producer = DefinedLaterOutside(outer_, input); !producer.empty()) {
+      throw ModelError(DescribeNode(node, index) + " in " + body_.label + " reads " + Quote(input) + ", which " +
+                       producer + " produces only at or after the node holding " + body_.label + " " +
+                       std::string(kOrderRule));
+    }
+    throw ModelError(DescribeNode(node, index) + " in " + body_.label + " reads " + Quote(input) +
+                     ", which is not defined " + std::string(kUseRule));
+  }
+
+  void CheckNestedGraphs(const NodeProto& node, int index);
 
   [[noreturn]] void ReportOrderError(int reader, std::string_view value, int producer) const {
-    if (std::vector<int> cycle = FindCycle(); !cycle.empty()) throw ModelError(DescribeCycle(cycle));
+    if (std::vector<int> cycle = FindCycle(); !cycle.empty())
+      throw ModelError(DescribeCycle(cycle) + " " + std::string(kCycleRule));
     throw ModelError(body_.label + " is not topologically sorted: " + DescribeNode(body_.nodes[reader], reader) +
                      " reads " + Quote(value) + " before " + DescribeNode(body_.nodes[producer], producer) +
-                     " produces it");
+                     " produces it " + std::string(kOrderRule));
   }
 
   // "graph 'G' has a cycle: node 'a' (Op) -> node 'b' (Op) -> node 'a' (Op)"; a long
@@ -191,15 +269,17 @@ class BodyChecker {
     std::unordered_set<std::string_view> seen;
     for (std::string_view output : body_.outputs) {
       if (!seen.insert(output).second)
-        throw ModelError(body_.label + " lists output " + Quote(output) + " twice");
+        throw ModelError(body_.label + " lists output " + Quote(output) + " twice " + std::string(kSsaRule));
       if (!scope_.contains(output) && !VisibleFromOuter(output))
-        throw ModelError("output " + Quote(output) + " of " + body_.label + " is not defined");
+        throw ModelError("output " + Quote(output) + " of " + body_.label + " is not defined " +
+                         std::string(kOutputRule));
     }
   }
 
   const Body& body_;
   OuterScopes& outer_;
   const int depth_;
+  const Signatures& signatures_;
   Scope scope_;
 };
 
@@ -211,39 +291,56 @@ std::vector<std::string_view> Names(const Values& values) {
   return names;
 }
 
-void CheckGraph(const GraphProto& graph, OuterScopes& outer, int depth) {
+void CheckGraph(const GraphProto& graph, OuterScopes& outer, int depth, const Signatures& signatures) {
   Body body{"graph " + Quote(graph.name()), graph.node(), Names(graph.input()), Names(graph.initializer()),
             Names(graph.output())};
   if (depth > kMaxNesting)
-    throw ModelError(body.label + " is nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+    throw ModelError(body.label + " is nested too deeply (more than onnxopt's limit of " +
+                     std::to_string(kMaxNesting) + " levels)");
   for (const SparseTensorProto& sparse : graph.sparse_initializer()) body.initializers.push_back(sparse.values().name());
-  BodyChecker(body, outer, depth).Run();
+  BodyChecker(body, outer, depth, signatures).Run();
 }
 
-void BodyChecker::CheckNestedGraphs(const NodeProto& node) {
-  outer_.push_back(&scope_);
+void BodyChecker::CheckNestedGraphs(const NodeProto& node, int index) {
+  outer_.push_back({&scope_, &body_, index});
   for (const AttributeProto& attribute : node.attribute()) {
-    if (attribute.has_g()) CheckGraph(attribute.g(), outer_, depth_ + 1);
-    for (const GraphProto& graph : attribute.graphs()) CheckGraph(graph, outer_, depth_ + 1);
+    if (attribute.has_g()) CheckGraph(attribute.g(), outer_, depth_ + 1, signatures_);
+    for (const GraphProto& graph : attribute.graphs()) CheckGraph(graph, outer_, depth_ + 1, signatures_);
   }
   outer_.pop_back();
 }
 
-void CheckFunction(const FunctionProto& function) {
+void CheckFunction(const FunctionProto& function, const Signatures& model_signatures) {
   const Body body{"function " + Quote(function.name()), function.node(),
                   {function.input().begin(), function.input().end()},
                   {},
                   {function.output().begin(), function.output().end()}};
+  const Signatures signatures{&function.opset_import(), model_signatures.opsets, model_signatures.functions};
   OuterScopes outer;
-  BodyChecker(body, outer, 0).Run();
+  BodyChecker(body, outer, 0, signatures).Run();
+}
+
+// Every operator set a model or a function imports exists at the version it gives.
+void CheckOpsetImports(const OpsetImports& imports, const std::string& owner) {
+  for (const OperatorSetIdProto& opset : imports) {
+    if (opset.version() >= 1) continue;
+    const std::string name = opset.domain().empty() || opset.domain() == "ai.onnx" ? "ai.onnx" : Quote(opset.domain());
+    throw ModelError(owner + " imports version " + std::to_string(opset.version()) + " of operator set " + name +
+                     " (Versioning.md: operator set versions start at 1)");
+  }
 }
 
 }  // namespace
 
 void CheckModel(const ModelProto& model) {
+  CheckOpsetImports(model.opset_import(), "the model");
+  for (const FunctionProto& function : model.functions())
+    CheckOpsetImports(function.opset_import(), "function " + Quote(function.name()));
+  const LocalFunctions functions(model.functions());
+  const Signatures signatures{&model.opset_import(), nullptr, &functions};
   OuterScopes outer;
-  CheckGraph(model.graph(), outer, 0);
-  for (const FunctionProto& function : model.functions()) CheckFunction(function);
+  CheckGraph(model.graph(), outer, 0, signatures);
+  for (const FunctionProto& function : model.functions()) CheckFunction(function, signatures);
 }
 
 }  // namespace onnxopt::core::ir

@@ -9,9 +9,21 @@
 //   form one (the message lists it), otherwise as a graph that is not topologically sorted;
 // - no value is defined twice (two node outputs, a node output and an input or an
 //   initializer; an input may share its name with an initializer, as the IR allows),
-//   and no nested graph redefines (shadows) a name visible from an enclosing graph;
+//   and no nested graph redefines (shadows) a name visible in it;
 // - every graph output is defined.
-// Violations raise ModelError naming the graph, the node and the value.
+// - every node matches the signature of its operator at the imported opset version
+//   (ir::CheckNodeSignature: operator defined, input/output counts, attributes), for the
+//   operator sets whose schemas are registered;
+// - every imported operator set version is >= 1, and no domain is imported at two versions.
+//
+// Visibility follows IR.md: a nested graph held by node N of a graph sees that graph's
+// inputs, initializers and the outputs of the nodes before N, and what that graph sees
+// itself. N's own outputs are not visible in it, so a branch of an If may name its output
+// like the If's output (torch's exporter does); a name of an enclosing graph defined at or
+// after N is not visible either, and reading it is an ordering error.
+// Types of values are checked later, by shape inference (shapes/type_constraints.h).
+// Violations raise ModelError naming the graph, the node, the value and the rule (the
+// IR.md / Versioning.md / operator-schema rule it breaks).
 
 #include "onnx_core/ir/onnx_pb.h"
 

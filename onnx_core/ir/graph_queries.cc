@@ -12,6 +12,17 @@ bool HasSubgraph(const NodeProto& node) {
                      [](const AttributeProto& attr) { return attr.has_g() || attr.graphs_size() > 0; });
 }
 
+std::unordered_set<std::string> NestedDefinitions(const GraphProto& graph) {
+  std::unordered_set<std::string> names;
+  for (const NodeProto& node : graph.node()) {
+    ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& nested) {
+      ForEachDefinition(nested, [&](const std::string& name) { names.insert(name); });
+      names.merge(NestedDefinitions(nested));
+    });
+  }
+  return names;
+}
+
 std::set<std::string> FreeReads(const GraphProto& graph) {
   std::unordered_set<std::string_view> defined;
   ForEachDefinition(graph, [&](const std::string& name) { defined.insert(name); });

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "onnx_core/ir/onnx_pb.h"
 
@@ -36,6 +37,12 @@ void ForEachDefinition(const GraphProto& graph, F&& f) {
     for (const std::string& output : node.output())
       if (!output.empty()) f(output);
 }
+
+// Names defined in the graphs nested (at any depth) in the nodes of `graph`. IR.md lets
+// a nested graph define a name that its enclosing graph defines at or after the node
+// holding it (such names are not visible in it yet): a pass that moves a definition
+// earlier, or turns it into an initializer, must not do it for these names.
+std::unordered_set<std::string> NestedDefinitions(const GraphProto& graph);
 
 // Names `graph` and its nested graphs read without defining them: its free variables.
 std::set<std::string> FreeReads(const GraphProto& graph);

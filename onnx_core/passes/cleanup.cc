@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -139,6 +140,13 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
 
   // Producers of the values identities read (only those can take over a graph output).
   std::unordered_map<std::string, Slot> producers;
+  // Taking over moves the definition of y up to x's producer: a nested graph in between
+  // may define y itself (not visible there before), which would then shadow it.
+  std::optional<std::unordered_set<std::string>> nested_definitions;
+  auto defined_in_nested_graph = [&](const std::string& name) {
+    if (!nested_definitions) nested_definitions = ir::NestedDefinitions(builder.Graph());
+    return nested_definitions->contains(name);
+  };
   NodeSet dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
@@ -153,7 +161,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
       // y is a graph output: the producer of x can write y directly, unless x has to keep
       // its own name (graph output) or is no node output here (input, initializer, outer).
       auto producer = producers.find(x);
-      if (producer != producers.end() && !outputs.contains(x)) {
+      if (producer != producers.end() && !outputs.contains(x) && !defined_in_nested_graph(y)) {
         Slot slot = producer->second;
         slot.node->set_output(slot.output, y);
         result.redefined_nodes.push_back(slot.node);

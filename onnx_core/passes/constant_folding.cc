@@ -1,6 +1,7 @@
 #include "onnx_core/passes/constant_folding.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -8,6 +9,7 @@
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/constant_values.h"
+#include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::builder {
@@ -62,6 +64,7 @@ std::optional<std::uint64_t> InferredOutputBytes(const GraphBuilder& builder, co
 
 struct GraphIndex {
   std::unordered_map<std::string, ValueSource> values;
+  std::optional<std::unordered_set<std::string>> nested_definitions;  // ir::NestedDefinitions, when needed
 };
 
 class Folder {
@@ -178,6 +181,16 @@ class Folder {
       }
     }
     GraphIndex& index = Index(builder);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i]) continue;
+      // An initializer is visible in every nested graph of its graph: one that defines
+      // this name itself (allowed before, when it came after the node) would shadow it.
+      if (!index.nested_definitions) index.nested_definitions = ir::NestedDefinitions(builder.Graph());
+      if (index.nested_definitions->contains(node.output(static_cast<int>(i)))) {
+        Skip(node, "a nested graph defines '" + node.output(static_cast<int>(i)) + "' too");
+        return false;
+      }
+    }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       if (!outputs[i]) continue;
       const std::string& name = node.output(static_cast<int>(i));

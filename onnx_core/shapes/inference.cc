@@ -14,6 +14,7 @@
 #include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
+#include "onnx_core/shapes/type_constraints.h"
 
 namespace onnxopt::core::shapes {
 
@@ -306,7 +307,11 @@ class Inferencer {
     NodeContext call(*this, node, index, context, scope);
     std::vector<SymTensor> outputs;
     try {
+      CheckInputTypes(call);
       outputs = Outputs(call);
+      CheckOutputTypes(call, outputs);
+    } catch (const InvalidNodeError& error) {
+      throw error.Located(call.Label(), node.op_type());  // the model is invalid: no diagnostic, a refusal
     } catch (const std::exception& error) {
       call.Diagnose(std::string("shape inference failed: ") + error.what());
       outputs.clear();

@@ -27,6 +27,29 @@ const ShapeFunction* FindShapeFunction(std::string_view domain, std::string_view
 
 std::size_t RegisteredShapeFunctionCount() { return TheRegistry().Count(); }
 
+// --- InvalidNodeError ----------------------------------------------------------------
+
+InvalidNodeError::InvalidNodeError(std::string rule, std::string found)
+    : ModelError(rule + "; found " + found), rule_(std::move(rule)), found_(std::move(found)) {}
+
+InvalidNodeError::InvalidNodeError(std::string message, std::string rule, std::string found)
+    : ModelError(message), rule_(std::move(rule)), found_(std::move(found)) {}
+
+InvalidNodeError InvalidNodeError::Located(const std::string& label, const std::string& op_type) const {
+  if (located_) return *this;
+  // Unnamed nodes are labelled "#3 (Add)" already.
+  const std::string suffix = " (" + op_type + ")";
+  const bool has_op = label.size() >= suffix.size() && label.ends_with(suffix);
+  const std::string node = has_op ? label : "'" + label + "'" + suffix;
+  InvalidNodeError located("node " + node + ": " + what(), rule_, found_);
+  located.located_ = true;
+  return located;
+}
+
+void InferenceContext::Refuse(std::string rule, std::string found) const {
+  throw InvalidNodeError(std::move(rule), std::move(found));
+}
+
 // --- InferenceContext: attributes ----------------------------------------------------
 
 // A present attribute of another type raises ModelError, which the driver turns into a

@@ -9,7 +9,10 @@
 // change signatures: attribute `axes` became an input, `Split` gained `num_outputs`,
 // ...). It returns SymTensor::Unknown() for what it cannot tell and never guesses;
 // contradictions in the inputs (incompatible broadcast, rank mismatch) are reported
-// through InferenceContext::Diagnose and give unknown outputs.
+// through InferenceContext::Diagnose and give unknown outputs. A node that breaks a rule
+// of the operator's specification (an attribute out of range, split sizes that do not add
+// up to the dimension split) is refused through InferenceContext::Refuse: the model is
+// invalid and inference stops.
 
 #include <cstdint>
 #include <functional>
@@ -18,10 +21,38 @@
 #include <string_view>
 #include <vector>
 
+#include "onnx_core/common/error.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/sym_tensor.h"
 
 namespace onnxopt::core::shapes {
+
+// A node that breaks a rule of the ONNX specification: a type outside its operator's
+// constraints, an attribute out of range, split sizes that do not add up. The model is
+// invalid (ModelError: exit 2). The inference driver names the node (Located) and lets
+// the error through every enclosing node, so that InferGraph throws it.
+class InvalidNodeError : public ModelError {
+ public:
+  // `rule`: what a valid node satisfies, naming the operator ("Conv-11 dilations are
+  // >= 1"); `found`: what this node has instead ("dilations [0, 1]").
+  InvalidNodeError(std::string rule, std::string found);
+
+  // The same error naming the node by its inference label (ShapeDiagnostic::node) and op
+  // type: "node 'conv_1' (Conv): Conv-11 dilations are >= 1; found dilations [0, 1]".
+  // An error already located (in a nested graph) is returned unchanged.
+  InvalidNodeError Located(const std::string& label, const std::string& op_type) const;
+
+  const std::string& Rule() const { return rule_; }
+  const std::string& Found() const { return found_; }
+  bool IsLocated() const { return located_; }
+
+ private:
+  InvalidNodeError(std::string message, std::string rule, std::string found);
+
+  std::string rule_;
+  std::string found_;
+  bool located_ = false;
+};
 
 class InferenceContext {
  public:
@@ -57,6 +88,12 @@ class InferenceContext {
   // op type. A shape function may also throw onnxopt::Error or std::exception: the
   // driver records the message and makes every output unknown.
   virtual void Diagnose(std::string message) = 0;
+  // Refuses the node: it breaks `rule` of its operator's specification and `found` says
+  // how (see InvalidNodeError). Unlike Diagnose (what inference cannot work out), the
+  // model is invalid whatever its inputs: inference stops and the model is refused.
+  // Refuse only on facts (attributes, constant inputs, known types and ranks), never on
+  // what is merely unknown.
+  [[noreturn]] void Refuse(std::string rule, std::string found) const;
 
   // Infers a graph attribute of the node (If branches, Loop/Scan bodies) given the
   // SymTensor of each of its formal inputs; returns the SymTensor of each of its outputs.

@@ -6,6 +6,7 @@
 // initial value and the body's output, repeated until nothing changes, so that the body
 // is inferred with a description valid at every iteration.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "onnx_core/shapes/shape_registry.h"
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
+#include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
 
@@ -140,10 +142,33 @@ std::vector<SymTensor> InferWithCarriedValues(InferenceContext& ctx, std::string
   }
 }
 
+// Refuses the node unless its graph attribute `attribute` has `inputs` formal inputs
+// and `outputs` outputs, as its operator specifies. Inputs that name an initializer of the
+// graph are not formal (IR version 3 lists initializers among a graph's inputs).
+void RequireGraphSignature(const InferenceContext& ctx, std::string_view attribute, std::size_t inputs,
+                           std::size_t outputs, std::string_view why) {
+  const AttributeProto* attr = ctx.Attribute(attribute);
+  if (!attr || !attr->has_g()) return;  // the schema check refuses a missing or empty graph
+  const GraphProto& graph = attr->g();
+  std::size_t formal = 0;
+  for (const ValueInfoProto& input : graph.input()) {
+    const bool initializer = std::any_of(graph.initializer().begin(), graph.initializer().end(),
+                                         [&](const TensorProto& init) { return init.name() == input.name(); });
+    if (!initializer) ++formal;
+  }
+  if (formal == inputs && static_cast<std::size_t>(graph.output_size()) == outputs) return;
+  RefuseNode(ctx,
+             std::string(attribute) + " has " + std::to_string(inputs) + " inputs and " + std::to_string(outputs) +
+                 " outputs (" + std::string(why) + ")",
+             std::to_string(formal) + " inputs and " + std::to_string(graph.output_size()) + " outputs");
+}
+
 // ---------------------------------------------------------------------------------------
 // If
 
 std::vector<SymTensor> InferIf(InferenceContext& ctx) {
+  for (std::string_view branch : {"then_branch", "else_branch"})
+    RequireGraphSignature(ctx, branch, 0, ctx.OutputCount(), "one output per output of the node");
   std::vector<SymTensor> then_out = ctx.InferSubgraph("then_branch", {});
   std::vector<SymTensor> else_out = ctx.InferSubgraph("else_branch", {});
   std::optional<std::int64_t> cond = InputScalarInt(ctx, 0);
@@ -151,6 +176,10 @@ std::vector<SymTensor> InferIf(InferenceContext& ctx) {
   for (std::size_t i = 0; i < ctx.OutputCount(); ++i) {
     const SymTensor t = i < then_out.size() ? then_out[i] : SymTensor::Unknown();
     const SymTensor e = i < else_out.size() ? else_out[i] : SymTensor::Unknown();
+    if (t.kind == e.kind && t.HasElemType() && e.HasElemType() && t.elem_type != e.elem_type) {
+      RefuseNode(ctx, "branches give output " + std::to_string(i) + " one type",
+                 t.ToString() + " in then_branch, " + e.ToString() + " in else_branch");
+    }
     if (cond) out.push_back(*cond != 0 ? t : e);
     else out.push_back(Merge(t, e, &ctx, "output " + std::to_string(i)));
   }
@@ -162,6 +191,9 @@ std::vector<SymTensor> InferIf(InferenceContext& ctx) {
 
 std::vector<SymTensor> InferLoop(InferenceContext& ctx) {
   const std::size_t carried = ctx.InputCount() >= 2 ? ctx.InputCount() - 2 : 0;
+  RequireGraphSignature(ctx, "body", 2 + carried, 1 + ctx.OutputCount(),
+                        "the iteration number, the condition and the carried values in; the condition and the "
+                        "outputs of the node out");
   std::vector<SymTensor> inputs = {SymTensor::Tensor(kInt64, SymShape::Scalar()),
                                    SymTensor::Tensor(kBool, SymShape::Scalar())};
   for (std::size_t i = 0; i < carried; ++i) inputs.push_back(InputOrUnknown(ctx, i + 2));
@@ -187,15 +219,22 @@ std::vector<SymTensor> InferLoop(InferenceContext& ctx) {
 // ---------------------------------------------------------------------------------------
 // Scan
 
+// num_scan_inputs, between 1 and the count of state and scan inputs.
+std::size_t ScanInputCount(const InferenceContext& ctx, std::size_t inputs) {
+  const std::int64_t m = ctx.IntAttribute("num_scan_inputs").value_or(1);  // required: the schema check
+  if (m < 1 || static_cast<std::size_t>(m) > inputs) {
+    RefuseNode(ctx, "num_scan_inputs is in [1, " + std::to_string(inputs) + "] (the state and scan inputs)",
+               "num_scan_inputs " + std::to_string(m));
+  }
+  return static_cast<std::size_t>(m);
+}
+
 // Scan-8(sequence_lens?, state..., scan...): every input has a leading batch dim and the
 // scan inputs their sequence on axis 1.
 std::vector<SymTensor> InferScan8(InferenceContext& ctx) {
-  const auto m = static_cast<std::size_t>(ctx.IntAttribute("num_scan_inputs").value_or(0));
   const std::size_t n_inputs = ctx.InputCount() >= 1 ? ctx.InputCount() - 1 : 0;
-  if (m > n_inputs) {
-    ctx.Diagnose("num_scan_inputs exceeds the number of inputs");
-    return UnknownOutputs(ctx);
-  }
+  const std::size_t m = ScanInputCount(ctx, n_inputs);
+  RequireGraphSignature(ctx, "body", n_inputs, ctx.OutputCount(), "the inputs and outputs of the node");
   const std::size_t n = n_inputs - m;
   SymDim batch, seq;
   std::vector<SymTensor> inputs;
@@ -224,18 +263,14 @@ std::vector<SymTensor> InferScan8(InferenceContext& ctx) {
 // stacked along scan_output_axes.
 std::vector<SymTensor> InferScan(InferenceContext& ctx) {
   if (ctx.OpsetVersion() < 9) return InferScan8(ctx);
-  const auto m = static_cast<std::size_t>(ctx.IntAttribute("num_scan_inputs").value_or(0));
-  if (m > ctx.InputCount()) {
-    ctx.Diagnose("num_scan_inputs exceeds the number of inputs");
-    return UnknownOutputs(ctx);
-  }
+  const std::size_t m = ScanInputCount(ctx, ctx.InputCount());
+  RequireGraphSignature(ctx, "body", ctx.InputCount(), ctx.OutputCount(), "the inputs and outputs of the node");
   const std::size_t n = ctx.InputCount() - m;
+  const std::size_t k = ctx.OutputCount() > n ? ctx.OutputCount() - n : 0;
   const auto input_axes = ctx.IntsAttribute("scan_input_axes").value_or(std::vector<std::int64_t>(m, 0));
   const auto output_axes = ctx.IntsAttribute("scan_output_axes");
-  if (input_axes.size() != m) {
-    ctx.Diagnose("scan_input_axes must have one value per scan input");
-    return UnknownOutputs(ctx);
-  }
+  RequireCount(ctx, "scan_input_axes", input_axes.size(), m, "one per scan input");
+  if (output_axes) RequireCount(ctx, "scan_output_axes", output_axes->size(), k, "one per scan output");
   std::vector<SymTensor> inputs;
   SymDim seq;
   for (std::size_t i = 0; i < ctx.InputCount(); ++i) {
@@ -260,11 +295,6 @@ std::vector<SymTensor> InferScan(InferenceContext& ctx) {
     inputs.push_back(WithDimRemoved(t, static_cast<std::size_t>(*axis)));
   }
   std::vector<SymTensor> body = InferWithCarriedValues(ctx, "body", inputs, 0, 0, n);
-  const std::size_t k = ctx.OutputCount() > n ? ctx.OutputCount() - n : 0;
-  if (output_axes && output_axes->size() != k) {
-    ctx.Diagnose("scan_output_axes must have one value per scan output");
-    return UnknownOutputs(ctx);
-  }
   std::vector<SymTensor> out;
   for (std::size_t i = 0; i < ctx.OutputCount(); ++i) {
     if (i < n) {
@@ -380,6 +410,7 @@ std::vector<SymTensor> InferConcatFromSequence(InferenceContext& ctx) {
 // SequenceMap(input_sequence, additional...): the body maps elements (sequence inputs)
 // and whole tensors (tensor inputs) to elements of the output sequences.
 std::vector<SymTensor> InferSequenceMap(InferenceContext& ctx) {
+  RequireGraphSignature(ctx, "body", ctx.InputCount(), ctx.OutputCount(), "the inputs and outputs of the node");
   std::vector<SymTensor> inputs;
   for (std::size_t i = 0; i < ctx.InputCount(); ++i) {
     const SymTensor& t = ctx.Input(i);

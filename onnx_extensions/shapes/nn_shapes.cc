@@ -20,6 +20,7 @@
 #include "onnx_extensions/shapes/nn_helpers.h"
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
+#include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
 
@@ -34,24 +35,30 @@ constexpr int kInt64 = TensorProto::INT64;
 
 
 
-// Integer-list attribute of length n, `fill` when absent; nullopt (diagnosed) when the
-// attribute has another length.
-std::optional<std::vector<std::int64_t>> IntsOfLength(InferenceContext& ctx, std::string_view name, std::size_t n,
-                                                      std::int64_t fill) {
+// Integer-list attribute of length n (one value per spatial axis, two for pads), `fill`
+// when absent. Another length refuses the node.
+std::vector<std::int64_t> IntsOfLength(InferenceContext& ctx, std::string_view name, std::size_t n,
+                                       std::int64_t fill, std::string_view per = "one per spatial axis") {
   auto v = ctx.IntsAttribute(name);
   if (!v) return std::vector<std::int64_t>(n, fill);
-  if (v->size() != n) {
-    ctx.Diagnose("attribute " + std::string(name) + " has " + std::to_string(v->size()) + " values, expected " +
-                 std::to_string(n));
-    return std::nullopt;
-  }
-  return v;
+  RequireCount(ctx, name, v->size(), n, per);
+  return *v;
 }
 
 std::string AutoPad(const InferenceContext& ctx) {
+  RequireOneOf(ctx, "auto_pad", {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", ""});
   auto a = ctx.StringAttribute("auto_pad");
   if (!a || a->empty()) return "NOTSET";
   return *a;
+}
+
+// kernel_shape (when given): one value >= 1 per spatial axis.
+std::optional<std::vector<std::int64_t>> KernelShape(InferenceContext& ctx, std::size_t n) {
+  auto ks = ctx.IntsAttribute("kernel_shape");
+  if (!ks) return std::nullopt;
+  RequireCount(ctx, "kernel_shape", ks->size(), n, "one per spatial axis");
+  RequireAtLeast(ctx, "kernel_shape", *ks, 1);
+  return ks;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -65,25 +72,20 @@ struct Window {
   bool pooling = false;
 };
 
-// Reads strides, dilations, pads, auto_pad and ceil_mode for n spatial axes.
-std::optional<Window> ReadWindow(InferenceContext& ctx, std::vector<SymDim> kernel, bool pooling) {
+// Reads strides, dilations, pads, auto_pad and ceil_mode for n spatial axes. The
+// specification requires strides and dilations >= 1, pads >= 0: anything else refuses
+// the node.
+Window ReadWindow(InferenceContext& ctx, std::vector<SymDim> kernel, bool pooling) {
   const std::size_t n = kernel.size();
   Window w;
   w.kernel = std::move(kernel);
   w.pooling = pooling;
-  auto strides = IntsOfLength(ctx, "strides", n, 1);
-  auto dilations = IntsOfLength(ctx, "dilations", n, 1);
-  auto pads = IntsOfLength(ctx, "pads", 2 * n, 0);
-  if (!strides || !dilations || !pads) return std::nullopt;
-  w.strides = *strides;
-  w.dilations = *dilations;
-  w.pads = *pads;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (w.strides[i] <= 0 || w.dilations[i] <= 0) {
-      ctx.Diagnose("strides and dilations must be positive");
-      return std::nullopt;
-    }
-  }
+  w.strides = IntsOfLength(ctx, "strides", n, 1);
+  w.dilations = IntsOfLength(ctx, "dilations", n, 1);
+  w.pads = IntsOfLength(ctx, "pads", 2 * n, 0, "a begin and an end per spatial axis");
+  RequireAtLeast(ctx, "strides", w.strides, 1);
+  RequireAtLeast(ctx, "dilations", w.dilations, 1);
+  RequireAtLeast(ctx, "pads", w.pads, 0);
   w.auto_pad = AutoPad(ctx);
   w.ceil_mode = ctx.IntAttribute("ceil_mode").value_or(0) != 0;
   return w;
@@ -104,9 +106,6 @@ SymDim WindowOutDim(InferenceContext& ctx, const Window& w, std::size_t i, const
   if (w.auto_pad == "NOTSET") {
     pad_begin = w.pads[i];
     pad_end = w.pads[i + w.kernel.size()];
-  } else if (w.auto_pad != "VALID") {
-    ctx.Diagnose("unknown auto_pad value '" + w.auto_pad + "'");
-    return SymDim::Unknown();
   }
   const SymDim& k = w.kernel[i];
   if (k.IsUnknown() || in.IsUnknown()) return SymDim::Unknown();
@@ -184,23 +183,20 @@ std::vector<SymTensor> InferConvTranspose(InferenceContext& ctx) {
     return UnknownOutputs(ctx);
   }
   const std::int64_t group = ctx.IntAttribute("group").value_or(1);
+  RequireAtLeast(ctx, "group", {group}, 1);
   std::vector<SymDim> dims(rank);
   dims[0] = x[0];
   if (wshape.HasRank()) dims[1] = wshape[1] * SymDim(group);
 
   std::vector<SymDim> kernel(n);
-  if (auto ks = ctx.IntsAttribute("kernel_shape")) {
-    if (ks->size() != n) {
-      ctx.Diagnose("kernel_shape has " + std::to_string(ks->size()) + " values, expected " + std::to_string(n));
-      return UnknownOutputs(ctx);
-    }
+  if (auto ks = KernelShape(ctx, n)) {
     for (std::size_t i = 0; i < n; ++i) kernel[i] = SymDim((*ks)[i]);
   } else if (wshape.HasRank()) {
     for (std::size_t i = 0; i < n; ++i) kernel[i] = wshape[i + 2];
   }
-  auto window = ReadWindow(ctx, kernel, false);
-  auto output_padding = IntsOfLength(ctx, "output_padding", n, 0);
-  if (!window || !output_padding) return UnknownOutputs(ctx);
+  const Window window = ReadWindow(ctx, kernel, false);
+  const std::vector<std::int64_t> output_padding = IntsOfLength(ctx, "output_padding", n, 0);
+  RequireAtLeast(ctx, "output_padding", output_padding, 0);
 
   if (auto output_shape = ctx.IntsAttribute("output_shape")) {
     // onnxruntime also accepts the full shape; only the spatial form is unambiguous.
@@ -211,23 +207,18 @@ std::vector<SymTensor> InferConvTranspose(InferenceContext& ctx) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     const SymDim& in = x[i + 2];
-    const SymDim& k = window->kernel[i];
-    const std::int64_t s = window->strides[i];
-    const std::int64_t adj = (*output_padding)[i];
-    const SymDim dk = SymDim(window->dilations[i]) * (k - SymDim(1)) + SymDim(1);
-    if (window->auto_pad == "SAME_UPPER" || window->auto_pad == "SAME_LOWER") {
+    const SymDim& k = window.kernel[i];
+    const std::int64_t s = window.strides[i];
+    const std::int64_t adj = output_padding[i];
+    const SymDim dk = SymDim(window.dilations[i]) * (k - SymDim(1)) + SymDim(1);
+    if (window.auto_pad == "SAME_UPPER" || window.auto_pad == "SAME_LOWER") {
       // in*stride needs a non-negative total padding (onnxruntime clamps it at 0).
       auto cdk = dk.Constant();
       if (cdk && adj + *cdk >= s) dims[i + 2] = in * SymDim(s);
       continue;
     }
     std::int64_t pads = 0;
-    if (window->auto_pad == "NOTSET") {
-      pads = window->pads[i] + window->pads[i + n];
-    } else if (window->auto_pad != "VALID") {
-      ctx.Diagnose("unknown auto_pad value '" + window->auto_pad + "'");
-      return UnknownOutputs(ctx);
-    }
+    if (window.auto_pad == "NOTSET") pads = window.pads[i] + window.pads[i + n];
     dims[i + 2] = SymDim(s) * (in - SymDim(1)) + SymDim(adj) + dk - SymDim(pads);
   }
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(dims)));
@@ -247,20 +238,16 @@ std::vector<SymTensor> InferPool(InferenceContext& ctx) {
     return Outputs(ctx, std::move(out));
   }
   const std::size_t rank = x.Rank();
-  auto ks = ctx.IntsAttribute("kernel_shape");
   if (rank < 3) {
     ctx.Diagnose("pooling input must have rank >= 3, got " + std::to_string(rank));
     return UnknownOutputs(ctx);
   }
-  if (!ks || ks->size() != rank - 2) {
-    ctx.Diagnose("kernel_shape must have one value per spatial axis");
-    return UnknownOutputs(ctx);
-  }
+  auto ks = KernelShape(ctx, rank - 2);
+  if (!ks) return UnknownOutputs(ctx);  // required: the schema check refuses its absence
   std::vector<SymDim> kernel(ks->begin(), ks->end());
-  auto window = ReadWindow(ctx, kernel, true);
-  if (!window) return UnknownOutputs(ctx);
+  const Window window = ReadWindow(ctx, kernel, true);
   std::vector<SymDim> dims = {x[0], x[1]};
-  for (SymDim& d : WindowOutDims(ctx, *window, x.Dims())) dims.push_back(std::move(d));
+  for (SymDim& d : WindowOutDims(ctx, window, x.Dims())) dims.push_back(std::move(d));
   std::vector<SymTensor> out = {SymTensor::Tensor(type, SymShape(dims))};
   if (ctx.OutputCount() > 1) out.push_back(SymTensor::Tensor(kInt64, SymShape(dims)));
   return Outputs(ctx, std::move(out));
@@ -294,14 +281,15 @@ std::vector<SymTensor> InferMaxUnpool(InferenceContext& ctx) {
   }
   if (!x.HasRank() || x.Rank() < 3) return UnknownShapeOutputs(ctx, type);
   const std::size_t n = x.Rank() - 2;
-  auto ks = ctx.IntsAttribute("kernel_shape");
-  auto strides = IntsOfLength(ctx, "strides", n, 1);
-  auto pads = IntsOfLength(ctx, "pads", 2 * n, 0);
-  if (!ks || ks->size() != n || !strides || !pads) return UnknownShapeOutputs(ctx, type);
+  auto ks = KernelShape(ctx, n);
+  const std::vector<std::int64_t> strides = IntsOfLength(ctx, "strides", n, 1);
+  const std::vector<std::int64_t> pads = IntsOfLength(ctx, "pads", 2 * n, 0, "a begin and an end per spatial axis");
+  RequireAtLeast(ctx, "strides", strides, 1);
+  RequireAtLeast(ctx, "pads", pads, 0);
+  if (!ks) return UnknownShapeOutputs(ctx, type);
   std::vector<SymDim> dims = {x[0], x[1]};
   for (std::size_t i = 0; i < n; ++i) {
-    dims.push_back(SymDim((*strides)[i]) * (x[i + 2] - SymDim(1)) + SymDim((*ks)[i]) -
-                   SymDim((*pads)[i] + (*pads)[i + n]));
+    dims.push_back(SymDim(strides[i]) * (x[i + 2] - SymDim(1)) + SymDim((*ks)[i]) - SymDim(pads[i] + pads[i + n]));
   }
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(dims)));
 }
@@ -376,6 +364,21 @@ std::vector<SymTensor> InferResize(InferenceContext& ctx) {
   const std::size_t scales_input = v10 ? 1 : 2;
   const std::size_t sizes_input = 3;
   const bool use_sizes = !v10 && ctx.HasInput(sizes_input);
+  if (v10)
+    RequireOneOf(ctx, "mode", {"nearest", "linear"});
+  else
+    RequireOneOf(ctx, "mode", {"nearest", "linear", "cubic"});
+  RequireOneOf(ctx, "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+  RequireOneOf(ctx, "coordinate_transformation_mode",
+               {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+                "tf_half_pixel_for_nn", "tf_crop_and_resize"});
+  RequireOneOf(ctx, "keep_aspect_ratio_policy", {"stretch", "not_larger", "not_smaller"});
+  if (use_sizes && ctx.HasInput(scales_input)) {
+    // An empty scales tensor stands for "not given" (exporters of opset 11 and 12 write one).
+    const SymShape scales_shape = InputShape(ctx, scales_input);
+    if (scales_shape.HasRank() && scales_shape.Rank() == 1 && scales_shape[0].Constant().value_or(0) > 0)
+      RefuseNode(ctx, "takes scales or sizes, not both", "scales of shape " + scales_shape.ToString() + " and sizes");
+  }
 
   std::optional<std::vector<std::int64_t>> axes_attr;
   if (ctx.OpsetVersion() >= 18) axes_attr = ctx.IntsAttribute("axes");
@@ -413,11 +416,9 @@ std::vector<SymTensor> InferResize(InferenceContext& ctx) {
   } else {
     for (std::size_t i = 0; i < rank; ++i) axes.push_back(static_cast<std::int64_t>(i));
   }
-  if (count > 0 && count != static_cast<std::int64_t>(axes.size())) {
-    ctx.Diagnose(std::string(use_sizes ? "sizes" : "scales") + " has " + std::to_string(count) +
-                 " values, expected " + std::to_string(axes.size()));
-    return UnknownOutputs(ctx);
-  }
+  if (count > 0)
+    RequireCount(ctx, use_sizes ? "sizes" : "scales", static_cast<std::size_t>(count), axes.size(),
+                 axes_attr ? "one per axis of the axes attribute" : "one per input axis");
   std::vector<SymDim> in = x.HasRank() ? x.Dims() : SymShape::OfRank(rank).Dims();
   std::vector<SymDim> out = in;
   for (std::int64_t a : axes) out[a] = SymDim::Unknown();
@@ -427,10 +428,8 @@ std::vector<SymTensor> InferResize(InferenceContext& ctx) {
       const std::string policy = ctx.StringAttribute("keep_aspect_ratio_policy").value_or("stretch");
       if (ctx.OpsetVersion() < 18 || policy == "stretch") {
         for (std::size_t i = 0; i < axes.size(); ++i) out[axes[i]] = (*sizes)[i];
-      } else if (policy == "not_larger" || policy == "not_smaller") {
-        out = AspectRatioDims(in, axes, *sizes, policy == "not_larger");
       } else {
-        ctx.Diagnose("unknown keep_aspect_ratio_policy '" + policy + "'");
+        out = AspectRatioDims(in, axes, *sizes, policy == "not_larger");
       }
     }
     return Outputs(ctx, SymTensor::Tensor(type, SymShape(out)));
@@ -460,10 +459,7 @@ std::vector<SymTensor> InferUpsample(InferenceContext& ctx) {
     return UnknownShapeOutputs(ctx, type);
   }
   if (!scales) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(x.Rank())));
-  if (scales->size() != x.Rank()) {
-    ctx.Diagnose("scales has " + std::to_string(scales->size()) + " values, expected " + std::to_string(x.Rank()));
-    return UnknownOutputs(ctx);
-  }
+  RequireCount(ctx, "scales", scales->size(), x.Rank(), "one per input axis");
   std::vector<std::int64_t> axes;
   for (std::size_t i = 0; i < x.Rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(ScaledDims(x.Dims(), axes, *scales))));
@@ -497,9 +493,28 @@ std::vector<SymTensor> InferBatchNormalization(InferenceContext& ctx) {
   return out;
 }
 
+// An axis attribute given explicitly is in [-r, r-1] (r the rank of input 0).
+void CheckAxisAttribute(InferenceContext& ctx) {
+  const SymShape x = InputShape(ctx, 0);
+  if (auto axis = ctx.IntAttribute("axis"); axis && x.HasRank())
+    NormalizeAxis(ctx, *axis, static_cast<std::int64_t>(x.Rank()));
+}
+
+// Softmax family, LpNormalization, RMSNormalization: Y like X.
+std::vector<SymTensor> InferSameWithAxis(InferenceContext& ctx) {
+  CheckAxisAttribute(ctx);
+  return Outputs(ctx, TypeAndShape(ctx.Input(0)));
+}
+
+std::vector<SymTensor> InferLrn(InferenceContext& ctx) {
+  if (auto size = ctx.IntAttribute("size")) RequireAtLeast(ctx, "size", {*size}, 1);
+  return Outputs(ctx, TypeAndShape(ctx.Input(0)));
+}
+
 // LayerNormalization: Y like X; Mean and InvStdDev keep dims [0, axis) and have 1
 // elsewhere, of type stash_type.
 std::vector<SymTensor> InferLayerNormalization(InferenceContext& ctx) {
+  CheckAxisAttribute(ctx);
   std::vector<SymTensor> out = {TypeAndShape(ctx.Input(0))};
   if (ctx.OutputCount() > 1) {
     const std::int64_t axis = ctx.IntAttribute("axis").value_or(-1);
@@ -579,13 +594,13 @@ std::optional<EinsumTerm> ParseEinsumTerm(std::string_view text) {
   return t;
 }
 
+constexpr std::string_view kEinsumSyntax =
+    "equation is terms of letters and at most one '...', separated by commas, optionally followed by '->' and a term";
+
 std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
   const int type = InputElemType(ctx, 0);
   auto equation = ctx.StringAttribute("equation");
-  if (!equation) {
-    ctx.Diagnose("Einsum has no equation");
-    return UnknownOutputs(ctx);
-  }
+  if (!equation) return UnknownOutputs(ctx);  // required: the schema check refuses its absence
   std::string eq;
   for (char c : *equation) {
     if (c != ' ') eq.push_back(c);
@@ -596,18 +611,14 @@ std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
   for (std::size_t start = 0;;) {
     const std::size_t comma = lhs.find(',', start);
     auto term = ParseEinsumTerm(std::string_view(lhs).substr(start, comma - start));
-    if (!term) {
-      ctx.Diagnose("cannot parse the Einsum equation '" + *equation + "'");
-      return UnknownOutputs(ctx);
-    }
+    if (!term) RefuseNode(ctx, kEinsumSyntax, "equation '" + *equation + "'");
     terms.push_back(*term);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   if (terms.size() != ctx.InputCount()) {
-    ctx.Diagnose("the Einsum equation has " + std::to_string(terms.size()) + " operands, the node " +
-                 std::to_string(ctx.InputCount()) + " inputs");
-    return UnknownOutputs(ctx);
+    RefuseNode(ctx, "equation has one term per input (" + std::to_string(ctx.InputCount()) + ")",
+               "equation '" + *equation + "' with " + std::to_string(terms.size()));
   }
   // Dims of each label over all operands, and the ellipsis dims of each operand.
   std::map<char, std::vector<SymDim>> label_dims;
@@ -629,9 +640,8 @@ std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
       continue;
     }
     if (s.Rank() < nlabels || (!t.ellipsis && s.Rank() != nlabels)) {
-      ctx.Diagnose("Einsum operand " + std::to_string(i) + " has rank " + std::to_string(s.Rank()) + ", the equation " +
-                   std::to_string(nlabels) + " labels");
-      return UnknownOutputs(ctx);
+      RefuseNode(ctx, "equation term " + std::to_string(i) + " has one letter per axis of input " + std::to_string(i),
+                 std::to_string(nlabels) + " letters for rank " + std::to_string(s.Rank()));
     }
     const std::size_t nell = s.Rank() - nlabels;
     std::size_t dim = 0;
@@ -661,10 +671,7 @@ std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
   std::string out_labels;
   if (arrow != std::string::npos) {
     auto term = ParseEinsumTerm(std::string_view(eq).substr(arrow + 2));
-    if (!term) {
-      ctx.Diagnose("cannot parse the Einsum equation '" + *equation + "'");
-      return UnknownOutputs(ctx);
-    }
+    if (!term) RefuseNode(ctx, kEinsumSyntax, "equation '" + *equation + "'");
     out_labels = term->labels;
   } else {
     bool any_ellipsis = false;
@@ -693,10 +700,8 @@ std::vector<SymTensor> InferEinsum(InferenceContext& ctx) {
   for (char c : out_labels) {
     if (c != '.') {
       auto it = label_dim.find(c);
-      if (it == label_dim.end()) {
-        ctx.Diagnose(std::string("Einsum output label '") + c + "' is not in any operand");
-        return UnknownOutputs(ctx);
-      }
+      if (it == label_dim.end())
+        RefuseNode(ctx, "output letters appear among the input terms", std::string("'") + c + "' in '" + *equation + "'");
       dims.push_back(it->second);
       continue;
     }
@@ -718,8 +723,10 @@ std::vector<SymTensor> InferRecurrent(InferenceContext& ctx) {
   const SymShape x = InputShape(ctx, 0);
   const SymShape r = InputShape(ctx, 2);
   const bool batch_first = ctx.OpsetVersion() >= 14 && ctx.IntAttribute("layout").value_or(0) != 0;
+  RequireOneOf(ctx, "direction", {"forward", "reverse", "bidirectional"});
   const std::string direction = ctx.StringAttribute("direction").value_or("forward");
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  if (auto hidden_size = ctx.IntAttribute("hidden_size")) RequireAtLeast(ctx, "hidden_size", {*hidden_size}, 1);
   if (x.HasRank() && x.Rank() != 3) {
     ctx.Diagnose("the input of a recurrent network must be 3-D, got rank " + std::to_string(x.Rank()));
     return UnknownOutputs(ctx);
@@ -960,26 +967,22 @@ SymTensor ConvOutput(InferenceContext& ctx, std::size_t xi, std::size_t wi, int 
   }
   const std::size_t n = *rank - 2;
   const std::int64_t group = ctx.IntAttribute("group").value_or(1);
+  RequireAtLeast(ctx, "group", {group}, 1);
+  std::vector<SymDim> kernel(n);
+  if (auto ks = KernelShape(ctx, n)) {
+    for (std::size_t i = 0; i < n; ++i) kernel[i] = SymDim((*ks)[i]);
+  } else if (w.HasRank()) {
+    for (std::size_t i = 0; i < n; ++i) kernel[i] = w[i + 2];
+  }
+  const Window window = ReadWindow(ctx, kernel, false);
   if (x.HasRank() && w.HasRank() && SymDim::ProvablyDifferent(x[1], w[1] * SymDim(group))) {
     ctx.Diagnose("the input has " + x[1].ToString() + " channels, the weight expects " +
                  (w[1] * SymDim(group)).ToString());
     return SymTensor::Unknown();
   }
-  std::vector<SymDim> kernel(n);
-  if (auto ks = ctx.IntsAttribute("kernel_shape")) {
-    if (ks->size() != n) {
-      ctx.Diagnose("kernel_shape has " + std::to_string(ks->size()) + " values, expected " + std::to_string(n));
-      return SymTensor::Unknown();
-    }
-    for (std::size_t i = 0; i < n; ++i) kernel[i] = SymDim((*ks)[i]);
-  } else if (w.HasRank()) {
-    for (std::size_t i = 0; i < n; ++i) kernel[i] = w[i + 2];
-  }
-  auto window = ReadWindow(ctx, kernel, false);
-  if (!window) return SymTensor::Unknown();
   std::vector<SymDim> dims = {x.HasRank() ? x[0] : SymDim(), w.HasRank() ? w[0] : SymDim()};
   for (std::size_t i = 0; i < n; ++i) {
-    dims.push_back(x.HasRank() ? WindowOutDim(ctx, *window, i, x[i + 2]) : SymDim());
+    dims.push_back(x.HasRank() ? WindowOutDim(ctx, window, i, x[i + 2]) : SymDim());
   }
   return SymTensor::Tensor(elem_type, SymShape(dims));
 }
@@ -1033,10 +1036,11 @@ void RegisterNnShapes() {
   reg("Upsample", InferUpsample);
   reg("BatchNormalization", InferBatchNormalization);
   reg("LayerNormalization", InferLayerNormalization);
-  for (const char* op : {"InstanceNormalization", "GroupNormalization", "RMSNormalization", "LpNormalization",
-                         "MeanVarianceNormalization", "LRN", "Softmax", "LogSoftmax", "Hardmax", "RotaryEmbedding"}) {
+  for (const char* op : {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization", "RotaryEmbedding"})
     reg(op, SameAsInput(0));
-  }
+  for (const char* op : {"RMSNormalization", "LpNormalization", "Softmax", "LogSoftmax", "Hardmax"})
+    reg(op, InferSameWithAxis);
+  reg("LRN", InferLrn);
   reg("Gemm", InferGemm);
   reg("MatMul", InferMatMul);
   reg("MatMulInteger", InferMatMulInteger);

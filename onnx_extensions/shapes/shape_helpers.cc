@@ -7,6 +7,7 @@
 #include <set>
 
 #include "onnx_core/ir/tensor_data.h"
+#include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
 
@@ -144,9 +145,10 @@ std::optional<std::vector<std::int64_t>> NormalizeAxes(const std::vector<std::in
 std::optional<std::int64_t> NormalizeAxis(InferenceContext& ctx, std::int64_t axis, std::int64_t rank,
                                           std::string_view what) {
   auto n = NormalizeAxis(axis, rank);
-  if (!n)
-    ctx.Diagnose(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
-                 std::to_string(rank));
+  if (!n) {
+    RefuseNode(ctx, std::string(what) + " is in [-r, r-1] for r = " + std::to_string(rank),
+               std::string(what) + " " + std::to_string(axis));
+  }
   return n;
 }
 
@@ -155,13 +157,12 @@ std::optional<std::vector<std::int64_t>> NormalizeAxes(InferenceContext& ctx, co
   std::vector<std::int64_t> out;
   std::set<std::int64_t> seen;
   for (std::int64_t a : axes) {
-    auto n = NormalizeAxis(ctx, a, rank, what);
-    if (!n) return std::nullopt;
-    if (!seen.insert(*n).second) {
+    const std::int64_t n = *NormalizeAxis(ctx, a, rank, what);
+    if (!seen.insert(n).second) {
       ctx.Diagnose(std::string(what) + " has axis " + std::to_string(a) + " twice");
       return std::nullopt;
     }
-    out.push_back(*n);
+    out.push_back(n);
   }
   return out;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Helpers shared by the shape functions of onnx_extensions/shapes: broadcasting, axis
 // normalization, reading integer arguments (attribute or input, depending on the opset
-// version), building outputs. They never throw on bad models: what cannot be told is
-// returned as nullopt / unknown, contradictions are reported through Diagnose.
+// version), building outputs. What cannot be told is returned as nullopt / unknown,
+// contradictions are reported through Diagnose; a broken rule of the specification
+// (an axis out of range) refuses the node (shape_rules.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -43,8 +44,10 @@ bool IsValueType(int elem_type);
 std::optional<std::int64_t> NormalizeAxis(std::int64_t axis, std::int64_t rank);
 // Each axis normalized; nullopt when one is out of range or two are equal.
 std::optional<std::vector<std::int64_t>> NormalizeAxes(const std::vector<std::int64_t>& axes, std::int64_t rank);
-// The same, reporting "<what> <axis> is out of range for rank <rank>" (or a duplicate)
-// through ctx.Diagnose.
+// The same, refusing the node (InferenceContext::Refuse) when an axis is out of range:
+// the specification accepts [-rank, rank-1] wherever an axis is given. A repeated axis
+// is only diagnosed (several operators leave it undefined rather than invalid); callers
+// whose operator forbids it check it first.
 std::optional<std::int64_t> NormalizeAxis(InferenceContext& ctx, std::int64_t axis, std::int64_t rank,
                                           std::string_view what = "axis");
 std::optional<std::vector<std::int64_t>> NormalizeAxes(InferenceContext& ctx, const std::vector<std::int64_t>& axes,

@@ -17,6 +17,7 @@
 
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
+#include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
 
@@ -136,24 +137,20 @@ SymShape ReshapeTarget(InferenceContext& ctx, const SymShape& in, const std::vec
       has_unknown = true;
       dims.push_back(SymDim::Unknown());
     } else if (c && *c == -1) {
-      if (infer) {
-        ctx.Diagnose("the shape has more than one -1");
-        return SymShape::OfRank(target.size());
-      }
+      if (infer) RefuseNode(ctx, "shape has at most one -1", "shape " + DescribeDims(target));
       infer = k;
       dims.push_back(SymDim::Unknown());
     } else if (c && *c == 0 && !allowzero) {
       if (in.HasRank() && k < in.Rank()) {
         dims.push_back(in[k]);
       } else if (in.HasRank()) {
-        ctx.Diagnose("the shape copies dim " + std::to_string(k) + " of an input of rank " + std::to_string(in.Rank()));
-        return SymShape::OfRank(target.size());
+        RefuseNode(ctx, "shape has a 0 (copy the input dim) only at an axis of the input",
+                   "shape " + DescribeDims(target) + " for an input of rank " + std::to_string(in.Rank()));
       } else {
         dims.push_back(SymDim::Unknown());
       }
     } else if (c && *c < -1) {
-      ctx.Diagnose("the shape has the invalid dim " + std::to_string(*c));
-      return SymShape::OfRank(target.size());
+      RefuseNode(ctx, "shape values >= -1", "shape " + DescribeDims(target));
     } else {
       dims.push_back(e);
     }
@@ -193,6 +190,9 @@ std::vector<SymTensor> InferReshape(InferenceContext& ctx) {
   }
   if (!target) return Outputs(ctx, UnknownTensor(TypeOf(ctx, 0)));
   const bool allowzero = ctx.OpsetVersion() >= 14 && ctx.IntAttribute("allowzero").value_or(0) != 0;
+  if (allowzero && std::any_of(target->begin(), target->end(), [](const SymDim& d) { return d == SymDim(0); }) &&
+      std::any_of(target->begin(), target->end(), [](const SymDim& d) { return d == SymDim(-1); }))
+    RefuseNode(ctx, "with allowzero = 1, shape has no 0 beside a -1", "shape " + DescribeDims(*target));
   return Outputs(ctx, KeepValues(ctx, ReshapeTarget(ctx, in, *target, allowzero)));
 }
 
@@ -202,10 +202,8 @@ std::vector<SymTensor> InferFlatten(InferenceContext& ctx) {
   const auto r = static_cast<std::int64_t>(in.Rank());
   const std::int64_t given = ctx.IntAttribute("axis").value_or(1);
   const std::int64_t axis = given < 0 ? given + r : given;
-  if (axis < 0 || axis > r) {
-    ctx.Diagnose("axis " + std::to_string(given) + " is out of range for rank " + std::to_string(r));
-    return Outputs(ctx, SymTensor::Tensor(TypeOf(ctx, 0), SymShape::OfRank(2)));
-  }
+  if (axis < 0 || axis > r)
+    RefuseNode(ctx, "axis is in [-r, r] for r = " + std::to_string(r), "axis " + std::to_string(given));
   const auto a = static_cast<std::size_t>(axis);
   return Outputs(ctx, KeepValues(ctx, SymShape({DimProduct(in.Dims(), 0, a), DimProduct(in.Dims(), a, in.Rank())})));
 }
@@ -240,8 +238,8 @@ std::vector<SymTensor> InferSqueeze(InferenceContext& ctx) {
     if (std::find(normalized->begin(), normalized->end(), static_cast<std::int64_t>(k)) == normalized->end()) {
       dims.push_back(in[k]);
     } else if (auto c = in[k].Constant(); c && *c != 1) {
-      ctx.Diagnose("cannot squeeze axis " + std::to_string(k) + " of size " + std::to_string(*c));
-      return Outputs(ctx, UnknownTensor(type));
+      RefuseNode(ctx, "axes select dims of size 1",
+                 "axis " + std::to_string(k) + " of size " + std::to_string(*c) + " in shape " + in.ToString());
     }
   }
   return Outputs(ctx, KeepValues(ctx, SymShape(std::move(dims))));
@@ -261,6 +259,7 @@ std::vector<SymTensor> InferUnsqueeze(InferenceContext& ctx) {
   }
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(type));
   const std::size_t out_rank = in.Rank() + axes.values->size();
+  RequireDistinctAxes(ctx, *axes.values, static_cast<std::int64_t>(out_rank));
   auto normalized = NormalizeAxes(ctx, *axes.values, static_cast<std::int64_t>(out_rank));
   if (!normalized) return Outputs(ctx, UnknownTensor(type));
   std::vector<SymDim> dims;
@@ -284,13 +283,8 @@ std::vector<SymTensor> InferTranspose(InferenceContext& ctx) {
   const std::size_t r = in.Rank();
   std::vector<std::int64_t> perm(r);
   if (auto p = ctx.IntsAttribute("perm")) {
-    if (p->size() != r) {
-      ctx.Diagnose("perm has " + std::to_string(p->size()) + " entries for an input of rank " + std::to_string(r));
-      return Outputs(ctx, UnknownTensor(type));
-    }
-    auto normalized = NormalizeAxes(ctx, *p, static_cast<std::int64_t>(r), "perm");
-    if (!normalized) return Outputs(ctx, UnknownTensor(type));
-    perm = *normalized;
+    RequirePermutation(ctx, "perm", *p, r);
+    perm = *p;
   } else {
     for (std::size_t k = 0; k < r; ++k) perm[k] = static_cast<std::int64_t>(r - 1 - k);
   }
@@ -357,8 +351,9 @@ std::vector<SymTensor> InferConcat(InferenceContext& ctx) {
       continue;
     }
     if (s.Rank() != *rank) {
-      ctx.Diagnose("inputs have ranks " + std::to_string(*rank) + " and " + std::to_string(s.Rank()));
-      return Outputs(ctx, UnknownTensor(type));
+      RefuseNode(ctx, "inputs have one rank",
+                 "ranks " + std::to_string(*rank) + " and " + std::to_string(s.Rank()) + " (input " + std::to_string(i) +
+                     ")");
     }
     for (std::size_t k = 0; k < *rank; ++k)
       if (k != a) dims[k] = MergeEqualDims(ctx, dims[k], s[k], k);
@@ -385,6 +380,25 @@ std::vector<SymTensor> InferConcat(InferenceContext& ctx) {
     out = AttachValues(std::move(out), std::move(values));
   }
   return Outputs(ctx, std::move(out));
+}
+
+// The split sizes the node gives: one per output, none negative, adding up to the dim
+// split when it is a constant.
+void CheckSplitSizes(const InferenceContext& ctx, const std::vector<SymDim>& sizes, const SymDim& dim,
+                     std::size_t outputs) {
+  RequireCount(ctx, "split", sizes.size(), outputs, "one per output");
+  std::int64_t sum = 0;
+  bool constant = true;
+  for (const SymDim& size : sizes) {
+    auto c = size.Constant();
+    if (c && *c < 0) RefuseNode(ctx, "split sizes >= 0", "split " + DescribeDims(sizes));
+    constant = constant && c;
+    if (c) sum += *c;
+  }
+  if (auto d = dim.Constant(); d && constant && sum != *d) {
+    RefuseNode(ctx, "split sizes add up to the dim split",
+               "split " + DescribeDims(sizes) + " (sum " + std::to_string(sum) + ") for a dim of " + std::to_string(*d));
+  }
 }
 
 std::vector<SymTensor> InferSplit(InferenceContext& ctx) {
@@ -417,16 +431,19 @@ std::vector<SymTensor> InferSplit(InferenceContext& ctx) {
   } else if (ctx.HasInput(1)) {
     given = true;
     sizes = InputValues(ctx, 1);
+    if (ctx.OpsetVersion() >= 18 && ctx.Attribute("num_outputs"))
+      RefuseNode(ctx, "takes the split input or the num_outputs attribute, not both", "both");
   }
   const SymDim d = in[a];
   if (!given) {
     std::size_t parts = n;
     if (ctx.OpsetVersion() >= 18) {
       if (auto num = ctx.IntAttribute("num_outputs")) {
-        if (*num <= 0 || static_cast<std::size_t>(*num) != n) {
-          ctx.Diagnose("num_outputs is " + std::to_string(*num) + " for " + std::to_string(n) + " outputs");
-          return unknown;
-        }
+        // onnxruntime accepts a node with fewer outputs than num_outputs; the specification
+        // gives the node num_outputs outputs.
+        if (*num <= 0 || static_cast<std::size_t>(*num) != n)
+          RefuseNode(ctx, "has num_outputs outputs", "num_outputs " + std::to_string(*num) + " and " +
+                                                         std::to_string(n) + " outputs");
         parts = static_cast<std::size_t>(*num);
         // Uneven: chunks of ceil(d / n), the last one smaller.
         const SymDim chunk = SymDim::CeilDiv(d, SymDim(static_cast<std::int64_t>(parts)));
@@ -437,17 +454,14 @@ std::vector<SymTensor> InferSplit(InferenceContext& ctx) {
     if (!sizes && parts > 0) {
       auto c = d.Constant();
       if (c && *c % static_cast<std::int64_t>(parts) != 0) {
-        ctx.Diagnose("cannot split a dim of " + std::to_string(*c) + " into " + std::to_string(parts) + " equal parts");
-        return unknown;
+        RefuseNode(ctx, "without split sizes, splits the dim into equal parts (one per output)",
+                   "a dim of " + std::to_string(*c) + " for " + std::to_string(parts) + " outputs");
       }
       sizes.emplace(parts, SymDim::ExactDiv(d, SymDim(static_cast<std::int64_t>(parts))));
     }
   }
   if (!sizes) return unknown;
-  if (sizes->size() != n) {
-    ctx.Diagnose("split has " + std::to_string(sizes->size()) + " sizes for " + std::to_string(n) + " outputs");
-    return unknown;
-  }
+  if (given) CheckSplitSizes(ctx, *sizes, d, n);
   std::vector<SymTensor> out;
   auto v = ValueOf(ctx, 0);
   std::int64_t offset = 0;
@@ -559,19 +573,22 @@ std::vector<SymTensor> InferSlice(InferenceContext& ctx) {
   if (!axes.present)
     for (std::size_t k = 0; k < starts->size(); ++k) axis_list.push_back(static_cast<std::int64_t>(k));
   if (starts->size() != axis_list.size() || ends->size() != axis_list.size() ||
-      (steps.present && steps.values->size() != axis_list.size()) || axis_list.size() > in.Rank()) {
-    ctx.Diagnose("starts, ends, axes and steps have different lengths");
-    return Outputs(ctx, unknown_dims);
+      (steps.present && steps.values->size() != axis_list.size())) {
+    RefuseNode(ctx, "starts, ends, axes and steps have one length",
+               "lengths " + std::to_string(starts->size()) + ", " + std::to_string(ends->size()) + ", " +
+                   (axes.present ? std::to_string(axis_list.size()) : "-") + ", " +
+                   (steps.present ? std::to_string(steps.values->size()) : "-"));
+  }
+  if (axis_list.size() > in.Rank()) {
+    RefuseNode(ctx, "starts has at most one value per input axis",
+               std::to_string(axis_list.size()) + " values for rank " + std::to_string(in.Rank()));
   }
   std::vector<SymDim> dims = in.Dims();
   auto v = ValueOf(ctx, 0);
   for (std::size_t k = 0; k < axis_list.size(); ++k) {
     const auto a = static_cast<std::size_t>(axis_list[k]);
     const std::int64_t t = steps.present ? (*steps.values)[k] : 1;
-    if (t == 0) {
-      ctx.Diagnose("step 0 on axis " + std::to_string(a));
-      return Outputs(ctx, unknown_dims);
-    }
+    if (t == 0) RefuseNode(ctx, "steps are not 0", "steps " + FormatInts(*steps.values));
     SliceResult res = SliceDim(in[a], (*starts)[k], (*ends)[k], t);
     dims[a] = res.length;
     if (v && res.indices)
@@ -591,6 +608,10 @@ std::vector<SymTensor> InferPad(InferenceContext& ctx) {
   const int type = TypeOf(ctx, 0);
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(type));
   const std::size_t r = in.Rank();
+  if (ctx.OpsetVersion() >= 19)
+    RequireOneOf(ctx, "mode", {"constant", "reflect", "edge", "wrap"});
+  else
+    RequireOneOf(ctx, "mode", {"constant", "reflect", "edge"});
   std::optional<std::vector<SymDim>> pads;
   if (ctx.OpsetVersion() < 11) {
     auto p = ctx.IntsAttribute(ctx.OpsetVersion() < 2 ? "paddings" : "pads");
@@ -612,10 +633,7 @@ std::vector<SymTensor> InferPad(InferenceContext& ctx) {
     for (auto a : axes) dims[static_cast<std::size_t>(a)] = SymDim::Unknown();
     return Outputs(ctx, SymTensor::Tensor(type, SymShape(std::move(dims))));
   }
-  if (pads->size() != 2 * axes.size()) {
-    ctx.Diagnose("pads has " + std::to_string(pads->size()) + " entries for " + std::to_string(axes.size()) + " axes");
-    return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(r)));
-  }
+  RequireCount(ctx, "pads", pads->size(), 2 * axes.size(), "a begin and an end per axis padded");
   std::vector<SymDim> dims = in.Dims();
   for (std::size_t k = 0; k < axes.size(); ++k) {
     auto& d = dims[static_cast<std::size_t>(axes[k])];
@@ -711,9 +729,18 @@ std::vector<SymTensor> InferTile(InferenceContext& ctx) {
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(type));
   std::vector<SymDim> dims = in.Dims();
   if (ctx.OpsetVersion() < 6) {
-    // Tile-1: scalar inputs `tiles` and `axis`.
-    auto tiles = InputScalar(ctx, 1);
-    auto axis = InputScalarInt(ctx, 2);
+    // Tile-1: scalar inputs `tiles` and `axis`, of the input's type (T: floating point).
+    auto whole = [&](std::size_t i) -> std::optional<std::int64_t> {
+      auto value = InputConstantDoubles(ctx, i);
+      if (!value || value->size() != 1 || (*value)[0] != std::floor((*value)[0]) || std::abs((*value)[0]) > 1e15)
+        return std::nullopt;
+      return static_cast<std::int64_t>((*value)[0]);
+    };
+    std::optional<SymDim> tiles = InputScalar(ctx, 1);
+    if (!tiles)
+      if (auto count = whole(1)) tiles = SymDim(*count);
+    std::optional<std::int64_t> axis = InputScalarInt(ctx, 2);
+    if (!axis) axis = whole(2);
     if (!axis) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank())));
     auto a = NormalizeAxis(ctx, *axis, static_cast<std::int64_t>(in.Rank()));
     if (!a) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank())));
@@ -722,11 +749,9 @@ std::vector<SymTensor> InferTile(InferenceContext& ctx) {
   }
   auto repeats = InputValues(ctx, 1);
   if (!repeats) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank())));
-  if (repeats->size() != in.Rank()) {
-    ctx.Diagnose("repeats has " + std::to_string(repeats->size()) + " entries for an input of rank " +
-                 std::to_string(in.Rank()));
-    return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank())));
-  }
+  RequireCount(ctx, "repeats", repeats->size(), in.Rank(), "one per input axis");
+  for (const SymDim& repeat : *repeats)
+    if (auto c = repeat.Constant(); c && *c < 0) RefuseNode(ctx, "repeats >= 0", "repeats " + DescribeDims(*repeats));
   for (std::size_t k = 0; k < dims.size(); ++k) dims[k] = dims[k] * (*repeats)[k];
   SymTensor out = SymTensor::Tensor(type, SymShape(dims));
   auto v = ValueOf(ctx, 0);
@@ -782,7 +807,7 @@ std::vector<SymTensor> InferRange(InferenceContext& ctx) {
       n = DecidableMax(q, SymDim(0));
     }
   } else if (cdelta && *cdelta == 0) {
-    ctx.Diagnose("delta is 0");
+    RefuseNode(ctx, "delta is not 0", "delta 0");
   } else if (!start && !limit && !delta) {
     // Floating-point constants.
     auto s = InputConstantDoubles(ctx, 0);
@@ -866,6 +891,7 @@ std::vector<SymTensor> InferTopK(InferenceContext& ctx) {
   } else if (auto v = InputScalar(ctx, 1)) {
     k = *v;
   }
+  if (auto c = k.Constant(); c && *c < 0) RefuseNode(ctx, "k >= 0", "k " + std::to_string(*c));
   std::vector<SymDim> dims = in.Dims();
   dims[static_cast<std::size_t>(*axis)] = k;
   return Outputs(ctx, {SymTensor::Tensor(type, SymShape(dims)), SymTensor::Tensor(kInt64, SymShape(dims))});
@@ -1033,6 +1059,8 @@ std::vector<SymTensor> InferDepthSpace(InferenceContext& ctx, bool to_space) {
   const SymShape& in = ctx.Input(0).shape;
   const int type = TypeOf(ctx, 0);
   auto blocksize = ctx.IntAttribute("blocksize");
+  if (blocksize) RequireAtLeast(ctx, "blocksize", {*blocksize}, 1);
+  RequireOneOf(ctx, "mode", {"DCR", "CRD"});
   if (!in.HasRank()) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(4)));
   if (in.Rank() != 4 || !blocksize || *blocksize <= 0) {
     ctx.Diagnose("expects a 4-D input and a positive blocksize");

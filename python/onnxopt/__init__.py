@@ -150,6 +150,7 @@ def replay(model: ModelLike, rewrites) -> onnx.ModelProto:
     """Applies recorded rewrites (from GraphGraph.optimize or parse_rewrites) to a fresh copy of
     `model` and returns the result."""
     builder = GraphBuilder(model)
+    builder.infer_shapes()  # refuses an invalid model, as optimize() does
     _builder.replay(builder, list(rewrites))
     return builder.to_model()
 

@@ -11,6 +11,7 @@
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/inference.h"
+#include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "onnx_core/common/json_writer.h"
 #include "tools/onnxopt/model_summary.h"
@@ -164,6 +165,7 @@ int RunInfo(const std::vector<std::string>& raw_args) {
   ModelProto model = core::ir::LoadModel(path, options, &warnings);
   for (const auto& warning : warnings) std::cerr << "onnxopt info: warning: " << warning << "\n";
   if (shapes) return RunShapes(model, as_json);
+  core::shapes::ValidateModel(model, path);
 
   std::cout << "model: " << path << "\n";
   std::cout << "ir_version: " << model.ir_version();

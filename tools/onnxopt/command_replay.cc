@@ -10,6 +10,7 @@
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/rewrite_file.h"
+#include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/progress.h"
 
@@ -69,6 +70,7 @@ int RunReplay(const std::vector<std::string>& raw_args) {
   std::vector<std::string> warnings;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings);
   for (const auto& warning : warnings) std::cerr << "onnxopt replay: warning: " << warning << "\n";
+  core::shapes::ValidateModel(model, input);
   const int nodes_before = model.graph().node_size();
   // Records refer to nodes by position: on another model they would rewrite the wrong
   // nodes without noticing.

@@ -9,6 +9,7 @@
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/eval/npy.h"
+#include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
 
@@ -76,6 +77,7 @@ int RunRun(std::vector<std::string> raw_args) {
 
   std::vector<std::string> warnings;
   const ModelProto model = core::ir::LoadModel(model_path, {}, &warnings);
+  core::shapes::ValidateModel(model, model_path);
   for (const auto& warning : warnings) std::cerr << "onnxopt run: warning: " << warning << "\n";
 
   std::set<std::string, std::less<>> initializers, graph_inputs;

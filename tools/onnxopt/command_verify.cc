@@ -10,6 +10,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
 
@@ -124,6 +125,8 @@ int RunVerify(std::vector<std::string> raw_args) {
   std::vector<std::string> warnings;
   const ModelProto model_a = core::ir::LoadModel(models[0], {}, &warnings);
   const ModelProto model_b = core::ir::LoadModel(models[1], {}, &warnings);
+  core::shapes::ValidateModel(model_a, models[0]);
+  core::shapes::ValidateModel(model_b, models[1]);
   for (const auto& warning : warnings) std::cerr << "onnxopt verify: warning: " << warning << "\n";
 
   std::map<std::string, std::int64_t> symbols;

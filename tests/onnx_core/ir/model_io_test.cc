@@ -209,7 +209,9 @@ TEST_F(ModelIoTest, ChecksGraphUnlessDisabled) {
   model.mutable_graph()->mutable_node(0)->set_input(1, "ghost");
   const fs::path path = WriteModel(model);
   EXPECT_EQ(ErrorOf<ModelError>([&] { LoadModel(path); }),
-            path.string() + ": node #0 (Mul) in graph 'main' reads 'ghost', which is not defined");
+            path.string() + ": node #0 (Mul) in graph 'main' reads 'ghost', which is not defined (IR.md: a node "
+                "input is an input, an initializer or a node output of its graph, or a value visible from an "
+                "enclosing graph)");
   LoadOptions options;
   options.check_graph = false;
   EXPECT_EQ(LoadModel(path, options).graph().node(0).input(1), "ghost");

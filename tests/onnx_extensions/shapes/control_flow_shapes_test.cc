@@ -42,12 +42,38 @@ TEST(IfShape, ConstantConditionSelectsTheBranch) {
   EXPECT_EQ(s.Get("y"), "float[N,4]");
 }
 
-TEST(IfShape, ReportsBranchTypesThatDisagree) {
-  auto s = InferText(Model(16, "g (bool c, float[N] a, int64[N] b) => (float[] y)",
-                           "y = If <then_branch = t () => (float[] ty) { ty = Identity (a) },\n"
-                           "  else_branch = e () => (int64[] ey) { ey = Identity (b) }> (c)"));
-  EXPECT_THAT(s.Diagnostics(), Contains(HasSubstr("element type")));
-  EXPECT_EQ(s.Get("y"), "?[N]");
+TEST(IfShape, RefusesBranchTypesThatDisagree) {
+  EXPECT_EQ(InferenceRefusal(Model(16, "g (bool c, float[N] a, int64[N] b) => (float[] y)",
+                                   "y = If <then_branch = t () => (float[] ty) { ty = Identity (a) },\n"
+                                   "  else_branch = e () => (int64[] ey) { ey = Identity (b) }> (c)")),
+            "node #0 (If): If-16 branches give output 0 one type; found float[N] in then_branch, int64[N] in "
+            "else_branch");
+}
+
+TEST(IfShape, RefusesBranchesWithAnotherOutputCount) {
+  EXPECT_EQ(InferenceRefusal(Model(16, "g (bool c, float[N] a) => (float[] y)",
+                                   "y = If <then_branch = t () => (float[] ty, float[] tz) { ty = Identity (a)\n"
+                                   "    tz = Neg (a) },\n"
+                                   "  else_branch = e () => (float[] ey) { ey = Neg (a) }> (c)")),
+            "node #0 (If): If-16 then_branch has 0 inputs and 1 outputs (one output per output of the node); found 0 "
+            "inputs and 2 outputs");
+}
+
+TEST(LoopShape, RefusesABodyWithAnotherSignature) {
+  EXPECT_EQ(InferenceRefusal(Model(16, "g (float[N,4] x) => (float[] acc)",
+                                   "m = Constant <value = int64 {5}> ()\n"
+                                   "acc = Loop <body = body (int64 i, bool cond) => (bool co, float[] an) {\n"
+                                   "    co = Identity (cond)\n    an = Neg (x)\n  }> (m, , x)")),
+            "node #1 (Loop): Loop-16 body has 3 inputs and 2 outputs (the iteration number, the condition and the "
+            "carried values in; the condition and the outputs of the node out); found 2 inputs and 2 outputs");
+}
+
+TEST(ScanShape, RefusesNumScanInputsOutOfRange) {
+  EXPECT_EQ(InferenceRefusal(Model(9, "g (float[4] init, float[S,4] xs) => (float[] f)",
+                                   "f = Scan <num_scan_inputs = 3,\n"
+                                   "  body = body (float[] st, float[] x) => (float[] st2) {\n"
+                                   "    st2 = Add (st, x)\n  }> (init, xs)")),
+            "node #0 (Scan): Scan-9 num_scan_inputs is in [1, 2] (the state and scan inputs); found num_scan_inputs 3");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -106,7 +132,7 @@ TEST(ScanShape, ReportsDifferentSequenceLengths) {
 }
 
 TEST(ScanShape, Opset8HasABatchDim) {
-  auto s = InferText(Model(8, "g (int32[B] lens, float[B,4] init, float[B,S,4] xs) => (float[] f, float[] o)",
+  auto s = InferText(Model(8, "g (int64[B] lens, float[B,4] init, float[B,S,4] xs) => (float[] f, float[] o)",
                            "f, o = Scan <num_scan_inputs = 1,\n"
                            "  body = body (float[] st, float[] x) => (float[] st2, float[] a) {\n"
                            "    st2 = Add (st, x)\n    a = Identity (x)\n  }> (lens, init, xs)"));

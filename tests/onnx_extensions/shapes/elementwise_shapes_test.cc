@@ -126,14 +126,14 @@ TEST(ElementwiseShapes, ComparisonsAndLogicalOpsGiveBool) {
 TEST(ElementwiseShapes, PowTakesTheBaseType) {
   auto s = InferText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 15]>
-    g (float[batch,seq] x, int64 p) => (float[batch,seq] y) {
+    g (float[batch,seq] x, int64 p, uint64 u) => (float[batch,seq] y) {
       y = Pow (x, p)
       m = Mod <fmod = 1> (x, x)
-      b = BitShift <direction = "LEFT"> (p, p)
+      b = BitShift <direction = "LEFT"> (u, u)
     })ONNX");
   EXPECT_EQ(s.Get("y"), "float[batch,seq]");
   EXPECT_EQ(s.Get("m"), "float[batch,seq]");
-  EXPECT_EQ(s.Get("b"), "int64[]");
+  EXPECT_EQ(s.Get("b"), "uint64[]");
 }
 
 TEST(ElementwiseShapes, WhereBroadcastsThreeWaysWithTheTypeOfX) {

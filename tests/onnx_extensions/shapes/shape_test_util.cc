@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "onnx_core/shapes/shape_registry.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/support/test_support.h"
 
@@ -55,6 +56,15 @@ const core::shapes::SymTensor& InferredShapes::Tensor(std::string_view name) con
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+std::string InferenceRefusal(std::string_view text) {
+  try {
+    InferredShapes shapes(text);
+  } catch (const core::shapes::InvalidNodeError& error) {
+    return error.what();
+  }
+  return "";
 }
 
 std::vector<std::string> InferredShapes::Diagnostics() const {

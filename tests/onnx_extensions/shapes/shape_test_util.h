@@ -56,4 +56,8 @@ class InferredShapes {
 
 inline InferredShapes InferText(std::string_view text) { return InferredShapes(text); }
 
+// The message of the InvalidNodeError (InferenceContext::Refuse, type constraints) that
+// inferring `text` raises; "" when the model is accepted.
+std::string InferenceRefusal(std::string_view text);
+
 }  // namespace onnxopt::testing

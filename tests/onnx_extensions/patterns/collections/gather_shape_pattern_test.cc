@@ -65,12 +65,14 @@ TEST(GatherShapePattern, RejectsInt32Index) {
     })ONNX", "Y", "the index is not of type int64");
 }
 
-TEST(GatherShapePattern, RejectsGatherAxis1) {
+// A shape is 1-D: its only axes are 0 and -1 (1 is out of range, an invalid model); the
+// pattern takes axis 0 as written only.
+TEST(GatherShapePattern, RejectsGatherAxisMinus1) {
   ExpectNoMatch<GatherShapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[B,S,H,D] X) => (int64[1] Y) <int64[1] idx = {1}> {
       s = Shape(X)
-      Y = Gather<axis=1>(s, idx)
+      Y = Gather<axis=-1>(s, idx)
     })ONNX", "Y", "the Gather axis is not 0");
 }
 

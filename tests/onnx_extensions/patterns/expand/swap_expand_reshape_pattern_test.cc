@@ -67,7 +67,7 @@ TEST(SwapExpandReshapePattern, RejectsSharedExpand) {
 TEST(SwapExpandReshapePattern, RejectsAllowZero) {
   ExpectNoMatch<SwapExpandReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[1,4,1] W) => (float[3,1,4] Y) <int64[3] sh = {3, 1, 1}, int64[3] stat = {0, 1, -1}> {
+    g (float[1,4,1] W) => (float[3,1,4] Y) <int64[3] sh = {3, 1, 1}, int64[3] stat = {3, 1, 4}> {
       e = Expand(W, sh)
       Y = Reshape<allowzero=1>(e, stat)
     })ONNX", "Y", "the Reshape has allowzero=1");

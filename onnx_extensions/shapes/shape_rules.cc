@@ -1,0 +1,74 @@
+#include "onnx_extensions/shapes/shape_rules.h"
+
+#include <algorithm>
+
+#include "onnx_core/ir/op_schema.h"
+#include "onnx_core/shapes/sym_tensor.h"
+
+namespace onnxopt::onnx_shapes {
+
+std::string OperatorName(const InferenceContext& ctx) {
+  const NodeProto& node = ctx.Node();
+  if (const core::ir::OpSchema* schema = core::ir::FindOpSchema(node.domain(), node.op_type(), ctx.OpsetVersion()))
+    return schema->Name();
+  return node.op_type();
+}
+
+void RefuseNode(const InferenceContext& ctx, std::string_view rule, std::string found) {
+  ctx.Refuse(OperatorName(ctx) + " " + std::string(rule), std::move(found));
+}
+
+std::string FormatInts(const std::vector<std::int64_t>& values) {
+  return DescribeDims(std::vector<core::shapes::SymDim>(values.begin(), values.end()));
+}
+
+std::string DescribeDims(const std::vector<core::shapes::SymDim>& values) {
+  return core::shapes::SymShape(values).ToString();
+}
+
+void RequireAtLeast(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
+                    std::int64_t minimum) {
+  if (std::all_of(values.begin(), values.end(), [&](std::int64_t v) { return v >= minimum; })) return;
+  RefuseNode(ctx, std::string(name) + " >= " + std::to_string(minimum),
+             std::string(name) + " " + FormatInts(values));
+}
+
+void RequireCount(const InferenceContext& ctx, std::string_view name, std::size_t actual, std::size_t expected,
+                  std::string_view per) {
+  if (actual == expected) return;
+  RefuseNode(ctx, "has " + std::to_string(expected) + " " + std::string(name) + " values (" + std::string(per) + ")",
+             std::to_string(actual));
+}
+
+void RequirePermutation(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
+                        std::size_t rank) {
+  std::vector<bool> seen(rank, false);
+  bool valid = values.size() == rank;
+  for (std::size_t i = 0; valid && i < values.size(); ++i) {
+    const std::int64_t v = values[i];
+    valid = v >= 0 && static_cast<std::size_t>(v) < rank && !seen[static_cast<std::size_t>(v)];
+    if (valid) seen[static_cast<std::size_t>(v)] = true;
+  }
+  if (valid) return;
+  RefuseNode(ctx, std::string(name) + " is a permutation of [0, " + std::to_string(rank) + ") (the input rank)",
+             std::string(name) + " " + FormatInts(values));
+}
+
+void RequireDistinctAxes(const InferenceContext& ctx, const std::vector<std::int64_t>& axes, std::int64_t rank) {
+  std::vector<std::int64_t> normalized;
+  for (std::int64_t axis : axes) normalized.push_back(axis < 0 ? axis + rank : axis);
+  std::sort(normalized.begin(), normalized.end());
+  if (std::adjacent_find(normalized.begin(), normalized.end()) == normalized.end()) return;
+  RefuseNode(ctx, "axes are distinct", "axes " + FormatInts(axes) + " for rank " + std::to_string(rank));
+}
+
+void RequireOneOf(const InferenceContext& ctx, std::string_view name, std::initializer_list<std::string_view> allowed) {
+  const std::optional<std::string> value = ctx.StringAttribute(name);
+  if (!value || std::find(allowed.begin(), allowed.end(), *value) != allowed.end()) return;
+  std::string list;
+  for (std::string_view a : allowed)
+    if (!a.empty()) list += (list.empty() ? "" : ", ") + std::string(a);
+  RefuseNode(ctx, std::string(name) + " is one of " + list, "'" + *value + "'");
+}
+
+}  // namespace onnxopt::onnx_shapes

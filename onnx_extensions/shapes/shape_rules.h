@@ -1,0 +1,49 @@
+#pragma once
+// Rules of the ONNX specification that shape functions check on the facts they read
+// (attributes, constant inputs playing the role of attributes, known ranks and constant
+// dims): a node that breaks one is refused through InferenceContext::Refuse, naming the
+// operator version, the rule and what the node has. What is merely unknown is never
+// refused.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx_core/shapes/shape_registry.h"
+#include "onnx_core/shapes/sym_dim.h"
+
+namespace onnxopt::onnx_shapes {
+
+using core::shapes::InferenceContext;
+
+// "Conv-11": the operator version in force at the node's opset; the op type alone when no
+// schema is registered for it.
+std::string OperatorName(const InferenceContext& ctx);
+
+// Refuses the node: rule "<OperatorName> <rule>", `found` what the node has.
+[[noreturn]] void RefuseNode(const InferenceContext& ctx, std::string_view rule, std::string found);
+
+// "[0,1]", "[2,seq]" (as SymShape::ToString writes dims).
+std::string FormatInts(const std::vector<std::int64_t>& values);
+std::string DescribeDims(const std::vector<core::shapes::SymDim>& values);
+
+// Refuses unless every value of `name` is >= minimum ("Conv-11 dilations >= 1").
+void RequireAtLeast(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
+                    std::int64_t minimum);
+// Refuses unless `name` has `expected` values; `per` says why ("one per spatial axis").
+void RequireCount(const InferenceContext& ctx, std::string_view name, std::size_t actual, std::size_t expected,
+                  std::string_view per);
+// Refuses unless `values` is a permutation of [0, rank).
+void RequirePermutation(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
+                        std::size_t rank);
+// Refuses when two of `axes` name one axis of a tensor of rank `rank` (axes out of range
+// are left to NormalizeAxes).
+void RequireDistinctAxes(const InferenceContext& ctx, const std::vector<std::int64_t>& axes, std::int64_t rank);
+// Refuses unless string attribute `name` (when present) is one of `allowed` (an empty
+// string among them is accepted without being listed in the message).
+void RequireOneOf(const InferenceContext& ctx, std::string_view name, std::initializer_list<std::string_view> allowed);
+
+}  // namespace onnxopt::onnx_shapes
