@@ -54,6 +54,23 @@ _IR_OF_OPSET = {19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 11, 25: 12}
 _IR_OF_TYPE = {FLOAT8E4M3FN: 9, FLOAT8E4M3FNUZ: 9, FLOAT8E5M2: 9, FLOAT8E5M2FNUZ: 9, UINT4: 10, INT4: 10}
 
 
+# Values for the case files: seeded uniform floats, literal vectors, 0, 1, 2... in a shape.
+def uniform(seed, shape, lo=-1.0, hi=1.0, dtype=np.float32):
+    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
+
+
+def i64(*values):
+    return np.array(values, np.int64)
+
+
+def f32(*values):
+    return np.array(values, np.float32)
+
+
+def iota(shape, dtype=np.float32):
+    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+
+
 @dataclasses.dataclass(kw_only=True)
 class Case:
     """One single-operator model. See README.md for the meaning of every field."""

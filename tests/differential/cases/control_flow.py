@@ -6,17 +6,13 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from differential import Case
+from differential import Case, iota
 
 CASES = []
 
 
 def add(**kwargs):
     CASES.append(Case(**kwargs))
-
-
-def iota(shape, dtype=np.float32):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
 
 
 def graph(nodes, name, inputs, outputs, initializers=()):

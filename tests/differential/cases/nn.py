@@ -3,25 +3,13 @@ MatMul, Gemm, Softmax family, normalizations, Conv, pooling, quantization, Resiz
 RotaryEmbedding, Attention, Einsum, RNN/GRU/LSTM."""
 import numpy as np
 
-from differential import Case
+from differential import Case, uniform, i64, iota
 
 CASES = []
 
 
 def add(**kwargs):
     CASES.append(Case(**kwargs))
-
-
-def uniform(seed, shape, lo=-1.0, hi=1.0, dtype=np.float32):
-    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
-
-
-def i64(*values):
-    return np.array(values, np.int64)
-
-
-def iota(shape, dtype=np.float32):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
 
 
 # Sums of products in another order than onnxruntime's (blocked GEMM, FMA): relative

@@ -3,7 +3,7 @@ ConvInteger, QLinearConv, QLinearMatMul (opsets 10 and 21), DynamicQuantizeLinea
 com.microsoft products MatMulNBits, DynamicQuantizeMatMul, MatMulIntegerToFloat."""
 import numpy as np
 
-from differential import Case, FLOAT8E4M3FN, float8_table
+from differential import Case, FLOAT8E4M3FN, float8_table, uniform, f32
 
 CASES = []
 MS = {"com.microsoft": 1}
@@ -15,14 +15,6 @@ def add(**kwargs):
 
 def ints(seed, shape, lo, hi, dtype):
     return np.random.default_rng(seed).integers(lo, hi + 1, shape).astype(dtype)
-
-
-def uniform(seed, shape, lo=-1.0, hi=1.0, dtype=np.float32):
-    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
-
-
-def f32(*values):
-    return np.array(values, np.float32)
 
 
 # --- ConvInteger -----------------------------------------------------------------------------
@@ -273,7 +265,6 @@ nbits_case("matmulnbits_4bit_batched_a", 4, 32, 4, 32, uniform(58, [2, 3, 32]),
            rtol=1e-4, atol=1e-5, reason=NBITS_REASON)
 nbits_case("matmulnbits_8bit", 8, 48, 4, 16, uniform(59, [2, 48]), zero_points=ints(60, [4, 3], 0, 255, np.uint8),
            rtol=1e-4, atol=1e-5, reason=NBITS_REASON)
-
 
 
 def dequantized_2bit_product():

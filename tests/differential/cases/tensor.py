@@ -2,7 +2,7 @@
 shape manipulation, indexing, scatter/gather, generators, TopK, ArgMax/ArgMin, reductions."""
 import numpy as np
 
-from differential import Case
+from differential import Case, i64, iota
 
 CASES = []
 
@@ -11,16 +11,8 @@ def add(**kwargs):
     CASES.append(Case(**kwargs))
 
 
-def iota(shape, dtype=np.float32):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-
-
 def uniform(seed, shape, lo=-3.0, hi=3.0, dtype=np.float32):
     return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
-
-
-def i64(*values):
-    return np.array(values, np.int64)
 
 
 INT64_MIN, INT64_MAX = np.iinfo(np.int64).min, np.iinfo(np.int64).max

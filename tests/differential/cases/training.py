@@ -4,7 +4,7 @@ is an inference build without these operators: every case compares onnxopt with 
 spec's pseudo code, evaluated here in float64 and rounded to the tensors' type."""
 import numpy as np
 
-from differential import Case
+from differential import Case, uniform
 
 CASES = []
 DOMAIN = "ai.onnx.preview.training"
@@ -15,10 +15,6 @@ def add(**kwargs):
     kwargs.setdefault("expect", "spec")
     kwargs.setdefault("reason", REASON)
     CASES.append(Case(domain=DOMAIN, opset=1, **kwargs))
-
-
-def uniform(seed, shape, lo=-1.0, hi=1.0, dtype=np.float32):
-    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
 
 
 def group_inputs(names, groups):

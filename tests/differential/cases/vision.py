@@ -13,29 +13,13 @@ import zlib
 
 import numpy as np
 
-from differential import Case
+from differential import Case, uniform, i64, iota, f32
 
 CASES = []
 
 
 def add(**kwargs):
     CASES.append(Case(**kwargs))
-
-
-def uniform(seed, shape, lo=-1.0, hi=1.0, dtype=np.float32):
-    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
-
-
-def i64(*values):
-    return np.array(values, np.int64)
-
-
-def iota(shape, dtype=np.float32):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-
-
-def f32(*values):
-    return np.array(values, np.float32)
 
 
 MISSING = "onnxruntime-node has no CPU kernel for this operator, version or type"
