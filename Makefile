@@ -21,7 +21,7 @@ CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
 
 # Precompiled headers and ccache: ccache must ignore the time stamps that PCH files carry.
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
-export CCACHE_MAXSIZE ?= 5G
+export CCACHE_MAXSIZE ?= 10G
 # Paths relative to the checkout, so that a fresh clone in another folder (CI) hits the
 # cache filled by earlier builds.
 export CCACHE_BASEDIR := $(CURDIR)
