@@ -29,6 +29,7 @@ export CCACHE_NOHASHDIR := 1
 
 SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests eval_tests onnxopt \
                      optimizer_tests optimizer_kernel_tests rewrite_file_tests pattern_tests optimize_replay_tests \
+                     run_verify_tests file_handling_tests \
                      canonicalization_pattern_tests collections_pattern_tests expand_pattern_tests
 
 .PHONY: deps configure build demo test test-main test-asan asan fuzz release clean

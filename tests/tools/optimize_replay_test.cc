@@ -250,6 +250,7 @@ TEST_F(OptimizeReplayTest, UsageErrors) {
   }
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record"}), "needs a value");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", out}), "two outputs");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", Out("./o.onnx").string()}), "two outputs");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--no-fold=1"}), "takes no value");
   ExpectUsageError(Onnxopt({"replay", model, "-o", out}), "missing argument");
   ExpectUsageError(Onnxopt({"replay", model, "r", "-o", out, "--patterns", "none"}), "unknown option --patterns");

@@ -1,7 +1,10 @@
 // `onnxopt run` and `onnxopt verify` end to end: outputs, .npy files and their escaped
 // names, random inputs that agree with tests/ort/compare_models.js, exit codes.
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -127,8 +130,9 @@ TEST_F(RunVerifyTest, RunRejectsBadCommandLines) {
   auto unknown = Onnxopt({"run", model, "--random-inputs", "--input", "z=z.npy"});
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
   ExpectContains(unknown, "no input named 'z'");
-  auto seed = Onnxopt({"run", model, "--seed", "3"});
-  EXPECT_EQ(seed.exit_code, 1) << seed.output;
+  auto range = Onnxopt({"run", model, "--float-range", "3"});
+  EXPECT_EQ(range.exit_code, 1) << range.output;
+  ExpectContains(range, "--float-range and --int-max need --random-inputs");
   auto dim = Onnxopt({"run", model, "--random-inputs", "--dim", "N"});
   EXPECT_EQ(dim.exit_code, 1) << dim.output;
   ExpectContains(dim, "NAME=VALUE");
@@ -139,7 +143,8 @@ TEST_F(RunVerifyTest, RunReportsInvalidInputsAndKernelFailures) {
   WriteFile(dir_ / "bad.npy", "not a npy file at all");
   auto bad = Onnxopt({"run", model, "--random-inputs", "--input", "x=" + (dir_ / "bad.npy").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  ExpectContains(bad, "bad.npy");
+  ExpectContains(bad, "onnxopt run: invalid input file '" + (dir_ / "bad.npy").string() + "': not a .npy file");
+  EXPECT_EQ(bad.output.find("invalid model"), std::string::npos) << bad.output;
 
   // Shapes that do not broadcast: the kernel fails and the message names the node.
   const std::string unranked = Model("u.onnx", R"ONNX(
@@ -157,6 +162,47 @@ TEST_F(RunVerifyTest, RunReportsInvalidInputsAndKernelFailures) {
   auto no_kernel = Onnxopt({"run", custom, "--random-inputs"});
   EXPECT_EQ(no_kernel.exit_code, 2) << no_kernel.output;
   ExpectContains(no_kernel, "Frobnicate");
+}
+
+// A .npy header: `descr`, `fortran_order` and `shape` as numpy writes them, then `data`.
+std::string NpyBytes(const std::string& descr, bool fortran, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(length & 0xff) + static_cast<char>(length >> 8) +
+         header + data;
+}
+
+TEST_F(RunVerifyTest, RunBlamesTheInputFileForEveryNpyProblem) {
+  const std::string model = Model("relu.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,3] y) { y = Relu (x) })ONNX");
+  const std::string floats(24, '\0');
+  const std::pair<std::string, std::string> files[] = {
+      {"", "too short to be a .npy file"},
+      {"NOT A NUMPY FILE, NOT AT ALL", "not a .npy file (bad magic string)"},
+      {NpyBytes("<f4", false, "(2, 3)", floats.substr(0, 20)), "truncated data"},
+      {NpyBytes("<f4", false, "(2, 3)", floats + "xy"), "the file has 2 bytes after the data"},
+      {NpyBytes("<f4", true, "(2, 3)", floats), "Fortran-order arrays are not supported"},
+      {NpyBytes("|O", false, "(3,)", floats), "unsupported dtype '|O'"},
+      {NpyBytes(">f4", false, "(2, 3)", floats), "unsupported dtype '>f4'"},
+      {NpyBytes("<f4", false, "(2, 3", floats), "malformed header"},
+      // Valid files whose array is not what the model declares.
+      {NpyBytes("<i8", false, "(2, 3)", floats + floats), "input 'x' is int64[2,3], declared with element type FLOAT"},
+      {NpyBytes("<f4", false, "(6,)", floats), "input 'x' is float[6], declared with rank 2"},
+      {NpyBytes("<f4", false, "(3, 2)", floats), "input 'x' is float[3,2], dimension 0 is declared as 2"},
+  };
+  int index = 0;
+  for (const auto& [bytes, words] : files) {
+    SCOPED_TRACE(words);
+    const std::filesystem::path file = dir_ / ("bad" + std::to_string(index++) + ".npy");
+    WriteFile(file, bytes);
+    const CommandResult result = Onnxopt({"run", model, "--input", "x=" + file.string()});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    ExpectContains(result, "onnxopt run: invalid input file '" + file.string() + "': " + words);
+    EXPECT_EQ(result.output.find("invalid model"), std::string::npos) << result.output;
+  }
 }
 
 TEST_F(RunVerifyTest, VerifyAcceptsEquivalentModels) {

@@ -72,12 +72,19 @@ TEST(OpenRegularFile, RefusesWhatIsNoRegularFileWithoutBlocking) {
   ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
   fs::create_symlink(dir / "fifo", dir / "link-to-fifo");
   fs::create_directory(dir / "folder");
-  const std::pair<fs::path, std::string> cases[] = {
+  std::vector<std::pair<fs::path, std::string>> cases = {
       {dir / "fifo", "a FIFO"},
       {dir / "link-to-fifo", "a FIFO"},
       {dir / "folder", "a directory"},
       {"/dev/null", "a character device"},
   };
+  // A block device when the machine shows one (containers often show loop devices).
+  for (const auto& entry : fs::directory_iterator("/dev")) {
+    if (entry.is_block_file()) {
+      cases.emplace_back(entry.path(), "a block device");
+      break;
+    }
+  }
   for (const auto& [path, kind] : cases) {
     try {
       OpenRegularFile(path, "test file");
