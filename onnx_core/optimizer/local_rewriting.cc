@@ -87,7 +87,8 @@ GraphBuilder& FindGraph(GraphBuilder& root, const std::vector<SubgraphKey>& path
     for (GraphBuilder* nested : current->Subgraphs())
       if (nested->Path().back() == key) next = nested;
     if (!next)
-      throw BuilderError(label + ": no nested graph " + key.ToString() + " in graph '" + current->PathString() + "'");
+      throw BuilderError(label + ": no nested graph " + Quote(key.ToString()) + " in graph " +
+                         Quote(current->PathString()));
     current = next;
   }
   return *current;
@@ -141,7 +142,7 @@ TensorProto TensorHeader(const TensorProto& tensor) {
 struct Batch {
   std::size_t begin, end;  // record indices
   GraphBuilder* graph;
-  std::string label;  // "Replay: batch 3 (record 7, CastCastPattern)"
+  std::string label;  // "Replay: batch 3 (record 7, 'CastCastPattern')"
 };
 
 // How a replay treats each batch: `before` sees the graph before the batch is applied,
@@ -160,8 +161,9 @@ void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rew
            rewrites[end].graph_path == first.graph_path)
       ++end;
     BatchEdit edit;
+    // The name comes from a rewrite file: quoted, so that no byte of it hides the message.
     edit.label = "Replay: batch " + std::to_string(first.iteration) + " (record " + std::to_string(begin) + ", " +
-                 first.Name() + ")";
+                 Quote(first.Name()) + ")";
     const Batch batch{begin, end, &FindGraph(builder, first.graph_path, edit.label), edit.label};
     hooks.before(batch);
     std::unordered_map<std::string, std::string> renames;
@@ -169,7 +171,7 @@ void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rew
       const LocalRewriting& record = rewrites[r];
       if (record.added_nodes_positions.size() != static_cast<std::size_t>(record.added_nodes.size()) ||
           record.added_initializer_positions.size() != static_cast<std::size_t>(record.added_initializers.size()))
-        throw BuilderError("Replay: record " + std::to_string(r) + " (" + record.Name() +
+        throw BuilderError("Replay: record " + std::to_string(r) + " (" + Quote(record.Name()) +
                            ") has a different number of added elements and positions");
       edit.removed_nodes.insert(edit.removed_nodes.end(), record.matched_nodes.begin(), record.matched_nodes.end());
       edit.removed_initializers.insert(edit.removed_initializers.end(), record.removed_initializers.begin(),
