@@ -26,6 +26,14 @@ class ModelError : public Error {
   using Error::Error;
 };
 
+// A file given besides the model (an input .npy) is malformed. Reported like a ModelError
+// (exit code 2), but its message starts with "invalid input file 'NAME': ", not with
+// "invalid model".
+class InputFileError : public ModelError {
+ public:
+  using ModelError::ModelError;
+};
+
 // The file system refused an operation (missing file, permission, full disk).
 class IoError : public Error {
  public:

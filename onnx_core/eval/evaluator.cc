@@ -338,8 +338,9 @@ std::vector<Value> Context::RunSubgraph(std::string_view attribute, const std::v
   throw ModelError("the node has no graph attribute '" + std::string(attribute) + "'");
 }
 
-// Checks a graph input's value against its declared type.
-void CheckInput(const ValueInfoProto& info, const Value& value) {
+}  // namespace
+
+void CheckInputValue(const ValueInfoProto& info, const Value& value) {
   if (!info.has_type() || !info.type().has_tensor_type()) return;
   const Tensor& tensor = AsTensor(value, "input '" + info.name() + "'");
   const auto& declared = info.type().tensor_type();
@@ -357,8 +358,6 @@ void CheckInput(const ValueInfoProto& info, const Value& value) {
                        " is declared as " + std::to_string(dims[i].dim_value()));
 }
 
-}  // namespace
-
 ValueMap Run(const ModelProto& model, const ValueMap& inputs) {
   const GraphProto& graph = model.graph();
   Evaluator evaluator(model.opset_import(), model.functions());
@@ -372,7 +371,7 @@ ValueMap Run(const ModelProto& model, const ValueMap& inputs) {
       if (!frame.Find(info.name())) throw ModelError("missing input '" + info.name() + "'");
       continue;
     }
-    CheckInput(info, it->second);
+    CheckInputValue(info, it->second);
     frame.Set(info.name(), it->second);
   }
   for (const auto& [name, value] : inputs)

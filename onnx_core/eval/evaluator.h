@@ -24,6 +24,11 @@ using ValueMap = std::map<std::string, Value, std::less<>>;
 // kernel, or a kernel failure (the message names the node).
 ValueMap Run(const ModelProto& model, const ValueMap& inputs);
 
+// Checks a value given for the graph input `info` against its declared element type,
+// rank and fixed dimensions, as Run does; throws ModelError ("input 'x' is int64[2,3],
+// declared with element type FLOAT"). Lets a caller blame the file a value came from.
+void CheckInputValue(const ValueInfoProto& info, const Value& value);
+
 // Runs the given nodes of `graph` (in order), reading their inputs from `known` (values
 // by name: initializers, earlier results, enclosing scopes) and adding their outputs to
 // it. `model` provides opset imports and local functions.

@@ -1,22 +1,16 @@
 #include "onnx_core/eval/npy.h"
 
-#include <unistd.h>
-
 #include <array>
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::eval {
@@ -32,8 +26,29 @@ constexpr std::size_t kMaxHeaderBytes = 1 << 16;
 constexpr std::int64_t kMaxStringChars = 1 << 20;
 
 [[noreturn]] void Fail(const fs::path& path, const std::string& what) {
-  throw ModelError("npy file '" + path.string() + "': " + what);
+  throw InputFileError("invalid input file " + Quote(path.string()) + ": " + what);
 }
+
+// Reads a regular file from the start, piece after piece.
+class SequentialReader {
+ public:
+  explicit SequentialReader(const fs::path& path) : path_(path), file_(ir::OpenRegularFile(path, "input file")) {}
+
+  std::uint64_t size() const { return file_.size; }
+  // Reads `count` bytes into `out`; false at the end of the file.
+  bool Read(void* out, std::uint64_t count) {
+    if (count > file_.size - offset_) return false;
+    if (std::string error = ir::ReadFully(file_.fd.get(), static_cast<char*>(out), count, offset_); !error.empty())
+      throw IoError("cannot read input file " + Quote(path_.string()) + ": " + error);
+    offset_ += count;
+    return true;
+  }
+
+ private:
+  const fs::path& path_;
+  ir::OpenedFile file_;
+  std::uint64_t offset_ = 0;
+};
 
 // The NumPy dtype of each element type with a native one (little-endian).
 struct DType {
@@ -86,7 +101,7 @@ class HeaderParser {
         header.shape = Shape();
         has_shape = true;
       } else {
-        Fail(path_, "unexpected or repeated key '" + key + "' in the header");
+        Fail(path_, "unexpected or repeated key " + Quote(key) + " in the header");
       }
       SkipSpaces();
       if (Peek() == ',') ++pos_;
@@ -248,15 +263,11 @@ std::string HeaderBytes(const std::string& descr, const std::vector<std::int64_t
 }  // namespace
 
 Tensor ReadNpy(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw IoError("cannot open '" + path.string() + "': " + std::strerror(errno));
-  std::error_code ec;
-  const std::uintmax_t file_size = fs::file_size(path, ec);
-  if (ec) throw IoError("cannot read '" + path.string() + "': " + ec.message());
+  SequentialReader file(path);
+  const std::uint64_t file_size = file.size();
 
   std::array<unsigned char, 12> prefix{};
-  if (file_size < 10 || !file.read(reinterpret_cast<char*>(prefix.data()), 10))
-    Fail(path, "too short to be a .npy file");
+  if (!file.Read(prefix.data(), 10)) Fail(path, "too short to be a .npy file");
   if (std::string_view(reinterpret_cast<const char*>(prefix.data()), 6) != kMagic)
     Fail(path, "not a .npy file (bad magic string)");
   const int major = prefix[6];
@@ -265,8 +276,7 @@ Tensor ReadNpy(const fs::path& path) {
   std::size_t prefix_size = 10;
   std::size_t header_len = ReadLittle(prefix.data() + 8, 2);
   if (major >= 2) {
-    if (file_size < 12 || !file.read(reinterpret_cast<char*>(prefix.data()) + 10, 2))
-      Fail(path, "too short to be a .npy file");
+    if (!file.Read(prefix.data() + 10, 2)) Fail(path, "too short to be a .npy file");
     header_len = ReadLittle(prefix.data() + 8, 4);
     prefix_size = 12;
   }
@@ -274,12 +284,12 @@ Tensor ReadNpy(const fs::path& path) {
     Fail(path, "header length " + std::to_string(header_len) + " exceeds " + std::to_string(kMaxHeaderBytes));
   if (prefix_size + header_len > file_size) Fail(path, "truncated header");
   std::string header_text(header_len, '\0');
-  if (!file.read(header_text.data(), static_cast<std::streamsize>(header_len))) Fail(path, "truncated header");
+  if (!file.Read(header_text.data(), header_len)) Fail(path, "truncated header");
   const auto header = HeaderParser(header_text, path).Parse();
 
   // Byte order: '<' little, '|' not applicable, '=' native (little on every platform we build for).
   if (header.descr.size() < 3 || (header.descr[0] != '<' && header.descr[0] != '|' && header.descr[0] != '='))
-    Fail(path, "unsupported dtype '" + header.descr + "' (only little-endian arrays are supported)");
+    Fail(path, "unsupported dtype " + Quote(header.descr) + " (only little-endian arrays are supported)");
   const std::string_view kind = std::string_view(header.descr).substr(1);
   std::int64_t string_chars = 0;
   int elem_type = 0;
@@ -287,13 +297,13 @@ Tensor ReadNpy(const fs::path& path) {
     auto [end, error] = std::from_chars(kind.data() + 1, kind.data() + kind.size(), string_chars);
     if (error != std::errc() || end != kind.data() + kind.size() || string_chars < 1 ||
         string_chars > kMaxStringChars)
-      Fail(path, "unsupported dtype '" + header.descr + "'");
+      Fail(path, "unsupported dtype " + Quote(header.descr));
     elem_type = TensorProto::STRING;
   } else if (auto type = ElemTypeOfDescr(kind)) {
     elem_type = *type;
   } else {
-    Fail(path, "unsupported dtype '" + header.descr +
-                   "' (expected bool, int8..int64, uint8..uint64, float16/32/64 or unicode strings)");
+    Fail(path, "unsupported dtype " + Quote(header.descr) +
+                   " (expected bool, int8..int64, uint8..uint64, float16/32/64 or unicode strings)");
   }
 
   const std::optional<std::int64_t> element_count = ir::ElementCount(header.shape);
@@ -318,8 +328,7 @@ Tensor ReadNpy(const fs::path& path) {
   Tensor tensor(elem_type, header.shape);
   if (elem_type == TensorProto::STRING) {
     std::vector<unsigned char> buffer(data_bytes);
-    if (!file.read(reinterpret_cast<char*>(buffer.data()), static_cast<std::streamsize>(data_bytes)))
-      Fail(path, "truncated data");
+    if (!file.Read(buffer.data(), data_bytes)) Fail(path, "truncated data");
     std::string* out = tensor.MutableData<std::string>();
     for (std::int64_t i = 0; i < count; ++i) {
       const unsigned char* element = buffer.data() + static_cast<std::size_t>(i) * item_bytes;
@@ -337,8 +346,7 @@ Tensor ReadNpy(const fs::path& path) {
   }
   if (data_bytes > 0) {
     std::byte* out = tensor.MutableRawData();
-    if (!file.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(data_bytes)))
-      Fail(path, "truncated data");
+    if (!file.Read(out, data_bytes)) Fail(path, "truncated data");
     if (elem_type == TensorProto::BOOL) {
       // A bool byte other than 0 or 1 is undefined behaviour in C++.
       for (std::uint64_t i = 0; i < data_bytes; ++i)
@@ -348,7 +356,7 @@ Tensor ReadNpy(const fs::path& path) {
   return tensor;
 }
 
-bool WriteNpy(const Tensor& tensor, const fs::path& path) {
+bool WriteNpy(const Tensor& tensor, ir::AtomicFile& file) {
   const Tensor* source = &tensor;
   Tensor converted;
   std::size_t string_chars = 0;
@@ -391,31 +399,16 @@ bool WriteNpy(const Tensor& tensor, const fs::path& path) {
   }
   const bool numeric_data = source->elem_type() != TensorProto::STRING && source->ByteSize() > 0;
 
-  // Temporary file in the destination folder, then rename: no partial file on failure.
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::random_device random;
-  const fs::path temp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()) + "." +
-                               std::to_string(random()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError("cannot write '" + path.string() + "': " + std::strerror(errno));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (numeric_data)
-      out.write(reinterpret_cast<const char*>(source->RawData()), static_cast<std::streamsize>(source->ByteSize()));
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw IoError("cannot write '" + path.string() + "': " + std::strerror(errno));
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw IoError("cannot write '" + path.string() + "': " + ec.message());
-  }
+  file.WriteAt(bytes, 0);
+  if (numeric_data)
+    file.WriteAt(std::string_view(reinterpret_cast<const char*>(source->RawData()), source->ByteSize()), bytes.size());
+  return native;
+}
+
+bool WriteNpy(const Tensor& tensor, const fs::path& path) {
+  ir::AtomicFile file(path, "cannot write " + Quote(path.string()));
+  const bool native = WriteNpy(tensor, file);
+  file.Commit();
   return native;
 }
 

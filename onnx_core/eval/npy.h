@@ -5,14 +5,19 @@
 #include <filesystem>
 
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/file_io.h"
 
 namespace onnxopt::core::eval {
 
-// Throws ModelError naming the file for anything but a C-order array of a supported
-// dtype (bool, int8..int64, uint8..uint64, float16, float32, float64, strings as U).
+// Throws InputFileError ("invalid input file 'x.npy': ...") for anything but a C-order
+// array of a supported dtype (bool, int8..int64, uint8..uint64, float16, float32,
+// float64, strings as U); IoError when the file cannot be read or is no regular file (a
+// FIFO, a device: refused without blocking).
 Tensor ReadNpy(const std::filesystem::path& path);
 // Writes atomically (temporary file + rename). bfloat16 and other types without a NumPy
 // dtype are written as float32 (the caller is told through the return value: false).
 bool WriteNpy(const Tensor& tensor, const std::filesystem::path& path);
+// The same into a prepared file, published by its owner (ir::OutputFiles::Commit).
+bool WriteNpy(const Tensor& tensor, ir::AtomicFile& file);
 
 }  // namespace onnxopt::core::eval

@@ -31,14 +31,17 @@ void SetEvaluationSeed(std::uint64_t seed) { evaluation_seed.store(seed, std::me
 
 std::uint64_t EvaluationSeed() { return evaluation_seed.load(std::memory_order_relaxed); }
 
+std::string_view RandomSeedName(const NodeProto& node) {
+  if (!node.name().empty()) return node.name();
+  return node.output_size() > 0 ? std::string_view(node.output(0)) : std::string_view();
+}
+
 std::uint64_t NodeRandomSeed(const KernelContext& ctx) {
   if (const AttributeProto* seed = ctx.Attribute("seed")) {
     if (seed->type() == AttributeProto::FLOAT) return std::bit_cast<std::uint32_t>(seed->f());
     if (seed->type() == AttributeProto::INT) return static_cast<std::uint64_t>(seed->i());
   }
-  const NodeProto& node = ctx.Node();
-  const std::string_view output = node.output_size() > 0 ? std::string_view(node.output(0)) : std::string_view();
-  return Mix(EvaluationSeed() ^ Mix(HashName(output)));
+  return Mix(EvaluationSeed() ^ Mix(HashName(RandomSeedName(ctx.Node()))));
 }
 
 }  // namespace onnxopt::core::eval

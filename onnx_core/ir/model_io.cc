@@ -18,6 +18,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -36,8 +37,6 @@ constexpr std::uint64_t kForcedExternalThreshold = 1024;
 constexpr std::uint64_t kExternalDataAlignment = 4096;
 // SaveModel writes the serialized model in pieces of this size.
 constexpr int kSaveBufferBytes = 1 << 20;
-
-std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 // Serializes `message`, whose sizes ByteSizeLong() has just cached (`size` bytes),
 // deterministically into `stream`. False when the stream failed or the message changed
@@ -202,6 +201,13 @@ class ExternalDataReader {
     tensor.clear_data_location();
   }
 
+  // The files read so far, as opened.
+  std::vector<fs::path> Paths() const {
+    std::vector<fs::path> paths;
+    for (const auto& [location, file] : files_) paths.push_back(base_ / location);
+    return paths;
+  }
+
  private:
   struct DataFile {
     FileDescriptor fd;
@@ -334,7 +340,8 @@ ModelProto ParseProto(std::string_view bytes, const std::string& origin, std::ve
 
 // Checks the graph and reads external data: the parts of loading after parsing.
 void CompleteLoad(ModelProto& model, const std::string& origin, const std::optional<fs::path>& base_dir,
-                  const LoadOptions& options, std::vector<std::string>* warnings) {
+                  const LoadOptions& options, std::vector<std::string>* warnings,
+                  std::vector<fs::path>* external_data_files = nullptr) {
   if (options.check_graph) {
     try {
       CheckModel(model);
@@ -347,6 +354,7 @@ void CompleteLoad(ModelProto& model, const std::string& origin, const std::optio
   ForEachTensor(model, [&](TensorProto& tensor) {
     if (HasExternalData(tensor)) reader.Load(tensor);
   });
+  if (external_data_files != nullptr) *external_data_files = reader.Paths();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -438,21 +446,26 @@ class Externalizer {
   std::vector<Moved> moved_;
 };
 
+// The external data file's name relative to the model folder, before checks.
+std::string DataLocationOf(const fs::path& path, const SaveOptions& options) {
+  return options.external_data_file.empty() ? path.filename().string() + ".data" : options.external_data_file;
+}
+
 class ModelSaver {
  public:
   ModelSaver(ModelProto& model, const fs::path& path, const SaveOptions& options)
       : model_(model), path_(path), options_(options), error_prefix_("cannot save model to " + Quote(path.string())) {}
 
-  void Save() {
-    std::error_code error;
-    if (fs::is_directory(path_, error)) throw IoError(error_prefix_ + ": " + std::strerror(EISDIR));
+  // Writes the external data file, if any, then the model (a model is never published
+  // pointing at a data file that does not exist yet: OutputFiles commits in this order).
+  void Prepare(OutputFiles& outputs) {
     std::vector<TensorProto*> moved = ExternalCandidates(model_, Threshold());
-    if (moved.empty()) return WriteModel(nullptr);
+    if (moved.empty()) return WriteModel(outputs);
     const std::string location = DataLocation();
-    AtomicFile data_file(Folder() / location, error_prefix_ + ": external data file " + Quote(location));
+    AtomicFile& data_file = outputs.Add(Folder() / location, error_prefix_ + ": external data file " + Quote(location));
     Externalizer externalizer(data_file, location);
     for (TensorProto* tensor : moved) externalizer.Move(*tensor);
-    WriteModel(&data_file);
+    WriteModel(outputs);
   }
 
  private:
@@ -465,8 +478,7 @@ class ModelSaver {
 
   // The external data file's name relative to the model folder, checked to stay in it.
   std::string DataLocation() const {
-    const std::string location = options_.external_data_file.empty() ? path_.filename().string() + ".data"
-                                                                      : options_.external_data_file;
+    const std::string location = DataLocationOf(path_, options_);
     std::string problem = LexicalLocationProblem(location);
     std::error_code error;
     const fs::path folder = fs::weakly_canonical(Folder(), error);
@@ -493,16 +505,14 @@ class ModelSaver {
     });
   }
 
-  // Writes the model, after the external data file when there is one (a model is never
-  // left pointing at a data file that does not exist yet).
-  void WriteModel(AtomicFile* data_file) {
+  void WriteModel(OutputFiles& outputs) {
     const std::size_t size = model_.ByteSizeLong();
     if (size > kMaxProtoBytes) {
       throw ModelError(error_prefix_ + ": its protobuf would have " + std::to_string(size) +
                        " bytes, more than protobuf's limit of 2 GiB - 1, even with initializers of " +
                        std::to_string(kForcedExternalThreshold) + " bytes or more in external data");
     }
-    AtomicFile model_file(path_, error_prefix_);
+    AtomicFile& model_file = outputs.Add(path_, error_prefix_);
     AtomicFileSink sink(model_file);
     bool written;
     {
@@ -512,9 +522,6 @@ class ModelSaver {
     }
     sink.RethrowError();
     if (!written) throw ModelError(error_prefix_ + ": the model changed while it was being serialized");
-    model_file.Sync();
-    if (data_file != nullptr) data_file->Commit();
-    model_file.Commit();
   }
 
   ModelProto& model_;
@@ -525,7 +532,8 @@ class ModelSaver {
 
 }  // namespace
 
-ModelProto LoadModel(const fs::path& path, const LoadOptions& options, std::vector<std::string>* warnings) {
+ModelProto LoadModel(const fs::path& path, const LoadOptions& options, std::vector<std::string>* warnings,
+                     std::vector<fs::path>* external_data_files) {
   const std::string origin = path.string();
   ModelProto model;
   {
@@ -533,7 +541,7 @@ ModelProto LoadModel(const fs::path& path, const LoadOptions& options, std::vect
     const std::string bytes = ReadModelFile(path);
     model = ParseProto(bytes, origin, warnings);
   }
-  CompleteLoad(model, origin, path.parent_path(), options, warnings);
+  CompleteLoad(model, origin, path.parent_path(), options, warnings, external_data_files);
   return model;
 }
 
@@ -545,8 +553,18 @@ ModelProto ParseModel(std::string_view bytes, std::string_view origin, const std
   return model;
 }
 
+fs::path ExternalDataPath(const fs::path& path, const SaveOptions& options) {
+  return (path.has_parent_path() ? path.parent_path() : fs::path(".")) / DataLocationOf(path, options);
+}
+
+void PrepareModel(ModelProto& model, const fs::path& path, const SaveOptions& options, OutputFiles& outputs) {
+  ModelSaver(model, path, options).Prepare(outputs);
+}
+
 void SaveModel(ModelProto& model, const fs::path& path, const SaveOptions& options) {
-  ModelSaver(model, path, options).Save();
+  OutputFiles outputs;
+  PrepareModel(model, path, options, outputs);
+  outputs.Commit();
 }
 
 std::string SerializeDeterministic(const google::protobuf::MessageLite& message) {

@@ -21,6 +21,7 @@
 
 #include <google/protobuf/message_lite.h>
 
+#include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/onnx_pb.h"
 
 namespace onnxopt::core::ir {
@@ -38,9 +39,12 @@ struct LoadOptions {
 };
 
 // Loads `path`. Warnings (a newer IR version, an unknown external-data key) are appended
-// to `warnings` when it is not null. Throws ModelError or IoError.
+// to `warnings` when it is not null; the external data files read, to
+// `external_data_files` (paths below the model's folder). Throws ModelError or IoError:
+// IoError too when `path` is no regular file (a FIFO, a device: ir::OpenRegularFile).
 ModelProto LoadModel(const std::filesystem::path& path, const LoadOptions& options = {},
-                     std::vector<std::string>* warnings = nullptr);
+                     std::vector<std::string>* warnings = nullptr,
+                     std::vector<std::filesystem::path>* external_data_files = nullptr);
 
 // Parses serialized model bytes. `origin` names the source in error messages. External
 // data, if any, is resolved relative to `base_dir` when it is set and left as a reference
@@ -62,8 +66,18 @@ struct SaveOptions {
 // Saves `model` to `path` atomically. The model is taken by reference because tensor
 // bytes are moved out while writing external data and moved back afterwards (no copy of
 // the weights); on return, `model` is unchanged. Throws IoError when the folder cannot
-// be written; the destination is then untouched.
+// be written or `path` is a directory or another file that is not a regular one; the
+// destination is then untouched.
 void SaveModel(ModelProto& model, const std::filesystem::path& path, const SaveOptions& options = {});
+
+// The external data file SaveModel writes for a model saved to `path`, when it writes one.
+std::filesystem::path ExternalDataPath(const std::filesystem::path& path, const SaveOptions& options = {});
+
+// SaveModel's writing without the publishing: the external data file (when one is
+// written) and then the model are added to `outputs` as temporary files, renamed into
+// place by outputs.Commit() together with a command's other outputs.
+void PrepareModel(ModelProto& model, const std::filesystem::path& path, const SaveOptions& options,
+                  OutputFiles& outputs);
 
 // Deterministic serialization (map ordering fixed), used for saving and for comparing
 // two models (or graphs, nodes, attributes) byte for byte. Throws ModelError above

@@ -1,9 +1,14 @@
 #include "onnx_core/optimizer/local_rewriting.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
+#include "onnx_core/ir/graph_check.h"
+#include "onnx_core/ir/graph_queries.h"
 
 namespace onnxopt::core::builder {
 
@@ -82,7 +87,8 @@ GraphBuilder& FindGraph(GraphBuilder& root, const std::vector<SubgraphKey>& path
     for (GraphBuilder* nested : current->Subgraphs())
       if (nested->Path().back() == key) next = nested;
     if (!next)
-      throw BuilderError(label + ": no nested graph " + key.ToString() + " in graph '" + current->PathString() + "'");
+      throw BuilderError(label + ": no nested graph " + Quote(key.ToString()) + " in graph " +
+                         Quote(current->PathString()));
     current = next;
   }
   return *current;
@@ -121,7 +127,33 @@ std::string LocalRewriting::ToString() const {
   return text;
 }
 
-void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites) {
+namespace {
+
+// A tensor's name, type and shape without its data.
+TensorProto TensorHeader(const TensorProto& tensor) {
+  TensorProto header;
+  header.set_name(tensor.name());
+  header.set_data_type(tensor.data_type());
+  *header.mutable_dims() = tensor.dims();
+  return header;
+}
+
+// One batch: consecutive records with the same iteration and graph path.
+struct Batch {
+  std::size_t begin, end;  // record indices
+  GraphBuilder* graph;
+  std::string label;  // "Replay: batch 3 (record 7, 'CastCastPattern')"
+};
+
+// How a replay treats each batch: `before` sees the graph before the batch is applied,
+// `after` after; added initializers are copied whole or as headers only (a skeleton).
+struct BatchHooks {
+  std::function<void(const Batch&)> before = [](const Batch&) {};
+  std::function<void(const Batch&)> after = [](const Batch&) {};
+  bool copy_initializer_data = true;
+};
+
+void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites, const BatchHooks& hooks) {
   for (std::size_t begin = 0; begin < rewrites.size();) {
     const LocalRewriting& first = rewrites[begin];
     std::size_t end = begin + 1;
@@ -129,32 +161,139 @@ void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites) 
            rewrites[end].graph_path == first.graph_path)
       ++end;
     BatchEdit edit;
+    // The name comes from a rewrite file: quoted, so that no byte of it hides the message.
     edit.label = "Replay: batch " + std::to_string(first.iteration) + " (record " + std::to_string(begin) + ", " +
-                 first.Name() + ")";
-    GraphBuilder& graph = FindGraph(builder, first.graph_path, edit.label);
+                 Quote(first.Name()) + ")";
+    const Batch batch{begin, end, &FindGraph(builder, first.graph_path, edit.label), edit.label};
+    hooks.before(batch);
     std::unordered_map<std::string, std::string> renames;
     for (std::size_t r = begin; r < end; ++r) {
       const LocalRewriting& record = rewrites[r];
       if (record.added_nodes_positions.size() != static_cast<std::size_t>(record.added_nodes.size()) ||
           record.added_initializer_positions.size() != static_cast<std::size_t>(record.added_initializers.size()))
-        throw BuilderError("Replay: record " + std::to_string(r) + " (" + record.Name() +
+        throw BuilderError("Replay: record " + std::to_string(r) + " (" + Quote(record.Name()) +
                            ") has a different number of added elements and positions");
       edit.removed_nodes.insert(edit.removed_nodes.end(), record.matched_nodes.begin(), record.matched_nodes.end());
       edit.removed_initializers.insert(edit.removed_initializers.end(), record.removed_initializers.begin(),
                                        record.removed_initializers.end());
       for (int i = 0; i < record.added_nodes.size(); ++i)
         edit.added_nodes.emplace_back(record.added_nodes_positions[i], new NodeProto(record.added_nodes.Get(i)));
-      for (int i = 0; i < record.added_initializers.size(); ++i)
+      for (int i = 0; i < record.added_initializers.size(); ++i) {
+        const TensorProto& tensor = record.added_initializers.Get(i);
         edit.added_initializers.emplace_back(record.added_initializer_positions[i],
-                                             new TensorProto(record.added_initializers.Get(i)));
+                                             new TensorProto(hooks.copy_initializer_data ? tensor : TensorHeader(tensor)));
+      }
       for (const auto& [from, to] : record.value_renames) renames.insert_or_assign(from, to);
     }
-    ApplyBatch(graph, edit);
-    if (!renames.empty()) graph.RenameUses(renames);
+    ApplyBatch(*batch.graph, edit);
+    if (!renames.empty()) batch.graph->RenameUses(renames);
+    hooks.after(batch);
     begin = end;
   }
+}
+
+// Checks that the nodes a batch removes are those its records describe.
+void CheckRemovedNodes(const Batch& batch, const std::vector<LocalRewriting>& rewrites) {
+  const utils::RepeatedProtoField<NodeProto>& nodes = batch.graph->Nodes();
+  for (std::size_t r = batch.begin; r < batch.end; ++r) {
+    const LocalRewriting& record = rewrites[r];
+    if (record.matched_node_signatures.empty()) continue;
+    if (record.matched_node_signatures.size() != record.matched_nodes.size())
+      throw BuilderError(batch.label + ": record " + std::to_string(r) + " describes " +
+                         std::to_string(record.matched_node_signatures.size()) + " removed nodes but removes " +
+                         std::to_string(record.matched_nodes.size()));
+    for (std::size_t i = 0; i < record.matched_nodes.size(); ++i) {
+      const std::size_t position = record.matched_nodes[i];
+      if (position >= static_cast<std::size_t>(nodes.size())) continue;  // ApplyBatch reports it
+      const NodeSignature found = NodeSignature::Of(nodes.Get(static_cast<int>(position)));
+      if (found != record.matched_node_signatures[i])
+        throw BuilderError(batch.label + ": record " + std::to_string(r) + " removes the node at position " +
+                           std::to_string(position) + ", recorded as " + record.matched_node_signatures[i].ToString() +
+                           ", but the graph has " + found.ToString() + " there");
+    }
+  }
+}
+
+// The checks of loading, on the model a root builder holds after a batch. The graph is
+// moved into a model beside copies of the opset imports and functions, and back.
+class BatchChecker {
+ public:
+  explicit BatchChecker(GraphBuilder& root) : root_(root) { *model_.mutable_functions() = root.Functions(); }
+
+  void Check(const Batch& batch) {
+    *model_.mutable_opset_import() = root_.OpsetImports();
+    model_.mutable_graph()->Swap(&root_.Graph());
+    std::optional<std::string> problem;
+    try {
+      ir::CheckModel(model_);
+    } catch (const ModelError& error) {
+      problem = error.what();
+    }
+    model_.mutable_graph()->Swap(&root_.Graph());
+    if (problem) throw BuilderError(batch.label + ": after the batch, the model is invalid: " + *problem);
+  }
+
+ private:
+  GraphBuilder& root_;
+  ModelProto model_;
+};
+
+}  // namespace
+
+NodeSignature NodeSignature::Of(const NodeProto& node) {
+  return {node.op_type(), node.domain(), {node.output().begin(), node.output().end()}};
+}
+
+std::string NodeSignature::ToString() const {
+  std::string text = (ir::IsOnnxDomain(domain) ? "" : domain + ".") + op_type + " (outputs ";
+  for (std::size_t i = 0; i < outputs.size(); ++i) text += (i ? ", " : "") + Quote(outputs[i]);
+  return text + (outputs.empty() ? "none)" : ")");
+}
+
+void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites) {
+  std::optional<BatchChecker> checker;
+  if (builder.IsRoot()) checker.emplace(builder);
+  BatchHooks hooks;
+  hooks.before = [&](const Batch& batch) { CheckRemovedNodes(batch, rewrites); };
+  hooks.after = [&](const Batch& batch) {
+    if (checker) checker->Check(batch);
+  };
+  ReplayBatches(builder, rewrites, hooks);
   // As Optimize does: rewrites may introduce operators of a domain not imported yet.
   if (builder.IsRoot()) builder.ImportUsedDomains();
+}
+
+ModelProto ReplaySkeleton(const ModelProto& model) {
+  ModelProto skeleton;
+  *skeleton.mutable_opset_import() = model.opset_import();
+  *skeleton.mutable_functions() = model.functions();
+  const GraphProto& graph = model.graph();
+  GraphProto& copy = *skeleton.mutable_graph();
+  copy.set_name(graph.name());
+  *copy.mutable_node() = graph.node();
+  *copy.mutable_input() = graph.input();
+  *copy.mutable_output() = graph.output();
+  for (const TensorProto& tensor : graph.initializer()) *copy.add_initializer() = TensorHeader(tensor);
+  *copy.mutable_sparse_initializer() = graph.sparse_initializer();
+  return skeleton;
+}
+
+void DescribeRemovedNodes(ModelProto skeleton, std::vector<LocalRewriting>& rewrites) {
+  GraphBuilder builder(std::move(skeleton));
+  BatchHooks hooks;
+  hooks.copy_initializer_data = false;
+  hooks.before = [&](const Batch& batch) {
+    const utils::RepeatedProtoField<NodeProto>& nodes = batch.graph->Nodes();
+    for (std::size_t r = batch.begin; r < batch.end; ++r) {
+      LocalRewriting& record = rewrites[r];
+      record.matched_node_signatures.clear();
+      for (std::size_t position : record.matched_nodes) {
+        if (position >= static_cast<std::size_t>(nodes.size())) break;  // ApplyBatch reports it
+        record.matched_node_signatures.push_back(NodeSignature::Of(nodes.Get(static_cast<int>(position))));
+      }
+    }
+  };
+  ReplayBatches(builder, rewrites, hooks);
 }
 
 GraphProto Replay(const ModelProto& model, const std::vector<LocalRewriting>& rewrites) {

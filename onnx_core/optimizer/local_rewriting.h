@@ -7,6 +7,7 @@
 // optimizer and can be saved (rewrite_file.h) and applied to a fresh copy of the model:
 //
 //   matched_nodes, removed_initializers  positions in the graph at the start of the batch
+//   matched_node_signatures              what the nodes at matched_nodes were (optional)
 //   added_nodes_positions,               positions in the graph after the batch
 //   added_initializer_positions
 //   value_renames                        applied after the batch to every use, in this
@@ -30,12 +31,28 @@
 
 namespace onnxopt::core::builder {
 
+// What a removed node was, so that Replay can check that a recorded position still
+// designates it: its operator, domain and outputs.
+struct NodeSignature {
+  std::string op_type;
+  std::string domain;
+  std::vector<std::string> outputs;
+
+  static NodeSignature Of(const NodeProto& node);
+  std::string ToString() const;  // "Cast (outputs 'b')", "com.microsoft.FusedMatMul (outputs 'y')"
+  bool operator==(const NodeSignature&) const = default;
+};
+
 struct LocalRewriting {
   // The pattern or operation that produced the record; its Name() is the stable name.
   std::shared_ptr<const PatternOptimization> pattern;
   // Positions in the graph at the start of this batch. They cannot be positions in the
   // original model because prior batches may add or remove nodes.
   std::vector<std::size_t> matched_nodes;
+  // One per matched_nodes entry, or empty when not known. Optimize leaves them empty;
+  // DescribeRemovedNodes fills them (onnxopt optimize --record does) and the rewrite file
+  // keeps them.
+  std::vector<NodeSignature> matched_node_signatures;
   utils::RepeatedProtoField<NodeProto> added_nodes;  // replacement nodes
   std::vector<std::size_t> added_nodes_positions;    // one per added node, after the batch
   utils::RepeatedProtoField<TensorProto> added_initializers;
@@ -55,9 +72,22 @@ struct LocalRewriting {
 
 // Replays `rewrites` on a copy of `model`'s main graph and returns it.
 GraphProto Replay(const ModelProto& model, const std::vector<LocalRewriting>& rewrites);
-// Replays `rewrites` in place (no copy of the weights). Throws BuilderError naming the
-// record when a record does not fit the graph (positions out of range or repeated).
+// Replays `rewrites` in place (no copy of the weights). Records are untrusted (a rewrite
+// file may have been edited, or recorded on another model): every batch is checked, and
+// a record that does not fit raises BuilderError naming the batch, the record and what
+// differs, leaving the graph in an unspecified state. Checked: the nested graph exists;
+// positions are in range and not repeated; each removed node has the recorded signature
+// (when recorded); and, on a root builder, the model passes the checks of loading
+// (ir::CheckModel: values defined before use, no duplicate definition...) after the batch.
 void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites);
+
+// A copy of `model` without the data of its main graph's initializers: all a replay needs
+// to follow the records (positions, names), light enough to keep while the model itself
+// is optimized.
+ModelProto ReplaySkeleton(const ModelProto& model);
+// Fills matched_node_signatures of every record by replaying `rewrites` on `skeleton`,
+// the ReplaySkeleton of the model they were made on. Throws BuilderError like Replay.
+void DescribeRemovedNodes(ModelProto skeleton, std::vector<LocalRewriting>& rewrites);
 
 // One rewrite batch on one graph: what leaves the node and initializer fields (positions
 // before the batch) and what enters them (owned elements with their positions after the

@@ -1,7 +1,7 @@
 #include "onnx_core/optimizer/rewrite_file.h"
 
-
 #include <climits>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <utility>
@@ -11,6 +11,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/ir/file_io.h"
 
 namespace onnxopt::core::builder {
@@ -34,8 +35,10 @@ constexpr std::uint64_t kMaxPosition = INT_MAX - 1;
 // A model fingerprint is 16 hexadecimal digits; room is left for a longer hash.
 constexpr std::uint64_t kMaxFingerprintBytes = 256;
 // The smallest record: a length prefix, a one-character pattern name (2 bytes), the
-// iteration, nine empty lists and two times, one byte each.
-constexpr std::size_t kMinRecordBytes = 1 + 2 + 1 + 9 + 2;
+// iteration, ten empty lists and two times, one byte each.
+constexpr std::size_t kMinRecordBytes = 1 + 2 + 1 + 10 + 2;
+// The checksum that ends the file: a 64-bit hash, little-endian.
+constexpr std::size_t kChecksumBytes = 8;
 // A 64-bit varint takes at most 10 bytes (7 bits each).
 constexpr std::size_t kMaxVarint64Bytes = 10;
 
@@ -100,6 +103,9 @@ std::string SerializeRecord(const LocalRewriting& record, std::size_t index) {
   CheckPositionCount(record.added_nodes_positions.size(), record.added_nodes.size(), label, "node");
   CheckPositionCount(record.added_initializer_positions.size(), record.added_initializers.size(), label,
                      "initializer");
+  if (!record.matched_node_signatures.empty() && record.matched_node_signatures.size() != record.matched_nodes.size())
+    throw BuilderError(label + ": " + std::to_string(record.matched_node_signatures.size()) +
+                       " removed-node signatures for " + std::to_string(record.matched_nodes.size()) + " removed nodes");
   std::string body;
   {
     RecordWriter out(body);
@@ -112,6 +118,13 @@ std::string SerializeRecord(const LocalRewriting& record, std::size_t index) {
       out.Signed(key.index);
     }
     out.Positions(record.matched_nodes);
+    out.Unsigned(record.matched_node_signatures.size());
+    for (const NodeSignature& signature : record.matched_node_signatures) {
+      out.String(signature.op_type);
+      out.String(signature.domain);
+      out.Unsigned(signature.outputs.size());
+      for (const std::string& output : signature.outputs) out.String(output);
+    }
     out.Messages(record.added_nodes, label, "added_nodes");
     out.Positions(record.added_nodes_positions);
     out.Messages(record.added_initializers, label, "added_initializers");
@@ -229,7 +242,7 @@ LocalRewriting ParseRecord(std::string_view body, std::size_t index, const std::
   LocalRewriting record;
   const std::string name = in.String("pattern");
   if (name.empty()) in.Fail("pattern", "the pattern name is empty");
-  in.SetName(name);
+  in.SetName(Quote(name));
   auto [it, inserted] = patterns.try_emplace(name);
   if (inserted) it->second = std::make_shared<NamedOperation>(name);
   record.pattern = it->second;
@@ -248,6 +261,19 @@ LocalRewriting ParseRecord(std::string_view body, std::size_t index, const std::
     key.index = static_cast<int>(attribute_index);
   }
   record.matched_nodes = in.Positions("matched_nodes");
+  const std::size_t signature_count = in.Count("matched_node_signatures");
+  if (signature_count != 0 && signature_count != record.matched_nodes.size())
+    in.Fail("matched_node_signatures", std::to_string(signature_count) + " signatures for " +
+                                           std::to_string(record.matched_nodes.size()) + " matched nodes");
+  for (std::size_t i = 0; i < signature_count; ++i) {
+    const std::string field = "matched_node_signatures[" + std::to_string(i) + "]";
+    NodeSignature& signature = record.matched_node_signatures.emplace_back();
+    signature.op_type = in.String(field + ".op_type");
+    signature.domain = in.String(field + ".domain");
+    const std::size_t output_count = in.Count(field + ".outputs");
+    for (std::size_t k = 0; k < output_count; ++k)
+      signature.outputs.push_back(in.String(field + ".outputs[" + std::to_string(k) + "]"));
+  }
   in.Messages("added_nodes", "NodeProto", record.added_nodes);
   record.added_nodes_positions = in.Positions("added_nodes_positions");
   if (record.added_nodes_positions.size() != static_cast<std::size_t>(record.added_nodes.size()))
@@ -305,9 +331,10 @@ class Hasher {
     hash_ ^= word;
     hash_ *= kMultiplier;
   }
+  std::uint64_t Value() const { return hash_ ^ (hash_ >> 29); }
   std::string Hex() const {
     static constexpr char kDigits[] = "0123456789abcdef";
-    std::uint64_t value = hash_ ^ (hash_ >> 29);
+    std::uint64_t value = Value();
     std::string text(16, '0');
     for (int i = 15; i >= 0; --i, value >>= 4) text[i] = kDigits[value & 15];
     return text;
@@ -360,6 +387,15 @@ std::string ModelFingerprint(const ModelProto& model) {
   return hasher.Hex();
 }
 
+std::string RewriteFileChecksum(std::string_view content) {
+  Hasher hasher;
+  hasher.Bytes(content);
+  const std::uint64_t checksum = hasher.Value();
+  std::string bytes(kChecksumBytes, '\0');
+  for (std::size_t i = 0; i < kChecksumBytes; ++i) bytes[i] = static_cast<char>((checksum >> (8 * i)) & 0xFF);
+  return bytes;
+}
+
 std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::string_view model_fingerprint) {
   std::string out(kRewriteFileMagic);
   {
@@ -376,7 +412,7 @@ std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::
     }
     out += body;
   }
-  return out;
+  return out + RewriteFileChecksum(out);
 }
 
 RewriteFile ParseRewriteFile(std::string_view bytes, std::string_view origin_view) {
@@ -387,9 +423,22 @@ RewriteFile ParseRewriteFile(std::string_view bytes, std::string_view origin_vie
   std::uint64_t version = 0;
   if (!ReadFileVarint(bytes, offset, version))
     throw ModelError(origin + ": truncated rewrite file: the format version is missing");
+  if (version == 1)
+    throw ModelError(origin + ": rewrite file format version " + std::to_string(version) +
+                     " is no longer supported (this build reads version " + std::to_string(kRewriteFileVersion) +
+                     ", which adds a checksum and the removed nodes' signatures): record the rewrites again with "
+                     "onnxopt optimize --record");
   if (version != kRewriteFileVersion)
     throw ModelError(origin + ": rewrite file format version " + std::to_string(version) +
                      " is not supported (this build reads version " + std::to_string(kRewriteFileVersion) + ")");
+  // Nothing else is read from a file that was changed after it was written.
+  if (bytes.size() < offset + kChecksumBytes)
+    throw ModelError(origin + ": truncated rewrite file: the checksum is missing");
+  const std::string_view stored = bytes.substr(bytes.size() - kChecksumBytes);
+  bytes.remove_suffix(kChecksumBytes);
+  if (stored != RewriteFileChecksum(bytes))
+    throw ModelError(origin + ": the rewrite file's checksum does not match its content: the file was changed or "
+                     "damaged after it was written");
   RewriteFile file;
   std::uint64_t fingerprint_size = 0;
   if (!ReadFileVarint(bytes, offset, fingerprint_size))

@@ -6,10 +6,12 @@
 // versioned binary one built on protobuf's varints and length-delimited fields; it is
 // documented byte by byte in docs/record-format.md.
 //
-// A rewrite file is untrusted input: parsing checks every count, length and position
-// against the bytes that remain, so a truncated or hostile file raises ModelError naming
-// the record and the field, and never allocates more than the file's size suggests.
-// Whether the records fit a given model is Replay's business (BuilderError).
+// A rewrite file is untrusted input: it ends with a checksum of its content, checked
+// before anything else is read (a changed byte is refused), and parsing checks every
+// count, length and position against the bytes that remain, so a truncated or hostile
+// file raises ModelError naming the record and the field, and never allocates more than
+// the file's size suggests. Whether the records fit a given model is Replay's business
+// (BuilderError).
 
 #include <filesystem>
 #include <string>
@@ -21,9 +23,9 @@
 namespace onnxopt::core::builder {
 
 // The first bytes of every rewrite file, and the only format version this build writes
-// and reads.
+// and reads (version 1 had no checksum and no removed-node signatures).
 inline constexpr std::string_view kRewriteFileMagic{"ORWR\r\n\x1a\n", 8};
-inline constexpr std::uint32_t kRewriteFileVersion = 1;
+inline constexpr std::uint32_t kRewriteFileVersion = 2;
 
 // Records refer to the graph by position only, so a record replayed on another model
 // would silently rewrite the wrong nodes. A rewrite file therefore stores the fingerprint
@@ -44,6 +46,10 @@ struct RewriteFile {
 // The records in the rewrite file format. Throws BuilderError for a record whose position
 // lists do not match its added elements (Replay could not apply it either).
 std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::string_view model_fingerprint = {});
+
+// The 8 bytes that end a rewrite file: a checksum of `content`, every byte before them
+// (docs/record-format.md).
+std::string RewriteFileChecksum(std::string_view content);
 
 // Parses a rewrite file's bytes; `origin` names them in error messages. Loaded records
 // point to one NamedOperation per distinct pattern name (the pattern objects that made

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "onnx_core/eval/float8.h"
+#include "onnx_core/eval/random_seed.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
@@ -408,8 +409,7 @@ std::vector<Value> DropoutKernel(KernelContext& ctx) {
   std::vector<Value> out{x_in};
   if (training && ratio != 0) {
     if (ratio < 0 || ratio >= 1) Fail("Dropout ratio must be in [0, 1)");
-    const auto seed = ctx.IntAttribute("seed");
-    UniformSampler sampler(seed ? static_cast<std::uint32_t>(*seed) : std::random_device{}());
+    UniformSampler sampler(static_cast<std::uint32_t>(core::eval::NodeRandomSeed(ctx)));
     for (std::int64_t i = 0; i < mask.size(); ++i) m[i] = sampler.Next() >= ratio;
     Tensor x = ToComputeType(x_in);
     Tensor y = DispatchFloat(x.elem_type(), [&]<class T>(std::type_identity<T>) {

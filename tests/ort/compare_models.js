@@ -21,8 +21,9 @@
 // Run r (0-based) uses seed N + r.
 //
 // Comparison: output names must be equal as sets; shapes and element types must match;
-// every element satisfies |a - b| <= atol + rtol * |b| (a from MODEL_A, b from MODEL_B);
-// NaN equals NaN; infinities must be equal; integer and bool outputs must be identical.
+// float elements a and b match as in `onnxopt verify`: NaN matches NaN only, an
+// infinity the same infinity only, finite numbers when |a - b| <= atol + rtol *
+// max(|a|, |b|) (symmetric); integer and bool outputs must be identical.
 //
 // Exit codes:
 //   0  every output matches
@@ -203,6 +204,15 @@ function makeInput(ort, meta, shape, rand, opts) {
   }
 }
 
+// The rule of `onnxopt verify`, symmetric in x and y: NaN matches NaN only, an infinity
+// the same infinity only (a tolerance relative to an infinite side would accept
+// anything), finite numbers when |x - y| <= atol + rtol * max(|x|, |y|).
+function floatsMatch(x, y, atol, rtol) {
+  if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) && Number.isNaN(y);
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return x === y;
+  return Math.abs(x - y) <= atol + rtol * Math.max(Math.abs(x), Math.abs(y));
+}
+
 function isFloatType(type) {
   return type === 'float32' || type === 'float64' || type === 'float16';
 }
@@ -268,7 +278,7 @@ function compareOutput(name, ta, tb, opts) {
       if (x === y) continue;
       if (Number.isNaN(x) && Number.isNaN(y)) continue;
       const diff = Math.abs(x - y);
-      const bad = !(diff <= opts.atol + opts.rtol * Math.abs(y));  // NaN/Inf diffs are bad
+      const bad = !floatsMatch(x, y, opts.atol, opts.rtol);
       if (Number.isNaN(diff) || diff === Infinity) rec.maxAbsDiff = Infinity;
       else if (diff > rec.maxAbsDiff) rec.maxAbsDiff = diff;
       if (bad) {

@@ -51,6 +51,10 @@ expect_output "MISMATCH z " "the mismatching output is named"
 expect 0 "a 1e-7 difference is within tolerance" "$m/ref.onnx" "$m/eps_small.onnx"
 expect 1 "a 1e-2 difference is outside the default tolerance" "$m/ref.onnx" "$m/eps_large.onnx"
 expect 0 "a 1e-2 difference is inside --atol 0.05" "$m/ref.onnx" "$m/eps_large.onnx" --atol 0.05
+expect 1 "a finite output does not match +inf" "$m/ref.onnx" "$m/eps_inf.onnx"
+expect 1 "+inf does not match a finite output" "$m/eps_inf.onnx" "$m/ref.onnx"
+expect 1 "+inf does not match -inf" "$m/eps_inf.onnx" "$m/eps_minus_inf.onnx"
+expect 0 "+inf matches +inf" "$m/eps_inf.onnx" "$m/eps_inf.onnx"
 expect 1 "different output names are a mismatch" "$m/ref.onnx" "$m/renamed.onnx"
 expect_output "outputs only in model A: z" "the missing output is named"
 expect 0 "a symbolic dim shared by two inputs gets one value (--dim batch=3)" "$m/ref.onnx" "$m/ref.onnx" --dim batch=3 --json

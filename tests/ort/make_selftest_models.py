@@ -6,6 +6,8 @@
   sub.onnx        same with Add replaced by Sub (must be reported as a mismatch)
   eps_small.onnx  same plus 1e-7 on z (within the default tolerance)
   eps_large.onnx  same plus 1e-2 on z (outside the default tolerance)
+  eps_inf.onnx    same plus +inf on z (z infinite: matches no finite z, only +inf)
+  eps_minus_inf.onnx  same plus -inf on z
   renamed.onnx    same with output `z` renamed `z2` (output sets differ)
   bf16.onnx       a bfloat16 input (onnxruntime-node cannot feed it: exit code 3)
   broken.onnx     not a protobuf
@@ -65,6 +67,8 @@ def main():
     onnx.save(model(op="Sub"), os.path.join(out, "sub.onnx"))
     onnx.save(model(eps=1e-7), os.path.join(out, "eps_small.onnx"))
     onnx.save(model(eps=1e-2), os.path.join(out, "eps_large.onnx"))
+    onnx.save(model(eps=np.inf), os.path.join(out, "eps_inf.onnx"))
+    onnx.save(model(eps=-np.inf), os.path.join(out, "eps_minus_inf.onnx"))
     onnx.save(model(out_name="z2"), os.path.join(out, "renamed.onnx"))
     onnx.save(bf16_model(), os.path.join(out, "bf16.onnx"))
     with open(os.path.join(out, "broken.onnx"), "wb") as f:

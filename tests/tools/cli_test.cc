@@ -148,6 +148,13 @@ TEST_F(CliTest, RejectsExternalDataOffsetPastTheEnd) {
   ExpectRejected(Optimize(Serialized(ModelWithExternalWeight("weights.bin", "64", "16"))), "weights.bin");
 }
 
+TEST_F(CliTest, QuotesALocationWithANulByteWhole) {
+  // Printed as a C string, the message would end at the NUL: "... in 'weights".
+  const CommandResult result = Optimize(Serialized(ModelWithExternalWeight(std::string("weights\0.bin", 12))));
+  ExpectRejected(result, "external data of tensor 'w' in 'weights\\x00.bin': file '");
+  EXPECT_NE(result.output.find("weights\\x00.bin' does not exist"), std::string::npos) << result.output;
+}
+
 TEST_F(CliTest, RejectsCyclicGraph) {
   ModelProto model = ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

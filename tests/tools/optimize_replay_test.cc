@@ -4,12 +4,17 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "tests/support/test_support.h"
 
@@ -250,6 +255,7 @@ TEST_F(OptimizeReplayTest, UsageErrors) {
   }
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record"}), "needs a value");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", out}), "two outputs");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", Out("./o.onnx").string()}), "two outputs");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--no-fold=1"}), "takes no value");
   ExpectUsageError(Onnxopt({"replay", model, "-o", out}), "missing argument");
   ExpectUsageError(Onnxopt({"replay", model, "r", "-o", out, "--patterns", "none"}), "unknown option --patterns");
@@ -357,14 +363,166 @@ TEST_F(ReplayRejectsTest, CorruptRecordFiles) {
   std::string version = record_;
   version[8] = 9;
   ExpectInvalidInput(Replay(version, model_), "format version 9 is not supported");
-  ExpectInvalidInput(Replay(record_ + "junk", model_), "unexpected bytes after the last record");
+  ExpectInvalidInput(Replay(record_ + "junk", model_), "checksum does not match");
   // The first record's length (after the header: magic, version, fingerprint, a one-byte
-  // record count) made huge.
+  // record count) made huge, the checksum computed again.
   const core::builder::RewriteFile file = core::builder::ParseRewriteFile(record_);
   ASSERT_LT(file.rewrites.size(), 128u);
-  const std::size_t header = core::builder::SerializeRewrites({}, file.model_fingerprint).size();
-  std::string length = record_.substr(0, header) + std::string(9, '\xff') + '\x01' + record_.substr(header + 1);
-  ExpectInvalidInput(Replay(length, model_), "record 0");
+  const std::string empty = core::builder::SerializeRewrites({}, file.model_fingerprint);
+  const std::size_t header = empty.size() - 8;
+  std::string length = record_.substr(0, header) + std::string(9, '\xff') + '\x01' +
+                       record_.substr(header + 1, record_.size() - header - 9);
+  ExpectInvalidInput(Replay(length + core::builder::RewriteFileChecksum(length), model_), "record 0");
+  // A version 1 file.
+  std::string old = record_;
+  old[8] = 1;
+  ExpectInvalidInput(Replay(old, model_), "format version 1 is no longer supported");
+}
+
+// Every one-byte change of a recorded file: exit 2, or (never seen, but allowed) exit 0
+// with the very model optimize saved. Never another model, never an internal error.
+TEST_F(ReplayRejectsTest, EveryChangedByteIsRefusedOrHarmless) {
+  const std::string expected = ReadFile(in_ / "opt.onnx");
+  int refused = 0;
+  for (std::size_t i = 0; i < record_.size(); ++i) {
+    std::string changed = record_;
+    const unsigned char flips[] = {0x01, 0x80, 0xff};
+    changed[i] = static_cast<char>(static_cast<unsigned char>(changed[i]) ^ flips[i % 3]);
+    const CommandResult result = Replay(changed, model_);
+    SCOPED_TRACE("byte " + std::to_string(i) + ": " + result.output);
+    ASSERT_TRUE(result.exit_code == 0 || result.exit_code == 2);
+    if (result.exit_code == 0) {
+      EXPECT_EQ(ReadFile(Out("o.onnx")), expected);
+      fs::remove(Out("o.onnx"));
+    } else {
+      ++refused;
+      EXPECT_TRUE(ListFiles(out_.path()).empty());
+    }
+  }
+  EXPECT_EQ(refused, static_cast<int>(record_.size())) << "the checksum catches every one-byte change";
+}
+
+// Records edited field by field, the checksum computed again (as whoever edits a file on
+// purpose can): Replay's own checks refuse each with exit 2, naming the batch and the
+// difference, and write nothing.
+class ReplayChecksTest : public ReplayRejectsTest {
+ protected:
+  // Replays the recorded file after `edit` changed its records.
+  CommandResult ReplayEdited(const std::function<void(std::vector<core::builder::LocalRewriting>&)>& edit) {
+    core::builder::RewriteFile file = core::builder::ParseRewriteFile(record_);
+    edit(file.rewrites);
+    return Replay(core::builder::SerializeRewrites(file.rewrites, file.model_fingerprint), model_);
+  }
+  // The first record of a pattern or pass named `name`.
+  static core::builder::LocalRewriting& First(std::vector<core::builder::LocalRewriting>& rewrites,
+                                              const std::string& name) {
+    for (auto& record : rewrites)
+      if (record.Name() == name) return record;
+    ADD_FAILURE() << "no record of " << name;
+    return rewrites.front();
+  }
+  void ExpectRefused(const CommandResult& result, const std::vector<std::string>& words) {
+    for (const std::string& word : words) ExpectInvalidInput(result, word);
+    ExpectInvalidInput(result, "does not fit model");
+    EXPECT_EQ(result.output.find("internal error"), std::string::npos) << result.output;
+  }
+};
+
+TEST_F(ReplayChecksTest, RecordsDescribeTheNodesTheyRemove) {
+  const core::builder::RewriteFile file = core::builder::ParseRewriteFile(record_);
+  const core::builder::LocalRewriting* cast_cast = nullptr;
+  for (const auto& record : file.rewrites)
+    if (record.Name() == "CastCastPattern") cast_cast = &record;
+  ASSERT_NE(cast_cast, nullptr);
+  ASSERT_EQ(cast_cast->matched_node_signatures.size(), 2u);
+  for (const auto& signature : cast_cast->matched_node_signatures) EXPECT_EQ(signature.op_type, "Cast");
+  EXPECT_EQ(cast_cast->matched_node_signatures[0].outputs, std::vector<std::string>{"a"});
+  EXPECT_EQ(cast_cast->matched_node_signatures[1].outputs, std::vector<std::string>{"b"});
+}
+
+TEST_F(ReplayChecksTest, RefusesAPositionOutOfRange) {
+  ExpectRefused(ReplayEdited([](auto& rewrites) { First(rewrites, "CastCastPattern").matched_nodes[0] = 40; }),
+                {"CastCastPattern", "removes the node at position 40 but the graph has"});
+  ExpectRefused(ReplayEdited([](auto& rewrites) { First(rewrites, "CastCastPattern").added_nodes_positions[0] = 40; }),
+                {"adds a node at position 40"});
+  ExpectRefused(ReplayEdited([](auto& rewrites) { First(rewrites, "FoldConstants").removed_initializers = {7}; }),
+                {"FoldConstants", "removes the initializer at position 7"});
+}
+
+TEST_F(ReplayChecksTest, RefusesAPositionThatDesignatesAnotherNode) {
+  // Positions in range, but the first Cast's position now points at another node.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  auto& record = First(rewrites, "CastCastPattern");
+                  record.matched_nodes[0] = record.matched_nodes[0] == 0 ? 2 : 0;
+                }),
+                {"removes the node at position", "recorded as Cast (outputs 'a'), but the graph has"});
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  First(rewrites, "CastCastPattern").matched_node_signatures[1].op_type = "Relu";
+                }),
+                {"recorded as Relu (outputs 'b'), but the graph has Cast (outputs 'b')"});
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  First(rewrites, "CastCastPattern").matched_node_signatures[1].domain = "com.microsoft";
+                }),
+                {"recorded as com.microsoft.Cast"});
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  First(rewrites, "CastCastPattern").matched_node_signatures[1].outputs[0] = "zz";
+                }),
+                {"recorded as Cast (outputs 'zz')"});
+}
+
+TEST_F(ReplayChecksTest, RefusesABatchThatLeavesAnInvalidGraph) {
+  // A replacement node that reads a value nothing defines.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  First(rewrites, "CastCastPattern").added_nodes.Mutable(0)->set_input(0, "nowhere");
+                }),
+                {"after the batch, the model is invalid", "nowhere"});
+  // A rename to a value nothing defines.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  for (auto& record : rewrites)
+                    for (auto& [from, to] : record.value_renames) to = "nowhere";
+                }),
+                {"after the batch, the model is invalid", "nowhere"});
+  // A replacement node that defines a value twice.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  First(rewrites, "CastCastPattern").added_nodes.Mutable(0)->set_output(0, "y");
+                }),
+                {"after the batch, the model is invalid"});
+}
+
+TEST_F(ReplayChecksTest, RefusesAMissingNestedGraph) {
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  First(rewrites, "CastCastPattern").graph_path = {core::builder::SubgraphKey{"y", "then_branch", -1}};
+                }),
+                {"no nested graph 'y:then_branch' in graph ''"});
+}
+
+// Whoever changes a file can compute its checksum again: Replay then still refuses what
+// does not fit, and never accepts a model its loader would refuse, whatever the change.
+TEST_F(ReplayChecksTest, EveryChangeUnderAValidChecksumKeepsTheModelValid) {
+  const ModelProto model = core::ir::LoadModel(model_);
+  const std::string fingerprint = core::builder::ModelFingerprint(model);
+  const std::string content = record_.substr(0, record_.size() - 8);
+  int replayed = 0;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string changed = content;
+      changed[i] = static_cast<char>(static_cast<unsigned char>(changed[i]) ^ flip);
+      SCOPED_TRACE("byte " + std::to_string(i) + " ^ " + std::to_string(flip));
+      try {
+        const core::builder::RewriteFile file =
+            core::builder::ParseRewriteFile(changed + core::builder::RewriteFileChecksum(changed));
+        if (file.model_fingerprint != fingerprint) continue;  // replay refuses it
+        core::builder::GraphBuilder builder{ModelProto(model)};
+        core::builder::Replay(builder, file.rewrites);
+        const ModelProto result = std::move(builder).TakeModel();
+        EXPECT_NO_THROW(core::ir::CheckModel(result));
+        ++replayed;
+      } catch (const ModelError&) {
+      } catch (const BuilderError&) {
+      }
+    }
+  }
+  EXPECT_GT(replayed, 0) << "some changes (a time, a name) fit";
 }
 
 TEST_F(ReplayRejectsTest, MissingRecordFile) {

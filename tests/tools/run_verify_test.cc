@@ -1,7 +1,12 @@
 // `onnxopt run` and `onnxopt verify` end to end: outputs, .npy files and their escaped
 // names, random inputs that agree with tests/ort/compare_models.js, exit codes.
 
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -42,6 +47,52 @@ constexpr const char* kAddAbs = R"ONNX(
     y = Abs (out1)
   })ONNX";
 
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+// A model without inputs whose output y is a constant of `elem_type` (FLOAT or FLOAT16).
+ModelProto ConstantModel(const std::vector<float>& values, int elem_type = TensorProto::FLOAT) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g () => (float[N] y) { y = Constant <value = float[1] {0}> () })ONNX");
+  TensorProto& value = *model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_t();
+  value.Clear();
+  value.set_data_type(elem_type);
+  value.add_dims(static_cast<std::int64_t>(values.size()));
+  for (float v : values) {
+    if (elem_type == TensorProto::FLOAT16) {
+      const std::uint16_t bits = core::eval::FloatToHalf(v);
+      value.mutable_raw_data()->append(reinterpret_cast<const char*>(&bits), 2);
+    } else {
+      value.add_float_data(v);
+    }
+  }
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
+  return model;
+}
+
+// Training-mode Dropout: y drops half of x at random; z = Relu(x) draws nothing.
+constexpr const char* kDropout = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[8,8] x) => (float[8,8] y, float[8,8] z) {
+    ratio = Constant <value = float {0.5}> ()
+    mode = Constant <value = bool {1}> ()
+    y = Dropout (x, ratio, mode)
+    z = Relu (x)
+  })ONNX";
+
+// The same computation, but the Dropout node is another one (its output has another
+// name): it draws other numbers.
+constexpr const char* kDropoutRenamed = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[8,8] x) => (float[8,8] y, float[8,8] z) {
+    ratio = Constant <value = float {0.5}> ()
+    mode = Constant <value = bool {1}> ()
+    d = Dropout (x, ratio, mode)
+    y = Identity (d)
+    z = Relu (x)
+  })ONNX";
+
 Tensor FloatTensor(std::vector<std::int64_t> shape, const std::vector<float>& values) {
   Tensor tensor(TensorProto::FLOAT, std::move(shape));
   for (std::size_t i = 0; i < values.size(); ++i) tensor.MutableData<float>()[i] = values[i];
@@ -64,6 +115,25 @@ class RunVerifyTest : public ::testing::Test {
     const auto path = dir_ / name;
     WriteFile(path, core::ir::SerializeDeterministic(model));
     return path.string();
+  }
+  std::string Save(const std::string& name, const ModelProto& model) {
+    WriteFile(dir_ / name, core::ir::SerializeDeterministic(model));
+    return (dir_ / name).string();
+  }
+  // verify A B and verify B A: the same exit code, returned.
+  int VerifyBothWays(const std::string& a, const std::string& b, const std::vector<std::string>& options = {},
+                     const std::string& expected_text = "") {
+    std::vector<std::string> forward = {"verify", a, b}, backward = {"verify", b, a};
+    forward.insert(forward.end(), options.begin(), options.end());
+    backward.insert(backward.end(), options.begin(), options.end());
+    const CommandResult one = Onnxopt(forward), other = Onnxopt(backward);
+    EXPECT_EQ(one.exit_code, other.exit_code) << "the order of the models changed the verdict:\n"
+                                              << one.output << "\n---\n" << other.output;
+    if (!expected_text.empty()) {
+      ExpectContains(one, expected_text);
+      ExpectContains(other, expected_text);
+    }
+    return one.exit_code;
   }
   std::string Npy(const std::string& name, const Tensor& tensor) {
     core::eval::WriteNpy(tensor, dir_ / name);
@@ -127,8 +197,9 @@ TEST_F(RunVerifyTest, RunRejectsBadCommandLines) {
   auto unknown = Onnxopt({"run", model, "--random-inputs", "--input", "z=z.npy"});
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
   ExpectContains(unknown, "no input named 'z'");
-  auto seed = Onnxopt({"run", model, "--seed", "3"});
-  EXPECT_EQ(seed.exit_code, 1) << seed.output;
+  auto range = Onnxopt({"run", model, "--float-range", "3"});
+  EXPECT_EQ(range.exit_code, 1) << range.output;
+  ExpectContains(range, "--float-range and --int-max need --random-inputs");
   auto dim = Onnxopt({"run", model, "--random-inputs", "--dim", "N"});
   EXPECT_EQ(dim.exit_code, 1) << dim.output;
   ExpectContains(dim, "NAME=VALUE");
@@ -139,7 +210,8 @@ TEST_F(RunVerifyTest, RunReportsInvalidInputsAndKernelFailures) {
   WriteFile(dir_ / "bad.npy", "not a npy file at all");
   auto bad = Onnxopt({"run", model, "--random-inputs", "--input", "x=" + (dir_ / "bad.npy").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  ExpectContains(bad, "bad.npy");
+  ExpectContains(bad, "onnxopt run: invalid input file '" + (dir_ / "bad.npy").string() + "': not a .npy file");
+  EXPECT_EQ(bad.output.find("invalid model"), std::string::npos) << bad.output;
 
   // Shapes that do not broadcast: the kernel fails and the message names the node.
   const std::string unranked = Model("u.onnx", R"ONNX(
@@ -157,6 +229,47 @@ TEST_F(RunVerifyTest, RunReportsInvalidInputsAndKernelFailures) {
   auto no_kernel = Onnxopt({"run", custom, "--random-inputs"});
   EXPECT_EQ(no_kernel.exit_code, 2) << no_kernel.output;
   ExpectContains(no_kernel, "Frobnicate");
+}
+
+// A .npy header: `descr`, `fortran_order` and `shape` as numpy writes them, then `data`.
+std::string NpyBytes(const std::string& descr, bool fortran, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(length & 0xff) + static_cast<char>(length >> 8) +
+         header + data;
+}
+
+TEST_F(RunVerifyTest, RunBlamesTheInputFileForEveryNpyProblem) {
+  const std::string model = Model("relu.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,3] y) { y = Relu (x) })ONNX");
+  const std::string floats(24, '\0');
+  const std::pair<std::string, std::string> files[] = {
+      {"", "too short to be a .npy file"},
+      {"NOT A NUMPY FILE, NOT AT ALL", "not a .npy file (bad magic string)"},
+      {NpyBytes("<f4", false, "(2, 3)", floats.substr(0, 20)), "truncated data"},
+      {NpyBytes("<f4", false, "(2, 3)", floats + "xy"), "the file has 2 bytes after the data"},
+      {NpyBytes("<f4", true, "(2, 3)", floats), "Fortran-order arrays are not supported"},
+      {NpyBytes("|O", false, "(3,)", floats), "unsupported dtype '|O'"},
+      {NpyBytes(">f4", false, "(2, 3)", floats), "unsupported dtype '>f4'"},
+      {NpyBytes("<f4", false, "(2, 3", floats), "malformed header"},
+      // Valid files whose array is not what the model declares.
+      {NpyBytes("<i8", false, "(2, 3)", floats + floats), "input 'x' is int64[2,3], declared with element type FLOAT"},
+      {NpyBytes("<f4", false, "(6,)", floats), "input 'x' is float[6], declared with rank 2"},
+      {NpyBytes("<f4", false, "(3, 2)", floats), "input 'x' is float[3,2], dimension 0 is declared as 2"},
+  };
+  int index = 0;
+  for (const auto& [bytes, words] : files) {
+    SCOPED_TRACE(words);
+    const std::filesystem::path file = dir_ / ("bad" + std::to_string(index++) + ".npy");
+    WriteFile(file, bytes);
+    const CommandResult result = Onnxopt({"run", model, "--input", "x=" + file.string()});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    ExpectContains(result, "onnxopt run: invalid input file '" + file.string() + "': " + words);
+    EXPECT_EQ(result.output.find("invalid model"), std::string::npos) << result.output;
+  }
 }
 
 TEST_F(RunVerifyTest, VerifyAcceptsEquivalentModels) {
@@ -191,6 +304,224 @@ TEST_F(RunVerifyTest, VerifyRejectsBadCommandLines) {
   EXPECT_EQ(Onnxopt({"verify", model}).exit_code, 1);
   EXPECT_EQ(Onnxopt({"verify", model, model, "--atol", "-1"}).exit_code, 1);
   EXPECT_EQ(Onnxopt({"verify", model, (dir_ / "missing.onnx").string()}).exit_code, 2);
+}
+
+// --- verify: how elements compare -------------------------------------------------------
+
+TEST_F(RunVerifyTest, VerifyMatchesInfinitiesOnlyWithTheSameInfinity) {
+  const std::string inf = Save("inf.onnx", ConstantModel({kInf, 1}));
+  EXPECT_EQ(VerifyBothWays(inf, Save("big.onnx", ConstantModel({3e38f, 1})), {}, "MISMATCH y"), 5);
+  EXPECT_EQ(VerifyBothWays(inf, Save("one.onnx", ConstantModel({1, 1})), {}, "MISMATCH y"), 5);
+  EXPECT_EQ(VerifyBothWays(inf, Save("minus.onnx", ConstantModel({-kInf, 1})), {}, "1/2 elements differ, first at 0: "), 5);
+  ExpectContains(Onnxopt({"verify", inf, Save("minus.onnx", ConstantModel({-kInf, 1}))}), "first at 0: inf vs -inf");
+  EXPECT_EQ(VerifyBothWays(inf, Save("inf2.onnx", ConstantModel({kInf, 1})), {}, "EQUIVALENT"), 0);
+  // Even a tolerance larger than every finite number does not make a number infinite.
+  EXPECT_EQ(VerifyBothWays(inf, Save("big.onnx", ConstantModel({3e38f, 1})), {"--atol", "1e300", "--rtol", "1e300"}), 5);
+}
+
+TEST_F(RunVerifyTest, VerifyMatchesNanOnlyWithNan) {
+  const std::string nan = Save("nan.onnx", ConstantModel({kNan, 1}));
+  EXPECT_EQ(VerifyBothWays(nan, Save("nan2.onnx", ConstantModel({-kNan, 1})), {}, "EQUIVALENT"), 0);
+  EXPECT_EQ(VerifyBothWays(nan, Save("zero.onnx", ConstantModel({0, 1})), {}, "MISMATCH y"), 5);
+  EXPECT_EQ(VerifyBothWays(nan, Save("inf.onnx", ConstantModel({kInf, 1})), {}, "MISMATCH y"), 5);
+}
+
+TEST_F(RunVerifyTest, VerifyToleratesRelativeToTheLargerMagnitude) {
+  // |10 - 11.05| = 1.05 <= 0.1 * 11.05 but > 0.1 * 10: a tolerance relative to one side
+  // would accept one order and refuse the other.
+  const std::string ten = Save("ten.onnx", ConstantModel({10})), more = Save("more.onnx", ConstantModel({11.05f}));
+  EXPECT_EQ(VerifyBothWays(ten, more, {"--atol", "0", "--rtol", "0.1"}, "EQUIVALENT"), 0);
+  EXPECT_EQ(VerifyBothWays(ten, more, {"--atol", "0", "--rtol", "0.095"}, "MISMATCH y"), 5);
+  EXPECT_EQ(VerifyBothWays(ten, more, {"--atol", "1.06", "--rtol", "0"}, "EQUIVALENT"), 0);
+}
+
+TEST_F(RunVerifyTest, VerifyUsesTolerancesOfTheElementType) {
+  // 1 and 1 + 2^-9 (two units in the last place of float16 near 1): within float16's
+  // default tolerance, not within float's.
+  const float next = 1.0f + 1.0f / 512;
+  EXPECT_EQ(VerifyBothWays(Save("h1.onnx", ConstantModel({1, 2}, TensorProto::FLOAT16)),
+                           Save("h2.onnx", ConstantModel({next, 2}, TensorProto::FLOAT16)), {},
+                           "EQUIVALENT (seed 0, float16: atol 0.001, rtol 0.002)"),
+            0);
+  EXPECT_EQ(VerifyBothWays(Save("f1.onnx", ConstantModel({1, 2})), Save("f2.onnx", ConstantModel({next, 2})), {},
+                           "float: atol 0.0001, rtol 0.001"),
+            5);
+  // Given tolerances apply to every type.
+  EXPECT_EQ(VerifyBothWays(Save("h1.onnx", ConstantModel({1, 2}, TensorProto::FLOAT16)),
+                           Save("h2.onnx", ConstantModel({next, 2}, TensorProto::FLOAT16)), {"--rtol", "0", "--atol", "0"},
+                           "MISMATCH y"),
+            5);
+  // Eight units in the last place (what computing in another precision gives) and 10%
+  // are no rounding.
+  EXPECT_EQ(VerifyBothWays(Save("h1.onnx", ConstantModel({1, 2}, TensorProto::FLOAT16)),
+                           Save("h8.onnx", ConstantModel({1.0f + 8.0f / 1024, 2}, TensorProto::FLOAT16)), {},
+                           "MISMATCH y"),
+            5);
+  EXPECT_EQ(VerifyBothWays(Save("h1.onnx", ConstantModel({1, 2}, TensorProto::FLOAT16)),
+                           Save("h3.onnx", ConstantModel({1.1f, 2}, TensorProto::FLOAT16))),
+            5);
+}
+
+TEST_F(RunVerifyTest, VerifyDrawsTheInputsBothModelsNeed) {
+  // b needs only x; a needs x and b: either order runs both on the same x.
+  const std::string both = Model("a.onnx", kAddRelu);
+  const std::string one = Model("o.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,3] x) => (float[N,3] y, float[N,3] out1) { out1 = Identity (x)  y = Relu (x) })ONNX");
+  EXPECT_EQ(VerifyBothWays(both, one, {"--atol", "10"}, "EQUIVALENT"), 0);
+}
+
+// --- verify: random operators ------------------------------------------------------------
+
+TEST_F(RunVerifyTest, VerifyFindsAModelWithRandomOperatorsEquivalentToItself) {
+  const std::string corpus = (CorpusDir() / "bug_2of3_s.onnx").string();
+  const CommandResult result = Onnxopt({"verify", corpus, corpus});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "EQUIVALENT");
+  EXPECT_EQ(result.output.find("not comparable"), std::string::npos) << result.output;
+  const std::string dropout = Model("d.onnx", kDropout);
+  EXPECT_EQ(VerifyBothWays(dropout, Model("d2.onnx", kDropout), {"--seed", "4"}, "ok       y"), 0);
+}
+
+TEST_F(RunVerifyTest, RunDrawsRandomOperatorsFromTheSeed) {
+  const std::string model = Model("d.onnx", kDropout);
+  const std::string x = Npy("x.npy", FloatTensor({8, 8}, std::vector<float>(64, 1.0f)));
+  auto run = [&](const std::string& seed, const std::string& folder) {
+    const CommandResult result =
+        Onnxopt({"run", model, "--input", "x=" + x, "--seed", seed, "--output-dir", (dir_ / folder).string()});
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    return ReadFile(dir_ / folder / "y.npy");
+  };
+  // Same inputs: the mask alone depends on the seed.
+  EXPECT_EQ(run("1", "one"), run("1", "again"));
+  EXPECT_NE(run("1", "one"), run("2", "two"));
+}
+
+TEST_F(RunVerifyTest, VerifyLeavesOutOutputsOfRandomNodesOnlyOneModelHas) {
+  const std::string dropout = Model("a.onnx", kDropout), renamed = Model("b.onnx", kDropoutRenamed);
+  EXPECT_EQ(VerifyBothWays(dropout, renamed, {}, "not comparable y (depends on random node '"), 0);
+  const CommandResult result = Onnxopt({"verify", dropout, renamed});
+  ExpectContains(result, "not comparable y (depends on random node 'y' (Dropout), which only " + dropout + " has)");
+  ExpectContains(result, "ok       z");
+  ExpectContains(result, "not compared: 1 of 2 common outputs depend on random nodes");
+  // The deterministic output is still compared.
+  const std::string differs = Model("c.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[8,8] x) => (float[8,8] y, float[8,8] z) {
+      ratio = Constant <value = float {0.5}> ()
+      mode = Constant <value = bool {1}> ()
+      d = Dropout (x, ratio, mode)
+      y = Identity (d)
+      z = Abs (x)
+    })ONNX");
+  EXPECT_EQ(VerifyBothWays(dropout, differs, {}, "MISMATCH z"), 5);
+  // The same random node with another ratio (an input): it draws the same numbers but
+  // keeps others; the models differ, and verify says so.
+  std::string ratio = kDropout;
+  ratio.replace(ratio.find("0.5"), 3, "0.25");
+  EXPECT_EQ(VerifyBothWays(dropout, Model("r.onnx", ratio.c_str()), {}, "MISMATCH y"), 5);
+}
+
+TEST_F(RunVerifyTest, VerifyComparesARandomNodeByItsName) {
+  // Removing `y = Identity(d)` makes the Dropout compute y: the node keeps its name, and
+  // with it its draws.
+  ModelProto model = ParseText(kDropoutRenamed);
+  NodeProto& dropout = *model.mutable_graph()->mutable_node(2);
+  ASSERT_EQ(dropout.op_type(), "Dropout");
+  dropout.set_name("drop");
+  const std::string with_name = Save("named.onnx", model);
+  dropout.set_output(0, "y");
+  model.mutable_graph()->mutable_node()->DeleteSubrange(3, 1);  // the Identity
+  EXPECT_EQ(VerifyBothWays(with_name, Save("bypassed.onnx", model), {"--atol", "0", "--rtol", "0"}, "ok       y"), 0);
+  // Another name draws other numbers: not comparable.
+  model.mutable_graph()->mutable_node(2)->set_name("drop2");
+  EXPECT_EQ(VerifyBothWays(with_name, Save("renamed.onnx", model), {}, "not comparable y (depends on random node 'drop"),
+            0);
+
+  // The same on a corpus graph with two training-mode Dropouts, optimized by onnxopt
+  // (which removes the Identity behind the second one).
+  const std::string corpus = (CorpusDir() / "bug_2of3_s.onnx").string();
+  const std::string optimized = (dir_ / "opt.onnx").string();
+  ASSERT_EQ(Onnxopt({"optimize", corpus, "-o", optimized, "-q"}).exit_code, 0);
+  const CommandResult result = Onnxopt({"verify", corpus, optimized});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "ok       getitem_2");
+  EXPECT_EQ(result.output.find("not comparable"), std::string::npos) << result.output;
+}
+
+TEST_F(RunVerifyTest, VerifyComparesDropoutInInferenceMode) {
+  // Without training_mode (or with a constant false), Dropout is the identity.
+  const std::string inference = Model("a.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[8,8] x) => (float[8,8] y) {
+      ratio = Constant <value = float {0.5}> ()
+      mode = Constant <value = bool {0}> ()
+      d = Dropout (x, ratio, mode)
+      e = Dropout (d)
+      y = Relu (e)
+    })ONNX");
+  const std::string plain = Model("b.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[8,8] x) => (float[8,8] y) { y = Relu (x) })ONNX");
+  EXPECT_EQ(VerifyBothWays(inference, plain, {}, "ok       y"), 0);
+  const std::string abs = Model("c.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[8,8] x) => (float[8,8] y) { y = Abs (x) })ONNX");
+  EXPECT_EQ(VerifyBothWays(inference, abs, {}, "MISMATCH y"), 5);
+}
+
+TEST_F(RunVerifyTest, VerifyFollowsRandomNodesIntoNestedGraphs) {
+  // The Dropout sits in a branch of an If whose output y is renamed in the other model.
+  auto model = [&](const std::string& name, const std::string& dropout_output) {
+    std::string text = R"ONNX(
+      <ir_version: 8, opset_import: ["" : 18]>
+      g (bool c, float[8,8] x) => (float[8,8] y, float[8,8] z) {
+        ratio = Constant <value = float {0.5}> ()
+        mode = Constant <value = bool {1}> ()
+        y = If (c) <
+          then_branch = t () => (float[8,8] DROP) { DROP = Dropout (x, ratio, mode) },
+          else_branch = e () => (float[8,8] q) { q = Identity (x) }
+        >
+        z = Neg (x)
+      })ONNX";
+    text.replace(text.find("DROP"), 4, dropout_output);
+    text.replace(text.find("DROP"), 4, dropout_output);
+    return Model(name, text.c_str());
+  };
+  EXPECT_EQ(VerifyBothWays(model("a.onnx", "p"), model("b.onnx", "p"), {}, "ok       y"), 0);
+  EXPECT_EQ(VerifyBothWays(model("a.onnx", "p"), model("b.onnx", "p2"), {}, "not comparable y (depends on random node '"),
+            0);
+  const CommandResult result = Onnxopt({"verify", model("a.onnx", "p"), model("b.onnx", "p2")});
+  ExpectContains(result, "not comparable y (depends on random node 'p' (Dropout)");
+  ExpectContains(result, "ok       z");
+}
+
+TEST_F(RunVerifyTest, VerifyFollowsRandomNodesIntoLocalFunctions) {
+  // y calls a function whose body drops at random, z does not: both models call it alike,
+  // then the function's Dropout is renamed in the second.
+  auto model = [&](const std::string& name, const std::string& dropout_output) {
+    std::string text = R"ONNX(
+      <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+      g (float[8,8] x) => (float[8,8] y, float[8,8] z) {
+        y = local.Drop (x)
+        z = Neg (x)
+      }
+      <domain: "local", opset_import: ["" : 18]>
+      Drop (a) => (b) {
+        ratio = Constant <value = float {0.5}> ()
+        mode = Constant <value = bool {1}> ()
+        DROP = Dropout (a, ratio, mode)
+        b = Identity (DROP)
+      })ONNX";
+    for (int i = 0; i < 2; ++i) text.replace(text.find("DROP"), 4, dropout_output);
+    return Model(name, text.c_str());
+  };
+  const std::string base = model("a.onnx", "p");
+  EXPECT_EQ(VerifyBothWays(base, model("b.onnx", "p"), {"--atol", "0", "--rtol", "0"}, "ok       y"), 0);
+  const CommandResult result = Onnxopt({"verify", base, model("c.onnx", "p2")});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "not comparable y (depends on random node 'p' (Dropout), which only " + base + " has)");
+  ExpectContains(result, "ok       z");
 }
 
 TEST_F(RunVerifyTest, HelpDescribesExitCodesAndExamples) {

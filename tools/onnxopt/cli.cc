@@ -81,6 +81,9 @@ int RunReportingErrors(const std::string& command, const std::string& usage, con
     std::cerr << prefix << error.what() << "\nusage: " << usage << "\nTry 'onnxopt " << command
               << " --help' for more information.\n";
     return kUsage;
+  } catch (const InputFileError& error) {
+    std::cerr << prefix << error.what() << "\n";
+    return kInvalidInput;
   } catch (const ModelError& error) {
     std::cerr << prefix << "invalid model: " << error.what() << "\n";
     return kInvalidInput;

@@ -1,8 +1,9 @@
 // `onnxopt optimize MODEL -o OUT`: load, run the pattern optimizer, save.
 //
 // Pipeline: LoadModel -> GraphBuilder -> GraphGraph(selected patterns) -> Optimize ->
-// TakeModel -> SaveModel. The rewrite file (--record) and the JSON report are prepared
-// before the model is saved and published only after it was: an error leaves no output.
+// TakeModel -> SaveModel. Every output (the model and its external data, the rewrite
+// file of --record, the JSON report) is prepared as a temporary file and all are renamed
+// into place once all were written: an error leaves no output.
 
 #include <algorithm>
 #include <charconv>
@@ -15,13 +16,16 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/file_plan.h"
 #include "tools/onnxopt/model_summary.h"
 #include "tools/onnxopt/progress.h"
 
@@ -38,8 +42,13 @@ saves the result to OUTPUT. The optimizer first folds every node whose inputs ar
 constant, then applies the selected rewrite patterns until none matches, running the
 cleanup passes (identity removal, dead code, common subexpressions, duplicate
 initializers) after each round. Graphs nested in If/Loop/Scan nodes are optimized too.
-Every output (OUTPUT, the --record file, the --report-json file) is written atomically:
-on any error, none of them is created or changed.
+Every output (OUTPUT and its external data file, the --record file, the --report-json
+file) is written atomically, all together: on any error, none of them is created or
+changed. Outputs are compared as files, not as names ("m.onnx" and "./m.onnx" are one
+file): two outputs may not be one file, and no output may replace MODEL or one of its
+external data files, except OUTPUT itself naming MODEL (optimizing in place: MODEL is
+read whole before it is replaced). The name OUTPUT.data is reserved for OUTPUT's external
+data file even when none is written.
 
 options:
   -o, --output PATH               where to save the optimized model (required)
@@ -180,28 +189,36 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const std::optional<std::string> json_path = args.Value("--report-json");
   // Both reports list why candidates were rejected.
   options.collect_no_match = print_report || json_path.has_value();
-  std::set<std::string> destinations{*output};
-  for (const auto& path : {record_path, json_path}) {
-    if (path && !destinations.insert(*path).second)
-      throw UsageError("'" + *path + "' is given as two outputs (-o, --record, --report-json)");
-  }
   core::ir::SaveOptions save_options;
   if (auto threshold = args.Value("--external-data-threshold"))
     save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
+  FilePlan files;
+  files.Read(input, "the input model", FilePlan::Role::kModel);
+  files.Write(*output, "-o", FilePlan::Role::kModel);
+  files.Write(core::ir::ExternalDataPath(*output, save_options), "the external data file of -o",
+              FilePlan::Role::kModelData);
+  if (record_path) files.Write(*record_path, "--record");
+  if (json_path) files.Write(*json_path, "--report-json");
 
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress("optimize", !quiet);
   progress.Phase("loading " + input);
   std::vector<std::string> warnings;
-  ModelProto model = core::ir::LoadModel(input, {}, &warnings);
+  std::vector<std::filesystem::path> data_files;
+  ModelProto model = core::ir::LoadModel(input, {}, &warnings, &data_files);
   for (const auto& warning : warnings) std::cerr << "onnxopt optimize: warning: " << warning << "\n";
+  for (const auto& path : data_files)
+    files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
   Histogram before_ops;
   InitializerStats before_initializers;
   if (!quiet) CountGraph(model.graph(), before_ops, before_initializers);
 
-  // Lets replay check that a rewrite file is applied to the model it was recorded on.
+  // Lets replay check that a rewrite file is applied to the model it was recorded on, and
+  // that each position still designates the node it removed.
   const std::string fingerprint = record_path ? core::builder::ModelFingerprint(model) : std::string();
+  std::optional<ModelProto> skeleton;
+  if (record_path) skeleton = core::builder::ReplaySkeleton(model);
   core::builder::GraphBuilder builder(std::move(model));
   core::builder::OptimizationReport report;
   std::vector<core::builder::LocalRewriting> rewrites;
@@ -211,22 +228,18 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     core::builder::GraphGraph optimizer(builder, {}, std::move(options));
     rewrites = optimizer.Optimize(max_iter, &report);
   }
+  if (skeleton) core::builder::DescribeRemovedNodes(std::move(*skeleton), rewrites);
   progress.Phase("saving " + *output);
   ModelProto optimized = std::move(builder).TakeModel();
 
-  // Written to temporary files first; renamed into place only once the model is saved.
-  std::optional<core::ir::AtomicFile> record_file, json_file;
+  core::ir::OutputFiles outputs;
+  core::ir::PrepareModel(optimized, *output, save_options, outputs);
   if (record_path) {
-    record_file.emplace(*record_path, "cannot write rewrite file '" + *record_path + "'");
-    record_file->WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint), 0);
+    outputs.Add(*record_path, "cannot write rewrite file " + Quote(*record_path))
+        .WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint), 0);
   }
-  if (json_path) {
-    json_file.emplace(*json_path, "cannot write JSON report '" + *json_path + "'");
-    json_file->WriteAt(report.ToJson(), 0);
-  }
-  core::ir::SaveModel(optimized, *output, save_options);
-  if (record_file) record_file->Commit();
-  if (json_file) json_file->Commit();
+  if (json_path) outputs.Add(*json_path, "cannot write JSON report " + Quote(*json_path)).WriteAt(report.ToJson(), 0);
+  outputs.Commit();
   progress.Phase("");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

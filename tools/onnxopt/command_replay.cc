@@ -12,6 +12,7 @@
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/file_plan.h"
 #include "tools/onnxopt/progress.h"
 
 namespace onnxopt::cli {
@@ -25,10 +26,14 @@ constexpr const char* kHelp = R"(usage: onnxopt replay MODEL RECORD -o OUTPUT [o
 Applies the rewrites that `onnxopt optimize MODEL --record RECORD` saved to MODEL again,
 without matching patterns, and saves the result to OUTPUT: the same model, byte for byte,
 that optimize saved. RECORD must come from the same MODEL: the rewrite file holds a fingerprint of the model
-it was recorded on (graph and weights), and a record for another model is rejected, as
-is a record that does not fit (a position out of range, a missing nested graph); nothing
-is written then.
-The output is written atomically.
+it was recorded on (graph and weights), and a record for another model is rejected. So
+are a file changed after it was written (it ends with a checksum) and a record that does
+not fit: a position out of range, a removed node other than the one recorded (operator,
+domain, outputs), a missing nested graph, a batch after which the model would be invalid.
+The message names the batch and what differs; nothing is written then (exit code 2).
+OUTPUT and its external data file are written atomically. OUTPUT may not be RECORD, nor
+replace one of MODEL's external data files; it may be MODEL itself (MODEL is read whole
+before it is replaced). The name OUTPUT.data is reserved for OUTPUT's external data file.
 
 options:
   -o, --output PATH               where to save the model (required)
@@ -54,6 +59,12 @@ int RunReplay(const std::vector<std::string>& raw_args) {
   if (auto threshold = args.Value("--external-data-threshold"))
     save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
+  FilePlan files;
+  files.Read(input, "the input model", FilePlan::Role::kModel);
+  files.Read(record_path, "the rewrite file");
+  files.Write(*output, "-o", FilePlan::Role::kModel);
+  files.Write(core::ir::ExternalDataPath(*output, save_options), "the external data file of -o",
+              FilePlan::Role::kModelData);
 
   const auto start = std::chrono::steady_clock::now();
   // The record first: it is small, and a bad one should not cost loading the model.
@@ -68,8 +79,11 @@ int RunReplay(const std::vector<std::string>& raw_args) {
   ProgressLine progress("replay", !quiet);
   progress.Phase("loading " + input);
   std::vector<std::string> warnings;
-  ModelProto model = core::ir::LoadModel(input, {}, &warnings);
+  std::vector<std::filesystem::path> data_files;
+  ModelProto model = core::ir::LoadModel(input, {}, &warnings, &data_files);
   for (const auto& warning : warnings) std::cerr << "onnxopt replay: warning: " << warning << "\n";
+  for (const auto& path : data_files)
+    files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
   core::shapes::ValidateModel(model, input);
   const int nodes_before = model.graph().node_size();
   // Records refer to nodes by position: on another model they would rewrite the wrong

@@ -6,11 +6,14 @@
 #include <set>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/eval/evaluator.h"
-#include "onnx_core/ir/model_io.h"
 #include "onnx_core/eval/npy.h"
+#include "onnx_core/eval/random_seed.h"
+#include "onnx_core/ir/model_io.h"
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/file_plan.h"
 #include "tools/onnxopt/model_inputs.h"
 
 namespace onnxopt::cli {
@@ -18,7 +21,7 @@ namespace onnxopt::cli {
 namespace {
 
 constexpr const char* kUsageLine =
-    "onnxopt run MODEL [--input NAME=FILE.npy ...] [--random-inputs [--seed S] [--dim NAME=VALUE ...]] "
+    "onnxopt run MODEL [--input NAME=FILE.npy ...] [--random-inputs [--dim NAME=VALUE ...]] [--seed S] "
     "[--output-dir DIR]";
 
 constexpr const char* kHelp = R"(usage: onnxopt run MODEL [options]
@@ -31,13 +34,16 @@ first values. Every input that is not an initializer needs a value: from a .npy 
 options:
   --input NAME=FILE.npy   value of the graph input NAME (repeatable). C-order .npy of
                           dtype bool, int8..int64, uint8..uint64, float16/32/64 or
-                          unicode strings.
+                          unicode strings, of the input's declared element type and
+                          shape (an invalid input file otherwise, exit code 2).
   --random-inputs         draw every input not given with --input: floats uniform in
                           [-R, R), integers uniform in [0, M), bool fair coin, strings
                           "s<int>". The generator and the order of draws are those of
                           tests/ort/compare_models.js: the same seed gives the same
                           inputs there.
-  --seed S                seed of the random inputs (default 0)
+  --seed S                seed of the random inputs and of the random operators
+                          (RandomNormal, training-mode Dropout...) that have no seed
+                          attribute (default 0)
   --dim NAME=VALUE        value of the symbolic dimension NAME (repeatable; default 2,
                           unnamed unknown dimensions are 2)
   --float-range R         range of random floats (default 1)
@@ -46,16 +52,34 @@ options:
                           Characters of NAME outside [A-Za-z0-9._-] are written %XX
                           (hex of each UTF-8 byte); the mapping is printed. Types
                           without a NumPy dtype are converted: bfloat16 and float8 to
-                          float32, int4/uint4 to int8/uint8 (a note says so).
+                          float32, int4/uint4 to int8/uint8 (a note says so). The
+                          files are written together once every output was computed;
+                          none may replace the model, its external data or an --input
+                          file.
   -q, --quiet             print nothing but errors and the written files
 
-exit codes: 0 success, 1 usage error, 2 invalid model, invalid input file, missing
-kernel or kernel failure (the message names the node), 3 internal error.
+exit codes: 0 success, 1 usage error, 2 invalid model, invalid input file (also a
+FIFO, a device or a folder instead of a file), missing kernel or kernel failure (the
+message names the node), 3 internal error.
 
 examples:
   onnxopt run model.onnx --random-inputs --seed 1 --dim batch=4
   onnxopt run model.onnx --input x=x.npy --output-dir out/
 )";
+
+std::string OutputFileName(const std::string& output) { return EscapeFileName(output) + ".npy"; }
+
+// The value of `file` for the graph input `info`. A value that contradicts the input's
+// declared type or shape is the file's fault: an invalid input file, not an invalid model.
+core::eval::Tensor ReadInputFile(const ValueInfoProto& info, const std::string& file) {
+  core::eval::Tensor value = core::eval::ReadNpy(file);
+  try {
+    core::eval::CheckInputValue(info, value);
+  } catch (const ModelError& error) {
+    throw InputFileError("invalid input file " + Quote(file) + ": " + error.what());
+  }
+  return value;
+}
 
 int RunRun(std::vector<std::string> raw_args) {
   const std::vector<std::string> input_specs = TakeRepeatedOption(raw_args, "--input");
@@ -65,8 +89,8 @@ int RunRun(std::vector<std::string> raw_args) {
   const std::string model_path = args.Positional(1, 1)[0];
   const bool random = args.Flag("--random-inputs");
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
-  if (!random && (args.Value("--seed") || !dim_specs.empty() || args.Value("--float-range") || args.Value("--int-max")))
-    throw UsageError("--seed, --dim, --float-range and --int-max need --random-inputs");
+  if (!random && (!dim_specs.empty() || args.Value("--float-range") || args.Value("--int-max")))
+    throw UsageError("--dim, --float-range and --int-max need --random-inputs");
   const RandomInputOptions random_options =
       ParseRandomInputOptions(dim_specs, args.Value("--seed"), args.Value("--float-range"), args.Value("--int-max"));
   std::map<std::string, std::string> input_files;
@@ -75,10 +99,23 @@ int RunRun(std::vector<std::string> raw_args) {
     if (!input_files.emplace(name, file).second) throw UsageError("--input " + name + " given twice");
   }
 
+  FilePlan files;
+  files.Read(model_path, "the input model", FilePlan::Role::kModel);
+  for (const auto& [name, file] : input_files) files.Read(file, "--input " + name);
+
   std::vector<std::string> warnings;
-  const ModelProto model = core::ir::LoadModel(model_path, {}, &warnings);
+  std::vector<std::filesystem::path> data_files;
+  const ModelProto model = core::ir::LoadModel(model_path, {}, &warnings, &data_files);
   core::shapes::ValidateModel(model, model_path);
   for (const auto& warning : warnings) std::cerr << "onnxopt run: warning: " << warning << "\n";
+  for (const auto& path : data_files)
+    files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
+  std::optional<std::filesystem::path> output_dir;
+  if (auto dir = args.Value("--output-dir")) output_dir = *dir;
+  if (output_dir) {
+    for (const auto& output : model.graph().output())
+      files.Write(*output_dir / OutputFileName(output.name()), "the --output-dir file of output " + Quote(output.name()));
+  }
 
   std::set<std::string, std::less<>> initializers, graph_inputs;
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
@@ -96,21 +133,24 @@ int RunRun(std::vector<std::string> raw_args) {
       std::cout << "\n";
     }
   }
-  for (const auto& [name, file] : input_files) inputs[name] = core::eval::ReadNpy(file);
+  for (const auto& input : model.graph().input())
+    if (auto it = input_files.find(input.name()); it != input_files.end())
+      inputs[input.name()] = ReadInputFile(input, it->second);
   for (const auto& input : model.graph().input())
     if (!initializers.contains(input.name()) && !inputs.contains(input.name()))
       throw UsageError("no value for input '" + input.name() + "': give --input " + input.name() +
                        "=FILE.npy or --random-inputs");
 
+  core::eval::SetEvaluationSeed(random_options.seed);
   const core::eval::ValueMap outputs = core::eval::Run(model, inputs);
 
-  std::optional<std::filesystem::path> output_dir;
-  if (auto dir = args.Value("--output-dir")) {
-    output_dir = *dir;
+  if (output_dir) {
     std::error_code ec;
     std::filesystem::create_directories(*output_dir, ec);
-    if (ec) throw IoError("cannot create '" + output_dir->string() + "': " + ec.message());
+    if (ec) throw IoError("cannot create " + Quote(output_dir->string()) + ": " + ec.message());
   }
+  core::ir::OutputFiles written;
+  std::vector<std::string> notes;
   for (const auto& output : model.graph().output()) {
     auto it = outputs.find(output.name());
     if (it == outputs.end()) throw BuilderError("the evaluator returned no value for output '" + output.name() + "'");
@@ -118,16 +158,18 @@ int RunRun(std::vector<std::string> raw_args) {
     if (!output_dir) continue;
     const auto* tensor = std::get_if<core::eval::Tensor>(&it->second);
     if (!tensor) {
-      std::cout << "  not written: output '" << output.name() << "' is not a tensor\n";
+      notes.push_back("  not written: output " + Quote(output.name()) + " is not a tensor");
       continue;
     }
-    const std::string file = EscapeFileName(output.name()) + ".npy";
-    const bool native = core::eval::WriteNpy(*tensor, *output_dir / file);
-    std::cout << "  wrote " << (*output_dir / file).string();
-    if (file != output.name() + ".npy") std::cout << " (output '" << output.name() << "')";
-    if (!native) std::cout << " (converted: " << tensor->Describe() << " has no NumPy dtype)";
-    std::cout << "\n";
+    const std::filesystem::path path = *output_dir / OutputFileName(output.name());
+    const bool native = core::eval::WriteNpy(*tensor, written.Add(path, "cannot write " + Quote(path.string())));
+    std::string note = "  wrote " + path.string();
+    if (path.filename() != output.name() + ".npy") note += " (output " + Quote(output.name()) + ")";
+    if (!native) note += " (converted: " + tensor->Describe() + " has no NumPy dtype)";
+    notes.push_back(std::move(note));
   }
+  written.Commit();
+  for (const auto& note : notes) std::cout << note << "\n";
   return kOk;
 }
 

@@ -3,6 +3,8 @@
 
 #include "onnx_core/eval/npy.h"
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <string>
 
@@ -47,15 +49,15 @@ class NpyTest : public ::testing::Test {
     EXPECT_EQ(WriteNpy(tensor, dir_ / "t.npy"), expect_native);
     return ReadNpy(dir_ / "t.npy");
   }
-  // Reading `bytes` fails with a ModelError naming the file and containing `expected`.
+  // Reading `bytes` fails with an InputFileError naming the file and containing `expected`.
   void ExpectRejected(const std::string& bytes, const std::string& expected) {
     WriteFile(dir_ / "bad.npy", bytes);
     try {
       ReadNpy(dir_ / "bad.npy");
       ADD_FAILURE() << "accepted a file that should fail with '" << expected << "'";
-    } catch (const ModelError& error) {
+    } catch (const InputFileError& error) {
       const std::string message = error.what();
-      EXPECT_NE(message.find("bad.npy"), std::string::npos) << message;
+      EXPECT_TRUE(message.starts_with("invalid input file '" + (dir_ / "bad.npy").string() + "': ")) << message;
       EXPECT_NE(message.find(expected), std::string::npos) << "expected '" << expected << "' in: " << message;
     }
   }
@@ -169,8 +171,20 @@ TEST_F(NpyTest, RejectsDataOfTheWrongSize) {
 
 TEST_F(NpyTest, ReportsMissingFilesAsIoErrors) {
   EXPECT_THROW(ReadNpy(dir_ / "missing.npy"), IoError);
+  EXPECT_THROW(ReadNpy(dir_.path()), IoError) << "a folder";
   EXPECT_THROW(WriteNpy(Tensor(TensorProto::FLOAT, {1}), dir_ / "no" / "such" / "dir.npy"), IoError);
   EXPECT_TRUE(ListFiles(dir_.path()).empty());
+}
+
+TEST_F(NpyTest, RefusesAFifoWithoutWaitingForAWriter) {
+  ASSERT_EQ(mkfifo((dir_ / "pipe.npy").c_str(), 0600), 0);
+  try {
+    ReadNpy(dir_ / "pipe.npy");
+    ADD_FAILURE() << "read a FIFO";
+  } catch (const IoError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cannot open input file '" + (dir_ / "pipe.npy").string() + "': a FIFO, not a regular file");
+  }
 }
 
 }  // namespace

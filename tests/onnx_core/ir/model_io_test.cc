@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -171,7 +172,15 @@ TEST_F(ModelIoTest, MissingFileIsIoError) {
 
 TEST_F(ModelIoTest, FolderIsNotAModel) {
   EXPECT_EQ(ErrorOf<IoError>([&] { LoadModel(dir_.path()); }),
-            "cannot open model '" + dir_.path().string() + "': not a regular file");
+            "cannot open model '" + dir_.path().string() + "': a directory, not a regular file");
+}
+
+TEST_F(ModelIoTest, FifoIsRefusedWithoutWaitingForAWriter) {
+  // Opening a FIFO for reading blocks until a writer comes: the check must come first.
+  const fs::path path = dir_ / "pipe.onnx";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(ErrorOf<IoError>([&] { LoadModel(path); }),
+            "cannot open model '" + path.string() + "': a FIFO, not a regular file");
 }
 
 TEST_F(ModelIoTest, RejectsEmptyFile) {
@@ -351,6 +360,14 @@ TEST_F(ExternalDataTest, RejectsFolder) {
   EXPECT_THAT(LoadError("w.bin"), HasSubstr("'" + (dir_ / "w.bin").string() + "' is not a regular file"));
 }
 
+TEST_F(ExternalDataTest, QuotesEveryByteOfTheLocation) {
+  // A NUL (or a line feed) in a location must neither cut the message nor reach the terminal.
+  const std::string location("w\0x.bin\n\x1b[2J", 12);
+  EXPECT_EQ(LoadError(location), (dir_ / "model.onnx").string() +
+                                     ": external data of tensor 'w' in 'w\\x00x.bin\\n\\x1b[2J': file '" +
+                                     (dir_ / "w").string() + "\\x00x.bin\\n\\x1b[2J' does not exist");
+}
+
 TEST_F(ExternalDataTest, RejectsMissingLocation) {
   const fs::path path = WriteExternalModel({{"offset", "0"}});
   EXPECT_EQ(ErrorOf<ModelError>([&] { LoadModel(path); }),
@@ -413,6 +430,22 @@ class SaveModelTest : public ModelIoTest {
   }
 };
 
+TEST_F(SaveModelTest, LoadReportsTheExternalDataFilesRead) {
+  ModelProto model = ModelWithLargeInitializer();
+  SaveOptions options;
+  options.external_data_threshold = 1024;
+  SaveModel(model, dir_ / "m.onnx", options);
+  std::vector<fs::path> files;
+  LoadModel(dir_ / "m.onnx", {}, nullptr, &files);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_TRUE(fs::equivalent(files[0], dir_ / "m.onnx.data")) << files[0];
+  EXPECT_EQ(ExternalDataPath(dir_ / "m.onnx"), dir_ / "m.onnx.data");
+  files.clear();
+  SaveModel(model, dir_ / "inline.onnx");
+  LoadModel(dir_ / "inline.onnx", {}, nullptr, &files);
+  EXPECT_TRUE(files.empty());
+}
+
 TEST_F(SaveModelTest, SavesAndReloads) {
   ModelProto model = ParseText(kSimpleModel);
   SaveModel(model, dir_ / "model.onnx");
@@ -454,7 +487,7 @@ TEST_F(SaveModelTest, DestinationFolderIsIoError) {
   SaveOptions options;
   options.external_data_threshold = 1024;
   EXPECT_EQ(ErrorOf<IoError>([&] { SaveModel(model, dir_ / "model.onnx", options); }),
-            "cannot save model to '" + (dir_ / "model.onnx").string() + "': Is a directory");
+            "cannot save model to '" + (dir_ / "model.onnx").string() + "': a directory, not a regular file");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_.path()), fs::directory_iterator()), 1);
   EXPECT_TRUE(fs::is_directory(dir_ / "model.onnx"));
 }

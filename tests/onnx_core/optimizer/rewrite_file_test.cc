@@ -1,5 +1,7 @@
 // Rewrite files (onnx_core/optimizer/rewrite_file.h): every field survives a round trip,
 // and damaged or hostile files raise ModelError naming the record and field, never crash.
+// Files built by hand end with their checksum (Sealed), so that the parser gets to the
+// damage they describe; the checksum itself is tested on files that were changed.
 
 #include "onnx_core/optimizer/rewrite_file.h"
 
@@ -36,19 +38,24 @@ std::string Header(std::uint64_t version, std::uint64_t count, std::string_view 
 }
 std::string Record(std::string_view body) { return Varint(body.size()) + std::string(body); }
 // Bytes after a short damaged record, so that the file has room for the record it
-// announces (15 bytes at least) and the parser gets to the damage inside the record.
+// announces (16 bytes at least) and the parser gets to the damage inside the record.
 std::string Padded(std::string file) { return file + std::string(16, '\0'); }
 // A record body with no element in any list, up to (not including) matched_nodes.
 std::string BodyStart(std::string_view name = "P") { return Bytes(name) + Varint(0) + Varint(0); }
-// The rest of an empty body after matched_nodes.
+// The rest of an empty body after matched_nodes: signatures, added nodes and positions,
+// added initializers and positions, removed initializers, renames, two times.
 std::string BodyEnd() {
-  return Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0);
+  return Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0);
 }
+// `content` with the checksum that ends a valid file.
+std::string Sealed(const std::string& content) { return content + RewriteFileChecksum(content); }
+constexpr std::uint64_t kVersion = kRewriteFileVersion;
 
 // Expects ParseRewrites(bytes) to throw ModelError whose message contains every part.
-void ExpectRejected(const std::string& bytes, const std::vector<std::string>& parts) {
+// `bytes` is sealed first unless told otherwise.
+void ExpectRejected(const std::string& bytes, const std::vector<std::string>& parts, bool seal = true) {
   try {
-    ParseRewrites(bytes, "test.rewrites");
+    ParseRewrites(seal ? Sealed(bytes) : bytes, "test.rewrites");
     ADD_FAILURE() << "no error; expected one mentioning '" << parts.front() << "'";
   } catch (const ModelError& error) {
     const std::string message = error.what();
@@ -98,7 +105,8 @@ std::vector<LocalRewriting> SampleRewrites() {
   first.match_time_ns = 123456789;
   first.apply_time_ns = -5;
   rewrites[1].pattern = std::make_shared<NamedOperation>("RemoveIdentityNodes");
-  rewrites[1].matched_nodes = {3};
+  rewrites[1].matched_nodes = {3, 4};
+  rewrites[1].matched_node_signatures = {{"Identity", "", {"c"}}, {"FusedMatMul", "com.microsoft", {"d", "", "é"}}};
   rewrites[2].pattern = std::make_shared<NamedOperation>("CastCastPattern");
   return rewrites;
 }
@@ -106,6 +114,7 @@ std::vector<LocalRewriting> SampleRewrites() {
 void ExpectSameRecord(const LocalRewriting& loaded, const LocalRewriting& original) {
   EXPECT_EQ(loaded.Name(), original.Name());
   EXPECT_EQ(loaded.matched_nodes, original.matched_nodes);
+  EXPECT_EQ(loaded.matched_node_signatures, original.matched_node_signatures);
   ASSERT_EQ(loaded.added_nodes.size(), original.added_nodes.size());
   for (int i = 0; i < loaded.added_nodes.size(); ++i)
     EXPECT_EQ(loaded.added_nodes.Get(i).SerializeAsString(), original.added_nodes.Get(i).SerializeAsString());
@@ -147,7 +156,7 @@ TEST(RewriteFile, SharesOneNamedOperationPerName) {
 
 TEST(RewriteFile, RoundTripsNoRecord) {
   const std::string bytes = SerializeRewrites({});
-  EXPECT_EQ(bytes, Header(kRewriteFileVersion, 0));
+  EXPECT_EQ(bytes, Sealed(Header(kRewriteFileVersion, 0)));
   EXPECT_TRUE(ParseRewrites(bytes).empty());
 }
 
@@ -157,9 +166,9 @@ TEST(RewriteFile, RoundTripsTheModelFingerprint) {
   EXPECT_EQ(file.model_fingerprint, "0123456789abcdef");
   EXPECT_EQ(file.rewrites.size(), 3u);
   EXPECT_EQ(ParseRewriteFile(SerializeRewrites(SampleRewrites())).model_fingerprint, "");
-  ExpectRejected(Header(1, 0, std::string(300, 'f')), {"model fingerprint of 300 bytes"});
-  ExpectRejected(std::string(kRewriteFileMagic) + Varint(1) + Varint(5) + "ab", {"model fingerprint of 5 bytes"});
-  ExpectRejected(std::string(kRewriteFileMagic) + Varint(1), {"model fingerprint is missing"});
+  ExpectRejected(Header(kVersion, 0, std::string(300, 'f')), {"model fingerprint of 300 bytes"});
+  ExpectRejected(std::string(kRewriteFileMagic) + Varint(kVersion) + Varint(5) + "ab", {"model fingerprint of 5 bytes"});
+  ExpectRejected(std::string(kRewriteFileMagic) + Varint(kVersion), {"model fingerprint is missing"});
 }
 
 TEST(RewriteFile, FingerprintTellsModelsApart) {
@@ -197,14 +206,41 @@ TEST(RewriteFile, RejectsTruncationAtEveryByte) {
   }
 }
 
-TEST(RewriteFile, CorruptBytesGiveModelErrorOrValidRecords) {
+TEST(RewriteFile, RejectsEveryChangedByte) {
   const std::string bytes = SerializeRewrites(SampleRewrites(), "0123456789abcdef");
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      SCOPED_TRACE("byte " + std::to_string(i) + " ^ " + std::to_string(flip));
       std::string corrupt = bytes;
       corrupt[i] = static_cast<char>(static_cast<unsigned char>(corrupt[i]) ^ flip);
+      EXPECT_THROW(ParseRewrites(corrupt), ModelError);
+    }
+  }
+}
+
+TEST(RewriteFile, RejectsAChecksumThatDoesNotMatch) {
+  std::string bytes = SerializeRewrites(SampleRewrites());
+  bytes.back() = static_cast<char>(bytes.back() ^ 1);
+  ExpectRejected(bytes, {"checksum does not match", "changed or damaged"}, /*seal=*/false);
+  // A record changed inside its range (a position 0 -> 1) is caught the same way.
+  std::string edited = SerializeRewrites(SampleRewrites());
+  const std::size_t checksum_start = edited.size() - 8;
+  const std::string original = edited;
+  edited[checksum_start - 3] = static_cast<char>(edited[checksum_start - 3] ^ 1);
+  ExpectRejected(edited, {"checksum does not match"}, /*seal=*/false);
+  EXPECT_NO_THROW(ParseRewrites(original));
+}
+
+TEST(RewriteFile, CorruptBytesUnderAValidChecksumGiveModelErrorOrValidRecords) {
+  // Whoever edits a file can compute the checksum again: the parser still never crashes.
+  const std::string bytes = SerializeRewrites(SampleRewrites(), "0123456789abcdef");
+  const std::string content = bytes.substr(0, bytes.size() - 8);
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string corrupt = content;
+      corrupt[i] = static_cast<char>(static_cast<unsigned char>(corrupt[i]) ^ flip);
       try {
-        ParseRewrites(corrupt);  // some flips stay valid (a position, a name byte)
+        ParseRewrites(Sealed(corrupt));  // some flips stay valid (a position, a name byte)
       } catch (const ModelError&) {
       }
     }
@@ -212,70 +248,88 @@ TEST(RewriteFile, CorruptBytesGiveModelErrorOrValidRecords) {
 }
 
 TEST(RewriteFile, RejectsWrongMagic) {
-  ExpectRejected("", {"not an onnxopt rewrite file"});
-  ExpectRejected("ORWR", {"not an onnxopt rewrite file"});
+  ExpectRejected("", {"not an onnxopt rewrite file"}, /*seal=*/false);
+  ExpectRejected("ORWR", {"not an onnxopt rewrite file"}, /*seal=*/false);
   std::string bytes = SerializeRewrites(SampleRewrites());
   bytes[4] = '\n';  // as a text-mode transfer would leave it
-  ExpectRejected(bytes, {"not an onnxopt rewrite file"});
+  ExpectRejected(bytes, {"not an onnxopt rewrite file"}, /*seal=*/false);
 }
 
 TEST(RewriteFile, RejectsUnknownVersion) {
-  ExpectRejected(Header(2, 0), {"format version 2 is not supported", "reads version 1"});
+  ExpectRejected(Header(3, 0), {"format version 3 is not supported", "reads version 2"});
   ExpectRejected(Header(0, 0), {"format version 0 is not supported"});
-  ExpectRejected(std::string(kRewriteFileMagic), {"format version is missing"});
+  ExpectRejected(std::string(kRewriteFileMagic), {"format version is missing"}, /*seal=*/false);
+}
+
+TEST(RewriteFile, ExplainsThatVersionOneIsNoLongerRead) {
+  // A version 1 file: no checksum, no signatures.
+  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + BodyEnd().substr(1)),
+                 {"format version 1 is no longer supported", "checksum", "onnxopt optimize --record"},
+                 /*seal=*/false);
+}
+
+TEST(RewriteFile, RejectsSignaturesThatDoNotMatchThePositions) {
+  ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(2) + Varint(0) + Varint(1) + Varint(1) + Bytes("Relu") +
+                                              Bytes("") + Varint(1) + Bytes("y") + BodyEnd().substr(1)),
+                 {"record 0 ('P')", "field matched_node_signatures", "1 signatures for 2 matched nodes"});
+  std::vector<LocalRewriting> rewrites = SampleRewrites();
+  rewrites[1].matched_node_signatures.pop_back();
+  EXPECT_THROW(SerializeRewrites(rewrites), BuilderError);
 }
 
 TEST(RewriteFile, RejectsAbsurdRecordCount) {
-  ExpectRejected(Header(1, UINT64_MAX), {"announces 18446744073709551615 records"});
-  // Each record takes at least 15 bytes.
-  ExpectRejected(Header(1, 2) + Record(BodyStart() + Varint(0) + BodyEnd()), {"announces 2 records"});
-  ExpectRejected(Header(1, 2) + Record(BodyStart(std::string(40, 'n')) + Varint(0) + BodyEnd()),
+  ExpectRejected(Header(kVersion, UINT64_MAX), {"announces 18446744073709551615 records"});
+  // Each record takes at least 16 bytes.
+  ExpectRejected(Header(kVersion, 2) + Record(BodyStart() + Varint(0) + BodyEnd()), {"announces 2 records"});
+  ExpectRejected(Header(kVersion, 2) + Record(BodyStart(std::string(40, 'n')) + Varint(0) + BodyEnd()),
                  {"record 1", "truncated"});
 }
 
 TEST(RewriteFile, RejectsAbsurdLengths) {
-  ExpectRejected(Padded(Header(1, 1) + Varint(1ull << 62)), {"record 0", "exceeds"});
+  ExpectRejected(Padded(Header(kVersion, 1) + Varint(1ull << 62)), {"record 0", "exceeds"});
   // A pattern name longer than the record.
-  ExpectRejected(Padded(Header(1, 1) + Record(Varint(1000) + "abc")), {"record 0", "field pattern", "length 1000"});
+  ExpectRejected(Padded(Header(kVersion, 1) + Record(Varint(1000) + "abc")), {"record 0", "field pattern", "length 1000"});
   // A list count no record could hold.
-  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(UINT64_MAX) + BodyEnd()),
-                 {"record 0 (P)", "field matched_nodes", "count 18446744073709551615"});
-  ExpectRejected(Padded(Header(1, 1) + Record(BodyStart() + Varint(0) + Varint(1) + Varint(1u << 30))),
-                 {"record 0 (P)", "field added_nodes[0]", "length 1073741824"});
+  ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(UINT64_MAX) + BodyEnd()),
+                 {"record 0 ('P')", "field matched_nodes", "count 18446744073709551615"});
+  ExpectRejected(Padded(Header(kVersion, 1) + Record(BodyStart() + Varint(0) + Varint(0) + Varint(1) + Varint(1u << 30))),
+                 {"record 0 ('P')", "field added_nodes[0]", "length 1073741824"});
 }
 
 TEST(RewriteFile, RejectsPositionsThatOverflow) {
   for (std::uint64_t position : {std::uint64_t{1} << 31, std::uint64_t{1} << 40, UINT64_MAX}) {
-    ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(1) + Varint(position) + BodyEnd()),
-                   {"record 0 (P)", "field matched_nodes[0]", "larger than any graph"});
+    ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(1) + Varint(position) + BodyEnd()),
+                   {"record 0 ('P')", "field matched_nodes[0]", "larger than any graph"});
   }
   // Eleven continuation bytes: more than a 64-bit varint.
-  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(1) + std::string(11, '\xff') + BodyEnd()),
-                 {"record 0 (P)", "matched_nodes[0]", "malformed varint"});
+  ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(1) + std::string(11, '\xff') + BodyEnd()),
+                 {"record 0 ('P')", "matched_nodes[0]", "malformed varint"});
 }
 
 TEST(RewriteFile, RejectsMismatchedPositionCount) {
   const std::string node = MakeNode("Relu", "x", "y").SerializeAsString();
-  const std::string body = BodyStart() + Varint(0) + Varint(1) + Bytes(node) + Varint(0) + Varint(0) + Varint(0) +
-                           Varint(0) + Varint(0) + Varint(0) + Varint(0);
-  ExpectRejected(Header(1, 1) + Record(body), {"record 0 (P)", "added_nodes_positions", "0 positions for 1"});
+  const std::string body = BodyStart() + Varint(0) + Varint(0) + Varint(1) + Bytes(node) + Varint(0) + Varint(0) +
+                           Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0);
+  ExpectRejected(Header(kVersion, 1) + Record(body), {"record 0 ('P')", "added_nodes_positions", "0 positions for 1"});
 }
 
 TEST(RewriteFile, RejectsInvalidMessagesAndBadFields) {
-  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + Varint(1) + Bytes("\xff\xff") + BodyEnd()),
-                 {"record 0 (P)", "added_nodes[0]", "not a valid NodeProto"});
-  ExpectRejected(Padded(Header(1, 1) + Record(Bytes("") + Varint(0) + Varint(0) + Varint(0) + BodyEnd())),
+  ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(0) + Varint(0) + Varint(1) + Bytes("\xff\xff") +
+                                              BodyEnd().substr(2)),
+                 {"record 0 ('P')", "added_nodes[0]", "not a valid NodeProto"});
+  ExpectRejected(Padded(Header(kVersion, 1) + Record(Bytes("") + Varint(0) + Varint(0) + Varint(0) + BodyEnd())),
                  {"record 0", "pattern name is empty"});
   // graph_path[0].index = -2 (zigzag 3).
-  ExpectRejected(Header(1, 1) + Record(Bytes("P") + Varint(0) + Varint(1) + Bytes("o") + Bytes("a") + Varint(3) +
+  ExpectRejected(Header(kVersion, 1) + Record(Bytes("P") + Varint(0) + Varint(1) + Bytes("o") + Bytes("a") + Varint(3) +
                                         Varint(0) + BodyEnd()),
-                 {"record 0 (P)", "graph_path[0].index", "-2"});
-  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + BodyEnd() + "x"),
-                 {"record 0 (P)", "1 unexpected bytes"});
-  ExpectRejected(SerializeRewrites(SampleRewrites()) + "x", {"1 unexpected bytes after the last record"});
+                 {"record 0 ('P')", "graph_path[0].index", "-2"});
+  ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(0) + BodyEnd() + "x"),
+                 {"record 0 ('P')", "1 unexpected bytes"});
+  const std::string file = SerializeRewrites(SampleRewrites());
+  ExpectRejected(file.substr(0, file.size() - 8) + "x", {"1 unexpected bytes after the last record"});
   // A record that ends before its last fields.
-  ExpectRejected(Padded(Header(1, 1) + Record(BodyStart() + Varint(0))),
-                 {"record 0 (P)", "field added_nodes", "missing"});
+  ExpectRejected(Padded(Header(kVersion, 1) + Record(BodyStart() + Varint(0))),
+                 {"record 0 ('P')", "field matched_node_signatures", "missing"});
 }
 
 TEST(RewriteFile, SavesAtomicallyAndLoads) {
