@@ -1,6 +1,6 @@
 // com.microsoft FusedConv and FusedGemm, what onnxruntime's optimizer writes for Conv or
 // Gemm followed by an activation. The product comes from the default domain's Conv and
-// Gemm kernels (run through the registry on inputs converted to the compute type, so that
+// Gemm kernels (called with CallKernel on inputs converted to the compute type, so that
 // float16 rounds once); the activations are onnxruntime's:
 //   FusedConv: activation in {Relu, Tanh, Sigmoid, Silu, LeakyRelu, Clip, HardSigmoid},
 //     parameters in activation_params (exactly as many as the activation takes);
@@ -20,6 +20,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_extensions/kernels/kernel_call.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 #include "onnx_extensions/kernels/nn_helpers.h"
@@ -28,6 +29,10 @@ namespace onnxopt::onnx_kernels {
 namespace {
 
 constexpr const char* kMs = "com.microsoft";
+// The default domain's versions whose Conv and Gemm the fused operators extend (Gemm-13:
+// C optional).
+constexpr std::int64_t kConvOpset = 11;
+constexpr std::int64_t kGemmOpset = 13;
 
 enum class ActivationKind {
   kIdentity, kRelu, kTanh, kSigmoid, kSilu, kSoftsign, kSoftplus, kLeakyRelu, kElu, kCelu, kThresholdedRelu,
@@ -137,27 +142,10 @@ Activation GemmActivation(const KernelContext& ctx) {
   return activation;
 }
 
-// The node's context with other input values, to run another operator's kernel (Conv,
-// Gemm) on this node's attributes.
-class InputsOverride final : public KernelContext {
- public:
-  InputsOverride(KernelContext& base, std::vector<Value> inputs) : base_(base), inputs_(std::move(inputs)) {}
-  const NodeProto& Node() const override { return base_.Node(); }
-  std::int64_t OpsetVersion() const override { return base_.OpsetVersion(); }
-  const Value& Input(std::size_t i) const override { return i < inputs_.size() ? inputs_[i] : none_; }
-  std::vector<Value> RunSubgraph(std::string_view attribute, const std::vector<Value>& inputs) override {
-    return base_.RunSubgraph(attribute, inputs);
-  }
-
- private:
-  KernelContext& base_;
-  std::vector<Value> inputs_;
-  Value none_;
-};
-
-// Runs the default domain's `op` kernel on inputs [0, count) of `ctx`, each converted to
-// the compute type after checking it has X's float type; returns its single output.
-Tensor RunDefaultKernel(KernelContext& ctx, const char* op, std::size_t count) {
+// Runs the default domain's `op` kernel (at `opset`) on inputs [0, count) of `ctx`, each
+// converted to the compute type after checking it has X's float type, with the node's
+// attributes but the activation's; returns its single output.
+Tensor RunDefaultKernel(KernelContext& ctx, const char* op, std::int64_t opset, std::size_t count) {
   const int type = ctx.TensorInput(0).elem_type();
   if (!IsFloatType(type)) Fail("element type " + ElemTypeName(type) + " is not a float type");
   std::vector<Value> inputs;
@@ -171,11 +159,11 @@ Tensor RunDefaultKernel(KernelContext& ctx, const char* op, std::size_t count) {
       Fail("input " + std::to_string(i) + " is " + t.Describe() + ", expected element type " + ElemTypeName(type));
     inputs.emplace_back(ToComputeType(t));
   }
-  const core::eval::Kernel* kernel = core::eval::FindKernel("", op);
-  if (!kernel) throw BuilderError(std::string("the ") + op + " kernel is not registered");
-  InputsOverride inner(ctx, std::move(inputs));
-  std::vector<Value> outputs = (*kernel)(inner);
-  return core::eval::AsTensor(outputs.at(0), op);
+  while (!inputs.empty() && std::holds_alternative<core::eval::NoValue>(inputs.back())) inputs.pop_back();
+  std::vector<AttributeProto> attributes;
+  for (const AttributeProto& attribute : ctx.Node().attribute())
+    if (!attribute.name().starts_with("activation")) attributes.push_back(attribute);
+  return core::eval::AsTensor(CallKernel(op, attributes, std::move(inputs), opset).at(0), op);
 }
 
 // y = activation(y + z) in place (z optional, y's shape), then rounded to `elem_type`.
@@ -192,7 +180,7 @@ Tensor Activate(Tensor y, const Tensor* z, const Activation& activation, int ele
 std::vector<Value> FusedConvKernel(KernelContext& ctx) {
   const Activation activation = ConvActivation(ctx);
   const int type = ctx.TensorInput(0).elem_type();
-  const Tensor y = RunDefaultKernel(ctx, "Conv", 3);
+  const Tensor y = RunDefaultKernel(ctx, "Conv", kConvOpset, 3);
   if (!ctx.HasInput(3)) return {Activate(y, nullptr, activation, type)};
   const Tensor& z_in = ctx.TensorInput(3);
   if (z_in.elem_type() != type || z_in.shape() != y.shape())
@@ -204,7 +192,7 @@ std::vector<Value> FusedConvKernel(KernelContext& ctx) {
 std::vector<Value> FusedGemmKernel(KernelContext& ctx) {
   const Activation activation = GemmActivation(ctx);
   const int type = ctx.TensorInput(0).elem_type();
-  return {Activate(RunDefaultKernel(ctx, "Gemm", 3), nullptr, activation, type)};
+  return {Activate(RunDefaultKernel(ctx, "Gemm", kGemmOpset, 3), nullptr, activation, type)};
 }
 
 }  // namespace

@@ -865,7 +865,7 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
   const std::int64_t NC = x.shape()[0] * x.shape()[1];
   Shape out_shape{x.shape()[0], x.shape()[1]};
   out_shape.insert(out_shape.end(), w.out.begin(), w.out.end());
-  CheckedShapeSize(out_shape, "the output shape");
+  Tensor::CheckShape(x.elem_type(), out_shape);
   const std::int64_t in_size = ShapeSize(in), out_size = ShapeSize(w.out);
   std::vector<std::int64_t> indices;
   if (kind == PoolKind::kMax && ctx.HasOutput(1)) indices.resize(static_cast<std::size_t>(NC * out_size));
@@ -1253,7 +1253,7 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
   } else {
     throw ModelError("Resize: neither scales nor sizes is given");
   }
-  CheckedShapeSize(out_shape, "the output shape");
+  Tensor::CheckShape(x.elem_type(), out_shape);
   // Sampling per axis.
   std::vector<AxisSampling> samp(static_cast<std::size_t>(rank));
   for (std::int64_t d = 0; d < rank; ++d) {

@@ -203,7 +203,7 @@ std::vector<Value> TileKernel(KernelContext& ctx) {
     out_shape.insert(out_shape.end(), {repeats[i], x.shape()[i]});
     final_shape.push_back(CheckedMul(repeats[i], x.shape()[i], "the tiled dim"));
   }
-  CheckedShapeSize(final_shape, "the output shape");
+  Tensor::CheckShape(x.elem_type(), final_shape);
   Tensor y = StridedView(x, out_shape, BroadcastStrides(in_shape, out_shape), 0);
   return {y.Reshaped(final_shape)};
 }
@@ -223,7 +223,7 @@ Tensor ConcatTensors(const std::vector<Tensor>& inputs, std::int64_t axis_attr) 
         Fail("Concat inputs " + t.Describe() + " and " + first.Describe() + " differ outside the axis");
     shape[axis] = CheckedAdd(shape[axis], t.shape()[axis], "the concatenated dim");
   }
-  CheckedShapeSize(shape, "the output shape");
+  Tensor::CheckShape(first.elem_type(), shape);
   std::int64_t outer = 1;
   for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
   std::int64_t inner = 1;
@@ -406,7 +406,7 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
     shape[d] = CheckedAdd(CheckedAdd(kept, add_begin[d], "the padded dim"), add_end[d], "the padded dim");
     if (mode != "constant" && kept == 0 && shape[d] > 0) Fail("cannot pad an empty dim in mode " + mode);
   }
-  CheckedShapeSize(shape, "the output shape");
+  Tensor::CheckShape(x.elem_type(), shape);
   return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
     T fill{};
@@ -700,8 +700,8 @@ std::vector<Value> CompressKernel(KernelContext& ctx) {
 // Generators --------------------------------------------------------------------------
 
 // Range: three scalars of one type; count max(ceil((limit - start) / delta), 0), computed
-// exactly for integers (in 128 bits: limit - start may overflow the type) and refused
-// when it is not finite or exceeds a tensor for floats.
+// exactly for integers (in 128 bits: limit - start may overflow the type), refused when it
+// is not finite or not an int64, and then by the tensor size limit.
 std::vector<Value> RangeKernel(KernelContext& ctx) {
   const Tensor& s = ctx.TensorInput(0);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -717,16 +717,18 @@ std::vector<Value> RangeKernel(KernelContext& ctx) {
     std::int64_t count = 0;
     if constexpr (kIsFloat<T>) {
       const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
-      if (!std::isfinite(n) || n > static_cast<double>(MaxElementCount()))
+      // Only an int64 count can be checked against the tensor size limit (the output's
+      // constructor does it).
+      if (!(std::isfinite(n) && n < 0x1p63))
         Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
-             " has no finite element count within the limit of " + std::to_string(MaxElementCount()));
+             " has no finite element count in int64");
       count = static_cast<std::int64_t>(std::max(0.0, n));
     } else {
       const __int128 span = static_cast<__int128>(limit) - static_cast<__int128>(start), step = delta;
       const __int128 n = span / step + (span % step != 0 && (span > 0) == (step > 0) ? 1 : 0);
-      if (n > MaxElementCount())
+      if (n > INT64_MAX)
         Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
-             " has more than " + std::to_string(MaxElementCount()) + " elements");
+             " has no finite element count in int64");
       count = n > 0 ? static_cast<std::int64_t>(n) : 0;
     }
     Tensor out(s.elem_type(), {count});
@@ -741,10 +743,11 @@ std::vector<Value> RangeKernel(KernelContext& ctx) {
 
 std::vector<Value> ConstantOfShapeKernel(KernelContext& ctx) {
   Shape shape = InputInts(ctx, 0);
-  CheckedShapeSize(shape, InputLabel(ctx, 0));
+  ExpectAtLeast(shape, 0, InputLabel(ctx, 0));
   auto value = ctx.TensorAttribute("value");
   Tensor v = value ? *value : Tensor(TensorProto::FLOAT, {1});
   if (v.size() != 1) Fail("attribute 'value' must have one element, found " + v.Describe());
+  Tensor::CheckShape(v.elem_type(), shape);
   return {ExpandTo(v.Reshaped({}), shape)};
 }
 

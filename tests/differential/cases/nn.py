@@ -569,7 +569,7 @@ add(op="Attention", opset=23, name="attention_fully_masked_row", inputs=[("q", Q
     expect="spec", expected=[attention_4d_bool_mask(Q, K, V, FULL_MASK)], rtol=1e-5, atol=1e-6,
     reason="a query row whose keys are all masked gives a zero output row (the spec's errata for every version); "
            "onnxruntime averages the values")
-add(op="Attention", opset=23, name="attention_past", outputs=3,
+add(op="Attention", opset=23, name="attention_past_kv", outputs=3,
     inputs=[("q", Q), ("k", K), ("v", V), ("mask", None), ("past_k", uniform(63, [1, 2, 2, 4])),
             ("past_v", uniform(64, [1, 2, 2, 3]))], rtol=1e-4, atol=1e-5, reason=ATT_REASON)
 add(op="Attention", opset=23, name="attention_heads_not_multiple", attrs={"q_num_heads": 3, "kv_num_heads": 2},

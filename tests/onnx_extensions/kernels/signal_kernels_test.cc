@@ -198,11 +198,11 @@ TEST(DftKernel, RefusesInvalidAxesShapesAndLengths) {
               HasSubstr("the default for an axis of length 1"));
   EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x) => (y)", "y = DFT <inverse = 3> (x)"), real),
               HasSubstr("inverse must be 0 or 1"));
-  // A length beyond the evaluator's limit is refused before anything is allocated.
+  // A length beyond the tensor size limit is refused before anything is allocated.
   EXPECT_THAT(ModelErrorOf(GraphText(17, "(float[1,4,1] x, int64 n) => (y)", "y = DFT (x, n)"),
                            {{"x", MakeTensor<float>({1, 4, 1}, kSignal)},
                             {"n", MakeScalar<std::int64_t>(std::int64_t{1} << 40)}}),
-              HasSubstr("elements"));
+              HasSubstr("more than the limit on tensor sizes"));
 }
 
 // STFT ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/rewrite_file.h"
 #include "onnx_core/shapes/inference.h"
 #include "onnx_core/shapes/shape_registry.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
@@ -120,8 +121,8 @@ class CommandRefusalTest : public ::testing::Test {
     WriteFile(dir_ / "valid.onnx", core::ir::SerializeDeterministic(ParseText(R"ONNX(
       <ir_version: 8, opset_import: ["" : 18]>
       g (float[3,4] x) => (float[3,4] y) { y = Relu(x) })ONNX")));
-    // A rewrite file without records nor fingerprint (docs/record-format.md).
-    WriteFile(dir_ / "empty.rewrites", std::string("ORWR\r\n\x1a\n\x01\x00\x00", 11));
+    // A rewrite file without records nor fingerprint.
+    core::builder::SaveRewrites({}, (dir_ / "empty.rewrites").string());
   }
 
   void ExpectRefused(const std::vector<std::string>& args, const std::string& words) {
