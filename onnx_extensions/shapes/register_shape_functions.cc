@@ -31,10 +31,6 @@ void RegisterShapeFunctions() {
     // infer them): refusing them would refuse models onnxruntime runs.
     core::ir::RegisterOperatorExtension("", "SimplifiedLayerNormalization", 1, INT_MAX);
     core::ir::RegisterOperatorExtension("", "LayerNormalization", 1, 16);
-    // The specification deprecated GroupNormalization-18 in place (version 21 changed its
-    // scale and bias from per group to per channel), so models importing opsets 18 to 20
-    // that use it break no rule onnxruntime applies: it runs them, and so does our kernel.
-    core::ir::RegisterOperatorExtension("", "GroupNormalization", 18, 20);
   });
 }
 
