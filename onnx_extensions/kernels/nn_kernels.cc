@@ -1220,7 +1220,7 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
              (upsample ? "a finite value >= 1" : "a finite positive value"));
       scales[d] = sc[i];
       const double size = std::floor(static_cast<double>(x.shape()[d]) * (roi_end[d] - roi_start[d]) * sc[i]);
-      if (!(size >= 0 && size <= static_cast<double>(Tensor::kMaxElements)))
+      if (!(size >= 0 && size <= static_cast<double>(MaxElementCount())))
         Fail("scale " + std::to_string(sc[i]) + " gives axis " + std::to_string(d) + " a size of " + std::to_string(size) +
              " elements");
       out_shape[d] = static_cast<std::int64_t>(size);
@@ -1239,7 +1239,7 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
       }
       for (std::size_t i = 0; i < axes.size(); ++i) {
         const double size = std::floor(s * static_cast<double>(x.shape()[axes[i]]) + 0.5);
-        if (!(size >= 0 && size <= static_cast<double>(Tensor::kMaxElements)))
+        if (!(size >= 0 && size <= static_cast<double>(MaxElementCount())))
           Fail("the resized axis " + std::to_string(axes[i]) + " would have " + std::to_string(size) + " elements");
         scales[axes[i]] = s;
         out_shape[axes[i]] = static_cast<std::int64_t>(size);
