@@ -159,7 +159,7 @@ class InputsOverride final : public KernelContext {
 // the compute type after checking it has X's float type; returns its single output.
 Tensor RunDefaultKernel(KernelContext& ctx, const char* op, std::size_t count) {
   const int type = ctx.TensorInput(0).elem_type();
-  if (!nn::IsFloatType(type)) Fail("element type " + ElemTypeName(type) + " is not a float type");
+  if (!IsFloatType(type)) Fail("element type " + ElemTypeName(type) + " is not a float type");
   std::vector<Value> inputs;
   for (std::size_t i = 0; i < count; ++i) {
     if (!ctx.HasInput(i)) {

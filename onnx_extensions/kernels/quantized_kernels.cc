@@ -54,7 +54,7 @@ void RequireScalar(const Tensor& t, const std::string& what) {
 // Scales are float tensors (float16 and bfloat16 too where the operator allows them) of
 // finite values.
 std::vector<float> ReadScales(const Tensor& scale, const std::string& what) {
-  if (!nn::IsFloatType(scale.elem_type()) || scale.elem_type() == TensorProto::DOUBLE)
+  if (!IsFloatType(scale.elem_type()) || scale.elem_type() == TensorProto::DOUBLE)
     Fail(what + " must be a float tensor, found " + ElemTypeName(scale.elem_type()));
   std::vector<float> values = nn::ReadAs<float>(scale);
   for (float v : values)

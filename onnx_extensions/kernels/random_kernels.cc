@@ -146,7 +146,7 @@ std::vector<Value> RandomUniformLikeKernel(KernelContext& ctx) {
 std::vector<Value> BernoulliKernel(KernelContext& ctx) {
   const Tensor& input = ctx.TensorInput(0);
   const int input_type = input.elem_type();
-  if (!nn::IsFloatType(input_type) || (input_type == TensorProto::BFLOAT16 && ctx.OpsetVersion() < 22))
+  if (!IsFloatType(input_type) || (input_type == TensorProto::BFLOAT16 && ctx.OpsetVersion() < 22))
     Fail("input must be a float tensor of probabilities, found " + ElemTypeName(input_type));
   const int out_type = static_cast<int>(ctx.IntAttribute("dtype").value_or(input_type));
   constexpr int kOutputTypes[] = {TensorProto::BOOL,   TensorProto::FLOAT16, TensorProto::BFLOAT16, TensorProto::FLOAT,
@@ -170,7 +170,7 @@ std::vector<Value> BernoulliKernel(KernelContext& ctx) {
 std::vector<Value> MultinomialKernel(KernelContext& ctx) {
   const Tensor& input = ctx.TensorInput(0);
   const int input_type = input.elem_type();
-  if (!nn::IsFloatType(input_type) || (input_type == TensorProto::BFLOAT16 && ctx.OpsetVersion() < 22))
+  if (!IsFloatType(input_type) || (input_type == TensorProto::BFLOAT16 && ctx.OpsetVersion() < 22))
     Fail("input must be a float tensor, found " + ElemTypeName(input_type));
   if (input.rank() != 2) Fail("input must be 2-D [batch_size, class_size], found shape " + ShapeToString(input.shape()));
   const int out_type = static_cast<int>(ctx.IntAttribute("dtype").value_or(TensorProto::INT32));

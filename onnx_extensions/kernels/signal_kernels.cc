@@ -50,7 +50,7 @@ int OutputDatatype(const KernelContext& ctx) {
 // cast does (and onnxruntime); NaN becomes 0 and values out of range saturate, where a
 // cast would be undefined.
 Tensor ToOutputType(const Tensor& values, int type) {
-  if (nn::IsFloatType(type)) return nn::WriteAs(type, values.shape(), values.Data<double>());
+  if (IsFloatType(type)) return nn::WriteAs(type, values.shape(), values.Data<double>());
   Tensor out(type, values.shape());
   DispatchInteger(type, [&]<class T>(std::type_identity<T>) {
     const double* src = values.Data<double>();
@@ -170,7 +170,7 @@ struct Lines {
 };
 
 Lines LinesOf(const Shape& shape, std::size_t axis) {
-  return {nn::Product(shape, 0, axis), shape[axis], nn::Product(shape, axis + 1, shape.size() - 1), shape.back()};
+  return {ShapeSize(shape, 0, axis), shape[axis], ShapeSize(shape, axis + 1, shape.size() - 1), shape.back()};
 }
 
 // The DFT axis: [-r, -2] or [0, r-2] (the last dimension holds the complex parts).

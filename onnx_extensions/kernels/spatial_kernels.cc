@@ -17,7 +17,6 @@
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using vision::CheckedCount;
 using vision::CheckWork;
 using vision::FloatInput;
 using vision::RequireRank;
