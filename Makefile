@@ -84,6 +84,8 @@ clean:
 # - graph_fuzzer: random graphs from the operator schemas through validation, optimization and
 #   verify (fuzz/graph_case.h), seeded with the reproducers of past findings. Its tensor limit
 #   is 16 MiB (graph_fuzzer.cc): -malloc_limit_mb reports any larger allocation.
+# Both run even when the first one finds something; the exit status reports either. UBSan
+# reports are findings too (halt_on_error makes libFuzzer record the input).
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz-run
 fuzz-run: export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1
@@ -92,8 +94,6 @@ fuzz-run: fuzz
 	  $(FUZZ_DIR)/graph_fuzzer/corpus $(FUZZ_DIR)/graph_fuzzer/findings
 	/usr/bin/python3 fuzz/make_seeds.py $(FUZZ_DIR)/load_fuzzer/corpus
 	cp ../shared/corpus/*.onnx $(FUZZ_DIR)/load_fuzzer/corpus/
-	# Both targets run even when the first one finds something; the exit status reports either.
-	# UBSan reports are findings too (halt_on_error makes libFuzzer record the input).
 	$(FUZZ_DIR)/fuzz/load_fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/load_fuzzer/findings/ $(FUZZ_DIR)/load_fuzzer/corpus; load=$$?; \
 	$(FUZZ_DIR)/fuzz/graph_fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \

@@ -283,7 +283,6 @@ std::vector<Value> PowKernel(KernelContext& ctx) {
   return {FromComputeType(y, base_in.elem_type())};
 }
 
-// PRelu: slope broadcast to x.
 // PRelu: the slope broadcasts to x (unidirectionally: the output has x's shape).
 std::vector<Value> PReluKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
@@ -291,7 +290,7 @@ std::vector<Value> PReluKernel(KernelContext& ctx) {
   if (BroadcastShapes({x.shape(), slope.shape()}) != x.shape())
     Fail("the slope " + slope.Describe() + " does not broadcast to the input " + x.Describe());
   return {ArithmeticBinary(x, slope,
-                           [](auto x, auto s) { return x < 0 ? static_cast<decltype(x)>(s * x) : x; })};
+                           [](auto x, auto s) { return x < 0 ? WrappingMul(s, x) : x; })};
 }
 
 // Clip: min/max attributes before opset 11, optional scalar inputs (of the input's type)

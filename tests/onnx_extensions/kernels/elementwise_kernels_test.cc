@@ -61,8 +61,8 @@ TEST(ElementwiseKernels, IntegerArithmeticWrapsAround) {
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>
-    g (int64[2] a, int64[2] b, uint16[1] u, int8[2] c) => (int64[2] s, int64[2] d, int64[2] p, int64[2] n, uint16[1] q,
-                                                         int8[2] m, int64[2] t) {
+    g (int64[2] a, int64[2] b, uint16[1] u, int8[2] c, int32[2] i) => (int64[2] s, int64[2] d, int64[2] p, int64[2] n, uint16[1] q,
+                                                         int8[2] m, int64[2] t, int32[2] r) {
       s = Add (a, b)
       d = Sub (a, b)
       p = Mul (a, a)
@@ -70,11 +70,13 @@ TEST(ElementwiseKernels, IntegerArithmeticWrapsAround) {
       q = Mul (u, u)
       m = Abs (c)
       t = Sum (a, b, b)
+      r = PRelu (i, i)
     })ONNX",
                      {{"a", MakeTensor<std::int64_t>({2}, {kMax, kMin})},
                       {"b", MakeTensor<std::int64_t>({2}, {1, -1})},
                       {"u", MakeTensor<std::uint16_t>({1}, {65535})},
-                      {"c", MakeTensor<std::int8_t>({2}, {-128, -5})}});
+                      {"c", MakeTensor<std::int8_t>({2}, {-128, -5})},
+                      {"i", MakeTensor<std::int32_t>({2}, {std::numeric_limits<std::int32_t>::min(), -5})}});
   EXPECT_TENSOR(std::get<Tensor>(out.at("s")), MakeTensor<std::int64_t>({2}, {kMin, kMax}));
   EXPECT_TENSOR(std::get<Tensor>(out.at("d")), MakeTensor<std::int64_t>({2}, {kMax - 1, kMin + 1}));
   // (2^63 - 1)^2 = 2^126 - 2^64 + 1 = 1 mod 2^64; (-2^63)^2 = 2^126 = 0 mod 2^64.
@@ -84,6 +86,8 @@ TEST(ElementwiseKernels, IntegerArithmeticWrapsAround) {
   EXPECT_TENSOR(std::get<Tensor>(out.at("q")), MakeTensor<std::uint16_t>({1}, {1}));
   EXPECT_TENSOR(std::get<Tensor>(out.at("m")), MakeTensor<std::int8_t>({2}, {-128, 5}));
   EXPECT_TENSOR(std::get<Tensor>(out.at("t")), MakeTensor<std::int64_t>({2}, {kMin + 1, kMax - 1}));
+  // PRelu of a negative x is slope * x: (-2^31)^2 = 2^62 = 0 mod 2^32, (-5)^2 = 25.
+  EXPECT_TENSOR(std::get<Tensor>(out.at("r")), MakeTensor<std::int32_t>({2}, {0, 25}));
 }
 
 // An integer base to an infinite or huge float exponent: every double >= 2^64 is a
