@@ -625,8 +625,9 @@ void RegisterMath() {
     const double lambd = ctx.FloatAttribute("lambd").value_or(0.5f);
     return [bias, lambd]<class T>(T x) -> T {
       const double v = static_cast<double>(x);
-      if (v < -lambd) return static_cast<T>(v + bias);
-      if (v > lambd) return static_cast<T>(v - bias);
+      // Saturated in an integer type, like Cast (the attributes are any floats).
+      if (v < -lambd) return ConvertNumber<T>(v + bias);
+      if (v > lambd) return ConvertNumber<T>(v - bias);
       return T(0);
     };
   }));

@@ -101,6 +101,17 @@ TEST(ElementwiseKernels, IntegerPowerOfHugeExponentWraps) {
   EXPECT_TENSOR(y, MakeTensor<std::int64_t>({3}, {0, 1, 1}));
 }
 
+// Shrink's float attributes can take an integer result out of range: it saturates like
+// Cast (graph fuzzer, UBSan: 3.4e38 converted to uint64).
+TEST(ElementwiseKernels, IntegerShrinkSaturates) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int8[3] x) => (int8[3] y) { y = Shrink <bias = -1000.0, lambd = 0.5> (x) })ONNX",
+                  {{"x", MakeTensor<std::int8_t>({3}, {100, -100, 0})}});
+  // 100 - (-1000) = 1100 -> 127; -100 + (-1000) = -1100 -> -128.
+  EXPECT_TENSOR(y, MakeTensor<std::int8_t>({3}, {127, -128, 0}));
+}
+
 TEST(ElementwiseKernels, RoundHalfToEven) {
   auto y = RunOne(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>
