@@ -5,7 +5,7 @@
 #   make test      build, run every test, then the sanitizer subset under ASan+UBSan
 #   make build     configure and build (build/)
 #   make asan      build the sanitizer variant (build-asan/) of the tested targets
-#   make fuzz      build the libFuzzer target with clang (build-fuzz/)
+#   make fuzz      build the libFuzzer targets with clang (build-fuzz/)
 #   make release   build the library and the command line as a user would (Release, -O3, warnings
 #                  not errors) into build-release/
 #
@@ -31,7 +31,8 @@ SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests e
                      optimizer_tests optimizer_kernel_tests rewrite_file_tests pattern_tests optimize_replay_tests \
                      run_verify_tests file_handling_tests \
                      canonicalization_pattern_tests collections_pattern_tests expand_pattern_tests pattern_numerics_tests kernel_tests \
-                     op_schema_tests model_validity_tests nested_names_tests
+                     op_schema_tests model_validity_tests nested_names_tests \
+                     graph_case_tests
 
 .PHONY: deps configure build demo test test-main test-asan asan fuzz release clean
 
@@ -72,21 +73,34 @@ release: deps
 fuzz: deps
 	@test -f $(FUZZ_DIR)/build.ninja || CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G Ninja \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONNXOPT_WERROR=ON -DONNXOPT_FUZZ=ON -DONNXOPT_BUILD_TESTS=OFF -DONNXOPT_BUILD_TOOLS=OFF
-	cmake --build $(FUZZ_DIR) -j $(JOBS) --target load_fuzzer
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target load_fuzzer graph_fuzzer
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(RELEASE_DIR)
 
-# Fuzz load + GraphBuilder + cleanup for FUZZ_SECONDS, seeded with small generated models
-# (fuzz/make_seeds.py) and the corpus models. Findings go to $(FUZZ_DIR)/findings.
+# Runs both fuzz targets for FUZZ_SECONDS each, each with its corpus in $(FUZZ_DIR)/<target>/corpus
+# and its findings in $(FUZZ_DIR)/<target>/findings:
+# - load_fuzzer: load + GraphBuilder + cleanup, seeded with small generated models
+#   (fuzz/make_seeds.py) and the corpus models;
+# - graph_fuzzer: random graphs from the operator schemas through validation, optimization and
+#   verify (fuzz/graph_case.h), seeded with the reproducers of past findings. Its tensor limit
+#   is 16 MiB (graph_fuzzer.cc): -malloc_limit_mb reports any larger allocation.
+# Both run even when the first one finds something; the exit status reports either. UBSan
+# reports are findings too (halt_on_error makes libFuzzer record the input).
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz-run
+fuzz-run: export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1
 fuzz-run: fuzz
-	mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/findings
-	/usr/bin/python3 fuzz/make_seeds.py $(FUZZ_DIR)/seeds
-	cp ../shared/corpus/*.onnx $(FUZZ_DIR)/seeds/
+	mkdir -p $(FUZZ_DIR)/load_fuzzer/corpus $(FUZZ_DIR)/load_fuzzer/findings \
+	  $(FUZZ_DIR)/graph_fuzzer/corpus $(FUZZ_DIR)/graph_fuzzer/findings
+	/usr/bin/python3 fuzz/make_seeds.py $(FUZZ_DIR)/load_fuzzer/corpus
+	cp ../shared/corpus/*.onnx $(FUZZ_DIR)/load_fuzzer/corpus/
 	$(FUZZ_DIR)/fuzz/load_fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	  -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/seeds
+	  -artifact_prefix=$(FUZZ_DIR)/load_fuzzer/findings/ $(FUZZ_DIR)/load_fuzzer/corpus; load=$$?; \
+	$(FUZZ_DIR)/fuzz/graph_fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -malloc_limit_mb=96 -rss_limit_mb=2048 -timeout=20 -max_len=4096 \
+	  -artifact_prefix=$(FUZZ_DIR)/graph_fuzzer/findings/ $(FUZZ_DIR)/graph_fuzzer/corpus tests/fuzz/graph_regressions; \
+	test $$load -eq 0 -a $$? -eq 0
 
 # --- Scale and onnxruntime corpus checks (tests/scale, tests/corpus, tests/ort) ---------
 # test-scale: optimize a generated model with SCALE_GIB GiB of external weights and check

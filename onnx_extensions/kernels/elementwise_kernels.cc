@@ -247,7 +247,9 @@ T PowOf(T a, double b) {
     if (b >= 0 && b == std::floor(b)) {
       using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>>;
       U base = static_cast<U>(a), result = 1;
-      auto e = static_cast<std::uint64_t>(b);
+      // Every double from 2^64 on (infinity too) is a multiple of 2^64, where a^e wraps to
+      // what a^(2^63) gives (0 for an even base, 1 for an odd one).
+      auto e = b < 0x1p64 ? static_cast<std::uint64_t>(b) : std::uint64_t{1} << 63;
       while (e) {
         if (e & 1) result = static_cast<U>(result * base);
         base = static_cast<U>(base * base);
@@ -256,7 +258,7 @@ T PowOf(T a, double b) {
       return static_cast<T>(result);
     }
     double r = std::pow(static_cast<double>(a), b);
-    return std::isfinite(r) ? static_cast<T>(static_cast<std::int64_t>(r)) : T(0);
+    return std::isfinite(r) ? static_cast<T>(ConvertNumber<std::int64_t>(r)) : T(0);
   }
 }
 
@@ -282,7 +284,6 @@ std::vector<Value> PowKernel(KernelContext& ctx) {
   return {FromComputeType(y, base_in.elem_type())};
 }
 
-// PRelu: slope broadcast to x.
 // PRelu: the slope broadcasts to x (unidirectionally: the output has x's shape).
 std::vector<Value> PReluKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
@@ -290,7 +291,7 @@ std::vector<Value> PReluKernel(KernelContext& ctx) {
   if (BroadcastShapes({x.shape(), slope.shape()}) != x.shape())
     Fail("the slope " + slope.Describe() + " does not broadcast to the input " + x.Describe());
   return {ArithmeticBinary(x, slope,
-                           [](auto x, auto s) { return x < 0 ? static_cast<decltype(x)>(s * x) : x; })};
+                           [](auto x, auto s) { return x < 0 ? WrappingMul(s, x) : x; })};
 }
 
 // Clip: min/max attributes before opset 11, optional scalar inputs (of the input's type)
@@ -440,21 +441,6 @@ Tensor DecodeToFloat(const Tensor& t) {
   return out;
 }
 
-template <class D, class S>
-D ConvertValue(S v) {
-  if constexpr (std::is_same_v<D, bool>) {
-    return v != S(0);
-  } else if constexpr (kIsFloat<D> || !kIsFloat<S>) {
-    return static_cast<D>(v);
-  } else {
-    // Float to integer is undefined out of range: saturate (and NaN to 0) to stay defined.
-    if (std::isnan(v)) return D(0);
-    if (v <= static_cast<S>(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
-    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    return static_cast<D>(v);
-  }
-}
-
 // Numbers as strings: bool as its number (bool casts to {1, 0}), floats in the shortest
 // form that reads back to the same value, printed like %g (exponent form only for large
 // or small magnitudes), as onnxruntime does.
@@ -560,7 +546,7 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
       Tensor out(to, in.shape());
       const S* p = src.Data<S>();
       D* q = out.MutableData<D>();
-      for (std::int64_t i = 0; i < src.size(); ++i) q[i] = ConvertValue<D>(p[i]);
+      for (std::int64_t i = 0; i < src.size(); ++i) q[i] = ConvertNumber<D>(p[i]);
       return out;
     });
   });
@@ -598,9 +584,9 @@ T Softplus(T x) {
 }
 
 void RegisterMath() {
-  Register("Add", kBinary, Arithmetic([](auto a, auto b) { return a + b; }));
-  Register("Sub", kBinary, Arithmetic([](auto a, auto b) { return a - b; }));
-  Register("Mul", kBinary, Arithmetic([](auto a, auto b) { return a * b; }));
+  Register("Add", kBinary, Arithmetic([](auto a, auto b) { return WrappingAdd(a, b); }));
+  Register("Sub", kBinary, Arithmetic([](auto a, auto b) { return WrappingSub(a, b); }));
+  Register("Mul", kBinary, Arithmetic([](auto a, auto b) { return WrappingMul(a, b); }));
   Register("Div", kBinary, Arithmetic([](auto a, auto b) { return DivOf(a, b); }));
   Register("Pow", kBinary, PowKernel);
   Register("Mod", kBinary, [](KernelContext& ctx) -> std::vector<Value> {
@@ -612,16 +598,16 @@ void RegisterMath() {
   });
   Register("Max", kVariadic, Variadic([](auto a, auto b) { return MaxOf(a, b); }, false));
   Register("Min", kVariadic, Variadic([](auto a, auto b) { return MinOf(a, b); }, false));
-  Register("Sum", kVariadic, Variadic([](auto a, auto b) { return a + b; }, false));
-  Register("Mean", kVariadic, Variadic([](auto a, auto b) { return a + b; }, true));
+  Register("Sum", kVariadic, Variadic([](auto a, auto b) { return WrappingAdd(a, b); }, false));
+  Register("Mean", kVariadic, Variadic([](auto a, auto b) { return WrappingAdd(a, b); }, true));
   Register("PRelu", kBinary, PReluKernel);
   Register("Clip", Arity{1, 3}, ClipKernel);
 
-  Register("Neg", kUnary, NumericUnary([](KernelContext&) { return [](auto x) { return -x; }; }));
+  Register("Neg", kUnary, NumericUnary([](KernelContext&) { return [](auto x) { return WrappingNeg(x); }; }));
   Register("Abs", kUnary, NumericUnary([](KernelContext&) {
     return []<class T>(T x) -> T {
       if constexpr (std::is_unsigned_v<T>) return x;
-      else return x < 0 ? static_cast<T>(-x) : x;
+      else return x < 0 ? WrappingNeg(x) : x;
     };
   }));
   Register("Sign", kUnary, NumericUnary([](KernelContext&) {
@@ -639,8 +625,9 @@ void RegisterMath() {
     const double lambd = ctx.FloatAttribute("lambd").value_or(0.5f);
     return [bias, lambd]<class T>(T x) -> T {
       const double v = static_cast<double>(x);
-      if (v < -lambd) return static_cast<T>(v + bias);
-      if (v > lambd) return static_cast<T>(v - bias);
+      // Saturated in an integer type, like Cast (the attributes are any floats).
+      if (v < -lambd) return ConvertNumber<T>(v + bias);
+      if (v > lambd) return ConvertNumber<T>(v - bias);
       return T(0);
     };
   }));

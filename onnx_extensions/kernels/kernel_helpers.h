@@ -15,8 +15,10 @@
 // only move elements.
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <string>
@@ -83,6 +85,46 @@ void ExpectSameElemType(const Tensor& t, const Tensor& reference, std::string_vi
                         std::string_view reference_what);
 // Rank within [min_rank, max_rank].
 void ExpectRank(const Tensor& t, std::size_t min_rank, std::size_t max_rank, std::string_view what);
+
+// --- Arithmetic without undefined behaviour ------------------------------------------
+// Integer arithmetic wraps around (two's complement, as onnxruntime computes): done in an
+// unsigned type at least as wide as unsigned int, since a signed overflow (or int8/int16
+// promoted to int) is undefined in C++. Floats and bool compute as they are.
+template <class T>
+struct WrappingTypeOf {
+  using type = T;
+};
+template <std::integral T>
+  requires(!std::is_same_v<T, bool>)
+struct WrappingTypeOf<T> {
+  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+};
+template <class T>
+using WrappingType = typename WrappingTypeOf<T>::type;
+template <class T>
+T WrappingAdd(T a, T b) { return static_cast<T>(static_cast<WrappingType<T>>(a) + static_cast<WrappingType<T>>(b)); }
+template <class T>
+T WrappingSub(T a, T b) { return static_cast<T>(static_cast<WrappingType<T>>(a) - static_cast<WrappingType<T>>(b)); }
+template <class T>
+T WrappingMul(T a, T b) { return static_cast<T>(static_cast<WrappingType<T>>(a) * static_cast<WrappingType<T>>(b)); }
+template <class T>
+T WrappingNeg(T a) { return WrappingSub(T(0), a); }
+
+// `v` converted to D; a float out of D's range saturates and NaN becomes 0 (the C++
+// conversion is undefined there).
+template <class D, class S>
+D ConvertNumber(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_floating_point_v<D> || !std::is_floating_point_v<S>) {
+    return static_cast<D>(v);
+  } else {
+    if (v != v) return D(0);
+    if (v <= static_cast<S>(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(v);
+  }
+}
 
 // Integer list from input `i`: int32 or int64, rank 0 or 1. The optional form gives
 // nullopt when the input is omitted.

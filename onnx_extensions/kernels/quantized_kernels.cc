@@ -253,15 +253,25 @@ Shape AlignedParamShape(const Tensor& param, const Tensor& operand, MatMulSide s
   return aligned;
 }
 
-// Values of a parameter of shape `from` repeated over `to` (both aligned to the right).
+// Values of a parameter of shape `from` repeated over `to` (both aligned to the right;
+// `from` has no more dims than `to`).
 template <class T>
 std::vector<T> Expand(const std::vector<T>& values, const Shape& from, const Shape& to) {
   std::vector<T> out(static_cast<std::size_t>(ShapeSize(to)));
-  const Shape from_shape = from.empty() ? Shape{1} : from;
-  ForEachBroadcast<1>(to, {&from_shape}, [&](std::int64_t i, const std::array<std::int64_t, 1>& off) {
+  ForEachBroadcast<1>(to, {&from}, [&](std::int64_t i, const std::array<std::int64_t, 1>& off) {
     out[static_cast<std::size_t>(i)] = values[static_cast<std::size_t>(off[0])];
   });
   return out;
+}
+
+// The shape of the product a x b before MatMul drops the dims it added to a 1-D operand
+// ([K] is [1, K] as a, [K, 1] as b): the rows and columns that the aligned parameters
+// (AlignedParamShape) index. Same elements, in the same order, as `product`.
+Shape ProductRowsColumns(const Tensor& a, const Tensor& b, const Tensor& product) {
+  Shape shape = product.shape();
+  if (a.rank() == 1) shape.insert(shape.end() - (b.rank() == 1 ? 0 : 1), 1);
+  if (b.rank() == 1) shape.push_back(1);
+  return shape;
 }
 
 // The spec gives a scale and its zero point the same shape (one value each per tensor,
@@ -307,8 +317,9 @@ std::vector<Value> QLinearMatMulKernel(KernelContext& ctx) {
   const Tensor acc = MatMulTensors(ShiftOperand(a, &ctx.TensorInput(2), MatMulSide::kRows, "a_zero_point"),
                                    ShiftOperand(b, &ctx.TensorInput(5), MatMulSide::kColumns, "b_zero_point"), false,
                                    false, 1.0, "QLinearMatMul");
-  const std::vector<float> as = Expand(a_scale, a_param, acc.shape());
-  const std::vector<float> bs = Expand(b_scale, b_param, acc.shape());
+  const Shape rows_columns = ProductRowsColumns(a, b, acc);
+  const std::vector<float> as = Expand(a_scale, a_param, rows_columns);
+  const std::vector<float> bs = Expand(b_scale, b_param, rows_columns);
   const double* c = acc.Data<double>();
   const double zero_point = ReadQuantized(y_zero_point)[0];
   std::vector<float> scaled(static_cast<std::size_t>(acc.size()));
@@ -396,7 +407,7 @@ Tensor IntegerMatMulToFloat(const Tensor& a_shifted, float a_scale, const Tensor
            ShapeToString(bias->shape()));
     bias_values = nn::ReadAs<float>(*bias);
   }
-  const std::vector<float> bs = Expand(b_scales, b_param, acc.shape());
+  const std::vector<float> bs = Expand(b_scales, b_param, ProductRowsColumns(a_shifted, b, acc));
   const double* c = acc.Data<double>();
   std::vector<float> y(static_cast<std::size_t>(acc.size()));
   for (std::size_t i = 0; i < y.size(); ++i) {

@@ -1018,7 +1018,7 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
     switch (op) {
       case ReduceOp::kSum:
       case ReduceOp::kMean:
-      case ReduceOp::kLogSum: a = static_cast<Acc>(a + v); break;
+      case ReduceOp::kLogSum: a = WrappingAdd(a, v); break;
       case ReduceOp::kMax:
         if constexpr (kIsFloat<Acc>) {
           if (std::isnan(v) || std::isnan(a)) { a = std::numeric_limits<Acc>::quiet_NaN(); break; }
@@ -1031,13 +1031,13 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
         }
         a = std::min(a, v);
         break;
-      case ReduceOp::kProd: a = static_cast<Acc>(a * v); break;
-      case ReduceOp::kL1: a = static_cast<Acc>(a + (v < Acc(0) ? static_cast<Acc>(Acc(0) - v) : v)); break;
+      case ReduceOp::kProd: a = WrappingMul(a, v); break;
+      case ReduceOp::kL1: a = WrappingAdd(a, v < Acc(0) ? WrappingNeg(v) : v); break;
       case ReduceOp::kL2:
-      case ReduceOp::kSumSquare: a = static_cast<Acc>(a + v * v); break;
+      case ReduceOp::kSumSquare: a = WrappingAdd(a, WrappingMul(v, v)); break;
       case ReduceOp::kLogSumExp:
         if constexpr (kIsFloat<Acc>) a += std::exp(v);
-        else a = static_cast<Acc>(a + static_cast<Acc>(std::exp(static_cast<double>(v))));
+        else a = WrappingAdd(a, ConvertNumber<Acc>(std::exp(static_cast<double>(v))));
         break;
     }
     for (std::size_t d = r; d-- > 0;) {
@@ -1060,7 +1060,7 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
       case ReduceOp::kLogSumExp: v = std::log(v); break;
       default: dst[i] = static_cast<T>(a); continue;
     }
-    dst[i] = static_cast<T>(v);
+    dst[i] = ConvertNumber<T>(v);
   }
   return out;
 }

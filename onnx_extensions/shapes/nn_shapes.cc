@@ -390,7 +390,10 @@ std::vector<SymTensor> InferResize(InferenceContext& ctx) {
   std::optional<std::vector<double>> scales;
   if (use_sizes) {
     sizes = InputValues(ctx, sizes_input);
-    if (sizes) count = static_cast<std::int64_t>(sizes->size());
+    if (sizes) {
+      count = static_cast<std::int64_t>(sizes->size());
+      if (sizes->empty()) sizes.reset();  // the kernel reads an empty sizes as not given
+    }
   } else {
     scales = InputConstantDoubles(ctx, scales_input);
     if (scales) {

@@ -3,6 +3,7 @@
 // stop words are dropped, how many substrings a split gives) are fresh symbols.
 
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,8 +51,11 @@ std::vector<SymTensor> InferStringSplit(InferenceContext& ctx) {
 std::vector<SymTensor> InferTfIdfVectorizer(InferenceContext& ctx) {
   const SymShape x = InputShape(ctx, 0);
   const auto indexes = ctx.IntsAttribute("ngram_indexes");
-  const SymDim width = indexes && !indexes->empty() ? SymDim(*std::max_element(indexes->begin(), indexes->end()) + 1)
-                                                    : SymDim::Unknown();
+  // Unknown when the largest index cannot give a width (negative, or INT64_MAX + 1).
+  const std::int64_t largest =
+      indexes && !indexes->empty() ? *std::max_element(indexes->begin(), indexes->end()) : -1;
+  const SymDim width =
+      largest >= 0 && largest < std::numeric_limits<std::int64_t>::max() ? SymDim(largest + 1) : SymDim::Unknown();
   if (!x.HasRank()) return Outputs(ctx, UnknownTensor(TensorProto::FLOAT));
   if (x.Rank() == 1) return Outputs(ctx, SymTensor::Tensor(TensorProto::FLOAT, SymShape({width})));
   if (x.Rank() == 2) return Outputs(ctx, SymTensor::Tensor(TensorProto::FLOAT, SymShape({x[0], width})));

@@ -26,7 +26,6 @@ namespace {
 using core::shapes::RegisterShapeFunction;
 
 constexpr int kInt64 = TensorProto::INT64;
-constexpr int kBool = TensorProto::BOOL;
 // Slice bounds at or beyond this magnitude mean "to the end": no tensor dim reaches 2^31
 // (exporters write INT64_MAX, INT32_MAX or similar).
 constexpr std::int64_t kHuge = std::numeric_limits<std::int32_t>::max();

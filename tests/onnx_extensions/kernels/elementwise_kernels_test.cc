@@ -53,6 +53,65 @@ TEST(ElementwiseKernels, PowWithMixedTypes) {
   EXPECT_TENSOR(y, MakeTensor<float>({3}, {1, 32, 729}));
 }
 
+// Integer arithmetic wraps around in two's complement, without C++ undefined behaviour
+// (found by fuzz/graph_fuzzer.cc under UBSan; build-asan's kernel_tests fail without the
+// fix).
+TEST(ElementwiseKernels, IntegerArithmeticWrapsAround) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int64[2] a, int64[2] b, uint16[1] u, int8[2] c, int32[2] i) => (int64[2] s, int64[2] d, int64[2] p, int64[2] n, uint16[1] q,
+                                                         int8[2] m, int64[2] t, int32[2] r) {
+      s = Add (a, b)
+      d = Sub (a, b)
+      p = Mul (a, a)
+      n = Neg (a)
+      q = Mul (u, u)
+      m = Abs (c)
+      t = Sum (a, b, b)
+      r = PRelu (i, i)
+    })ONNX",
+                     {{"a", MakeTensor<std::int64_t>({2}, {kMax, kMin})},
+                      {"b", MakeTensor<std::int64_t>({2}, {1, -1})},
+                      {"u", MakeTensor<std::uint16_t>({1}, {65535})},
+                      {"c", MakeTensor<std::int8_t>({2}, {-128, -5})},
+                      {"i", MakeTensor<std::int32_t>({2}, {std::numeric_limits<std::int32_t>::min(), -5})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("s")), MakeTensor<std::int64_t>({2}, {kMin, kMax}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("d")), MakeTensor<std::int64_t>({2}, {kMax - 1, kMin + 1}));
+  // (2^63 - 1)^2 = 2^126 - 2^64 + 1 = 1 mod 2^64; (-2^63)^2 = 2^126 = 0 mod 2^64.
+  EXPECT_TENSOR(std::get<Tensor>(out.at("p")), MakeTensor<std::int64_t>({2}, {1, 0}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("n")), MakeTensor<std::int64_t>({2}, {-kMax, kMin}));
+  // 65535^2 = 4294836225 = 65536 * 65534 + 1.
+  EXPECT_TENSOR(std::get<Tensor>(out.at("q")), MakeTensor<std::uint16_t>({1}, {1}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("m")), MakeTensor<std::int8_t>({2}, {-128, 5}));
+  EXPECT_TENSOR(std::get<Tensor>(out.at("t")), MakeTensor<std::int64_t>({2}, {kMin + 1, kMax - 1}));
+  // PRelu of a negative x is slope * x: (-2^31)^2 = 2^62 = 0 mod 2^32, (-5)^2 = 25.
+  EXPECT_TENSOR(std::get<Tensor>(out.at("r")), MakeTensor<std::int32_t>({2}, {0, 25}));
+}
+
+// An integer base to an infinite or huge float exponent: every double >= 2^64 is a
+// multiple of 2^64, so the wrapped power is 0 for an even base and 1 for an odd one.
+TEST(ElementwiseKernels, IntegerPowerOfHugeExponentWraps) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 15]>
+    g (int64[3] a, float[3] b) => (int64[3] y) { y = Pow (a, b) })ONNX",
+                  {{"a", MakeTensor<std::int64_t>({3}, {2, 3, -1})},
+                   {"b", MakeTensor<float>({3}, {std::numeric_limits<float>::infinity(), 1e30f, 1e20f})}});
+  EXPECT_TENSOR(y, MakeTensor<std::int64_t>({3}, {0, 1, 1}));
+}
+
+// Shrink's float attributes can take an integer result out of range: it saturates like
+// Cast (graph fuzzer, UBSan: 3.4e38 converted to uint64).
+TEST(ElementwiseKernels, IntegerShrinkSaturates) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int8[3] x) => (int8[3] y) { y = Shrink <bias = -1000.0, lambd = 0.5> (x) })ONNX",
+                  {{"x", MakeTensor<std::int8_t>({3}, {100, -100, 0})}});
+  // 100 - (-1000) = 1100 -> 127; -100 + (-1000) = -1100 -> -128.
+  EXPECT_TENSOR(y, MakeTensor<std::int8_t>({3}, {127, -128, 0}));
+}
+
 TEST(ElementwiseKernels, RoundHalfToEven) {
   auto y = RunOne(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>

@@ -203,6 +203,44 @@ TEST(QLinearMatMulKernel, AppliesPerRowParametersOfAAndFloat16ScalesInOpset21) {
   EXPECT_TENSOR(y, MakeTensor<std::uint8_t>({2, 1}, {3, 10}));
 }
 
+// MatMul drops the dim it adds to a 1-D operand; the parameters still apply per row and
+// per column (found by fuzz/graph_fuzzer.cc: a 2-D a times a 1-D b crashed).
+TEST(QLinearMatMulKernel, AppliesPerRowParametersWhenBIs1D) {
+  // a - [0, 1] per row = [[1,2],[2,3]]; b = [1, 1]: acc = [3, 5]; * a_scale [1, 2] = [3, 10].
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 10]>
+    g (uint8[2,2] a, float[2] as, uint8[2] az, uint8[2] b, float[1] bs, uint8[1] bz, float[1] ys, uint8[1] yz)
+      => (uint8[2] y) { y = QLinearMatMul (a, as, az, b, bs, bz, ys, yz) })ONNX",
+                  {{"a", MakeTensor<std::uint8_t>({2, 2}, {1, 2, 3, 4})}, {"as", MakeTensor<float>({2}, {1, 2})},
+                   {"az", MakeTensor<std::uint8_t>({2}, {0, 1})}, {"b", MakeTensor<std::uint8_t>({2}, {1, 1})},
+                   {"bs", MakeTensor<float>({1}, {1})}, {"bz", MakeTensor<std::uint8_t>({1}, {0})},
+                   {"ys", MakeTensor<float>({1}, {1})}, {"yz", MakeTensor<std::uint8_t>({1}, {0})}});
+  EXPECT_TENSOR(y, MakeTensor<std::uint8_t>({2}, {3, 10}));
+}
+
+TEST(QLinearMatMulKernel, AppliesPerColumnParametersWhenAIs1DAndScalarsWhenBothAre) {
+  // a = [1, 2]; b - [0, 1] per column = [[1, 1], [2, 3]]: acc = [5, 7]; * b_scale [1, 2] = [5, 14].
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 10]>
+    g (uint8[2] a, float[1] as, uint8[1] az, uint8[2,2] b, float[2] bs, uint8[2] bz, float[1] ys, uint8[1] yz)
+      => (uint8[2] y) { y = QLinearMatMul (a, as, az, b, bs, bz, ys, yz) })ONNX",
+                  {{"a", MakeTensor<std::uint8_t>({2}, {1, 2})}, {"as", MakeTensor<float>({1}, {1})},
+                   {"az", MakeTensor<std::uint8_t>({1}, {0})}, {"b", MakeTensor<std::uint8_t>({2, 2}, {1, 2, 2, 4})},
+                   {"bs", MakeTensor<float>({2}, {1, 2})}, {"bz", MakeTensor<std::uint8_t>({2}, {0, 1})},
+                   {"ys", MakeTensor<float>({1}, {1})}, {"yz", MakeTensor<std::uint8_t>({1}, {0})}});
+  EXPECT_TENSOR(y, MakeTensor<std::uint8_t>({2}, {5, 14}));
+  // [1, 2] . [3, 4] = 11, scaled by 2 * 1 / 1.
+  auto dot = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 10]>
+    g (uint8[2] a, float as, uint8 az, uint8[2] b, float bs, uint8 bz, float ys, uint8 yz)
+      => (uint8 y) { y = QLinearMatMul (a, as, az, b, bs, bz, ys, yz) })ONNX",
+                    {{"a", MakeTensor<std::uint8_t>({2}, {1, 2})}, {"as", MakeTensor<float>({}, {2})},
+                     {"az", MakeTensor<std::uint8_t>({}, {0})}, {"b", MakeTensor<std::uint8_t>({2}, {3, 4})},
+                     {"bs", MakeTensor<float>({}, {1})}, {"bz", MakeTensor<std::uint8_t>({}, {0})},
+                     {"ys", MakeTensor<float>({}, {1})}, {"yz", MakeTensor<std::uint8_t>({}, {0})}});
+  EXPECT_TENSOR(dot, MakeTensor<std::uint8_t>({}, {22}));
+}
+
 TEST(QLinearMatMulKernel, ComputesFloat8InOpset21WithSaturation) {
   // float8e4m3fn codes: 0x38 = 1, 0x40 = 2, 0x30 = 0.5, 0x44 = 3, 0x7E = 448 (largest).
   const std::string model = R"ONNX(

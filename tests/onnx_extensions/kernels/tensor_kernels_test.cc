@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -249,6 +250,32 @@ TEST(TensorKernels, ReductionsAxesAttributeVersusInput) {
                    {{"x", Iota({2, 3})}, {"ax", MakeTensor<std::int64_t>({1}, {0})}, {"none", MakeTensor<std::int64_t>({0}, {})}});
   EXPECT_TENSOR(Out(b, "p"), MakeTensor<float>({3}, {1.5f, 2.5f, 3.5f}));
   EXPECT_TENSOR(Out(b, "n"), Iota({2, 3}));
+}
+
+// Integer reductions wrap around like the arithmetic operators; a float result out of
+// the integer type's range (log 0 = -inf) saturates like Cast. Found by
+// fuzz/graph_fuzzer.cc under UBSan (build-asan's kernel_tests fail without the fix).
+TEST(TensorKernels, IntegerReductionsWrapAndSaturate) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[2] x, int32[2] z) => (int64[1] s, int64[1] p, int64[1] q, int64[1] l, int32[1] g) {
+      s = ReduceSum (x)
+      p = ReduceProd (x)
+      q = ReduceSumSquare (x)
+      l = ReduceL1 (x)
+      g = ReduceLogSum (z)
+    })ONNX",
+                     {{"x", MakeTensor<std::int64_t>({2}, {kMin, kMax})}, {"z", MakeTensor<std::int32_t>({2}, {0, 0})}});
+  EXPECT_TENSOR(Out(out, "s"), MakeTensor<std::int64_t>({1}, {-1}));
+  // -2^63 * (2^63 - 1) = -2^126 + 2^63 = 2^63 mod 2^64, which is -2^63 as int64.
+  EXPECT_TENSOR(Out(out, "p"), MakeTensor<std::int64_t>({1}, {kMin}));
+  // 2^126 + (2^126 - 2^64 + 1) = 1 mod 2^64.
+  EXPECT_TENSOR(Out(out, "q"), MakeTensor<std::int64_t>({1}, {1}));
+  // |-2^63| wraps to -2^63; + 2^63 - 1 = -1.
+  EXPECT_TENSOR(Out(out, "l"), MakeTensor<std::int64_t>({1}, {-1}));
+  EXPECT_TENSOR(Out(out, "g"), MakeTensor<std::int32_t>({1}, {std::numeric_limits<std::int32_t>::min()}));
 }
 
 TEST(TensorKernels, DepthToSpaceAndBack) {

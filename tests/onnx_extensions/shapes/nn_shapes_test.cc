@@ -222,6 +222,15 @@ TEST(ResizeShape, SizesInput) {
   EXPECT_EQ(s.Get("y"), "float[1,3,32,48]");
 }
 
+// The kernel reads an empty sizes as not given: its output dims are unknown here (found by
+// fuzz/graph_fuzzer.cc: the shape function read sizes past their end).
+TEST(ResizeShape, EmptySizesGiveUnknownDims) {
+  auto s = InferText(Model(13, "g (float[N,3,H,W] x) => (float[] y)",
+                           "sizes = Constant <value = int64[0] {}> ()\n"
+                           "y = Resize (x, , , sizes)"));
+  EXPECT_EQ(s.Get("y"), "float[?,?,?,?]");
+}
+
 TEST(ResizeShape, Opset10ScalesAreTheSecondInput) {
   auto s = InferText(Model(10, "g (float[N,3,H,W] x) => (float[] y)",
                            "scales = Constant <value = float[4] {1.0, 1.0, 3.0, 2.0}> ()\n"

@@ -44,5 +44,18 @@ TEST(TfIdfVectorizerShape, WidthFromNgramIndexes) {
   EXPECT_EQ(s.Get("z"), "float[4]");
 }
 
+// The largest index INT64_MAX or a negative one gives no width (found by
+// fuzz/graph_fuzzer.cc: INT64_MAX + 1 overflowed).
+TEST(TfIdfVectorizerShape, WidthUnknownWhenTheIndexesGiveNone) {
+  auto s = InferText(
+      Model(9, "g (int64[N,C] x) => (float[] y, float[] z)",
+            "y = TfIdfVectorizer <mode = \"TF\", min_gram_length = 1, max_gram_length = 1, "
+            "max_skip_count = 0, ngram_counts = [0], ngram_indexes = [9223372036854775807], pool_int64s = [1]> (x)\n"
+            "z = TfIdfVectorizer <mode = \"TF\", min_gram_length = 1, max_gram_length = 1, "
+            "max_skip_count = 0, ngram_counts = [0], ngram_indexes = [-3], pool_int64s = [1]> (x)"));
+  EXPECT_EQ(s.Get("y"), "float[N,?]");
+  EXPECT_EQ(s.Get("z"), "float[N,?]");
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

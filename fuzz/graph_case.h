@@ -1,0 +1,51 @@
+#pragma once
+// Random small ONNX graphs built from the operator schemas, and the checks that every
+// such graph must pass: shared by the libFuzzer target graph_fuzzer.cc and by the
+// regression test tests/fuzz/graph_case_test.cc (fixed pseudo-random inputs and the
+// reproducers of past findings).
+//
+// GenerateGraphCase draws, from a FuzzedDataProvider, an opset (mostly 13..23), 1..6
+// nodes whose operators are registered ai.onnx schemas in force at that opset, their
+// inputs (graph inputs of allowed types and small shapes, initializers and Constants with
+// edge values, earlier outputs; optional ones sometimes omitted), their attributes (edge
+// values, sometimes omitted, wrongly typed or unknown), tiny bodies for If / Loop / Scan /
+// SequenceMap, and the values of the graph inputs. Some nodes break a rule on purpose
+// (input count, input type) so that invalid models are exercised too.
+//
+// FindGraphCaseProblem runs what `onnxopt optimize` and `onnxopt verify` run and reports
+// what must never happen for any model: an exception other than the user-facing ones
+// (ModelError, IoError: exit 2), an optimized model that fails the model checks, or one
+// whose outputs differ from the original's on the same inputs.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include "onnx_core/eval/evaluator.h"
+#include "onnx_core/ir/onnx_pb.h"
+
+namespace onnxopt::fuzz {
+
+struct GraphCase {
+  ModelProto model;
+  core::eval::ValueMap inputs;  // a value for every graph input that is not an initializer
+};
+
+GraphCase GenerateGraphCase(FuzzedDataProvider& data);
+
+// Registers the schemas, shape functions, kernels and patterns (as the command line
+// does) and lowers the limit on tensor sizes to `max_tensor_bytes`. Idempotent.
+void PrepareGraphFuzzing(std::uint64_t max_tensor_bytes);
+
+// How far a case that behaves got: refused when loaded (model checks), by validation
+// (shape inference), by the evaluator (a kernel refusing its inputs), or evaluated and
+// compared with its optimized form.
+enum class GraphCaseOutcome { kRefusedAtLoad, kRefusedAtValidation, kRefusedAtEvaluation, kCompared };
+
+// The finding (what went wrong, at which step), or nullopt when the case behaves: valid
+// or refused with a user-facing error. `outcome` (optional) receives how far it got.
+std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, GraphCaseOutcome* outcome = nullptr);
+
+}  // namespace onnxopt::fuzz

@@ -1,0 +1,54 @@
+// libFuzzer target: build a random small graph from the operator schemas (graph_case.h),
+// then load, validate, optimize (default patterns, folding first), check the optimized
+// model and compare both models' outputs on the same inputs. Any finding of
+// FindGraphCaseProblem aborts, so that libFuzzer records the input as an artifact; so do
+// crashes, sanitizer reports and allocations above -malloc_limit_mb.
+//
+// GRAPH_FUZZER_PRINT=1 prints each generated model (protobuf text) and how far it got:
+// run the binary on an artifact to see what it builds.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "fuzz/graph_case.h"
+
+namespace {
+
+// The limit on tensor sizes during fuzzing; run libFuzzer with -malloc_limit_mb a little
+// above it, so that any allocation beyond the limit is reported.
+constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{16} << 20;
+
+const char* OutcomeName(onnxopt::fuzz::GraphCaseOutcome outcome) {
+  switch (outcome) {
+    case onnxopt::fuzz::GraphCaseOutcome::kRefusedAtLoad: return "refused by the model checks";
+    case onnxopt::fuzz::GraphCaseOutcome::kRefusedAtValidation: return "refused by shape inference";
+    case onnxopt::fuzz::GraphCaseOutcome::kRefusedAtEvaluation: return "refused by the evaluator";
+    case onnxopt::fuzz::GraphCaseOutcome::kCompared: return "evaluated and compared";
+  }
+  return "?";
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  onnxopt::fuzz::PrepareGraphFuzzing(kMaxTensorBytes);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider provider(data, size);
+  const onnxopt::fuzz::GraphCase graph_case = onnxopt::fuzz::GenerateGraphCase(provider);
+  onnxopt::fuzz::GraphCaseOutcome outcome{};
+  const std::optional<std::string> problem = onnxopt::fuzz::FindGraphCaseProblem(graph_case, &outcome);
+  static const bool print = std::getenv("GRAPH_FUZZER_PRINT") != nullptr;
+  if (print || problem)
+    std::fprintf(stderr, "%s\n-- %s\n", graph_case.model.DebugString().c_str(), OutcomeName(outcome));
+  if (problem) {
+    std::fprintf(stderr, "graph_fuzzer finding: %s\n", problem->c_str());
+    std::abort();
+  }
+  return 0;
+}
