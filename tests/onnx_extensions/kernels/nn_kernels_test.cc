@@ -106,6 +106,18 @@ TEST(MatMulKernel, PromotesOneDimensionalInputs) {
   EXPECT_TENSOR(s, MakeScalar<float>(32));
 }
 
+// Integer products wrap around like Mul (graph fuzzer, UBSan: 2^40 * -2^31 overflowed
+// int64 in the Gemm micro-kernel).
+TEST(MatMulKernel, IntegerProductsWrapAround) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (int64[1,2] a, int64[2,2] b) => (int64[1,2] y) { y = MatMul (a, b) })ONNX",
+                  {{"a", MakeTensor<std::int64_t>({1, 2}, {std::numeric_limits<std::int64_t>::max(), 3})},
+                   {"b", MakeTensor<std::int64_t>({2, 2}, {2, std::int64_t{1} << 40, 5, 0})}});
+  // (2^63 - 1) * 2 = -2 mod 2^64, + 15 = 13; (2^63 - 1) * 2^40 = -2^40 mod 2^64.
+  EXPECT_TENSOR(y, MakeTensor<std::int64_t>({1, 2}, {13, -(std::int64_t{1} << 40)}));
+}
+
 TEST(MatMulKernel, ComputesIntegersAndHalf) {
   auto y = RunOne(Model(13, "(int32[2,2] a, int32[2,2] b) => (int32[2,2] y)", "y = MatMul (a, b)"),
                   {{"a", MakeTensor<std::int32_t>({2, 2}, {1, 2, 3, 4})}, {"b", MakeTensor<std::int32_t>({2, 2}, {5, 6, 7, 8})}});
