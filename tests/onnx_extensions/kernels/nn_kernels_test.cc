@@ -403,6 +403,16 @@ TEST(EinsumKernel, ContractsTransposesAndTakesDiagonals) {
                 MakeTensor<float>({2}, {3, 7}));
 }
 
+// Integer Einsum sums exactly and wraps around like MatMul (graph fuzzer, UBSan: a sum
+// of 1.8e19 computed in double was converted to int64).
+TEST(EinsumKernel, IntegerSumsAreExactAndWrapAround) {
+  auto y = RunOne(Model(12, "(int64[2,2] a, int64[2] b) => (int64[2] y)", "y = Einsum <equation = \"ij,j->i\"> (a, b)"),
+                  {{"a", MakeTensor<std::int64_t>({2, 2}, {std::int64_t{1} << 62, 3, (std::int64_t{1} << 53) + 1, 0})},
+                   {"b", MakeTensor<std::int64_t>({2}, {4, 5})}});
+  // 2^62 * 4 + 15 = 2^64 + 15 = 15 mod 2^64; (2^53 + 1) * 4 exactly (a double gives 2^55).
+  EXPECT_TENSOR(y, MakeTensor<std::int64_t>({2}, {15, ((std::int64_t{1} << 53) + 1) * 4}));
+}
+
 TEST(EinsumKernel, BroadcastsEllipsis) {
   auto y = RunOne(Model(12, "(float[2,1,2] a, float[2,1] b) => (float[2,1,1] y)", "y = Einsum <equation = \"...ij,jk->...ik\"> (a, b)"),
                   {{"a", MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4})}, {"b", MakeTensor<float>({2, 1}, {1, 1})}});
