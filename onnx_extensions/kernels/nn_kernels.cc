@@ -265,9 +265,9 @@ Tensor SoftmaxLike(KernelContext& ctx, SoftKind kind, const char* op) {
     auto v = ReadAs<T>(x);
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t in = 0; in < inner; ++in) {
+        if (n == 0) continue;  // an empty axis: v has no data (its pointer may be null)
         T* base = v.data() + o * n * inner + in;
         auto at = [&](std::int64_t i) -> T& { return base[i * inner]; };
-        if (n == 0) continue;
         T mx = at(0);
         std::int64_t arg = 0;
         // The first maximum; NaN counts as the maximum (like numpy's argmax).

@@ -165,6 +165,14 @@ TEST(SoftmaxKernel, NormalizesTheLastAxis) {
   EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {0.25f, 0.75f, 0.5f, 0.5f}));
 }
 
+// An empty axis gives an empty output without touching the (null) data of the input
+// (graph fuzzer, UBSan: offset applied to a null pointer).
+TEST(SoftmaxKernel, EmptyAxisGivesAnEmptyOutput) {
+  auto y = RunOne(Model(13, "(float[2,0,3] x) => (float[2,0,3] y)", "y = Softmax <axis = 1> (x)"),
+                  {{"x", MakeTensor<float>({2, 0, 3}, {})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 0, 3}, {}));
+}
+
 TEST(SoftmaxKernel, CoercesToTwoDimensionsBeforeOpset13) {
   // axis = 1 on [1,2,2]: one row of 4 elements.
   auto y = RunOne(Model(11, "(float[1,2,2] x) => (float[1,2,2] y)", "y = Softmax (x)"),
