@@ -109,7 +109,7 @@ decltype(auto) DispatchFloat(int elem_type, const char* op, F&& f) {
 // Register tile of the GEMM: kGemmMr rows of A times kGemmNr columns of B.
 inline constexpr std::int64_t kGemmMr = 6, kGemmNr = 16;
 
-// acc += apack[k][r] * bpack[k][j] over kc values of k.
+// acc += apack[k][r] * bpack[k][j] over kc values of k (integers wrap around).
 template <class T>
 inline void MicroKernel(std::int64_t kc, const T* ap, const T* bp, T (&acc)[kGemmMr][kGemmNr]) {
   for (std::int64_t k = 0; k < kc; ++k) {
@@ -117,7 +117,7 @@ inline void MicroKernel(std::int64_t kc, const T* ap, const T* bp, T (&acc)[kGem
     const T* a = ap + k * kGemmMr;
     for (std::int64_t r = 0; r < kGemmMr; ++r) {
       const T av = a[r];
-      for (std::int64_t j = 0; j < kGemmNr; ++j) acc[r][j] += av * b[j];
+      for (std::int64_t j = 0; j < kGemmNr; ++j) acc[r][j] = WrappingAdd(acc[r][j], WrappingMul(av, b[j]));
     }
   }
 }
@@ -185,7 +185,7 @@ void Gemm(std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, s
         for (std::int64_t k = 0; k < kc; ++k)
           for (std::int64_t r = 0; r < kMr; ++r)
             apack[k * kMr + r] =
-                r < mr ? alpha * (transA ? A[(pc + k) * lda + i0 + r] : A[(i0 + r) * lda + pc + k]) : T{0};
+                r < mr ? WrappingMul(alpha, transA ? A[(pc + k) * lda + i0 + r] : A[(i0 + r) * lda + pc + k]) : T{0};
         for (std::int64_t p = 0; p < npanels; ++p) {
           const T* bp = bpack.data() + p * kc * kNr;
           const T* ap = apack.data();
@@ -204,7 +204,7 @@ void Gemm(std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, s
           const std::int64_t nr = std::min(kNr, jc + nc - j0);
           for (std::int64_t r = 0; r < mr; ++r) {
             T* c = C + (i0 + r) * ldc + j0;
-            for (std::int64_t j = 0; j < nr; ++j) c[j] += acc[r][j];
+            for (std::int64_t j = 0; j < nr; ++j) c[j] = WrappingAdd(c[j], acc[r][j]);
           }
         }
       }

@@ -265,9 +265,9 @@ Tensor SoftmaxLike(KernelContext& ctx, SoftKind kind, const char* op) {
     auto v = ReadAs<T>(x);
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t in = 0; in < inner; ++in) {
+        if (n == 0) continue;  // an empty axis: v has no data (its pointer may be null)
         T* base = v.data() + o * n * inner + in;
         auto at = [&](std::int64_t i) -> T& { return base[i * inner]; };
-        if (n == 0) continue;
         T mx = at(0);
         std::int64_t arg = 0;
         // The first maximum; NaN counts as the maximum (like numpy's argmax).
@@ -1744,29 +1744,38 @@ std::vector<Value> EinsumKernel(KernelContext& ctx) {
       st *= dim;
     }
   }
-  const int et = ins[0]->elem_type();
-  const bool is_float = IsFloatType(et);
-  std::vector<std::vector<double>> data;
-  for (auto* t : ins) data.push_back(is_float ? ReadAs<double>(*t) : t->ToDoubleVector());
   const std::int64_t out_n = ShapeSize(out_shape);
-  std::vector<double> y(static_cast<std::size_t>(out_n), 0.0);
   const std::int64_t total = ShapeSize(dims);
   const std::int64_t sum_n = out_n ? total / std::max<std::int64_t>(out_n, 1) : 0;
-  Shape idx(nl, 0);
-  std::vector<std::int64_t> off(ins.size(), 0);
-  for (std::int64_t e = 0; e < total && out_n > 0; ++e) {
-    double p = 1;
-    for (std::size_t i = 0; i < ins.size(); ++i) p *= data[i][static_cast<std::size_t>(off[i])];
-    y[static_cast<std::size_t>(e / std::max<std::int64_t>(sum_n, 1))] += p;
-    for (std::size_t k = nl; k-- > 0;) {
-      for (std::size_t i = 0; i < ins.size(); ++i) off[i] += strides[i][k];
-      if (++idx[k] < dims[k]) break;
-      for (std::size_t i = 0; i < ins.size(); ++i) off[i] -= strides[i][k] * dims[k];
-      idx[k] = 0;
+  // Sums of products in A: double for floats, int64 wrapping around for integers (a
+  // double would lose integers above 2^53 and convert out-of-range sums undefinedly).
+  const auto contract = [&]<class A>(const std::vector<std::vector<A>>& data) {
+    std::vector<A> y(static_cast<std::size_t>(out_n), A(0));
+    Shape idx(nl, 0);
+    std::vector<std::int64_t> off(ins.size(), 0);
+    for (std::int64_t e = 0; e < total && out_n > 0; ++e) {
+      A p = 1;
+      for (std::size_t i = 0; i < ins.size(); ++i) p = WrappingMul(p, data[i][static_cast<std::size_t>(off[i])]);
+      A& sum = y[static_cast<std::size_t>(e / std::max<std::int64_t>(sum_n, 1))];
+      sum = WrappingAdd(sum, p);
+      for (std::size_t k = nl; k-- > 0;) {
+        for (std::size_t i = 0; i < ins.size(); ++i) off[i] += strides[i][k];
+        if (++idx[k] < dims[k]) break;
+        for (std::size_t i = 0; i < ins.size(); ++i) off[i] -= strides[i][k] * dims[k];
+        idx[k] = 0;
+      }
     }
+    return y;
+  };
+  const int et = ins[0]->elem_type();
+  if (IsFloatType(et)) {
+    std::vector<std::vector<double>> data;
+    for (auto* t : ins) data.push_back(ReadAs<double>(*t));
+    return {WriteAs(et, out_shape, contract(data))};
   }
-  if (is_float) return {WriteAs(et, out_shape, y)};
-  return {WriteInt(et, out_shape, std::vector<std::int64_t>(y.begin(), y.end()))};
+  std::vector<std::vector<std::int64_t>> data;
+  for (auto* t : ins) data.push_back(t->ToInt64Vector());
+  return {WriteInt(et, out_shape, contract(data))};
 }
 
 // ---------------------------------------------------------------------------------

@@ -106,6 +106,18 @@ TEST(MatMulKernel, PromotesOneDimensionalInputs) {
   EXPECT_TENSOR(s, MakeScalar<float>(32));
 }
 
+// Integer products wrap around like Mul (graph fuzzer, UBSan: 2^40 * -2^31 overflowed
+// int64 in the Gemm micro-kernel).
+TEST(MatMulKernel, IntegerProductsWrapAround) {
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (int64[1,2] a, int64[2,2] b) => (int64[1,2] y) { y = MatMul (a, b) })ONNX",
+                  {{"a", MakeTensor<std::int64_t>({1, 2}, {std::numeric_limits<std::int64_t>::max(), 3})},
+                   {"b", MakeTensor<std::int64_t>({2, 2}, {2, std::int64_t{1} << 40, 5, 0})}});
+  // (2^63 - 1) * 2 = -2 mod 2^64, + 15 = 13; (2^63 - 1) * 2^40 = -2^40 mod 2^64.
+  EXPECT_TENSOR(y, MakeTensor<std::int64_t>({1, 2}, {13, -(std::int64_t{1} << 40)}));
+}
+
 TEST(MatMulKernel, ComputesIntegersAndHalf) {
   auto y = RunOne(Model(13, "(int32[2,2] a, int32[2,2] b) => (int32[2,2] y)", "y = MatMul (a, b)"),
                   {{"a", MakeTensor<std::int32_t>({2, 2}, {1, 2, 3, 4})}, {"b", MakeTensor<std::int32_t>({2, 2}, {5, 6, 7, 8})}});
@@ -151,6 +163,14 @@ TEST(SoftmaxKernel, NormalizesTheLastAxis) {
   auto y = RunOne(Model(13, "(float[2,2] x) => (float[2,2] y)", "y = Softmax (x)"),
                   {{"x", MakeTensor<float>({2, 2}, {0, std::log(3.0f), 1, 1})}});
   EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {0.25f, 0.75f, 0.5f, 0.5f}));
+}
+
+// An empty axis gives an empty output without touching the (null) data of the input
+// (graph fuzzer, UBSan: offset applied to a null pointer).
+TEST(SoftmaxKernel, EmptyAxisGivesAnEmptyOutput) {
+  auto y = RunOne(Model(13, "(float[2,0,3] x) => (float[2,0,3] y)", "y = Softmax <axis = 1> (x)"),
+                  {{"x", MakeTensor<float>({2, 0, 3}, {})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 0, 3}, {}));
 }
 
 TEST(SoftmaxKernel, CoercesToTwoDimensionsBeforeOpset13) {
@@ -389,6 +409,16 @@ TEST(EinsumKernel, ContractsTransposesAndTakesDiagonals) {
                 MakeTensor<float>({2}, {1, 4}));
   EXPECT_TENSOR(RunOne(Model(12, "(float[2,2] a) => (float[2] y)", "y = Einsum <equation = \"ij->i\"> (a)"), {{"a", a}}),
                 MakeTensor<float>({2}, {3, 7}));
+}
+
+// Integer Einsum sums exactly and wraps around like MatMul (graph fuzzer, UBSan: a sum
+// of 1.8e19 computed in double was converted to int64).
+TEST(EinsumKernel, IntegerSumsAreExactAndWrapAround) {
+  auto y = RunOne(Model(12, "(int64[2,2] a, int64[2] b) => (int64[2] y)", "y = Einsum <equation = \"ij,j->i\"> (a, b)"),
+                  {{"a", MakeTensor<std::int64_t>({2, 2}, {std::int64_t{1} << 62, 3, (std::int64_t{1} << 53) + 1, 0})},
+                   {"b", MakeTensor<std::int64_t>({2}, {4, 5})}});
+  // 2^62 * 4 + 15 = 2^64 + 15 = 15 mod 2^64; (2^53 + 1) * 4 exactly (a double gives 2^55).
+  EXPECT_TENSOR(y, MakeTensor<std::int64_t>({2}, {15, ((std::int64_t{1} << 53) + 1) * 4}));
 }
 
 TEST(EinsumKernel, BroadcastsEllipsis) {
