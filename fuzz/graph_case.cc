@@ -17,6 +17,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/float8.h"
 #include "onnx_core/eval/random_seed.h"
+#include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/op_schema.h"
@@ -638,53 +639,6 @@ class Generator {
   std::vector<std::string> outputs_;  // node outputs (graph output candidates)
 };
 
-// --- Comparison of outputs (the rules of `onnxopt verify`) -----------------------------
-
-bool IsFloatType(int elem) {
-  return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE || elem == TensorProto::FLOAT16 ||
-         elem == TensorProto::BFLOAT16;
-}
-
-double FloatElement(const Tensor& tensor, std::int64_t i) {
-  switch (tensor.elem_type()) {
-    case TensorProto::FLOAT: return tensor.Data<float>()[i];
-    case TensorProto::DOUBLE: return tensor.Data<double>()[i];
-    case TensorProto::FLOAT16: return core::eval::HalfToFloat(tensor.Data<std::uint16_t>()[i]);
-    default: return core::eval::BFloat16ToFloat(tensor.Data<std::uint16_t>()[i]);
-  }
-}
-
-// Float outputs may differ by rounding (the default patterns may reorder operations);
-// the tolerance follows the type's precision. NaN matches NaN; infinities must be equal.
-std::optional<std::string> CompareTensors(const Tensor& a, const Tensor& b) {
-  if (a.elem_type() != b.elem_type() || a.shape() != b.shape()) return a.Describe() + " vs " + b.Describe();
-  if (a == b) return std::nullopt;
-  if (!IsFloatType(a.elem_type())) return "values of " + a.Describe() + " differ";
-  const bool half = a.elem_type() == TensorProto::FLOAT16 || a.elem_type() == TensorProto::BFLOAT16;
-  const double atol = half ? 1e-2 : 1e-4, rtol = half ? 1e-2 : 1e-3;
-  for (std::int64_t i = 0; i < a.size(); ++i) {
-    const double x = FloatElement(a, i), y = FloatElement(b, i);
-    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
-    const bool close = std::isfinite(x) && std::isfinite(y) &&
-                       std::abs(x - y) <= atol + rtol * std::max(std::abs(x), std::abs(y));
-    if (!close)
-      return a.Describe() + " element " + std::to_string(i) + ": " + std::to_string(x) + " vs " + std::to_string(y);
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> CompareValues(const core::eval::Value& a, const core::eval::Value& b) {
-  if (a.index() != b.index()) return "different kinds of value (tensor, sequence, absent optional)";
-  if (const auto* tensor = std::get_if<Tensor>(&a)) return CompareTensors(*tensor, std::get<Tensor>(b));
-  if (const auto* sequence = std::get_if<core::eval::Sequence>(&a)) {
-    const auto& other = std::get<core::eval::Sequence>(b);
-    if (sequence->size() != other.size()) return "sequences of different lengths";
-    for (std::size_t i = 0; i < sequence->size(); ++i)
-      if (auto problem = CompareTensors((*sequence)[i], other[i])) return "element " + std::to_string(i) + ": " + *problem;
-  }
-  return std::nullopt;
-}
-
 // --- The pipeline ----------------------------------------------------------------------
 
 // How a step ended: it succeeded, refused the model with a user-facing error (exit 2 on
@@ -790,8 +744,8 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
   for (const ValueInfoProto& output : original.graph().output()) {
     auto it = actual.find(output.name());
     if (it == actual.end()) return "output '" + output.name() + "' is missing from the optimized model";
-    if (auto difference = CompareValues(expected.at(output.name()), it->second))
-      return "output '" + output.name() + "' differs after optimization: " + *difference;
+    const core::eval::Comparison comparison = core::eval::CompareValues(expected.at(output.name()), it->second);
+    if (!comparison.ok) return "output '" + output.name() + "' differs after optimization: " + comparison.reason;
   }
   return std::nullopt;
 }

@@ -16,6 +16,7 @@
 #include "onnx_core/common/quote.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/random_seed.h"
+#include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/model_validity.h"
@@ -71,135 +72,12 @@ examples:
   onnxopt verify a.onnx b.onnx --seed 3 --dim batch=1 --atol 1e-5 --rtol 0
 )";
 
-struct Tolerance {
-  double atol = 0;
-  double rtol = 0;
-};
-
-// Tolerances given on the command line, each replacing the default of every type.
-struct ToleranceOptions {
-  std::optional<double> atol, rtol;
-};
-
-bool IsFloatType(int elem_type) {
-  switch (elem_type) {
-    case TensorProto::FLOAT:
-    case TensorProto::DOUBLE:
-    case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16:
-    case core::eval::kFloat8E4M3FN:
-    case core::eval::kFloat8E4M3FNUZ:
-    case core::eval::kFloat8E5M2:
-    case core::eval::kFloat8E5M2FNUZ:
-    case core::eval::kFloat4E2M1:
-    case core::eval::kFloat8E8M0: return true;
-    default: return false;
-  }
-}
-
-// Default tolerances. float and double: rounding differences accumulated over long
-// reductions pass, wrong results do not. The 16-bit types have few significant bits:
-// atol is about one unit in the last place at 1 (random inputs lie in [-1, 1)), rtol about
-// two units (float16 2^-10, bfloat16 2^-7), so that a rewrite computing in another
-// precision (several units) is still caught. float8 and float4 have so few values that
-// results are expected to be identical.
-Tolerance ToleranceOf(int elem_type, const ToleranceOptions& given) {
-  Tolerance tolerance;
-  switch (elem_type) {
-    case TensorProto::FLOAT:
-    case TensorProto::DOUBLE: tolerance = {1e-4, 1e-3}; break;
-    case TensorProto::FLOAT16: tolerance = {1e-3, 2e-3}; break;
-    case TensorProto::BFLOAT16: tolerance = {1e-2, 1.6e-2}; break;
-    default: break;
-  }
-  return {given.atol.value_or(tolerance.atol), given.rtol.value_or(tolerance.rtol)};
-}
-
-// The comparison rule of the help text; symmetric in a and b.
-bool FloatsMatch(double a, double b, const Tolerance& tolerance) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  if (std::isinf(a) || std::isinf(b)) return a == b;
-  return std::abs(a - b) <= tolerance.atol + tolerance.rtol * std::max(std::abs(a), std::abs(b));
-}
-
-struct Comparison {
-  bool ok = true;
-  double max_abs_diff = 0;
-  std::string reason;
-};
-
-std::string ElementMismatch(std::int64_t count, std::int64_t total, std::int64_t first, const std::string& a,
-                            const std::string& b) {
-  return std::to_string(count) + "/" + std::to_string(total) + " elements differ, first at " + std::to_string(first) +
-         ": " + a + " vs " + b;
-}
-
-std::string FormatDouble(double value) {
-  std::ostringstream out;
-  out << std::setprecision(9) << value;
-  return out.str();
-}
-
-Comparison CompareTensors(const Tensor& a, const Tensor& b, const ToleranceOptions& tolerances) {
-  Comparison result;
-  if (a.elem_type() != b.elem_type() || a.shape() != b.shape()) return {false, 0, a.Describe() + " vs " + b.Describe()};
-  std::int64_t bad = 0, first = -1;
-  if (a.elem_type() == TensorProto::STRING) {
-    const std::string* x = a.Data<std::string>();
-    const std::string* y = b.Data<std::string>();
-    for (std::int64_t i = 0; i < a.size(); ++i)
-      if (x[i] != y[i] && bad++ == 0) first = i;
-    if (bad) result = {false, 0, ElementMismatch(bad, a.size(), first, Quote(x[first]), Quote(y[first]))};
-    return result;
-  }
-  if (!IsFloatType(a.elem_type())) {
-    // Compared as stored: through doubles, int64 values above 2^53 would collapse.
-    const std::size_t width = core::eval::StorageBytes(a.elem_type());
-    for (std::int64_t i = 0; i < a.size(); ++i)
-      if (std::memcmp(a.RawData() + i * width, b.RawData() + i * width, width) != 0 && bad++ == 0) first = i;
-    if (bad) {
-      const std::vector<double> x = a.ToDoubleVector(), y = b.ToDoubleVector();
-      result = {false, 0,
-                ElementMismatch(bad, a.size(), first, FormatDouble(x[static_cast<std::size_t>(first)]),
-                                FormatDouble(y[static_cast<std::size_t>(first)]))};
-    }
-    return result;
-  }
-  const Tolerance tolerance = ToleranceOf(a.elem_type(), tolerances);
-  const std::vector<double> x = a.ToDoubleVector();
-  const std::vector<double> y = b.ToDoubleVector();
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
-      const double diff = std::abs(x[i] - y[i]);
-      result.max_abs_diff = std::isnan(diff) ? INFINITY : std::max(result.max_abs_diff, diff);
-    }
-    if (!FloatsMatch(x[i], y[i], tolerance) && bad++ == 0) first = static_cast<std::int64_t>(i);
-  }
-  if (bad) {
-    result.ok = false;
-    result.reason = ElementMismatch(bad, a.size(), first, FormatDouble(x[static_cast<std::size_t>(first)]),
-                                    FormatDouble(y[static_cast<std::size_t>(first)]));
-  }
-  return result;
-}
-
-Comparison CompareValues(const core::eval::Value& a, const core::eval::Value& b, const ToleranceOptions& tolerances) {
-  if (a.index() != b.index()) return {false, 0, "different kinds of value (tensor, sequence, absent optional)"};
-  if (const auto* ta = std::get_if<Tensor>(&a)) return CompareTensors(*ta, std::get<Tensor>(b), tolerances);
-  if (const auto* sa = std::get_if<core::eval::Sequence>(&a)) {
-    const auto& sb = std::get<core::eval::Sequence>(b);
-    if (sa->size() != sb.size())
-      return {false, 0, "sequences of " + std::to_string(sa->size()) + " and " + std::to_string(sb.size()) + " tensors"};
-    Comparison total;
-    for (std::size_t i = 0; i < sa->size(); ++i) {
-      Comparison one = CompareTensors((*sa)[i], sb[i], tolerances);
-      total.max_abs_diff = std::max(total.max_abs_diff, one.max_abs_diff);
-      if (!one.ok && total.ok) total = {false, total.max_abs_diff, "element " + std::to_string(i) + ": " + one.reason};
-    }
-    return total;
-  }
-  return {};
-}
+using core::eval::CompareValues;
+using core::eval::Comparison;
+using core::eval::IsFloatingPointType;
+using core::eval::Tolerance;
+using core::eval::ToleranceOf;
+using core::eval::ToleranceOptions;
 
 // The element types of the tensors in `value`.
 void CollectElementTypes(const core::eval::Value& value, std::set<int>& types) {
@@ -212,7 +90,7 @@ void CollectElementTypes(const core::eval::Value& value, std::set<int>& types) {
 std::string ToleranceText(const std::set<int>& types, const ToleranceOptions& given) {
   std::string text;
   for (int type : types) {
-    if (!IsFloatType(type)) continue;
+    if (!IsFloatingPointType(type)) continue;
     const Tolerance tolerance = ToleranceOf(type, given);
     std::string name = core::ir::ElementTypeName(type);
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
