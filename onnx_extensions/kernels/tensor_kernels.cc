@@ -813,11 +813,12 @@ std::vector<Value> CumSumKernel(KernelContext& ctx) {
         for (std::int64_t s = 0; s < n; ++s) {
           const std::int64_t k = reverse ? n - 1 - s : s;
           const std::int64_t pos = (o * n + k) * inner + in;
+          // Integer sums wrap around in two's complement, like Add.
           if (exclusive) {
             dst[pos] = acc;
-            acc = static_cast<T>(acc + src[pos]);
+            acc = WrappingAdd(acc, src[pos]);
           } else {
-            acc = static_cast<T>(acc + src[pos]);
+            acc = WrappingAdd(acc, src[pos]);
             dst[pos] = acc;
           }
         }

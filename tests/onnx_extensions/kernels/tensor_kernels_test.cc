@@ -196,6 +196,22 @@ TEST(TensorKernels, RangeConstantOfShapeTrilu) {
   EXPECT_TENSOR(Out(out, "t"), MakeTensor<float>({2, 3}, {1, 0, 0, 1, 1, 0}));
 }
 
+// Integer running sums wrap around like Add (found by the graph fuzzer under UBSan: the
+// sum overflowed int64; this test fails before the fix in the sanitized build only).
+TEST(TensorKernels, CumSumOfIntegersWrapsAround) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int64[3] x, int32 ax) => (int64[3] c, int64[3] e) {
+      c = CumSum (x, ax)
+      e = CumSum <exclusive = 1> (x, ax)
+    })ONNX",
+                     {{"x", MakeTensor<std::int64_t>({3}, {kMin, -3, 5})}, {"ax", MakeScalar<std::int32_t>(0)}});
+  EXPECT_TENSOR(Out(out, "c"), MakeTensor<std::int64_t>({3}, {kMin, kMax - 2, kMin + 2}));
+  EXPECT_TENSOR(Out(out, "e"), MakeTensor<std::int64_t>({3}, {0, kMin, kMax - 2}));
+}
+
 TEST(TensorKernels, CumSumOneHotNonZero) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>
