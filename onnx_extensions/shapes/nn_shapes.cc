@@ -305,6 +305,9 @@ SymDim ScaledDim(const SymDim& in, double scale) {
   if (auto c = in.Constant()) {
     const float f = static_cast<float>(*c) * static_cast<float>(scale);
     const double d = static_cast<double>(*c) * scale;
+    // A size beyond int64 (or a float product that overflows to inf) is left unknown: the
+    // kernel refuses it when it runs.
+    if (!(std::isfinite(f) && std::floor(f) < 0x1p63f && std::floor(d) < 0x1p63)) return SymDim::Unknown();
     const auto fi = static_cast<std::int64_t>(std::floor(f));
     const auto di = static_cast<std::int64_t>(std::floor(d));
     if (fi != di) return SymDim::Unknown();
