@@ -392,7 +392,9 @@ void CheckSplitSizes(const InferenceContext& ctx, const std::vector<SymDim>& siz
     auto c = size.Constant();
     if (c && *c < 0) RefuseNode(ctx, "split sizes >= 0", "split " + DescribeDims(sizes));
     constant = constant && c;
-    if (c) sum += *c;
+    // Sizes beyond int64 when added cannot split any dim, known or not.
+    if (c && __builtin_add_overflow(sum, *c, &sum))
+      RefuseNode(ctx, "split sizes add up to the dim split", "split " + DescribeDims(sizes) + " (sum beyond int64)");
   }
   if (auto d = dim.Constant(); d && constant && sum != *d) {
     RefuseNode(ctx, "split sizes add up to the dim split",

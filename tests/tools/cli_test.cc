@@ -238,12 +238,15 @@ struct Json {
   std::vector<Json> items;
   std::vector<std::pair<std::string, Json>> members;
 
-  const Json* Member(const std::string& key) const {
-    for (const auto& [name, value] : members)
-      if (name == key) return &value;
-    return nullptr;
-  }
+  // Defined below: clang instantiates std::pair<std::string, Json> only once Json is complete.
+  const Json* Member(const std::string& key) const;
 };
+
+const Json* Json::Member(const std::string& key) const {
+  for (const auto& [name, value] : members)
+    if (name == key) return &value;
+  return nullptr;
+}
 
 class JsonReader {
  public:

@@ -318,6 +318,10 @@ TEST(TensorShapes, SplitSizesMustMatchTheOutputsAndTheDim) {
   EXPECT_EQ(split("2, 2", 13),
             "node #1 (Split): Split-13 split sizes add up to the dim split; found split [2,2] (sum 4) for a dim of 5");
   EXPECT_EQ(split("6, -1", 18), "node #1 (Split): Split-18 split sizes >= 0; found split [6,-1]");
+  // Sizes whose sum is beyond int64 (the graph fuzzer's INT64_MAX + INT64_MAX) split no dim.
+  EXPECT_EQ(split("9223372036854775807, 9223372036854775807", 18),
+            "node #1 (Split): Split-18 split sizes add up to the dim split; found split "
+            "[9223372036854775807,9223372036854775807] (sum beyond int64)");
   EXPECT_THAT(InferenceRefusal(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[6] x) => (float[?] a) {
