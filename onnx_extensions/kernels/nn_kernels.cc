@@ -527,6 +527,8 @@ std::vector<Value> LpNormalizationKernel(KernelContext& ctx) {
   return {DispatchFloat(x.elem_type(), "LpNormalization", [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(x);
+    // An empty axis leaves nothing to normalize (and v's data pointer may be null).
+    if (n == 0) return WriteAs(x.elem_type(), x.shape(), v);
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t in = 0; in < inner; ++in) {
         T* b = v.data() + o * n * inner + in;

@@ -235,18 +235,18 @@ TEST_F(CliTest, FailedSaveInReadOnlyFolderLeavesNoFile) {
 struct Json {
   enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
   std::string text;  // string value, or the number's digits
+  // An array's elements, or an object's member values in the order of `keys`. (Not a
+  // vector of pairs: std::pair<std::string, Json> inside Json does not compile with clang
+  // 14 and libstdc++, Json being incomplete there.)
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  std::vector<std::string> keys;
 
-  // Defined below: clang instantiates std::pair<std::string, Json> only once Json is complete.
-  const Json* Member(const std::string& key) const;
+  const Json* Member(const std::string& key) const {
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return &items[i];
+    return nullptr;
+  }
 };
-
-const Json* Json::Member(const std::string& key) const {
-  for (const auto& [name, value] : members)
-    if (name == key) return &value;
-  return nullptr;
-}
 
 class JsonReader {
  public:
@@ -322,7 +322,8 @@ class JsonReader {
         Space();
         std::string key = ReadString();
         Expect(':');
-        value.members.emplace_back(std::move(key), Read());
+        value.keys.push_back(std::move(key));
+        value.items.push_back(Read());
       } while (Eat(','));
       Expect('}');
     } else if (c == '[') {
@@ -377,7 +378,9 @@ TEST_F(CliTest, InfoShapesJsonDescribesEveryValue) {
   ASSERT_NE(values, nullptr);
   ASSERT_EQ(values->type, Json::Type::kObject);
   std::vector<std::string> names;
-  for (const auto& [name, value] : values->members) {
+  for (std::size_t i = 0; i < values->keys.size(); ++i) {
+    const std::string& name = values->keys[i];
+    const Json& value = values->items[i];
     names.push_back(name);
     ASSERT_EQ(value.type, Json::Type::kObject) << name;
     const Json* shape = value.Member("shape");

@@ -173,6 +173,20 @@ TEST(SoftmaxKernel, EmptyAxisGivesAnEmptyOutput) {
   EXPECT_TENSOR(y, MakeTensor<float>({2, 0, 3}, {}));
 }
 
+TEST(LpNormalizationKernel, DividesByTheNormAlongTheAxis) {
+  auto y = RunOne(Model(13, "(float[2,2] x) => (float[2,2] y)", "y = LpNormalization <axis = 0, p = 1> (x)"),
+                  {{"x", MakeTensor<float>({2, 2}, {1, 0, 3, 0})}});
+  // Column 1 has a norm of 0 and stays as it is.
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {0.25f, 0, 0.75f, 0}));
+}
+
+TEST(LpNormalizationKernel, EmptyAxisGivesAnEmptyOutput) {
+  // The axis has no element but the others do: nothing to read (graph fuzzer, UBSan).
+  auto y = RunOne(Model(13, "(float[2,0,3] x) => (float[2,0,3] y)", "y = LpNormalization <axis = 1> (x)"),
+                  {{"x", MakeTensor<float>({2, 0, 3}, {})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 0, 3}, {}));
+}
+
 TEST(SoftmaxKernel, CoercesToTwoDimensionsBeforeOpset13) {
   // axis = 1 on [1,2,2]: one row of 4 elements.
   auto y = RunOne(Model(11, "(float[1,2,2] x) => (float[1,2,2] y)", "y = Softmax (x)"),
