@@ -49,6 +49,9 @@
 #include "onnx_extensions/patterns/expand/shape_based_static_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/swap_expand_reshape_pattern.h"
 
+// reshape
+#include "onnx_extensions/patterns/reshape/reshape_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -105,12 +108,18 @@ void RegisterExpand() {
   RegisterPattern<SwapExpandReshapePattern>(family);
 }
 
+void RegisterReshape() {
+  const std::string family = "reshape";
+  RegisterPattern<ReshapePattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
   RegisterCanonicalization();
   RegisterCollections();
   RegisterExpand();
+  RegisterReshape();
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -1,0 +1,29 @@
+#include "onnx_extensions/patterns/reshape/reshape_matchers.h"
+
+#include "onnx_core/optimizer/match.h"
+
+namespace onnxopt::onnx_patterns::reshape {
+
+using core::builder::DerivedNodeName;
+using core::builder::IntAttr;
+using core::builder::IsOp;
+
+bool IsPlainReshape(const NodeProto& node) { return WhyNotPlainReshape(node).empty(); }
+
+std::string_view WhyNotPlainReshape(const NodeProto& node) {
+  if (!IsOp(node, "Reshape") || node.input_size() != 2 || node.output_size() != 1)
+    return "the node is not a default-domain Reshape with two inputs";
+  if (IntAttr(node, "allowzero").value_or(0) != 0) return "the Reshape has allowzero=1";
+  return {};
+}
+
+NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProto& reshape) {
+  NodeProto node;
+  node.set_op_type("Identity");
+  node.set_name(DerivedNodeName(graph, pattern, reshape));
+  node.add_input(reshape.input(0));
+  node.add_output(reshape.output(0));
+  return node;
+}
+
+}  // namespace onnxopt::onnx_patterns::reshape
