@@ -51,6 +51,7 @@
 
 // reshape
 #include "onnx_extensions/patterns/reshape/reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/shaped_based_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -111,6 +112,7 @@ void RegisterExpand() {
 void RegisterReshape() {
   const std::string family = "reshape";
   RegisterPattern<ReshapePattern>(family);
+  RegisterPattern<ShapedBasedReshapePattern>(family);
 }
 
 }  // namespace
