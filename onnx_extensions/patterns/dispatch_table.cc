@@ -52,6 +52,7 @@
 // reshape
 #include "onnx_extensions/patterns/reshape/reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/shaped_based_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -113,6 +114,7 @@ void RegisterReshape() {
   const std::string family = "reshape";
   RegisterPattern<ReshapePattern>(family);
   RegisterPattern<ShapedBasedReshapePattern>(family);
+  RegisterPattern<ReshapeReshapePattern>(family);
 }
 
 }  // namespace

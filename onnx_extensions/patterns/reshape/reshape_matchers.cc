@@ -6,6 +6,7 @@ namespace onnxopt::onnx_patterns::reshape {
 
 using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
+using core::builder::ConstantInts;
 using core::builder::IsOp;
 
 bool IsPlainReshape(const NodeProto& node) { return WhyNotPlainReshape(node).empty(); }
@@ -24,6 +25,14 @@ NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProt
   node.add_input(reshape.input(0));
   node.add_output(reshape.output(0));
   return node;
+}
+
+std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value) {
+  if (const auto ints = ConstantInts(graph, value)) return std::vector<SymDim>(ints->begin(), ints->end());
+  if (!graph.HasShape(value)) return std::nullopt;
+  const core::shapes::SymTensor& tensor = graph.GetShape(value);
+  if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;
+  return tensor.value;
 }
 
 }  // namespace onnxopt::onnx_patterns::reshape

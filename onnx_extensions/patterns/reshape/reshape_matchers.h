@@ -1,14 +1,18 @@
 #pragma once
 // Helpers shared by the reshape patterns (../../../../shared/docs/patterns/reshape.md).
 
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/shapes/sym_dim.h"
 
 namespace onnxopt::onnx_patterns::reshape {
 
 using core::builder::GraphGraph;
+using core::shapes::SymDim;
 
 // Whether `node` is a Reshape every pattern of the family may rewrite: default domain, the
 // shape as an input (opset 5+, not the old `shape` attribute) and allowzero=0, so that a 0
@@ -23,5 +27,12 @@ std::string_view WhyNotPlainReshape(const NodeProto& node);
 // `y = Identity(x)` for `y = Reshape(x, s)`: the replacement of a Reshape that provably
 // keeps the shape; the output keeps its name, the shape input is dropped.
 NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProto& reshape);
+
+// The value of a 1-D integer tensor used as a shape (upstream `value_as_shape`): its
+// elements when it is constant, else the symbolic value shape inference recorded (the
+// output of Shape(x) for x of shape (N, 8) is (N, 8)); nullopt when neither is known. An
+// element may itself be unknown.
+// (SwapExpandReshapePattern has a private copy: a candidate for onnx_core/optimizer/match.h.)
+std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value);
 
 }  // namespace onnxopt::onnx_patterns::reshape
