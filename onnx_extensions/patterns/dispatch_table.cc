@@ -53,6 +53,7 @@
 #include "onnx_extensions/patterns/reshape/reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/shaped_based_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reduce_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -115,6 +116,7 @@ void RegisterReshape() {
   RegisterPattern<ReshapePattern>(family);
   RegisterPattern<ShapedBasedReshapePattern>(family);
   RegisterPattern<ReshapeReshapePattern>(family);
+  RegisterPattern<ReduceReshapePattern>(family);
 }
 
 }  // namespace
