@@ -54,6 +54,7 @@
 #include "onnx_extensions/patterns/reshape/shaped_based_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reduce_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape2_of3_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -117,6 +118,7 @@ void RegisterReshape() {
   RegisterPattern<ShapedBasedReshapePattern>(family);
   RegisterPattern<ReshapeReshapePattern>(family);
   RegisterPattern<ReduceReshapePattern>(family);
+  RegisterPattern<Reshape2Of3Pattern>(family);
 }
 
 }  // namespace

@@ -27,6 +27,18 @@ NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProt
   return node;
 }
 
+const std::set<std::string>& ReshapableBinaryOps() {
+  static const std::set<std::string> kOps = {"Add", "And", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+                                             "Div", "Max", "Mean",       "Min",       "Mod",
+                                             "Mul", "Or",  "Sub",        "Sum",       "Xor"};
+  return kOps;
+}
+
+bool IsReshapableBinary(const NodeProto& node) {
+  return core::builder::IsOnnxDomain(node.domain()) && ReshapableBinaryOps().contains(node.op_type()) &&
+         node.input_size() == 2 && node.output_size() == 1;
+}
+
 std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value) {
   if (const auto ints = ConstantInts(graph, value)) return std::vector<SymDim>(ints->begin(), ints->end());
   if (!graph.HasShape(value)) return std::nullopt;

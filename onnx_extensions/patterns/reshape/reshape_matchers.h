@@ -2,6 +2,8 @@
 // Helpers shared by the reshape patterns (../../../../shared/docs/patterns/reshape.md).
 
 #include <optional>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +29,15 @@ std::string_view WhyNotPlainReshape(const NodeProto& node);
 // `y = Identity(x)` for `y = Reshape(x, s)`: the replacement of a Reshape that provably
 // keeps the shape; the output keeps its name, the shape input is dropped.
 NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProto& reshape);
+
+// The element-wise binary operators a Reshape moves through (Reshape2Of3Pattern,
+// ReshapeReshapeBinaryPattern): computing them in another shape changes neither the values
+// nor their order when no operand is broadcast.
+const std::set<std::string>& ReshapableBinaryOps();
+
+// A default-domain ReshapableBinaryOps node with exactly two inputs (Max, Min, Mean and Sum
+// are variadic) and one output.
+bool IsReshapableBinary(const NodeProto& node);
 
 // The value of a 1-D integer tensor used as a shape (upstream `value_as_shape`): its
 // elements when it is constant, else the symbolic value shape inference recorded (the
