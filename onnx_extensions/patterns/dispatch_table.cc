@@ -55,6 +55,7 @@
 #include "onnx_extensions/patterns/reshape/reshape_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reduce_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape2_of3_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape_reshape_binary_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -119,6 +120,7 @@ void RegisterReshape() {
   RegisterPattern<ReshapeReshapePattern>(family);
   RegisterPattern<ReduceReshapePattern>(family);
   RegisterPattern<Reshape2Of3Pattern>(family);
+  RegisterPattern<ReshapeReshapeBinaryPattern>(family);
 }
 
 }  // namespace
