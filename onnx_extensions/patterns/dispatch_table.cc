@@ -56,6 +56,7 @@
 #include "onnx_extensions/patterns/reshape/reduce_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape2_of3_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape_reshape_binary_pattern.h"
+#include "onnx_extensions/patterns/reshape/concat_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -121,6 +122,7 @@ void RegisterReshape() {
   RegisterPattern<ReduceReshapePattern>(family);
   RegisterPattern<Reshape2Of3Pattern>(family);
   RegisterPattern<ReshapeReshapeBinaryPattern>(family);
+  RegisterPattern<ConcatReshapePattern>(family);
 }
 
 }  // namespace

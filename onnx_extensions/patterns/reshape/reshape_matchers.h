@@ -10,6 +10,7 @@
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/shapes/sym_dim.h"
+#include "onnx_core/utils/repeated_proto_field.h"
 
 namespace onnxopt::onnx_patterns::reshape {
 
@@ -45,5 +46,24 @@ bool IsReshapableBinary(const NodeProto& node);
 // element may itself be unknown.
 // (SwapExpandReshapePattern has a private copy: a candidate for onnx_core/optimizer/match.h.)
 std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value);
+
+// The default-domain Concat along axis 0 that computes the shape input of `reshape`; null
+// with `why` set otherwise.
+const NodeProto* ShapeConcat(const GraphGraph& graph, const NodeProto& reshape, std::string_view* why);
+
+// --- Replacing one input of the shape Concat by -1 (ConcatReshapePattern,
+// StaticConcatReshapePattern) ----------------------------------------------------------
+// Both match {concat, reshape}. The replacement goes at the Reshape, or, when other nodes
+// read the Concat's output too, at the Concat, which is re-emitted there unchanged so that
+// it still precedes its other readers: the Reshape's data input must then be computed
+// before the Concat. Returns the insert position, or null with `why` set.
+const NodeProto* InferredPieceInsertAt(const GraphGraph& graph, const NodeProto& concat, const NodeProto& reshape,
+                                       std::string_view* why);
+
+// [concat again when it has other readers;] s' = Concat(...) with input `piece` replaced by
+// a new constant [-1]; y = Reshape(x, s'). The -1 gives the dimension back from the element
+// count, which only fails for an empty output, where -1 cannot be inferred.
+utils::RepeatedProtoField<NodeProto> InferPiece(GraphGraph& graph, std::string_view pattern, const NodeProto& concat,
+                                                const NodeProto& reshape, int piece);
 
 }  // namespace onnxopt::onnx_patterns::reshape
