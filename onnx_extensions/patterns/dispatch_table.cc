@@ -57,6 +57,7 @@
 #include "onnx_extensions/patterns/reshape/reshape2_of3_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape_reshape_binary_pattern.h"
 #include "onnx_extensions/patterns/reshape/concat_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/static_concat_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -123,6 +124,7 @@ void RegisterReshape() {
   RegisterPattern<Reshape2Of3Pattern>(family);
   RegisterPattern<ReshapeReshapeBinaryPattern>(family);
   RegisterPattern<ConcatReshapePattern>(family);
+  RegisterPattern<StaticConcatReshapePattern>(family);
 }
 
 }  // namespace
