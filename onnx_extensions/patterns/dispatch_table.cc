@@ -58,6 +58,7 @@
 #include "onnx_extensions/patterns/reshape/reshape_reshape_binary_pattern.h"
 #include "onnx_extensions/patterns/reshape/concat_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/static_concat_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/shape_based_edit_distance_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -125,6 +126,7 @@ void RegisterReshape() {
   RegisterPattern<ReshapeReshapeBinaryPattern>(family);
   RegisterPattern<ConcatReshapePattern>(family);
   RegisterPattern<StaticConcatReshapePattern>(family);
+  RegisterPattern<ShapeBasedEditDistanceReshapePattern>(family);
 }
 
 }  // namespace
