@@ -59,6 +59,7 @@
 #include "onnx_extensions/patterns/reshape/concat_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/static_concat_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/shape_based_edit_distance_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/shape_based_reshape_is_squeeze_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -127,6 +128,7 @@ void RegisterReshape() {
   RegisterPattern<ConcatReshapePattern>(family);
   RegisterPattern<StaticConcatReshapePattern>(family);
   RegisterPattern<ShapeBasedEditDistanceReshapePattern>(family);
+  RegisterPattern<ShapeBasedReshapeIsSqueezePattern>(family);
 }
 
 }  // namespace
