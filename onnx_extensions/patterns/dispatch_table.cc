@@ -60,6 +60,7 @@
 #include "onnx_extensions/patterns/reshape/static_concat_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/shape_based_edit_distance_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/shape_based_reshape_is_squeeze_pattern.h"
+#include "onnx_extensions/patterns/reshape/unsqueeze_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -129,6 +130,7 @@ void RegisterReshape() {
   RegisterPattern<StaticConcatReshapePattern>(family);
   RegisterPattern<ShapeBasedEditDistanceReshapePattern>(family);
   RegisterPattern<ShapeBasedReshapeIsSqueezePattern>(family);
+  RegisterPattern<UnsqueezeReshapePattern>(family);
 }
 
 }  // namespace
