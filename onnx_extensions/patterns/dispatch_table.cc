@@ -61,6 +61,7 @@
 #include "onnx_extensions/patterns/reshape/shape_based_edit_distance_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/shape_based_reshape_is_squeeze_pattern.h"
 #include "onnx_extensions/patterns/reshape/unsqueeze_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/unsqueeze_or_squeeze_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -131,6 +132,7 @@ void RegisterReshape() {
   RegisterPattern<ShapeBasedEditDistanceReshapePattern>(family);
   RegisterPattern<ShapeBasedReshapeIsSqueezePattern>(family);
   RegisterPattern<UnsqueezeReshapePattern>(family);
+  RegisterPattern<UnsqueezeOrSqueezeReshapePattern>(family);
 }
 
 }  // namespace
