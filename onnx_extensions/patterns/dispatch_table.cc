@@ -62,6 +62,7 @@
 #include "onnx_extensions/patterns/reshape/shape_based_reshape_is_squeeze_pattern.h"
 #include "onnx_extensions/patterns/reshape/unsqueeze_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/unsqueeze_or_squeeze_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape_squeeze_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -133,6 +134,7 @@ void RegisterReshape() {
   RegisterPattern<ShapeBasedReshapeIsSqueezePattern>(family);
   RegisterPattern<UnsqueezeReshapePattern>(family);
   RegisterPattern<UnsqueezeOrSqueezeReshapePattern>(family);
+  RegisterPattern<ReshapeSqueezePattern>(family);
 }
 
 }  // namespace
