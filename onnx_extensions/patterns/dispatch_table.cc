@@ -49,6 +49,21 @@
 #include "onnx_extensions/patterns/expand/shape_based_static_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/swap_expand_reshape_pattern.h"
 
+// reshape
+#include "onnx_extensions/patterns/reshape/reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/shaped_based_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reduce_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape2_of3_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape_reshape_binary_pattern.h"
+#include "onnx_extensions/patterns/reshape/concat_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/static_concat_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/shape_based_edit_distance_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/shape_based_reshape_is_squeeze_pattern.h"
+#include "onnx_extensions/patterns/reshape/unsqueeze_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/unsqueeze_or_squeeze_reshape_pattern.h"
+#include "onnx_extensions/patterns/reshape/reshape_squeeze_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -105,12 +120,30 @@ void RegisterExpand() {
   RegisterPattern<SwapExpandReshapePattern>(family);
 }
 
+void RegisterReshape() {
+  const std::string family = "reshape";
+  RegisterPattern<ReshapePattern>(family);
+  RegisterPattern<ShapedBasedReshapePattern>(family);
+  RegisterPattern<ReshapeReshapePattern>(family);
+  RegisterPattern<ReduceReshapePattern>(family);
+  RegisterPattern<Reshape2Of3Pattern>(family);
+  RegisterPattern<ReshapeReshapeBinaryPattern>(family);
+  RegisterPattern<ConcatReshapePattern>(family);
+  RegisterPattern<StaticConcatReshapePattern>(family);
+  RegisterPattern<ShapeBasedEditDistanceReshapePattern>(family);
+  RegisterPattern<ShapeBasedReshapeIsSqueezePattern>(family);
+  RegisterPattern<UnsqueezeReshapePattern>(family);
+  RegisterPattern<UnsqueezeOrSqueezeReshapePattern>(family);
+  RegisterPattern<ReshapeSqueezePattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
   RegisterCanonicalization();
   RegisterCollections();
   RegisterExpand();
+  RegisterReshape();
 }
 
 }  // namespace onnxopt::onnx_patterns

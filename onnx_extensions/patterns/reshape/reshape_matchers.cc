@@ -1,0 +1,89 @@
+#include "onnx_extensions/patterns/reshape/reshape_matchers.h"
+
+#include "onnx_core/optimizer/match.h"
+
+namespace onnxopt::onnx_patterns::reshape {
+
+using core::builder::ConstantInts;
+using core::builder::DerivedNodeName;
+using core::builder::IntAttr;
+using core::builder::IntTensor;
+using core::builder::IsOp;
+
+bool IsPlainReshape(const NodeProto& node) { return WhyNotPlainReshape(node).empty(); }
+
+std::string_view WhyNotPlainReshape(const NodeProto& node) {
+  if (!IsOp(node, "Reshape") || node.input_size() != 2 || node.output_size() != 1)
+    return "the node is not a default-domain Reshape with two inputs";
+  if (IntAttr(node, "allowzero").value_or(0) != 0) return "the Reshape has allowzero=1";
+  return {};
+}
+
+NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProto& reshape) {
+  NodeProto node;
+  node.set_op_type("Identity");
+  node.set_name(DerivedNodeName(graph, pattern, reshape));
+  node.add_input(reshape.input(0));
+  node.add_output(reshape.output(0));
+  return node;
+}
+
+const std::set<std::string>& ReshapableBinaryOps() {
+  static const std::set<std::string> kOps = {"Add", "And", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+                                             "Div", "Max", "Mean",       "Min",       "Mod",
+                                             "Mul", "Or",  "Sub",        "Sum",       "Xor"};
+  return kOps;
+}
+
+bool IsReshapableBinary(const NodeProto& node) {
+  return core::builder::IsOnnxDomain(node.domain()) && ReshapableBinaryOps().contains(node.op_type()) &&
+         node.input_size() == 2 && node.output_size() == 1;
+}
+
+std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value) {
+  if (const auto ints = ConstantInts(graph, value)) return std::vector<SymDim>(ints->begin(), ints->end());
+  if (!graph.HasShape(value)) return std::nullopt;
+  const core::shapes::SymTensor& tensor = graph.GetShape(value);
+  if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;
+  return tensor.value;
+}
+
+const NodeProto* ShapeConcat(const GraphGraph& graph, const NodeProto& reshape, std::string_view* why) {
+  const NodeProto* concat = core::builder::ProducerOf(graph, reshape.input(1), "Concat");
+  if (!concat || concat->output_size() != 1) {
+    *why = "the shape input is not produced by a Concat";
+    return nullptr;
+  }
+  if (const auto axis = IntAttr(*concat, "axis"); axis != 0 && axis != -1) {
+    *why = "the Concat does not concatenate along axis 0";
+    return nullptr;
+  }
+  return concat;
+}
+
+const NodeProto* InferredPieceInsertAt(const GraphGraph& graph, const NodeProto& concat, const NodeProto& reshape,
+                                       std::string_view* why) {
+  if (!graph.IsUsedMoreThanOnce(concat.output(0))) return &reshape;
+  const NodeProto* data = graph.NodeBefore(reshape.input(0));
+  if (data && graph.Position(*data) > graph.Position(concat)) {
+    *why = "the Concat has other readers and the data input of the Reshape is computed after it";
+    return nullptr;
+  }
+  return &concat;
+}
+
+utils::RepeatedProtoField<NodeProto> InferPiece(GraphGraph& graph, std::string_view pattern, const NodeProto& concat,
+                                                const NodeProto& reshape, int piece) {
+  utils::RepeatedProtoField<NodeProto> replacement;
+  if (graph.IsUsedMoreThanOnce(concat.output(0))) *replacement.Add() = concat;
+  NodeProto& shape = *replacement.Add() = concat;
+  shape.set_name(DerivedNodeName(graph, pattern, concat));
+  shape.set_input(piece, graph.MakeInitializer(pattern, IntTensor({-1})));
+  shape.set_output(0, graph.Builder().UniqueName(pattern));
+  NodeProto& node = *replacement.Add() = reshape;
+  node.set_name(DerivedNodeName(graph, pattern, reshape));
+  node.set_input(1, shape.output(0));
+  return replacement;
+}
+
+}  // namespace onnxopt::onnx_patterns::reshape
