@@ -49,6 +49,9 @@
 #include "onnx_extensions/patterns/expand/shape_based_static_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/swap_expand_reshape_pattern.h"
 
+// layout
+#include "onnx_extensions/patterns/layout/squeeze_unsqueeze_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -105,12 +108,18 @@ void RegisterExpand() {
   RegisterPattern<SwapExpandReshapePattern>(family);
 }
 
+void RegisterLayout() {
+  const std::string family = "layout";
+  RegisterPattern<SqueezeUnsqueezePattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
   RegisterCanonicalization();
   RegisterCollections();
   RegisterExpand();
+  RegisterLayout();
 }
 
 }  // namespace onnxopt::onnx_patterns
