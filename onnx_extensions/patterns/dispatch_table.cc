@@ -51,6 +51,7 @@
 
 // layout
 #include "onnx_extensions/patterns/layout/squeeze_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/unsqueeze_unsqueeze_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -111,6 +112,7 @@ void RegisterExpand() {
 void RegisterLayout() {
   const std::string family = "layout";
   RegisterPattern<SqueezeUnsqueezePattern>(family);
+  RegisterPattern<UnsqueezeUnsqueezePattern>(family);
 }
 
 }  // namespace
