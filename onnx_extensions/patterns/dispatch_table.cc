@@ -52,6 +52,7 @@
 // layout
 #include "onnx_extensions/patterns/layout/squeeze_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/unsqueeze_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/squeeze_add_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -113,6 +114,7 @@ void RegisterLayout() {
   const std::string family = "layout";
   RegisterPattern<SqueezeUnsqueezePattern>(family);
   RegisterPattern<UnsqueezeUnsqueezePattern>(family);
+  RegisterPattern<SqueezeAddPattern>(family);
 }
 
 }  // namespace
