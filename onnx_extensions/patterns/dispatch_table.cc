@@ -53,6 +53,7 @@
 #include "onnx_extensions/patterns/layout/squeeze_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/unsqueeze_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/squeeze_add_pattern.h"
+#include "onnx_extensions/patterns/layout/mul_unsqueeze_unsqueeze_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -115,6 +116,7 @@ void RegisterLayout() {
   RegisterPattern<SqueezeUnsqueezePattern>(family);
   RegisterPattern<UnsqueezeUnsqueezePattern>(family);
   RegisterPattern<SqueezeAddPattern>(family);
+  RegisterPattern<MulUnsqueezeUnsqueezePattern>(family);
 }
 
 }  // namespace
