@@ -54,6 +54,7 @@
 #include "onnx_extensions/patterns/layout/unsqueeze_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/squeeze_add_pattern.h"
 #include "onnx_extensions/patterns/layout/mul_unsqueeze_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/squeeze_binary_unsqueeze_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -117,6 +118,7 @@ void RegisterLayout() {
   RegisterPattern<UnsqueezeUnsqueezePattern>(family);
   RegisterPattern<SqueezeAddPattern>(family);
   RegisterPattern<MulUnsqueezeUnsqueezePattern>(family);
+  RegisterPattern<SqueezeBinaryUnsqueezePattern>(family);
 }
 
 }  // namespace
