@@ -55,6 +55,7 @@
 #include "onnx_extensions/patterns/layout/squeeze_add_pattern.h"
 #include "onnx_extensions/patterns/layout/mul_unsqueeze_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/squeeze_binary_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/swap_unsqueeze_transpose_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -119,6 +120,7 @@ void RegisterLayout() {
   RegisterPattern<SqueezeAddPattern>(family);
   RegisterPattern<MulUnsqueezeUnsqueezePattern>(family);
   RegisterPattern<SqueezeBinaryUnsqueezePattern>(family);
+  RegisterPattern<SwapUnsqueezeTransposePattern>(family);
 }
 
 }  // namespace
