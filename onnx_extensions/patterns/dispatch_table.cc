@@ -56,6 +56,7 @@
 #include "onnx_extensions/patterns/layout/mul_unsqueeze_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/squeeze_binary_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/swap_unsqueeze_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_equal_reshape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -121,6 +122,7 @@ void RegisterLayout() {
   RegisterPattern<MulUnsqueezeUnsqueezePattern>(family);
   RegisterPattern<SqueezeBinaryUnsqueezePattern>(family);
   RegisterPattern<SwapUnsqueezeTransposePattern>(family);
+  RegisterPattern<TransposeEqualReshapePattern>(family);
 }
 
 }  // namespace
