@@ -57,6 +57,7 @@
 #include "onnx_extensions/patterns/layout/squeeze_binary_unsqueeze_pattern.h"
 #include "onnx_extensions/patterns/layout/swap_unsqueeze_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_equal_reshape_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_gather_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -123,6 +124,7 @@ void RegisterLayout() {
   RegisterPattern<SqueezeBinaryUnsqueezePattern>(family);
   RegisterPattern<SwapUnsqueezeTransposePattern>(family);
   RegisterPattern<TransposeEqualReshapePattern>(family);
+  RegisterPattern<TransposeGatherPattern>(family);
 }
 
 }  // namespace
