@@ -58,6 +58,7 @@
 #include "onnx_extensions/patterns/layout/swap_unsqueeze_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_equal_reshape_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_gather_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_reshape_transpose_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -125,6 +126,7 @@ void RegisterLayout() {
   RegisterPattern<SwapUnsqueezeTransposePattern>(family);
   RegisterPattern<TransposeEqualReshapePattern>(family);
   RegisterPattern<TransposeGatherPattern>(family);
+  RegisterPattern<TransposeReshapeTransposePattern>(family);
 }
 
 }  // namespace
