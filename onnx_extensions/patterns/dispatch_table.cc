@@ -59,6 +59,7 @@
 #include "onnx_extensions/patterns/layout/transpose_equal_reshape_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_gather_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_reshape_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_transpose_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -127,6 +128,7 @@ void RegisterLayout() {
   RegisterPattern<TransposeEqualReshapePattern>(family);
   RegisterPattern<TransposeGatherPattern>(family);
   RegisterPattern<TransposeReshapeTransposePattern>(family);
+  RegisterPattern<TransposeTransposePattern>(family);
 }
 
 }  // namespace
