@@ -60,6 +60,7 @@
 #include "onnx_extensions/patterns/layout/transpose_gather_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_reshape_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/shape_transpose_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -129,6 +130,7 @@ void RegisterLayout() {
   RegisterPattern<TransposeGatherPattern>(family);
   RegisterPattern<TransposeReshapeTransposePattern>(family);
   RegisterPattern<TransposeTransposePattern>(family);
+  RegisterPattern<ShapeTransposePattern>(family);
 }
 
 }  // namespace
