@@ -61,6 +61,7 @@
 #include "onnx_extensions/patterns/layout/transpose_reshape_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/transpose_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/shape_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/unsqueeze_shape_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -131,6 +132,7 @@ void RegisterLayout() {
   RegisterPattern<TransposeReshapeTransposePattern>(family);
   RegisterPattern<TransposeTransposePattern>(family);
   RegisterPattern<ShapeTransposePattern>(family);
+  RegisterPattern<UnsqueezeShapePattern>(family);
 }
 
 }  // namespace
