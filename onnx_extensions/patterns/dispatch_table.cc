@@ -64,6 +64,20 @@
 #include "onnx_extensions/patterns/reshape/unsqueeze_or_squeeze_reshape_pattern.h"
 #include "onnx_extensions/patterns/reshape/reshape_squeeze_pattern.h"
 
+// layout
+#include "onnx_extensions/patterns/layout/squeeze_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/unsqueeze_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/squeeze_add_pattern.h"
+#include "onnx_extensions/patterns/layout/mul_unsqueeze_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/squeeze_binary_unsqueeze_pattern.h"
+#include "onnx_extensions/patterns/layout/swap_unsqueeze_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_equal_reshape_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_gather_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_reshape_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/transpose_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/shape_transpose_pattern.h"
+#include "onnx_extensions/patterns/layout/unsqueeze_shape_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -137,6 +151,22 @@ void RegisterReshape() {
   RegisterPattern<ReshapeSqueezePattern>(family);
 }
 
+void RegisterLayout() {
+  const std::string family = "layout";
+  RegisterPattern<SqueezeUnsqueezePattern>(family);
+  RegisterPattern<UnsqueezeUnsqueezePattern>(family);
+  RegisterPattern<SqueezeAddPattern>(family);
+  RegisterPattern<MulUnsqueezeUnsqueezePattern>(family);
+  RegisterPattern<SqueezeBinaryUnsqueezePattern>(family);
+  RegisterPattern<SwapUnsqueezeTransposePattern>(family);
+  RegisterPattern<TransposeEqualReshapePattern>(family);
+  RegisterPattern<TransposeGatherPattern>(family);
+  RegisterPattern<TransposeReshapeTransposePattern>(family);
+  RegisterPattern<TransposeTransposePattern>(family);
+  RegisterPattern<ShapeTransposePattern>(family);
+  RegisterPattern<UnsqueezeShapePattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -144,6 +174,7 @@ void RegisterPatterns() {
   RegisterCollections();
   RegisterExpand();
   RegisterReshape();
+  RegisterLayout();
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -1,0 +1,141 @@
+#include "onnx_extensions/patterns/layout/layout_matchers.h"
+
+#include <algorithm>
+
+#include "onnx_core/optimizer/match.h"
+
+namespace onnxopt::onnx_patterns::layout {
+
+using core::builder::IntAttr;
+using core::builder::IntsAttr;
+using core::builder::IsOp;
+
+std::optional<Ints> ConstantAxes(GraphGraph& graph, std::string_view value) {
+  const TensorProto* tensor = graph.GetComputedConstant(value);
+  if (!tensor || tensor->dims_size() != 1) return std::nullopt;
+  return core::builder::ConstantInts(graph, value);
+}
+
+bool HasNegativeAxis(const Ints& axes) {
+  return std::any_of(axes.begin(), axes.end(), [](std::int64_t axis) { return axis < 0; });
+}
+
+std::optional<Ints> NormalizeAxes(const Ints& axes, std::optional<std::size_t> rank) {
+  Ints normalized;
+  for (std::int64_t axis : axes) {
+    if (rank) {
+      const std::optional<std::int64_t> a = core::builder::NormalizeAxis(axis, *rank);
+      if (!a) return std::nullopt;
+      axis = *a;
+    } else if (axis < 0) {
+      return std::nullopt;
+    }
+    if (std::find(normalized.begin(), normalized.end(), axis) != normalized.end()) return std::nullopt;
+    normalized.push_back(axis);
+  }
+  return normalized;
+}
+
+std::optional<Ints> SqueezedAxes(GraphGraph& graph, const NodeProto& squeeze, std::string_view* why) {
+  if (squeeze.input_size() < 1) return Reject(why, "a Squeeze has no data input");
+  if (core::builder::OptionalInput(squeeze, 1).empty()) {
+    const std::optional<Ints> dims = core::builder::StaticDims(graph, squeeze.input(0));
+    if (!dims) return Reject(why, "a Squeeze has no axes input and the shape of its input is not static");
+    Ints ones;
+    for (std::size_t i = 0; i < dims->size(); ++i)
+      if ((*dims)[i] == 1) ones.push_back(static_cast<std::int64_t>(i));
+    return ones;
+  }
+  std::optional<Ints> axes = ConstantAxes(graph, squeeze.input(1));
+  if (!axes) return Reject(why, "the axes of a Squeeze are not a constant 1-D tensor");
+  if (axes->empty()) return Reject(why, "the axes of a Squeeze are empty");
+  return axes;
+}
+
+Ints ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2) {
+  Ints result = a2;
+  const auto inserted_by_second = [&a2](std::int64_t position) {
+    return std::find(a2.begin(), a2.end(), position) != a2.end();
+  };
+  for (std::int64_t k : a1) {
+    // The k-th position of the output that the second Unsqueeze does not take.
+    std::int64_t position = -1;
+    for (std::int64_t seen = -1; seen < k;)
+      if (!inserted_by_second(++position)) ++seen;
+    result.push_back(position);
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+bool IsPermutation(const Ints& perm) {
+  std::vector<bool> seen(perm.size(), false);
+  for (std::int64_t axis : perm) {
+    if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(axis)])
+      return false;
+    seen[static_cast<std::size_t>(axis)] = true;
+  }
+  return true;
+}
+
+bool IsIdentityPermutation(const Ints& perm) {
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<std::int64_t>(i)) return false;
+  return true;
+}
+
+Ints InversePermutation(const Ints& perm) {
+  Ints inverse(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+  return inverse;
+}
+
+Ints ComposePermutations(const Ints& first, const Ints& second) {
+  Ints composite;
+  for (std::int64_t axis : second) composite.push_back(first[static_cast<std::size_t>(axis)]);
+  return composite;
+}
+
+std::optional<Ints> TransposePerm(const GraphGraph& graph, const NodeProto& transpose, std::string_view* why) {
+  if (transpose.input_size() != 1 || transpose.output_size() != 1)
+    return Reject(why, "a Transpose does not have one input and one output");
+  std::optional<Ints> perm = IntsAttr(transpose, "perm");
+  if (!perm) return Reject(why, "a Transpose has no perm attribute");
+  const std::optional<std::size_t> rank = core::builder::RankOf(graph, transpose.input(0));
+  if (!IsPermutation(*perm) || (rank && *rank != perm->size()))
+    return Reject(why, "the perm of a Transpose is not a permutation of its input axes");
+  return perm;
+}
+
+AxisRange ShapeRange(const NodeProto& shape, std::int64_t rank) {
+  const auto resolve = [rank](std::int64_t axis) {
+    return std::clamp<std::int64_t>(axis < 0 ? axis + rank : axis, 0, rank);
+  };
+  return AxisRange{resolve(IntAttr(shape, "start").value_or(0)), resolve(IntAttr(shape, "end").value_or(rank))};
+}
+
+std::vector<const NodeProto*> DataConsumers(const GraphGraph& graph, std::string_view value, std::string_view op_type) {
+  std::vector<const NodeProto*> consumers;
+  for (const NodeProto* node : graph.NextNodes(value))
+    if (IsOp(*node, op_type) && node->input_size() > 0 && node->input(0) == value) consumers.push_back(node);
+  return consumers;
+}
+
+bool DefinedBefore(const GraphGraph& graph, std::string_view value, const NodeProto& node) {
+  const NodeProto* producer = graph.NodeBefore(value);
+  return !producer || graph.Position(*producer) < graph.Position(node);
+}
+
+NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
+                   const NodeProto& from, std::string_view op_type, const std::vector<std::string>& inputs,
+                   const std::string& output) {
+  NodeProto& node = *replacement.Add();
+  node.set_op_type(std::string(op_type));
+  node.set_name(core::builder::DerivedNodeName(graph, pattern, from));
+  for (const std::string& input : inputs) node.add_input(input);
+  node.add_output(output);
+  return node;
+}
+
+}  // namespace onnxopt::onnx_patterns::layout
