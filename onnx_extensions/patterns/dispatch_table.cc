@@ -49,6 +49,9 @@
 #include "onnx_extensions/patterns/expand/shape_based_static_expand_pattern.h"
 #include "onnx_extensions/patterns/expand/swap_expand_reshape_pattern.h"
 
+// algebra
+#include "onnx_extensions/patterns/algebra/mul_mul_mul_scalar_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -105,12 +108,18 @@ void RegisterExpand() {
   RegisterPattern<SwapExpandReshapePattern>(family);
 }
 
+void RegisterAlgebra() {
+  const std::string family = "algebra";
+  RegisterPattern<MulMulMulScalarPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
   RegisterCanonicalization();
   RegisterCollections();
   RegisterExpand();
+  RegisterAlgebra();
 }
 
 }  // namespace onnxopt::onnx_patterns
