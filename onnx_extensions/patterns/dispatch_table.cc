@@ -51,6 +51,7 @@
 
 // algebra
 #include "onnx_extensions/patterns/algebra/mul_mul_mul_scalar_pattern.h"
+#include "onnx_extensions/patterns/algebra/switch_order_binary_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -111,6 +112,7 @@ void RegisterExpand() {
 void RegisterAlgebra() {
   const std::string family = "algebra";
   RegisterPattern<MulMulMulScalarPattern>(family);
+  RegisterPattern<SwitchOrderBinaryPattern>(family);
 }
 
 }  // namespace
