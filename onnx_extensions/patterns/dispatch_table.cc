@@ -52,6 +52,7 @@
 // algebra
 #include "onnx_extensions/patterns/algebra/mul_mul_mul_scalar_pattern.h"
 #include "onnx_extensions/patterns/algebra/switch_order_binary_pattern.h"
+#include "onnx_extensions/patterns/algebra/swap_range_add_scalar_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -113,6 +114,7 @@ void RegisterAlgebra() {
   const std::string family = "algebra";
   RegisterPattern<MulMulMulScalarPattern>(family);
   RegisterPattern<SwitchOrderBinaryPattern>(family);
+  RegisterPattern<SwapRangeAddScalarPattern>(family);
 }
 
 }  // namespace

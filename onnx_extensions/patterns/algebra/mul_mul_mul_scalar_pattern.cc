@@ -6,6 +6,7 @@
 #include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/algebra/algebra_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -107,18 +108,13 @@ utils::RepeatedProtoField<NodeProto> MulMulMulScalarPattern::Apply(GraphGraph& g
   product.set_input(1, right.input(0));
   product.set_output(0, graph.Builder().UniqueName(kName));
   // All-constant: the driver folds it into an initializer computed by the kernel.
-  NodeProto& constant = *replacement.Add();
-  constant.set_op_type(std::string(factor.inner));
-  constant.set_name(DerivedNodeName(graph, kName, node));
-  constant.add_input(factor.b_first ? right.input(1) : left.input(1));
-  constant.add_input(factor.b_first ? left.input(1) : right.input(1));
-  constant.add_output(graph.Builder().UniqueName(kName));
-  NodeProto& scaled = *replacement.Add();
-  scaled.set_op_type(std::string(factor.outer));
-  scaled.set_name(DerivedNodeName(graph, kName, node));
-  scaled.add_input(product.output(0));
-  scaled.add_input(constant.output(0));
-  scaled.add_output(node.output(0));
+  const NodeProto& constant =
+      algebra::AddNode(replacement, graph, kName, node, factor.inner,
+                       factor.b_first ? std::vector{right.input(1), left.input(1)}
+                                      : std::vector{left.input(1), right.input(1)});
+  NodeProto& scaled = algebra::AddNode(replacement, graph, kName, node, factor.outer,
+                                       {product.output(0), constant.output(0)});
+  scaled.set_output(0, node.output(0));
   return replacement;
 }
 
