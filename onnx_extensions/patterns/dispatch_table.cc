@@ -53,6 +53,7 @@
 #include "onnx_extensions/patterns/algebra/mul_mul_mul_scalar_pattern.h"
 #include "onnx_extensions/patterns/algebra/switch_order_binary_pattern.h"
 #include "onnx_extensions/patterns/algebra/swap_range_add_scalar_pattern.h"
+#include "onnx_extensions/patterns/algebra/reduce_arg_top_k_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -115,6 +116,7 @@ void RegisterAlgebra() {
   RegisterPattern<MulMulMulScalarPattern>(family);
   RegisterPattern<SwitchOrderBinaryPattern>(family);
   RegisterPattern<SwapRangeAddScalarPattern>(family);
+  RegisterPattern<ReduceArgTopKPattern>(family);
 }
 
 }  // namespace
