@@ -54,6 +54,7 @@
 #include "onnx_extensions/patterns/algebra/switch_order_binary_pattern.h"
 #include "onnx_extensions/patterns/algebra/swap_range_add_scalar_pattern.h"
 #include "onnx_extensions/patterns/algebra/reduce_arg_top_k_pattern.h"
+#include "onnx_extensions/patterns/algebra/reduce_sum_normalize_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -117,6 +118,7 @@ void RegisterAlgebra() {
   RegisterPattern<SwitchOrderBinaryPattern>(family);
   RegisterPattern<SwapRangeAddScalarPattern>(family);
   RegisterPattern<ReduceArgTopKPattern>(family);
+  RegisterPattern<ReduceSumNormalizePattern>(family);
 }
 
 }  // namespace
