@@ -55,6 +55,7 @@
 #include "onnx_extensions/patterns/algebra/swap_range_add_scalar_pattern.h"
 #include "onnx_extensions/patterns/algebra/reduce_arg_top_k_pattern.h"
 #include "onnx_extensions/patterns/algebra/reduce_sum_normalize_pattern.h"
+#include "onnx_extensions/patterns/algebra/sub1_mul_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -119,6 +120,7 @@ void RegisterAlgebra() {
   RegisterPattern<SwapRangeAddScalarPattern>(family);
   RegisterPattern<ReduceArgTopKPattern>(family);
   RegisterPattern<ReduceSumNormalizePattern>(family);
+  RegisterPattern<Sub1MulPattern>(family);
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ TEST(RegisterPatterns, LeavesTheApproximatePatternsOutOfTheDefaultSelection) {
   for (const auto& entry : core::builder::RegisteredPatterns())
     if (entry.numerics == core::builder::NumericalClass::kApproximate) approximate.insert(entry.name);
   EXPECT_EQ(approximate, (std::set<std::string>{"CastCastBinaryPattern", "CastOpCastPattern", "WhereAddPattern",
-                                                "ReduceArgTopKPattern", "ReduceSumNormalizePattern"}));
+                                                "ReduceArgTopKPattern", "ReduceSumNormalizePattern",
+                                                "Sub1MulPattern"}));
   const std::vector<std::string> selected =
       core::builder::PatternSelection::Default().Resolve(core::builder::RegisteredPatterns());
   for (const std::string& name : approximate)
