@@ -56,6 +56,7 @@
 #include "onnx_extensions/patterns/algebra/reduce_arg_top_k_pattern.h"
 #include "onnx_extensions/patterns/algebra/reduce_sum_normalize_pattern.h"
 #include "onnx_extensions/patterns/algebra/sub1_mul_pattern.h"
+#include "onnx_extensions/patterns/algebra/swap_unary_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -121,6 +122,7 @@ void RegisterAlgebra() {
   RegisterPattern<ReduceArgTopKPattern>(family);
   RegisterPattern<ReduceSumNormalizePattern>(family);
   RegisterPattern<Sub1MulPattern>(family);
+  RegisterPattern<SwapUnaryPattern>(family);
 }
 
 }  // namespace
