@@ -57,6 +57,7 @@
 #include "onnx_extensions/patterns/algebra/reduce_sum_normalize_pattern.h"
 #include "onnx_extensions/patterns/algebra/sub1_mul_pattern.h"
 #include "onnx_extensions/patterns/algebra/swap_unary_pattern.h"
+#include "onnx_extensions/patterns/algebra/same_children_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -123,6 +124,7 @@ void RegisterAlgebra() {
   RegisterPattern<ReduceSumNormalizePattern>(family);
   RegisterPattern<Sub1MulPattern>(family);
   RegisterPattern<SwapUnaryPattern>(family);
+  RegisterPattern<SameChildrenPattern>(family);
 }
 
 }  // namespace
