@@ -58,6 +58,7 @@
 #include "onnx_extensions/patterns/algebra/sub1_mul_pattern.h"
 #include "onnx_extensions/patterns/algebra/swap_unary_pattern.h"
 #include "onnx_extensions/patterns/algebra/same_children_pattern.h"
+#include "onnx_extensions/patterns/algebra/same_children_from_input_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -125,6 +126,7 @@ void RegisterAlgebra() {
   RegisterPattern<Sub1MulPattern>(family);
   RegisterPattern<SwapUnaryPattern>(family);
   RegisterPattern<SameChildrenPattern>(family);
+  RegisterPattern<SameChildrenFromInputPattern>(family);
 }
 
 }  // namespace
