@@ -59,6 +59,7 @@
 #include "onnx_extensions/patterns/algebra/swap_unary_pattern.h"
 #include "onnx_extensions/patterns/algebra/same_children_pattern.h"
 #include "onnx_extensions/patterns/algebra/same_children_from_input_pattern.h"
+#include "onnx_extensions/patterns/algebra/shape_based_identity_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -127,6 +128,7 @@ void RegisterAlgebra() {
   RegisterPattern<SwapUnaryPattern>(family);
   RegisterPattern<SameChildrenPattern>(family);
   RegisterPattern<SameChildrenFromInputPattern>(family);
+  RegisterPattern<ShapeBasedIdentityPattern>(family);
 }
 
 }  // namespace
