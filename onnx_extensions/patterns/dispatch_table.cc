@@ -60,6 +60,7 @@
 #include "onnx_extensions/patterns/algebra/same_children_pattern.h"
 #include "onnx_extensions/patterns/algebra/same_children_from_input_pattern.h"
 #include "onnx_extensions/patterns/algebra/shape_based_identity_pattern.h"
+#include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -129,6 +130,7 @@ void RegisterAlgebra() {
   RegisterPattern<SameChildrenPattern>(family);
   RegisterPattern<SameChildrenFromInputPattern>(family);
   RegisterPattern<ShapeBasedIdentityPattern>(family);
+  RegisterPattern<ShapeBasedSameChildrenPattern>(family);
 }
 
 }  // namespace
