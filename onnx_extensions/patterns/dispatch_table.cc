@@ -61,6 +61,7 @@
 #include "onnx_extensions/patterns/algebra/same_children_from_input_pattern.h"
 #include "onnx_extensions/patterns/algebra/shape_based_identity_pattern.h"
 #include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
+#include "onnx_extensions/patterns/algebra/shape_based_shape_shape_add_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -131,6 +132,7 @@ void RegisterAlgebra() {
   RegisterPattern<SameChildrenFromInputPattern>(family);
   RegisterPattern<ShapeBasedIdentityPattern>(family);
   RegisterPattern<ShapeBasedSameChildrenPattern>(family);
+  RegisterPattern<ShapeBasedShapeShapeAddPattern>(family);
 }
 
 }  // namespace
