@@ -26,7 +26,8 @@ using core::builder::PatternOptimization;
 /// have several outputs (DynamicQuantizeLinear); nor when T has another reader or is a
 /// graph output, is not U's first input, when X is a scalar or its rank is unknown, or for
 /// a (1,) extra input after a Reshape whose output may be a scalar (the (1,) would give
-/// the result a dimension the rewrite loses).
+/// the result a dimension the rewrite loses). A Cast or CastLike to a wider element type
+/// stays after the layout node, which would otherwise move wider elements.
 class SwapUnaryPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SwapUnaryPattern";

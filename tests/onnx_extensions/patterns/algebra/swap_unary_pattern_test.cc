@@ -24,7 +24,7 @@ TEST(SwapUnaryPattern, AppliesReluBeforeTheTranspose) {
     })ONNX");
 }
 
-// A chain moves one operator per rewrite: the Reshape ends below both.
+// A chain moves one operator per rewrite: the Reshape ends below both (the Cast narrows).
 TEST(SwapUnaryPattern, MovesAReshapeBelowAChain) {
   ExpectRewrite<SwapUnaryPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
@@ -56,6 +56,25 @@ TEST(SwapUnaryPattern, MovesAProductByAUnitTensor) {
       m = Mul(X, c)
       Y = Transpose<perm=[1,0]>(m)
     })ONNX");
+}
+
+// float16 -> float: the Transpose would move twice the bytes.
+TEST(SwapUnaryPattern, RejectsWideningCast) {
+  ExpectNoMatch<SwapUnaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[2,3] X) => (float[3,2] Y) {
+      t = Transpose<perm=[1,0]>(X)
+      Y = Cast<to=1>(t)
+    })ONNX", "t", "the Cast may widen the elements");
+}
+
+TEST(SwapUnaryPattern, RejectsWideningCastLike) {
+  ExpectNoMatch<SwapUnaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int32[2,3] X, double[1] like) => (double[3,2] Y) {
+      t = Transpose<perm=[1,0]>(X)
+      Y = CastLike(t, like)
+    })ONNX", "t", "the Cast may widen the elements");
 }
 
 TEST(SwapUnaryPattern, MovesAClipWithScalarBounds) {
