@@ -78,6 +78,20 @@
 #include "onnx_extensions/patterns/layout/shape_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/unsqueeze_shape_pattern.h"
 
+// algebra
+#include "onnx_extensions/patterns/algebra/mul_mul_mul_scalar_pattern.h"
+#include "onnx_extensions/patterns/algebra/switch_order_binary_pattern.h"
+#include "onnx_extensions/patterns/algebra/swap_range_add_scalar_pattern.h"
+#include "onnx_extensions/patterns/algebra/reduce_arg_top_k_pattern.h"
+#include "onnx_extensions/patterns/algebra/reduce_sum_normalize_pattern.h"
+#include "onnx_extensions/patterns/algebra/sub1_mul_pattern.h"
+#include "onnx_extensions/patterns/algebra/swap_unary_pattern.h"
+#include "onnx_extensions/patterns/algebra/same_children_pattern.h"
+#include "onnx_extensions/patterns/algebra/same_children_from_input_pattern.h"
+#include "onnx_extensions/patterns/algebra/shape_based_identity_pattern.h"
+#include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
+#include "onnx_extensions/patterns/algebra/shape_based_shape_shape_add_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -167,6 +181,22 @@ void RegisterLayout() {
   RegisterPattern<UnsqueezeShapePattern>(family);
 }
 
+void RegisterAlgebra() {
+  const std::string family = "algebra";
+  RegisterPattern<MulMulMulScalarPattern>(family);
+  RegisterPattern<SwitchOrderBinaryPattern>(family);
+  RegisterPattern<SwapRangeAddScalarPattern>(family);
+  RegisterPattern<ReduceArgTopKPattern>(family);
+  RegisterPattern<ReduceSumNormalizePattern>(family);
+  RegisterPattern<Sub1MulPattern>(family);
+  RegisterPattern<SwapUnaryPattern>(family);
+  RegisterPattern<SameChildrenPattern>(family);
+  RegisterPattern<SameChildrenFromInputPattern>(family);
+  RegisterPattern<ShapeBasedIdentityPattern>(family);
+  RegisterPattern<ShapeBasedSameChildrenPattern>(family);
+  RegisterPattern<ShapeBasedShapeShapeAddPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -175,6 +205,7 @@ void RegisterPatterns() {
   RegisterExpand();
   RegisterReshape();
   RegisterLayout();
+  RegisterAlgebra();
 }
 
 }  // namespace onnxopt::onnx_patterns

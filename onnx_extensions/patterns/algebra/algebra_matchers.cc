@@ -1,0 +1,197 @@
+#include "onnx_extensions/patterns/algebra/algebra_matchers.h"
+
+#include <algorithm>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/match.h"
+
+namespace onnxopt::onnx_patterns::algebra {
+
+using core::builder::DerivedNodeName;
+
+NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, core::builder::GraphGraph& graph,
+                   std::string_view pattern, const NodeProto& from, std::string_view op_type,
+                   std::vector<std::string> inputs) {
+  NodeProto& node = *replacement.Add();
+  node.set_op_type(std::string(op_type));
+  node.set_name(DerivedNodeName(graph, pattern, from));
+  for (std::string& input : inputs) node.add_input(std::move(input));
+  node.add_output(graph.Builder().UniqueName(pattern));
+  return node;
+}
+
+namespace {
+
+// An ONNX operator that gives the same outputs for the same inputs, and so do the nodes of
+// its graph attributes. Dropout counts as random: its training mode is not always known.
+bool IsDeterministicOnnxNode(const NodeProto& node) {
+  if (!core::ir::IsOnnxDomain(node.domain()) || core::eval::IsNondeterministicOp(node.domain(), node.op_type()))
+    return false;
+  bool deterministic = true;
+  core::ir::ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& graph) {
+    for (const NodeProto& inner : graph.node()) deterministic = deterministic && IsDeterministicOnnxNode(inner);
+  });
+  return deterministic;
+}
+
+bool SameInput(const std::string& a, const std::string& b, const Aliases* aliases) {
+  if (a == b) return true;
+  if (!aliases) return false;
+  const auto alias = aliases->find(a);
+  return alias != aliases->end() && alias->second == b;
+}
+
+bool SameInputs(const NodeProto& first, const NodeProto& second, const Aliases* aliases) {
+  if (first.input_size() != second.input_size()) return false;
+  bool same = true;
+  for (int i = 0; i < first.input_size() && same; ++i) same = SameInput(first.input(i), second.input(i), aliases);
+  if (same || aliases) return same;
+  // Add and Mul commute exactly, in floats too.
+  const bool commutes = first.op_type() == "Add" || first.op_type() == "Mul";
+  return commutes && first.input_size() == 2 && first.input(0) == second.input(1) &&
+         first.input(1) == second.input(0);
+}
+
+// Attributes compared by name, then by their serialized bytes (graphs and tensors too;
+// stricter than value equality for floats: -0 and 0 differ, which only costs a merge).
+bool SameAttributes(const NodeProto& first, const NodeProto& second) {
+  if (first.attribute_size() != second.attribute_size()) return false;
+  auto sorted = [](const NodeProto& node) {
+    std::vector<const AttributeProto*> attributes;
+    for (const AttributeProto& attr : node.attribute()) attributes.push_back(&attr);
+    std::sort(attributes.begin(), attributes.end(),
+              [](const AttributeProto* a, const AttributeProto* b) { return a->name() < b->name(); });
+    return attributes;
+  };
+  const std::vector<const AttributeProto*> a = sorted(first), b = sorted(second);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (core::ir::SerializeDeterministic(*a[i]) != core::ir::SerializeDeterministic(*b[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string_view WhyNotDuplicates(const NodeProto& first, const NodeProto& second, const Aliases* aliases) {
+  if (first.op_type() != second.op_type() ||
+      core::ir::IsOnnxDomain(first.domain()) != core::ir::IsOnnxDomain(second.domain()))
+    return "the nodes are not the same operator";
+  if (!SameInputs(first, second, aliases)) return "the nodes read different inputs";
+  if (!IsDeterministicOnnxNode(first) || !IsDeterministicOnnxNode(second))
+    return "the nodes are not deterministic ONNX operators";
+  if (first.output_size() != second.output_size()) return "the nodes have different numbers of outputs";
+  for (int i = 0; i < first.output_size(); ++i)
+    if (first.output(i).empty() && !second.output(i).empty())
+      return "the second node produces an optional output the first one does not";
+  if (!SameAttributes(first, second)) return "the nodes have different attributes";
+  return {};
+}
+
+DuplicatePairs FindDuplicatePairs(const std::vector<const NodeProto*>& readers) {
+  DuplicatePairs found;
+  std::vector<bool> grouped(readers.size(), false);
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    if (grouped[i] || readers[i]->op_type() == "Identity") continue;
+    std::vector<const NodeProto*> group;
+    for (std::size_t j = i; j < readers.size(); ++j)
+      if (!grouped[j] && readers[j]->op_type() == readers[i]->op_type()) {
+        grouped[j] = true;
+        group.push_back(readers[j]);
+      }
+    bool paired = false;
+    for (std::size_t a = 0; a < group.size() && !paired; ++a)
+      for (std::size_t b = a + 1; b < group.size() && !paired; ++b) {
+        const std::string_view why = WhyNotDuplicates(*group[a], *group[b]);
+        if (why.empty()) {
+          found.pairs.emplace_back(group[a], group[b]);
+          paired = true;
+        } else if (found.why.empty()) {
+          found.why = why;
+        }
+      }
+  }
+  if (found.pairs.empty() && found.why.empty()) found.why = "no two readers of a value have the same op type";
+  return found;
+}
+
+namespace {
+
+// Whether a copy of `node` may be placed at `position`: every value it reads, explicitly
+// or from a graph attribute, is defined outside the graph's nodes, by a node before
+// `position`, or in `defined` (outputs the replacement defines before it).
+bool CanMoveTo(const core::builder::GraphGraph& graph, const NodeProto& node, std::size_t position,
+               const core::builder::StringSet& defined) {
+  auto available = [&](const std::string& value) {
+    if (value.empty() || defined.contains(value)) return true;
+    const NodeProto* producer = graph.NodeBefore(value);
+    return !producer || graph.Position(*producer) < position;
+  };
+  if (!std::all_of(node.input().begin(), node.input().end(), available)) return false;
+  if (!core::ir::HasSubgraph(node)) return true;
+  const std::set<std::string> reads = core::ir::SubgraphReads(node);
+  return std::all_of(reads.begin(), reads.end(), available);
+}
+
+}  // namespace
+
+MergePlan::MergePlan(const core::builder::GraphGraph& graph, std::vector<NodePair> pairs) : graph_(graph) {
+  std::sort(pairs.begin(), pairs.end(), [&](const NodePair& a, const NodePair& b) {
+    return graph.Position(*a.first) < graph.Position(*b.first);
+  });
+  if (!pairs.empty()) position_ = graph.Position(*pairs.front().first);
+  for (const NodePair& pair : pairs) Add(pair);
+}
+
+bool MergePlan::Add(const NodePair& pair) {
+  if (!CanMoveTo(graph_, *pair.first, position_, defined_)) return false;
+  pairs_.push_back(pair);
+  for (int i = 0; i < pair.second->output_size(); ++i) {
+    const std::string& kept = pair.first->output(i);
+    const std::string& duplicate = pair.second->output(i);
+    defined_.insert(kept);
+    if (duplicate.empty()) continue;
+    defined_.insert(duplicate);
+    aliases_[kept] = duplicate;
+    aliases_[duplicate] = kept;
+  }
+  return true;
+}
+
+bool MergePlan::Paired(const NodeProto& node) const {
+  return std::any_of(node.output().begin(), node.output().end(),
+                     [&](const std::string& output) { return defined_.contains(output); });
+}
+
+std::vector<const NodeProto*> MergePlan::Nodes() const {
+  std::vector<const NodeProto*> nodes;
+  for (const auto& [kept, duplicate] : pairs_) nodes.insert(nodes.end(), {kept, duplicate});
+  return nodes;
+}
+
+utils::RepeatedProtoField<NodeProto> MergePairs(core::builder::GraphGraph& graph, std::string_view pattern,
+                                                const std::vector<const NodeProto*>& nodes) {
+  if (nodes.empty() || nodes.size() % 2 != 0 || std::count(nodes.begin(), nodes.end(), nullptr) != 0)
+    throw BuilderError(std::string(pattern) + "::Apply expects pairs of nodes, got " + std::to_string(nodes.size()));
+  utils::RepeatedProtoField<NodeProto> replacement;
+  for (std::size_t i = 0; i < nodes.size(); i += 2) KeepAndAlias(replacement, graph, pattern, *nodes[i], {nodes[i + 1]});
+  return replacement;
+}
+
+void KeepAndAlias(utils::RepeatedProtoField<NodeProto>& replacement, core::builder::GraphGraph& graph,
+                  std::string_view pattern, const NodeProto& kept, const std::vector<const NodeProto*>& duplicates) {
+  NodeProto& copy = *replacement.Add() = kept;
+  copy.set_name(DerivedNodeName(graph, pattern, kept));
+  for (const NodeProto* duplicate : duplicates)
+    for (int i = 0; i < duplicate->output_size(); ++i) {
+      if (duplicate->output(i).empty()) continue;
+      NodeProto& identity = *replacement.Add();
+      identity.set_op_type("Identity");
+      identity.set_name(DerivedNodeName(graph, pattern, *duplicate));
+      identity.add_input(kept.output(i));
+      identity.add_output(duplicate->output(i));
+    }
+}
+
+}  // namespace onnxopt::onnx_patterns::algebra

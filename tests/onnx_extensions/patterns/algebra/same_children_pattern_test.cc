@@ -1,0 +1,204 @@
+#include "onnx_extensions/patterns/algebra/same_children_pattern.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/onnx_extensions/patterns/pattern_test_util.h"
+
+namespace onnxopt::onnx_patterns {
+namespace {
+
+using testing::ExpectNoMatch;
+using testing::ExpectRewrite;
+
+// The swapped Mul pairs first, then the chain below it. The identities of b2 and c2 are
+// removed by the cleanup; Y2 = Identity(Y1) stays (both are graph outputs).
+TEST(SameChildrenPattern, MergesSwappedProductAndTheChainBelow) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      b1 = Mul(a, W)
+      b2 = Mul(W, a)
+      c1 = Exp(b1)
+      c2 = Exp(b2)
+      Y1 = Neg(c1)
+      Y2 = Neg(c2)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      b1 = Mul(a, W)
+      c1 = Exp(b1)
+      Y1 = Neg(c1)
+      Y2 = Identity(Y1)
+    })ONNX");
+}
+
+// The cleanup leaves duplicates that are graph outputs: the pattern keeps their names.
+TEST(SameChildrenPattern, MergesDuplicatesThatAreGraphOutputs) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float16[N,4] Y1, float16[N,4] Y2) {
+      a = Relu(X)
+      Y1 = Cast<to=10>(a)
+      Y2 = Cast<to=10>(a)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float16[N,4] Y1, float16[N,4] Y2) {
+      a = Relu(X)
+      Y1 = Cast<to=10>(a)
+      Y2 = Identity(Y1)
+    })ONNX");
+}
+
+// One pair per op type, in one rewrite; no chain extension with two pairs.
+TEST(SameChildrenPattern, MergesOnePairPerOpType) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W, float[4] V) => (float[N,4] S1, float[N,4] S2, float[N,4] P1, float[N,4] P2) {
+      a = Relu(X)
+      S1 = Add(a, W)
+      P1 = Mul(V, a)
+      S2 = Add(W, a)
+      P2 = Mul(a, V)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W, float[4] V) => (float[N,4] S1, float[N,4] S2, float[N,4] P1, float[N,4] P2) {
+      a = Relu(X)
+      S1 = Add(a, W)
+      S2 = Identity(S1)
+      P1 = Mul(V, a)
+      P2 = Identity(P1)
+    })ONNX");
+}
+
+// The second pair of the chain reads z, defined after the first kept node: it is left to
+// the cleanup and to the next iteration, which merge it too.
+TEST(SameChildrenPattern, LeavesAPairThatCannotMoveForLater) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      b1 = Mul(a, W)
+      z = Sigmoid(X)
+      b2 = Mul(W, a)
+      c1 = Add(b1, z)
+      c2 = Add(b2, z)
+      Y1 = Neg(c1)
+      Y2 = Neg(c2)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      b1 = Mul(a, W)
+      z = Sigmoid(X)
+      c1 = Add(b1, z)
+      Y1 = Neg(c1)
+      Y2 = Identity(Y1)
+    })ONNX");
+}
+
+// Graph attributes count as attributes: equal branches compute the same thing.
+TEST(SameChildrenPattern, MergesIfNodesWithEqualBranches) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] X, float[4] Z) => (float[4] Y1, float[4] Y2) {
+      s = ReduceSum<keepdims=0>(X)
+      c = Greater(s, s)
+      Y1 = If(c) <then_branch = t () => (float[4] r) { r = Neg(Z) }, else_branch = e () => (float[4] r) { r = Abs(Z) }>
+      Y2 = If(c) <then_branch = t () => (float[4] r) { r = Neg(Z) }, else_branch = e () => (float[4] r) { r = Abs(Z) }>
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] X, float[4] Z) => (float[4] Y1, float[4] Y2) {
+      s = ReduceSum<keepdims=0>(X)
+      c = Greater(s, s)
+      Y1 = If(c) <then_branch = t () => (float[4] r) { r = Neg(Z) }, else_branch = e () => (float[4] r) { r = Abs(Z) }>
+      Y2 = Identity(Y1)
+    })ONNX");
+}
+
+TEST(SameChildrenPattern, RejectsIfNodesWithOtherBranches) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] X, float[4] Z) => (float[4] Y1, float[4] Y2) {
+      s = ReduceSum<keepdims=0>(X)
+      c = Greater(s, s)
+      Y1 = If(c) <then_branch = t () => (float[4] r) { r = Neg(Z) }, else_branch = e () => (float[4] r) { r = Abs(Z) }>
+      Y2 = If(c) <then_branch = t () => (float[4] r) { r = Neg(Z) }, else_branch = e () => (float[4] r) { r = Exp(Z) }>
+    })ONNX", "c", "the nodes have different attributes");
+}
+
+TEST(SameChildrenPattern, RejectsRandomBranches) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] X, float[4] Z) => (float[4] Y1, float[4] Y2) {
+      s = ReduceSum<keepdims=0>(X)
+      c = Greater(s, s)
+      Y1 = If(c) <then_branch = t () => (float[4] r) { r = RandomUniformLike(Z) }, else_branch = e () => (float[4] r) { r = Abs(Z) }>
+      Y2 = If(c) <then_branch = t () => (float[4] r) { r = RandomUniformLike(Z) }, else_branch = e () => (float[4] r) { r = Abs(Z) }>
+    })ONNX", "c", "the nodes are not deterministic ONNX operators");
+}
+
+TEST(SameChildrenPattern, RejectsRandomOperators) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      Y1 = RandomNormalLike(a)
+      Y2 = RandomNormalLike(a)
+    })ONNX", "a", "the nodes are not deterministic ONNX operators");
+}
+
+TEST(SameChildrenPattern, RejectsTrainingDropout) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float[N,4] Y1, float[N,4] Y2) <float ratio = {0.5}, bool training = {1}> {
+      a = Relu(X)
+      Y1 = Dropout(a, ratio, training)
+      Y2 = Dropout(a, ratio, training)
+    })ONNX", "a", "the nodes are not deterministic ONNX operators");
+}
+
+TEST(SameChildrenPattern, RejectsDifferentOpTypes) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      Y1 = Relu(a)
+      Y2 = Sigmoid(a)
+    })ONNX", "a", "no two readers of a value have the same op type");
+}
+
+TEST(SameChildrenPattern, RejectsDifferentAttributes) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float16[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      Y1 = Cast<to=10>(a)
+      Y2 = Cast<to=1>(a)
+    })ONNX", "a", "the nodes have different attributes");
+}
+
+// Swapped inputs only count for Add and Mul.
+TEST(SameChildrenPattern, RejectsSwappedSub) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[N,4] b) => (float[N,4] Y1, float[N,4] Y2) {
+      a = Relu(X)
+      Y1 = Sub(a, b)
+      Y2 = Sub(b, a)
+    })ONNX", "a", "the nodes read different inputs");
+}
+
+// Readers of a graph input have no parent node (SameChildrenFromInputPattern's case).
+TEST(SameChildrenPattern, RejectsNodeWithoutTwoReaders) {
+  ExpectNoMatch<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float16[N,4] Y1, float16[N,4] Y2) {
+      Y1 = Cast<to=10>(X)
+      Y2 = Cast<to=10>(X)
+    })ONNX", "Y1", "no output of the node has two readers");
+}
+
+}  // namespace
+}  // namespace onnxopt::onnx_patterns
