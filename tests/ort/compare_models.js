@@ -3,7 +3,7 @@
 // random inputs and compares every output.
 //
 //   node tests/ort/compare_models.js MODEL_A MODEL_B [--seed N] [--dim name=value ...]
-//        [--atol 1e-4] [--rtol 1e-3] [--runs 1] [--threads 1] [--float-range R]
+//        [--atol A] [--rtol R] [--runs 1] [--threads 1] [--float-range R]
 //        [--int-max 16] [--json]
 //
 // MODEL_A is the reference (usually the original model), MODEL_B the candidate (usually
@@ -23,7 +23,11 @@
 // Comparison: output names must be equal as sets; shapes and element types must match;
 // float elements a and b match as in `onnxopt verify`: NaN matches NaN only, an
 // infinity the same infinity only, finite numbers when |a - b| <= atol + rtol *
-// max(|a|, |b|) (symmetric); integer and bool outputs must be identical.
+// max(|a|, |b|) (symmetric); integer and bool outputs must be identical. Without --atol
+// and --rtol, the tolerances fit the output's element type, as in `onnxopt verify`:
+// float32/float64 atol 1e-4, rtol 1e-3; float16 atol 1e-3, rtol 2e-3 (its last place is
+// 2^-10 relative, so a rtol of 1e-3 would call one rounding step of a value a mismatch).
+// --atol/--rtol apply to every float type (--atol 0 --rtol 0: equal values only).
 //
 // Exit codes:
 //   0  every output matches
@@ -67,7 +71,7 @@ class HarnessError extends Error {
 function usage(message) {
   const text =
       'usage: node compare_models.js MODEL_A MODEL_B [--seed N] [--dim name=value ...]\n' +
-      '       [--atol 1e-4] [--rtol 1e-3] [--runs 1] [--threads 1] [--float-range 1]\n' +
+      '       [--atol A] [--rtol R] [--runs 1] [--threads 1] [--float-range 1]\n' +
       '       [--int-max 16] [--json]';
   return new HarnessError(EXIT_USAGE, message ? `${message}\n${text}` : text);
 }
@@ -83,7 +87,7 @@ function parseNumber(flag, value, { integer = false, min = -Infinity } = {}) {
 
 function parseArgs(argv) {
   const opts = {
-    models: [], seed: 0, dims: new Map(), atol: 1e-4, rtol: 1e-3, runs: 1, threads: 1,
+    models: [], seed: 0, dims: new Map(), atol: undefined, rtol: undefined, runs: 1, threads: 1,
     floatRange: 1, intMax: 16, json: false,
   };
   for (let i = 0; i < argv.length; ++i) {
@@ -241,8 +245,22 @@ function fmt(x) {
   return Number.isFinite(x) ? x.toExponential(3) : String(x);
 }
 
+// The tolerances for an output of element type `type` (see the header).
+const DEFAULT_TOLERANCES = { float32: [1e-4, 1e-3], float64: [1e-4, 1e-3], float16: [1e-3, 2e-3] };
+function tolerancesFor(type, opts) {
+  const [atol, rtol] = DEFAULT_TOLERANCES[type] || DEFAULT_TOLERANCES.float32;
+  return { atol: opts.atol ?? atol, rtol: opts.rtol ?? rtol };
+}
+
+function describeTolerances(opts) {
+  if (opts.atol !== undefined && opts.rtol !== undefined) return `atol ${opts.atol}, rtol ${opts.rtol}`;
+  const f32 = tolerancesFor('float32', opts), f16 = tolerancesFor('float16', opts);
+  return `atol ${f32.atol}, rtol ${f32.rtol}; float16 atol ${f16.atol}, rtol ${f16.rtol}`;
+}
+
 // Compares one output; returns a record { name, ok, maxAbsDiff, mismatches, firstBad, reason }.
 function compareOutput(name, ta, tb, opts) {
+  const { atol, rtol } = tolerancesFor(ta.type, opts);
   const rec = { name, type: ta.type, shape: ta.dims.slice(), ok: true, maxAbsDiff: 0, mismatches: 0, reason: '' };
   if (ta.type !== tb.type) {
     return { ...rec, ok: false, reason: `type ${ta.type} vs ${tb.type}` };
@@ -266,7 +284,7 @@ function compareOutput(name, ta, tb, opts) {
     rec.nonFinite = nonFinite;
     rec.maxAbs = maxAbs;
     if (a.length > 0 && nonFinite === a.length) rec.warning = 'every element is NaN or infinite';
-    else if (a.length > 0 && maxAbs <= opts.atol) rec.warning = `every finite element is within atol of 0 (max |a| ${fmt(maxAbs)})`;
+    else if (a.length > 0 && maxAbs <= atol) rec.warning = `every finite element is within atol of 0 (max |a| ${fmt(maxAbs)})`;
     else if (nonFinite > 0) rec.warning = `${nonFinite}/${a.length} elements are NaN or infinite`;
   }
   if (sameBytes(ta.data, tb.data)) return rec;
@@ -278,7 +296,7 @@ function compareOutput(name, ta, tb, opts) {
       if (x === y) continue;
       if (Number.isNaN(x) && Number.isNaN(y)) continue;
       const diff = Math.abs(x - y);
-      const bad = !floatsMatch(x, y, opts.atol, opts.rtol);
+      const bad = !floatsMatch(x, y, atol, rtol);
       if (Number.isNaN(diff) || diff === Infinity) rec.maxAbsDiff = Infinity;
       else if (diff > rec.maxAbsDiff) rec.maxAbsDiff = diff;
       if (bad) {
@@ -414,7 +432,7 @@ function finish(report, opts) {
           'values); consider --float-range or --atol');
     }
     console.log(report.ok
-        ? `EQUIVALENT: ${nOut} outputs match over ${report.runs.length} run(s) (atol ${opts.atol}, rtol ${opts.rtol})`
+        ? `EQUIVALENT: ${nOut} outputs match over ${report.runs.length} run(s) (${describeTolerances(opts)})`
         : `NOT EQUIVALENT: ${report.problems.length} problem(s)`);
   }
   return report.ok ? EXIT_OK : EXIT_MISMATCH;

@@ -60,6 +60,10 @@ expect_output "outputs only in model A: z" "the missing output is named"
 expect 0 "a symbolic dim shared by two inputs gets one value (--dim batch=3)" "$m/ref.onnx" "$m/ref.onnx" --dim batch=3 --json
 expect_output '"symbols":{"batch":3}' "--dim sets the symbol"
 expect_output '"shape":\[3,4\]' "the output has the requested batch"
+expect 0 "float16 outputs are judged with float16 tolerances by default" "$m/half_ref.onnx" "$m/half_near.onnx"
+expect 1 "the same difference fails float32's tolerances when they are asked for" "$m/half_ref.onnx" "$m/half_near.onnx" \
+  --atol 1e-4 --rtol 1e-3
+expect 1 "a float16 difference beyond float16's tolerances is a mismatch" "$m/half_ref.onnx" "$m/half_far.onnx"
 expect 3 "a bfloat16 input is reported as unsupported" "$m/bf16.onnx" "$m/bf16.onnx"
 expect_output "unsupported input type" "the unsupported type is explained"
 expect 2 "a missing model is a load error" "$m/ref.onnx" "$m/does_not_exist.onnx"

@@ -10,6 +10,10 @@
   eps_minus_inf.onnx  same plus -inf on z
   renamed.onnx    same with output `z` renamed `z2` (output sets differ)
   bf16.onnx       a bfloat16 input (onnxruntime-node cannot feed it: exit code 3)
+  half_ref.onnx   y = x * 1 in float16
+  half_near.onnx  y = x * (1 + 2^-9): two float16 rounding steps, within the float16
+                  tolerance but not within float32's
+  half_far.onnx   y = x * (1 + 2^-6): outside the float16 tolerance
   broken.onnx     not a protobuf
 Usage: make_selftest_models.py OUT_DIR   (Debian's /usr/bin/python3 with python3-onnx)
 """
@@ -60,6 +64,18 @@ def bf16_model():
     return m
 
 
+def half_scale_model(factor):
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "c"], ["y"])], "half",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [64])],
+        [numpy_helper.from_array(np.array(factor, dtype=np.float16), "c")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -71,6 +87,9 @@ def main():
     onnx.save(model(eps=-np.inf), os.path.join(out, "eps_minus_inf.onnx"))
     onnx.save(model(out_name="z2"), os.path.join(out, "renamed.onnx"))
     onnx.save(bf16_model(), os.path.join(out, "bf16.onnx"))
+    onnx.save(half_scale_model(1.0), os.path.join(out, "half_ref.onnx"))
+    onnx.save(half_scale_model(1.0 + 2.0**-9), os.path.join(out, "half_near.onnx"))
+    onnx.save(half_scale_model(1.0 + 2.0**-6), os.path.join(out, "half_far.onnx"))
     with open(os.path.join(out, "broken.onnx"), "wb") as f:
         f.write(b"this is not an onnx model\xff\xff")
 
