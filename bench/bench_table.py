@@ -21,9 +21,9 @@ def main():
     rows = {}
     for line in open(results):
         l, side, _rep, payload = line.rstrip("\n").split("\t", 3)
-        row = rows.setdefault(int(l), {"onnxopt": [], "ort": [], "cli": None})
-        if side == "onnxopt":
-            row["onnxopt"].append(kv(payload.removeprefix("RESULT ")))
+        row = rows.setdefault(int(l), {"onnxopt": [], "baseline": [], "ort": [], "cli": None})
+        if side in ("onnxopt", "baseline"):
+            row[side].append(kv(payload.removeprefix("RESULT ")))
         elif side == "ort":
             row["ort"].append(json.loads(payload))
         else:
@@ -70,9 +70,27 @@ def main():
         notes.append(f"L={l}: {len(o)} onnxopt repetitions, {len(ort)} onnxruntime pairs; per-pair ORT "
                      f"ext - dis (ms): {', '.join(f'{x:.1f}' for r in ort for x in r['diff_ms'])}"
                      + (f"; whole sessions: {', '.join(f'{x:.1f}' for x in whole)}" if whole else ""))
+    baseline_table(rows)
     print()
     for n in notes:
         print("- " + n)
+
+
+def baseline_table(rows):
+    """This build next to BENCH_BASELINE's, when the run had one (same repetitions)."""
+    if not any(row["baseline"] for row in rows.values()):
+        return
+    print()
+    print("| L | Optimize / load+save | baseline Optimize / load+save | Optimize ms | baseline Optimize ms "
+          "| nodes after | baseline nodes after |")
+    print("|" + "---:|" * 7)
+    for l in sorted(rows):
+        o, b = rows[l]["onnxopt"], rows[l]["baseline"]
+        if not b:
+            continue
+        f = lambda xs, key: med([float(x[key]) for x in xs])
+        print(f"| {l} | {f(o, 'optimize_ms') / f(o, 'load_save_ms'):.2f} | {f(b, 'optimize_ms') / f(b, 'load_save_ms'):.2f} "
+              f"| {f(o, 'optimize_ms'):.1f} | {f(b, 'optimize_ms'):.1f} | {o[0]['nodes_after']} | {b[0]['nodes_after']} |")
 
 
 if __name__ == "__main__":
