@@ -51,6 +51,49 @@ TEST(SameChildrenPattern, MergesDuplicatesThatAreGraphOutputs) {
     })ONNX");
 }
 
+// More than eight readers of one op type are compared by their sorted inputs (as in a
+// decoder, where a value feeds the same operator in every layer): every duplicate pair
+// is still found, swapped Adds included, one per rewrite.
+TEST(SameChildrenPattern, FindsTheFirstDuplicatePairAmongManyReaders) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W0, float[4] W1, float[4] W2, float[4] W3, float[4] W4, float[4] W5,
+       float[4] W6, float[4] W7)
+      => (float[N,4] Y0, float[N,4] Y1, float[N,4] Y2, float[N,4] Y3, float[N,4] Y4, float[N,4] Y5,
+          float[N,4] Y6, float[N,4] Y7, float[N,4] Y8, float[N,4] Y9, float[N,4] Y10) {
+      a = Relu(X)
+      Y0 = Add(a, W0)
+      Y1 = Add(a, W1)
+      Y2 = Add(a, W2)
+      Y3 = Add(a, W3)
+      Y4 = Add(a, W4)
+      Y5 = Add(W3, a)
+      Y6 = Add(a, W5)
+      Y7 = Add(a, W6)
+      Y8 = Add(a, W7)
+      Y9 = Add(W1, a)
+      Y10 = Add(a, W5)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X, float[4] W0, float[4] W1, float[4] W2, float[4] W3, float[4] W4, float[4] W5,
+       float[4] W6, float[4] W7)
+      => (float[N,4] Y0, float[N,4] Y1, float[N,4] Y2, float[N,4] Y3, float[N,4] Y4, float[N,4] Y5,
+          float[N,4] Y6, float[N,4] Y7, float[N,4] Y8, float[N,4] Y9, float[N,4] Y10) {
+      a = Relu(X)
+      Y0 = Add(a, W0)
+      Y1 = Add(a, W1)
+      Y9 = Identity(Y1)
+      Y2 = Add(a, W2)
+      Y3 = Add(a, W3)
+      Y5 = Identity(Y3)
+      Y4 = Add(a, W4)
+      Y6 = Add(a, W5)
+      Y10 = Identity(Y6)
+      Y7 = Add(a, W6)
+      Y8 = Add(a, W7)
+    })ONNX");
+}
+
 // One pair per op type, in one rewrite; no chain extension with two pairs.
 TEST(SameChildrenPattern, MergesOnePairPerOpType) {
   ExpectRewrite<SameChildrenPattern>(R"ONNX(
