@@ -255,4 +255,14 @@ std::string DerivedNodeName(GraphGraph& graph, std::string_view pattern, const N
   return graph.Builder().UniqueName(base);
 }
 
+NodeProto IdentityNode(GraphGraph& graph, std::string_view pattern, const NodeProto& replaced, std::string_view input,
+                       std::string_view output) {
+  NodeProto node;
+  node.set_op_type("Identity");
+  node.set_name(DerivedNodeName(graph, pattern, replaced));
+  node.add_input(std::string(input));
+  node.add_output(std::string(output));
+  return node;
+}
+
 }  // namespace onnxopt::core::builder

@@ -111,4 +111,9 @@ TensorProto IntTensor(const std::vector<std::int64_t>& values);
 // `node`, made unique in the model.
 std::string DerivedNodeName(GraphGraph& graph, std::string_view pattern, const NodeProto& node);
 
+// `output = Identity(input)`, the node a pattern emits where `replaced` computed `output`
+// as a copy of `input` (the cleanup then renames and removes it), named from `replaced`.
+NodeProto IdentityNode(GraphGraph& graph, std::string_view pattern, const NodeProto& replaced, std::string_view input,
+                       std::string_view output);
+
 }  // namespace onnxopt::core::builder

@@ -233,11 +233,7 @@ void KeepAndAlias(utils::RepeatedProtoField<NodeProto>& replacement, core::build
   for (const NodeProto* duplicate : duplicates)
     for (int i = 0; i < duplicate->output_size(); ++i) {
       if (duplicate->output(i).empty()) continue;
-      NodeProto& identity = *replacement.Add();
-      identity.set_op_type("Identity");
-      identity.set_name(DerivedNodeName(graph, pattern, *duplicate));
-      identity.add_input(kept.output(i));
-      identity.add_output(duplicate->output(i));
+      *replacement.Add() = core::builder::IdentityNode(graph, pattern, *duplicate, kept.output(i), duplicate->output(i));
     }
 }
 

@@ -8,7 +8,6 @@
 namespace onnxopt::onnx_patterns {
 
 using core::builder::ConstantInts;
-using core::builder::DerivedNodeName;
 using core::builder::IsOp;
 using core::builder::KnownShape;
 using core::builder::OptionalInput;
@@ -33,11 +32,7 @@ utils::RepeatedProtoField<NodeProto> ShapeBasedIdentityPattern::Apply(GraphGraph
   core::builder::ExpectMatchedNodes(*this, nodes, {"Slice"});
   const NodeProto& slice = *nodes[0];
   utils::RepeatedProtoField<NodeProto> replacement;
-  NodeProto& identity = *replacement.Add();
-  identity.set_op_type("Identity");
-  identity.set_name(DerivedNodeName(graph, kName, slice));
-  identity.add_input(slice.input(0));
-  identity.add_output(slice.output(0));
+  *replacement.Add() = core::builder::IdentityNode(graph, kName, slice, slice.input(0), slice.output(0));
   return replacement;
 }
 

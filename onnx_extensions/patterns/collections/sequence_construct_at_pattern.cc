@@ -9,7 +9,6 @@
 namespace onnxopt::onnx_patterns {
 
 using core::builder::ConstantScalarInt;
-using core::builder::DerivedNodeName;
 
 MatchResult SequenceConstructAtPattern::Match(GraphGraph& graph, const NodeProto& construct) const {
   if (!core::builder::IsOp(construct, "SequenceConstruct"))
@@ -43,11 +42,8 @@ utils::RepeatedProtoField<NodeProto> SequenceConstructAtPattern::Apply(
   for (std::size_t k = 1; k < nodes.size(); ++k) {
     core::builder::ExpectMatchedNodes(*this, {nodes[k]}, {"SequenceAt"});
     const std::int64_t p = *ConstantScalarInt(graph, nodes[k]->input(1));
-    NodeProto& node = *replacement.Add();
-    node.set_op_type("Identity");
-    node.set_name(DerivedNodeName(graph, kName, *nodes[k]));
-    node.add_input(construct.input(static_cast<int>(p)));
-    node.add_output(nodes[k]->output(0));
+    *replacement.Add() = core::builder::IdentityNode(graph, kName, *nodes[k], construct.input(static_cast<int>(p)),
+                                                     nodes[k]->output(0));
   }
   return replacement;
 }

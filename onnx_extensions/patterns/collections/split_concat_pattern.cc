@@ -8,7 +8,6 @@ namespace onnxopt::onnx_patterns {
 
 namespace {
 
-using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
 using core::builder::NormalizeAxis;
 
@@ -51,11 +50,7 @@ utils::RepeatedProtoField<NodeProto> SplitConcatPattern::Apply(GraphGraph& graph
                                                                const std::vector<const NodeProto*>& nodes) const {
   core::builder::ExpectMatchedNodes(*this, nodes, {"Split", "Concat"});
   utils::RepeatedProtoField<NodeProto> replacement;
-  NodeProto& node = *replacement.Add();
-  node.set_op_type("Identity");
-  node.set_name(DerivedNodeName(graph, kName, *nodes[1]));
-  node.add_input(nodes[0]->input(0));
-  node.add_output(nodes[1]->output(0));
+  *replacement.Add() = core::builder::IdentityNode(graph, kName, *nodes[1], nodes[0]->input(0), nodes[1]->output(0));
   return replacement;
 }
 

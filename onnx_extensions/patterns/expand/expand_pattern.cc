@@ -6,7 +6,6 @@
 namespace onnxopt::onnx_patterns {
 
 using core::builder::ConstantInts;
-using core::builder::DerivedNodeName;
 using core::builder::IsOp;
 using core::builder::StaticDims;
 
@@ -26,11 +25,7 @@ utils::RepeatedProtoField<NodeProto> ExpandPattern::Apply(GraphGraph& graph,
   core::builder::ExpectMatchedNodes(*this, nodes, {"Expand"});
   const NodeProto& expand = *nodes[0];
   utils::RepeatedProtoField<NodeProto> replacement;
-  NodeProto& node = *replacement.Add();
-  node.set_op_type("Identity");
-  node.set_name(DerivedNodeName(graph, kName, expand));
-  node.add_input(expand.input(0));
-  node.add_output(expand.output(0));
+  *replacement.Add() = core::builder::IdentityNode(graph, kName, expand, expand.input(0), expand.output(0));
   return replacement;
 }
 

@@ -20,12 +20,7 @@ std::string_view WhyNotPlainReshape(const NodeProto& node) {
 }
 
 NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProto& reshape) {
-  NodeProto node;
-  node.set_op_type("Identity");
-  node.set_name(DerivedNodeName(graph, pattern, reshape));
-  node.add_input(reshape.input(0));
-  node.add_output(reshape.output(0));
-  return node;
+  return core::builder::IdentityNode(graph, pattern, reshape, reshape.input(0), reshape.output(0));
 }
 
 const std::set<std::string>& ReshapableBinaryOps() {

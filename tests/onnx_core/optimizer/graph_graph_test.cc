@@ -119,6 +119,13 @@ TEST(MatchVocabulary, ReadsOpsAndAttributes) {
   const std::string name = core::builder::DerivedNodeName(graph, "SomePattern", builder.Nodes().Get(1));
   EXPECT_EQ(name, "SomePattern--y");
   EXPECT_NE(core::builder::DerivedNodeName(graph, "SomePattern", builder.Nodes().Get(1)), name) << "unique";
+  const NodeProto identity = core::builder::IdentityNode(graph, "SomePattern", builder.Nodes().Get(1), "x", "y");
+  EXPECT_EQ(identity.op_type(), "Identity");
+  EXPECT_EQ(identity.domain(), "");
+  EXPECT_TRUE(identity.name().starts_with("SomePattern--y")) << identity.name();
+  EXPECT_NE(identity.name(), name) << "named from the replaced node, unique";
+  EXPECT_EQ(std::vector<std::string>(identity.input().begin(), identity.input().end()), std::vector<std::string>{"x"});
+  EXPECT_EQ(std::vector<std::string>(identity.output().begin(), identity.output().end()), std::vector<std::string>{"y"});
 }
 
 }  // namespace
