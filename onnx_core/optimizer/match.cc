@@ -50,6 +50,14 @@ std::optional<std::vector<std::int64_t>> ConstantInts(GraphGraph& graph, std::st
   }
 }
 
+std::optional<std::vector<shapes::SymDim>> ShapeValue(GraphGraph& graph, std::string_view value) {
+  if (const auto ints = ConstantInts(graph, value)) return std::vector<shapes::SymDim>(ints->begin(), ints->end());
+  if (!graph.HasShape(value)) return std::nullopt;
+  const shapes::SymTensor& tensor = graph.GetShape(value);
+  if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;
+  return tensor.value;
+}
+
 bool IsConstantScalarShaped(GraphGraph& graph, std::string_view value) {
   const TensorProto* tensor = graph.GetComputedConstant(value);
   return tensor && (tensor->dims_size() == 0 || (tensor->dims_size() == 1 && tensor->dims(0) == 1));

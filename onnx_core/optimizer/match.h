@@ -34,6 +34,12 @@ std::optional<std::size_t> RankOf(const GraphGraph& graph, std::string_view valu
 // indices; nullopt when `value` is not a computable integer constant.
 std::optional<std::vector<std::int64_t>> ConstantInts(GraphGraph& graph, std::string_view value);
 
+// The value of a 1-D integer tensor used as a shape (upstream `value_as_shape`): its
+// elements when it is constant, else the symbolic value shape inference recorded (the
+// output of Shape(x) for x of shape (N, 8) is (N, 8)); nullopt when neither is known. An
+// element may itself be unknown.
+std::optional<std::vector<shapes::SymDim>> ShapeValue(GraphGraph& graph, std::string_view value);
+
 // A computable constant (of any element type) of shape () or (1,).
 bool IsConstantScalarShaped(GraphGraph& graph, std::string_view value);
 

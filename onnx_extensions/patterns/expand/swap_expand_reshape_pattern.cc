@@ -14,19 +14,6 @@ using core::builder::ProducerOf;
 using core::builder::RankOf;
 using core::shapes::SymDim;
 
-namespace {
-
-// The value of a 1-D integer tensor as dims: its constant value or its symbolic value.
-std::optional<std::vector<SymDim>> ValueAsShape(GraphGraph& graph, std::string_view value) {
-  if (const auto ints = ConstantInts(graph, value)) return std::vector<SymDim>(ints->begin(), ints->end());
-  if (!graph.HasShape(value)) return std::nullopt;
-  const core::shapes::SymTensor& tensor = graph.GetShape(value);
-  if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;
-  return tensor.value;
-}
-
-}  // namespace
-
 MatchResult SwapExpandReshapePattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Reshape") || node.input_size() != 2)
     return NoMatch(node, "the node is not a default-domain Reshape with two inputs");
@@ -37,7 +24,7 @@ MatchResult SwapExpandReshapePattern::Match(GraphGraph& graph, const NodeProto& 
   if (!expand || expand->input_size() != 2) return NoMatch(node, "the input is not produced by an Expand");
   if (!HasOneUse(graph, node.input(0))) return NoMatch(node, "the output of the Expand has other readers");
   if (RankOf(graph, expand->input(0)) != 3u) return NoMatch(node, "the input of the Expand does not have rank 3");
-  const auto target = ValueAsShape(graph, expand->input(1));
+  const auto target = core::builder::ShapeValue(graph, expand->input(1));
   if (!target) return NoMatch(node, "the target shape of the Expand is not known");
   if (target->size() != 3 || !((*target)[1] == 1) || !((*target)[2] == 1))
     return NoMatch(node, "the target shape of the Expand is not (d, 1, 1)");

@@ -35,14 +35,6 @@ bool IsReshapableBinary(const NodeProto& node) {
          node.input_size() == 2 && node.output_size() == 1;
 }
 
-std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value) {
-  if (const auto ints = ConstantInts(graph, value)) return std::vector<SymDim>(ints->begin(), ints->end());
-  if (!graph.HasShape(value)) return std::nullopt;
-  const core::shapes::SymTensor& tensor = graph.GetShape(value);
-  if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;
-  return tensor.value;
-}
-
 const NodeProto* ShapeConcat(const GraphGraph& graph, const NodeProto& reshape, std::string_view* why) {
   const NodeProto* concat = core::builder::ProducerOf(graph, reshape.input(1), "Concat");
   if (!concat || concat->output_size() != 1) {

@@ -40,13 +40,6 @@ const std::set<std::string>& ReshapableBinaryOps();
 // are variadic) and one output.
 bool IsReshapableBinary(const NodeProto& node);
 
-// The value of a 1-D integer tensor used as a shape (upstream `value_as_shape`): its
-// elements when it is constant, else the symbolic value shape inference recorded (the
-// output of Shape(x) for x of shape (N, 8) is (N, 8)); nullopt when neither is known. An
-// element may itself be unknown.
-// (SwapExpandReshapePattern has a private copy: a candidate for onnx_core/optimizer/match.h.)
-std::optional<std::vector<SymDim>> ShapeValue(GraphGraph& graph, std::string_view value);
-
 // The default-domain Concat along axis 0 that computes the shape input of `reshape`; null
 // with `why` set otherwise.
 const NodeProto* ShapeConcat(const GraphGraph& graph, const NodeProto& reshape, std::string_view* why);

@@ -70,7 +70,7 @@ std::optional<MergedShape> GatherZeros(GraphGraph& graph, const NodeProto& first
                                        const std::vector<std::int64_t>& s2, std::string_view* why) {
   if (*why = WhyShapesUnknown(graph, first, second); !why->empty()) return std::nullopt;
   const std::size_t rank_t = *RankOf(graph, first.output(0));
-  const std::optional<std::vector<SymDim>> s1 = reshape::ShapeValue(graph, first.input(1));
+  const std::optional<std::vector<SymDim>> s1 = core::builder::ShapeValue(graph, first.input(1));
   for (std::size_t k = 0; k < s2.size(); ++k) {
     if (s2[k] != 0) continue;
     if (k >= rank_t) {
@@ -95,7 +95,7 @@ std::optional<MergedShape> ReuseComputed(GraphGraph& graph, const NodeProto& fir
     *why = "the first shape is a constant holding -1 and the second shape is computed";
     return std::nullopt;
   }
-  const std::optional<std::vector<SymDim>> s2 = reshape::ShapeValue(graph, second.input(1));
+  const std::optional<std::vector<SymDim>> s2 = core::builder::ShapeValue(graph, second.input(1));
   if (!s2 || std::any_of(s2->begin(), s2->end(), [](const SymDim& d) { return d.IsUnknown(); })) {
     *why = "the value of the computed second shape is not known";
     return std::nullopt;
@@ -104,7 +104,7 @@ std::optional<MergedShape> ReuseComputed(GraphGraph& graph, const NodeProto& fir
     *why = "the computed second shape holds a 0";
     return std::nullopt;
   }
-  const std::optional<std::vector<SymDim>> s1 = reshape::ShapeValue(graph, first.input(1));
+  const std::optional<std::vector<SymDim>> s1 = core::builder::ShapeValue(graph, first.input(1));
   const auto is_minus_one = [](const SymDim& d) { return d == SymDim(-1); };
   if (std::any_of(s2->begin(), s2->end(), is_minus_one) &&
       (!s1 || std::any_of(s1->begin(), s1->end(), [&](const SymDim& d) { return d.IsUnknown() || is_minus_one(d); }))) {

@@ -123,6 +123,15 @@ TEST(MatchVocabulary, AddsIntegerAttributesThatReadBack) {
   EXPECT_EQ(node.attribute(2).type(), AttributeProto::INTS) << "typed even when empty";
 }
 
+TEST(MatchVocabulary, ReadsConstantIntegersAsShapeValues) {
+  ConstantsFixture f;
+  EXPECT_EQ(core::builder::ShapeValue(f.graph, "big"),
+            (std::vector<SymDim>{SymDim(std::numeric_limits<std::int64_t>::max())}));
+  EXPECT_EQ(core::builder::ShapeValue(f.graph, "small"), (std::vector<SymDim>{SymDim(-3)})) << "int32 too";
+  EXPECT_EQ(core::builder::ShapeValue(f.graph, "dynamic"), std::nullopt) << "no value inferred for an input";
+  EXPECT_EQ(core::builder::ShapeValue(f.graph, "missing"), std::nullopt);
+}
+
 TEST(MatchVocabulary, ReadsDeclaredShapes) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
