@@ -90,6 +90,7 @@ GraphGraph::ValueUses& GraphGraph::AddValue(std::string_view name) const {
     uses.producer = nullptr;
     uses.consumers.clear();
     uses.constant.reset();
+    uses.computed.reset();
   }
   return uses;
 }
@@ -193,13 +194,19 @@ int GraphGraph::GetType(std::string_view name) const { return builder_.GetType(n
 
 // --- Constants --------------------------------------------------------------------------
 
-// What is known about `name` without looking at its producer's inputs.
+// What is known about `name` without looking at its producer's inputs. A definite answer
+// is kept in the index: patterns ask about the same values again and again.
 std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
-  const ValueUses* uses = Uses(name);
+  ValueUses* uses = FindUses(name);
   if (uses && uses->constant) return uses->constant;
+  const std::optional<bool> known = ConstantWithoutInputs(name, uses ? uses->producer : nullptr);
+  if (uses && known) uses->constant = known;
+  return known;
+}
+
+std::optional<bool> GraphGraph::ConstantWithoutInputs(std::string_view name, const NodeProto* producer) const {
   if (inputs_.contains(name)) return false;
   if (initializers_.contains(name)) return true;
-  const NodeProto* producer = uses ? uses->producer : nullptr;
   if (!producer) {
     if (outer_) return outer_->IsConstant(name);
     for (const GraphBuilder* scope = builder_.Parent(); scope; scope = scope->Parent()) {
@@ -256,7 +263,16 @@ bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broa
 }
 
 const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
-  Refresh();
+  ValueUses* uses = FindUses(name);
+  if (uses && uses->computed) return *uses->computed;
+  const TensorProto* value = FindOrComputeConstant(name);
+  // The pointer stays valid as long as the index: computed values are never freed, and
+  // initializers only go in a cleanup, after which the index is rebuilt.
+  if (uses) uses->computed = value;
+  return value;
+}
+
+const TensorProto* GraphGraph::FindOrComputeConstant(std::string_view name) {
   if (const std::unique_ptr<TensorProto>* known = computed_.find(name)) return known->get();
   if (!IsConstant(name)) return nullptr;
   if (auto it = initializers_.find(name); it != initializers_.end())

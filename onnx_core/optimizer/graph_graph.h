@@ -147,8 +147,10 @@ class GraphGraph {
   struct ValueUses {
     const NodeProto* producer = nullptr;
     std::vector<const NodeProto*> consumers;
-    // IsConstant's answer, once known for this index (node outputs only).
+    // IsConstant's answer, once known for this index.
     std::optional<bool> constant;
+    // GetComputedConstant's answer, once known for this index (null: none).
+    std::optional<const TensorProto*> computed;
   };
 
   void BuildIndex() const;
@@ -166,6 +168,10 @@ class GraphGraph {
   // Whether `name` is constant when that follows without looking at its producer's
   // inputs; nullopt when it depends on them.
   std::optional<bool> ConstantBaseCase(std::string_view name) const;
+  // The same, not cached; `producer` is the value's producer in this graph (or null).
+  std::optional<bool> ConstantWithoutInputs(std::string_view name, const NodeProto* producer) const;
+  // GetComputedConstant, not cached in the index.
+  const TensorProto* FindOrComputeConstant(std::string_view name);
   // Computes the outputs of `target` and of the producers it needs, into computed_.
   void ComputeConstants(const NodeProto& target);
   bool ComputeNode(const NodeProto& node);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
@@ -32,9 +33,35 @@ std::optional<std::size_t> RankOf(const GraphGraph& graph, std::string_view valu
   return graph.GetShape(value).shape.Rank();
 }
 
+namespace {
+
+// The elements of an int64 tensor stored in full (raw_data or int64_data), read without
+// the copy into an eval::Tensor: shapes, axes and indices are int64 and patterns read them
+// for most candidates. nullopt for any other storage.
+std::optional<std::vector<std::int64_t>> StoredInt64s(const TensorProto& tensor) {
+  if (tensor.data_type() != TensorProto::INT64) return std::nullopt;
+  std::int64_t count = 1;
+  for (std::int64_t dim : tensor.dims()) {
+    if (dim < 0 || (dim > 0 && count > std::numeric_limits<std::int64_t>::max() / dim)) return std::nullopt;
+    count *= dim;
+  }
+  std::vector<std::int64_t> values;
+  if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != static_cast<std::uint64_t>(count) * sizeof(std::int64_t)) return std::nullopt;
+    values.resize(static_cast<std::size_t>(count));
+    if (count > 0) std::memcpy(values.data(), tensor.raw_data().data(), tensor.raw_data().size());
+    return values;
+  }
+  if (tensor.int64_data_size() != count) return std::nullopt;
+  return std::vector<std::int64_t>(tensor.int64_data().begin(), tensor.int64_data().end());
+}
+
+}  // namespace
+
 std::optional<std::vector<std::int64_t>> ConstantInts(GraphGraph& graph, std::string_view value) {
   const TensorProto* tensor = graph.GetComputedConstant(value);
   if (!tensor) return std::nullopt;
+  if (std::optional<std::vector<std::int64_t>> stored = StoredInt64s(*tensor)) return stored;
   switch (tensor->data_type()) {
     case TensorProto::INT8:
     case TensorProto::INT16:
