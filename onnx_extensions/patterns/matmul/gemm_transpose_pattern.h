@@ -15,7 +15,9 @@ using core::builder::PatternOptimization;
 /// layout runtimes prefer; the Transpose of the constant is folded into a new initializer.
 /// Before:  Y = Gemm<alpha, beta>(A, B[, C])                      (transA = transB = 0)
 /// After:   Bt = Transpose<perm=[1,0]>(B); Y = Gemm<alpha, beta, transB=1>(A, Bt[, C])
-/// Only with transA = transB = 0 and beta = 1 (the spec keeps upstream's beta condition);
+/// Only when constant folding can materialize Bt (within the default FoldOptions limit: a
+/// Transpose left in the graph would run at every inference), with transA = transB = 0
+/// and beta = 1 (the spec keeps upstream's beta condition);
 /// alpha and beta are copied, where upstream drops them. Exact: the same products and sums.
 /// Measure: the new Gemm has transB = 1, which this pattern does not match, and
 /// TransposeMatMulPattern refuses to fold a transposed constant back.

@@ -55,6 +55,18 @@ TEST(GemmTransposePattern, RejectsWeightsThatAreAGraphInput) {
     })ONNX", "Y", "the second input of the Gemm is not a constant");
 }
 
+// 600 x 512 floats (1.2 MB) exceed the folding limit: the Transpose would stay in the graph.
+TEST(GemmTransposePattern, RejectsWeightsTooLargeToFold) {
+  ExpectNoMatch<GemmTransposePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,600] X) => (float[2,512] Y)
+    <int64[2] s = {600, 512}>
+    {
+      W = ConstantOfShape<value = float[1] {0.5}>(s)
+      Y = Gemm(X, W)
+    })ONNX", "Y", "the second input of the Gemm is too large for its Transpose to be folded");
+}
+
 TEST(GemmTransposePattern, RejectsTransBAlreadySet) {
   ExpectNoMatch<GemmTransposePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
