@@ -25,6 +25,8 @@ MatchResult MatMulAddPattern::Match(GraphGraph& graph, const NodeProto& node) co
   const bool gemm = matmul::IsGemm(node);
   if (!gemm && !matmul::IsMatMul(node)) return NoMatch(node, "the node is not a default-domain MatMul or Gemm");
   if (gemm && matmul::GemmAttributesOf(node).beta != 1.0f) return NoMatch(node, "the Gemm has a beta other than 1");
+  if (!gemm && !matmul::GemmComputesLikeMatMul(graph, node.output(0)))
+    return NoMatch(node, "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
   const std::optional<std::size_t> rank_a = RankOf(graph, node.input(0)), rank_b = RankOf(graph, node.input(1));
   if (!rank_a || !rank_b) return NoMatch(node, "the rank of an input is not known");
   if (*rank_a != 2 || *rank_b != 2) return NoMatch(node, "an input does not have rank 2");
@@ -41,15 +43,10 @@ MatchResult MatMulAddPattern::Match(GraphGraph& graph, const NodeProto& node) co
   const SymShape* shape_bias = KnownShape(graph, bias);
   if (!shape_b || !shape_bias) return NoMatch(node, "the shape of the second input or of the bias is not known");
   if (shape_bias->Rank() == 0) return NoMatch(node, "the bias is a scalar");
-  if (shape_bias->Rank() > 2) return NoMatch(node, "the bias has more than two dimensions");
+  if (shape_bias->Rank() > 1) return NoMatch(node, "the bias has more than one dimension");
   const bool trans_b = gemm && matmul::GemmAttributesOf(node).trans_b;
   if (!((*shape_bias)[shape_bias->Rank() - 1] == (*shape_b)[trans_b ? 0 : 1]))
     return NoMatch(node, "the last dimension of the bias is not the column count of the product");
-  if (shape_bias->Rank() == 2) {
-    const SymShape* shape_p = KnownShape(graph, product);
-    if (!shape_p) return NoMatch(node, "the shape of the product is not known and the bias has rank 2");
-    if (!(*shape_p == *shape_bias)) return NoMatch(node, "the bias has rank 2 and not the shape of the product");
-  }
   if (gemm && matmul::HasGemmC(node)) {
     const SymShape* shape_c = KnownShape(graph, node.input(2));
     if (!shape_c || !(*shape_c == *shape_bias))

@@ -16,14 +16,16 @@ using core::builder::PatternOptimization;
 /// After:   Y = Gemm<attrs>(A, B, bias)
 /// Before:  P = Gemm<attrs>(A, B, C);               Y = Add(P, bias)
 /// After:   S = Add(bias, C); Y = Gemm<attrs>(A, B, S)
-/// Valid only when the bias gives the Add the shape of P: its last dim is N and, with rank
-/// 2, its shape is exactly P's ([1, N] against [M, N] with M != 1 is refused, as upstream
-/// does; with P's shape unknown, a rank-2 bias is refused too, where upstream accepts leading
-/// dims > 1: with M = 1 at run time the Add would broadcast to the bias shape and the Gemm
-/// fail). A rank-0 or rank > 2 bias is refused. A Gemm start needs beta = 1 (upstream keeps
-/// beta and scales the bias too); alpha is kept. P must be read by the Add alone (not a graph
-/// output, where upstream loses it). The reshape mode (A of rank > 2) is not implemented:
-/// the default list does not use it.
+/// Fires only for a bias vector: rank 1 with N elements (N the column count of the
+/// product). The spec also accepts a rank-2 bias of exactly P's shape; that is left out:
+/// such an operand is an activation (in training graphs, mostly another product being
+/// accumulated), the Gemm then adds it before the partial sums of the product instead of
+/// after them, and the corpus model dort-c-custom__1 amplifies that rounding change beyond
+/// onnxopt verify's tolerances. A [1, N] bias (refused by upstream too) and a scalar are
+/// refused. A MatMul start needs float or double (GemmComputesLikeMatMul). A Gemm start
+/// needs beta = 1 (upstream keeps beta and scales the bias too); alpha is kept. P must be
+/// read by the Add alone (not a graph output, where upstream loses it). The reshape mode
+/// (A of rank > 2) is not implemented: the default list does not use it.
 /// Rounding: the Gemm adds the bias inside the product (and bias + C first for a 3-input
 /// Gemm), which a runtime may round differently from MatMul then Add.
 class MatMulAddPattern final : public PatternOptimization {

@@ -22,6 +22,11 @@ bool IsGemm(const NodeProto& node) {
 
 bool HasGemmC(const NodeProto& gemm) { return gemm.input_size() == 3 && !gemm.input(2).empty(); }
 
+bool GemmComputesLikeMatMul(const GraphGraph& graph, std::string_view value) {
+  const int type = graph.GetType(value);
+  return type == TensorProto::FLOAT || type == TensorProto::DOUBLE;
+}
+
 GemmAttributes GemmAttributesOf(const NodeProto& gemm) {
   return {IntAttr(gemm, "transA").value_or(0) != 0, IntAttr(gemm, "transB").value_or(0) != 0,
           FloatAttr(gemm, "alpha").value_or(1.0f), FloatAttr(gemm, "beta").value_or(1.0f)};

@@ -26,6 +26,12 @@ bool IsGemm(const NodeProto& node);
 // Whether a Gemm has a third input C.
 bool HasGemmC(const NodeProto& gemm);
 
+// Whether a MatMul producing `value` may become a Gemm: its element type is float or
+// double. Gemm allows more types, but runtimes do not compute them alike: onnxruntime's
+// CPU Gemm has no integer kernel, and its float16 Gemm rounds differently from its float16
+// MatMul (the corpus model noopt-llama-custom__0 then differs by up to 3e-2).
+bool GemmComputesLikeMatMul(const GraphGraph& graph, std::string_view value);
+
 // Gemm's attributes with their defaults (transA = transB = 0, alpha = beta = 1).
 struct GemmAttributes {
   bool trans_a = false;

@@ -25,6 +25,8 @@ std::array<const NodeProto*, 2> InputTransposes(const GraphGraph& graph, const N
 
 MatchResult TransposeMatMulPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsMatMulOrGemm(node)) return NoMatch(node, "the node is not a default-domain MatMul or Gemm");
+  if (matmul::IsMatMul(node) && !matmul::GemmComputesLikeMatMul(graph, node.output(0)))
+    return NoMatch(node, "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
   const std::optional<std::size_t> rank_a = RankOf(graph, node.input(0)), rank_b = RankOf(graph, node.input(1));
   if (!rank_a || !rank_b) return NoMatch(node, "the rank of an input is not known");
   if (*rank_a != 2 || *rank_b != 2) return NoMatch(node, "an input does not have rank 2");

@@ -20,6 +20,8 @@ using core::builder::PatternOptimization;
 /// A folded Transpose with other readers stays for them. Refused on a Gemm whose transA and
 /// transB differ when the transposed input is a constant: that is GemmTransposePattern's
 /// result, which this would undo (the two would alternate forever).
+/// A MatMul becomes a Gemm only in float or double (GemmComputesLikeMatMul: onnxruntime has
+/// no integer Gemm and rounds a float16 Gemm differently).
 /// Exact: the same products, only read in another layout.
 class TransposeMatMulPattern final : public PatternOptimization {
  public:

@@ -25,19 +25,19 @@ TEST(MatMulAddPattern, FusesMatMulAndBiasIntoGemm) {
     })ONNX");
 }
 
-// The bias on the left, of the product's full symbolic shape, computed after the MatMul:
-// the Gemm goes where the Add was.
-TEST(MatMulAddPattern, AcceptsAFullBiasFirstWithSymbolicRows) {
+// The bias on the left, computed after the MatMul (the Gemm goes where the Add was), and
+// a symbolic row count.
+TEST(MatMulAddPattern, AcceptsABiasFirstWithSymbolicRows) {
   ExpectRewrite<MatMulAddPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[M,3] A, float[3,5] B, float[M,5] D) => (float[M,5] Y)
+    g (float[M,3] A, float[3,5] B, float[5] D) => (float[M,5] Y)
     {
       P = MatMul(A, B)
       bias = Neg(D)
       Y = Add(bias, P)
     })ONNX", R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[M,3] A, float[3,5] B, float[M,5] D) => (float[M,5] Y)
+    g (float[M,3] A, float[3,5] B, float[5] D) => (float[M,5] Y)
     {
       bias = Neg(D)
       Y = Gemm(A, B, bias)
@@ -91,16 +91,36 @@ TEST(MatMulAddPattern, RejectsABroadcastRowBias) {
     g (float[4,3] A, float[3,5] B, float[1,5] bias) => (float[4,5] Y) {
       P = MatMul(A, B)
       Y = Add(P, bias)
-    })ONNX", "P", "the bias has rank 2 and not the shape of the product");
+    })ONNX", "P", "the bias has more than one dimension");
 }
 
-TEST(MatMulAddPattern, RejectsARankTwoBiasWhenTheProductShapeIsUnknown) {
+// A full [M, N] operand is an activation, e.g. another product: not fused (see the header).
+TEST(MatMulAddPattern, RejectsAFullSizeOperand) {
   ExpectNoMatch<MatMulAddPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[?,3] A, float[3,5] B, float[4,5] bias) => (float[4,5] Y) {
+    g (float[4,3] A, float[3,5] B, float[4,6] C, float[6,5] D) => (float[4,5] Y) {
+      P = MatMul(A, B)
+      Q = MatMul(C, D)
+      Y = Add(P, Q)
+    })ONNX", "P", "the bias has more than one dimension");
+}
+
+TEST(MatMulAddPattern, RejectsAFloat16MatMul) {
+  ExpectNoMatch<MatMulAddPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[4,3] A, float16[3,5] B, float16[5] bias) => (float16[4,5] Y) {
       P = MatMul(A, B)
       Y = Add(P, bias)
-    })ONNX", "P", "the shape of the product is not known and the bias has rank 2");
+    })ONNX", "P", "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
+}
+
+TEST(MatMulAddPattern, RejectsAnIntegerMatMul) {
+  ExpectNoMatch<MatMulAddPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[4,3] A, int64[3,5] B, int64[5] bias) => (int64[4,5] Y) {
+      P = MatMul(A, B)
+      Y = Add(P, bias)
+    })ONNX", "P", "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
 }
 
 TEST(MatMulAddPattern, RejectsAProductWithAnotherReader) {
@@ -161,7 +181,7 @@ TEST(MatMulAddPattern, RejectsABiasBroadcastAlongColumns) {
 TEST(MatMulAddPattern, RejectsAGemmWhoseCShapeDiffersFromTheBias) {
   ExpectNoMatch<MatMulAddPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[4,3] A, float[3,5] B, float[4,5] C, float[5] bias) => (float[4,5] Y) {
+    g (float[4,3] A, float[3,5] B, float[1,5] C, float[5] bias) => (float[4,5] Y) {
       P = Gemm(A, B, C)
       Y = Add(P, bias)
     })ONNX", "P", "the Gemm has an input C whose shape is not known to equal the bias's");

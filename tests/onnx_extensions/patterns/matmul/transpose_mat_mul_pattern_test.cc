@@ -61,6 +61,32 @@ TEST(TransposeMatMulPattern, KeepsASharedTransposeAndReadsADefaultPerm) {
     })ONNX");
 }
 
+// A float16 Gemm keeps its type: only the transposes fold.
+TEST(TransposeMatMulPattern, FoldsATransposeOfAFloat16Gemm) {
+  ExpectRewrite<TransposeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[3,5] X, float16[4,5] Y) => (float16[3,4] Z)
+    {
+      yt = Transpose<perm = [1, 0]>(Y)
+      Z = Gemm(X, yt)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[3,5] X, float16[4,5] Y) => (float16[3,4] Z)
+    {
+      Z = Gemm<transB = 1>(X, Y)
+    })ONNX");
+}
+
+// onnxruntime rounds a float16 Gemm differently from a float16 MatMul.
+TEST(TransposeMatMulPattern, RejectsAFloat16MatMul) {
+  ExpectNoMatch<TransposeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[5,3] X, float16[5,4] Y) => (float16[3,4] Z) {
+      xt = Transpose<perm = [1, 0]>(X)
+      Z = MatMul(xt, Y)
+    })ONNX", "Z", "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
+}
+
 TEST(TransposeMatMulPattern, RejectsABatchedTranspose) {
   ExpectNoMatch<TransposeMatMulPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
