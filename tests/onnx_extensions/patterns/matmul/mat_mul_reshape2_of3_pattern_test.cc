@@ -49,6 +49,28 @@ TEST(MatMulReshape2Of3Pattern, ReshapesTheOutputBackWithoutAnOutputReshape) {
     })ONNX");
 }
 
+// p is also a graph output: the output Reshape stays (it reads p), the two input ones go.
+TEST(MatMulReshape2Of3Pattern, KeepsTheOutputReshapeOfAProductThatIsAGraphOutput) {
+  ExpectRewrite<MatMulReshape2Of3Pattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,2,3,4] X, float[2,2,4,3] Y) => (float[2,2,3,3] Z, float[4,3,3] p)
+    <int64[3] s1 = {4, 3, 4}, int64[3] s2 = {4, 4, 3}, int64[4] s3 = {2, 2, 3, 3}>
+    {
+      xr = Reshape(X, s1)
+      yr = Reshape(Y, s2)
+      p = MatMul(xr, yr)
+      Z = Reshape(p, s3)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,2,3,4] X, float[2,2,4,3] Y) => (float[2,2,3,3] Z, float[4,3,3] p)
+    <int64[4] s3 = {2, 2, 3, 3}, int64[3] s = {4, 3, 3}>
+    {
+      t = MatMul(X, Y)
+      p = Reshape(t, s)
+      Z = Reshape(p, s3)
+    })ONNX");
+}
+
 // No right Reshape: Y gets one to the batch dims of the output.
 TEST(MatMulReshape2Of3Pattern, ReshapesTheSideWithoutAReshape) {
   ExpectRewrite<MatMulReshape2Of3Pattern>(R"ONNX(
