@@ -92,6 +92,17 @@
 #include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
 #include "onnx_extensions/patterns/algebra/shape_based_shape_shape_add_pattern.h"
 
+// matmul
+#include "onnx_extensions/patterns/matmul/gemm_transpose_pattern.h"
+#include "onnx_extensions/patterns/matmul/mat_mul_add_pattern.h"
+#include "onnx_extensions/patterns/matmul/mat_mul_reshape2_of3_pattern.h"
+#include "onnx_extensions/patterns/matmul/mul_mul_mat_mul_pattern.h"
+#include "onnx_extensions/patterns/matmul/reshape_mat_mul_reshape_pattern.h"
+#include "onnx_extensions/patterns/matmul/shape_based_mat_mul_to_mul_pattern.h"
+#include "onnx_extensions/patterns/matmul/switch_reshape_activation_pattern.h"
+#include "onnx_extensions/patterns/matmul/transpose_mat_mul_pattern.h"
+#include "onnx_extensions/patterns/matmul/transpose_reshape_mat_mul_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -197,6 +208,19 @@ void RegisterAlgebra() {
   RegisterPattern<ShapeBasedShapeShapeAddPattern>(family);
 }
 
+void RegisterMatmul() {
+  const std::string family = "matmul";
+  RegisterPattern<GemmTransposePattern>(family);
+  RegisterPattern<MatMulAddPattern>(family);
+  RegisterPattern<MatMulReshape2Of3Pattern>(family);
+  RegisterPattern<MulMulMatMulPattern>(family);
+  RegisterPattern<ReshapeMatMulReshapePattern>(family);
+  RegisterPattern<ShapeBasedMatMulToMulPattern>(family);
+  RegisterPattern<SwitchReshapeActivationPattern>(family);
+  RegisterPattern<TransposeMatMulPattern>(family);
+  RegisterPattern<TransposeReshapeMatMulPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -206,6 +230,7 @@ void RegisterPatterns() {
   RegisterReshape();
   RegisterLayout();
   RegisterAlgebra();
+  RegisterMatmul();
 }
 
 }  // namespace onnxopt::onnx_patterns

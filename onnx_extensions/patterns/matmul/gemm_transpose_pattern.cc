@@ -1,0 +1,42 @@
+#include "onnx_extensions/patterns/matmul/gemm_transpose_pattern.h"
+
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
+#include "onnx_core/passes/constant_folding.h"
+#include "onnx_extensions/patterns/layout/layout_matchers.h"
+#include "onnx_extensions/patterns/matmul/matmul_matchers.h"
+
+namespace onnxopt::onnx_patterns {
+
+MatchResult GemmTransposePattern::Match(GraphGraph& graph, const NodeProto& node) const {
+  if (!matmul::IsGemm(node)) return NoMatch(node, "the node is not a default-domain Gemm");
+  const matmul::GemmAttributes attributes = matmul::GemmAttributesOf(node);
+  if (attributes.trans_b) return NoMatch(node, "the Gemm already has transB=1");
+  if (attributes.trans_a) return NoMatch(node, "the Gemm has transA=1");
+  if (attributes.beta != 1.0f) return NoMatch(node, "the Gemm has a beta other than 1");
+  if (!graph.IsConstant(node.input(1))) return NoMatch(node, "the second input of the Gemm is not a constant");
+  // Without folding, the rewrite would add a Transpose that runs at every inference.
+  // TODO(issue 15): ask the engine for the folding limit of this optimizer (GraphGraph does
+  // not expose its OptimizerOptions); the default limit is used until it does.
+  const TensorProto* weights = graph.GetComputedConstant(node.input(1));
+  if (!weights || weights->ByteSizeLong() > core::builder::FoldOptions{}.max_output_bytes)
+    return NoMatch(node, "the second input of the Gemm is too large for its Transpose to be folded");
+  return Matched({&node});
+}
+
+utils::RepeatedProtoField<NodeProto> GemmTransposePattern::Apply(GraphGraph& graph,
+                                                                 const std::vector<const NodeProto*>& nodes) const {
+  core::builder::ExpectMatchedNodes(*this, nodes, {"Gemm"});
+  const NodeProto& gemm = *nodes[0];
+  utils::RepeatedProtoField<NodeProto> replacement;
+  NodeProto& transpose = layout::AddNode(replacement, graph, kName, gemm, "Transpose", {gemm.input(1)},
+                                         graph.Builder().UniqueName(kName));
+  core::builder::AddIntsAttribute(transpose, "perm", {1, 0});
+  NodeProto& product = *replacement.Add() = gemm;
+  product.set_name(core::builder::DerivedNodeName(graph, kName, gemm));
+  product.set_input(1, transpose.output(0));
+  matmul::SetIntAttribute(product, "transB", 1);
+  return replacement;
+}
+
+}  // namespace onnxopt::onnx_patterns

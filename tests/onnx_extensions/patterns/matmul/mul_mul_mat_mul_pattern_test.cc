@@ -1,0 +1,132 @@
+#include "onnx_extensions/patterns/matmul/mul_mul_mat_mul_pattern.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/onnx_extensions/patterns/pattern_test_util.h"
+
+namespace onnxopt::onnx_patterns {
+namespace {
+
+using testing::ExpectNoMatch;
+using testing::ExpectRewrite;
+
+// (0.4 * 0.6) * sum(x*y) against sum((0.4 x) (0.6 y)): float32 rounding, 1e-5 suffices
+// for sums of 4 products of values in [-2, 2].
+TEST(MulMulMatMulPattern, MovesBothScalarFactorsAfterTheProduct) {
+  ExpectRewrite<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    mul_mul_mm (float[3,4] X, float[4,5] Y) => (float[3,5] Z)
+    <float[1] c = {0.4}, float[1] d = {0.6}>
+    {
+      a = Mul(X, c)
+      b = Mul(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    mul_mul_mm (float[3,4] X, float[4,5] Y) => (float[3,5] Z)
+    <float[1] k = {0.24000001}>
+    {
+      t = MatMul(X, Y)
+      Z = Mul(t, k)
+    })ONNX", 1e-5);
+}
+
+// Integer products are exact; a () and a (1,) constant give a (1,) factor, and the batched
+// product keeps its rank.
+TEST(MulMulMatMulPattern, CombinesIntegerFactorsOfBothShapes) {
+  ExpectRewrite<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[2,3,4] X, int64[4,5] Y) => (int64[2,3,5] Z)
+    <int64 c = {3}, int64[1] d = {-2}>
+    {
+      a = Mul(c, X)
+      b = Mul(Y, d)
+      Z = MatMul(a, b)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[2,3,4] X, int64[4,5] Y) => (int64[2,3,5] Z)
+    <int64[1] k = {-6}>
+    {
+      t = MatMul(X, Y)
+      Z = Mul(t, k)
+    })ONNX");
+}
+
+TEST(MulMulMatMulPattern, RejectsANonScalarConstant) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[3,16] X, float[16,5] Y) => (float[3,5] Z)
+    <float[3,16] W = {1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+                      1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1}, float[1] d = {0.5}>
+    {
+      a = Mul(X, W)
+      b = Mul(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "the constant of a Mul is not of shape () or (1,)");
+}
+
+TEST(MulMulMatMulPattern, RejectsAnOperandFromAnAdd) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[3,4] X, float[4,5] Y) => (float[3,5] Z)
+    <float[1] c = {0.4}, float[1] d = {0.6}>
+    {
+      a = Mul(X, c)
+      b = Add(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "an input of the MatMul is not produced by a Mul");
+}
+
+// Mul(c1, c2) on one side: three of the four Mul inputs are constants.
+TEST(MulMulMatMulPattern, RejectsAMulOfTwoConstants) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[3,4] X) => (float[3,1] Z)
+    <float[1] c = {0.4}, float[4,1] W = {1, 2, 3, 4}, float[1] d = {0.6}>
+    {
+      a = Mul(X, c)
+      b = Mul(d, W)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "a Mul does not have exactly one constant operand");
+}
+
+TEST(MulMulMatMulPattern, RejectsAMulWithAnotherReader) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[3,4] X, float[4,5] Y) => (float[3,5] Z, float[3,4] a)
+    <float[1] c = {0.4}, float[1] d = {0.6}>
+    {
+      a = Mul(X, c)
+      b = Mul(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "the output of a Mul has other readers");
+}
+
+// 1e-30 * 1e-30 underflows to 0 in float32 where each factor alone does not.
+TEST(MulMulMatMulPattern, RejectsAFactorThatUnderflows) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[3,4] X, float[4,5] Y) => (float[3,5] Z)
+    <float[1] c = {1e-30}, float[1] d = {1e-30}>
+    {
+      a = Mul(X, c)
+      b = Mul(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "the combined factor is not a normal number of the element type");
+}
+
+// A dot product of vectors is a scalar, which a (1,) factor would turn into a vector.
+TEST(MulMulMatMulPattern, RejectsAVectorFactorOnAScalarProduct) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] X, float[4] Y) => (float Z)
+    <float[1] c = {0.4}, float d = {0.6}>
+    {
+      a = Mul(X, c)
+      b = Mul(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "a constant has shape (1,) and the MatMul output may be a scalar");
+}
+
+}  // namespace
+}  // namespace onnxopt::onnx_patterns
