@@ -255,6 +255,17 @@ class GraphGraph::Driver {
   std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
+    // Owns the replacement nodes until the batch takes them: an Apply that throws after
+    // others returned leaks none of theirs.
+    struct PlannedNodes {
+      std::vector<Planned>& planned;
+      bool handed_over = false;
+      ~PlannedNodes() {
+        if (handed_over) return;
+        for (const Planned& plan : planned)
+          for (NodeProto* node : plan.added) delete node;
+      }
+    } owner{planned};
     utils::DenseIndex<const NodeProto*, utils::PointerHash> removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
@@ -262,14 +273,14 @@ class GraphGraph::Driver {
       const auto first_function = static_cast<std::size_t>(g_.builder_.Functions().size());
       utils::RepeatedProtoField<NodeProto> replacement = (*f.pattern)->Apply(g_, f.match.nodes);
       const std::int64_t elapsed = Since(apply_start);
-      Planned plan{&f,
-                   std::vector<NodeProto*>(static_cast<std::size_t>(replacement.size())),
-                   0,
-                   elapsed,
-                   first_initializer,
-                   static_cast<std::size_t>(g_.builder_.Initializers().size()),
-                   first_function,
-                   static_cast<std::size_t>(g_.builder_.Functions().size())};
+      Planned& plan = planned.emplace_back(Planned{&f,
+                                                   std::vector<NodeProto*>(static_cast<std::size_t>(replacement.size())),
+                                                   0,
+                                                   elapsed,
+                                                   first_initializer,
+                                                   static_cast<std::size_t>(g_.builder_.Initializers().size()),
+                                                   first_function,
+                                                   static_cast<std::size_t>(g_.builder_.Functions().size())});
       if (!replacement.empty()) replacement.ExtractSubrange(0, replacement.size(), plan.added.data());
       std::size_t anchor = SIZE_MAX;
       for (const NodeProto* node : f.match.nodes) {
@@ -278,9 +289,8 @@ class GraphGraph::Driver {
         anchor = std::min(anchor, g_.Position(*node));
       }
       plan.anchor = f.match.insert_at ? g_.Position(*f.match.insert_at) : anchor;
-      planned.push_back(std::move(plan));
     }
-    // Owns the added nodes until the batch takes them (an exception deletes them).
+    // Owns the added nodes from here on (an exception deletes them).
     BatchEdit edit;
     edit.label = "batch " + std::to_string(batch_ + 1);
     const std::size_t old_size = static_cast<std::size_t>(g_.builder_.Nodes().size());
@@ -291,6 +301,10 @@ class GraphGraph::Driver {
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return planned[a].anchor < planned[b].anchor; });
+      std::size_t total = 0;
+      for (const Planned& plan : planned) total += plan.added.size();
+      edit.added_nodes.reserve(total);  // the hand-over below cannot throw
+      owner.handed_over = true;
       std::size_t next = 0, k = 0;
       for (std::size_t i = 0; i < old_size; ++i) {
         for (; k < order.size() && planned[order[k]].anchor == i; ++k)
