@@ -4,6 +4,8 @@
 #include <functional>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
+#include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
 
@@ -199,6 +201,107 @@ std::optional<std::int64_t> GraphBuilder::OpsetVersion(std::string_view domain) 
   for (const OperatorSetIdProto& opset : OpsetImports())
     if (onnx ? IsOnnxDomain(opset.domain()) : opset.domain() == domain) return opset.version();
   return std::nullopt;
+}
+
+// --- Local functions -------------------------------------------------------------------
+
+namespace {
+
+std::string FunctionLabel(const FunctionProto& function) {
+  return Quote(function.domain() + "." + function.name());
+}
+
+std::string NameList(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::string text = "(";
+  for (int i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names.Get(i);
+  return text + ")";
+}
+
+// Where two functions of one key differ, for the error of GetOrAddFunction.
+std::string FunctionDifference(const FunctionProto& existing, const FunctionProto& added) {
+  using ir::SerializeDeterministic;
+  if (NameList(existing.input()) != NameList(added.input()))
+    return "inputs " + NameList(existing.input()) + " vs " + NameList(added.input());
+  if (NameList(existing.output()) != NameList(added.output()))
+    return "outputs " + NameList(existing.output()) + " vs " + NameList(added.output());
+  if (NameList(existing.attribute()) != NameList(added.attribute()))
+    return "attributes " + NameList(existing.attribute()) + " vs " + NameList(added.attribute());
+  if (existing.node_size() != added.node_size())
+    return std::to_string(existing.node_size()) + " nodes vs " + std::to_string(added.node_size());
+  for (int i = 0; i < existing.node_size(); ++i)
+    if (SerializeDeterministic(existing.node(i)) != SerializeDeterministic(added.node(i)))
+      return "node " + std::to_string(i) + " (" + existing.node(i).op_type() + " vs " + added.node(i).op_type() + ")";
+  if (existing.opset_import_size() != added.opset_import_size() ||
+      !std::equal(existing.opset_import().begin(), existing.opset_import().end(), added.opset_import().begin(),
+                  [](const OperatorSetIdProto& a, const OperatorSetIdProto& b) {
+                    return a.domain() == b.domain() && a.version() == b.version();
+                  }))
+    return "opset imports";
+  return "other fields (doc_string, value_info, ...)";
+}
+
+}  // namespace
+
+const FunctionProto* GraphBuilder::FindFunction(std::string_view domain, std::string_view name) const {
+  const bool onnx = IsOnnxDomain(domain);
+  for (const FunctionProto& function : Functions())
+    if (function.name() == name && (onnx ? IsOnnxDomain(function.domain()) : function.domain() == domain))
+      return &function;
+  return nullptr;
+}
+
+const FunctionProto& GraphBuilder::GetOrAddFunction(FunctionProto function) {
+  if (function.name().empty()) throw BuilderError("GetOrAddFunction: the function has no name");
+  if (IsOnnxDomain(function.domain()))
+    throw BuilderError("GetOrAddFunction: local function '" + function.name() +
+                       "' is in the default ONNX domain; a local function needs a custom domain");
+  if (const FunctionProto* existing = FindFunction(function.domain(), function.name())) {
+    if (ir::SerializeDeterministic(*existing) != ir::SerializeDeterministic(function))
+      throw BuilderError("GetOrAddFunction: the model already has local function " + FunctionLabel(function) +
+                         " with another content (" + FunctionDifference(*existing, function) +
+                         "); a function is added once per (domain, name), with one body");
+    return *existing;
+  }
+  for (const OperatorSetIdProto& opset : function.opset_import()) {
+    const std::optional<std::int64_t> version = OpsetVersion(opset.domain());
+    if (version && *version != opset.version())
+      throw BuilderError("GetOrAddFunction: local function " + FunctionLabel(function) + " imports version " +
+                         std::to_string(opset.version()) + " of operator set " +
+                         Quote(IsOnnxDomain(opset.domain()) ? "ai.onnx" : opset.domain()) +
+                         " but the model imports version " + std::to_string(*version) +
+                         " (a local function must use the versions the model imports)");
+  }
+  ModelProto& model = *Root().owned_model_;
+  auto import = [&](const std::string& domain, std::int64_t version) {
+    if (OpsetVersion(domain)) return;
+    OperatorSetIdProto* opset = model.add_opset_import();
+    opset->set_domain(domain);
+    opset->set_version(version);
+  };
+  import(function.domain(), 1);
+  for (const OperatorSetIdProto& opset : function.opset_import()) import(opset.domain(), opset.version());
+  CollectFunctionNames(function, Names());
+  FunctionProto* added = model.add_functions();
+  *added = std::move(function);
+  return *added;
+}
+
+void GraphBuilder::RemoveFunctions(const std::vector<std::size_t>& positions, std::string_view what) {
+  auto& functions = *Root().owned_model_->mutable_functions();
+  const auto size = static_cast<std::size_t>(functions.size());
+  std::vector<bool> removed(size, false);
+  for (std::size_t position : positions) {
+    if (position >= size)
+      throw BuilderError(std::string(what) + ": removes the local function at position " + std::to_string(position) +
+                         " but the model has " + std::to_string(size));
+    if (removed[position])
+      throw BuilderError(std::string(what) + ": removes the local function at position " + std::to_string(position) +
+                         " twice");
+    removed[position] = true;
+  }
+  if (positions.empty()) return;
+  std::size_t index = 0;
+  KeepIf(functions, [&](const FunctionProto&) { return !removed[index++]; });
 }
 
 namespace {

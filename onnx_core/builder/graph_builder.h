@@ -98,6 +98,27 @@ class GraphBuilder {
   const utils::RepeatedProtoField<FunctionProto>& Functions() const;
   // Version imported for `domain` ("" and "ai.onnx" are the same); nullopt when absent.
   std::optional<std::int64_t> OpsetVersion(std::string_view domain) const;
+
+  // --- Local functions (the model's; nested builders act on the root's) ---------------
+  // The local function (domain, name) ("" and "ai.onnx" are one domain), or null.
+  const FunctionProto* FindFunction(std::string_view domain, std::string_view name) const;
+  // The local function (function.domain(), function.name()): added the first time (at the
+  // end of the model's functions, its body's names reserved), returned as it is later.
+  // Adding it imports its domain at version 1 (new custom domains start there) and every
+  // domain its body imports that the model does not, at the body's version. Throws
+  // BuilderError, changing nothing, when the model already has a function of that key with
+  // another content (compared byte for byte: build a body deterministically, with fixed
+  // names, since a body has its own scope), when the function has no name, is in the
+  // default domain, or its body imports a domain at another version than the model (the
+  // IR lets a function import its own versions, but runtimes may refuse a mismatch, and
+  // the patterns build bodies for the model's opset).
+  // The reference stays valid until functions are removed. The driver records the
+  // functions a pattern's Apply adds (LocalRewriting::added_functions).
+  const FunctionProto& GetOrAddFunction(FunctionProto function);
+  // Removes the local functions at `positions` (indices in Functions(), distinct, any
+  // order), keeping the others in order; opset imports stay. Throws BuilderError for a
+  // position out of range or repeated, changing nothing; `what` prefixes the message.
+  void RemoveFunctions(const std::vector<std::size_t>& positions, std::string_view what = "RemoveFunctions");
   // Imports every custom domain that a node uses (in any graph or local function) and the
   // model does not import yet, at version 1 (the version of com.microsoft's contrib
   // operators and of new custom domains); returns the domains added. A rewrite that

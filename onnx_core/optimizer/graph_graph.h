@@ -123,6 +123,12 @@ class GraphGraph {
   // Adds `value` as an initializer named UniqueName(name_prefix) and returns the name.
   // When called from Apply, the driver attributes it to that rewrite's record.
   std::string MakeInitializer(std::string_view name_prefix, TensorProto value);
+  // The model's local function (function.domain(), function.name()), added the first time
+  // (GraphBuilder::GetOrAddFunction: imports, errors). When called from Apply, the driver
+  // records the addition in that rewrite's record (LocalRewriting::added_functions).
+  const FunctionProto& GetOrAddFunction(FunctionProto function) {
+    return builder_.GetOrAddFunction(std::move(function));
+  }
 
   // --- Optimization ------------------------------------------------------------------
   // Runs the patterns until nothing matches. Nested graphs first (recursively, each with

@@ -124,6 +124,9 @@ std::string LocalRewriting::ToString() const {
     text += ", adds " + std::to_string(added_initializers.size()) + " initializers at " +
             Positions(added_initializer_positions);
   if (!value_renames.empty()) text += ", " + std::to_string(value_renames.size()) + " renames";
+  if (!removed_functions.empty()) text += ", removes local functions " + Positions(removed_functions);
+  for (const FunctionProto& function : added_functions)
+    text += ", adds local function " + Quote(function.domain() + "." + function.name());
   return text;
 }
 
@@ -143,6 +146,7 @@ struct Batch {
   std::size_t begin, end;  // record indices
   GraphBuilder* graph;
   std::string label;  // "Replay: batch 3 (record 7, 'CastCastPattern')"
+  bool changes_functions = false;  // adds or removes local functions
 };
 
 // How a replay treats each batch: `before` sees the graph before the batch is applied,
@@ -152,6 +156,26 @@ struct BatchHooks {
   std::function<void(const Batch&)> after = [](const Batch&) {};
   bool copy_initializer_data = true;
 };
+
+// The batch's changes to the model's local functions: removals (positions before the
+// batch), then additions in record order, as Optimize made them. A function a record adds
+// is new to the model: Optimize records only the first addition of a (domain, name).
+void ReplayFunctions(const Batch& batch, const std::vector<LocalRewriting>& rewrites,
+                     const std::vector<std::size_t>& removed) {
+  GraphBuilder& graph = *batch.graph;
+  graph.RemoveFunctions(removed, batch.label);
+  for (std::size_t r = batch.begin; r < batch.end; ++r)
+    for (const FunctionProto& function : rewrites[r].added_functions) {
+      if (graph.FindFunction(function.domain(), function.name()))
+        throw BuilderError(batch.label + ": record " + std::to_string(r) + " adds local function " +
+                           Quote(function.domain() + "." + function.name()) + ", which the model already has");
+      try {
+        graph.GetOrAddFunction(function);
+      } catch (const BuilderError& error) {
+        throw BuilderError(batch.label + ": record " + std::to_string(r) + ": " + error.what());
+      }
+    }
+}
 
 void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites, const BatchHooks& hooks) {
   for (std::size_t begin = 0; begin < rewrites.size();) {
@@ -164,9 +188,13 @@ void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rew
     // The name comes from a rewrite file: quoted, so that no byte of it hides the message.
     edit.label = "Replay: batch " + std::to_string(first.iteration) + " (record " + std::to_string(begin) + ", " +
                  Quote(first.Name()) + ")";
-    const Batch batch{begin, end, &FindGraph(builder, first.graph_path, edit.label), edit.label};
+    Batch batch{begin, end, &FindGraph(builder, first.graph_path, edit.label), edit.label};
+    for (std::size_t r = begin; r < end; ++r)
+      batch.changes_functions = batch.changes_functions || !rewrites[r].added_functions.empty() ||
+                                !rewrites[r].removed_functions.empty();
     hooks.before(batch);
     std::unordered_map<std::string, std::string> renames;
+    std::vector<std::size_t> removed_functions;
     for (std::size_t r = begin; r < end; ++r) {
       const LocalRewriting& record = rewrites[r];
       if (record.added_nodes_positions.size() != static_cast<std::size_t>(record.added_nodes.size()) ||
@@ -184,9 +212,12 @@ void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rew
                                              new TensorProto(hooks.copy_initializer_data ? tensor : TensorHeader(tensor)));
       }
       for (const auto& [from, to] : record.value_renames) renames.insert_or_assign(from, to);
+      removed_functions.insert(removed_functions.end(), record.removed_functions.begin(),
+                               record.removed_functions.end());
     }
     ApplyBatch(*batch.graph, edit);
     if (!renames.empty()) batch.graph->RenameUses(renames);
+    if (batch.changes_functions) ReplayFunctions(batch, rewrites, removed_functions);
     hooks.after(batch);
     begin = end;
   }
@@ -221,6 +252,7 @@ class BatchChecker {
   explicit BatchChecker(GraphBuilder& root) : root_(root) { *model_.mutable_functions() = root.Functions(); }
 
   void Check(const Batch& batch) {
+    if (batch.changes_functions) *model_.mutable_functions() = root_.Functions();
     *model_.mutable_opset_import() = root_.OpsetImports();
     model_.mutable_graph()->Swap(&root_.Graph());
     std::optional<std::string> problem;

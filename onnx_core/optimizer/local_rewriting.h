@@ -12,6 +12,11 @@
 //   added_initializer_positions
 //   value_renames                        applied after the batch to every use, in this
 //                                        graph and in graphs nested in it
+//   removed_functions                    positions in the model's local functions at the
+//                                        start of the batch
+//   added_functions                      appended to the model's local functions, in
+//                                        record order, after the removals (the model's,
+//                                        whichever graph the batch rewrites)
 //
 // Cleanup passes and constant folding are records too (their `pattern` is a
 // NamedOperation), so the sequence alone reconstructs the optimized graph: Replay never
@@ -59,6 +64,12 @@ struct LocalRewriting {
   std::vector<std::size_t> added_initializer_positions;  // after the batch
   std::vector<std::size_t> removed_initializers;         // at the start of the batch
   std::vector<std::pair<std::string, std::string>> value_renames;  // (from, to)
+  // Local functions the rewrite added to the model (GraphBuilder::GetOrAddFunction, first
+  // use of a (domain, name) only), with the opset imports that adding them implies.
+  utils::RepeatedProtoField<FunctionProto> added_functions;
+  // Positions in the model's local functions at the start of the batch
+  // (RemoveUnusedFunctions).
+  std::vector<std::size_t> removed_functions;
   std::size_t iteration = 0;  // the ordered batch this record belongs to
   // The nested graph the batch applies to (empty: the main graph).
   std::vector<SubgraphKey> graph_path;

@@ -246,20 +246,41 @@ class GraphGraph::Driver {
     std::int64_t apply_time_ns;
     // Initializers Apply created (GraphGraph::MakeInitializer): [first, end) of the field.
     std::size_t first_initializer = 0, end_initializer = 0;
+    // Local functions Apply added (GraphBuilder::GetOrAddFunction): [first, end) of the
+    // model's functions.
+    std::size_t first_function = 0, end_function = 0;
   };
 
   // Applies the matches as one batch; returns the initializers it added.
   std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
+    // Owns the replacement nodes until the batch takes them: an Apply that throws after
+    // others returned leaks none of theirs.
+    struct PlannedNodes {
+      std::vector<Planned>& planned;
+      bool handed_over = false;
+      ~PlannedNodes() {
+        if (handed_over) return;
+        for (const Planned& plan : planned)
+          for (NodeProto* node : plan.added) delete node;
+      }
+    } owner{planned};
     utils::DenseIndex<const NodeProto*, utils::PointerHash> removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
       const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
+      const auto first_function = static_cast<std::size_t>(g_.builder_.Functions().size());
       utils::RepeatedProtoField<NodeProto> replacement = (*f.pattern)->Apply(g_, f.match.nodes);
       const std::int64_t elapsed = Since(apply_start);
-      Planned plan{&f, std::vector<NodeProto*>(static_cast<std::size_t>(replacement.size())), 0, elapsed,
-                   first_initializer, static_cast<std::size_t>(g_.builder_.Initializers().size())};
+      Planned& plan = planned.emplace_back(Planned{&f,
+                                                   std::vector<NodeProto*>(static_cast<std::size_t>(replacement.size())),
+                                                   0,
+                                                   elapsed,
+                                                   first_initializer,
+                                                   static_cast<std::size_t>(g_.builder_.Initializers().size()),
+                                                   first_function,
+                                                   static_cast<std::size_t>(g_.builder_.Functions().size())});
       if (!replacement.empty()) replacement.ExtractSubrange(0, replacement.size(), plan.added.data());
       std::size_t anchor = SIZE_MAX;
       for (const NodeProto* node : f.match.nodes) {
@@ -268,9 +289,8 @@ class GraphGraph::Driver {
         anchor = std::min(anchor, g_.Position(*node));
       }
       plan.anchor = f.match.insert_at ? g_.Position(*f.match.insert_at) : anchor;
-      planned.push_back(std::move(plan));
     }
-    // Owns the added nodes until the batch takes them (an exception deletes them).
+    // Owns the added nodes from here on (an exception deletes them).
     BatchEdit edit;
     edit.label = "batch " + std::to_string(batch_ + 1);
     const std::size_t old_size = static_cast<std::size_t>(g_.builder_.Nodes().size());
@@ -281,6 +301,10 @@ class GraphGraph::Driver {
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return planned[a].anchor < planned[b].anchor; });
+      std::size_t total = 0;
+      for (const Planned& plan : planned) total += plan.added.size();
+      edit.added_nodes.reserve(total);  // the hand-over below cannot throw
+      owner.handed_over = true;
       std::size_t next = 0, k = 0;
       for (std::size_t i = 0; i < old_size; ++i) {
         for (; k < order.size() && planned[order[k]].anchor == i; ++k)
@@ -334,11 +358,14 @@ class GraphGraph::Driver {
 
     // The records, with the final positions (folded nodes are gone).
     std::vector<LocalRewriting> batch(planned.size());
-    for (std::size_t p = 0; p < planned.size(); ++p)
+    for (std::size_t p = 0; p < planned.size(); ++p) {
       for (std::size_t position = planned[p].first_initializer; position < planned[p].end_initializer; ++position) {
         batch[p].added_initializer_positions.push_back(position);
         *batch[p].added_initializers.Add() = g_.builder_.Initializers().Get(static_cast<int>(position));
       }
+      for (std::size_t position = planned[p].first_function; position < planned[p].end_function; ++position)
+        *batch[p].added_functions.Add() = g_.builder_.Functions().Get(static_cast<int>(position));
+    }
     std::size_t folded_before = 0;
     for (const AddedNode& node : added) {
       if (folded.contains(node.node)) {
@@ -535,6 +562,10 @@ class GraphGraph::Driver {
       });
       if (merged) RunCleanupPass([&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
     }
+    // Functions belong to the model: the main graph's driver removes those that rewrites (or
+    // dead code removal, here or in nested graphs) left without a call.
+    if (builder.IsRoot() && !builder.Functions().empty())
+      RunCleanupPass([&] { return RemoveUnusedFunctions(builder); });
     report_.cleanup_time_ns += Since(start);
   }
 
@@ -549,10 +580,12 @@ class GraphGraph::Driver {
     LocalRewriting record = OperationRecord(result.pass, nodes, initializers, result.redefined_nodes);
     for (ValueRename& rename : result.renames)
       record.value_renames.emplace_back(std::move(rename.from), std::move(rename.to));
+    record.removed_functions = result.removed_functions;
     CleanupStats& stats = report_.Cleanup(result.pass);
     ++stats.runs;
     stats.removed_nodes += result.removed_nodes;
     stats.removed_initializers += result.removed_initializers;
+    stats.removed_functions += result.removed_functions.size();
     stats.renames += result.renames.size();
     records_.push_back(std::move(record));
     g_.index_stale_ = true;

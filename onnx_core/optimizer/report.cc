@@ -72,6 +72,7 @@ void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
     mine.removed_nodes += stats.removed_nodes;
     mine.removed_initializers += stats.removed_initializers;
     mine.renames += stats.renames;
+    mine.removed_functions += stats.removed_functions;
   }
   for (const auto& [key, count] : nested.no_match_counts_) no_match_counts_[key] += count;
   subgraphs.insert(subgraphs.end(), nested.subgraphs.begin(), nested.subgraphs.end());
@@ -122,7 +123,9 @@ std::string OptimizationReport::ToString() const {
   for (const CleanupStats& stats : cleanup) {
     AppendCell(text, stats.name, 36);
     text += std::to_string(stats.runs) + ", " + std::to_string(stats.removed_nodes) + ", " +
-            std::to_string(stats.removed_initializers) + ", " + std::to_string(stats.renames) + "\n";
+            std::to_string(stats.removed_initializers) + ", " + std::to_string(stats.renames);
+    if (stats.removed_functions != 0) text += ", -" + std::to_string(stats.removed_functions) + " local functions";
+    text += "\n";
   }
   if (!subgraphs.empty()) text += "subgraphs (time, iterations, rewrites):\n";
   for (const SubgraphStats& stats : subgraphs) {
@@ -180,6 +183,7 @@ std::string OptimizationReport::ToJson() const {
     json.Key("removed_nodes").Int(static_cast<std::int64_t>(stats.removed_nodes));
     json.Key("removed_initializers").Int(static_cast<std::int64_t>(stats.removed_initializers));
     json.Key("renames").Int(static_cast<std::int64_t>(stats.renames));
+    json.Key("removed_functions").Int(static_cast<std::int64_t>(stats.removed_functions));
     json.EndObject();
   }
   json.EndArray();

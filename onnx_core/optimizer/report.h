@@ -33,6 +33,7 @@ struct CleanupStats {
   std::size_t removed_nodes = 0;
   std::size_t removed_initializers = 0;
   std::size_t renames = 0;
+  std::size_t removed_functions = 0;  // local functions (RemoveUnusedFunctions)
 };
 
 // One NoMatch site: how often a pattern rejected a candidate at this line for this reason.

@@ -35,8 +35,8 @@ constexpr std::uint64_t kMaxPosition = INT_MAX - 1;
 // A model fingerprint is 16 hexadecimal digits; room is left for a longer hash.
 constexpr std::uint64_t kMaxFingerprintBytes = 256;
 // The smallest record: a length prefix, a one-character pattern name (2 bytes), the
-// iteration, ten empty lists and two times, one byte each.
-constexpr std::size_t kMinRecordBytes = 1 + 2 + 1 + 10 + 2;
+// iteration, eleven empty lists and two times, one byte each.
+constexpr std::size_t kMinRecordBytes = 1 + 2 + 1 + 11 + 2;
 // The checksum that ends the file: a 64-bit hash, little-endian.
 constexpr std::size_t kChecksumBytes = 8;
 // A 64-bit varint takes at most 10 bytes (7 bits each).
@@ -130,6 +130,8 @@ std::string SerializeRecord(const LocalRewriting& record, std::size_t index) {
     out.Messages(record.added_initializers, label, "added_initializers");
     out.Positions(record.added_initializer_positions);
     out.Positions(record.removed_initializers);
+    out.Messages(record.added_functions, label, "added_functions");
+    out.Positions(record.removed_functions);
     out.Unsigned(record.value_renames.size());
     for (const auto& [from, to] : record.value_renames) {
       out.String(from);
@@ -286,6 +288,8 @@ LocalRewriting ParseRecord(std::string_view body, std::size_t index, const std::
                                                " positions for " + std::to_string(record.added_initializers.size()) +
                                                " added initializers");
   record.removed_initializers = in.Positions("removed_initializers");
+  in.Messages("added_functions", "FunctionProto", record.added_functions);
+  record.removed_functions = in.Positions("removed_functions");
   const std::size_t rename_count = in.Count("value_renames");
   for (std::size_t i = 0; i < rename_count; ++i) {
     const std::string field = "value_renames[" + std::to_string(i) + "]";
@@ -384,6 +388,9 @@ std::string ModelFingerprint(const ModelProto& model) {
   }
   hasher.Word(static_cast<std::uint64_t>(graph.sparse_initializer_size()));
   for (const auto& sparse : graph.sparse_initializer()) hasher.Bytes(Deterministic(sparse));
+  // Records remove and add local functions by position and key.
+  hasher.Word(static_cast<std::uint64_t>(model.functions_size()));
+  for (const FunctionProto& function : model.functions()) hasher.Bytes(Deterministic(function));
   return hasher.Hex();
 }
 
@@ -423,11 +430,12 @@ RewriteFile ParseRewriteFile(std::string_view bytes, std::string_view origin_vie
   std::uint64_t version = 0;
   if (!ReadFileVarint(bytes, offset, version))
     throw ModelError(origin + ": truncated rewrite file: the format version is missing");
-  if (version == 1)
+  if (version == 1 || version == 2)
     throw ModelError(origin + ": rewrite file format version " + std::to_string(version) +
                      " is no longer supported (this build reads version " + std::to_string(kRewriteFileVersion) +
-                     ", which adds a checksum and the removed nodes' signatures): record the rewrites again with "
-                     "onnxopt optimize --record");
+                     (version == 1 ? ", which adds a checksum, the removed nodes' signatures and the local functions"
+                                   : ", which adds the local functions") +
+                     " that rewrites add and remove): record the rewrites again with onnxopt optimize --record");
   if (version != kRewriteFileVersion)
     throw ModelError(origin + ": rewrite file format version " + std::to_string(version) +
                      " is not supported (this build reads version " + std::to_string(kRewriteFileVersion) + ")");

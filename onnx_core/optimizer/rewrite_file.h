@@ -23,17 +23,18 @@
 namespace onnxopt::core::builder {
 
 // The first bytes of every rewrite file, and the only format version this build writes
-// and reads (version 1 had no checksum and no removed-node signatures).
+// and reads (version 1 had no checksum and no removed-node signatures, version 2 no
+// local functions).
 inline constexpr std::string_view kRewriteFileMagic{"ORWR\r\n\x1a\n", 8};
-inline constexpr std::uint32_t kRewriteFileVersion = 2;
+inline constexpr std::uint32_t kRewriteFileVersion = 3;
 
 // Records refer to the graph by position only, so a record replayed on another model
 // would silently rewrite the wrong nodes. A rewrite file therefore stores the fingerprint
 // of the model it was recorded on (optional: empty when unknown), which replay compares.
 //
 // The fingerprint covers what a replay depends on: opset imports, graph inputs and
-// outputs, every node (nested graphs included) and every initializer with its data (a
-// folded constant depends on it). 16 hexadecimal digits of a 64-bit hash: it detects
+// outputs, every node (nested graphs included), every initializer with its data (a
+// folded constant depends on it) and the local functions. 16 hexadecimal digits of a 64-bit hash: it detects
 // mistakes, it is not a cryptographic signature.
 std::string ModelFingerprint(const ModelProto& model);
 

@@ -12,7 +12,9 @@
 #include <utility>
 
 #include "onnx_core/utils/dense_index.h"
+#include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 
@@ -453,11 +455,55 @@ void RemoveDuplicateInitializersInGraph(GraphBuilder& builder, CleanupResult& re
   Commit(builder, renames, result);
 }
 
+// --- Unused local functions ------------------------------------------------------------
+
+// Appends the functions that `nodes` and the graphs nested in them call.
+void CollectCalls(const google::protobuf::RepeatedPtrField<NodeProto>& nodes, const ir::LocalFunctions& functions,
+                  std::vector<const FunctionProto*>& calls) {
+  for (const NodeProto& node : nodes) {
+    if (const FunctionProto* callee = functions.Find(node)) calls.push_back(callee);
+    ir::ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& graph) {
+      CollectCalls(graph.node(), functions, calls);
+    });
+  }
+}
+
 }  // namespace
 
 std::string CleanupResult::ToString() const {
-  return pass + ": removed " + std::to_string(removed_nodes) + " nodes, " + std::to_string(removed_initializers) +
-         " initializers, " + std::to_string(renames.size()) + " renames";
+  std::string text = pass + ": removed " + std::to_string(removed_nodes) + " nodes, " +
+                     std::to_string(removed_initializers) + " initializers, " + std::to_string(renames.size()) +
+                     " renames";
+  if (!removed_functions.empty()) text += ", " + std::to_string(removed_functions.size()) + " local functions";
+  return text;
+}
+
+CleanupResult RemoveUnusedFunctions(GraphBuilder& builder) {
+  CleanupResult result;
+  result.pass = "RemoveUnusedFunctions";
+  if (!builder.IsRoot())
+    throw BuilderError("RemoveUnusedFunctions: the builder of '" + builder.PathString() +
+                       "' is nested; local functions belong to the model: call it on the root builder");
+  const auto& functions = builder.Functions();
+  if (functions.empty()) return result;
+  const ir::LocalFunctions index(functions);
+  std::unordered_map<const FunctionProto*, std::size_t> position;
+  for (int i = 0; i < functions.size(); ++i) position.emplace(&functions.Get(i), static_cast<std::size_t>(i));
+  std::vector<bool> called(position.size(), false);
+  std::vector<const FunctionProto*> pending;
+  CollectCalls(builder.Nodes(), index, pending);
+  while (!pending.empty()) {
+    const FunctionProto* function = pending.back();
+    pending.pop_back();
+    const std::size_t at = position.at(function);
+    if (called[at]) continue;
+    called[at] = true;
+    CollectCalls(function->node(), index, pending);
+  }
+  for (std::size_t i = 0; i < called.size(); ++i)
+    if (!called[i]) result.removed_functions.push_back(i);
+  builder.RemoveFunctions(result.removed_functions, result.pass);
+  return result;
 }
 
 CleanupResult RemoveIdentityNodes(GraphBuilder& builder, CleanupScope scope) {
@@ -502,6 +548,8 @@ std::vector<CleanupResult> RunCleanupPasses(GraphBuilder& builder) {
       results.push_back(std::move(result));
     }
   }
+  if (builder.IsRoot())
+    if (CleanupResult result = RemoveUnusedFunctions(builder); result.Changed()) results.push_back(std::move(result));
   return results;
 }
 

@@ -28,8 +28,10 @@ struct CleanupResult {
   // Nodes that stay but define a renamed output (identity removal hands a graph output's
   // name to the producer): the optimizer records them as rewritten.
   std::vector<const NodeProto*> redefined_nodes;
+  // Positions (in the model's local functions before the pass) of the functions removed.
+  std::vector<std::size_t> removed_functions;
 
-  bool Changed() const { return removed_nodes != 0 || removed_initializers != 0; }
+  bool Changed() const { return removed_nodes != 0 || removed_initializers != 0 || !removed_functions.empty(); }
   std::string ToString() const;
 };
 
@@ -62,7 +64,18 @@ CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, CleanupScope sc
 // are not read again.
 CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, const std::vector<const TensorProto*>& recent);
 
-// The four passes above, in this order, repeated until none changes anything.
+// Removes the model's local functions that nothing calls. Calls are nodes of the main
+// graph, of its nested graphs (at any depth) and of the bodies of the functions kept, so
+// a function called only from the body of a removed function goes too. Functions the
+// input model already had without calling them go as well: like an unused initializer,
+// an uncalled function contributes nothing to the outputs (the ONNX IR makes a local
+// function the implementation of an operator the model uses; onnxscript's optimizer
+// removes unused functions the same way). Opset imports stay. Call it on the root builder
+// (functions belong to the model; BuilderError otherwise).
+CleanupResult RemoveUnusedFunctions(GraphBuilder& builder);
+
+// The four passes above, in this order, repeated until none changes anything, then
+// RemoveUnusedFunctions on a root builder.
 std::vector<CleanupResult> RunCleanupPasses(GraphBuilder& builder);
 
 }  // namespace onnxopt::core::builder

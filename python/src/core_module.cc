@@ -432,6 +432,24 @@ void BindGraph(py::module_& b) {
           "name_prefix"_a, "value"_a, "Adds an initializer (numpy array or onnx.TensorProto); returns its unique name.")
       .def("unique_name", [](const PyGraph& self, const std::string& prefix) { return self.Get().Builder().UniqueName(prefix); })
       .def(
+          "get_or_add_function",
+          [](const PyGraph& self, py::handle function) {
+            return OnnxMessage("FunctionProto",
+                               self.Get().Builder().GetOrAddFunction(FromPython<FunctionProto>(function, "FunctionProto")));
+          },
+          "function"_a,
+          "The model's local function (function.domain, function.name) as an onnx.FunctionProto (a copy): "
+          "`function` (an onnx.FunctionProto or its bytes) is added the first time, with the opset imports of its "
+          "domain (version 1) and of its body; later calls return the existing one. Another body under the same "
+          "(domain, name) raises BuilderError. The optimizer records the functions apply() adds.")
+      .def(
+          "find_function",
+          [](const PyGraph& self, const std::string& domain, const std::string& name) -> py::object {
+            const FunctionProto* function = self.Get().Builder().FindFunction(domain, name);
+            return function ? OnnxMessage("FunctionProto", *function) : py::none();
+          },
+          "domain"_a, "name"_a, "The model's local function (domain, name) as an onnx.FunctionProto, or None.")
+      .def(
           "opset", [](const PyGraph& self, const std::string& domain) { return self.Get().Builder().OpsetVersion(domain); },
           "domain"_a = "");
 }
@@ -517,6 +535,14 @@ void BindRecords(py::module_& b) {
       .def_readonly("added_initializer_positions", &LocalRewriting::added_initializer_positions)
       .def_readonly("removed_initializers", &LocalRewriting::removed_initializers)
       .def_readonly("value_renames", &LocalRewriting::value_renames)
+      .def_property_readonly("added_functions",
+                             [](const LocalRewriting& r) {
+                               py::list functions;
+                               for (const FunctionProto& function : r.added_functions)
+                                 functions.append(OnnxMessage("FunctionProto", function));
+                               return functions;
+                             })
+      .def_readonly("removed_functions", &LocalRewriting::removed_functions)
       .def_readonly("iteration", &LocalRewriting::iteration)
       .def_property_readonly("graph_path",
                              [](const LocalRewriting& r) {
@@ -579,7 +605,8 @@ void BindReport(py::module_& b) {
       .def_readonly("runs", &CleanupStats::runs)
       .def_readonly("removed_nodes", &CleanupStats::removed_nodes)
       .def_readonly("removed_initializers", &CleanupStats::removed_initializers)
-      .def_readonly("renames", &CleanupStats::renames);
+      .def_readonly("renames", &CleanupStats::renames)
+      .def_readonly("removed_functions", &CleanupStats::removed_functions);
   py::class_<NoMatchStats>(b, "NoMatchStats")
       .def_readonly("pattern", &NoMatchStats::pattern)
       .def_readonly("file", &NoMatchStats::file)

@@ -298,6 +298,25 @@ TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalInsideIfBranches) {
   for (const AttributeProto& branch : if_node.attribute()) EXPECT_EQ(CountOps(branch.g(), "Cast"), 0) << branch.name();
 }
 
+TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalWhenLocalFunctionsGo) {
+  // Dead: the only call of Twice; Unused is never called; Once stays.
+  const ModelProto optimized = ExpectReplayIdentical(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+    g (float[2] a) => (float[2] y) {
+      dead = local.Twice(a)
+      y = local.Once(a)
+    }
+    <domain: "local", opset_import: ["" : 18]>
+    Twice (x) => (r) { t = Neg(x)  r = Neg(t) }
+    <domain: "local", opset_import: ["" : 18]>
+    Unused (x) => (r) { r = Neg(x) }
+    <domain: "local", opset_import: ["" : 18]>
+    Once (x) => (r) { r = Neg(x) })ONNX",
+                                                     {"--report"});
+  ASSERT_EQ(optimized.functions_size(), 1);
+  EXPECT_EQ(optimized.functions(0).name(), "Once");
+}
+
 TEST_F(OptimizeReplayTest, ReplayIsByteIdenticalWithExternalData) {
   // Same file names in two folders: the model names its data file.
   const std::string model = WriteModel(kCastModel).string();

@@ -250,6 +250,132 @@ TEST(GraphBuilder, RenameUsesStopsWhereANestedGraphRedefinesTheName) {
   EXPECT_THAT(NodeLines(SubgraphOf(graph, "y", "else_branch")), ElementsAre("e = Add(u, x2)"));
 }
 
+// --- Local functions -------------------------------------------------------------
+
+// intermediate.NegAbs (X) => (Y) { <tmp> = Abs(X)  Y = Neg(<tmp>) }, importing `imports`.
+FunctionProto NegAbs(const std::string& tmp = "A", std::vector<std::pair<std::string, int>> imports = {{"", 17}}) {
+  FunctionProto function;
+  function.set_domain("intermediate");
+  function.set_name("NegAbs");
+  function.add_input("X");
+  function.add_output("Y");
+  for (const auto& [domain, version] : imports) {
+    OperatorSetIdProto& opset = *function.add_opset_import();
+    opset.set_domain(domain);
+    opset.set_version(version);
+  }
+  NodeProto& abs = *function.add_node();
+  abs.set_op_type("Abs");
+  abs.add_input("X");
+  abs.add_output(tmp);
+  NodeProto& neg = *function.add_node();
+  neg.set_op_type("Neg");
+  neg.add_input(tmp);
+  neg.add_output("Y");
+  return function;
+}
+
+std::vector<std::string> Imports(const GraphBuilder& builder) {
+  std::vector<std::string> imports;
+  for (const OperatorSetIdProto& opset : builder.OpsetImports())
+    imports.push_back(opset.domain() + ":" + std::to_string(opset.version()));
+  return imports;
+}
+
+TEST(GraphBuilder, GetOrAddFunctionAddsAFunctionOnceWithItsImports) {
+  GraphBuilder builder(ParseText(kControlFlow));
+  EXPECT_EQ(builder.FindFunction("intermediate", "NegAbs"), nullptr);
+  const FunctionProto& added = builder.GetOrAddFunction(NegAbs("tmp_in_body", {{"", 17}, {"com.microsoft", 1}}));
+  ASSERT_EQ(builder.Functions().size(), 1);
+  EXPECT_EQ(&added, &builder.Functions().Get(0));
+  EXPECT_EQ(builder.FindFunction("intermediate", "NegAbs"), &added);
+  EXPECT_EQ(builder.FindFunction("intermediate", "Other"), nullptr);
+  EXPECT_EQ(builder.FindFunction("", "NegAbs"), nullptr);
+  // The function's domain at version 1, then what its body imports that the model lacks.
+  EXPECT_THAT(Imports(builder), ElementsAre(":17", "com.custom:2", "intermediate:1", "com.microsoft:1"));
+  // The body's names are taken: a new value never collides with them.
+  EXPECT_TRUE(builder.Names().IsUsed("tmp_in_body"));
+  EXPECT_NE(builder.UniqueName("tmp_in_body"), "tmp_in_body");
+
+  // The same content again: the existing function, nothing added.
+  const FunctionProto& again = builder.GetOrAddFunction(NegAbs("tmp_in_body", {{"", 17}, {"com.microsoft", 1}}));
+  EXPECT_EQ(&again, &added);
+  EXPECT_EQ(builder.Functions().size(), 1);
+  EXPECT_EQ(builder.OpsetImports().size(), 4);
+}
+
+TEST(GraphBuilder, NestedBuildersAddFunctionsToTheModel) {
+  GraphBuilder builder(ParseText(kControlFlow));
+  GraphBuilder* then_branch = builder.Subgraphs().at(0);
+  ASSERT_FALSE(then_branch->IsRoot());
+  const FunctionProto& added = then_branch->GetOrAddFunction(NegAbs());
+  EXPECT_EQ(builder.FindFunction("intermediate", "NegAbs"), &added);
+  EXPECT_EQ(then_branch->FindFunction("intermediate", "NegAbs"), &added);
+  const ModelProto model = std::move(builder).TakeModel();
+  ASSERT_EQ(model.functions_size(), 1);
+  EXPECT_EQ(model.opset_import(2).domain(), "intermediate");
+}
+
+TEST(GraphBuilder, GetOrAddFunctionRefusesAnotherBodyUnderAnExistingKey) {
+  GraphBuilder builder(ParseText(kControlFlow));
+  builder.GetOrAddFunction(NegAbs("A"));
+  const std::string before = Serialized(builder.ToModel());
+  try {
+    builder.GetOrAddFunction(NegAbs("B"));
+    ADD_FAILURE() << "no error";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("already has local function 'intermediate.NegAbs' with another "
+                                                   "content (node 0 (Abs vs Abs))"));
+  }
+  FunctionProto more_inputs = NegAbs("A");
+  more_inputs.add_input("Z");
+  EXPECT_THROW(
+      {
+        try {
+          builder.GetOrAddFunction(more_inputs);
+        } catch (const BuilderError& error) {
+          EXPECT_THAT(error.what(), ::testing::HasSubstr("inputs (X) vs (X, Z)"));
+          throw;
+        }
+      },
+      BuilderError);
+  EXPECT_EQ(Serialized(builder.ToModel()), before) << "a refused function changes nothing";
+}
+
+TEST(GraphBuilder, GetOrAddFunctionRefusesFunctionsTheModelCannotHold) {
+  GraphBuilder builder(ParseText(kControlFlow));
+  const std::string before = Serialized(builder.ToModel());
+  FunctionProto unnamed = NegAbs();
+  unnamed.clear_name();
+  EXPECT_THROW(builder.GetOrAddFunction(unnamed), BuilderError);
+  FunctionProto onnx_domain = NegAbs();
+  onnx_domain.set_domain("ai.onnx");
+  EXPECT_THROW(builder.GetOrAddFunction(onnx_domain), BuilderError);
+  try {
+    builder.GetOrAddFunction(NegAbs("A", {{"", 18}}));
+    ADD_FAILURE() << "no error";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("imports version 18 of operator set 'ai.onnx' but the model imports version 17"));
+  }
+  EXPECT_EQ(Serialized(builder.ToModel()), before);
+}
+
+TEST(GraphBuilder, RemoveFunctionsKeepsTheOthersInOrder) {
+  GraphBuilder builder(ParseText(kControlFlow));
+  for (const char* name : {"F0", "F1", "F2", "F3"}) {
+    FunctionProto function = NegAbs();
+    function.set_name(name);
+    builder.GetOrAddFunction(std::move(function));
+  }
+  EXPECT_THROW(builder.RemoveFunctions({4}), BuilderError);
+  EXPECT_THROW(builder.RemoveFunctions({1, 1}), BuilderError);
+  EXPECT_EQ(builder.Functions().size(), 4);
+  builder.RemoveFunctions({2, 0});
+  ASSERT_EQ(builder.Functions().size(), 2);
+  EXPECT_EQ(builder.Functions().Get(0).name(), "F1");
+  EXPECT_EQ(builder.Functions().Get(1).name(), "F3");
+}
+
 // --- KeepIf ------------------------------------------------------------------------
 
 TEST(KeepIf, KeepsOrderAndMovesPointers) {

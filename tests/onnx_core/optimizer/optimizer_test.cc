@@ -7,6 +7,7 @@
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/rewrite_file.h"
 #include "tests/onnx_core/optimizer/test_patterns.h"
 #include "tests/support/test_support.h"
 
@@ -444,6 +445,128 @@ TEST(OptimizationReport, PrintsPhasesPatternsAndCleanup) {
 TEST(LocalRewriting, ToStringSummarizesTheRecord) {
   Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
   EXPECT_EQ(run.records[0].ToString(), "NegNegPattern (batch 1): removes nodes [0, 1], adds 1 nodes at [0]");
+}
+
+// --- Rewrites that add local functions ----------------------------------------------------
+
+constexpr std::string_view kTwoNegAbs = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2] a, float[2] b) => (float[2] y, float[2] z) {
+    a1 = Abs(a)
+    y = Neg(a1)
+    b1 = Abs(b)
+    z = Neg(b1)
+  })ONNX";
+
+// The whole model (not only the graph) that replaying `records` on the original gives.
+std::string ReplayedModel(const Outcome& run, const std::vector<LocalRewriting>& records) {
+  GraphBuilder builder{ModelProto(run.original)};
+  core::builder::Replay(builder, records);
+  return core::ir::SerializeDeterministic(std::move(builder).TakeModel());
+}
+
+std::string Imports(const ModelProto& model) {
+  std::string text;
+  for (const OperatorSetIdProto& opset : model.opset_import())
+    text.append("'").append(opset.domain()).append("':").append(std::to_string(opset.version())).append(" ");
+  return text;
+}
+
+TEST(Optimize, RecordsTheFunctionsABatchAddsAndReplayAddsThemAgain) {
+  Outcome run = Optimize(kTwoNegAbs, {std::make_shared<NegAbsFunctionPattern>()});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = NegAbs(a); z = NegAbs(b); ");
+  ASSERT_EQ(run.optimized.functions_size(), 1);
+  EXPECT_EQ(core::ir::SerializeDeterministic(run.optimized.functions(0)),
+            core::ir::SerializeDeterministic(NegAbsFunctionPattern::Body(18)));
+  EXPECT_EQ(Imports(run.optimized), "'':18 'intermediate':1 ");
+  // Both matches belong to one batch; only the first use of the function adds it.
+  ASSERT_EQ(RecordsOf(run, "NegAbsFunctionPattern"), 2u);
+  EXPECT_EQ(run.records[0].iteration, run.records[1].iteration);
+  ASSERT_EQ(run.records[0].added_functions.size(), 1);
+  EXPECT_EQ(run.records[0].added_functions.Get(0).name(), "NegAbs");
+  EXPECT_EQ(run.records[1].added_functions.size(), 0);
+  EXPECT_THAT(run.records[0].ToString(), HasSubstr("adds local function 'intermediate.NegAbs'"));
+
+  const std::string optimized = core::ir::SerializeDeterministic(run.optimized);
+  EXPECT_EQ(ReplayedModel(run, run.records), optimized);
+  // Through the rewrite file, without the pattern objects.
+  EXPECT_EQ(ReplayedModel(run, core::builder::ParseRewrites(core::builder::SerializeRewrites(run.records))), optimized);
+}
+
+TEST(Optimize, FunctionsAddedInANestedGraphBelongToTheModel) {
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (bool c, float[2] x) => (float[2] y) {
+      y = If(c) <
+        then_branch = then_g () => (float[2] t) { t1 = Abs(x)  t = Neg(t1) },
+        else_branch = else_g () => (float[2] e) { e1 = Abs(x)  e = Neg(e1) }
+      >
+    })ONNX",
+                         {std::make_shared<NegAbsFunctionPattern>()});
+  ASSERT_EQ(run.optimized.functions_size(), 1);
+  EXPECT_EQ(Imports(run.optimized), "'':18 'intermediate':1 ");
+  EXPECT_EQ(NodesText(run.optimized.graph().node(0).attribute(0).g()), "t = NegAbs(x); ");
+  EXPECT_EQ(NodesText(run.optimized.graph().node(0).attribute(1).g()), "e = NegAbs(x); ");
+  std::size_t added = 0;
+  for (const LocalRewriting& record : run.records) {
+    if (record.added_functions.empty()) continue;
+    ++added;
+    EXPECT_FALSE(record.graph_path.empty()) << record.ToString();
+  }
+  EXPECT_EQ(added, 1u) << "the second branch reuses the function the first added";
+  EXPECT_EQ(ReplayedModel(run, run.records), core::ir::SerializeDeterministic(run.optimized));
+}
+
+TEST(Optimize, RemovesFunctionsNothingCallsAnyMoreAndReplaysTheRemoval) {
+  // The function's calls are renamed away by a later priority: the function is unused.
+  Outcome run = Optimize(kTwoNegAbs, {std::make_shared<NegAbsFunctionPattern>(),
+                                      std::make_shared<RenameOpPattern>("CallToRelu", "NegAbs", "Relu", 2)});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Relu(a); z = Relu(b); ");
+  EXPECT_EQ(run.optimized.functions_size(), 0);
+  ASSERT_EQ(RecordsOf(run, "RemoveUnusedFunctions"), 1u);
+  const auto removal = std::find_if(run.records.begin(), run.records.end(),
+                                    [](const LocalRewriting& r) { return r.Name() == "RemoveUnusedFunctions"; });
+  EXPECT_EQ(removal->removed_functions, (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(removal->graph_path.empty());
+  const auto stats = std::find_if(run.report.cleanup.begin(), run.report.cleanup.end(),
+                                  [](const auto& s) { return s.name == "RemoveUnusedFunctions"; });
+  ASSERT_NE(stats, run.report.cleanup.end());
+  EXPECT_EQ(stats->removed_functions, 1u);
+  EXPECT_THAT(run.report.ToString(), HasSubstr("-1 local functions"));
+  EXPECT_THAT(run.report.ToJson(), HasSubstr("\"removed_functions\":1"));
+  const std::string optimized = core::ir::SerializeDeterministic(run.optimized);
+  EXPECT_EQ(ReplayedModel(run, run.records), optimized);
+  EXPECT_EQ(ReplayedModel(run, core::builder::ParseRewrites(core::builder::SerializeRewrites(run.records))), optimized);
+}
+
+TEST(Optimize, RemovesAFunctionWhoseLastCallIsDeadCode) {
+  Outcome run = Optimize(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+    g (float[2] a) => (float[2] y) {
+      dead = local.Twice(a)
+      y = local.Once(a)
+    }
+    <domain: "local", opset_import: ["" : 18]>
+    Twice (x) => (r) { t = Neg(x)  r = Neg(t) }
+    <domain: "local", opset_import: ["" : 18]>
+    Once (x) => (r) { r = Neg(x) })ONNX",
+                         {});
+  ASSERT_EQ(run.optimized.functions_size(), 1);
+  EXPECT_EQ(run.optimized.functions(0).name(), "Once");
+  EXPECT_EQ(RecordsOf(run, "RemoveUnusedFunctions"), 1u);
+  EXPECT_EQ(ReplayedModel(run, run.records), core::ir::SerializeDeterministic(run.optimized));
+}
+
+TEST(Optimize, AnotherBodyUnderAnExistingFunctionNameIsAContractError) {
+  GraphBuilder builder(ParseText(kTwoNegAbs));
+  GraphGraph graph(builder, {std::make_shared<NegAbsFunctionPattern>(/*unique_body_names=*/true)},
+                   SelectRegistered(PatternSelection::None()));
+  try {
+    graph.Optimize();
+    ADD_FAILURE() << "no error";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("already has local function 'intermediate.NegAbs' with another content"));
+  }
 }
 
 }  // namespace

@@ -38,14 +38,16 @@ std::string Header(std::uint64_t version, std::uint64_t count, std::string_view 
 }
 std::string Record(std::string_view body) { return Varint(body.size()) + std::string(body); }
 // Bytes after a short damaged record, so that the file has room for the record it
-// announces (16 bytes at least) and the parser gets to the damage inside the record.
-std::string Padded(std::string file) { return file + std::string(16, '\0'); }
+// announces (17 bytes at least) and the parser gets to the damage inside the record.
+std::string Padded(std::string file) { return file + std::string(17, '\0'); }
 // A record body with no element in any list, up to (not including) matched_nodes.
 std::string BodyStart(std::string_view name = "P") { return Bytes(name) + Varint(0) + Varint(0); }
 // The rest of an empty body after matched_nodes: signatures, added nodes and positions,
-// added initializers and positions, removed initializers, renames, two times.
+// added initializers and positions, removed initializers, added and removed functions,
+// renames, two times.
 std::string BodyEnd() {
-  return Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0);
+  return Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) + Varint(0) +
+         Varint(0) + Varint(0);
 }
 // `content` with the checksum that ends a valid file.
 std::string Sealed(const std::string& content) { return content + RewriteFileChecksum(content); }
@@ -99,6 +101,15 @@ std::vector<LocalRewriting> SampleRewrites() {
   *first.added_initializers.Add() = MakeTensor("w", std::string("\0\1\2\xff", 4));
   first.added_initializer_positions = {2};
   first.removed_initializers = {0, 130000};
+  FunctionProto& function = *first.added_functions.Add();
+  function.set_domain("intermediate");
+  function.set_name("F");
+  function.add_input("X");
+  function.add_output("Y");
+  *function.add_node() = MakeNode("Neg", "X", "Y");
+  *first.added_functions.Add() = function;
+  first.added_functions.Mutable(1)->set_name("G");
+  first.removed_functions = {1, 200000};
   first.value_renames = {{"a", "b"}, {"", "é"}};
   first.iteration = (1ull << 40) + 3;
   first.graph_path = {SubgraphKey{"if_out", "then_branch", -1}, SubgraphKey{"loop_out", "branches", 2}};
@@ -125,6 +136,10 @@ void ExpectSameRecord(const LocalRewriting& loaded, const LocalRewriting& origin
               original.added_initializers.Get(i).SerializeAsString());
   EXPECT_EQ(loaded.added_initializer_positions, original.added_initializer_positions);
   EXPECT_EQ(loaded.removed_initializers, original.removed_initializers);
+  ASSERT_EQ(loaded.added_functions.size(), original.added_functions.size());
+  for (int i = 0; i < loaded.added_functions.size(); ++i)
+    EXPECT_EQ(loaded.added_functions.Get(i).SerializeAsString(), original.added_functions.Get(i).SerializeAsString());
+  EXPECT_EQ(loaded.removed_functions, original.removed_functions);
   EXPECT_EQ(loaded.value_renames, original.value_renames);
   EXPECT_EQ(loaded.iteration, original.iteration);
   EXPECT_EQ(loaded.graph_path, original.graph_path);
@@ -256,16 +271,23 @@ TEST(RewriteFile, RejectsWrongMagic) {
 }
 
 TEST(RewriteFile, RejectsUnknownVersion) {
-  ExpectRejected(Header(3, 0), {"format version 3 is not supported", "reads version 2"});
+  ExpectRejected(Header(4, 0), {"format version 4 is not supported", "reads version 3"});
   ExpectRejected(Header(0, 0), {"format version 0 is not supported"});
   ExpectRejected(std::string(kRewriteFileMagic), {"format version is missing"}, /*seal=*/false);
 }
 
 TEST(RewriteFile, ExplainsThatVersionOneIsNoLongerRead) {
   // A version 1 file: no checksum, no signatures.
-  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + BodyEnd().substr(1)),
+  ExpectRejected(Header(1, 1) + Record(BodyStart() + Varint(0) + BodyEnd().substr(3)),
                  {"format version 1 is no longer supported", "checksum", "onnxopt optimize --record"},
                  /*seal=*/false);
+}
+
+TEST(RewriteFile, ExplainsThatVersionTwoIsNoLongerRead) {
+  // A version 2 file: checksum and signatures, no local functions.
+  ExpectRejected(Header(2, 1) + Record(BodyStart() + Varint(0) + BodyEnd().substr(2)),
+                 {"rewrite file format version 2 is no longer supported", "this build reads version 3",
+                  "local functions", "record the rewrites again with onnxopt optimize --record"});
 }
 
 TEST(RewriteFile, RejectsSignaturesThatDoNotMatchThePositions) {
@@ -279,8 +301,11 @@ TEST(RewriteFile, RejectsSignaturesThatDoNotMatchThePositions) {
 
 TEST(RewriteFile, RejectsAbsurdRecordCount) {
   ExpectRejected(Header(kVersion, UINT64_MAX), {"announces 18446744073709551615 records"});
-  // Each record takes at least 16 bytes.
+  // Each record takes at least 17 bytes, which the smallest record does.
   ExpectRejected(Header(kVersion, 2) + Record(BodyStart() + Varint(0) + BodyEnd()), {"announces 2 records"});
+  const std::string smallest = Record(BodyStart() + Varint(0) + BodyEnd());
+  EXPECT_EQ(smallest.size(), 17u);
+  EXPECT_EQ(ParseRewrites(Sealed(Header(kVersion, 1) + smallest)).size(), 1u);
   ExpectRejected(Header(kVersion, 2) + Record(BodyStart(std::string(40, 'n')) + Varint(0) + BodyEnd()),
                  {"record 1", "truncated"});
 }
@@ -317,6 +342,13 @@ TEST(RewriteFile, RejectsInvalidMessagesAndBadFields) {
   ExpectRejected(Header(kVersion, 1) + Record(BodyStart() + Varint(0) + Varint(0) + Varint(1) + Bytes("\xff\xff") +
                                               BodyEnd().substr(2)),
                  {"record 0 ('P')", "added_nodes[0]", "not a valid NodeProto"});
+  // added_functions[0]: matched_nodes to removed_initializers empty, then one function.
+  const std::string up_to_functions = BodyStart() + Varint(0) + BodyEnd().substr(0, 6);
+  ExpectRejected(Header(kVersion, 1) + Record(up_to_functions + Varint(1) + Bytes("\xff\xff") + BodyEnd().substr(7)),
+                 {"record 0 ('P')", "added_functions[0]", "not a valid FunctionProto"});
+  ExpectRejected(Header(kVersion, 1) + Record(up_to_functions + Varint(0) + Varint(1) + Varint(1ull << 40) +
+                                              BodyEnd().substr(8)),
+                 {"record 0 ('P')", "removed_functions[0]", "larger than any graph"});
   ExpectRejected(Padded(Header(kVersion, 1) + Record(Bytes("") + Varint(0) + Varint(0) + Varint(0) + BodyEnd())),
                  {"record 0", "pattern name is empty"});
   // graph_path[0].index = -2 (zigzag 3).

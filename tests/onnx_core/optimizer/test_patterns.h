@@ -113,4 +113,65 @@ class RenameOpPattern final : public PatternOptimization {
   std::string name_, from_, to_, to_domain_;
 };
 
+/// Neg(Abs(x)) => intermediate.NegAbs(x), a call of the model-local function
+///   NegAbs (X) => (Y) { A = Abs(X)  Y = Neg(A) }   (opset_import: the model's main opset)
+/// added to the model on first use (GraphGraph::GetOrAddFunction). With
+/// `unique_body_names`, every Apply names the body's intermediate value anew: a second
+/// match asks for the same (domain, name) with another body, a contract violation.
+class NegAbsFunctionPattern final : public PatternOptimization {
+ public:
+  static constexpr std::string_view kName = "NegAbsFunctionPattern";
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kExact;
+  explicit NegAbsFunctionPattern(bool unique_body_names = false) : unique_body_names_(unique_body_names) {}
+  std::string Name() const override { return std::string(kName); }
+  std::set<std::string> FastOpType() const override { return {"Neg"}; }
+  MatchResult Match(GraphGraph& graph, const NodeProto& node) const override {
+    const NodeProto* abs = core::builder::ProducerOf(graph, node.input(0), "Abs");
+    if (!abs) return NoMatch(node, "the input is not produced by Abs");
+    if (graph.IsUsedMoreThanOnce(abs->output(0))) return NoMatch(node, "the Abs has other readers");
+    return Matched({abs, &node});
+  }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,
+                                             const std::vector<const NodeProto*>& nodes) const override {
+    core::builder::ExpectMatchedNodes(*this, nodes, {"Abs", "Neg"});
+    const std::string intermediate = unique_body_names_ ? graph.Builder().UniqueName("A") : "A";
+    const FunctionProto& function =
+        graph.GetOrAddFunction(Body(graph.Builder().OpsetVersion("").value_or(18), intermediate));
+    utils::RepeatedProtoField<NodeProto> result;
+    NodeProto& call = *result.Add();
+    // (One append at a time: GCC 12 warns, wrongly, about a chain of + here.)
+    std::string name(kName);
+    name.append("--").append(nodes[1]->name());
+    call.set_name(name);
+    call.set_domain(function.domain());
+    call.set_op_type(function.name());
+    call.add_input(nodes[0]->input(0));
+    call.add_output(nodes[1]->output(0));
+    return result;
+  }
+
+  static FunctionProto Body(std::int64_t opset, const std::string& intermediate = "A") {
+    FunctionProto function;
+    function.set_domain("intermediate");
+    function.set_name("NegAbs");
+    function.add_input("X");
+    function.add_output("Y");
+    OperatorSetIdProto& import = *function.add_opset_import();
+    import.set_domain("");
+    import.set_version(opset);
+    NodeProto& abs = *function.add_node();
+    abs.set_op_type("Abs");
+    abs.add_input("X");
+    abs.add_output(intermediate);
+    NodeProto& neg = *function.add_node();
+    neg.set_op_type("Neg");
+    neg.add_input(intermediate);
+    neg.add_output("Y");
+    return function;
+  }
+
+ private:
+  bool unique_body_names_;
+};
+
 }  // namespace onnxopt::testing

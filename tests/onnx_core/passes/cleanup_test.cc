@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "onnx_core/common/error.h"
 #include "tests/onnx_core/builder/builder_test_helpers.h"
 #include "tests/support/test_support.h"
 
@@ -342,6 +343,70 @@ TEST(RemoveDuplicateInitializers, RenamesReadsInNestedGraphs) {
   GraphProto& graph = builder.Graph();
   EXPECT_THAT(InitializerNames(graph), ElementsAre("w1"));
   EXPECT_THAT(NodeLines(SubgraphOf(graph, "y", "then_branch")), ElementsAre("r = Add(x, w1)"));
+}
+
+// --- RemoveUnusedFunctions ---------------------------------------------------------
+
+// Calls: the main graph calls Used, which calls Inner; an If branch calls InBranch;
+// Unused (never called) calls OnlyFromUnused.
+constexpr const char* kFunctions = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+  g (float[2] x, bool c) => (float[2] y, float[2] z) {
+    y = local.Used(x)
+    z = If(c) <
+      then_branch = then_g () => (float[2] t) { t = local.InBranch(x) },
+      else_branch = else_g () => (float[2] e) { e = Neg(x) }>
+  }
+  <domain: "local", opset_import: ["" : 18, "local" : 1]>
+  Unused (a) => (b) { b = local.OnlyFromUnused(a) }
+  <domain: "local", opset_import: ["" : 18, "local" : 1]>
+  Used (a) => (b) { b = local.Inner(a) }
+  <domain: "local", opset_import: ["" : 18]>
+  OnlyFromUnused (a) => (b) { b = Neg(a) }
+  <domain: "local", opset_import: ["" : 18]>
+  Inner (a) => (b) { b = Neg(a) }
+  <domain: "local", opset_import: ["" : 18]>
+  InBranch (a) => (b) { b = Neg(a) })ONNX";
+
+std::vector<std::string> FunctionNames(const GraphBuilder& builder) {
+  std::vector<std::string> names;
+  for (const FunctionProto& function : builder.Functions()) names.push_back(function.name());
+  return names;
+}
+
+TEST(RemoveUnusedFunctions, KeepsWhatTheGraphsAndKeptBodiesCall) {
+  GraphBuilder builder(ParseText(kFunctions));
+  const CleanupResult result = RemoveUnusedFunctions(builder);
+  EXPECT_EQ(result.pass, "RemoveUnusedFunctions");
+  EXPECT_TRUE(result.Changed());
+  // A function called only from the body of a removed one goes with it.
+  EXPECT_EQ(result.removed_functions, (std::vector<std::size_t>{0, 2}));
+  EXPECT_THAT(FunctionNames(builder), ElementsAre("Used", "Inner", "InBranch"));
+  EXPECT_EQ(builder.OpsetVersion("local"), 1) << "imports stay";
+  EXPECT_THAT(result.ToString(), ::testing::HasSubstr("2 local functions"));
+  EXPECT_FALSE(RemoveUnusedFunctions(builder).Changed());
+}
+
+TEST(RemoveUnusedFunctions, RunsOnTheModelOnly) {
+  GraphBuilder builder(ParseText(kFunctions));
+  GraphBuilder* branch = builder.Subgraphs().at(0);
+  EXPECT_THROW(RemoveUnusedFunctions(*branch), BuilderError);
+}
+
+TEST(RunCleanupPasses, RemovesAFunctionWhoseLastCallWasDeadCode) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+    g (float[2] x) => (float[2] y) {
+      dead = local.F(x)
+      y = Neg(x)
+    }
+    <domain: "local", opset_import: ["" : 18]>
+    F (a) => (b) { b = Neg(a) })ONNX"));
+  const std::vector<CleanupResult> results = RunCleanupPasses(builder);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].pass, "RemoveUnusedNodes");
+  EXPECT_EQ(results[1].pass, "RemoveUnusedFunctions");
+  EXPECT_EQ(builder.Functions().size(), 0);
 }
 
 // --- RunCleanupPasses --------------------------------------------------------------
