@@ -92,6 +92,19 @@
 #include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
 #include "onnx_extensions/patterns/algebra/shape_based_shape_shape_add_pattern.h"
 
+// normalization
+#include "onnx_extensions/patterns/normalization/batch_normalization_pattern.h"
+#include "onnx_extensions/patterns/normalization/batch_normalization_training_pattern.h"
+#include "onnx_extensions/patterns/normalization/cast_layer_normalization_cast_pattern.h"
+#include "onnx_extensions/patterns/normalization/layer_normalization_pattern.h"
+#include "onnx_extensions/patterns/normalization/layer_normalization_scale_pattern.h"
+#include "onnx_extensions/patterns/normalization/rms_normalization_pattern.h"
+#include "onnx_extensions/patterns/normalization/rms_normalization_mul_pattern.h"
+#include "onnx_extensions/patterns/normalization/gelu_pattern.h"
+#include "onnx_extensions/patterns/normalization/leaky_relu_pattern.h"
+#include "onnx_extensions/patterns/normalization/max_relu_pattern.h"
+#include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -197,6 +210,21 @@ void RegisterAlgebra() {
   RegisterPattern<ShapeBasedShapeShapeAddPattern>(family);
 }
 
+void RegisterNormalization() {
+  const std::string family = "normalization";
+  RegisterPattern<BatchNormalizationPattern>(family);
+  RegisterPattern<BatchNormalizationTrainingPattern>(family);
+  RegisterPattern<CastLayerNormalizationCastPattern>(family);
+  RegisterPattern<LayerNormalizationPattern>(family);
+  RegisterPattern<LayerNormalizationScalePattern>(family);
+  RegisterPattern<RMSNormalizationPattern>(family);
+  RegisterPattern<RMSNormalizationMulPattern>(family);
+  RegisterPattern<GeluPattern>(family);
+  RegisterPattern<LeakyReluPattern>(family);
+  RegisterPattern<MaxReluPattern>(family);
+  RegisterPattern<SoftmaxCrossEntropyLossCastPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -206,6 +234,7 @@ void RegisterPatterns() {
   RegisterReshape();
   RegisterLayout();
   RegisterAlgebra();
+  RegisterNormalization();
 }
 
 }  // namespace onnxopt::onnx_patterns
