@@ -15,7 +15,10 @@ using core::builder::SoleConsumer;
 namespace {
 
 bool IsNormalization(const NodeProto& node) {
-  if (node.op_type() == "SimplifiedLayerNormalization") return node.domain() == "com.microsoft";
+  // onnxruntime registers SimplifiedLayerNormalization in the default domain; exporters
+  // write com.microsoft.
+  if (node.op_type() == "SimplifiedLayerNormalization")
+    return node.domain() == "com.microsoft" || core::ir::IsOnnxDomain(node.domain());
   return core::ir::IsOnnxDomain(node.domain()) &&
          (node.op_type() == "LayerNormalization" || node.op_type() == "GroupNormalization" ||
           node.op_type() == "RMSNormalization");
@@ -31,8 +34,7 @@ std::set<std::string> CastLayerNormalizationCastPattern::FastOpType() const {
 
 MatchResult CastLayerNormalizationCastPattern::Match(GraphGraph& graph, const NodeProto& norm) const {
   if (!IsNormalization(norm) || norm.input_size() < 1 || norm.output_size() < 1)
-    return NoMatch(norm, "the node is not a default-domain normalization nor a com.microsoft "
-                         "SimplifiedLayerNormalization");
+    return NoMatch(norm, "the node is not a default-domain normalization nor a SimplifiedLayerNormalization");
   for (int i = 1; i < norm.output_size(); ++i)
     if (!norm.output(i).empty() && graph.IsUsed(norm.output(i)))
       return NoMatch(norm, "an output beyond the first is used");

@@ -13,7 +13,8 @@ using core::builder::PatternOptimization;
 
 /// Cast<to=T>(N(Cast<to=S>(X), scale[, bias])) => N(X, Cast<to=T>(scale)[, Cast<to=T>(bias)]) for
 /// N a LayerNormalization, GroupNormalization or RMSNormalization (default domain) or a
-/// com.microsoft SimplifiedLayerNormalization with stash_type S: the normalization already
+/// SimplifiedLayerNormalization (com.microsoft, or the default domain where onnxruntime
+/// registers it) with stash_type S: the normalization already
 /// computes its statistics in S.
 /// Before:  xc = Cast<to=S>(X); n = N<stash_type=S>(xc, scale, bias); Y = Cast<to=T>(n)
 /// After:   Y = N<stash_type=S>(X, Cast<to=T>(scale), Cast<to=T>(bias))

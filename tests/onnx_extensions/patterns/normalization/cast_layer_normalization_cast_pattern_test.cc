@@ -65,6 +65,48 @@ TEST(CastLayerNormalizationCastPattern, CastsAScaleGivenAsInput) {
     })ONNX", kTolerance);
 }
 
+TEST(CastLayerNormalizationCastPattern, KeepsTheDomainOfASimplifiedLayerNormalization) {
+  ExpectRewrite<CastLayerNormalizationCastPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "com.microsoft" : 1]>
+    g (float16[N,4] X, float[4] scale) => (float16[N,4] Y) {
+      xc = Cast<to = 1>(X)
+      n = com.microsoft.SimplifiedLayerNormalization<epsilon = 0.001>(xc, scale)
+      Y = Cast<to = 10>(n)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "com.microsoft" : 1]>
+    g (float16[N,4] X, float[4] scale) => (float16[N,4] Y) {
+      sc = Cast<to = 10>(scale)
+      Y = com.microsoft.SimplifiedLayerNormalization<epsilon = 0.001>(X, sc)
+    })ONNX", kTolerance);
+}
+
+// stash_type exists on GroupNormalization from opset 21; the bias is cast too.
+TEST(CastLayerNormalizationCastPattern, FusesAGroupNormalization) {
+  ExpectRewrite<CastLayerNormalizationCastPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 21]>
+    g (float16[2,4,3] X, float[4] scale, float[4] bias) => (float16[2,4,3] Y) {
+      xc = Cast<to = 1>(X)
+      n = GroupNormalization<num_groups = 2, stash_type = 1>(xc, scale, bias)
+      Y = Cast<to = 10>(n)
+    })ONNX", R"ONNX(
+    <ir_version: 10, opset_import: ["" : 21]>
+    g (float16[2,4,3] X, float[4] scale, float[4] bias) => (float16[2,4,3] Y) {
+      sc = Cast<to = 10>(scale)
+      bc = Cast<to = 10>(bias)
+      Y = GroupNormalization<num_groups = 2, stash_type = 1>(X, sc, bc)
+    })ONNX", kTolerance);
+}
+
+TEST(CastLayerNormalizationCastPattern, RejectsAnotherOperator) {
+  ExpectNoMatch<CastLayerNormalizationCastPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "custom" : 1]>
+    g (float16[3,4] X, float[4] scale) => (float16[3,4] Y) {
+      xc = Cast<to = 1>(X)
+      n = custom.LayerNormalization(xc, scale)
+      Y = Cast<to = 10>(n)
+    })ONNX", "n", "the node is not a default-domain normalization nor a SimplifiedLayerNormalization");
+}
+
 TEST(CastLayerNormalizationCastPattern, RejectsACastToAnotherTypeThanTheStashType) {
   ExpectNoMatch<CastLayerNormalizationCastPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
