@@ -36,7 +36,8 @@ std::set<std::string> BatchNormalizationTrainingPattern::FastOpType() const { re
 MatchResult BatchNormalizationTrainingPattern::Match(GraphGraph& graph, const NodeProto& bn) const {
   if (!IsOp(bn, "BatchNormalization") || bn.input_size() != 5)
     return NoMatch(bn, "the node is not a default-domain BatchNormalization with five inputs");
-  if (IntAttr(bn, "training_mode").value_or(0) != 1) return NoMatch(bn, "the BatchNormalization is not in training mode");
+  if (IntAttr(bn, "training_mode").value_or(0) != 1)
+    return NoMatch(bn, "the BatchNormalization is not in training mode");
   if (!normalization::OpsetAtLeast(graph, 18))
     return NoMatch(bn, "the main opset is below 18 (ReduceMean takes its axes as an input from 18)");
   const std::optional<std::size_t> rank = RankOf(graph, bn.input(0));

@@ -44,7 +44,8 @@ MatchResult CastLayerNormalizationCastPattern::Match(GraphGraph& graph, const No
     return NoMatch(norm, "the first Cast does not convert to the stash type");
   if (!HasOneUse(graph, norm.input(0))) return NoMatch(norm, "the output of the first Cast has other readers");
   const int type = graph.GetType(up->input(0));
-  if (!normalization::IsFloatType(type)) return NoMatch(norm, "the input of the first Cast is not of a known float type");
+  if (!normalization::IsFloatType(type))
+    return NoMatch(norm, "the input of the first Cast is not of a known float type");
   const NodeProto* down = SoleConsumer(graph, norm.output(0), "Cast");
   if (!down) return NoMatch(norm, "the output is not read by a single Cast");
   if (IntAttr(*down, "to") != type)
@@ -54,7 +55,8 @@ MatchResult CastLayerNormalizationCastPattern::Match(GraphGraph& graph, const No
 
 utils::RepeatedProtoField<NodeProto> CastLayerNormalizationCastPattern::Apply(
     GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
-  core::builder::ExpectMatchedNodes(*this, nodes, {{"Cast", IsCast}, {"normalization", IsNormalization}, {"Cast", IsCast}});
+  core::builder::ExpectMatchedNodes(*this, nodes,
+                                    {{"Cast", IsCast}, {"normalization", IsNormalization}, {"Cast", IsCast}});
   const NodeProto& up = *nodes[0];
   const NodeProto& norm = *nodes[1];
   const NodeProto& down = *nodes[2];

@@ -34,18 +34,13 @@ std::optional<std::int64_t> NormalizedAxis(GraphGraph& graph, const NodeProto& r
   return first;
 }
 
-// The reader of `value` when it is its only one (not a graph output) and a default-domain
-// `op`.
-const NodeProto* Next(const GraphGraph& graph, std::string_view value, std::string_view op) {
-  return SoleConsumer(graph, value, op);
-}
-
 }  // namespace
 
 std::set<std::string> LayerNormalizationPattern::FastOpType() const { return {"ReduceMean"}; }
 
 MatchResult LayerNormalizationPattern::Match(GraphGraph& graph, const NodeProto& var) const {
-  if (!IsOp(var, "ReduceMean") || var.input_size() != 2)
+  if (!IsOp(var, "ReduceMean")) return NoMatch(var, "the node is not a default-domain ReduceMean");
+  if (var.input_size() != 2)
     return NoMatch(var, "the ReduceMean does not take its axes as an input (opset 18)");
   if (IntAttr(var, "keepdims").value_or(1) != 1) return NoMatch(var, "the variance ReduceMean has keepdims=0");
   const std::optional<std::int64_t> axis = NormalizedAxis(graph, var);
@@ -56,8 +51,10 @@ MatchResult LayerNormalizationPattern::Match(GraphGraph& graph, const NodeProto&
   const NodeProto* sub = ProducerOf(graph, pow->input(0), "Sub");
   if (!sub) return NoMatch(var, "the input of the Pow is not produced by a Sub");
   const std::string& x = sub->input(0);
-  if (BroadcastScalar(graph, pow->input(1)) != 2.0 || !ConstantKeepsShape(graph, x, pow->input(1)))
-    return NoMatch(var, "the exponent of the Pow is not a constant 2 of a rank at most the input's");
+  if (BroadcastScalar(graph, pow->input(1)) != 2.0)
+    return NoMatch(var, "the exponent of the Pow is not a constant broadcast scalar 2");
+  if (!ConstantKeepsShape(graph, x, pow->input(1)))
+    return NoMatch(var, "the exponent of the Pow has a higher rank than the input");
   const NodeProto* mean = ProducerOf(graph, sub->input(1), "ReduceMean");
   if (!mean) return NoMatch(var, "the second input of the Sub is not produced by a ReduceMean");
   if (!HasOneUse(graph, mean->output(0))) return NoMatch(var, "the mean has other readers");
@@ -66,13 +63,14 @@ MatchResult LayerNormalizationPattern::Match(GraphGraph& graph, const NodeProto&
   if (mean->input_size() != 2 || ConstantInts(graph, mean->input(1)) != ConstantInts(graph, var.input(1)))
     return NoMatch(var, "the two ReduceMean nodes reduce different axes");
   if (!HasOneUse(graph, var.output(0))) return NoMatch(var, "the variance has other readers");
-  const NodeProto* add = Next(graph, var.output(0), "Add");
-  if (add && (add->input(0) != var.output(0) || !BroadcastScalar(graph, add->input(1)) ||
-              !ConstantKeepsShape(graph, x, add->input(1))))
+  const NodeProto* add = SoleConsumer(graph, var.output(0), "Add");
+  if (add && (add->input(0) != var.output(0) || !BroadcastScalar(graph, add->input(1))))
     return NoMatch(var, "the Add does not add a constant broadcast scalar as its second input");
-  const NodeProto* sqrt = Next(graph, add ? add->output(0) : var.output(0), "Sqrt");
+  if (add && !ConstantKeepsShape(graph, x, add->input(1)))
+    return NoMatch(var, "epsilon has a higher rank than the input");
+  const NodeProto* sqrt = SoleConsumer(graph, add ? add->output(0) : var.output(0), "Sqrt");
   if (!sqrt) return NoMatch(var, "the variance (plus epsilon) is not read by a single Sqrt");
-  const NodeProto* div = Next(graph, sqrt->output(0), "Div");
+  const NodeProto* div = SoleConsumer(graph, sqrt->output(0), "Div");
   if (!div || div->input(0) != sub->output(0) || div->input(1) != sqrt->output(0))
     return NoMatch(var, "the Sqrt is not read by a single Div of the centred input by it");
   // The Pow and the Div read it: two readers means no other one.

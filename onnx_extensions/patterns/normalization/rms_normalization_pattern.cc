@@ -62,8 +62,9 @@ MatchResult RMSNormalizationPattern::Match(GraphGraph& graph, const NodeProto& m
   if (IntAttr(ms, "keepdims").value_or(1) != 1) return NoMatch(ms, "the ReduceMean has keepdims=0");
   if (!LastAxis(graph, ms)) return NoMatch(ms, "the axes are not a constant holding the last axis alone");
   const NodeProto* pow = ProducerOf(graph, ms.input(0), "Pow");
-  if (!pow || ConstantScalar(graph, pow->input(1)) != 2.0)
-    return NoMatch(ms, "the input is not produced by a Pow with a constant scalar exponent 2");
+  if (!pow) return NoMatch(ms, "the input is not produced by a Pow");
+  if (ConstantScalar(graph, pow->input(1)) != 2.0)
+    return NoMatch(ms, "the exponent of the Pow is not a constant scalar 2");
   if (!HasOneUse(graph, ms.input(0))) return NoMatch(ms, "the output of the Pow has other readers");
   const NodeProto* add = SoleConsumer(graph, ms.output(0), "Add");
   if (!add) return NoMatch(ms, "the mean of squares is not read by a single Add");

@@ -23,6 +23,12 @@ struct Loss {
   const NodeProto *eq, *neq, *ind, *ui, *lsm, *g, *sg, *ng, *w, *wf, *nf, *num, *den, *num16, *den16;
 };
 
+// Sets the NoMatch reason of a helper; returns the "not found" value.
+std::optional<Loss> Reject(std::string_view* why, std::string_view reason) {
+  *why = reason;
+  return std::nullopt;
+}
+
 const NodeProto* Operand(const GraphGraph& graph, const NodeProto& node, int i, std::string_view op) {
   return ProducerOf(graph, OptionalInput(node, i), op);
 }
@@ -42,44 +48,45 @@ const NodeProto* SumAll(const GraphGraph& graph, const NodeProto& node) {
              : nullptr;
 }
 
-// The sums: Div(Cast16(ReduceSum(Cast32(w))), Cast16(ReduceSum(Cast32(neq)))).
+// The first nodes of `Loss`, found from the Div, the sums:
+//   Div(Cast16(ReduceSum(Cast32(w))), Cast16(ReduceSum(Cast32(neq))))
 std::optional<Loss> Sums(const GraphGraph& graph, const NodeProto& div, std::string_view* why) {
   Loss loss{};
   loss.num16 = CastTo(graph, div, 0, TensorProto::FLOAT16);
   loss.den16 = CastTo(graph, div, 1, TensorProto::FLOAT16);
-  if (!loss.num16 || !loss.den16) return *why = "an input of the Div is not a Cast to float16", std::nullopt;
+  if (!loss.num16 || !loss.den16) return Reject(why, "an input of the Div is not a Cast to float16");
   loss.num = SumAll(graph, *loss.num16);
   loss.den = SumAll(graph, *loss.den16);
   if (!loss.num || !loss.den)
-    return *why = "a Cast to float16 does not read a ReduceSum over every axis with an explicit keepdims=0",
-           std::nullopt;
+    return Reject(why, "a Cast to float16 does not read a ReduceSum over every axis with an explicit keepdims=0");
   loss.wf = CastTo(graph, *loss.num, 0, TensorProto::FLOAT);
   loss.nf = CastTo(graph, *loss.den, 0, TensorProto::FLOAT);
-  if (!loss.wf || !loss.nf) return *why = "a ReduceSum does not read a Cast to float", std::nullopt;
+  if (!loss.wf || !loss.nf) return Reject(why, "a ReduceSum does not read a Cast to float");
   loss.w = Operand(graph, *loss.wf, 0, "Where");
   loss.neq = Operand(graph, *loss.nf, 0, "Not");
   if (!loss.w || !loss.neq || loss.w->input(0) != loss.neq->output(0))
-    return *why = "the sums do not read Where(mask, losses, zero) and the mask Not(...)", std::nullopt;
+    return Reject(why, "the sums do not read Where(mask, losses, zero) and the mask Not(...)");
   return loss;
 }
 
-// The losses: Neg(Squeeze(GatherElements<axis=1>(LogSoftmax<axis=1>(X), Unsqueeze(ind, a)), a))
+// `loss` with the rest of its nodes, the losses:
+//   Neg(Squeeze(GatherElements<axis=1>(LogSoftmax<axis=1>(X), Unsqueeze(ind, a)), a))
 // with ind = Where(neq, I, zeroi) and neq = Not(Equal(I, b)).
-bool Losses(const GraphGraph& graph, Loss& loss, std::string_view* why) {
+std::optional<Loss> Losses(const GraphGraph& graph, Loss loss, std::string_view* why) {
   loss.ng = Operand(graph, *loss.w, 1, "Neg");
   loss.sg = loss.ng ? Operand(graph, *loss.ng, 0, "Squeeze") : nullptr;
   loss.g = loss.sg ? Operand(graph, *loss.sg, 0, "GatherElements") : nullptr;
   if (!loss.g || IntAttr(*loss.g, "axis") != 1)
-    return *why = "the losses are not Neg(Squeeze(GatherElements<axis=1>(...)))", false;
+    return Reject(why, "the losses are not Neg(Squeeze(GatherElements<axis=1>(...)))");
   loss.lsm = Operand(graph, *loss.g, 0, "LogSoftmax");
   if (!loss.lsm || IntAttr(*loss.lsm, "axis") != 1)
-    return *why = "the GatherElements does not read a LogSoftmax with an explicit axis=1", false;
+    return Reject(why, "the GatherElements does not read a LogSoftmax with an explicit axis=1");
   loss.ui = Operand(graph, *loss.g, 1, "Unsqueeze");
   loss.ind = loss.ui ? Operand(graph, *loss.ui, 0, "Where") : nullptr;
   loss.eq = Operand(graph, *loss.neq, 0, "Equal");
   if (!loss.ind || !loss.eq || loss.ind->input(0) != loss.neq->output(0) || loss.ind->input(1) != loss.eq->input(0))
-    return *why = "the indices are not Unsqueeze(Where(mask, I, zero)) with mask = Not(Equal(I, b))", false;
-  return true;
+    return Reject(why, "the indices are not Unsqueeze(Where(mask, I, zero)) with mask = Not(Equal(I, b))");
+  return loss;
 }
 
 }  // namespace
@@ -91,7 +98,8 @@ MatchResult SoftmaxCrossEntropyLossCastPattern::Match(GraphGraph& graph, const N
   if (!normalization::OpsetAtLeast(graph, 14)) return NoMatch(div, "the main opset is below 14");
   std::string_view why;
   std::optional<Loss> loss = Sums(graph, div, &why);
-  if (!loss || !Losses(graph, *loss, &why)) return NoMatch(div, why);
+  if (loss) loss = Losses(graph, *loss, &why);
+  if (!loss) return NoMatch(div, why);
   const Loss& l = *loss;
   if (graph.NextNodes(l.neq->output(0)).size() != 3 || graph.IsOutput(l.neq->output(0)) ||
       graph.IsUsedBySubgraph(l.neq->output(0)))
@@ -106,8 +114,8 @@ MatchResult SoftmaxCrossEntropyLossCastPattern::Match(GraphGraph& graph, const N
   if (ConstantScalar(graph, OptionalInput(*l.w, 2)) != 0.0)
     return NoMatch(div, "the losses of ignored samples are not replaced by a constant scalar 0");
   if (graph.GetType(l.lsm->input(0)) != TensorProto::FLOAT16) return NoMatch(div, "the scores are not float16");
-  return Matched({l.eq, l.neq, l.ind, l.ui, l.lsm, l.g, l.sg, l.ng, l.w, l.wf, l.nf, l.num, l.den, l.num16, l.den16, &div},
-                 &div);
+  return Matched(
+      {l.eq, l.neq, l.ind, l.ui, l.lsm, l.g, l.sg, l.ng, l.w, l.wf, l.nf, l.num, l.den, l.num16, l.den16, &div}, &div);
 }
 
 utils::RepeatedProtoField<NodeProto> SoftmaxCrossEntropyLossCastPattern::Apply(

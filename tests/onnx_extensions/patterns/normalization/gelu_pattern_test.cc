@@ -73,7 +73,8 @@ TEST(GeluPattern, FusesTheFloat32TanhApproximation) {
 }
 
 TEST(GeluPattern, RejectsOpset18) {
-  ExpectNoMatch<GeluPattern>(Float16Chain("18", "0.7978845608", "Mul(x3, c04)"), "y", "the main opset is below 20 (Gelu)");
+  ExpectNoMatch<GeluPattern>(Float16Chain("18", "0.7978845608", "Mul(x3, c04)"), "y",
+                             "the main opset is below 20 (Gelu)");
 }
 
 TEST(GeluPattern, RejectsAnotherTanhFactor) {

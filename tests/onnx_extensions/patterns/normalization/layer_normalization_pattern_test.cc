@@ -178,6 +178,34 @@ TEST(LayerNormalizationPattern, RejectsAnIntermediateGraphOutput) {
     })ONNX", "var", "the variance has other readers");
 }
 
+// Add broadcasts the (1,1,1) epsilon to rank 3: the chain's output has another shape.
+TEST(LayerNormalizationPattern, RejectsAnEpsilonOfHigherRank) {
+  ExpectNoMatch<LayerNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,8] X) => (float[1,2,8] Y) <int64[1] axes = {-1}, float[1] two = {2.0}, float[1,1,1] eps = {0.00001}> {
+      mean = ReduceMean<keepdims = 1>(X, axes)
+      xc = Sub(X, mean)
+      sq = Pow(xc, two)
+      var = ReduceMean<keepdims = 1>(sq, axes)
+      ve = Add(var, eps)
+      sd = Sqrt(ve)
+      Y = Div(xc, sd)
+    })ONNX", "var", "epsilon has a higher rank than the input");
+}
+
+TEST(LayerNormalizationPattern, RejectsAnotherExponent) {
+  ExpectNoMatch<LayerNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,8] X) => (float[2,8] Y) <int64[1] axes = {-1}, float[1] three = {3.0}> {
+      mean = ReduceMean<keepdims = 1>(X, axes)
+      xc = Sub(X, mean)
+      sq = Pow(xc, three)
+      var = ReduceMean<keepdims = 1>(sq, axes)
+      sd = Sqrt(var)
+      Y = Div(xc, sd)
+    })ONNX", "var", "the exponent of the Pow is not a constant broadcast scalar 2");
+}
+
 // On float16 the fused operator computes its statistics in float32: another precision.
 TEST(LayerNormalizationPattern, RejectsFloat16) {
   ExpectNoMatch<LayerNormalizationPattern>(R"ONNX(

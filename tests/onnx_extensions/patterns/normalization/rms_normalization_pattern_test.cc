@@ -140,7 +140,7 @@ TEST(RMSNormalizationPattern, RejectsACube) {
       r = Sqrt(a)
       inv = Reciprocal(r)
       Y = Mul(X, inv)
-    })ONNX", "ms", "the input is not produced by a Pow with a constant scalar exponent 2");
+    })ONNX", "ms", "the exponent of the Pow is not a constant scalar 2");
 }
 
 TEST(RMSNormalizationPattern, RejectsAnotherMultiplicand) {

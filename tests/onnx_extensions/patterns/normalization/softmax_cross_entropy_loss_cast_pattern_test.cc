@@ -64,16 +64,16 @@ TEST(SoftmaxCrossEntropyLossCastPattern, RejectsSumsWithoutKeepdims) {
 }
 
 TEST(SoftmaxCrossEntropyLossCastPattern, RejectsALogSoftmaxWithoutAxis) {
-  ExpectNoMatch<SoftmaxCrossEntropyLossCastPattern>(Loss("-100", "<keepdims = 0>", ""), "Y",
-                                                    "the GatherElements does not read a LogSoftmax with an explicit axis=1");
+  ExpectNoMatch<SoftmaxCrossEntropyLossCastPattern>(
+      Loss("-100", "<keepdims = 0>", ""), "Y", "the GatherElements does not read a LogSoftmax with an explicit axis=1");
 }
 
 // Upstream does not check zerof, which is summed once for every ignored sample.
 TEST(SoftmaxCrossEntropyLossCastPattern, RejectsANonZeroFillForIgnoredSamples) {
   std::string model = Loss();
   model.replace(model.find("zero32 = {0.0}"), 14, "zero32 = {1.0}");
-  ExpectNoMatch<SoftmaxCrossEntropyLossCastPattern>(model, "Y",
-                                                    "the losses of ignored samples are not replaced by a constant scalar 0");
+  ExpectNoMatch<SoftmaxCrossEntropyLossCastPattern>(
+      model, "Y", "the losses of ignored samples are not replaced by a constant scalar 0");
 }
 
 // SoftmaxCrossEntropyLoss returns X's type: float32 scores would change the output type.
