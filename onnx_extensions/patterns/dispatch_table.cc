@@ -102,6 +102,18 @@
 #include "onnx_extensions/patterns/matmul/switch_reshape_activation_pattern.h"
 #include "onnx_extensions/patterns/matmul/transpose_mat_mul_pattern.h"
 #include "onnx_extensions/patterns/matmul/transpose_reshape_mat_mul_pattern.h"
+// normalization
+#include "onnx_extensions/patterns/normalization/batch_normalization_pattern.h"
+#include "onnx_extensions/patterns/normalization/batch_normalization_training_pattern.h"
+#include "onnx_extensions/patterns/normalization/cast_layer_normalization_cast_pattern.h"
+#include "onnx_extensions/patterns/normalization/layer_normalization_pattern.h"
+#include "onnx_extensions/patterns/normalization/layer_normalization_scale_pattern.h"
+#include "onnx_extensions/patterns/normalization/rms_normalization_pattern.h"
+#include "onnx_extensions/patterns/normalization/rms_normalization_mul_pattern.h"
+#include "onnx_extensions/patterns/normalization/gelu_pattern.h"
+#include "onnx_extensions/patterns/normalization/leaky_relu_pattern.h"
+#include "onnx_extensions/patterns/normalization/max_relu_pattern.h"
+#include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -221,6 +233,21 @@ void RegisterMatmul() {
   RegisterPattern<TransposeReshapeMatMulPattern>(family);
 }
 
+void RegisterNormalization() {
+  const std::string family = "normalization";
+  RegisterPattern<BatchNormalizationPattern>(family);
+  RegisterPattern<BatchNormalizationTrainingPattern>(family);
+  RegisterPattern<CastLayerNormalizationCastPattern>(family);
+  RegisterPattern<LayerNormalizationPattern>(family);
+  RegisterPattern<LayerNormalizationScalePattern>(family);
+  RegisterPattern<RMSNormalizationPattern>(family);
+  RegisterPattern<RMSNormalizationMulPattern>(family);
+  RegisterPattern<GeluPattern>(family);
+  RegisterPattern<LeakyReluPattern>(family);
+  RegisterPattern<MaxReluPattern>(family);
+  RegisterPattern<SoftmaxCrossEntropyLossCastPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -231,6 +258,7 @@ void RegisterPatterns() {
   RegisterLayout();
   RegisterAlgebra();
   RegisterMatmul();
+  RegisterNormalization();
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -1,0 +1,187 @@
+#include "onnx_extensions/patterns/normalization/rms_normalization_pattern.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/onnx_extensions/patterns/pattern_test_util.h"
+
+namespace onnxopt::onnx_patterns {
+namespace {
+
+using testing::ExpectNoMatch;
+using testing::ExpectRewrite;
+
+// The fused kernel sums in its own order: float32 rounding on values of magnitude ~1.
+constexpr double kTolerance = 1e-5;
+
+TEST(RMSNormalizationPattern, FusesTheDecomposedNormalization) {
+  ExpectRewrite<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    rms_decomposed (float[4,8] X) => (float[4,8] Y)
+    <float[1] two = {2.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+    })ONNX", R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    rms_decomposed (float[4,8] X) => (float[4,8] Y)
+    <float[8] ones = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}> {
+      Y = RMSNormalization<axis = -1, epsilon = 0.000001, stash_type = 1>(X, ones)
+    })ONNX", kTolerance);
+}
+
+// Upstream reads epsilon from the Add's input 1 even when the constant is input 0.
+// Div(1, r) instead of Reciprocal, Mul(inv, X), axis rank-1 and a symbolic last dimension.
+TEST(RMSNormalizationPattern, FusesTheDivVariantWithASymbolicDimension) {
+  ExpectRewrite<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[2,D] X) => (float[2,D] Y)
+    <float two = {2.0}, int64[1] axes = {1}, float[1] eps = {0.001}, float one = {1.0}> {
+      sq = Pow(X, two)
+      ms = ReduceMean(sq, axes)
+      a = Add(eps, ms)
+      r = Sqrt(a)
+      inv = Div(one, r)
+      Y = Mul(inv, X)
+    })ONNX", R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[2,D] X) => (float[2,D] Y) {
+      s = Shape<start = 1, end = 2>(X)
+      ones = ConstantOfShape<value = float[1] {1.0}>(s)
+      Y = RMSNormalization<axis = 1, epsilon = 0.001, stash_type = 1>(X, ones)
+    })ONNX", kTolerance);
+}
+
+// A float input computed in double: both Casts are absorbed, stash_type double. (float16 in
+// float32 is the usual case; the ONNX text parser of onnx 1.12 reads no float16
+// initializer for the expected graph.)
+TEST(RMSNormalizationPattern, AbsorbsTheCastsAround) {
+  ExpectRewrite<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[3,8] X) => (float[3,8] Y) <double[1] two = {2.0}, int64[1] axes = {-1}, double[1] eps = {0.000001}> {
+      xf = Cast<to = 11>(X)
+      sq = Pow(xf, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      y = Mul(xf, inv)
+      Y = Cast<to = 1>(y)
+    })ONNX", R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[3,8] X) => (float[3,8] Y) <float[8] ones = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}> {
+      Y = RMSNormalization<axis = -1, epsilon = 0.000001, stash_type = 11>(X, ones)
+    })ONNX", kTolerance);
+}
+
+// xf has a third reader: the Casts stay, the core chain is fused on xf.
+TEST(RMSNormalizationPattern, KeepsACastWithAnotherReader) {
+  ExpectRewrite<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float16[3,8] X) => (float16[3,8] Y, float[3,8] Z) <float[1] two = {2.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+      xf = Cast<to = 1>(X)
+      sq = Pow(xf, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      y = Mul(xf, inv)
+      Y = Cast<to = 10>(y)
+      Z = Neg(xf)
+    })ONNX", R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float16[3,8] X) => (float16[3,8] Y, float[3,8] Z)
+    <float[8] ones = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}> {
+      xf = Cast<to = 1>(X)
+      y = RMSNormalization<axis = -1, epsilon = 0.000001, stash_type = 1>(xf, ones)
+      Y = Cast<to = 10>(y)
+      Z = Neg(xf)
+    })ONNX", kTolerance);
+}
+
+constexpr const char* kOpset22 = R"ONNX(
+  <ir_version: 10, opset_import: ["" : 22]>
+  g (float[4,8] X) => (float[4,8] Y) <float[1] two = {2.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+    sq = Pow(X, two)
+    ms = ReduceMean<keepdims = 1>(sq, axes)
+    a = Add(ms, eps)
+    r = Sqrt(a)
+    inv = Reciprocal(r)
+    Y = Mul(X, inv)
+  })ONNX";
+
+TEST(RMSNormalizationPattern, RejectsOpset22) {
+  ExpectNoMatch<RMSNormalizationPattern>(kOpset22, "ms", "the main opset is below 23 (RMSNormalization)");
+}
+
+TEST(RMSNormalizationPattern, RejectsAMeanWithAnotherReader) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[4,8] X) => (float[4,8] Y, float[4,1] Z) <float[1] two = {2.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+      Z = Neg(ms)
+    })ONNX", "ms", "the mean of squares is not read by a single Add");
+}
+
+TEST(RMSNormalizationPattern, RejectsACube) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[4,8] X) => (float[4,8] Y) <float[1] three = {3.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+      sq = Pow(X, three)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+    })ONNX", "ms", "the exponent of the Pow is not a constant scalar 2");
+}
+
+TEST(RMSNormalizationPattern, RejectsAnotherMultiplicand) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[4,8] X, float[4,8] X2) => (float[4,8] Y) <float[1] two = {2.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X2, inv)
+    })ONNX", "ms", "the Mul does not multiply the input of the Pow by the inverse");
+}
+
+// RMSNormalization normalizes every axis from `axis` on: axis 1 of a rank-3 input is not it.
+TEST(RMSNormalizationPattern, RejectsAnAxisOtherThanTheLast) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[2,4,8] X) => (float[2,4,8] Y) <float[1] two = {2.0}, int64[1] axes = {1}, float[1] eps = {0.000001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+    })ONNX", "ms", "the axes are not a constant holding the last axis alone");
+}
+
+TEST(RMSNormalizationPattern, RejectsKeepdimsZero) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[4,4] X) => (float[4,4] Y) <float[1] two = {2.0}, int64[1] axes = {-1}, float[1] eps = {0.000001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 0>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+    })ONNX", "ms", "the ReduceMean has keepdims=0");
+}
+
+}  // namespace
+}  // namespace onnxopt::onnx_patterns
