@@ -92,6 +92,11 @@
 #include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
 #include "onnx_extensions/patterns/algebra/shape_based_shape_shape_add_pattern.h"
 
+// attention
+#include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
+#include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
+
 namespace onnxopt::onnx_patterns {
 
 namespace {
@@ -197,6 +202,13 @@ void RegisterAlgebra() {
   RegisterPattern<ShapeBasedShapeShapeAddPattern>(family);
 }
 
+void RegisterAttention() {
+  const std::string family = "attention";
+  RegisterPattern<RotaryConcatPartPattern>(family);
+  RegisterPattern<RotaryEmbeddingPattern>(family);
+  RegisterPattern<AttentionGQAPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -206,6 +218,7 @@ void RegisterPatterns() {
   RegisterReshape();
   RegisterLayout();
   RegisterAlgebra();
+  RegisterAttention();
 }
 
 }  // namespace onnxopt::onnx_patterns
