@@ -48,6 +48,9 @@ MatchResult RotaryEmbeddingPattern::Match(GraphGraph& graph, const NodeProto& ca
   if (call.input_size() != 3 || call.output_size() != 1)
     return NoMatch(call, "the call does not have three inputs and one output");
   if (core::builder::RankOf(graph, call.input(0)) != 4) return NoMatch(call, "the rank of X is not known to be 4");
+  const int type = graph.GetType(call.input(0));
+  if (type != TensorProto::FLOAT && type != TensorProto::FLOAT16 && type != TensorProto::BFLOAT16)
+    return NoMatch(call, "X is not float, float16 or bfloat16 (the types of RotaryEmbedding)");
   const SymShape* cos = KnownShape(graph, call.input(1));
   const SymShape* sin = KnownShape(graph, call.input(2));
   if (!cos || !sin || !(*cos == *sin)) return NoMatch(call, "the cache shapes are not known and equal");

@@ -23,7 +23,8 @@ using core::builder::PatternOptimization;
 /// Xmain is X (full) or Xfull (partial), [B, H, seq, head_dim] with H a known integer. The
 /// Concats that build C and S are left to the cleanup (kept while something else reads
 /// them). Only at main opset >= 23, where RotaryEmbedding exists. Valid when the caches are
-/// [1 or B, 1, seq, r/2] halves repeated on the last axis, seq being X's: RotaryEmbedding
+/// [1 or B, 1, seq, r/2] halves repeated on the last axis, seq being X's, and X is float,
+/// float16 or bfloat16 (RotaryEmbedding has no double version): RotaryEmbedding
 /// then computes x1*c - x2*s and x2*c + x1*s, the products of the function body; a kernel
 /// may fuse them (rounding).
 class RotaryEmbeddingPattern final : public PatternOptimization {

@@ -150,6 +150,18 @@ TEST(RotaryEmbeddingPattern, RejectsASymbolicNumberOfHeads) {
                                         "the number of heads is not a known integer");
 }
 
+// RotaryEmbedding-23 has no double version.
+TEST(RotaryEmbeddingPattern, RejectsDouble) {
+  ExpectNoMatch<RotaryEmbeddingPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
+    g (double[2,2,3,8] X, double[1,1,3,4] c, double[1,1,3,4] s) => (double[2,2,3,8] Y)
+    {
+      cc = Concat<axis = -1>(c, c)
+      ss = Concat<axis = -1>(s, s)
+      Y = intermediate.HalfRotaryEmbedding(X, cc, ss)
+    })ONNX" + HalfRotaryFunction(23), "Y", "X is not float, float16 or bfloat16 (the types of RotaryEmbedding)");
+}
+
 // RotaryEmbedding takes one cache row per position: a cache broadcast over the sequence
 // would be refused by the operator.
 TEST(RotaryEmbeddingPattern, RejectsACacheBroadcastOverTheSequence) {
