@@ -114,6 +114,10 @@
 #include "onnx_extensions/patterns/normalization/leaky_relu_pattern.h"
 #include "onnx_extensions/patterns/normalization/max_relu_pattern.h"
 #include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
+// attention
+#include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
+#include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -248,6 +252,13 @@ void RegisterNormalization() {
   RegisterPattern<SoftmaxCrossEntropyLossCastPattern>(family);
 }
 
+void RegisterAttention() {
+  const std::string family = "attention";
+  RegisterPattern<RotaryConcatPartPattern>(family);
+  RegisterPattern<RotaryEmbeddingPattern>(family);
+  RegisterPattern<AttentionGQAPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -259,6 +270,7 @@ void RegisterPatterns() {
   RegisterAlgebra();
   RegisterMatmul();
   RegisterNormalization();
+  RegisterAttention();
 }
 
 }  // namespace onnxopt::onnx_patterns

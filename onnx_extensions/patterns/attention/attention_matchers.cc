@@ -1,0 +1,172 @@
+#include "onnx_extensions/patterns/attention/attention_matchers.h"
+
+#include <algorithm>
+
+#include "onnx_core/optimizer/match.h"
+
+namespace onnxopt::onnx_patterns::attention {
+
+using core::builder::ConstantInts;
+using core::builder::HasOneUse;
+using core::builder::IntAttr;
+using core::builder::KnownShape;
+using core::builder::NormalizeAxis;
+using core::builder::ProducerOf;
+using core::shapes::SymDim;
+using core::shapes::SymShape;
+
+bool IsIntermediateCall(const NodeProto& node, std::string_view name) {
+  return node.domain() == kIntermediateDomain && node.op_type() == name;
+}
+
+std::string_view DuplicatedHalf(const GraphGraph& graph, std::string_view value, std::string_view* why) {
+  const NodeProto* concat = ProducerOf(graph, value, "Concat");
+  if (!concat) {
+    *why = "a cache is not produced by a Concat";
+    return {};
+  }
+  if (concat->input_size() != 2 || concat->input(0).empty() || concat->input(0) != concat->input(1)) {
+    *why = "a cache Concat does not repeat one tensor twice";
+    return {};
+  }
+  if (IntAttr(*concat, "axis") != -1) {
+    *why = "a cache Concat is not on axis -1";
+    return {};
+  }
+  return concat->input(0);
+}
+
+bool IsHeadExpandShape(const std::vector<std::int64_t>& e) {
+  return e.size() == 5 && e[0] == 1 && e[1] == 1 && e[2] >= 1 && e[3] == 1 && e[4] == 1;
+}
+
+std::optional<GqaExpansion> MatchGqaExpansion(GraphGraph& graph, std::string_view value, std::string_view* why) {
+  GqaExpansion chain;
+  chain.merge = ProducerOf(graph, value, "Reshape");
+  if (!chain.merge) chain.merge = ProducerOf(graph, value, "Squeeze");
+  if (!chain.merge || chain.merge->input_size() != 2) {
+    *why = "the keys or values are not produced by a Reshape or a Squeeze with two inputs";
+    return std::nullopt;
+  }
+  chain.expand = ProducerOf(graph, chain.merge->input(0), "Expand");
+  if (!chain.expand) {
+    *why = "the head merge does not read an Expand";
+    return std::nullopt;
+  }
+  chain.unsqueeze = ProducerOf(graph, chain.expand->input(0), "Unsqueeze");
+  if (!chain.unsqueeze || chain.unsqueeze->input_size() != 2) {
+    *why = "the Expand does not read an Unsqueeze with an axes input";
+    return std::nullopt;
+  }
+  if (ConstantInts(graph, chain.unsqueeze->input(1)) != std::vector<std::int64_t>{2}) {
+    *why = "the Unsqueeze axes are not the constant [2]";
+    return std::nullopt;
+  }
+  auto e = ConstantInts(graph, chain.expand->input(1));
+  if (!e || !IsHeadExpandShape(*e)) {
+    *why = "the Expand shape is not a constant [1, 1, n, 1, 1]";
+    return std::nullopt;
+  }
+  auto r = ConstantInts(graph, chain.merge->input(1));
+  const std::size_t arity = chain.merge->op_type() == "Reshape" ? 4 : 1;
+  if (!r || r->size() != arity) {
+    *why = "the Reshape shape (4 elements) or the Squeeze axes (1 element) are not constant";
+    return std::nullopt;
+  }
+  if (chain.merge->op_type() == "Reshape" && IntAttr(*chain.merge, "allowzero").value_or(0) != 0) {
+    *why = "the Reshape sets allowzero";
+    return std::nullopt;
+  }
+  for (const NodeProto* node : {chain.unsqueeze, chain.expand, chain.merge}) {
+    if (!HasOneUse(graph, node->output(0))) {
+      *why = "a node of the head expansion has another use";
+      return std::nullopt;
+    }
+  }
+  chain.expand_shape = std::move(*e);
+  chain.merge_arg = std::move(*r);
+  return chain;
+}
+
+std::string_view WhyNotHeadRepeat(const GraphGraph& graph, std::string_view kv, const std::vector<std::int64_t>& e,
+                                  const std::vector<std::int64_t>& r, bool squeeze, std::string_view query) {
+  const SymShape* shape = KnownShape(graph, kv);
+  if (!shape || shape->Rank() != 4) return "the shape of the keys or values is not known with rank 4";
+  if (!IsHeadExpandShape(e)) return "the expand shape is not [1, 1, n, 1, 1]";
+  const SymShape* q = KnownShape(graph, query);
+  if (!q || q->Rank() != 4) return "the shape of the query is not known with rank 4";
+  const std::int64_t n = e[2];
+  const std::vector<SymDim>& d = shape->Dims();
+  const std::vector<SymDim> expanded = {d[0], d[1], SymDim(n), d[2], d[3]};
+  const std::vector<SymDim> target = {d[0], d[1] * SymDim(n), d[2], d[3]};
+  if ((*q)[1] != target[1]) return "the query heads are not the repeated key-value heads";
+  if (squeeze) {
+    if (r.size() != 1 || NormalizeAxis(r[0], 5) != 2 || n != 1)
+      return "the Squeeze does not remove the repetition axis of size 1";
+    return {};
+  }
+  if (r.size() != 4) return "the reshape shape does not have 4 elements";
+  if (r[1] <= 0) return "the head count of the reshape is not explicit";
+  if (std::count(r.begin(), r.end(), -1) > 1) return "the reshape shape has more than one -1";
+  // With at most one -1 (the element count fixes it) every other dim must be the target's.
+  for (std::size_t i = 0; i < 4; ++i) {
+    const bool same = r[i] == -1 || (r[i] == 0 && expanded[i] == target[i]) || (r[i] > 0 && target[i] == SymDim(r[i]));
+    if (!same) return "the reshape does not merge the key-value heads with their repetitions";
+  }
+  return {};
+}
+
+const NodeProto* KvCacheConcat(const GraphGraph& graph, std::string_view value, std::string_view* why) {
+  const NodeProto* concat = ProducerOf(graph, value, "Concat");
+  if (!concat || concat->input_size() != 2 || concat->input(0).empty() || concat->input(1).empty()) {
+    *why = "the keys or values are not produced by a Concat with two inputs";
+    return nullptr;
+  }
+  const std::optional<std::int64_t> axis = IntAttr(*concat, "axis");
+  const bool sequence_axis = axis == 2 || (axis == -2 && core::builder::RankOf(graph, value) == 4);
+  if (!sequence_axis) {
+    *why = "the cache Concat is not on the sequence axis 2";
+    return nullptr;
+  }
+  return concat;
+}
+
+std::optional<LocalGqaName> ParseLocalGqaName(std::string_view op_type) {
+  constexpr std::string_view prefix = "LocalAttentionGQA";
+  if (!op_type.starts_with(prefix)) return std::nullopt;
+  std::string_view rest = op_type.substr(prefix.size());
+  LocalGqaName name;
+  if (rest.starts_with("SW")) {
+    name.switched = true;
+    rest.remove_prefix(2);
+  }
+  if (rest.starts_with("sQ")) {
+    name.squeeze = true;
+    rest.remove_prefix(2);
+  }
+  if (!rest.starts_with("_to") || rest.size() == 3) return std::nullopt;
+  rest.remove_prefix(3);
+  if (!std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  return name;
+}
+
+std::set<std::string> LocalGqaOpTypes() {
+  std::set<std::string> names;
+  for (const char* variant : {"", "SW", "sQ", "SWsQ"})
+    for (const char* type : {"1", "10", "11", "16"})
+      names.insert(std::string("LocalAttentionGQA") + variant + "_to" + type);
+  return names;
+}
+
+NodeProto& EmitNode(utils::RepeatedProtoField<NodeProto>& nodes, GraphGraph& graph, std::string_view pattern,
+                    const NodeProto& origin, std::string_view op_type, std::initializer_list<std::string_view> inputs,
+                    std::initializer_list<std::string_view> outputs) {
+  NodeProto& node = *nodes.Add();
+  node.set_op_type(std::string(op_type));
+  node.set_name(core::builder::DerivedNodeName(graph, pattern, origin));
+  for (const std::string_view input : inputs) node.add_input(std::string(input));
+  for (const std::string_view output : outputs) node.add_output(std::string(output));
+  return node;
+}
+
+}  // namespace onnxopt::onnx_patterns::attention

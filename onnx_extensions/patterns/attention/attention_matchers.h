@@ -1,0 +1,77 @@
+#pragma once
+// Helpers shared by the attention patterns (../../../../shared/docs/patterns/attention.md).
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/utils/repeated_proto_field.h"
+
+namespace onnxopt::onnx_patterns::attention {
+
+using core::builder::GraphGraph;
+
+// The domain of the model-local functions the stage-1 patterns create.
+inline constexpr std::string_view kIntermediateDomain = "intermediate";
+
+// `node` is a call to the local function `name` of the `intermediate` domain.
+bool IsIntermediateCall(const NodeProto& node, std::string_view name);
+
+// The main opset from which RotaryEmbedding and Attention are standard operators.
+inline constexpr std::int64_t kFusedAttentionOpset = 23;
+
+// `c` when `value` is computed by a default-domain Concat<axis=-1>(c, c) (the axis written
+// literally as -1, as upstream requires); empty with `why` set otherwise.
+std::string_view DuplicatedHalf(const GraphGraph& graph, std::string_view value, std::string_view* why);
+
+// The head repetition of grouped-query attention around a tensor T [B, Hkv, L, D]:
+//   Reshape(Expand(Unsqueeze(T, [2]), E), R)   or   Squeeze(Expand(Unsqueeze(T, [2]), E), R)
+// with E = [1, 1, n, 1, 1] constant and R a constant shape (4 elements) or axes (1 element).
+struct GqaExpansion {
+  const NodeProto* unsqueeze = nullptr;
+  const NodeProto* expand = nullptr;
+  const NodeProto* merge = nullptr;  // the Reshape or the Squeeze
+  std::vector<std::int64_t> expand_shape;
+  std::vector<std::int64_t> merge_arg;
+};
+
+// The expansion chain that computes `value`, each of its three outputs used once; nullopt
+// with `why` set otherwise. Does not look at shapes (WhyNotHeadRepeat does).
+std::optional<GqaExpansion> MatchGqaExpansion(GraphGraph& graph, std::string_view value, std::string_view* why);
+
+// E is [1, 1, n, 1, 1] with n >= 1.
+bool IsHeadExpandShape(const std::vector<std::int64_t>& e);
+
+// Why expanding `kv` (known shape [B, Hkv, L, D]) by E then reshaping it to R (or squeezing
+// the axes R) does not give [B, Hkv * n, L, D] with key-value head h serving the heads
+// h*n .. h*n+n-1, which is what Attention's own GQA broadcasting does when the query has
+// `query_heads` == Hkv * n heads; empty when it does.
+std::string_view WhyNotHeadRepeat(const GraphGraph& graph, std::string_view kv, const std::vector<std::int64_t>& e,
+                                  const std::vector<std::int64_t>& r, bool squeeze, std::string_view query);
+
+// The KV-cache Concat(past, new) along the sequence axis (2, or -2, of a 4-D tensor) with
+// exactly two inputs that computes `value`; null with `why` set otherwise.
+const NodeProto* KvCacheConcat(const GraphGraph& graph, std::string_view value, std::string_view* why);
+
+// A `LocalAttentionGQA[SW][sQ]_to<type>` name, parsed.
+struct LocalGqaName {
+  bool switched = false;  // SW: a true mask value means "masked out"
+  bool squeeze = false;   // sQ: Squeeze instead of Reshape after the expansion
+};
+std::optional<LocalGqaName> ParseLocalGqaName(std::string_view op_type);
+
+// The op types ParseLocalGqaName accepts for the float element types (1, 10, 11, 16).
+std::set<std::string> LocalGqaOpTypes();
+
+// Appends `outputs = op_type(inputs)` (default domain) to `nodes`, named after `origin`.
+NodeProto& EmitNode(utils::RepeatedProtoField<NodeProto>& nodes, GraphGraph& graph, std::string_view pattern,
+                    const NodeProto& origin, std::string_view op_type, std::initializer_list<std::string_view> inputs,
+                    std::initializer_list<std::string_view> outputs);
+
+}  // namespace onnxopt::onnx_patterns::attention

@@ -1,0 +1,254 @@
+#include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "tests/onnx_extensions/patterns/pattern_test_util.h"
+
+namespace onnxopt::onnx_patterns {
+namespace {
+
+using testing::ExpectNoMatch;
+using testing::ExpectRewrite;
+
+// Concatenation without operator+ on temporaries (GCC 12 -Warray-bounds false positives).
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  std::string text;
+  for (const std::string_view part : parts) text.append(part);
+  return text;
+}
+
+// The scale is applied once instead of on Q and K (attention.md: about 1e-5 in float32).
+constexpr double kTolerance = 1e-5;
+
+// The GQA function of FunctionAttentionGQAPattern (its constant -inf written Log(0): the
+// ONNX text parser of onnx 1.12 reads no infinity) (`name`, at `opset`; `switched`: the mask
+// names the masked-out positions). The expected graphs compare the main graph only: the
+// function, no longer called, stays until the cleanup of unused functions removes it.
+std::string GqaFunction(std::string_view name, int opset, bool switched = false) {
+  const std::string version = std::to_string(opset);
+  return Cat({R"ONNX(
+    <domain: "intermediate", opset_import: ["" : )ONNX", version, "]>\n    ", name, " (query, keys, values, ",
+              switched ? "not_mask" : "mask", R"ONNX(, scale_sqrt, expand_shape, gqa_shape) => (Y)
+    {
+      sk = Mul(keys, scale_sqrt)
+      two = Constant<value = int64[1] {2}>()
+      uk = Unsqueeze(sk, two)
+      uv = Unsqueeze(values, two)
+      ek = Expand(uk, expand_shape)
+      ev = Expand(uv, expand_shape)
+      rk = Reshape(ek, gqa_shape)
+      rv = Reshape(ev, gqa_shape)
+      sq = Mul(query, scale_sqrt)
+      kt = Transpose<perm = [0, 1, 3, 2]>(rk)
+      qk = MatMul(sq, kt)
+      zero_ = Constant<value = float[1] {0.0}>()
+      minf = Log(zero_)
+      mqk = )ONNX", switched ? "Where(not_mask, minf, qk)" : "Where(mask, qk, minf)", R"ONNX(
+      sm = Softmax<axis = -1>(mqk)
+      nan = IsNaN(sm)
+      zero = Constant<value = float[1] {0.0}>()
+      filt = Where(nan, zero, sm)
+      Y = MatMul(filt, rv)
+    })ONNX"});
+}
+
+constexpr std::string_view kFormAGraph = R"ONNX(
+    attn_gqa (float[1,4,3,8] query, float[1,2,3,8] key, float[1,2,3,8] value, bool[1,1,3,5] mask,
+              float[1,2,2,8] past_key, float[1,2,2,8] past_value)
+       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+constexpr std::string_view kFormAConstants = R"ONNX(
+    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}>)ONNX";
+
+// Form A with the caches, the head expansion and one attribute line replaced.
+std::string FormA(std::string_view opset, std::string_view attention, std::string_view expand_shape = "e",
+                  std::string_view key_cache = "present_key = Concat<axis = 2>(past_key, key)") {
+  return Cat({R"ONNX(
+    <ir_version: 10, opset_import: ["" : )ONNX", opset, "]>", kFormAGraph, kFormAConstants, R"ONNX(
+    {
+      )ONNX", key_cache, R"ONNX(
+      present_value = Concat<axis = 2>(past_value, value)
+      ku = Unsqueeze(present_key, two)
+      ke = Expand(ku, )ONNX", expand_shape, R"ONNX()
+      kr = Reshape(ke, r)
+      vu = Unsqueeze(present_value, two)
+      ve = Expand(vu, e)
+      vr = Reshape(ve, r)
+      )ONNX", attention, R"ONNX(
+    })ONNX"});
+}
+
+TEST(AttentionGQAPattern, MovesTheCacheAndTheHeadRepetitionIntoAttention) {
+  ExpectRewrite<AttentionGQAPattern>(FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)"), Cat({R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormAGraph, R"ONNX(
+    {
+      Y, present_key, present_value = Attention<scale = 0.125, is_causal = 0>(query, key, value, mask, past_key, past_value)
+    })ONNX"}), kTolerance);
+}
+
+// Without a mask (upstream crashes) and with symbolic sequence lengths; Attention's
+// default scale depends only on the head size, which does not change.
+TEST(AttentionGQAPattern, PassesAnEmptyMaskWithSymbolicLengths) {
+  constexpr std::string_view signature = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[1,4,S,8] query, float[1,2,S,8] key, float[1,2,S,8] value, float[1,2,P,8] past_key, float[1,2,P,8] past_value)
+       => (float[1,4,S,8] Y, float[1,2,T,8] present_key, float[1,2,T,8] present_value))ONNX";
+  ExpectRewrite<AttentionGQAPattern>(Cat({signature, R"ONNX(
+    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {1, 4, -1, 8}>
+    {
+      present_key = Concat<axis = -2>(past_key, key)
+      present_value = Concat<axis = -2>(past_value, value)
+      ku = Unsqueeze(present_key, two)
+      ke = Expand(ku, e)
+      kr = Reshape(ke, r)
+      vu = Unsqueeze(present_value, two)
+      ve = Expand(vu, e)
+      vr = Reshape(ve, r)
+      Y = Attention(query, kr, vr)
+    })ONNX"}), Cat({signature, R"ONNX(
+    {
+      Y, present_key, present_value = Attention<is_causal = 0>(query, key, value, , past_key, past_value)
+    })ONNX"}), kTolerance);
+}
+
+constexpr std::string_view kFormBGraph = R"ONNX(
+    gqa_local (float[1,4,3,8] Q, float[1,2,3,8] K, float[1,2,3,8] V, bool[1,1,3,5] mask,
+               float[1,2,2,8] pk, float[1,2,2,8] pv)
+       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+
+std::string FormB(int opset, std::string_view name, std::string_view call, bool switched = false,
+                  std::string_view graph = kFormBGraph) {
+  const std::string version = std::to_string(opset);
+  const std::string function = GqaFunction(name, opset, switched);
+  return Cat({R"ONNX(
+    <ir_version: 10, opset_import: ["" : )ONNX", version, R"ONNX(, "intermediate" : 1]>)ONNX", graph, R"ONNX(
+    <int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5}>
+    {
+      present_key = Concat<axis = 2>(pk, K)
+      present_value = Concat<axis = 2>(pv, V)
+      Y = )ONNX", call, R"ONNX(
+    })ONNX", function});
+}
+
+TEST(AttentionGQAPattern, ReplacesALocalGqaFunctionCall) {
+  ExpectRewrite<AttentionGQAPattern>(
+      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
+      Cat({R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormBGraph, R"ONNX(
+    {
+      Y, present_key, present_value = Attention<scale = 0.25, is_causal = 0>(Q, K, V, mask, pk, pv)
+    })ONNX"}), kTolerance);
+}
+
+TEST(AttentionGQAPattern, NegatesTheMaskOfASwitchedCall) {
+  ExpectRewrite<AttentionGQAPattern>(
+      FormB(23, "LocalAttentionGQASW_to1",
+            "intermediate.LocalAttentionGQASW_to1(Q, present_key, present_value, mask, s, e, r)", true),
+      Cat({R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormBGraph, R"ONNX(
+    {
+      keep = Not(mask)
+      Y, present_key, present_value = Attention<scale = 0.25, is_causal = 0>(Q, K, V, keep, pk, pv)
+    })ONNX"}), kTolerance);
+}
+
+TEST(AttentionGQAPattern, RejectsOpset22) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormB(22, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
+      "Y", "the main opset is below 23");
+}
+
+TEST(AttentionGQAPattern, RejectsACallWithoutMask) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, , s, e, r)"),
+      "Y", "the call has no mask");
+}
+
+// Attention would read the short mask as padding where the function broadcasts it.
+TEST(AttentionGQAPattern, RejectsAMaskBroadcastOverTheKeys) {
+  constexpr std::string_view graph = R"ONNX(
+    gqa_local (float[1,4,3,8] Q, float[1,2,3,8] K, float[1,2,3,8] V, bool[1,1,3,1] mask,
+               float[1,2,2,8] pk, float[1,2,2,8] pv)
+       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)",
+            false, graph),
+      "Y", "the mask does not span every key");
+}
+
+TEST(AttentionGQAPattern, RejectsAnAttentionWithThreeOutputs) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormA("23", "Y, k2, v2 = Attention<scale = 0.125>(query, kr, vr, mask)"), "Y",
+      "the node has more than one output");
+}
+
+TEST(AttentionGQAPattern, RejectsKeysWithoutCache) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)", "e", "present_key = Identity(key)"), "Y",
+      "the keys or values are not produced by a Concat with two inputs");
+}
+
+// Upstream does not check the Concat axis.
+TEST(AttentionGQAPattern, RejectsACacheConcatOnAnotherAxis) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)", "e",
+            "present_key = Concat<axis = 3>(past_key, key)"),
+      "Y", "the cache Concat is not on the sequence axis 2");
+}
+
+TEST(AttentionGQAPattern, RejectsAnExpandOverTheBatch) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      Cat({R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormAGraph, kFormAConstants, R"ONNX(
+    {
+      present_key = Concat<axis = 2>(past_key, key)
+      present_value = Concat<axis = 2>(past_value, value)
+      e2 = Constant<value = int64[5] {2, 1, 2, 1, 1}>()
+      ku = Unsqueeze(present_key, two)
+      ke = Expand(ku, e2)
+      kr = Reshape(ke, r)
+      vu = Unsqueeze(present_value, two)
+      ve = Expand(vu, e2)
+      vr = Reshape(ve, r)
+      Y = Attention<scale = 0.125>(query, kr, vr, mask)
+    })ONNX"}),
+      "Y", "the Expand shape is not a constant [1, 1, n, 1, 1]");
+}
+
+// is_causal would count the past keys in the new node (bottom-right alignment).
+TEST(AttentionGQAPattern, RejectsACausalAttention) {
+  ExpectNoMatch<AttentionGQAPattern>(FormA("23", "Y = Attention<is_causal = 1>(query, kr, vr, mask)"), "Y",
+                                     "the Attention is causal");
+}
+
+TEST(AttentionGQAPattern, RejectsAnAttentionWithSoftcap) {
+  ExpectNoMatch<AttentionGQAPattern>(FormA("23", "Y = Attention<softcap = 2.0>(query, kr, vr, mask)"), "Y",
+                                     "the Attention sets an attribute other than scale and is_causal");
+}
+
+// Reshaping [1, 2, 2, 5, 8] to [1, 4, 8, 5] mixes positions and channels: not a repetition.
+TEST(AttentionGQAPattern, RejectsAReshapeThatDoesNotMergeTheHeads) {
+  constexpr std::string_view graph = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[1,4,3,5] query, float[1,2,3,8] key, float[1,2,3,8] value, float[1,2,2,8] past_key, float[1,2,2,8] past_value)
+       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value)
+    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, 8, -1}>
+    {
+      present_key = Concat<axis = 2>(past_key, key)
+      present_value = Concat<axis = 2>(past_value, value)
+      ku = Unsqueeze(present_key, two)
+      ke = Expand(ku, e)
+      kr = Reshape(ke, r)
+      vu = Unsqueeze(present_value, two)
+      ve = Expand(vu, e)
+      vr = Reshape(ve, r)
+      Y = Attention(query, kr, vr)
+    })ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(graph, "Y", "the reshape does not merge the key-value heads with their repetitions");
+}
+
+}  // namespace
+}  // namespace onnxopt::onnx_patterns
