@@ -1,6 +1,7 @@
 #include "onnx_core/optimizer/match.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -11,6 +12,41 @@ namespace onnxopt::core::builder {
 
 bool IsOp(const NodeProto& node, std::string_view op_type) {
   return node.op_type() == op_type && IsOnnxDomain(node.domain());
+}
+
+bool IsPlainReshape(const NodeProto& node) { return WhyNotPlainReshape(node).empty(); }
+
+std::string_view WhyNotPlainReshape(const NodeProto& node) {
+  if (!IsOp(node, "Reshape") || node.input_size() != 2 || node.output_size() != 1)
+    return "the node is not a default-domain Reshape with two inputs";
+  if (IntAttr(node, "allowzero").value_or(0) != 0) return "the Reshape has allowzero=1";
+  return {};
+}
+
+bool IsNormalIn(double value, int elem_type) {
+  double max = std::numeric_limits<double>::max(), min = std::numeric_limits<double>::min();
+  switch (elem_type) {
+    case TensorProto::FLOAT16: max = 65504.0, min = 6.103515625e-05; break;
+    case TensorProto::FLOAT:
+    case TensorProto::BFLOAT16:  // float's exponent range, fewer mantissa bits
+      max = elem_type == TensorProto::FLOAT ? std::numeric_limits<float>::max() : 3.3895313892515355e38;
+      min = std::numeric_limits<float>::min();
+      break;
+    default: break;
+  }
+  const double magnitude = std::fabs(value);
+  return std::isfinite(value) && magnitude >= min && magnitude <= max;
+}
+
+NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
+                   const NodeProto& from, std::string_view op_type, std::vector<std::string> inputs,
+                   std::string output) {
+  NodeProto& node = *replacement.Add();
+  node.set_op_type(std::string(op_type));
+  node.set_name(DerivedNodeName(graph, pattern, from));
+  for (std::string& input : inputs) node.add_input(std::move(input));
+  node.add_output(output.empty() ? graph.Builder().UniqueName(pattern) : std::move(output));
+  return node;
 }
 
 const NodeProto* ProducerOf(const GraphGraph& graph, std::string_view value, std::string_view op_type) {

@@ -18,6 +18,21 @@ namespace onnxopt::core::builder {
 // `node` is `op_type` in the default ONNX domain.
 bool IsOp(const NodeProto& node, std::string_view op_type);
 
+// Sets `*why` to `reason` and returns nullopt: the rejection of a helper that explains
+// why it fails, in one line.
+inline std::nullopt_t Reject(std::string_view* why, std::string_view reason) {
+  *why = reason;
+  return std::nullopt;
+}
+
+// Whether `node` is a Reshape a pattern may move or merge: default domain, the shape as an
+// input (opset 5+, not the old `shape` attribute) and allowzero=0, so that a 0 in a shape
+// vector copies the input dimension at its index. With allowzero=1 a 0 would mean an empty
+// dimension, which the rewrites do not account for.
+bool IsPlainReshape(const NodeProto& node);
+// Why `node` is not a plain Reshape, as a NoMatch reason; empty when it is one.
+std::string_view WhyNotPlainReshape(const NodeProto& node);
+
 // The node producing `value` when it is a default-domain `op_type`; null otherwise.
 const NodeProto* ProducerOf(const GraphGraph& graph, std::string_view value, std::string_view op_type);
 
@@ -88,6 +103,12 @@ std::vector<shapes::SymDim> PadLeft(const std::vector<shapes::SymDim>& dims, std
 std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::SymDim>& a,
                                                      const std::vector<shapes::SymDim>& b);
 
+// Whether `value` is finite and its magnitude lies in the normal range of the float type
+// `elem_type` (float16, bfloat16, float, double; 0 and subnormals excluded): a constant a
+// rewrite combines from two others then neither overflows to an infinity nor underflows
+// to 0 where the original computation did not. For other types: finite and not 0.
+bool IsNormalIn(double value, int elem_type);
+
 // The version of the default ONNX opset the model imports (0 when none).
 std::int64_t OnnxOpset(const GraphGraph& graph);
 
@@ -112,6 +133,13 @@ std::string_view OptionalInput(const NodeProto& node, int i);
 TensorProto IntTensor(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& dims,
                       int elem_type = TensorProto::INT64);
 TensorProto IntTensor(const std::vector<std::int64_t>& values);
+
+// Appends `output = op_type(inputs)` (default domain) to `replacement`, named after `from`
+// (DerivedNodeName), and returns it for attributes to be added. An empty `output` is a new
+// name (UniqueName(pattern)).
+NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
+                   const NodeProto& from, std::string_view op_type, std::vector<std::string> inputs,
+                   std::string output = "");
 
 // "<pattern>--<node name or first output>": the name of a node a pattern creates from
 // `node`, made unique in the model.

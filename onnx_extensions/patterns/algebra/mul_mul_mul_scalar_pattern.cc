@@ -14,6 +14,7 @@ using core::builder::ConstantScalar;
 using core::builder::DerivedNodeName;
 using core::builder::HasOneUse;
 using core::builder::IsConstantScalarShaped;
+using core::builder::IsNormalIn;
 using core::builder::IsOp;
 
 namespace {
@@ -44,23 +45,6 @@ Factor CombinedFactor(const NodeProto& node, const NodeProto& left, const NodePr
 double FactorValue(const Factor& factor, double a, double b) {
   if (factor.inner == "Mul") return a * b;
   return factor.b_first ? b / a : a / b;
-}
-
-// Whether `value` lies in the normal range of the float type: the factor then neither
-// overflows to an infinity nor underflows to 0 where the original products did not.
-bool IsNormalIn(double value, int elem_type) {
-  double max = std::numeric_limits<double>::max(), min = std::numeric_limits<double>::min();
-  switch (elem_type) {
-    case TensorProto::FLOAT16: max = 65504.0, min = 6.103515625e-05; break;
-    case TensorProto::FLOAT:
-    case TensorProto::BFLOAT16:  // float's exponent range, fewer mantissa bits
-      max = elem_type == TensorProto::FLOAT ? std::numeric_limits<float>::max() : 3.3895313892515355e38;
-      min = std::numeric_limits<float>::min();
-      break;
-    default: break;
-  }
-  const double magnitude = std::fabs(value);
-  return std::isfinite(value) && magnitude >= min && magnitude <= max;
 }
 
 }  // namespace

@@ -127,15 +127,5 @@ bool DefinedBefore(const GraphGraph& graph, std::string_view value, const NodePr
   return !producer || graph.Position(*producer) < graph.Position(node);
 }
 
-NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
-                   const NodeProto& from, std::string_view op_type, const std::vector<std::string>& inputs,
-                   const std::string& output) {
-  NodeProto& node = *replacement.Add();
-  node.set_op_type(std::string(op_type));
-  node.set_name(core::builder::DerivedNodeName(graph, pattern, from));
-  for (const std::string& input : inputs) node.add_input(input);
-  node.add_output(output);
-  return node;
-}
 
 }  // namespace onnxopt::onnx_patterns::layout

@@ -16,6 +16,7 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 
 namespace onnxopt::onnx_patterns::layout {
@@ -23,12 +24,8 @@ namespace onnxopt::onnx_patterns::layout {
 using core::builder::GraphGraph;
 using Ints = std::vector<std::int64_t>;
 
-// Sets `*why` to `reason` and returns nullopt: the rejection of a helper that explains
-// why it fails, in one line.
-inline std::nullopt_t Reject(std::string_view* why, std::string_view reason) {
-  *why = reason;
-  return std::nullopt;
-}
+using core::builder::AddNode;
+using core::builder::Reject;
 
 // --- Axes -------------------------------------------------------------------------------
 
@@ -98,12 +95,5 @@ std::vector<const NodeProto*> DataConsumers(const GraphGraph& graph, std::string
 // rewrite places all its nodes at one position; this tells whether a value may be read
 // there.
 bool DefinedBefore(const GraphGraph& graph, std::string_view value, const NodeProto& node);
-
-// --- Apply ------------------------------------------------------------------------------
-
-// Appends `output = op_type(inputs)` to `replacement`, named after `from` (DerivedNodeName).
-NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
-                   const NodeProto& from, std::string_view op_type, const std::vector<std::string>& inputs,
-                   const std::string& output);
 
 }  // namespace onnxopt::onnx_patterns::layout

@@ -3,10 +3,11 @@
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_core/passes/constant_folding.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
 
 namespace onnxopt::onnx_patterns {
+
+using core::builder::AddNode;
 
 MatchResult GemmTransposePattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!matmul::IsGemm(node)) return NoMatch(node, "the node is not a default-domain Gemm");
@@ -29,7 +30,7 @@ utils::RepeatedProtoField<NodeProto> GemmTransposePattern::Apply(GraphGraph& gra
   core::builder::ExpectMatchedNodes(*this, nodes, {"Gemm"});
   const NodeProto& gemm = *nodes[0];
   utils::RepeatedProtoField<NodeProto> replacement;
-  NodeProto& transpose = layout::AddNode(replacement, graph, kName, gemm, "Transpose", {gemm.input(1)},
+  NodeProto& transpose = AddNode(replacement, graph, kName, gemm, "Transpose", {gemm.input(1)},
                                          graph.Builder().UniqueName(kName));
   core::builder::AddIntsAttribute(transpose, "perm", {1, 0});
   NodeProto& product = *replacement.Add() = gemm;

@@ -2,11 +2,11 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::AddNode;
 using core::builder::IsOp;
 using core::builder::KnownShape;
 using core::builder::RankOf;
@@ -67,7 +67,7 @@ utils::RepeatedProtoField<NodeProto> MatMulAddPattern::Apply(GraphGraph& graph,
   std::string bias = Bias(add, product.output(0));
   utils::RepeatedProtoField<NodeProto> replacement;
   if (matmul::IsGemm(product) && matmul::HasGemmC(product)) {
-    NodeProto& sum = layout::AddNode(replacement, graph, kName, add, "Add", {bias, product.input(2)},
+    NodeProto& sum = AddNode(replacement, graph, kName, add, "Add", {bias, product.input(2)},
                                      graph.Builder().UniqueName(kName));
     bias = sum.output(0);
   }

@@ -5,14 +5,15 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
-#include "onnx_extensions/patterns/reshape/reshape_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::AddNode;
 using core::builder::HasOneUse;
 using core::builder::IntAttr;
+using core::builder::IsPlainReshape;
+using core::builder::Reject;
 using core::builder::StaticDims;
 using matmul::BatchDims;
 using matmul::Ints;
@@ -45,7 +46,7 @@ Sides FindSides(const GraphGraph& graph, const NodeProto& product) {
   const std::string& z = product.output(0);
   if (HasOneUse(graph, z)) {
     const NodeProto* reader = graph.NextNodes(z).front();
-    if (reshape::IsPlainReshape(*reader) && reader->input(0) == z && reader->input(1) != z) sides.out = reader;
+    if (IsPlainReshape(*reader) && reader->input(0) == z && reader->input(1) != z) sides.out = reader;
   }
   return sides;
 }
@@ -71,9 +72,9 @@ bool HasEmptyDim(const Ints& dims) {
 std::optional<Ints> FarShape(const GraphGraph& graph, const std::string& value, const Ints& matrix,
                              std::string_view* why) {
   std::optional<Ints> dims = StaticDims(graph, value);
-  if (!dims) return layout::Reject(why, "the shape on the other side of a Reshape is not static");
+  if (!dims) return Reject(why, "the shape on the other side of a Reshape is not static");
   if (dims->size() < 2 || MatrixDims(*dims) != matrix)
-    return layout::Reject(why, "a Reshape changes the last two dimensions");
+    return Reject(why, "a Reshape changes the last two dimensions");
   return dims;
 }
 
@@ -81,11 +82,11 @@ std::optional<Plan> MakePlan(const GraphGraph& graph, const NodeProto& product, 
                              std::string_view* why) {
   const std::optional<Ints> a = StaticDims(graph, product.input(0)), b = StaticDims(graph, product.input(1));
   const std::optional<Ints> z = StaticDims(graph, product.output(0));
-  if (!a || !b || !z) return layout::Reject(why, "the shape of an input or of the output of the product is not static");
+  if (!a || !b || !z) return Reject(why, "the shape of an input or of the output of the product is not static");
   if (a->size() < 2 || b->size() < 2 || z->size() < 2)
-    return layout::Reject(why, "an input of the product has rank lower than 2");
-  if (BatchDims(*a) != BatchDims(*b)) return layout::Reject(why, "the product broadcasts batch dimensions");
-  if (HasEmptyDim(*a) || HasEmptyDim(*b)) return layout::Reject(why, "an input of the product is empty");
+    return Reject(why, "an input of the product has rank lower than 2");
+  if (BatchDims(*a) != BatchDims(*b)) return Reject(why, "the product broadcasts batch dimensions");
+  if (HasEmptyDim(*a) || HasEmptyDim(*b)) return Reject(why, "an input of the product is empty");
   Plan plan{*a, *b, *z, MatrixDims(*a), MatrixDims(*b), {}};
   for (auto [side, shape, matrix] : {std::tuple{sides.left, &plan.left, MatrixDims(*a)},
                                      std::tuple{sides.right, &plan.right, MatrixDims(*b)},
@@ -104,7 +105,7 @@ std::optional<Plan> MakePlan(const GraphGraph& graph, const NodeProto& product, 
     trial.batch = candidate;
     if (trial.Cost() < best) best = trial.Cost(), plan.batch = candidate;
   }
-  if (best >= sides.Count()) return layout::Reject(why, "the rewrite would not remove a Reshape");
+  if (best >= sides.Count()) return Reject(why, "the rewrite would not remove a Reshape");
   return plan;
 }
 
@@ -118,7 +119,7 @@ Ints Concat(const Ints& batch, const Ints& matrix) {
 void AddReshape(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, const NodeProto& from,
                 const std::string& input, const Ints& dims, const std::string& output) {
   const std::string shape = graph.MakeInitializer(MatMulReshape2Of3Pattern::kName, core::builder::IntTensor(dims));
-  layout::AddNode(replacement, graph, MatMulReshape2Of3Pattern::kName, from, "Reshape", {input, shape}, output);
+  AddNode(replacement, graph, MatMulReshape2Of3Pattern::kName, from, "Reshape", {input, shape}, output);
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/reshape/reshape_matchers.h"
 
 namespace onnxopt::onnx_patterns::matmul {
 
@@ -63,7 +62,7 @@ std::optional<Ints> TransposePermutation(const GraphGraph& graph, const NodeProt
 
 const NodeProto* PlainReshapeProducer(const GraphGraph& graph, std::string_view value) {
   const NodeProto* producer = graph.NodeBefore(value);
-  return producer && reshape::IsPlainReshape(*producer) ? producer : nullptr;
+  return producer && IsPlainReshape(*producer) ? producer : nullptr;
 }
 
 std::optional<std::int64_t> Product(const Ints& dims) {

@@ -12,11 +12,15 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 
 namespace onnxopt::onnx_patterns::matmul {
 
+using core::builder::AddNode;
 using core::builder::GraphGraph;
+using core::builder::IsPlainReshape;
+using core::builder::Reject;
 using Ints = std::vector<std::int64_t>;
 
 // A default-domain MatMul with two inputs and one output.
@@ -53,7 +57,7 @@ Ints LastTwoAxesSwapped(std::size_t rank);
 std::optional<Ints> TransposePermutation(const GraphGraph& graph, const NodeProto& transpose);
 
 // The node producing `value` when it is a Reshape the family may bypass or rewrite
-// (reshape::IsPlainReshape: default domain, shape as input, allowzero=0); null otherwise.
+// (IsPlainReshape: default domain, shape as input, allowzero=0); null otherwise.
 const NodeProto* PlainReshapeProducer(const GraphGraph& graph, std::string_view value);
 
 // The product of `dims` (1 when empty); nullopt on overflow.

@@ -6,14 +6,15 @@
 #include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::AddNode;
 using core::builder::ConstantScalar;
 using core::builder::HasOneUse;
 using core::builder::IsConstantScalarShaped;
+using core::builder::IsNormalIn;
 using core::builder::IsOp;
 
 namespace {
@@ -25,20 +26,6 @@ std::optional<int> ConstantOperand(const GraphGraph& graph, const NodeProto& mul
   const bool first = graph.IsConstant(mul.input(0)), second = graph.IsConstant(mul.input(1));
   if (first == second) return std::nullopt;
   return first ? 0 : 1;
-}
-
-// Whether `value` lies in the normal range of the float type `elem_type` (any value for
-// the other types).
-bool IsNormalIn(double value, int elem_type) {
-  double max = 0, min = 0;
-  switch (elem_type) {
-    case TensorProto::FLOAT16: max = 65504.0, min = 6.103515625e-05; break;
-    case TensorProto::FLOAT: max = std::numeric_limits<float>::max(), min = std::numeric_limits<float>::min(); break;
-    case TensorProto::BFLOAT16: max = 3.3895313892515355e38, min = std::numeric_limits<float>::min(); break;
-    case TensorProto::DOUBLE: max = std::numeric_limits<double>::max(), min = std::numeric_limits<double>::min(); break;
-    default: return true;
-  }
-  return std::isfinite(value) && std::fabs(value) >= min && std::fabs(value) <= max;
 }
 
 }  // namespace
@@ -85,9 +72,9 @@ utils::RepeatedProtoField<NodeProto> MulMulMatMulPattern::Apply(GraphGraph& grap
   product.set_input(1, right.input(1 - j));
   product.set_output(0, graph.Builder().UniqueName(kName));
   // All-constant: the driver folds it into an initializer of the constants' type.
-  const NodeProto& factor = layout::AddNode(replacement, graph, kName, node, "Mul", {left.input(i), right.input(j)},
+  const NodeProto& factor = AddNode(replacement, graph, kName, node, "Mul", {left.input(i), right.input(j)},
                                             graph.Builder().UniqueName(kName));
-  layout::AddNode(replacement, graph, kName, node, "Mul", {product.output(0), factor.output(0)}, node.output(0));
+  AddNode(replacement, graph, kName, node, "Mul", {product.output(0), factor.output(0)}, node.output(0));
   return replacement;
 }
 

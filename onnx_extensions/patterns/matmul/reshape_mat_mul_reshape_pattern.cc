@@ -4,14 +4,14 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
-#include "onnx_extensions/patterns/reshape/reshape_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::AddNode;
 using core::builder::ConstantInts;
 using core::builder::HasOneUse;
+using core::builder::IsPlainReshape;
 using core::builder::KnownShape;
 using core::shapes::SymDim;
 using core::shapes::SymShape;
@@ -43,7 +43,7 @@ MatchResult ReshapeMatMulReshapePattern::Match(GraphGraph& graph, const NodeProt
   if (!matmul::IsMatMul(node)) return NoMatch(node, "the node is not a default-domain MatMul");
   if (!HasOneUse(graph, node.output(0))) return NoMatch(node, "the output of the MatMul is not read by one node alone");
   const NodeProto& out = *graph.NextNodes(node.output(0)).front();
-  if (!reshape::IsPlainReshape(out) || out.input(0) != node.output(0))
+  if (!IsPlainReshape(out) || out.input(0) != node.output(0))
     return NoMatch(node, "the output of the MatMul is not reshaped by a Reshape");
   const NodeProto* ra = matmul::PlainReshapeProducer(graph, node.input(0));
   const NodeProto* rb = matmul::PlainReshapeProducer(graph, node.input(1));
@@ -81,7 +81,7 @@ utils::RepeatedProtoField<NodeProto> ReshapeMatMulReshapePattern::Apply(
   const NodeProto& node = *nodes[2];
   const NodeProto& out = *nodes[3];
   utils::RepeatedProtoField<NodeProto> replacement;
-  layout::AddNode(replacement, graph, kName, node, "MatMul",
+  AddNode(replacement, graph, kName, node, "MatMul",
                   {graph.NodeBefore(node.input(0))->input(0), graph.NodeBefore(node.input(1))->input(0)},
                   out.output(0));
   return replacement;

@@ -2,11 +2,11 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::AddNode;
 using core::builder::IntTensor;
 using core::builder::RankOf;
 using core::builder::StaticDim;
@@ -52,7 +52,7 @@ utils::RepeatedProtoField<NodeProto> ShapeBasedMatMulToMulPattern::Apply(
   const NodeProto* transpose = nodes[1];
   utils::RepeatedProtoField<NodeProto> replacement;
   if (!transpose) {
-    layout::AddNode(replacement, graph, kName, node, "Mul", {node.input(0), node.input(1)}, node.output(0));
+    AddNode(replacement, graph, kName, node, "Mul", {node.input(0), node.input(1)}, node.output(0));
     return replacement;
   }
   std::vector<std::string> operands;
@@ -60,9 +60,9 @@ utils::RepeatedProtoField<NodeProto> ShapeBasedMatMulToMulPattern::Apply(
     const std::string shape =
         graph.MakeInitializer(kName, IntTensor(CopyBatch(*RankOf(graph, node.input(i)), last2, last1)));
     operands.push_back(graph.Builder().UniqueName(kName));
-    layout::AddNode(replacement, graph, kName, node, "Reshape", {node.input(i), shape}, operands.back());
+    AddNode(replacement, graph, kName, node, "Reshape", {node.input(i), shape}, operands.back());
   }
-  layout::AddNode(replacement, graph, kName, *transpose, "Mul", operands, transpose->output(0));
+  AddNode(replacement, graph, kName, *transpose, "Mul", operands, transpose->output(0));
   return replacement;
 }
 

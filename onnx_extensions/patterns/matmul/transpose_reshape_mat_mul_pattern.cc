@@ -4,11 +4,11 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/layout/layout_matchers.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
+using core::builder::AddNode;
 using core::builder::ConstantInts;
 using core::builder::HasOneUse;
 using core::builder::KnownShape;
@@ -77,9 +77,9 @@ utils::RepeatedProtoField<NodeProto> TransposeReshapeMatMulPattern::Apply(
   std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
   utils::RepeatedProtoField<NodeProto> replacement;
   const std::string swapped = graph.MakeInitializer(kName, core::builder::IntTensor(shape));
-  const NodeProto& moved = layout::AddNode(replacement, graph, kName, reshape, "Reshape",
+  const NodeProto& moved = AddNode(replacement, graph, kName, reshape, "Reshape",
                                            {transpose.input(0), swapped}, graph.Builder().UniqueName(kName));
-  NodeProto& last = layout::AddNode(replacement, graph, kName, transpose, "Transpose", {moved.output(0)},
+  NodeProto& last = AddNode(replacement, graph, kName, transpose, "Transpose", {moved.output(0)},
                                     reshape.output(0));
   core::builder::AddIntsAttribute(last, "perm", matmul::LastTwoAxesSwapped(shape.size()));
   *replacement.Add() = *nodes[2];

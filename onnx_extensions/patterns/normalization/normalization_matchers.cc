@@ -44,17 +44,6 @@ bool OpsetAtLeast(const GraphGraph& graph, std::int64_t version) {
   return core::builder::OnnxOpset(graph) >= version;
 }
 
-NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
-                   const NodeProto& from, std::string_view op_type, std::vector<std::string> inputs,
-                   std::string output) {
-  NodeProto& node = *replacement.Add();
-  node.set_op_type(std::string(op_type));
-  node.set_name(DerivedNodeName(graph, pattern, from));
-  for (std::string& input : inputs) node.add_input(std::move(input));
-  node.add_output(output.empty() ? graph.Builder().UniqueName(pattern) : std::move(output));
-  return node;
-}
-
 void AddFloatAttribute(NodeProto& node, std::string_view name, float value) {
   AttributeProto& attr = *node.add_attribute();
   attr.set_name(std::string(name));

@@ -9,6 +9,7 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 
 namespace onnxopt::onnx_patterns::normalization {
@@ -35,11 +36,7 @@ bool ConstantKeepsShape(const GraphGraph& graph, std::string_view x, std::string
 // The default ONNX opset of the model is at least `version`.
 bool OpsetAtLeast(const GraphGraph& graph, std::int64_t version);
 
-// Appends a default-domain node `op_type(inputs)` named after `from` to `replacement`,
-// with one output: `output`, or a new unique name when empty.
-NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
-                   const NodeProto& from, std::string_view op_type, std::vector<std::string> inputs,
-                   std::string output = "");
+using core::builder::AddNode;
 
 // Appends a FLOAT / STRING / TENSOR attribute to a node a pattern builds.
 void AddFloatAttribute(NodeProto& node, std::string_view name, float value);

@@ -10,15 +10,6 @@ using core::builder::IntAttr;
 using core::builder::IntTensor;
 using core::builder::IsOp;
 
-bool IsPlainReshape(const NodeProto& node) { return WhyNotPlainReshape(node).empty(); }
-
-std::string_view WhyNotPlainReshape(const NodeProto& node) {
-  if (!IsOp(node, "Reshape") || node.input_size() != 2 || node.output_size() != 1)
-    return "the node is not a default-domain Reshape with two inputs";
-  if (IntAttr(node, "allowzero").value_or(0) != 0) return "the Reshape has allowzero=1";
-  return {};
-}
-
 NodeProto IdentityOf(GraphGraph& graph, std::string_view pattern, const NodeProto& reshape) {
   return core::builder::IdentityNode(graph, pattern, reshape, reshape.input(0), reshape.output(0));
 }

@@ -9,6 +9,7 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
 #include "onnx_core/shapes/sym_dim.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 
@@ -17,15 +18,8 @@ namespace onnxopt::onnx_patterns::reshape {
 using core::builder::GraphGraph;
 using core::shapes::SymDim;
 
-// Whether `node` is a Reshape every pattern of the family may rewrite: default domain, the
-// shape as an input (opset 5+, not the old `shape` attribute) and allowzero=0, so that a 0
-// in a shape vector copies the input dimension at its index. With allowzero=1 a 0 would
-// mean an empty dimension, which none of the rewrites accounts for.
-bool IsPlainReshape(const NodeProto& node);
-
-// Why `node` is not a plain Reshape (IsPlainReshape), as a NoMatch reason; empty when it
-// is one.
-std::string_view WhyNotPlainReshape(const NodeProto& node);
+using core::builder::IsPlainReshape;
+using core::builder::WhyNotPlainReshape;
 
 // `y = Identity(x)` for `y = Reshape(x, s)`: the replacement of a Reshape that provably
 // keeps the shape; the output keeps its name, the shape input is dropped.

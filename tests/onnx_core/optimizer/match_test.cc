@@ -132,6 +132,76 @@ TEST(MatchVocabulary, ReadsConstantIntegersAsShapeValues) {
   EXPECT_EQ(core::builder::ShapeValue(f.graph, "missing"), std::nullopt);
 }
 
+TEST(MatchVocabulary, ReadsInt64ConstantsFromEitherStorage) {
+  // The text syntax stores int64 initializers in int64_data; raw_data is what exporters
+  // write. Both are read without converting the tensor; other integer types convert.
+  ModelProto model = ParseText(kConstants);
+  TensorProto raw = core::builder::IntTensor({4, -1, 0}, {3});
+  raw.set_name("raw");
+  *model.mutable_graph()->add_initializer() = raw;
+  TensorProto truncated = raw;
+  truncated.set_name("truncated");
+  truncated.mutable_raw_data()->resize(8);
+  *model.mutable_graph()->add_initializer() = truncated;
+  GraphBuilder builder{std::move(model)};
+  GraphGraph graph{builder, {}, SelectRegistered(PatternSelection::None())};
+  EXPECT_EQ(core::builder::ConstantInts(graph, "raw"), (std::vector<std::int64_t>{4, -1, 0}));
+  EXPECT_EQ(core::builder::ConstantInts(graph, "big"), std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max()});
+  EXPECT_EQ(core::builder::ConstantInts(graph, "small"), std::vector<std::int64_t>{-3}) << "int32";
+  EXPECT_EQ(core::builder::ConstantInts(graph, "pair"), std::nullopt) << "float";
+  EXPECT_EQ(core::builder::ConstantInts(graph, "dynamic"), std::nullopt) << "a graph input";
+}
+
+TEST(MatchVocabulary, TellsNormalNumbersOfEachFloatType) {
+  using core::builder::IsNormalIn;
+  EXPECT_TRUE(IsNormalIn(1e30, TensorProto::FLOAT));
+  EXPECT_FALSE(IsNormalIn(1e39, TensorProto::FLOAT)) << "overflows float";
+  EXPECT_TRUE(IsNormalIn(1e39, TensorProto::DOUBLE));
+  EXPECT_FALSE(IsNormalIn(1e-39, TensorProto::FLOAT)) << "subnormal in float";
+  EXPECT_FALSE(IsNormalIn(70000.0, TensorProto::FLOAT16)) << "above float16's largest, 65504";
+  EXPECT_FALSE(IsNormalIn(1e-5, TensorProto::FLOAT16)) << "subnormal in float16";
+  EXPECT_TRUE(IsNormalIn(1e38, TensorProto::BFLOAT16)) << "float's exponent range";
+  EXPECT_FALSE(IsNormalIn(0.0, TensorProto::FLOAT));
+  EXPECT_FALSE(IsNormalIn(std::numeric_limits<double>::infinity(), TensorProto::DOUBLE));
+  EXPECT_FALSE(IsNormalIn(std::numeric_limits<double>::quiet_NaN(), TensorProto::FLOAT));
+  EXPECT_TRUE(IsNormalIn(-3.0, TensorProto::INT64));
+  EXPECT_FALSE(IsNormalIn(0.0, TensorProto::INT64));
+}
+
+TEST(MatchVocabulary, TellsPlainReshapesAndWhyNot) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x, int64[2] s) => (float[3,2] a, float[3,2] b, float[2,3] c) {
+      a = Reshape(x, s)
+      b = Reshape<allowzero = 1>(x, s)
+      c = Identity(x)
+    })ONNX"));
+  const auto& nodes = builder.Nodes();
+  EXPECT_TRUE(core::builder::IsPlainReshape(nodes.Get(0)));
+  EXPECT_EQ(core::builder::WhyNotPlainReshape(nodes.Get(0)), "");
+  EXPECT_EQ(core::builder::WhyNotPlainReshape(nodes.Get(1)), "the Reshape has allowzero=1");
+  EXPECT_EQ(core::builder::WhyNotPlainReshape(nodes.Get(2)), "the node is not a default-domain Reshape with two inputs");
+}
+
+TEST(MatchVocabulary, AddsReplacementNodesNamedAfterTheirOrigin) {
+  ConstantsFixture f;
+  utils::RepeatedProtoField<NodeProto> replacement;
+  NodeProto& node = core::builder::AddNode(replacement, f.graph, "SomePattern", f.builder.Nodes().Get(0), "Add",
+                                           {"x", "pair"}, "sum");
+  core::builder::AddIntAttribute(node, "unused", 1);
+  ASSERT_EQ(replacement.size(), 1);
+  EXPECT_EQ(replacement.Get(0).op_type(), "Add");
+  EXPECT_EQ(replacement.Get(0).domain(), "");
+  EXPECT_THAT(replacement.Get(0).input(), ::testing::ElementsAre("x", "pair"));
+  EXPECT_THAT(replacement.Get(0).output(), ::testing::ElementsAre("sum"));
+  EXPECT_THAT(replacement.Get(0).name(), HasSubstr("SomePattern--"));
+  EXPECT_EQ(replacement.Get(0).attribute_size(), 1) << "the returned reference is the appended node";
+  std::string_view why;
+  const std::optional<int> rejected = core::builder::Reject(&why, "because");
+  EXPECT_FALSE(rejected.has_value());
+  EXPECT_EQ(why, "because");
+}
+
 TEST(MatchVocabulary, ReadsDeclaredShapes) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
