@@ -116,6 +116,7 @@
 #include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
 // attention
 #include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/function_attention_gqa_pattern.h"
 #include "onnx_extensions/patterns/attention/function_attention_pattern.h"
 #include "onnx_extensions/patterns/attention/function_causal_mask_mul_add_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
@@ -261,6 +262,7 @@ void RegisterAttention() {
   RegisterPattern<AttentionGQAPattern>(family);
   RegisterPattern<FunctionCausalMaskMulAddPattern>(family);
   RegisterPattern<FunctionAttentionPattern>(family);
+  RegisterPattern<FunctionAttentionGQAPattern>(family);
 }
 
 }  // namespace

@@ -78,6 +78,15 @@ NodeProto LocalFunctionCall(GraphGraph& graph, std::string_view pattern, const N
   return call;
 }
 
+std::string_view WhyNotSameDims(const GraphGraph& graph, std::string_view kv, std::string_view expanded) {
+  const auto* a = core::builder::KnownShape(graph, kv);
+  const auto* b = core::builder::KnownShape(graph, expanded);
+  if (!a || !b || a->Rank() != 4 || b->Rank() != 4) return "the shapes around a head expansion are not known 4-D";
+  for (const std::size_t i : {0, 2, 3})
+    if ((*a)[i] != (*b)[i]) return "a head expansion changes more than the heads";
+  return {};
+}
+
 bool IsAttentionElementType(int elem_type) {
   return elem_type == TensorProto::FLOAT || elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::DOUBLE ||
          elem_type == TensorProto::BFLOAT16;

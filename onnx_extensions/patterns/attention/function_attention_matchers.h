@@ -40,6 +40,11 @@ NodeProto LocalFunctionCall(GraphGraph& graph, std::string_view pattern, const N
                             FunctionProto function, std::initializer_list<std::string_view> inputs,
                             std::initializer_list<std::string_view> outputs);
 
+// Why the key-value tensor `kv` and its head expansion `expanded` are not both known 4-D
+// shapes that agree on the dims 0, 2 and 3 (dims compared as shape inference names them);
+// empty when they are.
+std::string_view WhyNotSameDims(const GraphGraph& graph, std::string_view kv, std::string_view expanded);
+
 // The element types a LocalAttention function can be built for: float, float16, double,
 // bfloat16.
 bool IsAttentionElementType(int elem_type);

@@ -133,17 +133,6 @@ std::string_view MatchQuery(GraphGraph& graph, std::string_view q, Slots& slots)
   return {};
 }
 
-// Why the GQA keys [B, Hkv, L, D] and their expansion `expanded` do not agree on the dims
-// 0, 2 and 3.
-std::string_view WhyNotSameDims(const GraphGraph& graph, std::string_view kv, std::string_view expanded) {
-  const auto* a = core::builder::KnownShape(graph, kv);
-  const auto* b = core::builder::KnownShape(graph, expanded);
-  if (!a || !b || a->Rank() != 4 || b->Rank() != 4) return "the shapes around a head expansion are not known 4-D";
-  for (const std::size_t i : {0, 2, 3})
-    if ((*a)[i] != (*b)[i]) return "a head expansion changes more than the heads";
-  return {};
-}
-
 // Why kt is not Transpose(Reshape(Expand(Mul(Unsqueeze(K, [2]), s), E), R)) with the values
 // expanded by the same E and R.
 std::string_view MatchGqaKeys(GraphGraph& graph, const NodeProto& reshape, Slots& slots) {
@@ -169,8 +158,8 @@ std::string_view MatchGqaKeys(GraphGraph& graph, const NodeProto& reshape, Slots
   slots[kValueReshape] = values->merge;
   slots[kValueExpand] = values->expand;
   slots[kValueUnsqueeze] = values->unsqueeze;
-  if (!(why = WhyNotSameDims(graph, unsqueeze->input(0), reshape.output(0))).empty()) return why;
-  return WhyNotSameDims(graph, values->unsqueeze->input(0), values->merge->output(0));
+  if (!(why = attention::WhyNotSameDims(graph, unsqueeze->input(0), reshape.output(0))).empty()) return why;
+  return attention::WhyNotSameDims(graph, values->unsqueeze->input(0), values->merge->output(0));
 }
 
 // Why the keys side does not match the query side (slots[kQueryReshape] tells 3-D).
