@@ -61,7 +61,8 @@ utils::RepeatedProtoField<NodeProto> FunctionAttentionGQAPattern::Apply(
   const core::builder::ExpectedNode merge{
       "Reshape or Squeeze", [](const NodeProto& n) { return IsOp(n, "Reshape") || IsOp(n, "Squeeze"); }};
   core::builder::ExpectMatchedNodes(
-      *this, nodes, {{"LocalAttention call", IsLocalAttentionCall}, unsqueeze, expand, merge, unsqueeze, expand, merge});
+      *this, nodes,
+      {{"LocalAttention call", IsLocalAttentionCall}, unsqueeze, expand, merge, unsqueeze, expand, merge});
   const NodeProto& call = *nodes[0];
   const LocalAttentionVariant variant = GqaVariant(call, *nodes[3]);
   utils::RepeatedProtoField<NodeProto> out;

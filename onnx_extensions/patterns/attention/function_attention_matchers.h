@@ -26,7 +26,8 @@ FunctionProto NewLocalFunction(std::string_view name, std::initializer_list<std:
 
 // Appends `outputs = op_type(inputs)` (default domain, no name) to the body of `function`.
 NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
-                       std::initializer_list<std::string_view> inputs, std::initializer_list<std::string_view> outputs);
+                       std::initializer_list<std::string_view> inputs,
+                       std::initializer_list<std::string_view> outputs);
 
 // Appends `output = Constant<value = tensor>()` to the body of `function`.
 void AddBodyConstant(FunctionProto& function, std::string_view output, TensorProto tensor);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/attention/attention_matchers.h"
@@ -192,7 +193,8 @@ std::string_view WhyNotOneScale(GraphGraph& graph, const Slots& slots) {
   const std::string& s = slots[kQueryMul]->input(1);
   const std::optional<double> value = ConstantScalar(graph, s);
   if (!value) return "the query scale is not a constant scalar";
-  if (!attention::IsAttentionElementType(graph.GetType(s))) return "the scale is not float, float16, double or bfloat16";
+  if (!attention::IsAttentionElementType(graph.GetType(s)))
+    return "the scale is not float, float16, double or bfloat16";
   const std::string& k = slots[kKeyMul]->input(1);
   if (k != s && ConstantScalar(graph, k) != value) return "the query and keys scales differ";
   return {};
@@ -237,10 +239,11 @@ MatchResult FunctionAttentionPattern::Match(GraphGraph& graph, const NodeProto& 
 
 utils::RepeatedProtoField<NodeProto> FunctionAttentionPattern::Apply(GraphGraph& graph,
                                                                      const std::vector<const NodeProto*>& nodes) const {
-  if (nodes.size() != kSlots || !nodes[kFinal] || !nodes[kMasked] || !nodes[kScores] || !nodes[kQueryMul] ||
-      !nodes[kKeyMul])
-    core::builder::ExpectMatchedNodes(*this, nodes, {"MatMul", "Where", "IsNaN", "Softmax", "Add or Where",
-                                                     "MatMul or FusedMatMul", "Mul", "Mul"});
+  if (nodes.size() != kSlots || !nodes[kFinal] || !nodes[kGuard] || !nodes[kIsNaN] || !nodes[kSoftmax] ||
+      !nodes[kMasked] || !nodes[kScores] || !nodes[kQueryMul] || !nodes[kKeyMul])
+    throw BuilderError(Name() + "::Apply: expected the " + std::to_string(kSlots) +
+                       " slots of a match (MatMul, Where, IsNaN, Softmax, Add or Where, scores, two Mul, ...), got " +
+                       std::to_string(nodes.size()) + " nodes");
   const LocalAttentionVariant variant = VariantOf(graph, nodes);
   const NodeProto& masked = *nodes[kMasked];
   const std::string mask = IsOp(masked, "Add") ? graph.NodeBefore(masked.input(1))->input(0) : masked.input(0);
