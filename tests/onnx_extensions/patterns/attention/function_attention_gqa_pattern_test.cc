@@ -10,6 +10,8 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_extensions/kernels/register_kernels.h"
+#include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/support/test_support.h"
 
@@ -29,6 +31,8 @@ std::string Cat(std::initializer_list<std::string_view> parts) {
 // The model `text` optimized with the pattern alone (ExpectRewrite compares the main graph
 // only; the tests below read the functions).
 ModelProto Optimized(std::string_view text) {
+  onnx_shapes::RegisterShapeFunctions();
+  onnx_kernels::RegisterKernels();
   core::builder::GraphBuilder builder(testing::ParseText(text));
   core::builder::OptimizerOptions options;
   options.registered = core::builder::PatternSelection::None();

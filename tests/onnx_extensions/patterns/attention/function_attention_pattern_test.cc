@@ -1,4 +1,5 @@
 #include "onnx_extensions/patterns/attention/function_attention_pattern.h"
+#include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,8 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_extensions/kernels/register_kernels.h"
+#include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/support/test_support.h"
 
@@ -30,6 +33,8 @@ std::string Cat(std::initializer_list<std::string_view> parts) {
 // The model `text` optimized with the pattern alone (ExpectRewrite compares the main graph
 // only; the tests below read the functions).
 ModelProto Optimized(std::string_view text) {
+  onnx_shapes::RegisterShapeFunctions();
+  onnx_kernels::RegisterKernels();
   core::builder::GraphBuilder builder(testing::ParseText(text));
   core::builder::OptimizerOptions options;
   options.registered = core::builder::PatternSelection::None();
@@ -340,6 +345,50 @@ TEST(FunctionAttentionPattern, RejectsAPlusInfinityBias) {
   ExpectNoMatch<FunctionAttentionPattern>(
       Attention4d("pinf = Neg(minf)\n      bias = Where(mask, zero, pinf)\n      qkb = Add(qk, bias)"), "sm",
       "the mask Where does not select -inf for masked positions");
+}
+
+// Stage 1 then stage 2: the GQA call this pattern creates over a KV cache is the one
+// AttentionGQAPattern turns into Attention at opset 23 (names and input order agree).
+TEST(FunctionAttentionPattern, CreatesTheGqaCallThatAttentionGQAPatternReads) {
+  onnx_shapes::RegisterShapeFunctions();
+  onnx_kernels::RegisterKernels();
+  core::builder::GraphBuilder builder(testing::ParseText(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[1,4,3,8] Q, float[1,2,3,8] K, float[1,2,3,8] V, bool[1,1,3,5] mask, float[1,2,2,8] pk,
+       float[1,2,2,8] pv) => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value)
+    <float[1] s = {0.5946035575}, float[1] zero = {0.0}, int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1},
+     int64[4] r = {0, 4, -1, 8}>
+    {
+      present_key = Concat<axis = 2>(pk, K)
+      present_value = Concat<axis = 2>(pv, V)
+      minf = Log(zero)
+      qs = Mul(Q, s)
+      ku = Unsqueeze(present_key, two)
+      ks = Mul(ku, s)
+      ke = Expand(ks, e)
+      kr = Reshape(ke, r)
+      kt = Transpose<perm = [0, 1, 3, 2]>(kr)
+      qk = MatMul(qs, kt)
+      qkb = Where(mask, qk, minf)
+      sm = Softmax<axis = -1>(qkb)
+      nan = IsNaN(sm)
+      p = Where(nan, zero, sm)
+      vu = Unsqueeze(present_value, two)
+      ve = Expand(vu, e)
+      vr = Reshape(ve, r)
+      Y = MatMul(p, vr)
+    })ONNX"));
+  core::builder::OptimizerOptions options;
+  options.registered = core::builder::PatternSelection::None();
+  GraphGraph graph(builder,
+                   {std::make_shared<FunctionAttentionPattern>(), std::make_shared<AttentionGQAPattern>()}, options);
+  graph.Optimize();
+  const ModelProto model = std::move(builder).TakeModel();
+  ASSERT_EQ(model.graph().node_size(), 1);
+  EXPECT_EQ(model.graph().node(0).op_type(), "Attention");
+  EXPECT_EQ(Names(model.graph().node(0).input()),
+            (std::vector<std::string>{"Q", "K", "V", "mask", "pk", "pv"}));
+  EXPECT_EQ(model.functions_size(), 0);
 }
 
 }  // namespace
