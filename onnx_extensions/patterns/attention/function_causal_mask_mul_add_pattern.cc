@@ -79,8 +79,10 @@ MatchResult FunctionCausalMaskMulAddPattern::Match(GraphGraph& graph, const Node
     const std::string_view why = WhyNotZeroBasedRange(graph, unsqueeze->input(0));
     if (!why.empty()) return NoMatch(node, why);
   }
+  // At the Add: C may be computed after the Ranges.
   return Matched({ProducerOf(graph, u1->input(0), "Range"), ProducerOf(graph, u2->input(0), "Range"), u1, u2, mul,
-                  &node});
+                  &node},
+                 &node);
 }
 
 utils::RepeatedProtoField<NodeProto> FunctionCausalMaskMulAddPattern::Apply(

@@ -157,6 +157,28 @@ TEST(FunctionCausalMaskMulAddPattern, KeepsASqueezeUsedElsewhere) {
     })ONNX"}));
 }
 
+// The factor is computed after the Ranges: the call goes where the Add was.
+TEST(FunctionCausalMaskMulAddPattern, PlacesTheCallAfterALateFactor) {
+  ExpectRewrite<FunctionCausalMaskMulAddPattern>(Cat({R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>)ONNX", kSignature, kConstants, R"ONNX(
+    {
+      s1 = Squeeze(d1)
+      s2 = Squeeze(d2)
+      r1 = Range(zero, s1, one)
+      r2 = Range(zero, s2, one)
+      u1 = Unsqueeze(r1, a012)
+      u2 = Unsqueeze(r2, a123)
+      c = Neg(n)
+      m = Mul(u2, c)
+      Y = Add(u1, m)
+    })ONNX"}), Cat({R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", kSignature, R"ONNX(
+    {
+      c = Neg(n)
+      Y = intermediate.CausalMaskMulAdd(d1, d2, c)
+    })ONNX"}));
+}
+
 TEST(FunctionCausalMaskMulAddPattern, RejectsOtherSecondAxes) {
   ExpectNoMatch<FunctionCausalMaskMulAddPattern>(
       Cat({R"ONNX(
