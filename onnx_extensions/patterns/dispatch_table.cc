@@ -116,6 +116,9 @@
 #include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
 // attention
 #include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/function_attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/function_attention_pattern.h"
+#include "onnx_extensions/patterns/attention/function_causal_mask_mul_add_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 
@@ -257,6 +260,9 @@ void RegisterAttention() {
   RegisterPattern<RotaryConcatPartPattern>(family);
   RegisterPattern<RotaryEmbeddingPattern>(family);
   RegisterPattern<AttentionGQAPattern>(family);
+  RegisterPattern<FunctionCausalMaskMulAddPattern>(family);
+  RegisterPattern<FunctionAttentionPattern>(family);
+  RegisterPattern<FunctionAttentionGQAPattern>(family);
 }
 
 }  // namespace
