@@ -119,6 +119,10 @@ class GraphGraph {
   // (no kernel, external data, larger than OptimizerOptions::fold.max_output_bytes).
   const TensorProto* GetComputedConstant(std::string_view name);
 
+  // The limits of constant folding in this optimization: a pattern whose rewrite leaves a
+  // node to fold (a Transpose of weights) checks that folding will take it.
+  const FoldOptions& Folding() const { return options_.fold; }
+
   // --- Changes a pattern may make in Apply --------------------------------------------
   // Adds `value` as an initializer named UniqueName(name_prefix) and returns the name.
   // When called from Apply, the driver attributes it to that rewrite's record.

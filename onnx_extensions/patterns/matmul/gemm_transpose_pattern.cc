@@ -17,10 +17,8 @@ MatchResult GemmTransposePattern::Match(GraphGraph& graph, const NodeProto& node
   if (attributes.beta != 1.0f) return NoMatch(node, "the Gemm has a beta other than 1");
   if (!graph.IsConstant(node.input(1))) return NoMatch(node, "the second input of the Gemm is not a constant");
   // Without folding, the rewrite would add a Transpose that runs at every inference.
-  // TODO(issue 15): ask the engine for the folding limit of this optimizer (GraphGraph does
-  // not expose its OptimizerOptions); the default limit is used until it does.
   const TensorProto* weights = graph.GetComputedConstant(node.input(1));
-  if (!weights || weights->ByteSizeLong() > core::builder::FoldOptions{}.max_output_bytes)
+  if (!weights || weights->ByteSizeLong() > graph.Folding().max_output_bytes)
     return NoMatch(node, "the second input of the Gemm is too large for its Transpose to be folded");
   return Matched({&node});
 }
