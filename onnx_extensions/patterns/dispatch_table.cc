@@ -116,6 +116,7 @@
 #include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
 // attention
 #include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/function_causal_mask_pattern.h"
 #include "onnx_extensions/patterns/attention/function_cos_sin_cache_pattern.h"
 #include "onnx_extensions/patterns/attention/function_half_rotary_embedding_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
@@ -261,6 +262,7 @@ void RegisterAttention() {
   RegisterPattern<AttentionGQAPattern>(family);
   RegisterPattern<FunctionHalfRotaryEmbeddingPattern>(family);
   RegisterPattern<FunctionCosSinCachePattern>(family);
+  RegisterPattern<FunctionCausalMaskPattern>(family);
 }
 
 }  // namespace
