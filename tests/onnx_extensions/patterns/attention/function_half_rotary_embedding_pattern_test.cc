@@ -1,4 +1,5 @@
 #include "onnx_extensions/patterns/attention/function_half_rotary_embedding_pattern.h"
+#include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 
 #include <gtest/gtest.h>
 
@@ -107,6 +108,28 @@ TEST(FunctionHalfRotaryEmbeddingPattern, TwoRotationsCallOneFunction) {
                       std::string(R"ONNX(<ir_version: 8, opset_import: ["" : 18]> g (float x) => (float x) {})ONNX") +
                           std::string(kFunction),
                       2);
+}
+
+// Stages 1 and 2 together at opset 23: the rotation becomes RotaryEmbedding, and the
+// function, no longer called, is removed.
+TEST(FunctionHalfRotaryEmbeddingPattern, FeedsRotaryEmbeddingPatternAtOpset23) {
+  const ModelProto optimized = testing::OptimizeWithPatterns(
+      {std::make_shared<FunctionHalfRotaryEmbeddingPattern>(), std::make_shared<RotaryEmbeddingPattern>()}, R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[2,2,3,8] X, float[1,1,3,4] c, float[1,1,3,4] s) => (float[2,2,3,8] Y)
+    {
+      cos = Concat<axis = -1>(c, c)
+      sin = Concat<axis = -1>(s, s)
+      x1, x2 = Split<axis = -1, num_outputs = 2>(X)
+      nx2 = Neg(x2)
+      rot = Concat<axis = -1>(nx2, x1)
+      a = Mul(rot, sin)
+      b = Mul(X, cos)
+      Y = Add(a, b)
+    })ONNX");
+  ASSERT_GT(optimized.graph().node_size(), 0);
+  EXPECT_EQ(optimized.graph().node(optimized.graph().node_size() - 1).op_type(), "RotaryEmbedding");
+  EXPECT_EQ(optimized.functions_size(), 0);
 }
 
 // The example with `body` in place of its six nodes and X of shape `x_shape`.

@@ -21,16 +21,22 @@
 
 namespace onnxopt::testing {
 
-// `model` optimized with `pattern` alone.
-inline ModelProto OptimizeWithPattern(const PatternPtr& pattern, std::string_view model) {
+// `model` optimized with `patterns` alone.
+inline ModelProto OptimizeWithPatterns(const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& patterns,
+                                       std::string_view model) {
   onnx_shapes::RegisterShapeFunctions();
   onnx_kernels::RegisterKernels();
   core::builder::GraphBuilder builder(ParseText(model));
   core::builder::OptimizerOptions options;
   options.registered = core::builder::PatternSelection::None();
-  core::builder::GraphGraph graph(builder, {pattern}, options);
+  core::builder::GraphGraph graph(builder, patterns, options);
   graph.Optimize();
   return std::move(builder).TakeModel();
+}
+
+// `model` optimized with `pattern` alone.
+inline ModelProto OptimizeWithPattern(const PatternPtr& pattern, std::string_view model) {
+  return OptimizeWithPatterns({pattern}, model);
 }
 
 // A text of a function: domain, name, inputs, outputs, opset imports, attributes and every
