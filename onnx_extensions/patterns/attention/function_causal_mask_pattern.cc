@@ -80,7 +80,8 @@ MatchResult FunctionCausalMaskPattern::Match(GraphGraph& graph, const NodeProto&
   const NodeProto* u1 = AxesUnsqueeze(graph, cmp.input(0));
   if (!u1) return NoMatch(cmp, "the first compared input is not produced by a two-input Unsqueeze");
   const NodeProto* sub = ProducerOf(graph, cmp.input(1), "Sub");
-  if (shifted && !sub) return NoMatch(cmp, "a Greater does not compare with a Sub (only ShiftedCausalMask uses Greater)");
+  if (shifted && !sub)
+    return NoMatch(cmp, "a Greater does not compare with a Sub (only ShiftedCausalMask uses Greater)");
   if (!shifted && sub) return NoMatch(cmp, "a LessOrEqual compares with a Sub (only CausalMask uses LessOrEqual)");
   const NodeProto* u2 = AxesUnsqueeze(graph, sub ? sub->input(0) : cmp.input(1));
   if (!u2) return NoMatch(cmp, "the second compared value is not produced by a two-input Unsqueeze");
@@ -95,11 +96,10 @@ MatchResult FunctionCausalMaskPattern::Match(GraphGraph& graph, const NodeProto&
   return Matched({&cmp});
 }
 
-utils::RepeatedProtoField<NodeProto> FunctionCausalMaskPattern::Apply(GraphGraph& graph,
-                                                                      const std::vector<const NodeProto*>& nodes) const {
-  const core::builder::ExpectedNode comparison{"LessOrEqual or Greater", [](const NodeProto& n) {
-                                                 return IsOp(n, "LessOrEqual") || IsOp(n, "Greater");
-                                               }};
+utils::RepeatedProtoField<NodeProto> FunctionCausalMaskPattern::Apply(
+    GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
+  const core::builder::ExpectedNode comparison{
+      "LessOrEqual or Greater", [](const NodeProto& n) { return IsOp(n, "LessOrEqual") || IsOp(n, "Greater"); }};
   core::builder::ExpectMatchedNodes(*this, nodes, {comparison});
   const NodeProto& cmp = *nodes[0];
   const bool shifted = IsOp(cmp, "Greater");

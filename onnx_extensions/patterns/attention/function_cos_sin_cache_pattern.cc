@@ -44,9 +44,9 @@ std::string FunctionName(const CacheForm& form) {
 }
 
 FunctionProto CosSinBody(const CacheForm& form, std::int64_t opset) {
-  FunctionProto f = form.range
-                        ? attention::NewLocalFunction(FunctionName(form), {"dim1", "dim2", "weights"}, {"cos", "sin"}, opset)
-                        : attention::NewLocalFunction(FunctionName(form), {"position_ids", "weights"}, {"cos", "sin"}, opset);
+  FunctionProto f =
+      form.range ? attention::NewLocalFunction(FunctionName(form), {"dim1", "dim2", "weights"}, {"cos", "sin"}, opset)
+                 : attention::NewLocalFunction(FunctionName(form), {"position_ids", "weights"}, {"cos", "sin"}, opset);
   std::string positions = "position_ids";
   if (form.range) {
     AddBodyNode(f, "Squeeze", {"dim1"}, {"sA"});
@@ -100,7 +100,8 @@ std::string_view WhyNotRange(GraphGraph& graph, const NodeProto& range) {
     if (graph.GetType(input) != TensorProto::INT64) return "the Range inputs are not int64";
   for (int i = 0; i < 2; ++i) {
     const NodeProto* squeeze = ProducerOf(graph, range.input(i), "Squeeze");
-    if (!squeeze || squeeze->input_size() != 1) return "the Range start or limit is not produced by a one-input Squeeze";
+    if (!squeeze || squeeze->input_size() != 1)
+      return "the Range start or limit is not produced by a one-input Squeeze";
   }
   return {};
 }
@@ -119,7 +120,8 @@ MatchResult FunctionCosSinCachePattern::Match(GraphGraph& graph, const NodeProto
   if (!IsOp(*sin, "Sin")) return NoMatch(cos, "the other consumer of the Mul output is not a Sin");
   const NodeProto* cos_cast = SoleConsumer(graph, cos.output(0), "Cast");
   const NodeProto* sin_cast = SoleConsumer(graph, sin->output(0), "Cast");
-  if ((cos_cast == nullptr) != (sin_cast == nullptr)) return NoMatch(cos, "only one of the Cos and Sin outputs is cast");
+  if ((cos_cast == nullptr) != (sin_cast == nullptr))
+    return NoMatch(cos, "only one of the Cos and Sin outputs is cast");
   if (cos_cast && (!IntAttr(*cos_cast, "to") || IntAttr(*cos_cast, "to") != IntAttr(*sin_cast, "to")))
     return NoMatch(cos, "the two output Casts are not to the same type");
   if (!HasOneUse(graph, mul->input(0))) return NoMatch(cos, "the weights have another use");
@@ -131,9 +133,11 @@ MatchResult FunctionCosSinCachePattern::Match(GraphGraph& graph, const NodeProto
   if (!HasOneUse(graph, reshape->input(0))) return NoMatch(cos, "the Reshape data input has another use");
   const CastUnsqueeze pair = PairAbove(graph, reshape->input(0));
   if (!pair.upper) return NoMatch(cos, "the Reshape input is not computed by a Cast and an Unsqueeze");
-  if (!HasOneUse(graph, pair.upper->output(0))) return NoMatch(cos, "the output of the upper of the Cast and Unsqueeze has another use");
+  if (!HasOneUse(graph, pair.upper->output(0)))
+    return NoMatch(cos, "the output of the upper of the Cast and Unsqueeze has another use");
   if (pair.unsqueeze->input_size() != 2) return NoMatch(cos, "the Unsqueeze takes its axes as an attribute");
-  if (IntAttr(*pair.cast, "to") != TensorProto::FLOAT) return NoMatch(cos, "the Cast before the Reshape is not to float");
+  if (IntAttr(*pair.cast, "to") != TensorProto::FLOAT)
+    return NoMatch(cos, "the Cast before the Reshape is not to float");
   const auto axes = ConstantInts(graph, pair.unsqueeze->input(1));
   if (axes != kRangeAxes && axes != kInputAxes) return NoMatch(cos, "the Unsqueeze axes are neither [0, 1] nor [1]");
   const NodeProto* producer = graph.NodeBefore(pair.upper->input(0));
@@ -147,8 +151,8 @@ MatchResult FunctionCosSinCachePattern::Match(GraphGraph& graph, const NodeProto
   return Matched(cos_cast ? std::vector{mul, &cos, sin, cos_cast, sin_cast} : std::vector{mul, &cos, sin});
 }
 
-utils::RepeatedProtoField<NodeProto> FunctionCosSinCachePattern::Apply(GraphGraph& graph,
-                                                                       const std::vector<const NodeProto*>& nodes) const {
+utils::RepeatedProtoField<NodeProto> FunctionCosSinCachePattern::Apply(
+    GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
   const bool cast = nodes.size() == 5;
   if (cast) {
     core::builder::ExpectMatchedNodes(*this, nodes, {"Mul", "Cos", "Sin", "Cast", "Cast"});
@@ -171,8 +175,8 @@ utils::RepeatedProtoField<NodeProto> FunctionCosSinCachePattern::Apply(GraphGrap
   }
   const std::vector<std::string> outputs{nodes[cast ? 3 : 1]->output(0), nodes[cast ? 4 : 2]->output(0)};
   utils::RepeatedProtoField<NodeProto> out;
-  *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[1],
-                                            CosSinBody(form, core::builder::OnnxOpset(graph)), inputs, outputs);
+  *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[1], CosSinBody(form, core::builder::OnnxOpset(graph)),
+                                            inputs, outputs);
   return out;
 }
 

@@ -59,7 +59,8 @@ MatchResult FunctionHalfRotaryEmbeddingPattern::Match(GraphGraph& graph, const N
     return NoMatch(split, "the main opset is below 18 (the function body uses Split with num_outputs)");
   const std::string& x = split.input(0);
   if (core::builder::RankOf(graph, x) != 4) return NoMatch(split, "the rank of X is not known to be 4");
-  if (NormalizeAxis(IntAttr(split, "axis").value_or(0), 4) != 3) return NoMatch(split, "the Split is not on the last axis");
+  if (NormalizeAxis(IntAttr(split, "axis").value_or(0), 4) != 3)
+    return NoMatch(split, "the Split is not on the last axis");
   if (const std::string_view why = WhyNotHalves(graph, split); !why.empty()) return NoMatch(split, why);
   const NodeProto* neg = SoleConsumer(graph, split.output(1), "Neg");
   if (!neg) return NoMatch(split, "the second half is not read only by a Neg");

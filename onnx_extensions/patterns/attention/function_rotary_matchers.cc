@@ -19,7 +19,8 @@ FunctionProto NewLocalFunction(std::string_view name, std::initializer_list<std:
 }
 
 NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
-                       std::initializer_list<std::string_view> inputs, std::initializer_list<std::string_view> outputs) {
+                       std::initializer_list<std::string_view> inputs,
+                       std::initializer_list<std::string_view> outputs) {
   NodeProto& node = *function.add_node();
   node.set_op_type(std::string(op_type));
   for (const std::string_view input : inputs) node.add_input(std::string(input));

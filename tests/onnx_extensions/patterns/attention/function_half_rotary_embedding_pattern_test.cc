@@ -1,11 +1,11 @@
 #include "onnx_extensions/patterns/attention/function_half_rotary_embedding_pattern.h"
-#include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
+#include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 #include "tests/onnx_extensions/patterns/attention/function_rotary_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 

@@ -22,8 +22,8 @@
 namespace onnxopt::testing {
 
 // `model` optimized with `patterns` alone.
-inline ModelProto OptimizeWithPatterns(const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& patterns,
-                                       std::string_view model) {
+inline ModelProto OptimizeWithPatterns(
+    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& patterns, std::string_view model) {
   onnx_shapes::RegisterShapeFunctions();
   onnx_kernels::RegisterKernels();
   core::builder::GraphBuilder builder(ParseText(model));
@@ -91,9 +91,9 @@ inline void ExpectAddedFunction(const PatternPtr& pattern, std::string_view mode
   EXPECT_EQ(FunctionText(optimized.functions(0)), FunctionText(expected.functions(0)));
   EXPECT_TRUE(ImportsIntermediate(optimized)) << "the model does not import intermediate 1";
   const FunctionProto& f = optimized.functions(0);
-  const int found = static_cast<int>(std::count_if(
-      optimized.graph().node().begin(), optimized.graph().node().end(),
-      [&](const NodeProto& n) { return n.domain() == f.domain() && n.op_type() == f.name(); }));
+  const int found = static_cast<int>(
+      std::count_if(optimized.graph().node().begin(), optimized.graph().node().end(),
+                    [&](const NodeProto& n) { return n.domain() == f.domain() && n.op_type() == f.name(); }));
   EXPECT_EQ(found, calls);
 }
 
