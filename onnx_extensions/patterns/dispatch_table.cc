@@ -119,6 +119,9 @@
 #include "onnx_extensions/patterns/attention/function_attention_gqa_pattern.h"
 #include "onnx_extensions/patterns/attention/function_attention_pattern.h"
 #include "onnx_extensions/patterns/attention/function_causal_mask_mul_add_pattern.h"
+#include "onnx_extensions/patterns/attention/function_causal_mask_pattern.h"
+#include "onnx_extensions/patterns/attention/function_cos_sin_cache_pattern.h"
+#include "onnx_extensions/patterns/attention/function_half_rotary_embedding_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 
@@ -260,6 +263,9 @@ void RegisterAttention() {
   RegisterPattern<RotaryConcatPartPattern>(family);
   RegisterPattern<RotaryEmbeddingPattern>(family);
   RegisterPattern<AttentionGQAPattern>(family);
+  RegisterPattern<FunctionHalfRotaryEmbeddingPattern>(family);
+  RegisterPattern<FunctionCosSinCachePattern>(family);
+  RegisterPattern<FunctionCausalMaskPattern>(family);
   RegisterPattern<FunctionCausalMaskMulAddPattern>(family);
   RegisterPattern<FunctionAttentionPattern>(family);
   RegisterPattern<FunctionAttentionGQAPattern>(family);

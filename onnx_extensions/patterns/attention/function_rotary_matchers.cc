@@ -1,0 +1,57 @@
+#include "onnx_extensions/patterns/attention/function_rotary_matchers.h"
+
+#include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/attention/attention_matchers.h"
+
+namespace onnxopt::onnx_patterns::attention {
+
+FunctionProto NewLocalFunction(std::string_view name, std::initializer_list<std::string_view> inputs,
+                               std::initializer_list<std::string_view> outputs, std::int64_t opset) {
+  FunctionProto function;
+  function.set_domain(std::string(kIntermediateDomain));
+  function.set_name(std::string(name));
+  for (const std::string_view input : inputs) function.add_input(std::string(input));
+  for (const std::string_view output : outputs) function.add_output(std::string(output));
+  OperatorSetIdProto& import = *function.add_opset_import();
+  import.set_domain("");
+  import.set_version(opset);
+  return function;
+}
+
+NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
+                       std::initializer_list<std::string_view> inputs,
+                       std::initializer_list<std::string_view> outputs) {
+  NodeProto& node = *function.add_node();
+  node.set_op_type(std::string(op_type));
+  for (const std::string_view input : inputs) node.add_input(std::string(input));
+  for (const std::string_view output : outputs) node.add_output(std::string(output));
+  return node;
+}
+
+void AddBodyInt64Constant(FunctionProto& function, std::string_view output, const std::vector<std::int64_t>& values,
+                          const std::vector<std::int64_t>& dims) {
+  NodeProto& node = AddBodyNode(function, "Constant", {}, {output});
+  AttributeProto& value = *node.add_attribute();
+  value.set_name("value");
+  value.set_type(AttributeProto::TENSOR);
+  *value.mutable_t() = core::builder::IntTensor(values, dims);
+}
+
+NodeProto CallLocalFunction(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,
+                            FunctionProto function, const std::vector<std::string>& inputs,
+                            const std::vector<std::string>& outputs) {
+  const FunctionProto& added = graph.GetOrAddFunction(std::move(function));
+  NodeProto call;
+  call.set_name(core::builder::DerivedNodeName(graph, pattern, origin));
+  call.set_domain(added.domain());
+  call.set_op_type(added.name());
+  for (const std::string& input : inputs) call.add_input(input);
+  for (const std::string& output : outputs) call.add_output(output);
+  return call;
+}
+
+const std::string& OtherInput(const NodeProto& node, std::string_view value) {
+  return node.input(0) == value ? node.input(1) : node.input(0);
+}
+
+}  // namespace onnxopt::onnx_patterns::attention
