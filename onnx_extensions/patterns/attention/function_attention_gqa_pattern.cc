@@ -66,7 +66,7 @@ utils::RepeatedProtoField<NodeProto> FunctionAttentionGQAPattern::Apply(
   const NodeProto& call = *nodes[0];
   const LocalAttentionVariant variant = GqaVariant(call, *nodes[3]);
   utils::RepeatedProtoField<NodeProto> out;
-  *out.Add() = attention::LocalFunctionCall(
+  *out.Add() = attention::CallLocalFunction(
       graph, kName, call, attention::LocalAttentionFunction(variant, core::builder::OnnxOpset(graph)),
       {call.input(0), nodes[1]->input(0), nodes[4]->input(0), core::builder::OptionalInput(call, 3),
        core::builder::OptionalInput(call, 4), nodes[2]->input(1), nodes[3]->input(1)},

@@ -11,37 +11,6 @@
 
 namespace onnxopt::onnx_patterns::attention {
 
-FunctionProto NewLocalFunction(std::string_view name, std::initializer_list<std::string_view> inputs,
-                               std::initializer_list<std::string_view> outputs, std::int64_t opset) {
-  FunctionProto function;
-  function.set_domain(std::string(kIntermediateDomain));
-  function.set_name(std::string(name));
-  for (const std::string_view input : inputs) function.add_input(std::string(input));
-  for (const std::string_view output : outputs) function.add_output(std::string(output));
-  OperatorSetIdProto& import = *function.add_opset_import();
-  import.set_domain("");
-  import.set_version(opset);
-  return function;
-}
-
-NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
-                       std::initializer_list<std::string_view> inputs,
-                       std::initializer_list<std::string_view> outputs) {
-  NodeProto& node = *function.add_node();
-  node.set_op_type(std::string(op_type));
-  for (const std::string_view input : inputs) node.add_input(std::string(input));
-  for (const std::string_view output : outputs) node.add_output(std::string(output));
-  return node;
-}
-
-void AddBodyConstant(FunctionProto& function, std::string_view output, TensorProto tensor) {
-  NodeProto& node = AddBodyNode(function, "Constant", {}, {output});
-  AttributeProto& value = *node.add_attribute();
-  value.set_name("value");
-  value.set_type(AttributeProto::TENSOR);
-  *value.mutable_t() = std::move(tensor);
-}
-
 TensorProto FloatVector1(int elem_type, double value) {
   TensorProto tensor;
   tensor.set_data_type(elem_type);
@@ -64,19 +33,6 @@ TensorProto FloatVector1(int elem_type, double value) {
                                         " is not a float type");
   }
   return tensor;
-}
-
-NodeProto LocalFunctionCall(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,
-                            FunctionProto function, std::initializer_list<std::string_view> inputs,
-                            std::initializer_list<std::string_view> outputs) {
-  const FunctionProto& added = graph.GetOrAddFunction(std::move(function));
-  NodeProto call;
-  call.set_name(core::builder::DerivedNodeName(graph, pattern, origin));
-  call.set_domain(added.domain());
-  call.set_op_type(added.name());
-  for (const std::string_view input : inputs) call.add_input(std::string(input));
-  for (const std::string_view output : outputs) call.add_output(std::string(output));
-  return call;
 }
 
 std::string_view WhyNotSameDims(const GraphGraph& graph, std::string_view kv, std::string_view expanded) {

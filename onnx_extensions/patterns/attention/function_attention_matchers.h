@@ -13,33 +13,15 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 
 namespace onnxopt::onnx_patterns::attention {
 
 using core::builder::GraphGraph;
 
-// An empty function `name` of the `intermediate` domain with these inputs and outputs,
-// importing the default domain at `opset`.
-FunctionProto NewLocalFunction(std::string_view name, std::initializer_list<std::string_view> inputs,
-                               std::initializer_list<std::string_view> outputs, std::int64_t opset);
-
-// Appends `outputs = op_type(inputs)` (default domain, no name) to the body of `function`.
-NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
-                       std::initializer_list<std::string_view> inputs,
-                       std::initializer_list<std::string_view> outputs);
-
-// Appends `output = Constant<value = tensor>()` to the body of `function`.
-void AddBodyConstant(FunctionProto& function, std::string_view output, TensorProto tensor);
-
 // A 1-D tensor of `elem_type` (float, float16, double or bfloat16) holding `value`.
 TensorProto FloatVector1(int elem_type, double value);
-
-// Adds `function` if the model does not have it yet and returns the call
-// `outputs = intermediate.<function name>(inputs)`, named after `origin`.
-NodeProto LocalFunctionCall(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,
-                            FunctionProto function, std::initializer_list<std::string_view> inputs,
-                            std::initializer_list<std::string_view> outputs);
 
 // Why the key-value tensor `kv` and its head expansion `expanded` are not both known 4-D
 // shapes that agree on the dims 0, 2 and 3 (dims compared as shape inference names them);

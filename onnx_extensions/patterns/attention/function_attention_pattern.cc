@@ -267,12 +267,12 @@ utils::RepeatedProtoField<NodeProto> FunctionAttentionPattern::Apply(GraphGraph&
   const std::string& scale = nodes[kQueryMul]->input(1);
   const FunctionProto body = attention::LocalAttentionFunction(variant, core::builder::OnnxOpset(graph));
   if (variant.gqa) {
-    *out.Add() = attention::LocalFunctionCall(graph, kName, *nodes[kFinal], body,
+    *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[kFinal], body,
                                               {query, keys, values, mask, scale, nodes[kKeyExpand]->input(1),
                                                nodes[kKeyReshape]->input(1)},
                                               {nodes[kFinal]->output(0)});
   } else {
-    *out.Add() = attention::LocalFunctionCall(graph, kName, *nodes[kFinal], body, {query, keys, values, mask, scale},
+    *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[kFinal], body, {query, keys, values, mask, scale},
                                               {nodes[kFinal]->output(0)});
   }
   return out;

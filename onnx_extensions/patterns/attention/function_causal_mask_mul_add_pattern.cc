@@ -95,7 +95,7 @@ utils::RepeatedProtoField<NodeProto> FunctionCausalMaskMulAddPattern::Apply(
   const std::string a = ProducerOf(graph, r1.input(1), "Squeeze")->input(0);
   const std::string b = ProducerOf(graph, r2.input(1), "Squeeze")->input(0);
   utils::RepeatedProtoField<NodeProto> out;
-  *out.Add() = attention::LocalFunctionCall(graph, kName, add,
+  *out.Add() = attention::CallLocalFunction(graph, kName, add,
                                             CausalMaskMulAddFunction(core::builder::OnnxOpset(graph)),
                                             {a, b, mul.input(1)}, {add.output(0)});
   return out;

@@ -4,7 +4,7 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/attention/function_rotary_matchers.h"
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -108,8 +108,7 @@ utils::RepeatedProtoField<NodeProto> FunctionCausalMaskPattern::Apply(
   const NodeProto& u2 = *graph.NodeBefore(sub ? sub->input(0) : cmp.input(1));
   const NodeProto& r1 = *graph.NodeBefore(u1.input(0));
   const NodeProto& r2 = *graph.NodeBefore(u2.input(0));
-  std::vector<std::string> inputs{std::string(SqueezedInput(graph, r2.input(0))),
-                                  std::string(SqueezedInput(graph, r1.input(1)))};
+  std::vector<std::string_view> inputs{SqueezedInput(graph, r2.input(0)), SqueezedInput(graph, r1.input(1))};
   if (sub) inputs.push_back(sub->input(1));
   utils::RepeatedProtoField<NodeProto> out;
   *out.Add() = attention::CallLocalFunction(graph, kName, cmp, CausalMaskBody(shifted, core::builder::OnnxOpset(graph)),

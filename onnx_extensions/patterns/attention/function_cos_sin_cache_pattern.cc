@@ -5,7 +5,7 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/patterns/attention/function_rotary_matchers.h"
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -166,14 +166,14 @@ utils::RepeatedProtoField<NodeProto> FunctionCosSinCachePattern::Apply(
   form.range = graph.NodeBefore(positions);
   form.axes = *ConstantInts(graph, pair.unsqueeze->input(1));
   if (cast) form.to = IntAttr(*nodes[3], "to");
-  std::vector<std::string> inputs;
+  std::vector<std::string_view> inputs;
   if (form.range) {
     inputs = {graph.NodeBefore(form.range->input(0))->input(0), graph.NodeBefore(form.range->input(1))->input(0),
               mul.input(0)};
   } else {
     inputs = {positions, mul.input(0)};
   }
-  const std::vector<std::string> outputs{nodes[cast ? 3 : 1]->output(0), nodes[cast ? 4 : 2]->output(0)};
+  const std::vector<std::string_view> outputs{nodes[cast ? 3 : 1]->output(0), nodes[cast ? 4 : 2]->output(0)};
   utils::RepeatedProtoField<NodeProto> out;
   *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[1], CosSinBody(form, core::builder::OnnxOpset(graph)),
                                             inputs, outputs);

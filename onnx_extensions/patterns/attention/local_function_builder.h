@@ -1,7 +1,7 @@
 #pragma once
-// Helpers of the stage-1 patterns that fold a subgraph into a call to a local function of
-// the `intermediate` domain (../../../../shared/docs/patterns/attention.md, "Local-function
-// conventions"): building the function bodies and the calls.
+// What the stage-1 patterns (Function*) share to fold a subgraph into a call to a local
+// function of the `intermediate` domain (../../../../shared/docs/patterns/attention.md,
+// "Local-function conventions"): building the function bodies and the calls.
 
 #include <cstdint>
 #include <initializer_list>
@@ -26,6 +26,9 @@ FunctionProto NewLocalFunction(std::string_view name, std::initializer_list<std:
 NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
                        std::initializer_list<std::string_view> inputs, std::initializer_list<std::string_view> outputs);
 
+// Appends `output = Constant<value = tensor>()` to the body.
+void AddBodyConstant(FunctionProto& function, std::string_view output, TensorProto tensor);
+
 // Appends `output = Constant<value = int64[dims] {values}>()` to the body (dims empty: a scalar).
 void AddBodyInt64Constant(FunctionProto& function, std::string_view output, const std::vector<std::int64_t>& values,
                           const std::vector<std::int64_t>& dims);
@@ -33,8 +36,8 @@ void AddBodyInt64Constant(FunctionProto& function, std::string_view output, cons
 // Adds `function` to the model when missing and returns the call `outputs =
 // intermediate.<name>(inputs)`, named after `origin`.
 NodeProto CallLocalFunction(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,
-                            FunctionProto function, const std::vector<std::string>& inputs,
-                            const std::vector<std::string>& outputs);
+                            FunctionProto function, const std::vector<std::string_view>& inputs,
+                            const std::vector<std::string_view>& outputs);
 
 // The other input of a two-input node, given one of them (input 1 when both are `value`).
 const std::string& OtherInput(const NodeProto& node, std::string_view value);

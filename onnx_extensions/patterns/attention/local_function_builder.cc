@@ -1,4 +1,6 @@
-#include "onnx_extensions/patterns/attention/function_rotary_matchers.h"
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
+
+#include <utility>
 
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/attention/attention_matchers.h"
@@ -28,25 +30,29 @@ NodeProto& AddBodyNode(FunctionProto& function, std::string_view op_type,
   return node;
 }
 
-void AddBodyInt64Constant(FunctionProto& function, std::string_view output, const std::vector<std::int64_t>& values,
-                          const std::vector<std::int64_t>& dims) {
+void AddBodyConstant(FunctionProto& function, std::string_view output, TensorProto tensor) {
   NodeProto& node = AddBodyNode(function, "Constant", {}, {output});
   AttributeProto& value = *node.add_attribute();
   value.set_name("value");
   value.set_type(AttributeProto::TENSOR);
-  *value.mutable_t() = core::builder::IntTensor(values, dims);
+  *value.mutable_t() = std::move(tensor);
+}
+
+void AddBodyInt64Constant(FunctionProto& function, std::string_view output, const std::vector<std::int64_t>& values,
+                          const std::vector<std::int64_t>& dims) {
+  AddBodyConstant(function, output, core::builder::IntTensor(values, dims));
 }
 
 NodeProto CallLocalFunction(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,
-                            FunctionProto function, const std::vector<std::string>& inputs,
-                            const std::vector<std::string>& outputs) {
+                            FunctionProto function, const std::vector<std::string_view>& inputs,
+                            const std::vector<std::string_view>& outputs) {
   const FunctionProto& added = graph.GetOrAddFunction(std::move(function));
   NodeProto call;
   call.set_name(core::builder::DerivedNodeName(graph, pattern, origin));
   call.set_domain(added.domain());
   call.set_op_type(added.name());
-  for (const std::string& input : inputs) call.add_input(input);
-  for (const std::string& output : outputs) call.add_output(output);
+  for (const std::string_view input : inputs) call.add_input(std::string(input));
+  for (const std::string_view output : outputs) call.add_output(std::string(output));
   return call;
 }
 
