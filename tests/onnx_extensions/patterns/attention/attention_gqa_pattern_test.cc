@@ -6,20 +6,16 @@
 #include <string>
 #include <string_view>
 
+#include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
 namespace onnxopt::onnx_patterns {
 namespace {
 
+using testing::Cat;
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
 
-// Concatenation without operator+ on temporaries (GCC 12 -Warray-bounds false positives).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  std::string text;
-  for (const std::string_view part : parts) text.append(part);
-  return text;
-}
 
 // The scale is applied once instead of on Q and K (attention.md: about 1e-5 in float32).
 constexpr double kTolerance = 1e-5;

@@ -12,33 +12,20 @@
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
+#include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/support/test_support.h"
 
 namespace onnxopt::onnx_patterns {
 namespace {
 
+using testing::Cat;
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
 
-// Concatenation without operator+ on temporaries (GCC 12 -Warray-bounds false positives).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  std::string text;
-  for (const std::string_view part : parts) text.append(part);
-  return text;
-}
 
-// The model `text` optimized with the pattern alone (ExpectRewrite compares the main graph
-// only; the tests below read the functions and imports).
 ModelProto Optimized(std::string_view text) {
-  onnx_shapes::RegisterShapeFunctions();
-  onnx_kernels::RegisterKernels();
-  core::builder::GraphBuilder builder(testing::ParseText(text));
-  core::builder::OptimizerOptions options;
-  options.registered = core::builder::PatternSelection::None();
-  GraphGraph graph(builder, {std::make_shared<FunctionCausalMaskMulAddPattern>()}, options);
-  graph.Optimize();
-  return std::move(builder).TakeModel();
+  return testing::OptimizeWithPattern(std::make_shared<FunctionCausalMaskMulAddPattern>(), text);
 }
 
 std::vector<std::string> BodyOpTypes(const FunctionProto& function) {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "tests/onnx_extensions/patterns/attention/function_rotary_test_util.h"
+#include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
 namespace onnxopt::onnx_patterns {

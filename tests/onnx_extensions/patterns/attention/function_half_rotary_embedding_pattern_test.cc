@@ -6,7 +6,7 @@
 #include <string>
 
 #include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
-#include "tests/onnx_extensions/patterns/attention/function_rotary_test_util.h"
+#include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
 namespace onnxopt::onnx_patterns {

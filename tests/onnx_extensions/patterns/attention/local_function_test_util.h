@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +21,14 @@
 #include "tests/support/test_support.h"
 
 namespace onnxopt::testing {
+
+// Concatenation without operator+ on temporaries (GCC 12 -Warray-bounds false positives),
+// for model texts assembled from parts.
+inline std::string Cat(std::initializer_list<std::string_view> parts) {
+  std::string text;
+  for (const std::string_view part : parts) text.append(part);
+  return text;
+}
 
 // `model` optimized with `patterns` alone.
 inline ModelProto OptimizeWithPatterns(
