@@ -14,6 +14,16 @@ std::string_view NumericalClassName(NumericalClass numerics) {
   return "unknown";
 }
 
+std::string_view OptimizationStageName(OptimizationStage stage) {
+  switch (stage) {
+    case OptimizationStage::kBeforeShapeInference: return "before-shape-inference";
+    case OptimizationStage::kMain: return "main";
+    case OptimizationStage::kAfterPatterns: return "after-patterns";
+    case OptimizationStage::kFinal: return "final";
+  }
+  return "unknown";
+}
+
 namespace {
 
 std::string NodeLabel(const NodeProto* node) {

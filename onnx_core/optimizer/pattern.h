@@ -47,6 +47,16 @@ enum class NumericalClass {
 // "exact", "rounding", "approximate": the names `onnxopt patterns` shows.
 std::string_view NumericalClassName(NumericalClass numerics);
 
+// When a pattern or pass runs in GraphGraph::Optimize (graph_pass.h explains the stages).
+enum class OptimizationStage {
+  kBeforeShapeInference,
+  kMain,
+  kAfterPatterns,
+  kFinal,
+};
+// "before-shape-inference", "main", "after-patterns", "final".
+std::string_view OptimizationStageName(OptimizationStage stage);
+
 // Why a candidate was rejected: a literal reason and the C++ line that rejected it.
 struct NoMatchReason {
   std::string_view reason;  // a string literal: no allocation on the matching path
@@ -95,6 +105,9 @@ class PatternOptimization {
   MatchResult Matched(std::vector<const NodeProto*> nodes, const NodeProto* insert_at = nullptr) const;
   MatchResult NoMatch(const NodeProto& candidate, std::string_view reason,
                       SourceLocation where = SourceLocation::current()) const;
+
+  // The stage the pattern belongs to (graph_pass.h).
+  virtual OptimizationStage Stage() const { return OptimizationStage::kMain; }
 
   // Lower runs first: the driver only tries patterns whose priority is at most its
   // current threshold, and raises the threshold when nothing matches.
