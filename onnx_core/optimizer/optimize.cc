@@ -413,6 +413,7 @@ class GraphGraph::Driver {
     start = Clock::now();
     const FoldResult folding =
         FoldNodes(g_.builder_, shapes_known ? WithoutIdentities(in_order) : std::vector<const NodeProto*>{}, g_.options_.fold);
+    report_.AddNotFolded(folding.skipped);
     report_.constant_folding_time_ns += Since(start);
     const std::unordered_set<const NodeProto*> folded(folding.folded_node_addresses.begin(),
                                                       folding.folded_node_addresses.end());
@@ -728,6 +729,7 @@ class GraphGraph::Driver {
     const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
     const FoldResult folding = FoldNodes(builder, candidates, g_.options_.fold);
+    report_.AddNotFolded(folding.skipped);
     if (folding.folded_nodes > 0) {
       LocalRewriting record = OperationRecord("FoldConstants", nodes, initializers, {});
       for (std::size_t i = initializers.size(); i < static_cast<std::size_t>(builder.Initializers().size()); ++i) {

@@ -94,6 +94,12 @@ void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
   }
   for (const auto& [key, count] : nested.no_match_counts_) no_match_counts_[key] += count;
   subgraphs.insert(subgraphs.end(), nested.subgraphs.begin(), nested.subgraphs.end());
+  AddNotFolded(nested.not_folded);
+}
+
+void OptimizationReport::AddNotFolded(const std::vector<std::string>& skipped) {
+  for (const std::string& line : skipped)
+    if (not_folded_seen_.insert(line).second) not_folded.push_back(line);
 }
 
 void OptimizationReport::SortNoMatches() {
@@ -161,6 +167,8 @@ std::string OptimizationReport::ToString() const {
     text += Milliseconds(stats.time_ns) + ", " + std::to_string(stats.iterations) + ", " + std::to_string(stats.rewrites) +
             "\n";
   }
+  if (!not_folded.empty()) text += "constants not folded (" + std::to_string(not_folded.size()) + "):\n";
+  for (const std::string& line : not_folded) text += "  " + line + "\n";
   if (!no_matches.empty()) text += "rejected candidates (count, pattern, reason, where):\n";
   for (const NoMatchStats& stats : no_matches) {
     std::string file = stats.file;
@@ -239,6 +247,9 @@ std::string OptimizationReport::ToJson() const {
     json.Key("rewrites").Int(static_cast<std::int64_t>(stats.rewrites));
     json.EndObject();
   }
+  json.EndArray();
+  json.Key("not_folded").BeginArray();
+  for (const std::string& line : not_folded) json.String(line);
   json.EndArray();
   json.Key("no_matches").BeginArray();
   for (const NoMatchStats& stats : no_matches) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string_view>
 #include <string>
 #include <tuple>
@@ -87,6 +88,9 @@ struct OptimizationReport {
   std::vector<CleanupStats> cleanup;        // in first-run order
   std::vector<NoMatchStats> no_matches;     // when collected, most frequent first
   std::vector<SubgraphStats> subgraphs;     // in optimization order (innermost first)
+  // All-constant nodes that folding left alone: "name (OpType): reason" (too large, no
+  // kernel, external data...), each node once, in the order folding met them.
+  std::vector<std::string> not_folded;
 
   std::int64_t TotalTimeNs() const;
   std::string ToString() const;  // for people
@@ -100,9 +104,11 @@ struct OptimizationReport {
   // Adds the counters of a nested graph's report (not its phase times).
   void MergeCounters(const OptimizationReport& nested);
   void SortNoMatches();
+  void AddNotFolded(const std::vector<std::string>& skipped);
 
  private:
   std::map<std::tuple<std::string, std::string, unsigned, std::string>, std::size_t> no_match_counts_;
+  std::set<std::string> not_folded_seen_;
 };
 
 }  // namespace onnxopt::core::builder

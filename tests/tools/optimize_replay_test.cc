@@ -254,6 +254,65 @@ TEST_F(OptimizeReplayTest, AFamilyNameSelectsItsPatterns) {
   }
 }
 
+TEST_F(OptimizeReplayTest, OutputMayBeTheSecondPositionalArgument) {
+  ExpectUsageError(Onnxopt({"optimize", WriteModel(kCastModel).string(), Out("p.onnx").string(), "-o",
+                            Out("q.onnx").string()}),
+                   "two outputs");
+  const CommandResult result = Onnxopt({"optimize", WriteModel(kCastModel).string(), Out("o.onnx").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(fs::exists(Out("o.onnx")));
+}
+
+// (x * 0.1) * (z * 0.3) becomes (x * z) * 0.03 (MulMulMulScalarPattern): equal within
+// the default tolerances of float, not bit for bit.
+constexpr const char* kRoundingModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[1000] x, float[1000] z) => (float[1000] y) {
+    a = Constant <value = float {0.1}> ()
+    b = Constant <value = float {0.3}> ()
+    t = Mul (x, a)
+    u = Mul (z, b)
+    y = Mul (t, u)
+  })ONNX";
+
+TEST_F(OptimizeReplayTest, CheckComparesTheSavedModelWithTheOriginal) {
+  const std::string model = WriteModel(kRoundingModel).string();
+  const CommandResult equal = Onnxopt({"optimize", model, Out("o.onnx").string(), "--patterns",
+                                       "MulMulMulScalarPattern", "--check", "2"});
+  ASSERT_EQ(equal.exit_code, 0) << equal.output;
+  EXPECT_NE(equal.output.find("check: the same outputs as the original on 2 random input sets"), std::string::npos)
+      << equal.output;
+  const CommandResult exact = Onnxopt({"optimize", model, Out("p.onnx").string(), "--patterns",
+                                       "MulMulMulScalarPattern", "--check", "1", "--check-atol", "0",
+                                       "--check-rtol", "0"});
+  EXPECT_EQ(exact.exit_code, 5) << "rounding differs somewhere among 1000 elements:\n" << exact.output;
+  EXPECT_NE(exact.output.find("MISMATCH y"), std::string::npos) << exact.output;
+  EXPECT_NE(exact.output.find("differ from the original's on input set 1 of 1 (seed 0)"), std::string::npos)
+      << exact.output;
+  EXPECT_TRUE(fs::exists(Out("p.onnx"))) << "the output stays for inspection";
+}
+
+TEST_F(OptimizeReplayTest, FoldSizeLimitLeavesLargeConstantsAndTheReportSaysWhy) {
+  // Expand makes a 4 KiB float tensor from 8 bytes of inputs.
+  const std::string model = WriteModel(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1024] x) => (float[1024] y) {
+      one = Constant <value = float[1] {1.0}> ()
+      shape = Constant <value = int64[1] {1024}> ()
+      big = Expand (one, shape)
+      y = Add (x, big)
+    })ONNX").string();
+  const CommandResult limited = Onnxopt({"optimize", model, Out("o.onnx").string(), "--patterns", "none",
+                                         "--fold-size-limit", "1K", "--report"});
+  ASSERT_EQ(limited.exit_code, 0) << limited.output;
+  EXPECT_NE(limited.output.find("constants not folded (1):"), std::string::npos) << limited.output;
+  EXPECT_NE(limited.output.find("Expand"), std::string::npos) << limited.output;
+  const CommandResult allowed = Onnxopt({"optimize", model, Out("p.onnx").string(), "--patterns", "none",
+                                         "--fold-size-limit", "1M", "--report"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.output;
+  EXPECT_EQ(allowed.output.find("constants not folded"), std::string::npos) << allowed.output;
+}
+
 TEST_F(OptimizeReplayTest, UsageErrors) {
   const std::string model = WriteModel(kCastModel).string();
   const std::string out = Out("o.onnx").string();
@@ -269,6 +328,9 @@ TEST_F(OptimizeReplayTest, UsageErrors) {
     ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--max-iter", bad}), "--max-iter expects a positive");
   }
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record"}), "needs a value");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--check", "0"}), "--check expects a positive");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--check-atol", "0"}), "need --check N");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--fold-size-limit", "lots"}), "--fold-size-limit");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", out}), "two outputs");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", Out("./o.onnx").string()}), "two outputs");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--no-fold=1"}), "takes no value");

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
@@ -26,6 +27,8 @@
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/file_plan.h"
+#include "tools/onnxopt/model_comparison.h"
+#include "tools/onnxopt/model_inputs.h"
 #include "tools/onnxopt/model_summary.h"
 #include "tools/onnxopt/progress.h"
 
@@ -33,9 +36,10 @@ namespace onnxopt::cli {
 
 namespace {
 
-constexpr const char* kUsageLine = "onnxopt optimize MODEL -o OUTPUT [--patterns SELECTION] [options]";
+constexpr const char* kUsageLine = "onnxopt optimize MODEL (-o OUTPUT | OUTPUT) [--patterns SELECTION] [options]";
 
 constexpr const char* kHelp = R"(usage: onnxopt optimize MODEL -o OUTPUT [options]
+       onnxopt optimize MODEL OUTPUT [options]
 
 Loads MODEL (with its external data), rewrites it into an equivalent, cheaper graph and
 saves the result to OUTPUT. The optimizer first folds every node whose inputs are all
@@ -51,7 +55,9 @@ read whole before it is replaced). The name OUTPUT.data is reserved for OUTPUT's
 data file even when none is written.
 
 options:
-  -o, --output PATH               where to save the optimized model (required)
+  -o, --output PATH               where to save the optimized model (required; it may
+                                  also be given as the second positional argument, as
+                                  onnx-simplifier and onnxoptimizer take it)
   --patterns SELECTION            which registered patterns to apply (default: default):
                                     default          every registered pattern that keeps
                                                      the model's results (numerics
@@ -72,6 +78,18 @@ options:
                                   ones.
   --no-fold                       do not fold all-constant nodes before the first round
                                   (nodes created by rewrites are still folded)
+  --fold-size-limit SIZE          the largest tensor constant folding may create, in
+                                  bytes (suffixes K, M, G; default 1M): a larger constant
+                                  stays a node computing it. --report lists the constants
+                                  not folded and why.
+  --check N                       after saving, run the original and the saved model with
+                                  the reference evaluator on N sets of random inputs
+                                  (seeds 0..N-1, symbolic dims 2) and compare the outputs
+                                  as `onnxopt verify` does; exit 5 if one differs (the
+                                  outputs stay written, for inspection). Keeps a copy of
+                                  the original model in memory.
+  --check-atol A, --check-rtol R  the tolerances of --check (default: by element type, as
+                                  in `onnxopt verify`)
   --max-iter N                    stop after N rounds (a positive integer; default:
                                   max(node count, 10) x number of pattern priorities)
   --record FILE                   save the applied rewrites to FILE, for `onnxopt replay`
@@ -87,6 +105,7 @@ options:
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
+  onnxopt optimize model.onnx model.opt.onnx --check 3    # optimize and prove it on 3 input sets
   onnxopt optimize model.onnx -o out.onnx --patterns default,-CastCastPattern --report
   onnxopt optimize model.onnx -o out.onnx --patterns default,+CastOpCastPattern  # opt in
   onnxopt optimize model.onnx -o out.onnx --patterns none --no-fold   # cleanup only
@@ -123,6 +142,48 @@ core::builder::PatternSelection ParseSelection(const std::string& text) {
   } catch (const Error& error) {
     throw UsageError("--patterns '" + text + "': " + error.what() + "; " + RegisteredNamesText());
   }
+}
+
+// --check N and its tolerances.
+struct OutputCheck {
+  int runs = 0;
+  core::eval::ToleranceOptions tolerances;
+};
+
+OutputCheck ParseOutputCheck(const Arguments& args) {
+  OutputCheck check;
+  if (auto runs = args.Value("--check")) {
+    auto [end, error] = std::from_chars(runs->data(), runs->data() + runs->size(), check.runs);
+    if (error != std::errc() || end != runs->data() + runs->size() || check.runs <= 0)
+      throw UsageError("--check expects a positive number of input sets, not '" + *runs + "'");
+  }
+  if (auto atol = args.Value("--check-atol")) check.tolerances.atol = ParseNonNegativeNumber(*atol, "--check-atol");
+  if (auto rtol = args.Value("--check-rtol")) check.tolerances.rtol = ParseNonNegativeNumber(*rtol, "--check-rtol");
+  if (check.runs == 0 && (check.tolerances.atol || check.tolerances.rtol))
+    throw UsageError("--check-atol and --check-rtol need --check N");
+  return check;
+}
+
+// Runs the original and the model saved at `output` (read back, so that what is checked
+// is the file) on `check.runs` random input sets; prints the comparison of a set that
+// differs, and a one-line verdict.
+int CheckSavedModel(const ModelProto& original, const std::string& input, const std::string& output,
+                    const OutputCheck& check, bool quiet) {
+  const ModelProto saved = core::ir::LoadModel(output);
+  for (int run = 0; run < check.runs; ++run) {
+    RandomInputOptions inputs;
+    inputs.seed = static_cast<std::uint32_t>(run);
+    std::ostringstream details;
+    if (!CompareOnRandomInputs(original, input, saved, output, inputs, check.tolerances, details)) {
+      std::cout << details.str() << "check: the optimized model's outputs differ from the original's on input set "
+                << run + 1 << " of " << check.runs << " (seed " << run << ")\n";
+      return kMismatch;
+    }
+  }
+  if (!quiet)
+    std::cout << "check: the same outputs as the original on " << check.runs << " random input set"
+              << (check.runs == 1 ? "" : "s") << "\n";
+  return kOk;
 }
 
 int ParseMaxIter(const std::string& text) {
@@ -173,16 +234,24 @@ void PrintRewrites(const core::builder::OptimizationReport& report,
 int RunOptimize(const std::vector<std::string>& raw_args) {
   Arguments args(raw_args,
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
-                  "--report-json"},
+                  "--report-json", "--fold-size-limit", "--check", "--check-atol", "--check-rtol"},
                  {"-q", "--quiet", "--no-fold", "--report"});
   const std::string pattern_text = args.Value("--patterns").value_or("default");
-  const std::string input = args.Positional(1, 1)[0];
+  const std::vector<std::string>& positional = args.Positional(1, 2);
+  const std::string input = positional[0];
   auto output = args.Value("-o");
   if (!output) output = args.Value("--output");
+  if (positional.size() == 2) {
+    if (output) throw UsageError("two outputs: -o " + *output + " and " + positional[1]);
+    output = positional[1];
+  }
   if (!output) throw UsageError("missing -o OUTPUT");
   core::builder::OptimizerOptions options;
   options.registered = ParseSelection(pattern_text);
   options.fold_constants_first = !args.Flag("--no-fold");
+  if (auto limit = args.Value("--fold-size-limit"))
+    options.fold.max_output_bytes = ParseByteCount(*limit, "--fold-size-limit");
+  const OutputCheck check = ParseOutputCheck(args);
   const bool print_report = args.Flag("--report");
   const int max_iter = args.Value("--max-iter") ? ParseMaxIter(*args.Value("--max-iter")) : -1;
   const std::optional<std::string> record_path = args.Value("--record");
@@ -219,6 +288,8 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const std::string fingerprint = record_path ? core::builder::ModelFingerprint(model) : std::string();
   std::optional<ModelProto> skeleton;
   if (record_path) skeleton = core::builder::ReplaySkeleton(model);
+  // --check compares with the model as loaded, which OUTPUT may replace on disk.
+  const std::optional<ModelProto> original = check.runs > 0 ? std::optional<ModelProto>(model) : std::nullopt;
   core::builder::GraphBuilder builder(std::move(model));
   core::builder::OptimizationReport report;
   std::vector<core::builder::LocalRewriting> rewrites;
@@ -254,6 +325,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     const std::string text = report.ToString();
     std::cout << text << (text.ends_with('\n') ? "" : "\n");
   }
+  if (original) return CheckSavedModel(*original, input, *output, check, quiet);
   return kOk;
 }
 

@@ -50,7 +50,7 @@ void PrintHelp(const std::vector<onnxopt::cli::Command>& commands) {
   std::cout << "\n'onnxopt COMMAND --help' describes a command. Every command accepts --max-tensor-bytes N,\n"
                "the largest tensor onnxopt may allocate (default: a quarter of the physical memory).\n"
                "Exit codes: 0 success, 1 usage error, 2 invalid model or unreadable/unwritable file, 3 internal error,\n"
-               "5 (verify) the models' outputs differ.\n";
+               "5 (verify, optimize --check) the models' outputs differ.\n";
 }
 
 }  // namespace

@@ -1,0 +1,24 @@
+#pragma once
+// Comparing two models' outputs on random inputs: the core of `onnxopt verify`, also run
+// by `onnxopt optimize --check`.
+
+#include <ostream>
+#include <string>
+
+#include "onnx_core/eval/value_comparison.h"
+#include "onnx_core/ir/onnx_pb.h"
+#include "tools/onnxopt/model_inputs.h"
+
+namespace onnxopt::cli {
+
+// Runs both models with the reference evaluator on one draw of random inputs
+// (options.seed; the inputs either model needs, each model receiving those it declares)
+// and one evaluation seed, compares the outputs by name (onnxopt verify --help gives the
+// rules), prints one line per output and the verdict to `out`, and returns whether every
+// comparable output matches. `name_a` and `name_b` name the models in messages. A model
+// that fails to run throws ModelError naming it.
+bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
+                           const std::string& name_b, const RandomInputOptions& options,
+                           const core::eval::ToleranceOptions& tolerances, std::ostream& out);
+
+}  // namespace onnxopt::cli
