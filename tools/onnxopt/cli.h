@@ -55,6 +55,7 @@ struct Command {
 };
 
 Command InfoCommand();
+Command MemoryCommand();
 Command OptimizeCommand();
 Command PatternsCommand();
 Command ReplayCommand();
