@@ -6,25 +6,18 @@
 
 namespace onnxopt::core::memory {
 
-void CopyEliminationPass::Run(builder::GraphGraph &graph,
-                              builder::PassResult &result) const {
-  builder::GraphBuilder &builder = graph.Builder();
+void CopyEliminationPass::Run(builder::GraphGraph& graph, builder::PassResult& result) const {
+  builder::GraphBuilder& builder = graph.Builder();
   const MemoryOptions options;
-  CopyEliminationResult eliminated =
-      EliminateCopies(builder, builder.IsRoot(), options);
+  CopyEliminationResult eliminated = EliminateCopies(builder, builder.IsRoot(), options);
   result.modified_nodes = std::move(eliminated.modified_nodes);
   result.value_renames = std::move(eliminated.value_renames);
-  result.counters["copies"] +=
-      static_cast<std::int64_t>(eliminated.verdicts.size());
-  result.counters["deleted"] +=
-      static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kDeleted));
-  result.counters["elided"] +=
-      static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kElided));
-  result.counters["kept"] +=
-      static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kKept));
-  result.counters["constraints"] +=
-      static_cast<std::int64_t>(eliminated.constraints.size());
+  result.counters["copies"] += static_cast<std::int64_t>(eliminated.verdicts.size());
+  result.counters["deleted"] += static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kDeleted));
+  result.counters["elided"] += static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kElided));
+  result.counters["kept"] += static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kKept));
+  result.counters["constraints"] += static_cast<std::int64_t>(eliminated.constraints.size());
   result.counters["nodes_moved"] += eliminated.nodes_moved;
 }
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

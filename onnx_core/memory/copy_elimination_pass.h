@@ -14,16 +14,12 @@ namespace onnxopt::core::memory {
 /// the five rules of shared/docs/copy-elimination.md prove that nobody can
 /// observe the sharing.
 class CopyEliminationPass final : public builder::GraphPass {
-public:
+ public:
   static constexpr std::string_view kName = "CopyElimination";
-  static constexpr builder::NumericalClass kNumerics =
-      builder::NumericalClass::kExact;
+  static constexpr builder::NumericalClass kNumerics = builder::NumericalClass::kExact;
   std::string Name() const override { return std::string(kName); }
-  builder::OptimizationStage Stage() const override {
-    return builder::OptimizationStage::kFinal;
-  }
-  void Run(builder::GraphGraph &graph,
-           builder::PassResult &result) const override;
+  builder::OptimizationStage Stage() const override { return builder::OptimizationStage::kFinal; }
+  void Run(builder::GraphGraph& graph, builder::PassResult& result) const override;
 };
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

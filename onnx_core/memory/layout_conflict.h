@@ -11,17 +11,16 @@ class MemoryGraph;
 
 enum class AnchorAttribute {
   kNormalOutput,
-  kUserInput,       // top-level graph input (caller memory)
-  kImmutableOutput, // initializer, Constant output
-  kReferenceOutput, // output aliasing an input
+  kUserInput,        // top-level graph input (caller memory)
+  kImmutableOutput,  // initializer, Constant output
+  kReferenceOutput,  // output aliasing an input
   kNormalInput,
-  kUserOutput,      // slot of the top-level graph outputs
-  kContinuousInput, // declared contiguous input
+  kUserOutput,       // slot of the top-level graph outputs
+  kContinuousInput,  // declared contiguous input
 };
 
 // True when one buffer holding every value of `values` (and every use of them)
 // would put two anchors with conflicting layout demands together.
-bool LayoutConflict(const MemoryGraph &graph,
-                    const std::vector<std::string> &values);
+bool LayoutConflict(const MemoryGraph& graph, const std::vector<std::string>& values);
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

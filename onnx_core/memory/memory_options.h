@@ -13,19 +13,18 @@
 namespace onnxopt::core::memory {
 
 struct MemoryOptionTexts {
-  std::string output_reuse_input; // "0,0|1,1" (graph input, graph output);
-                                  // names accepted
-  std::string input_reuse;        // "0,1"; names accepted
-  std::vector<std::string> keep_copies; // node names or output names
-  std::vector<std::string> ordering;    // "BEFORE:AFTER"
-  std::string visit_order;              // "reverse" (default) or "topological"
-  std::string inplace_ops; // "scatter,tensor_scatter,gqa", "none", "" (all)
+  std::string output_reuse_input;        // "0,0|1,1" (graph input, graph output);
+                                         // names accepted
+  std::string input_reuse;               // "0,1"; names accepted
+  std::vector<std::string> keep_copies;  // node names or output names
+  std::vector<std::string> ordering;     // "BEFORE:AFTER"
+  std::string visit_order;               // "reverse" (default) or "topological"
+  std::string inplace_ops;               // "scatter,tensor_scatter,gqa", "none", "" (all)
   bool identity_is_view = false;
 };
 
 // Validates every text against `graph` (the model's main graph); throws
 // onnxopt::Error naming the offending token.
-MemoryOptions ParseMemoryOptions(const MemoryOptionTexts &texts,
-                                 const GraphProto &graph);
+MemoryOptions ParseMemoryOptions(const MemoryOptionTexts& texts, const GraphProto& graph);
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

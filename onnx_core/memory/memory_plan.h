@@ -26,46 +26,39 @@
 namespace onnxopt::core::memory {
 
 struct InPlaceWrite {
-  const NodeProto *node = nullptr;
+  const NodeProto* node = nullptr;
   int input = 0;
-  bool clobber = false;  // ScopeWriteable rather than Writeable
-  std::string violation; // empty: safe to run in place
+  bool clobber = false;   // ScopeWriteable rather than Writeable
+  std::string violation;  // empty: safe to run in place
   // The other nodes reading the buffer version the write overwrites (when the
   // write is safe, all scheduled before it: the orderings that keep it safe).
-  std::vector<const NodeProto *> readers;
+  std::vector<const NodeProto*> readers;
 };
 
 // Every declared write and clobber of `graph`, with the reason it may not run
 // in place.
-std::vector<InPlaceWrite> CheckInPlaceWrites(const MemoryGraph &graph,
-                                             const MemoryOptions &options);
+std::vector<InPlaceWrite> CheckInPlaceWrites(const MemoryGraph& graph, const MemoryOptions& options);
 
 // The writers among `writes` that must run out of place.
-std::set<const NodeProto *>
-UnsafeWriters(const std::vector<InPlaceWrite> &writes);
+std::set<const NodeProto*> UnsafeWriters(const std::vector<InPlaceWrite>& writes);
 
 // Byte size of a value; nullopt when unknown.
-using SizeQuery =
-    std::function<std::optional<std::int64_t>(std::string_view value)>;
+using SizeQuery = std::function<std::optional<std::int64_t>(std::string_view value)>;
 
 struct MemoryCost {
-  std::int64_t copies = 0; // copy nodes that copy, plus writers out of place
+  std::int64_t copies = 0;  // copy nodes that copy, plus writers out of place
   std::int64_t bytes_copied = 0;
-  std::int64_t peak_bytes =
-      0; // intermediate buffers (graph inputs and initializers apart)
+  std::int64_t peak_bytes = 0;  // intermediate buffers (graph inputs and initializers apart)
   std::int64_t input_bytes = 0;
   std::int64_t initializer_bytes = 0;
-  std::int64_t unknown_sizes =
-      0; // buffers whose size is unknown (counted as 0)
+  std::int64_t unknown_sizes = 0;  // buffers whose size is unknown (counted as 0)
 };
 
 // The cost of the plan in which every copy of `graph` copies (except the elided
 // ones it was built with) and the writers of `out_of_place` copy their written
 // input (`writes` as CheckInPlaceWrites found them; `graph` built with the same
 // `out_of_place`).
-MemoryCost PlanCost(const MemoryGraph &graph,
-                    const std::vector<InPlaceWrite> &writes,
-                    const std::set<const NodeProto *> &out_of_place,
-                    const SizeQuery &size_of);
+MemoryCost PlanCost(const MemoryGraph& graph, const std::vector<InPlaceWrite>& writes,
+                    const std::set<const NodeProto*>& out_of_place, const SizeQuery& size_of);
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

@@ -11,7 +11,7 @@ namespace onnxopt::core::memory {
 
 namespace {
 
-void WriteCost(JsonWriter &json, const MemoryCost &cost) {
+void WriteCost(JsonWriter& json, const MemoryCost& cost) {
   json.BeginObject();
   json.Key("copies").Int(cost.copies);
   json.Key("bytes_copied").Int(cost.bytes_copied);
@@ -22,30 +22,26 @@ void WriteCost(JsonWriter &json, const MemoryCost &cost) {
   json.EndObject();
 }
 
-} // namespace
+}  // namespace
 
-SizeQuery SizeQueryOf(const builder::GraphBuilder &graph) {
+SizeQuery SizeQueryOf(const builder::GraphBuilder& graph) {
   return [&graph](std::string_view value) -> std::optional<std::int64_t> {
-    const shapes::SymTensor *tensor = graph.GetShape(value);
-    if (tensor == nullptr || tensor->kind != shapes::SymTensor::Kind::kTensor ||
-        !tensor->shape.HasRank())
+    const shapes::SymTensor* tensor = graph.GetShape(value);
+    if (tensor == nullptr || tensor->kind != shapes::SymTensor::Kind::kTensor || !tensor->shape.HasRank())
       return std::nullopt;
     const std::size_t element = eval::StorageBytes(tensor->elem_type);
-    if (element == 0)
-      return std::nullopt;
+    if (element == 0) return std::nullopt;
     std::int64_t bytes = static_cast<std::int64_t>(element);
-    for (const shapes::SymDim &dim : tensor->shape.Dims()) {
+    for (const shapes::SymDim& dim : tensor->shape.Dims()) {
       const std::optional<std::int64_t> size = dim.Constant();
-      if (!size)
-        return std::nullopt;
+      if (!size) return std::nullopt;
       bytes *= *size;
     }
     return bytes;
   };
 }
 
-MemoryReport PlanMemory(builder::GraphBuilder &graph,
-                        const MemoryOptions &options) {
+MemoryReport PlanMemory(builder::GraphBuilder& graph, const MemoryOptions& options) {
   MemoryReport report;
   const ElementTypeQuery type_of = TypeQueryOf(graph);
   const std::set<std::string> functions = FunctionKeys(graph.Functions());
@@ -53,72 +49,53 @@ MemoryReport PlanMemory(builder::GraphBuilder &graph,
   {
     const MemoryGraph full(graph.Graph(), true, options, type_of, functions);
     const std::vector<InPlaceWrite> writes = CheckInPlaceWrites(full, options);
-    std::set<const NodeProto *> every_writer;
-    for (const InPlaceWrite &write : writes)
-      if (!write.clobber)
-        every_writer.insert(write.node);
-    for (const NodeProto *node : full.Nodes())
-      report.copies_before += full.IsCopy(*node) ? 1 : 0;
-    const MemoryGraph functional(graph.Graph(), true, options, type_of,
-                                 functions, {}, every_writer);
+    std::set<const NodeProto*> every_writer;
+    for (const InPlaceWrite& write : writes)
+      if (!write.clobber) every_writer.insert(write.node);
+    for (const NodeProto* node : full.Nodes()) report.copies_before += full.IsCopy(*node) ? 1 : 0;
+    const MemoryGraph functional(graph.Graph(), true, options, type_of, functions, {}, every_writer);
     report.before = PlanCost(functional, writes, every_writer, size_of);
     report.writers = static_cast<std::int64_t>(every_writer.size());
   }
   report.elimination = EliminateCopies(graph, true, options);
-  const MemoryGraph eliminated(graph.Graph(), true, options, type_of, functions,
-                               report.elimination.elided);
-  const std::vector<InPlaceWrite> writes =
-      CheckInPlaceWrites(eliminated, options);
-  const std::set<const NodeProto *> unsafe = UnsafeWriters(writes);
-  for (const InPlaceWrite &write : writes)
-    if (!write.clobber && !unsafe.contains(write.node))
-      ++report.writers_in_place;
-  const MemoryGraph planned(graph.Graph(), true, options, type_of, functions,
-                            report.elimination.elided, unsafe);
+  const MemoryGraph eliminated(graph.Graph(), true, options, type_of, functions, report.elimination.elided);
+  const std::vector<InPlaceWrite> writes = CheckInPlaceWrites(eliminated, options);
+  const std::set<const NodeProto*> unsafe = UnsafeWriters(writes);
+  for (const InPlaceWrite& write : writes)
+    if (!write.clobber && !unsafe.contains(write.node)) ++report.writers_in_place;
+  const MemoryGraph planned(graph.Graph(), true, options, type_of, functions, report.elimination.elided, unsafe);
   report.after = PlanCost(planned, writes, unsafe, size_of);
   return report;
 }
 
-std::string ReportText(const MemoryReport &report) {
+std::string ReportText(const MemoryReport& report) {
   std::ostringstream out;
-  const auto &elimination = report.elimination;
+  const auto& elimination = report.elimination;
   out << "copy nodes: " << report.copies_before << " -> "
-      << report.copies_before -
-             static_cast<std::int64_t>(
-                 elimination.Count(CopyVerdict::Kind::kDeleted) +
-                 elimination.Count(CopyVerdict::Kind::kElided))
-      << " (deleted " << elimination.Count(CopyVerdict::Kind::kDeleted)
-      << ", elided " << elimination.Count(CopyVerdict::Kind::kElided)
-      << ", kept " << elimination.Count(CopyVerdict::Kind::kKept) << ")\n";
-  out << "in-place writers: " << report.writers_in_place << " of "
-      << report.writers << " run in place\n";
-  out << "copies executed: " << report.before.copies << " -> "
-      << report.after.copies << "\n";
-  out << "bytes copied: " << report.before.bytes_copied << " -> "
-      << report.after.bytes_copied << "\n";
-  out << "peak memory: " << report.before.peak_bytes << " -> "
-      << report.after.peak_bytes << " bytes (graph inputs "
-      << report.after.input_bytes << " and initializers "
-      << report.after.initializer_bytes << " bytes apart)\n";
+      << report.copies_before - static_cast<std::int64_t>(elimination.Count(CopyVerdict::Kind::kDeleted) +
+                                                          elimination.Count(CopyVerdict::Kind::kElided))
+      << " (deleted " << elimination.Count(CopyVerdict::Kind::kDeleted) << ", elided "
+      << elimination.Count(CopyVerdict::Kind::kElided) << ", kept " << elimination.Count(CopyVerdict::Kind::kKept)
+      << ")\n";
+  out << "in-place writers: " << report.writers_in_place << " of " << report.writers << " run in place\n";
+  out << "copies executed: " << report.before.copies << " -> " << report.after.copies << "\n";
+  out << "bytes copied: " << report.before.bytes_copied << " -> " << report.after.bytes_copied << "\n";
+  out << "peak memory: " << report.before.peak_bytes << " -> " << report.after.peak_bytes << " bytes (graph inputs "
+      << report.after.input_bytes << " and initializers " << report.after.initializer_bytes << " bytes apart)\n";
   if (report.after.unknown_sizes > 0)
-    out << "buffers of unknown size (counted as 0): "
-        << report.after.unknown_sizes << " (bind dims with --dim)\n";
-  out << "constraints: " << elimination.constraints.size()
-      << ", nodes moved: " << elimination.nodes_moved << "\n";
-  for (const CopyVerdict &verdict : elimination.verdicts) {
+    out << "buffers of unknown size (counted as 0): " << report.after.unknown_sizes << " (bind dims with --dim)\n";
+  out << "constraints: " << elimination.constraints.size() << ", nodes moved: " << elimination.nodes_moved << "\n";
+  for (const CopyVerdict& verdict : elimination.verdicts) {
     out << "  " << verdict.copy << ": " << VerdictText(verdict);
-    if (!verdict.path.empty())
-      out << "  path " << verdict.path;
-    for (const auto &[before, after] : verdict.constraints)
-      out << "  constraint " << before << " -> " << after;
+    if (!verdict.path.empty()) out << "  path " << verdict.path;
+    for (const auto& [before, after] : verdict.constraints) out << "  constraint " << before << " -> " << after;
     out << "\n";
   }
-  if (elimination.capped)
-    out << "warning: the evaluation cap ended the pass early\n";
+  if (elimination.capped) out << "warning: the evaluation cap ended the pass early\n";
   return out.str();
 }
 
-std::string ReportJson(const MemoryReport &report) {
+std::string ReportJson(const MemoryReport& report) {
   JsonWriter json;
   json.BeginObject();
   json.Key("copy_nodes_before").Int(report.copies_before);
@@ -129,12 +106,12 @@ std::string ReportJson(const MemoryReport &report) {
   json.Key("after");
   WriteCost(json, report.after);
   json.Key("constraints").BeginArray();
-  for (const auto &[before, after] : report.elimination.constraints)
+  for (const auto& [before, after] : report.elimination.constraints)
     json.BeginArray().String(before).String(after).EndArray();
   json.EndArray();
   json.Key("nodes_moved").Int(report.elimination.nodes_moved);
   json.Key("copies").BeginArray();
-  for (const CopyVerdict &verdict : report.elimination.verdicts) {
+  for (const CopyVerdict& verdict : report.elimination.verdicts) {
     json.BeginObject();
     json.Key("copy").String(verdict.copy);
     json.Key("verdict").String(VerdictText(verdict));
@@ -149,4 +126,4 @@ std::string ReportJson(const MemoryReport &report) {
   return json.Text();
 }
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

@@ -48,30 +48,26 @@ using ElementTypeQuery = std::function<int(std::string_view value)>;
 // element type).
 struct OpMemoryTraitsEntry {
   std::string enabled_by;
-  std::function<std::optional<OpMemoryTraits>(const NodeProto &node,
-                                              const ElementTypeQuery &type_of)>
-      traits;
+  std::function<std::optional<OpMemoryTraits>(const NodeProto& node, const ElementTypeQuery& type_of)> traits;
 };
 
 // Registers (or replaces) the entry of (domain, op_type); "" and "ai.onnx" are
 // one domain.
-void RegisterOpMemoryTraits(std::string_view domain, std::string_view op_type,
-                            OpMemoryTraitsEntry entry);
-const OpMemoryTraitsEntry *FindOpMemoryTraits(std::string_view domain,
-                                              std::string_view op_type);
+void RegisterOpMemoryTraits(std::string_view domain, std::string_view op_type, OpMemoryTraitsEntry entry);
+const OpMemoryTraitsEntry* FindOpMemoryTraits(std::string_view domain, std::string_view op_type);
 
 // The in-place writer families known to the built-in registration.
-const std::set<std::string> &BuiltinInPlaceFamilies();
+const std::set<std::string>& BuiltinInPlaceFamilies();
 
 // The traits of `node` under the enabled writer families: views always, writer
 // entries only when their family is in `enabled_families`. Nodes without an
 // entry have none.
-OpMemoryTraits TraitsOf(const NodeProto &node, const ElementTypeQuery &type_of,
-                        const std::set<std::string> &enabled_families);
+OpMemoryTraits TraitsOf(const NodeProto& node, const ElementTypeQuery& type_of,
+                        const std::set<std::string>& enabled_families);
 
 // The domain and op type of the copy node that the planner inserts and that
 // carries the reserved attributes (§8.2).
 inline constexpr std::string_view kCopyDomain = "ai.onnxopt";
 inline constexpr std::string_view kCopyOpType = "TensorMove";
 
-} // namespace onnxopt::core::memory
+}  // namespace onnxopt::core::memory

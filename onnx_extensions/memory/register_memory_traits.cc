@@ -18,50 +18,40 @@ using core::memory::OpMemoryTraits;
 using core::memory::OpMemoryTraitsEntry;
 using core::memory::RegisterOpMemoryTraits;
 
-OpMemoryTraits OutputViewsInput() {
-  return OpMemoryTraits{{{0, 0}}, {}, {}, {}};
-}
+OpMemoryTraits OutputViewsInput() { return OpMemoryTraits{{{0, 0}}, {}, {}, {}}; }
 
 // Output 0 is input 0's buffer, whatever the node.
 OpMemoryTraitsEntry View() {
-  return {"",
-          [](const NodeProto &, const ElementTypeQuery &)
-              -> std::optional<OpMemoryTraits> { return OutputViewsInput(); }};
+  return {"", [](const NodeProto&, const ElementTypeQuery&) -> std::optional<OpMemoryTraits> {
+            return OutputViewsInput();
+          }};
 }
 
 // Output 0 is input 0's buffer when both have the same known element type.
 OpMemoryTraitsEntry SameTypeView() {
-  return {"",
-          [](const NodeProto &node,
-             const ElementTypeQuery &type_of) -> std::optional<OpMemoryTraits> {
-            if (!type_of || node.input_size() < 1 || node.output_size() < 1)
-              return std::nullopt;
+  return {"", [](const NodeProto& node, const ElementTypeQuery& type_of) -> std::optional<OpMemoryTraits> {
+            if (!type_of || node.input_size() < 1 || node.output_size() < 1) return std::nullopt;
             const int in = type_of(node.input(0));
-            if (in == 0 || in != type_of(node.output(0)))
-              return std::nullopt;
+            if (in == 0 || in != type_of(node.output(0))) return std::nullopt;
             return OutputViewsInput();
           }};
 }
 
 // Input 0 is updated in place and returned as output 0.
 OpMemoryTraitsEntry Writer(std::string family) {
-  return {std::move(family),
-          [](const NodeProto &,
-             const ElementTypeQuery &) -> std::optional<OpMemoryTraits> {
+  return {std::move(family), [](const NodeProto&, const ElementTypeQuery&) -> std::optional<OpMemoryTraits> {
             return OpMemoryTraits{{{0, 0}}, {0}, {}, {}};
           }};
 }
 
 // A real copy: a fresh buffer, so that an in-place write behind it never shows
 // through.
-std::vector<core::eval::Value> CopyKernel(core::eval::KernelContext &ctx) {
-  const auto *input = std::get_if<core::eval::Tensor>(&ctx.Input(0));
-  if (input == nullptr)
-    return {ctx.Input(0)};
+std::vector<core::eval::Value> CopyKernel(core::eval::KernelContext& ctx) {
+  const auto* input = std::get_if<core::eval::Tensor>(&ctx.Input(0));
+  if (input == nullptr) return {ctx.Input(0)};
   core::eval::Tensor copy(input->elem_type(), input->shape());
   if (input->elem_type() == TensorProto::STRING) {
-    std::copy_n(input->Data<std::string>(), input->size(),
-                copy.MutableData<std::string>());
+    std::copy_n(input->Data<std::string>(), input->size(), copy.MutableData<std::string>());
   } else if (input->ByteSize() > 0) {
     std::memcpy(copy.MutableRawData(), input->RawData(), input->ByteSize());
   }
@@ -70,7 +60,7 @@ std::vector<core::eval::Value> CopyKernel(core::eval::KernelContext &ctx) {
 
 void RegisterOnce();
 
-} // namespace
+}  // namespace
 
 void RegisterMemoryTraits() {
   static std::once_flag once;
@@ -80,19 +70,15 @@ void RegisterMemoryTraits() {
 namespace {
 
 void RegisterOnce() {
-  for (const char *op :
-       {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"})
+  for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"})
     RegisterOpMemoryTraits("", op, View());
   RegisterOpMemoryTraits("", "Cast", SameTypeView());
   RegisterOpMemoryTraits("", "CastLike", SameTypeView());
   // Dropout without a training_mode input runs in inference mode: output 0 is
   // its input.
   RegisterOpMemoryTraits("", "Dropout",
-                         {"",
-                          [](const NodeProto &node, const ElementTypeQuery &)
-                              -> std::optional<OpMemoryTraits> {
-                            if (node.input_size() > 2 && !node.input(2).empty())
-                              return std::nullopt;
+                         {"", [](const NodeProto& node, const ElementTypeQuery&) -> std::optional<OpMemoryTraits> {
+                            if (node.input_size() > 2 && !node.input(2).empty()) return std::nullopt;
                             return OutputViewsInput();
                           }});
   RegisterOpMemoryTraits("", "ScatterND", Writer("scatter"));
@@ -101,13 +87,12 @@ void RegisterOnce() {
 
   const std::string copy_domain(core::memory::kCopyDomain);
   const std::string copy_op(core::memory::kCopyOpType);
-  core::shapes::RegisterShapeFunction(
-      copy_domain, copy_op, [](core::shapes::InferenceContext &ctx) {
-        return std::vector<core::shapes::SymTensor>{ctx.Input(0)};
-      });
+  core::shapes::RegisterShapeFunction(copy_domain, copy_op, [](core::shapes::InferenceContext& ctx) {
+    return std::vector<core::shapes::SymTensor>{ctx.Input(0)};
+  });
   core::eval::RegisterKernel(copy_domain, copy_op, CopyKernel);
 }
 
-} // namespace
+}  // namespace
 
-} // namespace onnxopt::onnx_memory
+}  // namespace onnxopt::onnx_memory

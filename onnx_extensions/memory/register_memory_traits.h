@@ -10,4 +10,4 @@ namespace onnxopt::onnx_memory {
 // Idempotent.
 void RegisterMemoryTraits();
 
-} // namespace onnxopt::onnx_memory
+}  // namespace onnxopt::onnx_memory

@@ -19,7 +19,7 @@ namespace onnxopt::cli {
 
 namespace {
 
-constexpr const char *kUsageLine =
+constexpr const char* kUsageLine =
     "onnxopt memory MODEL [--dim NAME=VALUE ...] [--json] [-o OUT] "
     "[--input-reuse LIST] "
     "[--output-reuse-input PAIRS] [--keep-copy NODE ...] [--order BEFORE:AFTER "
@@ -27,7 +27,7 @@ constexpr const char *kUsageLine =
     "[--visit-order reverse|topological] [--inplace-ops LIST|none] "
     "[--identity-is-view]";
 
-constexpr const char *kHelp = R"(usage: onnxopt memory MODEL [options]
+constexpr const char* kHelp = R"(usage: onnxopt memory MODEL [options]
 
 Builds the in-place memory plan of MODEL's main graph and prints it before and after copy
 elimination: copy nodes (ai.onnxopt.TensorMove, Identity on tensors) deleted, elided or
@@ -59,47 +59,32 @@ examples:
 
 // Replaces the symbolic dimensions of the graph inputs bound by --dim with
 // their values.
-void BindDims(ModelProto &model,
-              const std::map<std::string, std::int64_t, std::less<>> &dims) {
-  for (auto &input : *model.mutable_graph()->mutable_input()) {
-    if (!input.type().has_tensor_type())
-      continue;
-    for (auto &dim : *input.mutable_type()
-                          ->mutable_tensor_type()
-                          ->mutable_shape()
-                          ->mutable_dim())
+void BindDims(ModelProto& model, const std::map<std::string, std::int64_t, std::less<>>& dims) {
+  for (auto& input : *model.mutable_graph()->mutable_input()) {
+    if (!input.type().has_tensor_type()) continue;
+    for (auto& dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
       if (dim.has_dim_param())
-        if (auto it = dims.find(dim.dim_param()); it != dims.end())
-          dim.set_dim_value(it->second);
+        if (auto it = dims.find(dim.dim_param()); it != dims.end()) dim.set_dim_value(it->second);
   }
 }
 
 int RunMemory(std::vector<std::string> raw_args) {
-  const std::vector<std::string> dim_specs =
-      TakeRepeatedOption(raw_args, "--dim");
-  const std::vector<std::string> keep_copies =
-      TakeRepeatedOption(raw_args, "--keep-copy");
-  const std::vector<std::string> orders =
-      TakeRepeatedOption(raw_args, "--order");
-  Arguments args(raw_args,
-                 {"-o", "--input-reuse", "--output-reuse-input",
-                  "--visit-order", "--inplace-ops"},
+  const std::vector<std::string> dim_specs = TakeRepeatedOption(raw_args, "--dim");
+  const std::vector<std::string> keep_copies = TakeRepeatedOption(raw_args, "--keep-copy");
+  const std::vector<std::string> orders = TakeRepeatedOption(raw_args, "--order");
+  Arguments args(raw_args, {"-o", "--input-reuse", "--output-reuse-input", "--visit-order", "--inplace-ops"},
                  {"--json", "--identity-is-view"});
   const std::string model_path = args.Positional(1, 1)[0];
-  const auto dims = ParseRandomInputOptions(dim_specs, std::nullopt,
-                                            std::nullopt, std::nullopt)
-                        .dims;
+  const auto dims = ParseRandomInputOptions(dim_specs, std::nullopt, std::nullopt, std::nullopt).dims;
   const std::optional<std::string> output = args.Value("-o");
   FilePlan files;
   files.Read(model_path, "the input model", FilePlan::Role::kModel);
-  if (output)
-    files.Write(*output, "-o", FilePlan::Role::kModel);
+  if (output) files.Write(*output, "-o", FilePlan::Role::kModel);
 
   std::vector<std::string> warnings;
   ModelProto model = core::ir::LoadModel(model_path, {}, &warnings);
   core::shapes::ValidateModel(model, model_path);
-  for (const auto &warning : warnings)
-    std::cerr << "onnxopt memory: warning: " << warning << "\n";
+  for (const auto& warning : warnings) std::cerr << "onnxopt memory: warning: " << warning << "\n";
 
   core::memory::MemoryOptionTexts texts;
   texts.input_reuse = args.Value("--input-reuse").value_or("");
@@ -112,15 +97,14 @@ int RunMemory(std::vector<std::string> raw_args) {
   core::memory::MemoryOptions options;
   try {
     options = core::memory::ParseMemoryOptions(texts, model.graph());
-  } catch (const Error &error) {
+  } catch (const Error& error) {
     throw UsageError(error.what());
   }
 
   BindDims(model, dims);
   core::builder::GraphBuilder builder(std::move(model));
   builder.InferShapes();
-  const core::memory::MemoryReport report =
-      core::memory::PlanMemory(builder, options);
+  const core::memory::MemoryReport report = core::memory::PlanMemory(builder, options);
   if (args.Flag("--json")) {
     std::cout << core::memory::ReportJson(report) << "\n";
   } else {
@@ -129,22 +113,20 @@ int RunMemory(std::vector<std::string> raw_args) {
   if (output) {
     ModelProto eliminated = std::move(builder).TakeModel();
     core::ir::SaveModel(eliminated, *output);
-    if (!args.Flag("--json"))
-      std::cout << "saved " << *output << "\n";
+    if (!args.Flag("--json")) std::cout << "saved " << *output << "\n";
   }
   return kOk;
 }
 
-} // namespace
+}  // namespace
 
 Command MemoryCommand() {
   return {"memory",
           "in-place memory plan: copies, bytes copied and peak memory before "
           "and after copy elimination",
-          kHelp, [](const std::vector<std::string> &args) {
-            return RunReportingErrors("memory", kUsageLine,
-                                      [&] { return RunMemory(args); });
+          kHelp, [](const std::vector<std::string>& args) {
+            return RunReportingErrors("memory", kUsageLine, [&] { return RunMemory(args); });
           }};
 }
 
-} // namespace onnxopt::cli
+}  // namespace onnxopt::cli

@@ -25,15 +25,12 @@ using testing::ParseText;
 using testing::RegisterMemoryTestOperators;
 using testing::VerdictOf;
 
-const std::string kHeader =
-    R"(<ir_version: 8, opset_import: ["" : 18, "ai.onnxopt" : 1, "local" : 1, "test" : 1]>)";
+const std::string kHeader = R"(<ir_version: 8, opset_import: ["" : 18, "ai.onnxopt" : 1, "local" : 1, "test" : 1]>)";
 
-std::string Model(const std::string &graph) { return kHeader + "\n" + graph; }
+std::string Model(const std::string& graph) { return kHeader + "\n" + graph; }
 
 // A graph on x: float[4] with one output y.
-std::string Simple(const std::string &body) {
-  return Model("g (float[4] x) => (float[4] y) {" + body + "}");
-}
+std::string Simple(const std::string& body) { return Model("g (float[4] x) => (float[4] y) {" + body + "}"); }
 
 const std::string kUnchanged;
 
@@ -41,14 +38,12 @@ const std::string kUnchanged;
 // ---------------------------------------------------
 
 TEST(CopyElimination, S1_1_Direct) {
-  ExpectElimination(
-      Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"),
-      {{"t", "DELETED"}}, Simple("a = Relu(x) y = Sigmoid(a)"));
+  ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"), {{"t", "DELETED"}},
+                    Simple("a = Relu(x) y = Sigmoid(a)"));
 }
 
 TEST(CopyElimination, S1_2_CopyFeedsGraphOutputIsDeletedByRenaming) {
-  ExpectElimination(Simple("a = Relu(x) y = ai.onnxopt.TensorMove(a)"),
-                    {{"y", "DELETED"}}, Simple("y = Relu(x)"));
+  ExpectElimination(Simple("a = Relu(x) y = ai.onnxopt.TensorMove(a)"), {{"y", "DELETED"}}, Simple("y = Relu(x)"));
 }
 
 const std::string kExporterClone = Model(R"(
@@ -69,14 +64,12 @@ TEST(CopyElimination, S1_3_ExporterCloneBeforeScatter) {
 }
 
 TEST(CopyElimination, S1_4_ChainOfCopiesInBothVisitOrders) {
-  for (auto order : {MemoryOptions::VisitOrder::kReverse,
-                     MemoryOptions::VisitOrder::kTopological}) {
+  for (auto order : {MemoryOptions::VisitOrder::kReverse, MemoryOptions::VisitOrder::kTopological}) {
     MemoryOptions options;
     options.visit_order = order;
     ExpectElimination(Simple("a = Relu(x) t1 = ai.onnxopt.TensorMove(a) t2 = "
                              "ai.onnxopt.TensorMove(t1) y = Sigmoid(t2)"),
-                      {{"t1", "DELETED"}, {"t2", "DELETED"}},
-                      Simple("a = Relu(x) y = Sigmoid(a)"), options);
+                      {{"t1", "DELETED"}, {"t2", "DELETED"}}, Simple("a = Relu(x) y = Sigmoid(a)"), options);
   }
 }
 
@@ -96,11 +89,8 @@ TEST(CopyElimination, S2_1_ThroughViews) {
     })";
   const auto eliminated = Eliminate(Model(graph));
   ASSERT_EQ(eliminated.result.verdicts.size(), 1u);
-  EXPECT_EQ(eliminated.result.verdicts[0].path,
-            "a(out:0) --> r(out:0) --> u(out:0) --> q(out:0) --> (in:0) t");
-  ExpectElimination(
-      Model(graph), {{"t", "DELETED"}},
-      Model(R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
+  EXPECT_EQ(eliminated.result.verdicts[0].path, "a(out:0) --> r(out:0) --> u(out:0) --> q(out:0) --> (in:0) t");
+  ExpectElimination(Model(graph), {{"t", "DELETED"}}, Model(R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
       z0 = Constant <value = int64[1] {0}> ()
       a = Relu(x)
       r = Reshape(a, s)
@@ -115,21 +105,18 @@ TEST(CopyElimination, S2_2_IdentityAsViewWhenIdentityIsNotACopy) {
   options.identity_is_copy = false;
   ExpectElimination(Simple("a = Relu(x) i = Identity(a) t = "
                            "ai.onnxopt.TensorMove(i) y = Sigmoid(t)"),
-                    {{"t", "DELETED"}},
-                    Simple("a = Relu(x) i = Identity(a) y = Sigmoid(i)"),
-                    options);
+                    {{"t", "DELETED"}}, Simple("a = Relu(x) i = Identity(a) y = Sigmoid(i)"), options);
 }
 
 TEST(CopyElimination, S2_3_FanOutAboveAViewKeepsTheCopy) {
-  ExpectElimination(
-      Model(R"(g (float[4] x, int64[1] s) => (float[4] y1, float[4] y2) {
+  ExpectElimination(Model(R"(g (float[4] x, int64[1] s) => (float[4] y1, float[4] y2) {
       a = Relu(x)
       r = Reshape(a, s)
       t = ai.onnxopt.TensorMove(r)
       y1 = Sigmoid(t)
       y2 = Neg(a)
     })"),
-      {{"t", "KEPT(3, fanout-not-direct)"}}, kUnchanged);
+                    {{"t", "KEPT(3, fanout-not-direct)"}}, kUnchanged);
 }
 
 const std::string kWriterOnPath =
@@ -140,17 +127,16 @@ const std::string kWriterOnPath =
     y = %s(t)
   })";
 
-std::string WithSuccessor(const std::string &graph, const std::string &op) {
+std::string WithSuccessor(const std::string& graph, const std::string& op) {
   std::string text = graph;
   text.replace(text.find("%s"), 2, op);
   return Model(text);
 }
 
 TEST(CopyElimination, S2_4_WriterOnThePath) {
-  ExpectElimination(
-      WithSuccessor(kWriterOnPath, "Sigmoid"), {{"t", "DELETED"}},
-      Model(
-          R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {2}, float[1] upd = {5.0}> {
+  ExpectElimination(WithSuccessor(kWriterOnPath, "Sigmoid"), {{"t", "DELETED"}},
+                    Model(
+                        R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {2}, float[1] upd = {5.0}> {
                       a = Relu(x)
                       w = ScatterND(a, idx, upd)
                       y = Sigmoid(w)
@@ -158,8 +144,7 @@ TEST(CopyElimination, S2_4_WriterOnThePath) {
 }
 
 TEST(CopyElimination, S2_5_WriterOnThePathClobberingSuccessor) {
-  ExpectElimination(WithSuccessor(kWriterOnPath, "test.Clobber"),
-                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+  ExpectElimination(WithSuccessor(kWriterOnPath, "test.Clobber"), {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, S2_6_FunctionCallSourceIsKeptConservatively) {
@@ -181,64 +166,55 @@ TEST(CopyElimination, S2_6_FunctionCallSourceIsKeptConservatively) {
 // ------------------------------------------------
 
 TEST(CopyElimination, S3_1_UndeclaredUserInput) {
-  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"),
-                    {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "KEPT(2, user-input-not-declared)"}},
+                    kUnchanged);
 }
 
 TEST(CopyElimination, S3_2_OutputReusePair) {
   MemoryOptions options;
   options.output_reuse_input = {{0, 0}};
-  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"),
-                    {{"t", "DELETED"}}, Simple("y = Sigmoid(x)"), options);
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "DELETED"}}, Simple("y = Sigmoid(x)"),
+                    options);
 }
 
 TEST(CopyElimination, S3_3_InputReuseList) {
   MemoryOptions options;
   options.input_reuse = {0};
-  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"),
-                    {{"t", "DELETED"}}, Simple("y = Sigmoid(x)"), options);
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "DELETED"}}, Simple("y = Sigmoid(x)"),
+                    options);
 }
 
 TEST(CopyElimination, S3_4_AnotherInputDeclared) {
-  const std::string graph =
-      Model(R"(g (float[4] x0, float[4] x1) => (float[4] y) {
+  const std::string graph = Model(R"(g (float[4] x0, float[4] x1) => (float[4] y) {
       t = ai.onnxopt.TensorMove(x1)
       y = Sigmoid(t)
     })");
   MemoryOptions other;
   other.input_reuse = {0};
-  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}},
-                    kUnchanged, other);
+  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged, other);
   MemoryOptions paired;
   paired.output_reuse_input = {{1, 0}};
-  ExpectElimination(
-      graph, {{"t", "DELETED"}},
-      Model("g (float[4] x0, float[4] x1) => (float[4] y) { y = Sigmoid(x1) }"),
-      paired);
+  ExpectElimination(graph, {{"t", "DELETED"}},
+                    Model("g (float[4] x0, float[4] x1) => (float[4] y) { y = Sigmoid(x1) }"), paired);
 }
 
 TEST(CopyElimination, S3_5_InputToOutputIsElided) {
-  ExpectElimination(Simple("y = ai.onnxopt.TensorMove(x)"),
-                    {{"y", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+  ExpectElimination(Simple("y = ai.onnxopt.TensorMove(x)"), {{"y", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
   MemoryOptions options;
   options.output_reuse_input = {{0, 0}};
-  ExpectElimination(Simple("y = ai.onnxopt.TensorMove(x)"), {{"y", "ELIDED"}},
-                    kUnchanged, options);
+  ExpectElimination(Simple("y = ai.onnxopt.TensorMove(x)"), {{"y", "ELIDED"}}, kUnchanged, options);
 }
 
 TEST(CopyElimination, S3_6_InputThroughAView) {
-  const std::string graph =
-      Model(R"(g (float[4] x, int64[1] s) => (float[4] y) {
+  const std::string graph = Model(R"(g (float[4] x, int64[1] s) => (float[4] y) {
       r = Reshape(x, s)
       t = ai.onnxopt.TensorMove(r)
       y = Sigmoid(t)
     })");
-  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}},
-                    kUnchanged);
+  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
   MemoryOptions options;
   options.input_reuse = {0};
-  ExpectElimination(graph, {{"t", "DELETED"}},
-                    Model(R"(g (float[4] x, int64[1] s) => (float[4] y) {
+  ExpectElimination(graph, {{"t", "DELETED"}}, Model(R"(g (float[4] x, int64[1] s) => (float[4] y) {
       r = Reshape(x, s)
       y = Sigmoid(r)
     })"),
@@ -246,8 +222,7 @@ TEST(CopyElimination, S3_6_InputThroughAView) {
 }
 
 TEST(CopyElimination, S3_7_InPlaceKvCache) {
-  const std::string header =
-      R"(<ir_version: 10, opset_import: ["" : 24, "ai.onnxopt" : 1]>)";
+  const std::string header = R"(<ir_version: 10, opset_import: ["" : 24, "ai.onnxopt" : 1]>)";
   MemoryOptions options;
   options.output_reuse_input = {{0, 0}};
   ExpectElimination(header + R"(
@@ -267,59 +242,55 @@ TEST(CopyElimination, S3_7_InPlaceKvCache) {
 TEST(CopyElimination, S3_8_DeclaredButClobbered) {
   MemoryOptions options;
   options.input_reuse = {0};
-  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = test.Clobber(t)"),
-                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged, options);
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = test.Clobber(t)"), {{"t", "KEPT(4, rw-conflict)"}},
+                    kUnchanged, options);
 }
 
 TEST(CopyElimination, S3_9_InputFanOutCaseBOnUserMemory) {
   MemoryOptions options;
   options.input_reuse = {0};
-  ExpectElimination(
-      Model(
-          R"(g (float[4] x, int64[1,1] idx, float[1] upd) => (float[4] y1, float[4] y2) {
+  ExpectElimination(Model(
+                        R"(g (float[4] x, int64[1,1] idx, float[1] upd) => (float[4] y1, float[4] y2) {
       t = ai.onnxopt.TensorMove(x)
       w = ScatterND(t, idx, upd)
       s = Neg(x)
       y1 = Sigmoid(w)
       y2 = Abs(s)
     })"),
-      {{"t", "DELETED"}},
-      Model(
-          R"(g (float[4] x, int64[1,1] idx, float[1] upd) => (float[4] y1, float[4] y2) {
+                    {{"t", "DELETED"}},
+                    Model(
+                        R"(g (float[4] x, int64[1,1] idx, float[1] upd) => (float[4] y1, float[4] y2) {
       s = Neg(x)
       w = ScatterND(x, idx, upd)
       y1 = Sigmoid(w)
       y2 = Abs(s)
     })"),
-      options);
+                    options);
 }
 
 // --- Scenario 4: source is an initializer or a Constant
 // ----------------------------------
 
-std::string WithW(const std::string &body) {
+std::string WithW(const std::string& body) {
   return Model(
       R"(g (float[4] x) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}, int64[1,1] idx = {1}, float[1] upd = {9.0}, int64[1] s = {4}> {)" +
       body + "}");
 }
 
 TEST(CopyElimination, S4_1_ReadOnlySuccessor) {
-  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = Add(x, t)"),
-                    {{"t", "DELETED"}}, WithW("y = Add(x, W)"));
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = Add(x, t)"), {{"t", "DELETED"}}, WithW("y = Add(x, W)"));
 }
 
 TEST(CopyElimination, S4_2_InPlaceWriterSuccessor) {
-  ExpectElimination(
-      WithW("t = ai.onnxopt.TensorMove(W) y = ScatterND(t, idx, upd)"),
-      {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = ScatterND(t, idx, upd)"),
+                    {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, S4_2b_WriterFamilyDisabled) {
   MemoryOptions options;
   options.inplace_ops = {};
-  ExpectElimination(
-      WithW("t = ai.onnxopt.TensorMove(W) y = ScatterND(t, idx, upd)"),
-      {{"t", "DELETED"}}, WithW("y = ScatterND(W, idx, upd)"), options);
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = ScatterND(t, idx, upd)"), {{"t", "DELETED"}},
+                    WithW("y = ScatterND(W, idx, upd)"), options);
 }
 
 TEST(CopyElimination, S4_3_ClobberingSuccessor) {
@@ -328,39 +299,33 @@ TEST(CopyElimination, S4_3_ClobberingSuccessor) {
 }
 
 TEST(CopyElimination, S4_4_SuccessorIsAGraphOutput) {
-  ExpectElimination(WithW("y = ai.onnxopt.TensorMove(W)"),
-                    {{"y", "KEPT(1, special-successor-is-output)"}},
-                    kUnchanged);
+  ExpectElimination(WithW("y = ai.onnxopt.TensorMove(W)"), {{"y", "KEPT(1, special-successor-is-output)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, S4_5_SuccessorIsAView) {
-  ExpectElimination(
-      WithW("t = ai.onnxopt.TensorMove(W) r = Reshape(t, s) y = Neg(r)"),
-      {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) r = Reshape(t, s) y = Neg(r)"),
+                    {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, S4_6_SuccessorIsAWrapper) {
-  ExpectElimination(
-      Model(R"(g (bool c) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+  ExpectElimination(Model(R"(g (bool c) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
       t = ai.onnxopt.TensorMove(W)
       y = If(c) <then_branch = tb () => (float[4] z1) { z1 = Neg(t) }, else_branch = eb () => (float[4] z2) { z2 = Abs(t) }>
     })"),
-      {{"t", "KEPT(1, special-successor-is-wrapper)"}}, kUnchanged);
+                    {{"t", "KEPT(1, special-successor-is-wrapper)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, S4_7_ThroughAView) {
-  ExpectElimination(
-      WithW("r = Reshape(W, s) t = ai.onnxopt.TensorMove(r) y = Neg(t)"),
-      {{"t", "DELETED"}}, WithW("r = Reshape(W, s) y = Neg(r)"));
+  ExpectElimination(WithW("r = Reshape(W, s) t = ai.onnxopt.TensorMove(r) y = Neg(t)"), {{"t", "DELETED"}},
+                    WithW("r = Reshape(W, s) y = Neg(r)"));
 }
 
 TEST(CopyElimination, S4_8_ConstantNode) {
-  ExpectElimination(
-      Simple("c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () t = "
-             "ai.onnxopt.TensorMove(c) y = Mul(x, t)"),
-      {{"t", "DELETED"}},
-      Simple("c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () y = "
-             "Mul(x, c)"));
+  ExpectElimination(Simple("c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () t = "
+                           "ai.onnxopt.TensorMove(c) y = Mul(x, t)"),
+                    {{"t", "DELETED"}},
+                    Simple("c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () y = "
+                           "Mul(x, c)"));
 }
 
 TEST(CopyElimination, S4_9_WriterSiblingOnAnInitializer) {
@@ -381,161 +346,134 @@ TEST(CopyElimination, S4_10_InitializerThatIsAlsoAnInput) {
       t = ai.onnxopt.TensorMove(W)
       y = Add(x, t)
     })");
-  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}},
-                    kUnchanged);
+  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
   MemoryOptions options;
   options.input_reuse = {1};
-  ExpectElimination(
-      graph, {{"t", "DELETED"}},
-      Model(
-          R"(g (float[4] x, float[4] W) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+  ExpectElimination(graph, {{"t", "DELETED"}},
+                    Model(
+                        R"(g (float[4] x, float[4] W) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
                       y = Add(x, W)
                     })"),
-      options);
+                    options);
 }
 
 // --- Scenario 5: single output, multiple references
 // --------------------------------------
 
-const std::string kTwoOutputs =
-    "g (float[4] x) => (float[4] y1, float[4] y2) {";
+const std::string kTwoOutputs = "g (float[4] x) => (float[4] y1, float[4] y2) {";
 
 TEST(CopyElimination, C1_ReaderSiblingReaderSuccessor) {
-  ExpectElimination(
-      Model(kTwoOutputs + "a = Relu(x) s = Neg(a) t = ai.onnxopt.TensorMove(a) "
-                          "y1 = Sigmoid(t) y2 = Abs(s) }"),
-      {{"t", "DELETED"}},
-      Model(kTwoOutputs +
-            "a = Relu(x) s = Neg(a) y1 = Sigmoid(a) y2 = Abs(s) }"));
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) s = Neg(a) t = ai.onnxopt.TensorMove(a) "
+                                        "y1 = Sigmoid(t) y2 = Abs(s) }"),
+                    {{"t", "DELETED"}}, Model(kTwoOutputs + "a = Relu(x) s = Neg(a) y1 = Sigmoid(a) y2 = Abs(s) }"));
 }
 
 TEST(CopyElimination, C2_SeveralReaderSiblings) {
-  ExpectElimination(
-      Model(kTwoOutputs +
-            "a = Relu(x) s1 = Neg(a) s2 = Abs(a) t = ai.onnxopt.TensorMove(a) "
-            "y1 = Sigmoid(t) y2 = Add(s1, s2) }"),
-      {{"t", "DELETED"}},
-      Model(kTwoOutputs + "a = Relu(x) s1 = Neg(a) s2 = Abs(a) y1 = Sigmoid(a) "
-                          "y2 = Add(s1, s2) }"));
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) s1 = Neg(a) s2 = Abs(a) t = ai.onnxopt.TensorMove(a) "
+                                        "y1 = Sigmoid(t) y2 = Add(s1, s2) }"),
+                    {{"t", "DELETED"}},
+                    Model(kTwoOutputs + "a = Relu(x) s1 = Neg(a) s2 = Abs(a) y1 = Sigmoid(a) "
+                                        "y2 = Add(s1, s2) }"));
 }
 
 TEST(CopyElimination, C3_SiblingIsACopy) {
-  ExpectElimination(
-      Model(kTwoOutputs + "a = Relu(x) t1 = ai.onnxopt.TensorMove(a) t2 = "
-                          "ai.onnxopt.TensorMove(a) y1 = Sigmoid(t1) "
-                          "y2 = Neg(t2) }"),
-      {{"t1", "DELETED"}, {"t2", "DELETED"}},
-      Model(kTwoOutputs + "a = Relu(x) y1 = Sigmoid(a) y2 = Neg(a) }"));
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) t1 = ai.onnxopt.TensorMove(a) t2 = "
+                                        "ai.onnxopt.TensorMove(a) y1 = Sigmoid(t1) "
+                                        "y2 = Neg(t2) }"),
+                    {{"t1", "DELETED"}, {"t2", "DELETED"}},
+                    Model(kTwoOutputs + "a = Relu(x) y1 = Sigmoid(a) y2 = Neg(a) }"));
 }
 
 TEST(CopyElimination, C4_SuccessorIsAGraphOutput) {
-  ExpectElimination(
-      Model(
-          kTwoOutputs +
-          "a = Relu(x) s = Neg(a) y1 = ai.onnxopt.TensorMove(a) y2 = Abs(s) }"),
-      {{"y1", "DELETED"}},
-      Model(kTwoOutputs + "y1 = Relu(x) s = Neg(y1) y2 = Abs(s) }"));
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) s = Neg(a) y1 = ai.onnxopt.TensorMove(a) y2 = Abs(s) }"),
+                    {{"y1", "DELETED"}}, Model(kTwoOutputs + "y1 = Relu(x) s = Neg(y1) y2 = Abs(s) }"));
 }
 
-const std::string kB1Header = "g (float[4] x) => (float[4] y1, float[4] y2) "
-                              "<int64[1,1] idx = {3}, float[1] upd = {7.0}> {";
+const std::string kB1Header =
+    "g (float[4] x) => (float[4] y1, float[4] y2) "
+    "<int64[1,1] idx = {3}, float[1] upd = {7.0}> {";
 
 TEST(CopyElimination, B1_ReaderSiblingWriterSuccessorMovesTheReader) {
-  const auto eliminated = Eliminate(Model(
-      kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, "
-                  "idx, upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
+  const auto eliminated = Eliminate(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, "
+                                                      "idx, upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
   ASSERT_EQ(eliminated.result.verdicts.size(), 1u);
-  EXPECT_EQ(eliminated.result.verdicts[0].constraints,
-            (std::vector<std::pair<std::string, std::string>>{{"s", "w"}}));
+  EXPECT_EQ(eliminated.result.verdicts[0].constraints, (std::vector<std::pair<std::string, std::string>>{{"s", "w"}}));
   EXPECT_EQ(eliminated.result.nodes_moved, 2);
-  ExpectElimination(
-      Model(kB1Header +
-            "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, idx, "
-            "upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"),
-      {{"t", "DELETED"}},
-      Model(kB1Header + "a = Relu(x) s = Neg(a) w = ScatterND(a, idx, upd) y1 "
-                        "= Sigmoid(w) y2 = Abs(s) }"));
+  ExpectElimination(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, idx, "
+                                      "upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"),
+                    {{"t", "DELETED"}},
+                    Model(kB1Header + "a = Relu(x) s = Neg(a) w = ScatterND(a, idx, upd) y1 "
+                                      "= Sigmoid(w) y2 = Abs(s) }"));
 }
 
 TEST(CopyElimination, B1_WithoutTheConstraintTheWriteIsUnsafe) {
   // The control of B1: the copy removed by hand, the reader left after the
   // writer.
   RegisterMemoryTestOperators();
-  const auto eliminated =
-      Eliminate(Model(kB1Header + "a = Relu(x) w = ScatterND(a, idx, upd) s = "
-                                  "Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
+  const auto eliminated = Eliminate(Model(kB1Header + "a = Relu(x) w = ScatterND(a, idx, upd) s = "
+                                                      "Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
   EXPECT_TRUE(eliminated.result.verdicts.empty());
   builder::GraphBuilder builder{ModelProto(eliminated.after)};
   builder.InferShapes();
   const MemoryOptions options;
-  const MemoryGraph graph(builder.Graph(), true, options, TypeQueryOf(builder),
-                          {});
+  const MemoryGraph graph(builder.Graph(), true, options, TypeQueryOf(builder), {});
   const auto writes = CheckInPlaceWrites(graph, options);
   ASSERT_EQ(writes.size(), 1u);
   EXPECT_EQ(writes[0].violation, "reader-after-write");
 }
 
 TEST(CopyElimination, B2_AlreadyInOrder) {
-  const std::string before = Model(
-      kB1Header + "a = Relu(x) s = Neg(a) t = ai.onnxopt.TensorMove(a) w = "
-                  "ScatterND(t, idx, upd) y1 = Sigmoid(w) y2 = Abs(s) }");
+  const std::string before = Model(kB1Header +
+                                   "a = Relu(x) s = Neg(a) t = ai.onnxopt.TensorMove(a) w = "
+                                   "ScatterND(t, idx, upd) y1 = Sigmoid(w) y2 = Abs(s) }");
   EXPECT_EQ(Eliminate(before).result.nodes_moved, 0);
-  ExpectElimination(
-      before, {{"t", "DELETED"}},
-      Model(kB1Header + "a = Relu(x) s = Neg(a) w = ScatterND(a, idx, upd) y1 "
-                        "= Sigmoid(w) y2 = Abs(s) }"));
+  ExpectElimination(before, {{"t", "DELETED"}},
+                    Model(kB1Header + "a = Relu(x) s = Neg(a) w = ScatterND(a, idx, upd) y1 "
+                                      "= Sigmoid(w) y2 = Abs(s) }"));
 }
 
 TEST(CopyElimination, B3_SeveralReaders) {
-  const std::string before =
-      Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = "
-                        "ScatterND(t, idx, upd) s = Neg(a) s2 = Exp(a) "
-                        "y1 = Sigmoid(w) y2 = Add(s, s2) }");
+  const std::string before = Model(kB1Header +
+                                   "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = "
+                                   "ScatterND(t, idx, upd) s = Neg(a) s2 = Exp(a) "
+                                   "y1 = Sigmoid(w) y2 = Add(s, s2) }");
   const auto eliminated = Eliminate(before);
-  EXPECT_EQ(eliminated.result.constraints,
-            (std::vector<std::pair<std::string, std::string>>{{"s", "w"},
-                                                              {"s2", "w"}}));
-  ExpectElimination(
-      before, {{"t", "DELETED"}},
-      Model(kB1Header + "a = Relu(x) s = Neg(a) s2 = Exp(a) w = ScatterND(a, "
-                        "idx, upd) y1 = Sigmoid(w) y2 = Add(s, s2) }"));
+  EXPECT_EQ(eliminated.result.constraints, (std::vector<std::pair<std::string, std::string>>{{"s", "w"}, {"s2", "w"}}));
+  ExpectElimination(before, {{"t", "DELETED"}},
+                    Model(kB1Header + "a = Relu(x) s = Neg(a) s2 = Exp(a) w = ScatterND(a, "
+                                      "idx, upd) y1 = Sigmoid(w) y2 = Add(s, s2) }"));
 }
 
 TEST(CopyElimination, B4_ClobberingSuccessor) {
-  const auto eliminated = Eliminate(Model(
-      kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = "
-                  "test.Clobber(t) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
+  const auto eliminated = Eliminate(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = "
+                                                      "test.Clobber(t) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
   EXPECT_TRUE(eliminated.result.constraints.empty());
-  ExpectElimination(
-      Model(kB1Header +
-            "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = test.Clobber(t) s = "
-            "Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"),
-      {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+  ExpectElimination(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = test.Clobber(t) s = "
+                                      "Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"),
+                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
 }
 
-const std::string kA1 = "a = Relu(x) t = ai.onnxopt.TensorMove(a) r = Neg(t) w "
-                        "= test.Clobber(a) y1 = Sigmoid(r) y2 = Abs(w) }";
+const std::string kA1 =
+    "a = Relu(x) t = ai.onnxopt.TensorMove(a) r = Neg(t) w "
+    "= test.Clobber(a) y1 = Sigmoid(r) y2 = Abs(w) }";
 
 TEST(CopyElimination, A1_WriterSiblingWithAGivenOrdering) {
   MemoryOptions options;
   options.ordering = {{"r", "w"}};
-  ExpectElimination(
-      Model(kTwoOutputs + kA1), {{"t", "DELETED"}},
-      Model(kTwoOutputs + "a = Relu(x) r = Neg(a) w = test.Clobber(a) y1 = "
-                          "Sigmoid(r) y2 = Abs(w) }"),
-      options);
+  ExpectElimination(Model(kTwoOutputs + kA1), {{"t", "DELETED"}},
+                    Model(kTwoOutputs + "a = Relu(x) r = Neg(a) w = test.Clobber(a) y1 = "
+                                        "Sigmoid(r) y2 = Abs(w) }"),
+                    options);
 }
 
 TEST(CopyElimination, A2_WriterSiblingWithoutOrdering) {
-  ExpectElimination(Model(kTwoOutputs + kA1),
-                    {{"t", "KEPT(3, sibling-writes-no-ordering)"}}, kUnchanged);
+  ExpectElimination(Model(kTwoOutputs + kA1), {{"t", "KEPT(3, sibling-writes-no-ordering)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, A3_OnlyAnIndirectOrdering) {
   MemoryOptions options;
   options.ordering = {{"m", "w"}};
-  ExpectElimination(
-      Model(R"(g (float[4] x) => (float[4] y1, float[4] y2, float[4] m) {
+  ExpectElimination(Model(R"(g (float[4] x) => (float[4] y1, float[4] y2, float[4] m) {
       a = Relu(x)
       t = ai.onnxopt.TensorMove(a)
       r = Neg(t)
@@ -544,24 +482,21 @@ TEST(CopyElimination, A3_OnlyAnIndirectOrdering) {
       y1 = Sigmoid(r)
       y2 = Abs(w)
     })"),
-      {{"t", "KEPT(3, sibling-writes-no-ordering)"}}, kUnchanged, options);
+                    {{"t", "KEPT(3, sibling-writes-no-ordering)"}}, kUnchanged, options);
 }
 
 TEST(CopyElimination, A4_BothWrite) {
   MemoryOptions options;
   options.ordering = {{"r", "w"}};
-  ExpectElimination(
-      Model(kTwoOutputs +
-            "a = Relu(x) t = ai.onnxopt.TensorMove(a) r = test.Clobber(t) w = "
-            "test.Clobber(a) y1 = Sigmoid(r) y2 = Abs(w) }"),
-      {{"t", "KEPT(3, both-write)"}}, kUnchanged, options);
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) t = ai.onnxopt.TensorMove(a) r = test.Clobber(t) w = "
+                                        "test.Clobber(a) y1 = Sigmoid(r) y2 = Abs(w) }"),
+                    {{"t", "KEPT(3, both-write)"}}, kUnchanged, options);
 }
 
 TEST(CopyElimination, A5_SuccessorIsAView) {
   MemoryOptions options;
   options.ordering = {{"r", "w"}};
-  ExpectElimination(
-      Model(R"(g (float[4] x) => (float[4] y1, float[4] y2) <int64[1] s = {4}> {
+  ExpectElimination(Model(R"(g (float[4] x) => (float[4] y1, float[4] y2) <int64[1] s = {4}> {
       a = Relu(x)
       t = ai.onnxopt.TensorMove(a)
       r = Reshape(t, s)
@@ -569,21 +504,19 @@ TEST(CopyElimination, A5_SuccessorIsAView) {
       y1 = Sigmoid(r)
       y2 = Abs(w)
     })"),
-      {{"t", "KEPT(3, successor-aliases)"}}, kUnchanged, options);
+                    {{"t", "KEPT(3, successor-aliases)"}}, kUnchanged, options);
 }
 
 TEST(CopyElimination, A6_SuccessorIsAGraphOutput) {
-  ExpectElimination(
-      Model(kTwoOutputs + "a = Relu(x) y1 = ai.onnxopt.TensorMove(a) w = "
-                          "test.Clobber(a) y2 = Abs(w) }"),
-      {{"y1", "KEPT(3, no-ordering-possible)"}}, kUnchanged);
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) y1 = ai.onnxopt.TensorMove(a) w = "
+                                        "test.Clobber(a) y2 = Abs(w) }"),
+                    {{"y1", "KEPT(3, no-ordering-possible)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, X1_SiblingIsAGraphOutput) {
-  ExpectElimination(
-      Model("g (float[4] x) => (float[4] a, float[4] y) { a = Relu(x) t = "
-            "ai.onnxopt.TensorMove(a) y = Sigmoid(t) }"),
-      {{"t", "KEPT(3, sibling-unsupported)"}}, kUnchanged);
+  ExpectElimination(Model("g (float[4] x) => (float[4] a, float[4] y) { a = Relu(x) t = "
+                          "ai.onnxopt.TensorMove(a) y = Sigmoid(t) }"),
+                    {{"t", "KEPT(3, sibling-unsupported)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, X2_SiblingIsAWrapper) {
@@ -610,26 +543,24 @@ TEST(CopyElimination, X3_SiblingIsAView) {
 // -------------------------------------------------------
 
 TEST(CopyElimination, Y1_SelfLoop) {
-  ExpectElimination(
-      Model(R"(g (float[1] x) => (float[1] y) <int64[1,1] idx = {0}> {
+  ExpectElimination(Model(R"(g (float[1] x) => (float[1] y) <int64[1,1] idx = {0}> {
       a = Relu(x)
       t = ai.onnxopt.TensorMove(a)
       y = ScatterND(t, idx, a)
     })"),
-      {{"t", "KEPT(3, ordering-cycle)"}}, kUnchanged);
+                    {{"t", "KEPT(3, ordering-cycle)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, Y2_SuccessorReachesTheSibling) {
-  ExpectElimination(
-      Model(
-          R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {0}, float[1] upd = {3.0}> {
+  ExpectElimination(Model(
+                        R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {0}, float[1] upd = {3.0}> {
       a = Relu(x)
       t = ai.onnxopt.TensorMove(a)
       w = ScatterND(t, idx, upd)
       s2 = Add(a, w)
       y = Sigmoid(s2)
     })"),
-      {{"t", "KEPT(3, ordering-cycle)"}}, kUnchanged);
+                    {{"t", "KEPT(3, ordering-cycle)"}}, kUnchanged);
 }
 
 const std::string kY3 = Model(R"(
@@ -645,8 +576,7 @@ const std::string kY3 = Model(R"(
   })");
 
 TEST(CopyElimination, Y3_CycleThroughALandedConstraintReverse) {
-  ExpectElimination(kY3, {{"t1", "KEPT(3, ordering-cycle)"}, {"t2", "DELETED"}},
-                    Model(R"(
+  ExpectElimination(kY3, {{"t1", "KEPT(3, ordering-cycle)"}, {"t2", "DELETED"}}, Model(R"(
     g (float[4] x, float[4] x2, int64[1,1] idx, float[1] u1, float[1] u2) => (float[4] s, float[4] sib2) {
       a = Relu(x)
       b = Relu(x2)
@@ -661,8 +591,7 @@ TEST(CopyElimination, Y3_CycleThroughALandedConstraintReverse) {
 TEST(CopyElimination, Y3_CycleThroughALandedConstraintTopological) {
   MemoryOptions options;
   options.visit_order = MemoryOptions::VisitOrder::kTopological;
-  ExpectElimination(kY3, {{"t1", "DELETED"}, {"t2", "KEPT(3, ordering-cycle)"}},
-                    Model(R"(
+  ExpectElimination(kY3, {{"t1", "DELETED"}, {"t2", "KEPT(3, ordering-cycle)"}}, Model(R"(
     g (float[4] x, float[4] x2, int64[1,1] idx, float[1] u1, float[1] u2) => (float[4] s, float[4] sib2) {
       a = Relu(x)
       b = Relu(x2)
@@ -675,9 +604,9 @@ TEST(CopyElimination, Y3_CycleThroughALandedConstraintTopological) {
                     options);
 }
 
-const std::string kB1 = Model(
-    kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, "
-                "idx, upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }");
+const std::string kB1 = Model(kB1Header +
+                              "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, "
+                              "idx, upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }");
 
 TEST(CopyElimination, Y4_RollbackAfterLanding) {
   CopyEliminationHooks hooks;
@@ -686,27 +615,22 @@ TEST(CopyElimination, Y4_RollbackAfterLanding) {
   EXPECT_EQ(VerdictOf(eliminated, "t"), "KEPT(apply-failed)");
   EXPECT_TRUE(eliminated.result.constraints.empty());
   EXPECT_EQ(eliminated.result.nodes_moved, 0);
-  EXPECT_EQ(eliminated.after.graph().SerializeAsString(),
-            eliminated.before.graph().SerializeAsString());
+  EXPECT_EQ(eliminated.after.graph().SerializeAsString(), eliminated.before.graph().SerializeAsString());
 }
 
 TEST(CopyElimination, Y5_RollbackOnADefensiveCycle) {
   CopyEliminationHooks hooks;
-  hooks.inject_constraints = [] {
-    return std::vector<std::pair<std::string, std::string>>{{"w", "s"}};
-  };
+  hooks.inject_constraints = [] { return std::vector<std::pair<std::string, std::string>>{{"w", "s"}}; };
   const auto eliminated = Eliminate(kB1, {}, hooks);
   EXPECT_EQ(VerdictOf(eliminated, "t"), "KEPT(apply-failed)");
   EXPECT_TRUE(eliminated.result.constraints.empty());
-  EXPECT_EQ(eliminated.after.graph().SerializeAsString(),
-            eliminated.before.graph().SerializeAsString());
+  EXPECT_EQ(eliminated.after.graph().SerializeAsString(), eliminated.before.graph().SerializeAsString());
 }
 
 TEST(CopyElimination, Y6_ConstraintTransferThroughADeletedCopy) {
   MemoryOptions options;
   options.ordering = {{"t2", "w"}};
-  const std::string before =
-      Model(R"(g (float[4] x, float[4] x2) => (float[4] n, float[4] w) {
+  const std::string before = Model(R"(g (float[4] x, float[4] x2) => (float[4] n, float[4] w) {
       a = Relu(x)
       t2 = ai.onnxopt.TensorMove(a)
       n = Neg(t2)
@@ -714,17 +638,14 @@ TEST(CopyElimination, Y6_ConstraintTransferThroughADeletedCopy) {
       w = test.Clobber(b)
     })");
   const auto eliminated = Eliminate(before, options);
-  EXPECT_EQ(eliminated.result.constraints,
-            (std::vector<std::pair<std::string, std::string>>{{"a", "w"}}));
-  ExpectElimination(
-      before, {{"t2", "DELETED"}},
-      Model(R"(g (float[4] x, float[4] x2) => (float[4] n, float[4] w) {
+  EXPECT_EQ(eliminated.result.constraints, (std::vector<std::pair<std::string, std::string>>{{"a", "w"}}));
+  ExpectElimination(before, {{"t2", "DELETED"}}, Model(R"(g (float[4] x, float[4] x2) => (float[4] n, float[4] w) {
       a = Relu(x)
       n = Neg(a)
       b = Relu(x2)
       w = test.Clobber(b)
     })"),
-      options);
+                    options);
 }
 
 // --- Control flow
@@ -750,15 +671,12 @@ TEST(CopyElimination, F2_F3_CopiesInsideABranch) {
     })"));
   builder::GraphBuilder builder(std::move(model));
   builder.InferShapes();
-  std::vector<builder::GraphBuilder *> branches = builder.Subgraphs();
+  std::vector<builder::GraphBuilder*> branches = builder.Subgraphs();
   ASSERT_EQ(branches.size(), 2u);
-  const CopyEliminationResult then_result =
-      EliminateCopies(*branches[0], false, {});
-  const CopyEliminationResult else_result =
-      EliminateCopies(*branches[1], false, {});
+  const CopyEliminationResult then_result = EliminateCopies(*branches[0], false, {});
+  const CopyEliminationResult else_result = EliminateCopies(*branches[1], false, {});
   ASSERT_EQ(then_result.verdicts.size(), 1u);
-  EXPECT_EQ(VerdictText(then_result.verdicts[0]),
-            "KEPT(1, control-flow-source)");
+  EXPECT_EQ(VerdictText(then_result.verdicts[0]), "KEPT(1, control-flow-source)");
   ASSERT_EQ(else_result.verdicts.size(), 1u);
   EXPECT_EQ(VerdictText(else_result.verdicts[0]), "DELETED");
   EXPECT_EQ(branches[1]->Graph().node_size(), 2);
@@ -774,43 +692,37 @@ TEST(CopyElimination, F5_CopyFeedingALoopFromAPrivateBuffer) {
       t = ai.onnxopt.TensorMove(a)
       vf = Loop(M, c, t) )" +
                           kLoopBody + "}"),
-                    {{"t", "DELETED"}},
-                    Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf) {
+                    {{"t", "DELETED"}}, Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf) {
       one = Constant <value = float {1.0}> ()
       a = Relu(v0)
-      vf = Loop(M, c, a) )" +
-                          kLoopBody + "}"));
+      vf = Loop(M, c, a) )" + kLoopBody + "}"));
 }
 
 TEST(CopyElimination, F6_CopyFeedingALoopFromASharedBuffer) {
-  ExpectElimination(
-      Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf, float[4] n) {
+  ExpectElimination(Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf, float[4] n) {
       one = Constant <value = float {1.0}> ()
       a = Relu(v0)
       t = ai.onnxopt.TensorMove(a)
       vf = Loop(M, c, t) )" +
-            kLoopBody + R"(
+                          kLoopBody + R"(
       n = Neg(a)
     })"),
-      {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
 }
 
 // --- View op with several outputs on one input
 // -----------------------------------------
 
 TEST(CopyElimination, R1_BothOutputsConnected) {
-  ExpectElimination(
-      Model(kTwoOutputs +
-            "a = Relu(x) p, q = test.Fork(a) t = ai.onnxopt.TensorMove(p) y1 = "
-            "Sigmoid(t) y2 = Neg(q) }"),
-      {{"t", "KEPT(3, alias-fanout)"}}, kUnchanged);
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) p, q = test.Fork(a) t = ai.onnxopt.TensorMove(p) y1 = "
+                                        "Sigmoid(t) y2 = Neg(q) }"),
+                    {{"t", "KEPT(3, alias-fanout)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, R2_SecondOutputUnused) {
   ExpectElimination(Simple("a = Relu(x) p, q = test.Fork(a) t = "
                            "ai.onnxopt.TensorMove(p) y = Sigmoid(t)"),
-                    {{"t", "DELETED"}},
-                    Simple("a = Relu(x) p, q = test.Fork(a) y = Sigmoid(p)"));
+                    {{"t", "DELETED"}}, Simple("a = Relu(x) p, q = test.Fork(a) y = Sigmoid(p)"));
 }
 
 // --- Reserved copies and visit order
@@ -837,27 +749,23 @@ TEST(CopyElimination, V3_NoNeedConstantFoldingPresent) {
 TEST(CopyElimination, V4_ReservedIdentityByOption) {
   MemoryOptions options;
   options.keep_copies = {"c"};
-  ExpectElimination(kExporterClone, {{"c", "KEPT(reserved)"}}, kUnchanged,
-                    options);
+  ExpectElimination(kExporterClone, {{"c", "KEPT(reserved)"}}, kUnchanged, options);
 }
 
 TEST(CopyElimination, V5_ReservedUpstreamCopy) {
   MemoryOptions options;
   options.input_reuse = {0};
-  ExpectElimination(
-      Model(R"(g (float[4] x, int64[1] s) => (float[4] y1, float[4] y2) {
+  ExpectElimination(Model(R"(g (float[4] x, int64[1] s) => (float[4] y1, float[4] y2) {
       t1 = ai.onnxopt.TensorMove <_cannot_be_deleted = 1> (x)
       r = Reshape(t1, s)
       t2 = ai.onnxopt.TensorMove(r)
       y1 = Sigmoid(t2)
       y2 = Abs(t1)
     })"),
-      {{"t1", "KEPT(reserved)"}, {"t2", "KEPT(3, fanout-not-direct)"}},
-      kUnchanged, options);
+                    {{"t1", "KEPT(reserved)"}, {"t2", "KEPT(3, fanout-not-direct)"}}, kUnchanged, options);
 }
 
-const std::string kV6 =
-    Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
+const std::string kV6 = Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
     t1 = ai.onnxopt.TensorMove(x)
     r = Reshape(t1, s)
     t2 = ai.onnxopt.TensorMove(r)
@@ -868,24 +776,22 @@ const std::string kV6 =
 TEST(CopyElimination, V6_OrderMatters) {
   MemoryOptions options;
   options.output_reuse_input = {{0, 0}};
-  ExpectElimination(
-      kV6, {{"t1", "DELETED"}, {"t2", "DELETED"}},
-      Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
+  ExpectElimination(kV6, {{"t1", "DELETED"}, {"t2", "DELETED"}},
+                    Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
       r = Reshape(x, s)
       y = Sigmoid(r)
       z = Neg(x)
     })"),
-      options);
+                    options);
   options.visit_order = MemoryOptions::VisitOrder::kTopological;
-  ExpectElimination(
-      kV6, {{"t1", "DELETED"}, {"t2", "KEPT(3, fanout-not-direct)"}},
-      Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
+  ExpectElimination(kV6, {{"t1", "DELETED"}, {"t2", "KEPT(3, fanout-not-direct)"}},
+                    Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
       r = Reshape(x, s)
       t2 = ai.onnxopt.TensorMove(r)
       y = Sigmoid(t2)
       z = Neg(x)
     })"),
-      options);
+                    options);
 }
 
 // --- Rule 5 and the symbol table
@@ -895,19 +801,17 @@ TEST(CopyElimination, L1_UserInputIntoAContiguousInput) {
   MemoryOptions options;
   options.input_reuse = {0};
   ExpectElimination(
-      Model(
-          R"(g (float[4] x, float[4] z) => (float[8] y) { t = ai.onnxopt.TensorMove(x) y = test.CatInPlace(t, z) })"),
+      Model(R"(g (float[4] x, float[4] z) => (float[8] y) { t = ai.onnxopt.TensorMove(x) y = test.CatInPlace(t, z) })"),
       {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged, options);
 }
 
 TEST(CopyElimination, L2_InitializerIntoAContiguousInput) {
-  ExpectElimination(
-      Model(
-          R"(g (float[4] z) => (float[8] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+  ExpectElimination(Model(
+                        R"(g (float[4] z) => (float[8] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
       t = ai.onnxopt.TensorMove(W)
       y = test.CatInPlace(t, z)
     })"),
-      {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged);
+                    {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, L3_PrivateBufferIntoAContiguousInput) {
@@ -915,20 +819,17 @@ TEST(CopyElimination, L3_PrivateBufferIntoAContiguousInput) {
       Model(
           R"(g (float[4] x, float[4] z) => (float[8] y) { a = Relu(x) t = ai.onnxopt.TensorMove(a) y = test.CatInPlace(t, z) })"),
       {{"t", "DELETED"}},
-      Model(
-          R"(g (float[4] x, float[4] z) => (float[8] y) { a = Relu(x) y = test.CatInPlace(a, z) })"));
+      Model(R"(g (float[4] x, float[4] z) => (float[8] y) { a = Relu(x) y = test.CatInPlace(a, z) })"));
 }
 
 TEST(CopyElimination, L4_OneBufferAtTwoSlotsOfOneBlock) {
   ExpectElimination(
-      Model(
-          R"(g (float[4] x) => (float[8] y) { a = Relu(x) t = ai.onnxopt.TensorMove(a) y = test.CatInPlace(a, t) })"),
+      Model(R"(g (float[4] x) => (float[8] y) { a = Relu(x) t = ai.onnxopt.TensorMove(a) y = test.CatInPlace(a, t) })"),
       {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged);
 }
 
 TEST(CopyElimination, M1_SymbolMerge) {
-  const std::string before =
-      Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
+  const std::string before = Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
       a = Relu(x)
       t = ai.onnxopt.TensorMove(a)
       r = Reshape(t, s)
@@ -939,11 +840,9 @@ TEST(CopyElimination, M1_SymbolMerge) {
   builder.InferShapes();
   const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), {});
   EXPECT_EQ(graph.SymbolOf("a"), graph.SymbolOf("r"));
-  EXPECT_EQ(graph.ValuesOf(graph.SymbolOf("a")),
-            (std::vector<std::string>{"a", "r"}));
+  EXPECT_EQ(graph.ValuesOf(graph.SymbolOf("a")), (std::vector<std::string>{"a", "r"}));
   EXPECT_EQ(graph.SymbolOf("t"), -1);
-  ExpectElimination(before, {{"t", "DELETED"}},
-                    Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
+  ExpectElimination(before, {{"t", "DELETED"}}, Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
       a = Relu(x)
       r = Reshape(a, s)
       y = Neg(r)
@@ -956,19 +855,13 @@ TEST(CopyElimination, M1_SymbolMerge) {
 TEST(CopyElimination, UnknownOrderingReferenceIsAnError) {
   MemoryOptions options;
   options.ordering = {{"nope", "y"}};
-  EXPECT_THROW(
-      Eliminate(
-          Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"),
-          options),
-      Error);
+  EXPECT_THROW(Eliminate(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"), options), Error);
 }
 
 TEST(CopyElimination, CopyOfAnUndefinedValueIsKept) {
-  EXPECT_EQ(VerdictOf(Eliminate(Simple(
-                          "t = ai.onnxopt.TensorMove(nowhere) y = Sigmoid(x)")),
-                      "t"),
+  EXPECT_EQ(VerdictOf(Eliminate(Simple("t = ai.onnxopt.TensorMove(nowhere) y = Sigmoid(x)")), "t"),
             "KEPT(1, no-source)");
 }
 
-} // namespace
-} // namespace onnxopt::core::memory
+}  // namespace
+}  // namespace onnxopt::core::memory

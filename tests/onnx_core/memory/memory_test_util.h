@@ -27,13 +27,12 @@ struct Eliminated {
 };
 
 // Parses `text`, infers shapes and runs EliminateCopies on the main graph.
-Eliminated Eliminate(std::string_view text,
-                     const core::memory::MemoryOptions &options = {},
-                     const core::memory::CopyEliminationHooks &hooks = {});
+Eliminated Eliminate(std::string_view text, const core::memory::MemoryOptions& options = {},
+                     const core::memory::CopyEliminationHooks& hooks = {});
 
 // The verdict of the copy whose output was `copy` ("DELETED", "KEPT(3,
 // fanout-not-direct)").
-std::string VerdictOf(const Eliminated &eliminated, std::string_view copy);
+std::string VerdictOf(const Eliminated& eliminated, std::string_view copy);
 
 // The checks of every scenario:
 //  - the verdicts are exactly `verdicts` (copy output name -> VerdictText);
@@ -47,9 +46,7 @@ std::string VerdictOf(const Eliminated &eliminated, std::string_view copy);
 //  bit-identical
 //    outputs on random inputs (int64 inputs are zeros);
 //  - a second run of the pass changes nothing.
-void ExpectElimination(std::string_view before,
-                       const std::map<std::string, std::string> &verdicts,
-                       std::string_view after,
-                       const core::memory::MemoryOptions &options = {});
+void ExpectElimination(std::string_view before, const std::map<std::string, std::string>& verdicts,
+                       std::string_view after, const core::memory::MemoryOptions& options = {});
 
-} // namespace onnxopt::testing
+}  // namespace onnxopt::testing
