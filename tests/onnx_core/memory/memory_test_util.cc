@@ -13,6 +13,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/memory/inplace_run.h"
 #include "onnx_core/memory/memory_graph.h"
 #include "onnx_core/memory/memory_plan.h"
 #include "onnx_core/memory/memory_traits.h"
@@ -203,6 +204,10 @@ void ExpectElimination(std::string_view before, const std::map<std::string, std:
     const core::eval::ValueMap inputs = RandomInputs(eliminated.before.graph());
     const core::eval::ValueMap functional = core::eval::Run(eliminated.before, inputs);
     ExpectSameValues(functional, core::eval::Run(eliminated.after, inputs), eliminated.before.graph(), "functional");
+    // The plan after the pass, executed in place.
+    const core::eval::RunOptions in_place = core::memory::InPlaceRunOptions(eliminated.after, options);
+    ExpectSameValues(functional, core::eval::Run(eliminated.after, inputs, in_place), eliminated.before.graph(),
+                     "in place");
   }
 
   // Converged: a second run deletes nothing more (the copies named by
