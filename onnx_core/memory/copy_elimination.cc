@@ -14,11 +14,6 @@
 
 namespace onnxopt::core::memory {
 
-using ir::ForEachSubgraph;
-using ir::HasSubgraph;
-using ir::IsOnnxDomain;
-using ir::SubgraphReads;
-
 namespace {
 
 using builder::GraphBuilder;
@@ -118,7 +113,7 @@ Trace TraceSource(const MemoryGraph& graph, const NodeProto& copy) {
       continue;
     }
     trace.source =
-        IsOnnxDomain(node.domain()) && node.op_type() == "Constant" ? SourceKind::kConstantNode : SourceKind::kNode;
+        ir::IsOnnxDomain(node.domain()) && node.op_type() == "Constant" ? SourceKind::kConstantNode : SourceKind::kNode;
     return trace;
   }
 }

@@ -9,11 +9,6 @@
 
 namespace onnxopt::core::memory {
 
-using ir::ForEachSubgraph;
-using ir::HasSubgraph;
-using ir::IsOnnxDomain;
-using ir::SubgraphReads;
-
 namespace {
 
 using A = AnchorAttribute;
@@ -50,7 +45,7 @@ std::vector<Anchor> AnchorsOf(const MemoryGraph& graph, const std::vector<std::s
       case Definition::Kind::kNode: {
         const NodeProto& node = *definition.node;
         A attribute = A::kNormalOutput;
-        if (IsOnnxDomain(node.domain()) && node.op_type() == "Constant") attribute = A::kImmutableOutput;
+        if (ir::IsOnnxDomain(node.domain()) && node.op_type() == "Constant") attribute = A::kImmutableOutput;
         if (graph.AliasedInput(node, definition.index)) attribute = A::kReferenceOutput;
         anchors.push_back({attribute, &node});
         break;

@@ -8,11 +8,6 @@
 
 namespace onnxopt::core::memory {
 
-using ir::ForEachSubgraph;
-using ir::HasSubgraph;
-using ir::IsOnnxDomain;
-using ir::SubgraphReads;
-
 namespace {
 
 const std::vector<Slot> kNoSlots;
@@ -146,8 +141,8 @@ void MemoryGraph::Index(const std::set<const NodeProto*>& out_of_place) {
       consumers_[name].push_back({&node, i});
       if (!definitions_.contains(name)) definitions_[name] = {UndefinedKind(), nullptr, -1};
     }
-    if (HasSubgraph(node)) {
-      std::set<std::string> reads = SubgraphReads(node);
+    if (ir::HasSubgraph(node)) {
+      std::set<std::string> reads = ir::SubgraphReads(node);
       for (const std::string& name : reads) {
         consumers_[name].push_back({&node, Slot::kCapture});
         if (!definitions_.contains(name)) definitions_[name] = {UndefinedKind(), nullptr, -1};
@@ -223,13 +218,13 @@ bool MemoryGraph::IsOverridableInput(std::string_view value) const {
 bool MemoryGraph::IsCopy(const NodeProto& node) const {
   if (elided_.contains(&node) || node.input_size() != 1 || node.output_size() != 1) return false;
   if (node.domain() == kCopyDomain && node.op_type() == kCopyOpType) return true;
-  if (!options_.identity_is_copy || !IsOnnxDomain(node.domain()) || node.op_type() != "Identity") return false;
+  if (!options_.identity_is_copy || !ir::IsOnnxDomain(node.domain()) || node.op_type() != "Identity") return false;
   // Only an Identity on a tensor is a copy (type_of answers 0 for sequences and
   // unknowns).
   return type_of_ && type_of_(node.input(0)) != 0;
 }
 
-bool MemoryGraph::IsControlFlow(const NodeProto& node) { return HasSubgraph(node); }
+bool MemoryGraph::IsControlFlow(const NodeProto& node) { return ir::HasSubgraph(node); }
 
 bool MemoryGraph::IsFunctionCall(const NodeProto& node) const {
   return function_keys_.contains(FunctionKey(node.domain(), node.op_type()));
@@ -254,14 +249,14 @@ bool MemoryGraph::AliasOf(const NodeProto& node, int input) const {
 InputRW MemoryGraph::InputType(const Slot& slot) const {
   if (slot.IsGraphOutput()) return InputRW::kReadOnly;
   const NodeProto& node = *slot.node;
-  const bool onnx = IsOnnxDomain(node.domain());
+  const bool onnx = ir::IsOnnxDomain(node.domain());
   if (slot.IsCapture()) {
     // Uses inside the nested graphs. Their plans never run writers in place on
     // a captured value (a body's copy of a captured value is kept, Rule 1), so
     // a capture is read-only unless a body node declares a write or a clobber
     // of that very name.
     InputRW merged = InputRW::kReadOnly;
-    ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& body) {
+    ir::ForEachSubgraph(node, [&](const std::string&, int, const GraphProto& body) {
       for (const NodeProto& inner : body.node()) {
         const OpMemoryTraits traits = TraitsOf(inner, type_of_, options_.inplace_ops);
         for (int i = 0; i < inner.input_size(); ++i) {
@@ -304,10 +299,11 @@ OutputRW MemoryGraph::OutputType(std::string_view value) const {
       break;
   }
   const NodeProto& node = *definition.node;
-  if (IsOnnxDomain(node.domain()) && (node.op_type() == "Loop" || node.op_type() == "Scan")) return OutputRW::kSoftRead;
+  if (ir::IsOnnxDomain(node.domain()) && (node.op_type() == "Loop" || node.op_type() == "Scan"))
+    return OutputRW::kSoftRead;
   if (std::optional<int> input = AliasedInput(node, definition.index); input && Contains(Traits(node).writes, *input))
     return OutputRW::kWriteable;
-  if (IsOnnxDomain(node.domain()) && node.op_type() == "Constant") return OutputRW::kReadOnlyConst;
+  if (ir::IsOnnxDomain(node.domain()) && node.op_type() == "Constant") return OutputRW::kReadOnlyConst;
   // A call's body is not instantiated: its output may be a formal input or a
   // constant.
   if (IsFunctionCall(node)) return OutputRW::kInvalid;

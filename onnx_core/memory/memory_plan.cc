@@ -8,11 +8,6 @@
 
 namespace onnxopt::core::memory {
 
-using ir::ForEachSubgraph;
-using ir::HasSubgraph;
-using ir::IsOnnxDomain;
-using ir::SubgraphReads;
-
 namespace {
 
 using Kind = Definition::Kind;
@@ -56,7 +51,7 @@ std::string Violation(const MemoryGraph& graph, const MemoryOptions& options, co
   for (const std::string& value : VersionOf(graph, writer, input)) {
     const Definition& definition = graph.DefinitionOf(value);
     if (definition.kind == Kind::kInitializer || graph.IsInitializer(value)) return "writes-immutable";
-    if (definition.kind == Kind::kNode && IsOnnxDomain(definition.node->domain()) &&
+    if (definition.kind == Kind::kNode && ir::IsOnnxDomain(definition.node->domain()) &&
         definition.node->op_type() == "Constant")
       return "writes-immutable";
     if (definition.kind == Kind::kOuter || definition.kind == Kind::kUndefined) return "writes-outer-value";

@@ -34,8 +34,7 @@ std::string Simple(const std::string& body) { return Model("g (float[4] x) => (f
 
 const std::string kUnchanged;
 
-// --- Scenario 1: single path, direct
-// ---------------------------------------------------
+// --- Scenario 1: single path, direct ---
 
 TEST(CopyElimination, S1_1_Direct) {
   ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"), {{"t", "DELETED"}},
@@ -73,8 +72,7 @@ TEST(CopyElimination, S1_4_ChainOfCopiesInBothVisitOrders) {
   }
 }
 
-// --- Scenario 2: single path, indirect
-// -------------------------------------------------
+// --- Scenario 2: single path, indirect ---
 
 TEST(CopyElimination, S2_1_ThroughViews) {
   const std::string graph =
@@ -162,8 +160,7 @@ TEST(CopyElimination, S2_6_FunctionCallSourceIsKeptConservatively) {
                     {{"t", "KEPT(1, function-call-source)"}}, kUnchanged);
 }
 
-// --- Scenario 3: source is a graph input
-// ------------------------------------------------
+// --- Scenario 3: source is a graph input ---
 
 TEST(CopyElimination, S3_1_UndeclaredUserInput) {
   ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "KEPT(2, user-input-not-declared)"}},
@@ -268,8 +265,7 @@ TEST(CopyElimination, S3_9_InputFanOutCaseBOnUserMemory) {
                     options);
 }
 
-// --- Scenario 4: source is an initializer or a Constant
-// ----------------------------------
+// --- Scenario 4: source is an initializer or a Constant ---
 
 std::string WithW(const std::string& body) {
   return Model(
@@ -357,8 +353,7 @@ TEST(CopyElimination, S4_10_InitializerThatIsAlsoAnInput) {
                     options);
 }
 
-// --- Scenario 5: single output, multiple references
-// --------------------------------------
+// --- Scenario 5: single output, multiple references ---
 
 const std::string kTwoOutputs = "g (float[4] x) => (float[4] y1, float[4] y2) {";
 
@@ -539,8 +534,7 @@ TEST(CopyElimination, X3_SiblingIsAView) {
                     {{"t", "KEPT(3, sibling-aliases)"}}, kUnchanged);
 }
 
-// --- Ordering: cycles and rollback
-// -------------------------------------------------------
+// --- Ordering: cycles and rollback ---
 
 TEST(CopyElimination, Y1_SelfLoop) {
   ExpectElimination(Model(R"(g (float[1] x) => (float[1] y) <int64[1,1] idx = {0}> {
@@ -648,8 +642,7 @@ TEST(CopyElimination, Y6_ConstraintTransferThroughADeletedCopy) {
                     options);
 }
 
-// --- Control flow
-// ----------------------------------------------------------------------
+// --- Control flow ---
 
 TEST(CopyElimination, F1_SourceIsAnIf) {
   ExpectElimination(Model(R"(g (bool c, float[4] x) => (float[4] y) {
@@ -710,8 +703,7 @@ TEST(CopyElimination, F6_CopyFeedingALoopFromASharedBuffer) {
                     {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
 }
 
-// --- View op with several outputs on one input
-// -----------------------------------------
+// --- View op with several outputs on one input ---
 
 TEST(CopyElimination, R1_BothOutputsConnected) {
   ExpectElimination(Model(kTwoOutputs + "a = Relu(x) p, q = test.Fork(a) t = ai.onnxopt.TensorMove(p) y1 = "
@@ -725,25 +717,18 @@ TEST(CopyElimination, R2_SecondOutputUnused) {
                     {{"t", "DELETED"}}, Simple("a = Relu(x) p, q = test.Fork(a) y = Sigmoid(p)"));
 }
 
-// --- Reserved copies and visit order
-// ---------------------------------------------------
+// --- Reserved copies and visit order ---
 
-TEST(CopyElimination, V1_CannotBeDeleted) {
-  ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove "
-                           "<_cannot_be_deleted = 1> (a) y = Sigmoid(t)"),
-                    {{"t", "KEPT(reserved)"}}, kUnchanged);
-}
-
-TEST(CopyElimination, V2_CannotBeDeletedZero) {
-  ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove "
-                           "<_cannot_be_deleted = 0> (a) y = Sigmoid(t)"),
-                    {{"t", "DELETED"}}, Simple("a = Relu(x) y = Sigmoid(a)"));
-}
-
-TEST(CopyElimination, V3_NoNeedConstantFoldingPresent) {
-  ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove "
-                           "<no_need_constant_folding = 0> (a) y = Sigmoid(t)"),
-                    {{"t", "KEPT(reserved)"}}, kUnchanged);
+TEST(CopyElimination, V1_V2_V3_ReservedAttributes) {
+  // _cannot_be_deleted reserves when non-zero; no_need_constant_folding as soon as present.
+  const std::string kept = "KEPT(reserved)";
+  for (const auto& [attribute, verdict] :
+       std::vector<std::pair<std::string, std::string>>{{"_cannot_be_deleted = 1", kept},
+                                                        {"_cannot_be_deleted = 0", "DELETED"},
+                                                        {"no_need_constant_folding = 0", kept}}) {
+    ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove <" + attribute + "> (a) y = Sigmoid(t)"),
+                      {{"t", verdict}}, verdict == kept ? kUnchanged : Simple("a = Relu(x) y = Sigmoid(a)"));
+  }
 }
 
 TEST(CopyElimination, V4_ReservedIdentityByOption) {
@@ -794,8 +779,7 @@ TEST(CopyElimination, V6_OrderMatters) {
                     options);
 }
 
-// --- Rule 5 and the symbol table
-// -------------------------------------------------------
+// --- Rule 5 and the symbol table ---
 
 TEST(CopyElimination, L1_UserInputIntoAContiguousInput) {
   MemoryOptions options;
@@ -849,8 +833,7 @@ TEST(CopyElimination, M1_SymbolMerge) {
     })"));
 }
 
-// --- Robustness
-// ------------------------------------------------------------------------
+// --- Robustness ---
 
 TEST(CopyElimination, UnknownOrderingReferenceIsAnError) {
   MemoryOptions options;
