@@ -10,7 +10,9 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/memory/copy_elimination_pass.h"
 #include "onnx_core/memory/memory_plan.h"
+#include "onnx_core/optimizer/graph_graph.h"
 
 #include "tests/onnx_core/memory/memory_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -844,6 +846,40 @@ TEST(CopyElimination, UnknownOrderingReferenceIsAnError) {
 TEST(CopyElimination, CopyOfAnUndefinedValueIsKept) {
   EXPECT_EQ(VerdictOf(Eliminate(Simple("t = ai.onnxopt.TensorMove(nowhere) y = Sigmoid(x)")), "t"),
             "KEPT(1, no-source)");
+}
+
+}  // namespace
+}  // namespace onnxopt::core::memory
+
+namespace onnxopt::core::memory {
+namespace {
+
+// The GraphPass wrapper, called the way the driver will call it (graph_pass.h).
+TEST(CopyEliminationPass, RunReportsItsEditsToTheDriver) {
+  testing::RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(
+      testing::ParseText(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, idx, upd) "
+                                           "s = Neg(a) y1 = Sigmoid(w) y2 = ai.onnxopt.TensorMove(s) }")));
+  builder.InferShapes();
+  builder::GraphGraph graph(builder);
+  builder::PassResult result;
+  const CopyEliminationPass pass;
+  EXPECT_EQ(pass.Name(), "CopyElimination");
+  EXPECT_EQ(pass.Stage(), builder::OptimizationStage::kFinal);
+  pass.Run(graph, result);
+  EXPECT_EQ(result.counters,
+            (std::map<std::string, std::int64_t>{
+                {"constraints", 1}, {"copies", 2}, {"deleted", 2}, {"elided", 0}, {"kept", 0}, {"nodes_moved", 2}}));
+  // t went by renaming its uses; y2 by renaming its producer's output.
+  EXPECT_EQ(result.value_renames, (std::vector<std::pair<std::string, std::string>>{{"s", "y2"}, {"t", "a"}}));
+  std::set<std::string> modified;
+  for (const NodeProto* node : result.modified_nodes) modified.insert(node->output(0));
+  EXPECT_EQ(modified, (std::set<std::string>{"w", "y2"}));
+  EXPECT_EQ(
+      testing::CanonicalGraph(builder.Graph()),
+      testing::CanonicalGraph(
+          testing::ParseText(Model(kB1Header + "a = Relu(x) y2 = Neg(a) w = ScatterND(a, idx, upd) y1 = Sigmoid(w) }"))
+              .graph()));
 }
 
 }  // namespace
