@@ -1,5 +1,8 @@
 #include "onnx_core/eval/evaluator.h"
 
+#include <algorithm>
+#include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -75,6 +78,8 @@ class Frame {
     lazy_.erase(name);
     values_->insert_or_assign(name, std::move(value));
   }
+  // The values of this scope (not the enclosing ones).
+  const ValueMap& Own() const { return *values_; }
   // Frees a value of this scope (and forgets an unconverted initializer of that name).
   void Erase(std::string_view name) {
     if (auto it = values_->find(name); it != values_->end()) values_->erase(it);
@@ -145,9 +150,11 @@ class Evaluator {
   Scope MainScope() const { return Scope{&opsets_, nullptr, 0}; }
 
   // Runs `nodes` in `frame`. When `keep` is given, frees every value of the frame after
-  // its last use, except the names in `keep`.
+  // its last use, except the names in `keep`. `options` (main graph only) asks for
+  // in-place writes and memory measures.
   void RunSequence(const Nodes& nodes, Frame& frame, const Scope& scope,
-                   const std::unordered_set<std::string>* keep) {
+                   const std::unordered_set<std::string>* keep, const RunOptions* options = nullptr,
+                   RunStats* stats = nullptr) {
     std::unordered_map<std::string, int> last_use;
     if (keep) {
       for (int i = 0; i < nodes.size(); ++i) {
@@ -166,10 +173,36 @@ class Evaluator {
         if (!keep->contains(name)) frees[static_cast<std::size_t>(index)].push_back(&name);
     for (int i = 0; i < nodes.size(); ++i) {
       if (scope.function_depth > 0) CountFunctionNode();
-      RunNode(nodes.Get(i), frame, scope);
+      const NodeProto& node = nodes.Get(i);
+      std::optional<int> in_place;
+      if (options && keep)
+        if (auto it = options->in_place_inputs.find(i); it != options->in_place_inputs.end()) {
+          // Only a value read for the last time here can give its buffer away.
+          const std::string& input = it->second < node.input_size() ? node.input(it->second) : std::string();
+          auto use = last_use.find(input);
+          if (!input.empty() && use != last_use.end() && use->second == i && !keep->contains(input))
+            in_place = it->second;
+        }
+      RunNode(node, frame, scope, in_place, stats);
+      // Measured with the node's inputs and outputs both alive: where running in place
+      // saves a buffer.
+      if (stats && options && options->measure_memory)
+        stats->peak_live_bytes = std::max(stats->peak_live_bytes, LiveBytes(frame));
       if (keep)
         for (const std::string* name : frees[static_cast<std::size_t>(i)]) frame.Erase(*name);
     }
+  }
+
+  // Bytes of the distinct numeric buffers held by the frame's own values.
+  static std::int64_t LiveBytes(const Frame& frame) {
+    std::unordered_set<const std::byte*> seen;
+    std::int64_t bytes = 0;
+    for (const auto& [name, value] : frame.Own()) {
+      const auto* tensor = std::get_if<Tensor>(&value);
+      if (tensor == nullptr || tensor->elem_type() == TensorProto::STRING || tensor->ByteSize() == 0) continue;
+      if (seen.insert(tensor->RawData()).second) bytes += static_cast<std::int64_t>(tensor->ByteSize());
+    }
+    return bytes;
   }
 
   void RunNodeList(const std::vector<const NodeProto*>& nodes, Frame& frame) {
@@ -199,7 +232,8 @@ class Evaluator {
   }
 
  private:
-  void RunNode(const NodeProto& node, Frame& frame, const Scope& scope) {
+  void RunNode(const NodeProto& node, Frame& frame, const Scope& scope, std::optional<int> in_place = std::nullopt,
+               RunStats* stats = nullptr) {
     std::vector<Value> outputs;
     if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.input_size() == 0) {
       try {
@@ -252,8 +286,35 @@ class Evaluator {
     if (outputs.size() < static_cast<std::size_t>(node.output_size()))
       throw BuilderError(NodeLabel(node) + ": the kernel returned " + std::to_string(outputs.size()) +
                          " values for " + std::to_string(node.output_size()) + " outputs");
+    if (in_place && !outputs.empty()) {
+      const bool written = WriteIntoInput(node, *in_place, frame, outputs[0]);
+      if (stats) ++(written ? stats->in_place_writes : stats->in_place_refused);
+    }
     for (int i = 0; i < node.output_size(); ++i)
       if (!node.output(i).empty()) frame.Set(node.output(i), std::move(outputs[static_cast<std::size_t>(i)]));
+  }
+
+  // Puts `output` into the buffer of the node's input `input`, which the frame holds for
+  // the last time (the caller checked): the input's value leaves the frame and its buffer
+  // receives the result. Tensors copy on write, so a buffer that something else still
+  // shares (a caller's input, a view) is copied instead: false, and the result is the same.
+  static bool WriteIntoInput(const NodeProto& node, int input, Frame& frame, Value& output) {
+    if (input < 0 || input >= node.input_size() || node.input(input).empty()) return false;
+    const std::string& name = node.input(input);
+    auto* result = std::get_if<Tensor>(&output);
+    auto held = frame.Own().find(name);
+    if (!result || held == frame.Own().end()) return false;
+    const auto* source = std::get_if<Tensor>(&held->second);
+    if (!source || source->elem_type() != result->elem_type() || source->size() != result->size() ||
+        source->elem_type() == TensorProto::STRING || source->ByteSize() == 0)
+      return false;
+    Tensor target = *source;
+    frame.Erase(name);
+    const std::byte* buffer = target.RawData();
+    std::memcpy(target.MutableRawData(), result->RawData(), result->ByteSize());
+    const bool exclusive = target.RawData() == buffer;
+    output = target.Reshaped(result->shape());
+    return exclusive;
   }
 
   const FunctionProto* FindFunction(const NodeProto& node) {
@@ -358,7 +419,9 @@ void CheckInputValue(const ValueInfoProto& info, const Value& value) {
                        " is declared as " + std::to_string(dims[i].dim_value()));
 }
 
-ValueMap Run(const ModelProto& model, const ValueMap& inputs) {
+ValueMap Run(const ModelProto& model, const ValueMap& inputs) { return Run(model, inputs, RunOptions{}); }
+
+ValueMap Run(const ModelProto& model, const ValueMap& inputs, const RunOptions& options, RunStats* stats) {
   const GraphProto& graph = model.graph();
   Evaluator evaluator(model.opset_import(), model.functions());
   Frame frame;
@@ -378,7 +441,7 @@ ValueMap Run(const ModelProto& model, const ValueMap& inputs) {
     if (!declared.contains(name)) throw ModelError("'" + name + "' is not an input of the model");
   std::unordered_set<std::string> keep;
   for (const ValueInfoProto& output : graph.output()) keep.insert(output.name());
-  evaluator.RunSequence(graph.node(), frame, evaluator.MainScope(), &keep);
+  evaluator.RunSequence(graph.node(), frame, evaluator.MainScope(), &keep, &options, stats);
   ValueMap outputs;
   for (const ValueInfoProto& output : graph.output()) {
     const Value* value = frame.Find(output.name());

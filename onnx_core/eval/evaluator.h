@@ -7,6 +7,7 @@
 // (FunctionProto) run by instantiating their body with the call's attributes. Errors
 // (a missing kernel, an invalid input) raise ModelError naming the node.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,23 @@ using ValueMap = std::map<std::string, Value, std::less<>>;
 // for a missing input, a type or rank that contradicts the declared one, a missing
 // kernel, or a kernel failure (the message names the node).
 ValueMap Run(const ModelProto& model, const ValueMap& inputs);
+
+// In-place execution (onnx_core/memory builds the plan: memory/inplace_run.h).
+struct RunOptions {
+  // Main-graph node position -> input whose buffer receives the node's output 0 (an
+  // in-place writer the plan proved safe). The write happens only when the kernel's result
+  // has the input's element type and size and no other live value shares that buffer;
+  // otherwise the node runs as usual. Empty: the usual evaluation, exactly.
+  std::map<int, int> in_place_inputs;
+  // Measure the bytes held by the main graph's live values after each node.
+  bool measure_memory = false;
+};
+struct RunStats {
+  std::int64_t peak_live_bytes = 0;  // distinct buffers of live main-graph values, after each node
+  std::int64_t in_place_writes = 0;  // outputs written into their input's buffer
+  std::int64_t in_place_refused = 0;  // planned writes run as usual (buffer shared, size differs)
+};
+ValueMap Run(const ModelProto& model, const ValueMap& inputs, const RunOptions& options, RunStats* stats = nullptr);
 
 // Checks a value given for the graph input `info` against its declared element type,
 // rank and fixed dimensions, as Run does; throws ModelError ("input 'x' is int64[2,3],

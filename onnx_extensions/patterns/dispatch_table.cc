@@ -115,6 +115,10 @@
 #include "onnx_extensions/patterns/normalization/max_relu_pattern.h"
 #include "onnx_extensions/patterns/normalization/softmax_cross_entropy_loss_cast_pattern.h"
 // attention
+
+// memory
+#include "onnx_core/memory/copy_elimination_pass.h"
+#include "onnx_extensions/memory/register_memory_traits.h"
 #include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
 #include "onnx_extensions/patterns/attention/function_attention_gqa_pattern.h"
 #include "onnx_extensions/patterns/attention/function_attention_pattern.h"
@@ -283,6 +287,9 @@ void RegisterPatterns() {
   RegisterMatmul();
   RegisterNormalization();
   RegisterAttention();
+  // memory: the operator traits the pass reads, then the pass itself
+  onnx_memory::RegisterMemoryTraits();
+  RegisterPattern<core::memory::CopyEliminationPass>("memory");
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -56,6 +56,7 @@ struct Command {
 
 Command DiffCommand();
 Command InfoCommand();
+Command MemoryCommand();
 Command OptimizeCommand();
 Command PatternsCommand();
 Command ReplayCommand();

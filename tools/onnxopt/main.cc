@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
                                                        onnxopt::cli::PatternsCommand(),
                                                        onnxopt::cli::RunCommand(),
                                                        onnxopt::cli::VerifyCommand(),
-                                                       onnxopt::cli::DiffCommand()};
+                                                       onnxopt::cli::DiffCommand(),
+                                                       onnxopt::cli::MemoryCommand()};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintHelp(commands);

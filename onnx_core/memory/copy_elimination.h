@@ -1,0 +1,74 @@
+#pragma once
+// Copy elimination (shared/docs/copy-elimination.md §7): removes a copy
+// (ai.onnxopt.TensorMove, or Identity on a tensor) when reading and writing its
+// source buffer directly cannot be observed. Per copy: trace the source through
+// views and in-place writers, then Rules 1-5 in order (path validity, declared
+// user memory, single path / fan-out with ordering constraints, read/write
+// conflict, layout conflict), then apply: land the constraints by moving nodes
+// (rolled back on failure), delete the copy.
+//
+// Scope of this implementation (deliberate, conservative): a graph is analysed
+// alone. A local-function call is an opaque node (a copy whose trace reaches a
+// call output is kept, `function-call-source`; a call input is assumed to be
+// clobbered); function bodies are not rewritten. Control-flow bodies are graphs
+// of their own (the pass runs on each); captured values and formal inputs of a
+// body stop a trace (`control-flow-source`).
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "onnx_core/memory/memory_graph.h"
+
+namespace onnxopt::core::builder {
+class GraphBuilder;
+}
+
+namespace onnxopt::core::memory {
+
+struct CopyVerdict {
+  enum class Kind { kDeleted, kElided, kKept };
+  std::string copy;  // the copy's output name (as in the input graph)
+  Kind kind = Kind::kKept;
+  int rule = 0;        // the rule that kept it (1-5); 0 for reserved / apply-failed / removed
+  std::string reason;  // "" when removed
+  std::string path;    // source first: "a(out:0) --> r(out:0) --> (in:0) t"
+  std::vector<std::pair<std::string, std::string>> constraints;  // landed, by first output names
+};
+std::string VerdictText(const CopyVerdict& verdict);  // "DELETED", "ELIDED", "KEPT(3, fanout-not-direct)"
+
+// Hooks for the rollback tests (§11 Y4, Y5).
+struct CopyEliminationHooks {
+  // Called after the pending constraints landed; returning false fails the
+  // deletion.
+  std::function<bool()> after_constraints_landed;
+  // Called between the checks and the landing; may add constraints (before,
+  // after) by first output name, which then count as landed.
+  std::function<std::vector<std::pair<std::string, std::string>>()> inject_constraints;
+};
+
+struct CopyEliminationResult {
+  std::vector<CopyVerdict> verdicts;                             // one per copy, in order of the copies' final decision
+  std::vector<std::pair<std::string, std::string>> constraints;  // every constraint in the graph after the pass
+  std::vector<const NodeProto*> modified_nodes;                  // moved or renamed nodes (still alive)
+  std::vector<std::pair<std::string, std::string>> value_renames;  // (from, to), applied already
+  std::set<const NodeProto*> elided;                               // copies to execute as aliases
+  std::int64_t nodes_moved = 0;
+  std::int64_t evaluations = 0;
+  bool capped = false;  // the evaluation cap ended the pass
+  std::size_t Count(CopyVerdict::Kind kind) const;
+};
+
+// Runs the pass on `graph` (the builder's own graph, not its nested graphs).
+// `top_level`: the model's main graph. Throws onnxopt::Error for an option
+// naming an unknown node.
+CopyEliminationResult EliminateCopies(builder::GraphBuilder& graph, bool top_level, const MemoryOptions& options,
+                                      const CopyEliminationHooks& hooks = {});
+
+// An element-type query over the builder's shape inference (0 when unknown).
+ElementTypeQuery TypeQueryOf(const builder::GraphBuilder& graph);
+
+}  // namespace onnxopt::core::memory

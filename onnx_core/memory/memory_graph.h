@@ -1,0 +1,174 @@
+#pragma once
+// The analysis graph of one ONNX graph for the in-place memory plan
+// (shared/docs/copy-elimination.md §4-§6): where each value is defined, who
+// reads it (node slots, captures by nested graphs, graph output slots), the
+// read/write type of every use and definition, and the symbol table (which
+// values share one buffer).
+//
+// It is a snapshot of a GraphBuilder's node list: rebuild it after editing the
+// graph.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/memory/memory_traits.h"
+
+namespace onnxopt::core::builder {
+class GraphBuilder;
+}
+
+namespace onnxopt::core::memory {
+
+// Options of the plan (§8.1). Validated by ParseMemoryOptions
+// (memory_options.h).
+struct MemoryOptions {
+  std::set<std::string> inplace_ops = BuiltinInPlaceFamilies();
+  bool identity_is_copy = true;
+  std::vector<std::pair<int, int>> output_reuse_input;        // (graph input, graph output)
+  std::set<int> input_reuse;                                  // graph inputs the caller lets us overwrite
+  std::set<std::string> keep_copies;                          // node names or output names
+  std::vector<std::pair<std::string, std::string>> ordering;  // (before, after) node references
+  enum class VisitOrder { kReverse, kTopological } visit_order = VisitOrder::kReverse;
+};
+
+enum class InputRW { kReadOnly, kWriteable, kScopeWriteable, kInvalid };
+enum class OutputRW { kReadOnlyConst, kReadOnly, kSoftRead, kWriteable, kInvalid };
+std::string_view InputRWName(InputRW type);
+std::string_view OutputRWName(OutputRW type);
+// The conflict table of §5.4: true when the producer's buffer may not be read
+// by the use.
+bool RWConflict(OutputRW producer, InputRW use);
+
+// A use of a value: input `index` of `node`; a capture (`node` reads the value
+// from one of its nested graphs, index kCapture); or graph output slot `index`
+// (`node` null).
+struct Slot {
+  static constexpr int kCapture = -1;
+  const NodeProto* node = nullptr;
+  int index = 0;
+  bool IsGraphOutput() const { return node == nullptr; }
+  bool IsCapture() const { return node != nullptr && index == kCapture; }
+  friend bool operator==(const Slot&, const Slot&) = default;
+};
+
+struct Definition {
+  enum class Kind {
+    kUndefined,    // not defined anywhere visible (or an empty optional input)
+    kNode,         // output `index` of `node`
+    kGraphInput,   // input `index` of this graph (top-level: user memory; body:
+                   // formal input)
+    kInitializer,  // initializer of this graph (not listed as an input)
+    kOuter,        // defined in an enclosing graph (a nested graph's capture)
+  };
+  Kind kind = Kind::kUndefined;
+  const NodeProto* node = nullptr;
+  int index = -1;
+};
+
+// "domain:name" ("" for the ONNX domain).
+std::string FunctionKey(std::string_view domain, std::string_view name);
+// The keys of the model's local functions.
+std::set<std::string> FunctionKeys(const google::protobuf::RepeatedPtrField<FunctionProto>& functions);
+
+class MemoryGraph {
+ public:
+  // `top_level`: the model's main graph (graph inputs are user memory) rather
+  // than a control-flow body. `elided` copies are executed as aliases: they
+  // count as views. `out_of_place` writers do not alias their written input
+  // (the functional plan). `functions`: the model's local functions as
+  // FunctionKey(domain, name).
+  MemoryGraph(const GraphProto& graph, bool top_level, const MemoryOptions& options, const ElementTypeQuery& type_of,
+              std::set<std::string> functions, const std::set<const NodeProto*>& elided = {},
+              const std::set<const NodeProto*>& out_of_place = {});
+
+  const GraphProto& Graph() const { return graph_; }
+  bool TopLevel() const { return top_level_; }
+  const std::vector<const NodeProto*>& Nodes() const { return nodes_; }
+  std::size_t Position(const NodeProto* node) const { return position_.at(node); }
+
+  const Definition& DefinitionOf(std::string_view value) const;
+  const std::vector<Slot>& Consumers(std::string_view value) const;
+  // A value is connected when something reads it.
+  bool IsConnected(std::string_view value) const { return !Consumers(value).empty(); }
+  bool IsGraphOutput(std::string_view value) const { return graph_outputs_.contains(std::string(value)); }
+  bool IsInitializer(std::string_view value) const;
+  // Top-level graph input that also has an initializer (a default the caller
+  // may override).
+  bool IsOverridableInput(std::string_view value) const;
+
+  // --- Roles
+  // ------------------------------------------------------------------------ A
+  // copy candidate: ai.onnxopt.TensorMove, or Identity on a tensor when
+  // identity_is_copy.
+  bool IsCopy(const NodeProto& node) const;
+  static bool IsControlFlow(const NodeProto& node);
+  bool IsFunctionCall(const NodeProto& node) const;
+  bool IsWrapper(const NodeProto& node) const { return IsControlFlow(node) || IsFunctionCall(node); }
+  // The input that output `k` of `node` aliases, if any.
+  std::optional<int> AliasedInput(const NodeProto& node, int output) const;
+  // Some output of `node` aliases its input `input`.
+  bool AliasOf(const NodeProto& node, int input) const;
+  const OpMemoryTraits& Traits(const NodeProto& node) const;
+
+  // --- Read/write types (§5)
+  // -----------------------------------------------------------
+  InputRW InputType(const Slot& slot) const;
+  OutputRW OutputType(std::string_view value) const;
+  bool Writable(const Slot& slot) const;
+
+  // --- Data dependencies
+  // --------------------------------------------------------------- Producer
+  // nodes of the node's inputs and captures (distinct).
+  std::vector<const NodeProto*> DataPredecessors(const NodeProto& node) const;
+  // Nodes reading one of the node's outputs (inputs or captures; distinct).
+  std::vector<const NodeProto*> DataSuccessors(const NodeProto& node) const;
+  // Values `node` reads from enclosing scopes through its nested graphs.
+  const std::set<std::string>& Captures(const NodeProto& node) const;
+
+  // --- Symbols (§6)
+  // ------------------------------------------------------------------ The
+  // buffer of a value: values joined by alias outputs share one symbol. -1 for
+  // a value the graph does not know.
+  int SymbolOf(std::string_view value) const;
+  // The values of a symbol, in order of definition (pseudo definitions first).
+  const std::vector<std::string>& ValuesOf(int symbol) const {
+    return symbol_values_.at(static_cast<std::size_t>(symbol));
+  }
+  std::size_t SymbolCount() const { return symbol_values_.size(); }
+
+ private:
+  void Index(const std::set<const NodeProto*>& out_of_place);
+  // A name defined nowhere in the graph: an enclosing graph's value in a nested
+  // graph, nothing at the top level (a malformed graph).
+  Definition::Kind UndefinedKind() const {
+    return top_level_ ? Definition::Kind::kUndefined : Definition::Kind::kOuter;
+  }
+  void BuildSymbols();
+
+  const GraphProto& graph_;
+  bool top_level_;
+  const MemoryOptions& options_;
+  ElementTypeQuery type_of_;
+  std::set<const NodeProto*> elided_;
+  std::vector<const NodeProto*> nodes_;
+  std::unordered_map<const NodeProto*, std::size_t> position_;
+  std::unordered_map<std::string, Definition> definitions_;
+  std::unordered_map<std::string, std::vector<Slot>> consumers_;
+  std::unordered_map<const NodeProto*, OpMemoryTraits> traits_;
+  std::unordered_map<const NodeProto*, std::set<std::string>> captures_;
+  std::set<std::string> graph_outputs_;
+  std::set<std::string> function_keys_;
+  std::set<std::string> initializers_;
+  std::unordered_map<std::string, int> symbol_of_;
+  std::vector<std::vector<std::string>> symbol_values_;
+};
+
+}  // namespace onnxopt::core::memory

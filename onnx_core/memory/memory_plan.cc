@@ -1,0 +1,144 @@
+#include "onnx_core/memory/memory_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "onnx_core/ir/graph_queries.h"
+
+namespace onnxopt::core::memory {
+
+namespace {
+
+using Kind = Definition::Kind;
+
+// The values holding the buffer version that `writer` overwrites at `input`:
+// the values joined to it by alias edges of other nodes (the writer's own
+// outputs are the next version).
+std::vector<std::string> VersionOf(const MemoryGraph& graph, const NodeProto& writer, int input) {
+  const std::string& start = writer.input(input);
+  const std::vector<std::string>& symbol = graph.ValuesOf(graph.SymbolOf(start));
+  const std::unordered_set<std::string> members(symbol.begin(), symbol.end());
+  std::map<std::string, std::vector<std::string>> edges;
+  for (const NodeProto* node : graph.Nodes()) {
+    if (node == &writer) continue;
+    for (const auto& [k, j] : graph.Traits(*node).aliases) {
+      if (k >= node->output_size() || j >= node->input_size()) continue;
+      const std::string& out = node->output(k);
+      const std::string& in = node->input(j);
+      if (out.empty() || in.empty() || !members.contains(in)) continue;
+      edges[in].push_back(out);
+      edges[out].push_back(in);
+    }
+  }
+  std::vector<std::string> version{start};
+  std::unordered_set<std::string> seen{start};
+  for (std::size_t i = 0; i < version.size(); ++i)
+    for (const std::string& next : edges[version[i]])
+      if (seen.insert(next).second) version.push_back(next);
+  return version;
+}
+
+bool Declared(const MemoryOptions& options, int input) {
+  return options.input_reuse.contains(input) ||
+         std::any_of(options.output_reuse_input.begin(), options.output_reuse_input.end(),
+                     [&](const auto& pair) { return pair.first == input; });
+}
+
+std::string Violation(const MemoryGraph& graph, const MemoryOptions& options, const NodeProto& writer, int input) {
+  const Slot own{&writer, input};
+  const std::size_t at = graph.Position(&writer);
+  for (const std::string& value : VersionOf(graph, writer, input)) {
+    const Definition& definition = graph.DefinitionOf(value);
+    if (definition.kind == Kind::kInitializer || graph.IsInitializer(value)) return "writes-immutable";
+    if (definition.kind == Kind::kNode && ir::IsOnnxDomain(definition.node->domain()) &&
+        definition.node->op_type() == "Constant")
+      return "writes-immutable";
+    if (definition.kind == Kind::kOuter || definition.kind == Kind::kUndefined) return "writes-outer-value";
+    if (definition.kind == Kind::kGraphInput && (!graph.TopLevel() || !Declared(options, definition.index)))
+      return "writes-user-input";
+    if (graph.IsGraphOutput(value)) return "writes-graph-output";
+    for (const Slot& reader : graph.Consumers(value)) {
+      if (reader == own || reader.IsGraphOutput()) continue;
+      if (reader.node == &writer) return "reads-while-writing";
+      if (graph.Position(reader.node) > at) return "reader-after-write";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<InPlaceWrite> CheckInPlaceWrites(const MemoryGraph& graph, const MemoryOptions& options) {
+  std::vector<InPlaceWrite> writes;
+  for (const NodeProto* node : graph.Nodes()) {
+    const OpMemoryTraits& traits = graph.Traits(*node);
+    auto check = [&](int input, bool clobber) {
+      if (input >= node->input_size() || node->input(input).empty()) return;
+      InPlaceWrite write{node, input, clobber, Violation(graph, options, *node, input), {}};
+      for (const std::string& value : VersionOf(graph, *node, input))
+        for (const Slot& reader : graph.Consumers(value))
+          if (!reader.IsGraphOutput() && reader.node != node &&
+              std::find(write.readers.begin(), write.readers.end(), reader.node) == write.readers.end())
+            write.readers.push_back(reader.node);
+      writes.push_back(std::move(write));
+    };
+    for (int input : traits.writes) check(input, false);
+    for (int input : traits.clobbers) check(input, true);
+  }
+  return writes;
+}
+
+std::set<const NodeProto*> UnsafeWriters(const std::vector<InPlaceWrite>& writes) {
+  std::set<const NodeProto*> unsafe;
+  for (const InPlaceWrite& write : writes)
+    if (!write.violation.empty()) unsafe.insert(write.node);
+  return unsafe;
+}
+
+MemoryCost PlanCost(const MemoryGraph& graph, const std::vector<InPlaceWrite>& writes,
+                    const std::set<const NodeProto*>& out_of_place, const SizeQuery& size_of) {
+  MemoryCost cost;
+  auto add_copy = [&](const std::string& value) {
+    ++cost.copies;
+    if (std::optional<std::int64_t> bytes = size_of(value)) cost.bytes_copied += *bytes;
+  };
+  for (const NodeProto* node : graph.Nodes())
+    if (graph.IsCopy(*node)) add_copy(node->input(0));
+  for (const InPlaceWrite& write : writes)
+    if (!write.clobber && out_of_place.contains(write.node)) add_copy(write.node->input(write.input));
+  const std::size_t steps = graph.Nodes().size();
+  std::vector<std::int64_t> live(steps + 1, 0);
+  for (std::size_t symbol = 0; symbol < graph.SymbolCount(); ++symbol) {
+    std::int64_t bytes = 0;
+    bool known = false, caller = false, model = false;
+    std::size_t first = steps, last = 0;
+    for (const std::string& value : graph.ValuesOf(static_cast<int>(symbol))) {
+      if (std::optional<std::int64_t> size = size_of(value)) {
+        bytes = std::max(bytes, *size);
+        known = true;
+      }
+      const Definition& definition = graph.DefinitionOf(value);
+      if (definition.kind == Kind::kGraphInput) caller = true;
+      if (definition.kind == Kind::kInitializer) model = true;
+      first = std::min(first, definition.kind == Kind::kNode ? graph.Position(definition.node) : 0);
+      for (const Slot& reader : graph.Consumers(value))
+        last = std::max(last, reader.IsGraphOutput() ? steps : graph.Position(reader.node));
+    }
+    if (!known) ++cost.unknown_sizes;
+    if (caller) {
+      cost.input_bytes += bytes;
+      continue;
+    }
+    if (model) {
+      cost.initializer_bytes += bytes;
+      continue;
+    }
+    last = std::max(last, first);
+    for (std::size_t step = first; step <= last && step <= steps; ++step) live[step] += bytes;
+  }
+  cost.peak_bytes = *std::max_element(live.begin(), live.end());
+  return cost;
+}
+
+}  // namespace onnxopt::core::memory

@@ -1,0 +1,886 @@
+// The scenarios of shared/docs/copy-elimination.md §11, by their ids. Each
+// checks the exact verdicts, the exact graph after, that no necessary copy
+// went, and the outputs (memory_test_util.h: ExpectElimination).
+
+#include "onnx_core/memory/copy_elimination.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/memory/copy_elimination_pass.h"
+#include "onnx_core/memory/memory_plan.h"
+#include "onnx_core/optimizer/graph_graph.h"
+
+#include "tests/onnx_core/memory/memory_test_util.h"
+#include "tests/onnx_extensions/patterns/pattern_test_util.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::core::memory {
+namespace {
+
+using testing::Eliminate;
+using testing::ExpectElimination;
+using testing::ParseText;
+using testing::RegisterMemoryTestOperators;
+using testing::VerdictOf;
+
+const std::string kHeader = R"(<ir_version: 8, opset_import: ["" : 18, "ai.onnxopt" : 1, "local" : 1, "test" : 1]>)";
+
+std::string Model(const std::string& graph) { return kHeader + "\n" + graph; }
+
+// A graph on x: float[4] with one output y.
+std::string Simple(const std::string& body) { return Model("g (float[4] x) => (float[4] y) {" + body + "}"); }
+
+const std::string kUnchanged;
+
+// --- Scenario 1: single path, direct ---
+
+TEST(CopyElimination, S1_1_Direct) {
+  ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"), {{"t", "DELETED"}},
+                    Simple("a = Relu(x) y = Sigmoid(a)"));
+}
+
+TEST(CopyElimination, S1_2_CopyFeedsGraphOutputIsDeletedByRenaming) {
+  ExpectElimination(Simple("a = Relu(x) y = ai.onnxopt.TensorMove(a)"), {{"y", "DELETED"}}, Simple("y = Relu(x)"));
+}
+
+const std::string kExporterClone = Model(R"(
+  g (int64[1,1] idx, float[1] upd, float[4] b) => (float[4] y) <int64[1] shp = {4}> {
+    z = ConstantOfShape(shp)
+    c = Identity(z)
+    w = ScatterND(c, idx, upd)
+    y = Add(w, b)
+  })");
+
+TEST(CopyElimination, S1_3_ExporterCloneBeforeScatter) {
+  ExpectElimination(kExporterClone, {{"c", "DELETED"}}, Model(R"(
+    g (int64[1,1] idx, float[1] upd, float[4] b) => (float[4] y) <int64[1] shp = {4}> {
+      z = ConstantOfShape(shp)
+      w = ScatterND(z, idx, upd)
+      y = Add(w, b)
+    })"));
+}
+
+TEST(CopyElimination, S1_4_ChainOfCopiesInBothVisitOrders) {
+  for (auto order : {MemoryOptions::VisitOrder::kReverse, MemoryOptions::VisitOrder::kTopological}) {
+    MemoryOptions options;
+    options.visit_order = order;
+    ExpectElimination(Simple("a = Relu(x) t1 = ai.onnxopt.TensorMove(a) t2 = "
+                             "ai.onnxopt.TensorMove(t1) y = Sigmoid(t2)"),
+                      {{"t1", "DELETED"}, {"t2", "DELETED"}}, Simple("a = Relu(x) y = Sigmoid(a)"), options);
+  }
+}
+
+// --- Scenario 2: single path, indirect ---
+
+TEST(CopyElimination, S2_1_ThroughViews) {
+  const std::string graph =
+      R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
+      z0 = Constant <value = int64[1] {0}> ()
+      a = Relu(x)
+      r = Reshape(a, s)
+      u = Unsqueeze(r, z0)
+      q = Squeeze(u, z0)
+      t = ai.onnxopt.TensorMove(q)
+      y = Sigmoid(t)
+    })";
+  const auto eliminated = Eliminate(Model(graph));
+  ASSERT_EQ(eliminated.result.verdicts.size(), 1u);
+  EXPECT_EQ(eliminated.result.verdicts[0].path, "a(out:0) --> r(out:0) --> u(out:0) --> q(out:0) --> (in:0) t");
+  ExpectElimination(Model(graph), {{"t", "DELETED"}}, Model(R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
+      z0 = Constant <value = int64[1] {0}> ()
+      a = Relu(x)
+      r = Reshape(a, s)
+      u = Unsqueeze(r, z0)
+      q = Squeeze(u, z0)
+      y = Sigmoid(q)
+    })"));
+}
+
+TEST(CopyElimination, S2_2_IdentityAsViewWhenIdentityIsNotACopy) {
+  MemoryOptions options;
+  options.identity_is_copy = false;
+  ExpectElimination(Simple("a = Relu(x) i = Identity(a) t = "
+                           "ai.onnxopt.TensorMove(i) y = Sigmoid(t)"),
+                    {{"t", "DELETED"}}, Simple("a = Relu(x) i = Identity(a) y = Sigmoid(i)"), options);
+}
+
+TEST(CopyElimination, S2_3_FanOutAboveAViewKeepsTheCopy) {
+  ExpectElimination(Model(R"(g (float[4] x, int64[1] s) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      r = Reshape(a, s)
+      t = ai.onnxopt.TensorMove(r)
+      y1 = Sigmoid(t)
+      y2 = Neg(a)
+    })"),
+                    {{"t", "KEPT(3, fanout-not-direct)"}}, kUnchanged);
+}
+
+const std::string kWriterOnPath =
+    R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {2}, float[1] upd = {5.0}> {
+    a = Relu(x)
+    w = ScatterND(a, idx, upd)
+    t = ai.onnxopt.TensorMove(w)
+    y = %s(t)
+  })";
+
+std::string WithSuccessor(const std::string& graph, const std::string& op) {
+  std::string text = graph;
+  text.replace(text.find("%s"), 2, op);
+  return Model(text);
+}
+
+TEST(CopyElimination, S2_4_WriterOnThePath) {
+  ExpectElimination(WithSuccessor(kWriterOnPath, "Sigmoid"), {{"t", "DELETED"}},
+                    Model(
+                        R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {2}, float[1] upd = {5.0}> {
+                      a = Relu(x)
+                      w = ScatterND(a, idx, upd)
+                      y = Sigmoid(w)
+                    })"));
+}
+
+TEST(CopyElimination, S2_5_WriterOnThePathClobberingSuccessor) {
+  ExpectElimination(WithSuccessor(kWriterOnPath, "test.Clobber"), {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_6_FunctionCallSourceIsKeptConservatively) {
+  // Deviation from §11 (function instances are not analysed): a call output
+  // stops the trace.
+  ExpectElimination(kHeader + R"(
+    g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
+      a = Relu(x)
+      u = local.view(a, s)
+      t = ai.onnxopt.TensorMove(u)
+      y = Sigmoid(t)
+    }
+    <domain: "local", opset_import: ["" : 18]>
+    view (p, shp) => (q) { q = Reshape(p, shp) })",
+                    {{"t", "KEPT(1, function-call-source)"}}, kUnchanged);
+}
+
+// --- Scenario 3: source is a graph input ---
+
+TEST(CopyElimination, S3_1_UndeclaredUserInput) {
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "KEPT(2, user-input-not-declared)"}},
+                    kUnchanged);
+}
+
+TEST(CopyElimination, S3_2_OutputReusePair) {
+  MemoryOptions options;
+  options.output_reuse_input = {{0, 0}};
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "DELETED"}}, Simple("y = Sigmoid(x)"),
+                    options);
+}
+
+TEST(CopyElimination, S3_3_InputReuseList) {
+  MemoryOptions options;
+  options.input_reuse = {0};
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = Sigmoid(t)"), {{"t", "DELETED"}}, Simple("y = Sigmoid(x)"),
+                    options);
+}
+
+TEST(CopyElimination, S3_4_AnotherInputDeclared) {
+  const std::string graph = Model(R"(g (float[4] x0, float[4] x1) => (float[4] y) {
+      t = ai.onnxopt.TensorMove(x1)
+      y = Sigmoid(t)
+    })");
+  MemoryOptions other;
+  other.input_reuse = {0};
+  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged, other);
+  MemoryOptions paired;
+  paired.output_reuse_input = {{1, 0}};
+  ExpectElimination(graph, {{"t", "DELETED"}},
+                    Model("g (float[4] x0, float[4] x1) => (float[4] y) { y = Sigmoid(x1) }"), paired);
+}
+
+TEST(CopyElimination, S3_5_InputToOutputIsElided) {
+  ExpectElimination(Simple("y = ai.onnxopt.TensorMove(x)"), {{"y", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+  MemoryOptions options;
+  options.output_reuse_input = {{0, 0}};
+  ExpectElimination(Simple("y = ai.onnxopt.TensorMove(x)"), {{"y", "ELIDED"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, S3_6_InputThroughAView) {
+  const std::string graph = Model(R"(g (float[4] x, int64[1] s) => (float[4] y) {
+      r = Reshape(x, s)
+      t = ai.onnxopt.TensorMove(r)
+      y = Sigmoid(t)
+    })");
+  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+  MemoryOptions options;
+  options.input_reuse = {0};
+  ExpectElimination(graph, {{"t", "DELETED"}}, Model(R"(g (float[4] x, int64[1] s) => (float[4] y) {
+      r = Reshape(x, s)
+      y = Sigmoid(r)
+    })"),
+                    options);
+}
+
+TEST(CopyElimination, S3_7_InPlaceKvCache) {
+  const std::string header = R"(<ir_version: 10, opset_import: ["" : 24, "ai.onnxopt" : 1]>)";
+  MemoryOptions options;
+  options.output_reuse_input = {{0, 0}};
+  ExpectElimination(header + R"(
+    g (float[1,2,8,4] past_k, float[1,2,1,4] k_new, int64[1] pos) => (float[1,2,8,4] present_k, float[1,2,8,4] z) {
+      t = ai.onnxopt.TensorMove(past_k)
+      present_k = TensorScatter(t, k_new, pos)
+      z = Mul(present_k, present_k)
+    })",
+                    {{"t", "DELETED"}}, header + R"(
+    g (float[1,2,8,4] past_k, float[1,2,1,4] k_new, int64[1] pos) => (float[1,2,8,4] present_k, float[1,2,8,4] z) {
+      present_k = TensorScatter(past_k, k_new, pos)
+      z = Mul(present_k, present_k)
+    })",
+                    options);
+}
+
+TEST(CopyElimination, S3_8_DeclaredButClobbered) {
+  MemoryOptions options;
+  options.input_reuse = {0};
+  ExpectElimination(Simple("t = ai.onnxopt.TensorMove(x) y = test.Clobber(t)"), {{"t", "KEPT(4, rw-conflict)"}},
+                    kUnchanged, options);
+}
+
+TEST(CopyElimination, S3_9_InputFanOutCaseBOnUserMemory) {
+  MemoryOptions options;
+  options.input_reuse = {0};
+  ExpectElimination(Model(
+                        R"(g (float[4] x, int64[1,1] idx, float[1] upd) => (float[4] y1, float[4] y2) {
+      t = ai.onnxopt.TensorMove(x)
+      w = ScatterND(t, idx, upd)
+      s = Neg(x)
+      y1 = Sigmoid(w)
+      y2 = Abs(s)
+    })"),
+                    {{"t", "DELETED"}},
+                    Model(
+                        R"(g (float[4] x, int64[1,1] idx, float[1] upd) => (float[4] y1, float[4] y2) {
+      s = Neg(x)
+      w = ScatterND(x, idx, upd)
+      y1 = Sigmoid(w)
+      y2 = Abs(s)
+    })"),
+                    options);
+}
+
+// --- Scenario 4: source is an initializer or a Constant ---
+
+std::string WithW(const std::string& body) {
+  return Model(
+      R"(g (float[4] x) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}, int64[1,1] idx = {1}, float[1] upd = {9.0}, int64[1] s = {4}> {)" +
+      body + "}");
+}
+
+TEST(CopyElimination, S4_1_ReadOnlySuccessor) {
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = Add(x, t)"), {{"t", "DELETED"}}, WithW("y = Add(x, W)"));
+}
+
+TEST(CopyElimination, S4_2_InPlaceWriterSuccessor) {
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = ScatterND(t, idx, upd)"),
+                    {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S4_2b_WriterFamilyDisabled) {
+  MemoryOptions options;
+  options.inplace_ops = {};
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = ScatterND(t, idx, upd)"), {{"t", "DELETED"}},
+                    WithW("y = ScatterND(W, idx, upd)"), options);
+}
+
+TEST(CopyElimination, S4_3_ClobberingSuccessor) {
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) y = test.Clobber(t)"),
+                    {{"t", "KEPT(1, special-successor-writes)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S4_4_SuccessorIsAGraphOutput) {
+  ExpectElimination(WithW("y = ai.onnxopt.TensorMove(W)"), {{"y", "KEPT(1, special-successor-is-output)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S4_5_SuccessorIsAView) {
+  ExpectElimination(WithW("t = ai.onnxopt.TensorMove(W) r = Reshape(t, s) y = Neg(r)"),
+                    {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S4_6_SuccessorIsAWrapper) {
+  ExpectElimination(Model(R"(g (bool c) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+      t = ai.onnxopt.TensorMove(W)
+      y = If(c) <then_branch = tb () => (float[4] z1) { z1 = Neg(t) }, else_branch = eb () => (float[4] z2) { z2 = Abs(t) }>
+    })"),
+                    {{"t", "KEPT(1, special-successor-is-wrapper)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S4_7_ThroughAView) {
+  ExpectElimination(WithW("r = Reshape(W, s) t = ai.onnxopt.TensorMove(r) y = Neg(t)"), {{"t", "DELETED"}},
+                    WithW("r = Reshape(W, s) y = Neg(r)"));
+}
+
+TEST(CopyElimination, S4_8_ConstantNode) {
+  ExpectElimination(Simple("c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () t = "
+                           "ai.onnxopt.TensorMove(c) y = Mul(x, t)"),
+                    {{"t", "DELETED"}},
+                    Simple("c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () y = "
+                           "Mul(x, c)"));
+}
+
+TEST(CopyElimination, S4_9_WriterSiblingOnAnInitializer) {
+  ExpectElimination(
+      Model(
+          R"(g (float[4] x) => (float[4] y1, float[4] y2) <float[4] W = {1.0, 2.0, 3.0, 4.0}, int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      w = ScatterND(W, idx, upd)
+      t = ai.onnxopt.TensorMove(W)
+      y1 = Neg(t)
+      y2 = Abs(w)
+    })"),
+      {{"t", "KEPT(3, sibling-aliases)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S4_10_InitializerThatIsAlsoAnInput) {
+  const std::string graph = Model(
+      R"(g (float[4] x, float[4] W) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+      t = ai.onnxopt.TensorMove(W)
+      y = Add(x, t)
+    })");
+  ExpectElimination(graph, {{"t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+  MemoryOptions options;
+  options.input_reuse = {1};
+  ExpectElimination(graph, {{"t", "DELETED"}},
+                    Model(
+                        R"(g (float[4] x, float[4] W) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+                      y = Add(x, W)
+                    })"),
+                    options);
+}
+
+// --- Scenario 5: single output, multiple references ---
+
+const std::string kTwoOutputs = "g (float[4] x) => (float[4] y1, float[4] y2) {";
+
+TEST(CopyElimination, C1_ReaderSiblingReaderSuccessor) {
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) s = Neg(a) t = ai.onnxopt.TensorMove(a) "
+                                        "y1 = Sigmoid(t) y2 = Abs(s) }"),
+                    {{"t", "DELETED"}}, Model(kTwoOutputs + "a = Relu(x) s = Neg(a) y1 = Sigmoid(a) y2 = Abs(s) }"));
+}
+
+TEST(CopyElimination, C2_SeveralReaderSiblings) {
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) s1 = Neg(a) s2 = Abs(a) t = ai.onnxopt.TensorMove(a) "
+                                        "y1 = Sigmoid(t) y2 = Add(s1, s2) }"),
+                    {{"t", "DELETED"}},
+                    Model(kTwoOutputs + "a = Relu(x) s1 = Neg(a) s2 = Abs(a) y1 = Sigmoid(a) "
+                                        "y2 = Add(s1, s2) }"));
+}
+
+TEST(CopyElimination, C3_SiblingIsACopy) {
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) t1 = ai.onnxopt.TensorMove(a) t2 = "
+                                        "ai.onnxopt.TensorMove(a) y1 = Sigmoid(t1) "
+                                        "y2 = Neg(t2) }"),
+                    {{"t1", "DELETED"}, {"t2", "DELETED"}},
+                    Model(kTwoOutputs + "a = Relu(x) y1 = Sigmoid(a) y2 = Neg(a) }"));
+}
+
+TEST(CopyElimination, C4_SuccessorIsAGraphOutput) {
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) s = Neg(a) y1 = ai.onnxopt.TensorMove(a) y2 = Abs(s) }"),
+                    {{"y1", "DELETED"}}, Model(kTwoOutputs + "y1 = Relu(x) s = Neg(y1) y2 = Abs(s) }"));
+}
+
+const std::string kB1Header =
+    "g (float[4] x) => (float[4] y1, float[4] y2) "
+    "<int64[1,1] idx = {3}, float[1] upd = {7.0}> {";
+
+TEST(CopyElimination, B1_ReaderSiblingWriterSuccessorMovesTheReader) {
+  const auto eliminated = Eliminate(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, "
+                                                      "idx, upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
+  ASSERT_EQ(eliminated.result.verdicts.size(), 1u);
+  EXPECT_EQ(eliminated.result.verdicts[0].constraints, (std::vector<std::pair<std::string, std::string>>{{"s", "w"}}));
+  EXPECT_EQ(eliminated.result.nodes_moved, 2);
+  ExpectElimination(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, idx, "
+                                      "upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"),
+                    {{"t", "DELETED"}},
+                    Model(kB1Header + "a = Relu(x) s = Neg(a) w = ScatterND(a, idx, upd) y1 "
+                                      "= Sigmoid(w) y2 = Abs(s) }"));
+}
+
+TEST(CopyElimination, B1_WithoutTheConstraintTheWriteIsUnsafe) {
+  // The control of B1: the copy removed by hand, the reader left after the
+  // writer.
+  RegisterMemoryTestOperators();
+  const auto eliminated = Eliminate(Model(kB1Header + "a = Relu(x) w = ScatterND(a, idx, upd) s = "
+                                                      "Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
+  EXPECT_TRUE(eliminated.result.verdicts.empty());
+  builder::GraphBuilder builder{ModelProto(eliminated.after)};
+  builder.InferShapes();
+  const MemoryOptions options;
+  const MemoryGraph graph(builder.Graph(), true, options, TypeQueryOf(builder), {});
+  const auto writes = CheckInPlaceWrites(graph, options);
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].violation, "reader-after-write");
+}
+
+TEST(CopyElimination, B2_AlreadyInOrder) {
+  const std::string before = Model(kB1Header +
+                                   "a = Relu(x) s = Neg(a) t = ai.onnxopt.TensorMove(a) w = "
+                                   "ScatterND(t, idx, upd) y1 = Sigmoid(w) y2 = Abs(s) }");
+  EXPECT_EQ(Eliminate(before).result.nodes_moved, 0);
+  ExpectElimination(before, {{"t", "DELETED"}},
+                    Model(kB1Header + "a = Relu(x) s = Neg(a) w = ScatterND(a, idx, upd) y1 "
+                                      "= Sigmoid(w) y2 = Abs(s) }"));
+}
+
+TEST(CopyElimination, B3_SeveralReaders) {
+  const std::string before = Model(kB1Header +
+                                   "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = "
+                                   "ScatterND(t, idx, upd) s = Neg(a) s2 = Exp(a) "
+                                   "y1 = Sigmoid(w) y2 = Add(s, s2) }");
+  const auto eliminated = Eliminate(before);
+  EXPECT_EQ(eliminated.result.constraints, (std::vector<std::pair<std::string, std::string>>{{"s", "w"}, {"s2", "w"}}));
+  ExpectElimination(before, {{"t", "DELETED"}},
+                    Model(kB1Header + "a = Relu(x) s = Neg(a) s2 = Exp(a) w = ScatterND(a, "
+                                      "idx, upd) y1 = Sigmoid(w) y2 = Add(s, s2) }"));
+}
+
+TEST(CopyElimination, B4_ClobberingSuccessor) {
+  const auto eliminated = Eliminate(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = "
+                                                      "test.Clobber(t) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"));
+  EXPECT_TRUE(eliminated.result.constraints.empty());
+  ExpectElimination(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = test.Clobber(t) s = "
+                                      "Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }"),
+                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+}
+
+const std::string kA1 =
+    "a = Relu(x) t = ai.onnxopt.TensorMove(a) r = Neg(t) w "
+    "= test.Clobber(a) y1 = Sigmoid(r) y2 = Abs(w) }";
+
+TEST(CopyElimination, A1_WriterSiblingWithAGivenOrdering) {
+  MemoryOptions options;
+  options.ordering = {{"r", "w"}};
+  ExpectElimination(Model(kTwoOutputs + kA1), {{"t", "DELETED"}},
+                    Model(kTwoOutputs + "a = Relu(x) r = Neg(a) w = test.Clobber(a) y1 = "
+                                        "Sigmoid(r) y2 = Abs(w) }"),
+                    options);
+}
+
+TEST(CopyElimination, A2_WriterSiblingWithoutOrdering) {
+  ExpectElimination(Model(kTwoOutputs + kA1), {{"t", "KEPT(3, sibling-writes-no-ordering)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, A3_OnlyAnIndirectOrdering) {
+  MemoryOptions options;
+  options.ordering = {{"m", "w"}};
+  ExpectElimination(Model(R"(g (float[4] x) => (float[4] y1, float[4] y2, float[4] m) {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      r = Neg(t)
+      m = Abs(r)
+      w = test.Clobber(a)
+      y1 = Sigmoid(r)
+      y2 = Abs(w)
+    })"),
+                    {{"t", "KEPT(3, sibling-writes-no-ordering)"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, A4_BothWrite) {
+  MemoryOptions options;
+  options.ordering = {{"r", "w"}};
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) t = ai.onnxopt.TensorMove(a) r = test.Clobber(t) w = "
+                                        "test.Clobber(a) y1 = Sigmoid(r) y2 = Abs(w) }"),
+                    {{"t", "KEPT(3, both-write)"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, A5_SuccessorIsAView) {
+  MemoryOptions options;
+  options.ordering = {{"r", "w"}};
+  ExpectElimination(Model(R"(g (float[4] x) => (float[4] y1, float[4] y2) <int64[1] s = {4}> {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      r = Reshape(t, s)
+      w = test.Clobber(a)
+      y1 = Sigmoid(r)
+      y2 = Abs(w)
+    })"),
+                    {{"t", "KEPT(3, successor-aliases)"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, A6_SuccessorIsAGraphOutput) {
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) y1 = ai.onnxopt.TensorMove(a) w = "
+                                        "test.Clobber(a) y2 = Abs(w) }"),
+                    {{"y1", "KEPT(3, no-ordering-possible)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, X1_SiblingIsAGraphOutput) {
+  ExpectElimination(Model("g (float[4] x) => (float[4] a, float[4] y) { a = Relu(x) t = "
+                          "ai.onnxopt.TensorMove(a) y = Sigmoid(t) }"),
+                    {{"t", "KEPT(3, sibling-unsupported)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, X2_SiblingIsAWrapper) {
+  ExpectElimination(Model(R"(g (bool c, float[4] x) => (float[4] y) {
+      a = Relu(x)
+      u = If(c) <then_branch = tb () => (float[4] z1) { z1 = Neg(a) }, else_branch = eb () => (float[4] z2) { z2 = Abs(a) }>
+      t = ai.onnxopt.TensorMove(a)
+      y = Add(t, u)
+    })"),
+                    {{"t", "KEPT(3, sibling-unsupported)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, X3_SiblingIsAView) {
+  ExpectElimination(Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
+      a = Relu(x)
+      r = Reshape(a, s)
+      t = ai.onnxopt.TensorMove(a)
+      y = Add(t, r)
+    })"),
+                    {{"t", "KEPT(3, sibling-aliases)"}}, kUnchanged);
+}
+
+// --- Ordering: cycles and rollback ---
+
+TEST(CopyElimination, Y1_SelfLoop) {
+  ExpectElimination(Model(R"(g (float[1] x) => (float[1] y) <int64[1,1] idx = {0}> {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      y = ScatterND(t, idx, a)
+    })"),
+                    {{"t", "KEPT(3, ordering-cycle)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, Y2_SuccessorReachesTheSibling) {
+  ExpectElimination(Model(
+                        R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {0}, float[1] upd = {3.0}> {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      w = ScatterND(t, idx, upd)
+      s2 = Add(a, w)
+      y = Sigmoid(s2)
+    })"),
+                    {{"t", "KEPT(3, ordering-cycle)"}}, kUnchanged);
+}
+
+const std::string kY3 = Model(R"(
+  g (float[4] x, float[4] x2, int64[1,1] idx, float[1] u1, float[1] u2) => (float[4] s, float[4] sib2) {
+    a = Relu(x)
+    b = Relu(x2)
+    t1 = ai.onnxopt.TensorMove(a)
+    t2 = ai.onnxopt.TensorMove(b)
+    w2 = ScatterND(t2, idx, u2)
+    s = Add(a, w2)
+    w = ScatterND(t1, idx, u1)
+    sib2 = Add(b, w)
+  })");
+
+TEST(CopyElimination, Y3_CycleThroughALandedConstraintReverse) {
+  ExpectElimination(kY3, {{"t1", "KEPT(3, ordering-cycle)"}, {"t2", "DELETED"}}, Model(R"(
+    g (float[4] x, float[4] x2, int64[1,1] idx, float[1] u1, float[1] u2) => (float[4] s, float[4] sib2) {
+      a = Relu(x)
+      b = Relu(x2)
+      t1 = ai.onnxopt.TensorMove(a)
+      w = ScatterND(t1, idx, u1)
+      sib2 = Add(b, w)
+      w2 = ScatterND(b, idx, u2)
+      s = Add(a, w2)
+    })"));
+}
+
+TEST(CopyElimination, Y3_CycleThroughALandedConstraintTopological) {
+  MemoryOptions options;
+  options.visit_order = MemoryOptions::VisitOrder::kTopological;
+  ExpectElimination(kY3, {{"t1", "DELETED"}, {"t2", "KEPT(3, ordering-cycle)"}}, Model(R"(
+    g (float[4] x, float[4] x2, int64[1,1] idx, float[1] u1, float[1] u2) => (float[4] s, float[4] sib2) {
+      a = Relu(x)
+      b = Relu(x2)
+      t2 = ai.onnxopt.TensorMove(b)
+      w2 = ScatterND(t2, idx, u2)
+      s = Add(a, w2)
+      w = ScatterND(a, idx, u1)
+      sib2 = Add(b, w)
+    })"),
+                    options);
+}
+
+const std::string kB1 = Model(kB1Header +
+                              "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, "
+                              "idx, upd) s = Neg(a) y1 = Sigmoid(w) y2 = Abs(s) }");
+
+TEST(CopyElimination, Y4_RollbackAfterLanding) {
+  CopyEliminationHooks hooks;
+  hooks.after_constraints_landed = [] { return false; };
+  const auto eliminated = Eliminate(kB1, {}, hooks);
+  EXPECT_EQ(VerdictOf(eliminated, "t"), "KEPT(apply-failed)");
+  EXPECT_TRUE(eliminated.result.constraints.empty());
+  EXPECT_EQ(eliminated.result.nodes_moved, 0);
+  EXPECT_EQ(eliminated.after.graph().SerializeAsString(), eliminated.before.graph().SerializeAsString());
+}
+
+TEST(CopyElimination, Y5_RollbackOnADefensiveCycle) {
+  CopyEliminationHooks hooks;
+  hooks.inject_constraints = [] { return std::vector<std::pair<std::string, std::string>>{{"w", "s"}}; };
+  const auto eliminated = Eliminate(kB1, {}, hooks);
+  EXPECT_EQ(VerdictOf(eliminated, "t"), "KEPT(apply-failed)");
+  EXPECT_TRUE(eliminated.result.constraints.empty());
+  EXPECT_EQ(eliminated.after.graph().SerializeAsString(), eliminated.before.graph().SerializeAsString());
+}
+
+TEST(CopyElimination, Y6_ConstraintTransferThroughADeletedCopy) {
+  MemoryOptions options;
+  options.ordering = {{"t2", "w"}};
+  const std::string before = Model(R"(g (float[4] x, float[4] x2) => (float[4] n, float[4] w) {
+      a = Relu(x)
+      t2 = ai.onnxopt.TensorMove(a)
+      n = Neg(t2)
+      b = Relu(x2)
+      w = test.Clobber(b)
+    })");
+  const auto eliminated = Eliminate(before, options);
+  EXPECT_EQ(eliminated.result.constraints, (std::vector<std::pair<std::string, std::string>>{{"a", "w"}}));
+  ExpectElimination(before, {{"t2", "DELETED"}}, Model(R"(g (float[4] x, float[4] x2) => (float[4] n, float[4] w) {
+      a = Relu(x)
+      n = Neg(a)
+      b = Relu(x2)
+      w = test.Clobber(b)
+    })"),
+                    options);
+}
+
+// --- Control flow ---
+
+TEST(CopyElimination, F1_SourceIsAnIf) {
+  ExpectElimination(Model(R"(g (bool c, float[4] x) => (float[4] y) {
+      o = If(c) <then_branch = tb () => (float[4] z1) { z1 = Neg(x) }, else_branch = eb () => (float[4] z2) { z2 = Abs(x) }>
+      t = ai.onnxopt.TensorMove(o)
+      y = Sigmoid(t)
+    })"),
+                    {{"t", "KEPT(1, control-flow-source)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, F2_F3_CopiesInsideABranch) {
+  // The pass runs on each body as its own graph: a captured source keeps the
+  // copy (F2), a source local to the branch does not (F3).
+  RegisterMemoryTestOperators();
+  ModelProto model = ParseText(Model(R"(g (bool c, float[4] x) => (float[4] y) {
+      a = Relu(x)
+      y = If(c) <then_branch = tb () => (float[4] z1) { t = ai.onnxopt.TensorMove(a) z1 = Neg(t) },
+                 else_branch = eb () => (float[4] z2) { r = Relu(a) t2 = ai.onnxopt.TensorMove(r) z2 = Neg(t2) }>
+    })"));
+  builder::GraphBuilder builder(std::move(model));
+  builder.InferShapes();
+  std::vector<builder::GraphBuilder*> branches = builder.Subgraphs();
+  ASSERT_EQ(branches.size(), 2u);
+  const CopyEliminationResult then_result = EliminateCopies(*branches[0], false, {});
+  const CopyEliminationResult else_result = EliminateCopies(*branches[1], false, {});
+  ASSERT_EQ(then_result.verdicts.size(), 1u);
+  EXPECT_EQ(VerdictText(then_result.verdicts[0]), "KEPT(1, control-flow-source)");
+  ASSERT_EQ(else_result.verdicts.size(), 1u);
+  EXPECT_EQ(VerdictText(else_result.verdicts[0]), "DELETED");
+  EXPECT_EQ(branches[1]->Graph().node_size(), 2);
+}
+
+const std::string kLoopBody =
+    R"(<body = body (int64 i, bool cin, float[4] v) => (bool cout, float[4] vout) { cout = Identity(cin) vout = Add(v, one) }>)";
+
+TEST(CopyElimination, F5_CopyFeedingALoopFromAPrivateBuffer) {
+  ExpectElimination(Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf) {
+      one = Constant <value = float {1.0}> ()
+      a = Relu(v0)
+      t = ai.onnxopt.TensorMove(a)
+      vf = Loop(M, c, t) )" +
+                          kLoopBody + "}"),
+                    {{"t", "DELETED"}}, Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf) {
+      one = Constant <value = float {1.0}> ()
+      a = Relu(v0)
+      vf = Loop(M, c, a) )" + kLoopBody + "}"));
+}
+
+TEST(CopyElimination, F6_CopyFeedingALoopFromASharedBuffer) {
+  ExpectElimination(Model(R"(g (int64 M, bool c, float[4] v0) => (float[4] vf, float[4] n) {
+      one = Constant <value = float {1.0}> ()
+      a = Relu(v0)
+      t = ai.onnxopt.TensorMove(a)
+      vf = Loop(M, c, t) )" +
+                          kLoopBody + R"(
+      n = Neg(a)
+    })"),
+                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+}
+
+// --- View op with several outputs on one input ---
+
+TEST(CopyElimination, R1_BothOutputsConnected) {
+  ExpectElimination(Model(kTwoOutputs + "a = Relu(x) p, q = test.Fork(a) t = ai.onnxopt.TensorMove(p) y1 = "
+                                        "Sigmoid(t) y2 = Neg(q) }"),
+                    {{"t", "KEPT(3, alias-fanout)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, R2_SecondOutputUnused) {
+  ExpectElimination(Simple("a = Relu(x) p, q = test.Fork(a) t = "
+                           "ai.onnxopt.TensorMove(p) y = Sigmoid(t)"),
+                    {{"t", "DELETED"}}, Simple("a = Relu(x) p, q = test.Fork(a) y = Sigmoid(p)"));
+}
+
+// --- Reserved copies and visit order ---
+
+TEST(CopyElimination, V1_V2_V3_ReservedAttributes) {
+  // _cannot_be_deleted reserves when non-zero; no_need_constant_folding as soon as present.
+  const std::string kept = "KEPT(reserved)";
+  for (const auto& [attribute, verdict] :
+       std::vector<std::pair<std::string, std::string>>{{"_cannot_be_deleted = 1", kept},
+                                                        {"_cannot_be_deleted = 0", "DELETED"},
+                                                        {"no_need_constant_folding = 0", kept}}) {
+    ExpectElimination(Simple("a = Relu(x) t = ai.onnxopt.TensorMove <" + attribute + "> (a) y = Sigmoid(t)"),
+                      {{"t", verdict}}, verdict == kept ? kUnchanged : Simple("a = Relu(x) y = Sigmoid(a)"));
+  }
+}
+
+TEST(CopyElimination, V4_ReservedIdentityByOption) {
+  MemoryOptions options;
+  options.keep_copies = {"c"};
+  ExpectElimination(kExporterClone, {{"c", "KEPT(reserved)"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, V5_ReservedUpstreamCopy) {
+  MemoryOptions options;
+  options.input_reuse = {0};
+  ExpectElimination(Model(R"(g (float[4] x, int64[1] s) => (float[4] y1, float[4] y2) {
+      t1 = ai.onnxopt.TensorMove <_cannot_be_deleted = 1> (x)
+      r = Reshape(t1, s)
+      t2 = ai.onnxopt.TensorMove(r)
+      y1 = Sigmoid(t2)
+      y2 = Abs(t1)
+    })"),
+                    {{"t1", "KEPT(reserved)"}, {"t2", "KEPT(3, fanout-not-direct)"}}, kUnchanged, options);
+}
+
+const std::string kV6 = Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
+    t1 = ai.onnxopt.TensorMove(x)
+    r = Reshape(t1, s)
+    t2 = ai.onnxopt.TensorMove(r)
+    y = Sigmoid(t2)
+    z = Neg(x)
+  })");
+
+TEST(CopyElimination, V6_OrderMatters) {
+  MemoryOptions options;
+  options.output_reuse_input = {{0, 0}};
+  ExpectElimination(kV6, {{"t1", "DELETED"}, {"t2", "DELETED"}},
+                    Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
+      r = Reshape(x, s)
+      y = Sigmoid(r)
+      z = Neg(x)
+    })"),
+                    options);
+  options.visit_order = MemoryOptions::VisitOrder::kTopological;
+  ExpectElimination(kV6, {{"t1", "DELETED"}, {"t2", "KEPT(3, fanout-not-direct)"}},
+                    Model(R"(g (float[4] x, int64[1] s) => (float[4] y, float[4] z) {
+      r = Reshape(x, s)
+      t2 = ai.onnxopt.TensorMove(r)
+      y = Sigmoid(t2)
+      z = Neg(x)
+    })"),
+                    options);
+}
+
+// --- Rule 5 and the symbol table ---
+
+TEST(CopyElimination, L1_UserInputIntoAContiguousInput) {
+  MemoryOptions options;
+  options.input_reuse = {0};
+  ExpectElimination(
+      Model(R"(g (float[4] x, float[4] z) => (float[8] y) { t = ai.onnxopt.TensorMove(x) y = test.CatInPlace(t, z) })"),
+      {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, L2_InitializerIntoAContiguousInput) {
+  ExpectElimination(Model(
+                        R"(g (float[4] z) => (float[8] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}> {
+      t = ai.onnxopt.TensorMove(W)
+      y = test.CatInPlace(t, z)
+    })"),
+                    {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, L3_PrivateBufferIntoAContiguousInput) {
+  ExpectElimination(
+      Model(
+          R"(g (float[4] x, float[4] z) => (float[8] y) { a = Relu(x) t = ai.onnxopt.TensorMove(a) y = test.CatInPlace(t, z) })"),
+      {{"t", "DELETED"}},
+      Model(R"(g (float[4] x, float[4] z) => (float[8] y) { a = Relu(x) y = test.CatInPlace(a, z) })"));
+}
+
+TEST(CopyElimination, L4_OneBufferAtTwoSlotsOfOneBlock) {
+  ExpectElimination(
+      Model(R"(g (float[4] x) => (float[8] y) { a = Relu(x) t = ai.onnxopt.TensorMove(a) y = test.CatInPlace(a, t) })"),
+      {{"t", "KEPT(5, layout-conflict)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, M1_SymbolMerge) {
+  const std::string before = Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      r = Reshape(t, s)
+      y = Neg(r)
+    })");
+  const auto eliminated = Eliminate(before);
+  builder::GraphBuilder builder{ModelProto(eliminated.after)};
+  builder.InferShapes();
+  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), {});
+  EXPECT_EQ(graph.SymbolOf("a"), graph.SymbolOf("r"));
+  EXPECT_EQ(graph.ValuesOf(graph.SymbolOf("a")), (std::vector<std::string>{"a", "r"}));
+  EXPECT_EQ(graph.SymbolOf("t"), -1);
+  ExpectElimination(before, {{"t", "DELETED"}}, Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
+      a = Relu(x)
+      r = Reshape(a, s)
+      y = Neg(r)
+    })"));
+}
+
+// --- Robustness ---
+
+TEST(CopyElimination, UnknownOrderingReferenceIsAnError) {
+  MemoryOptions options;
+  options.ordering = {{"nope", "y"}};
+  EXPECT_THROW(Eliminate(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)"), options), Error);
+}
+
+TEST(CopyElimination, CopyOfAnUndefinedValueIsKept) {
+  EXPECT_EQ(VerdictOf(Eliminate(Simple("t = ai.onnxopt.TensorMove(nowhere) y = Sigmoid(x)")), "t"),
+            "KEPT(1, no-source)");
+}
+
+}  // namespace
+}  // namespace onnxopt::core::memory
+
+namespace onnxopt::core::memory {
+namespace {
+
+// The GraphPass wrapper, called the way the driver will call it (graph_pass.h).
+TEST(CopyEliminationPass, RunReportsItsEditsToTheDriver) {
+  testing::RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(
+      testing::ParseText(Model(kB1Header + "a = Relu(x) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, idx, upd) "
+                                           "s = Neg(a) y1 = Sigmoid(w) y2 = ai.onnxopt.TensorMove(s) }")));
+  builder.InferShapes();
+  builder::GraphGraph graph(builder);
+  builder::PassResult result;
+  const CopyEliminationPass pass;
+  EXPECT_EQ(pass.Name(), "CopyElimination");
+  EXPECT_EQ(pass.Stage(), builder::OptimizationStage::kFinal);
+  pass.Run(graph, result);
+  EXPECT_EQ(result.counters,
+            (std::map<std::string, std::int64_t>{
+                {"constraints", 1}, {"copies", 2}, {"deleted", 2}, {"elided", 0}, {"kept", 0}, {"nodes_moved", 2}}));
+  // t went by renaming its uses; y2 by renaming its producer's output.
+  EXPECT_EQ(result.value_renames, (std::vector<std::pair<std::string, std::string>>{{"s", "y2"}, {"t", "a"}}));
+  std::set<std::string> modified;
+  for (const NodeProto* node : result.modified_nodes) modified.insert(node->output(0));
+  EXPECT_EQ(modified, (std::set<std::string>{"w", "y2"}));
+  EXPECT_EQ(
+      testing::CanonicalGraph(builder.Graph()),
+      testing::CanonicalGraph(
+          testing::ParseText(Model(kB1Header + "a = Relu(x) y2 = Neg(a) w = ScatterND(a, idx, upd) y1 = Sigmoid(w) }"))
+              .graph()));
+}
+
+}  // namespace
+}  // namespace onnxopt::core::memory
