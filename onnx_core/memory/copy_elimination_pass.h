@@ -17,6 +17,9 @@ class CopyEliminationPass final : public builder::GraphPass {
  public:
   static constexpr std::string_view kName = "CopyElimination";
   static constexpr builder::NumericalClass kNumerics = builder::NumericalClass::kExact;
+  // Opt-in (copy-elimination.md §2.2): removing copies pays off only for a runtime that
+  // executes in place; `--patterns default,+memory` or `onnxopt memory` ask for it.
+  static constexpr bool kOptIn = true;
   std::string Name() const override { return std::string(kName); }
   builder::OptimizationStage Stage() const override { return builder::OptimizationStage::kFinal; }
   void Run(builder::GraphGraph& graph, builder::PassResult& result) const override;

@@ -77,8 +77,12 @@ std::vector<std::string> PatternRegistry::Names() const {
 }
 
 void RegisterPattern(const std::string& name, PatternFactory factory, std::string family, NumericalClass numerics) {
+  RegisterPattern(RegisteredPattern{name, std::move(factory), std::move(family), numerics});
+}
+
+void RegisterPattern(RegisteredPattern entry) {
   std::lock_guard lock(Global().mutex);
-  Global().registry.Register(RegisteredPattern{name, std::move(factory), std::move(family), numerics});
+  Global().registry.Register(std::move(entry));
 }
 
 void ReplacePattern(const std::string& name, PatternFactory factory, std::string family, NumericalClass numerics) {
@@ -160,7 +164,8 @@ std::vector<std::string> PatternSelection::Resolve(const std::vector<RegisteredP
   for (const RegisteredPattern& entry : available) {
     known.insert(entry.name);
     if (!entry.family.empty()) families[entry.family].push_back(entry.name);
-    const bool in_base = base_ == Base::kAll || (base_ == Base::kDefault && entry.numerics != NumericalClass::kApproximate);
+    const bool in_base = base_ == Base::kAll || (base_ == Base::kDefault && entry.numerics != NumericalClass::kApproximate &&
+                                                 !entry.opt_in);
     if (in_base) chosen.insert(entry.name);
   }
   for (const auto& [include, name] : edits_) {

@@ -30,6 +30,9 @@ struct RegisteredPattern {
   PatternFactory factory;
   std::string family;  // e.g. "canonicalization"; empty for application patterns
   NumericalClass numerics = NumericalClass::kExact;
+  // Left out of "default" though it keeps results: a pass that only pays off under an
+  // execution model the user asks for (copy elimination plans in-place memory).
+  bool opt_in = false;
 };
 
 // Name -> factory, in registration order.
@@ -54,6 +57,7 @@ class PatternRegistry {
 // the application vouches for it).
 void RegisterPattern(const std::string& name, PatternFactory factory, std::string family = "",
                      NumericalClass numerics = NumericalClass::kExact);
+void RegisterPattern(RegisteredPattern entry);
 void ReplacePattern(const std::string& name, PatternFactory factory, std::string family = "",
                     NumericalClass numerics = NumericalClass::kExact);
 std::vector<std::string> RegisteredPatternNames();
@@ -68,9 +72,16 @@ template <class T>
 std::unique_ptr<PatternOptimization> CreatePattern() {
   return std::make_unique<T>();
 }
+// T::kOptIn, when T declares it, makes the pattern opt-in (RegisteredPattern::opt_in).
 template <class T>
 void RegisterPattern(std::string family = "") {
-  RegisterPattern(std::string(T::kName), &CreatePattern<T>, std::move(family), T::kNumerics);
+  constexpr bool opt_in = [] {
+    if constexpr (requires { T::kOptIn; })
+      return T::kOptIn;
+    else
+      return false;
+  }();
+  RegisterPattern(RegisteredPattern{std::string(T::kName), &CreatePattern<T>, std::move(family), T::kNumerics, opt_in});
 }
 
 // --- One builder's registry -------------------------------------------------------------
@@ -81,7 +92,8 @@ void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFact
 // --- Selection --------------------------------------------------------------------------
 // Which registered patterns an optimizer uses. Text form, as on the command line:
 //   "default"            every registered pattern that keeps results (NumericalClass
-//                        exact or rounding): the approximate ones are left out
+//                        exact or rounding) and is not opt-in: the approximate and
+//                        opt-in ones are left out
 //   "all"                every registered pattern, the approximate ones included
 //   "none"               no registered pattern
 //   "A,B"                exactly A and B (approximate or not: naming one selects it)

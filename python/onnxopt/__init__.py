@@ -65,6 +65,7 @@ register_pattern = _builder.register_pattern
 replace_pattern = _builder.replace_pattern
 registered_pattern_names = _builder.registered_pattern_names
 registered_patterns = _builder.registered_patterns
+opt_in_pattern_names = _builder.opt_in_pattern_names
 resolve_selection = _builder.resolve_selection
 serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites

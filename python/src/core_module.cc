@@ -672,6 +672,16 @@ void BindRegistry(py::module_& b) {
       "(name, family, numerics) of every registered pattern, in registration order; numerics is 'exact', "
       "'rounding' or 'approximate' (left out of the default selection).");
   b.def(
+      "opt_in_pattern_names",
+      [] {
+        std::vector<std::string> names;
+        for (const auto& entry : core::builder::RegisteredPatterns())
+          if (entry.opt_in) names.push_back(entry.name);
+        return names;
+      },
+      "Names of the registered patterns and passes that keep results but are left out of the default "
+      "selection (copy elimination): select them by name or family.");
+  b.def(
       "create_registered_pattern",
       [](const std::string& name) { return std::const_pointer_cast<PatternOptimization>(CreateRegistered(name)); },
       "name"_a, "A new instance of the globally registered pattern `name`.");

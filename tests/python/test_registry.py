@@ -39,7 +39,10 @@ def test_default_selection_leaves_approximate_patterns_out():
     assert "CastOpCastPattern" not in onnxopt.resolve_selection("default")
     assert "CastOpCastPattern" in onnxopt.resolve_selection("all")
     assert "CastOpCastPattern" in onnxopt.resolve_selection("default,+CastOpCastPattern")
-    assert set(onnxopt.resolve_selection("default")) == {name for name, kind in numerics.items() if kind != "approximate"}
+    opt_in = set(onnxopt.opt_in_pattern_names())
+    assert opt_in == {"CopyElimination"}
+    assert set(onnxopt.resolve_selection("default")) == {
+        name for name, kind in numerics.items() if kind != "approximate" and name not in opt_in}
 
 
 def test_python_patterns_declare_their_numerics():

@@ -35,6 +35,8 @@ numerics says how a rewrite may change the numbers the model computes:
   approximate  computes in another precision, or differs on NaN/infinities. Not in the
                default selection: name the pattern (--patterns default,+NAME) or select
                them all (--patterns all) to use it.
+A * after the numerics marks an opt-in pass: it keeps results but is not in the default
+selection either (copy elimination pays off only for a runtime that executes in place).
 
 options:
   --family NAME   only the patterns of this family (canonicalization, collections, ...)
@@ -51,6 +53,7 @@ struct Row {
   core::builder::OptimizationStage stage;
   int priority;
   bool pass;
+  bool opt_in;
 };
 
 int RunPatterns(const std::vector<std::string>& raw_args) {
@@ -66,7 +69,7 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
     for (const std::string& op : pattern->FastOpType()) ops += (ops.empty() ? "" : ",") + op;
     if (pass) ops = "graph pass";
     rows.push_back(Row{entry.name, entry.family, std::string(core::builder::NumericalClassName(entry.numerics)),
-                       ops.empty() ? "*" : ops, pattern->Stage(), pattern->priority, pass});
+                       ops.empty() ? "*" : ops, pattern->Stage(), pattern->priority, pass, entry.opt_in});
   }
   if (family && rows.empty()) throw UsageError("no pattern of family '" + *family + "'");
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
@@ -80,6 +83,7 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
       json.BeginObject().Key("name").String(row.name).Key("family").String(row.family);
       json.Key("numerics").String(row.numerics);
       json.Key("kind").String(row.pass ? "pass" : "pattern");
+      json.Key("opt_in").Bool(row.opt_in);
       json.Key("stage").String(std::string(core::builder::OptimizationStageName(row.stage)));
       json.Key("priority").Int(row.priority).Key("op_types").String(row.ops).EndObject();
     }
@@ -96,15 +100,17 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
             << std::setw(static_cast<int>(family_width) + 2) << "family" << std::setw(13) << "numerics"
             << std::setw(24) << "stage" << std::setw(10) << "priority"
             << "starts from\n";
-  std::size_t approximate = 0;
+  std::size_t approximate = 0, opt_in = 0;
   for (const Row& row : rows) {
     std::cout << std::setw(static_cast<int>(name_width) + 2) << row.name << std::setw(static_cast<int>(family_width) + 2)
-              << row.family << std::setw(13) << row.numerics << std::setw(24)
+              << row.family << std::setw(13) << (row.opt_in ? row.numerics + "*" : row.numerics) << std::setw(24)
               << core::builder::OptimizationStageName(row.stage) << std::setw(10) << row.priority << row.ops << "\n";
     approximate += row.numerics == "approximate";
+    opt_in += row.opt_in && row.numerics != "approximate";
   }
-  std::cout << rows.size() << " patterns, " << rows.size() - approximate << " in the default selection ("
-            << approximate << " approximate: --patterns all or default,+NAME)\n";
+  std::cout << rows.size() << " patterns and passes, " << rows.size() - approximate - opt_in
+            << " in the default selection (" << approximate << " approximate, " << opt_in
+            << " opt-in marked *: --patterns all or default,+NAME)\n";
   return kOk;
 }
 

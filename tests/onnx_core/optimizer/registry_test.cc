@@ -152,6 +152,14 @@ TEST(PatternSelection, DefaultLeavesApproximatePatternsOutUnlessNamed) {
   EXPECT_THROW(PatternSelection::Parse("A,all"), Error);
 }
 
+TEST(PatternSelection, DefaultLeavesOptInPatternsOutUnlessNamed) {
+  std::vector<RegisteredPattern> available = {RegisteredPattern{"Kept", nullptr, "", NumericalClass::kExact},
+                                              RegisteredPattern{"Planned", nullptr, "mem", NumericalClass::kExact, true}};
+  EXPECT_EQ(PatternSelection::Parse("default").Resolve(available), (std::vector<std::string>{"Kept"}));
+  EXPECT_EQ(PatternSelection::Parse("default,+mem").Resolve(available), (std::vector<std::string>{"Kept", "Planned"}));
+  EXPECT_EQ(PatternSelection::Parse("all").Resolve(available), (std::vector<std::string>{"Kept", "Planned"}));
+}
+
 TEST(PatternSelection, AFamilyNameStandsForAllItsPatterns) {
   std::vector<RegisteredPattern> available = {
       RegisteredPattern{"A1", nullptr, "alpha", NumericalClass::kExact},

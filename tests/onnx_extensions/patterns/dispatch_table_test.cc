@@ -57,7 +57,11 @@ TEST(RegisterPatterns, LeavesTheApproximatePatternsOutOfTheDefaultSelection) {
       core::builder::PatternSelection::Default().Resolve(core::builder::RegisteredPatterns());
   for (const std::string& name : approximate)
     EXPECT_EQ(std::count(selected.begin(), selected.end(), name), 0) << name << " is in the default selection";
-  EXPECT_EQ(selected.size() + approximate.size(), core::builder::RegisteredPatterns().size());
+  std::set<std::string> opt_in;
+  for (const auto& entry : core::builder::RegisteredPatterns())
+    if (entry.opt_in) opt_in.insert(entry.name);
+  EXPECT_EQ(opt_in, (std::set<std::string>{"CopyElimination"})) << "copy-elimination.md 2.2: opt-in";
+  EXPECT_EQ(selected.size() + approximate.size() + opt_in.size(), core::builder::RegisteredPatterns().size());
 }
 
 }  // namespace
