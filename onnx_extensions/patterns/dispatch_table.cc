@@ -134,6 +134,7 @@
 // elimination
 #include "onnx_extensions/patterns/elimination/concat_single_input_pattern.h"
 #include "onnx_extensions/patterns/elimination/flatten_same_shape_pattern.h"
+#include "onnx_extensions/patterns/elimination/neutral_operand_pattern.h"
 #include "onnx_extensions/patterns/elimination/pad_zeros_pattern.h"
 #include "onnx_extensions/patterns/elimination/resize_same_size_pattern.h"
 #include "onnx_extensions/patterns/elimination/split_single_output_pattern.h"
@@ -300,6 +301,7 @@ void RegisterElimination() {
   RegisterPattern<PadZerosPattern>(family);
   RegisterPattern<FlattenSameShapePattern>(family);
   RegisterPattern<ResizeSameSizePattern>(family);
+  RegisterPattern<NeutralOperandPattern>(family);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ MatchResult ConcatConcatPattern::Match(GraphGraph& graph, const NodeProto& outer
   if (!axis) return NoMatch(outer, "the axis or the output rank of the Concat is unknown");
   const NodeProto* inner = InnerConcat(graph, outer, *axis);
   if (!inner) return NoMatch(outer, "no input is a Concat on the same axis with no other use");
-  return Matched({inner, &outer});
+  // At the outer Concat: its other inputs may be computed after the inner one.
+  return Matched({inner, &outer}, &outer);
 }
 
 utils::RepeatedProtoField<NodeProto> ConcatConcatPattern::Apply(GraphGraph& graph,

@@ -24,6 +24,22 @@ TEST(ConcatConcatPattern, SplicesTheInnerInputs) {
     })ONNX");
 }
 
+// The merged Concat takes the place of the outer one: r is computed after t.
+TEST(ConcatConcatPattern, WaitsForInputsComputedAfterTheInnerConcat) {
+  ExpectRewrite<ConcatConcatPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,2] A, float[N,3] B) => (float[N,7] Y) {
+      t = Concat<axis=1>(A, B)
+      r = Relu(A)
+      Y = Concat<axis=1>(t, r)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,2] A, float[N,3] B) => (float[N,7] Y) {
+      r = Relu(A)
+      Y = Concat<axis=1>(A, B, r)
+    })ONNX");
+}
+
 TEST(ConcatConcatPattern, RejectsAnotherAxis) {
   ExpectNoMatch<ConcatConcatPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
