@@ -8,16 +8,18 @@
 
 namespace onnxopt::onnx_patterns {
 
-using core::builder::IsOp;
 using core::builder::ExpectMatchedNodes;
+using core::builder::IsOp;
 
 MatchResult ConcatSingleInputPattern::Match(GraphGraph& /*graph*/, const NodeProto& concat) const {
-  if (!IsOp(concat, "Concat") || concat.output_size() != 1) return NoMatch(concat, "the node is not a default-domain Concat");
+  if (!IsOp(concat, "Concat") || concat.output_size() != 1)
+    return NoMatch(concat, "the node is not a default-domain Concat");
   if (concat.input_size() != 1 || concat.input(0).empty()) return NoMatch(concat, "the Concat has more than one input");
   return Matched({&concat});
 }
 
-utils::RepeatedProtoField<NodeProto> ConcatSingleInputPattern::Apply(GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
+utils::RepeatedProtoField<NodeProto> ConcatSingleInputPattern::Apply(GraphGraph& graph,
+                                                                     const std::vector<const NodeProto*>& nodes) const {
   ExpectMatchedNodes(*this, nodes, {"Concat"});
   return elimination::IdentityOfFirstInput(graph, kName, *nodes[0]);
 }

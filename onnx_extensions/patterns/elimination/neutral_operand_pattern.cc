@@ -45,7 +45,8 @@ MatchResult NeutralOperandPattern::Match(GraphGraph& graph, const NodeProto& nod
   if (!constant || constant->Rank() < 2) return NoMatch(node, "the constant has rank below 2 (IdentityPattern's case)");
   const core::shapes::SymShape* data = KnownShape(graph, node.input(1 - side));
   if (!data) return NoMatch(node, "the shape of the other operand is unknown");
-  if (!KeepsShape(*data, *constant)) return NoMatch(node, "the constant broadcasts the other operand to a larger shape");
+  if (!KeepsShape(*data, *constant))
+    return NoMatch(node, "the constant broadcasts the other operand to a larger shape");
   return Matched({&node});
 }
 

@@ -8,11 +8,11 @@
 
 namespace onnxopt::onnx_patterns {
 
-using core::builder::IsOp;
-using core::builder::IntsAttr;
-using core::builder::OptionalInput;
 using core::builder::ConstantInts;
 using core::builder::ExpectMatchedNodes;
+using core::builder::IntsAttr;
+using core::builder::IsOp;
+using core::builder::OptionalInput;
 
 MatchResult PadZerosPattern::Match(GraphGraph& graph, const NodeProto& pad) const {
   if (!IsOp(pad, "Pad") || pad.input_size() < 1 || pad.output_size() != 1)
@@ -28,7 +28,8 @@ MatchResult PadZerosPattern::Match(GraphGraph& graph, const NodeProto& pad) cons
   return Matched({&pad});
 }
 
-utils::RepeatedProtoField<NodeProto> PadZerosPattern::Apply(GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
+utils::RepeatedProtoField<NodeProto> PadZerosPattern::Apply(GraphGraph& graph,
+                                                            const std::vector<const NodeProto*>& nodes) const {
   ExpectMatchedNodes(*this, nodes, {"Pad"});
   return elimination::IdentityOfFirstInput(graph, kName, *nodes[0]);
 }

@@ -8,14 +8,14 @@
 
 namespace onnxopt::onnx_patterns {
 
-using core::builder::IsOp;
-using core::builder::IntsAttr;
-using core::builder::StringAttr;
-using core::builder::OptionalInput;
 using core::builder::ConstantInts;
-using core::builder::StaticDims;
 using core::builder::ExpectMatchedNodes;
+using core::builder::IntsAttr;
+using core::builder::IsOp;
 using core::builder::OnnxOpset;
+using core::builder::OptionalInput;
+using core::builder::StaticDims;
+using core::builder::StringAttr;
 
 namespace {
 
@@ -51,7 +51,8 @@ MatchResult ResizeSameSizePattern::Match(GraphGraph& graph, const NodeProto& res
   return Matched({&resize});
 }
 
-utils::RepeatedProtoField<NodeProto> ResizeSameSizePattern::Apply(GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
+utils::RepeatedProtoField<NodeProto> ResizeSameSizePattern::Apply(GraphGraph& graph,
+                                                                  const std::vector<const NodeProto*>& nodes) const {
   ExpectMatchedNodes(*this, nodes, {"Resize"});
   return elimination::IdentityOfFirstInput(graph, kName, *nodes[0]);
 }

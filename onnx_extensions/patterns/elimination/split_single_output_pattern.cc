@@ -8,8 +8,8 @@
 
 namespace onnxopt::onnx_patterns {
 
-using core::builder::IsOp;
 using core::builder::ExpectMatchedNodes;
+using core::builder::IsOp;
 
 MatchResult SplitSingleOutputPattern::Match(GraphGraph& /*graph*/, const NodeProto& split) const {
   if (!IsOp(split, "Split") || split.input_size() < 1) return NoMatch(split, "the node is not a default-domain Split");
@@ -17,7 +17,8 @@ MatchResult SplitSingleOutputPattern::Match(GraphGraph& /*graph*/, const NodePro
   return Matched({&split});
 }
 
-utils::RepeatedProtoField<NodeProto> SplitSingleOutputPattern::Apply(GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
+utils::RepeatedProtoField<NodeProto> SplitSingleOutputPattern::Apply(GraphGraph& graph,
+                                                                     const std::vector<const NodeProto*>& nodes) const {
   ExpectMatchedNodes(*this, nodes, {"Split"});
   return elimination::IdentityOfFirstInput(graph, kName, *nodes[0]);
 }

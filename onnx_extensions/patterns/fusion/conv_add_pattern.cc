@@ -28,7 +28,8 @@ utils::RepeatedProtoField<NodeProto> ConvAddPattern::Apply(GraphGraph& graph,
   const std::vector<double> values =
       fusion::MatchConvWithChannelConstant(graph, *nodes[1], /*scales_weight=*/false, &unused)->values;
   utils::RepeatedProtoField<NodeProto> replacement;
-  fusion::AddFoldedConv(replacement, graph, kName, *nodes[0], {std::vector<double>(values.size(), 1.0), values}, nodes[1]->output(0));
+  fusion::AddFoldedConv(replacement, graph, kName, *nodes[0], {std::vector<double>(values.size(), 1.0), values},
+                        nodes[1]->output(0));
   return replacement;
 }
 

@@ -35,7 +35,8 @@ MatchResult ConvBatchNormalizationPattern::Match(GraphGraph& graph, const NodePr
 
 utils::RepeatedProtoField<NodeProto> ConvBatchNormalizationPattern::Apply(
     GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
-  core::builder::ExpectMatchedNodes(*this, nodes, {fusion::kConvOrConvTranspose, {"BatchNormalization", IsBatchNormalization}});
+  core::builder::ExpectMatchedNodes(*this, nodes,
+                                    {fusion::kConvOrConvTranspose, {"BatchNormalization", IsBatchNormalization}});
   const NodeProto& conv = *nodes[0];
   const NodeProto& bn = *nodes[1];
   std::string_view unused;

@@ -28,7 +28,8 @@ utils::RepeatedProtoField<NodeProto> ConvMulPattern::Apply(GraphGraph& graph,
   const std::vector<double> values =
       fusion::MatchConvWithChannelConstant(graph, *nodes[1], /*scales_weight=*/true, &unused)->values;
   utils::RepeatedProtoField<NodeProto> replacement;
-  fusion::AddFoldedConv(replacement, graph, kName, *nodes[0], {values, std::vector<double>(values.size(), 0.0)}, nodes[1]->output(0));
+  fusion::AddFoldedConv(replacement, graph, kName, *nodes[0], {values, std::vector<double>(values.size(), 0.0)},
+                        nodes[1]->output(0));
   return replacement;
 }
 

@@ -41,14 +41,18 @@ TensorProto FloatTensor(int elem_type, const std::vector<std::int64_t>& dims, co
   core::eval::Tensor tensor(elem_type, dims);
   for (std::size_t i = 0; i < values.size(); ++i) {
     switch (elem_type) {
-      case TensorProto::DOUBLE: tensor.MutableData<double>()[i] = values[i]; break;
+      case TensorProto::DOUBLE:
+        tensor.MutableData<double>()[i] = values[i];
+        break;
       case TensorProto::FLOAT16:
         tensor.MutableData<std::uint16_t>()[i] = core::eval::FloatToHalf(static_cast<float>(values[i]));
         break;
       case TensorProto::BFLOAT16:
         tensor.MutableData<std::uint16_t>()[i] = core::eval::FloatToBFloat16(static_cast<float>(values[i]));
         break;
-      default: tensor.MutableData<float>()[i] = static_cast<float>(values[i]); break;
+      default:
+        tensor.MutableData<float>()[i] = static_cast<float>(values[i]);
+        break;
     }
   }
   return tensor.ToProto("");
@@ -106,8 +110,8 @@ std::optional<std::vector<double>> PerChannelConstant(GraphGraph& graph, std::st
   return std::move(constant->elements);
 }
 
-std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, const NodeProto& bn,
-                                                         std::int64_t channels, std::string_view* why) {
+std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, const NodeProto& bn, std::int64_t channels,
+                                                         std::string_view* why) {
   using core::builder::Reject;
   if (!IsOp(bn, "BatchNormalization") || bn.input_size() != 5)
     return Reject(why, "the node is not a default-domain BatchNormalization with five inputs");
@@ -171,7 +175,8 @@ void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph
   if (!std::all_of(affine.multiplier.begin(), affine.multiplier.end(), [](double m) { return m == 1.0; })) {
     std::vector<double> scaled = ConstantDoubles(graph, weight_name)->elements;
     for (std::size_t i = 0; i < scaled.size(); ++i)
-      scaled[i] *= affine.multiplier[ChannelOfWeightElement(transposed, weight_dims, group, static_cast<std::int64_t>(i))];
+      scaled[i] *=
+          affine.multiplier[ChannelOfWeightElement(transposed, weight_dims, group, static_cast<std::int64_t>(i))];
     weight = graph.MakeInitializer(pattern, FloatTensor(elem_type, weight_dims, scaled));
   }
   std::vector<double> bias(channels, 0.0);

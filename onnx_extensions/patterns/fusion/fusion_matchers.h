@@ -59,8 +59,8 @@ std::optional<std::vector<double>> PerChannelConstant(GraphGraph& graph, std::st
 // Nullopt, with the reason in `*why`, when the node is not a default-domain
 // BatchNormalization in inference mode whose running statistics outputs are unused, or
 // when its four parameters are not constants of `channels` elements.
-std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, const NodeProto& bn,
-                                                         std::int64_t channels, std::string_view* why);
+std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, const NodeProto& bn, std::int64_t channels,
+                                                         std::string_view* why);
 
 // A binary node `y = Op(c, k)` or `Op(k, c)` where c comes from a Conv or ConvTranspose
 // with foldable weights (FusableConvProducer, WhyWeightsNotFoldable) and k is a
