@@ -128,6 +128,20 @@
 #include "onnx_extensions/patterns/attention/function_half_rotary_embedding_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_concat_part_pattern.h"
 #include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
+// fusion
+#include "onnx_extensions/patterns/fusion/concat_concat_pattern.h"
+#include "onnx_extensions/patterns/fusion/conv_add_pattern.h"
+#include "onnx_extensions/patterns/fusion/conv_batch_normalization_pattern.h"
+#include "onnx_extensions/patterns/fusion/conv_mul_pattern.h"
+#include "onnx_extensions/patterns/fusion/div_power_of_two_pattern.h"
+
+// elimination
+#include "onnx_extensions/patterns/elimination/concat_single_input_pattern.h"
+#include "onnx_extensions/patterns/elimination/flatten_same_shape_pattern.h"
+#include "onnx_extensions/patterns/elimination/neutral_operand_pattern.h"
+#include "onnx_extensions/patterns/elimination/pad_zeros_pattern.h"
+#include "onnx_extensions/patterns/elimination/resize_same_size_pattern.h"
+#include "onnx_extensions/patterns/elimination/split_single_output_pattern.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -275,6 +289,25 @@ void RegisterAttention() {
   RegisterPattern<FunctionAttentionGQAPattern>(family);
 }
 
+void RegisterFusion() {
+  const std::string family = "fusion";
+  RegisterPattern<ConvBatchNormalizationPattern>(family);
+  RegisterPattern<ConvMulPattern>(family);
+  RegisterPattern<ConvAddPattern>(family);
+  RegisterPattern<DivPowerOfTwoPattern>(family);
+  RegisterPattern<ConcatConcatPattern>(family);
+}
+
+void RegisterElimination() {
+  const std::string family = "elimination";
+  RegisterPattern<SplitSingleOutputPattern>(family);
+  RegisterPattern<ConcatSingleInputPattern>(family);
+  RegisterPattern<PadZerosPattern>(family);
+  RegisterPattern<FlattenSameShapePattern>(family);
+  RegisterPattern<ResizeSameSizePattern>(family);
+  RegisterPattern<NeutralOperandPattern>(family);
+}
+
 }  // namespace
 
 void RegisterPatterns() {
@@ -287,6 +320,8 @@ void RegisterPatterns() {
   RegisterMatmul();
   RegisterNormalization();
   RegisterAttention();
+  RegisterFusion();
+  RegisterElimination();
   // memory: the operator traits the pass reads, then the pass itself
   onnx_memory::RegisterMemoryTraits();
   RegisterPattern<core::memory::CopyEliminationPass>("memory");

@@ -102,9 +102,9 @@ def _model_bytes(model: ModelLike):
 class GraphBuilder(_builder.GraphBuilder):
     """The graph being optimized: from an onnx.ModelProto, serialized bytes or a path."""
 
-    def __init__(self, model: ModelLike):
+    def __init__(self, model: ModelLike, keep_initializer_inputs: bool = True):
         data, base_dir = _model_bytes(model)
-        super().__init__(data, base_dir)
+        super().__init__(data, base_dir, keep_initializer_inputs)
 
     def to_model(self) -> onnx.ModelProto:
         """The current model as an onnx.ModelProto (a copy)."""
@@ -127,14 +127,17 @@ def standard_patterns(names: Union[None, str, Iterable[str]] = None) -> list:
 
 
 def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", report: bool = False,
-             fold_constants_first: bool = True, max_iter: int = -1):
+             fold_constants_first: bool = True, max_iter: int = -1, keep_initializer_inputs: bool = False):
     """Optimizes a model as `onnxopt optimize` does and returns the new onnx.ModelProto.
 
     patterns: a selection of registered patterns ("default", "none", "A,B", "-A", "+A") or
     a list of patterns (objects, classes or registered names) used instead of the registry.
     report=True returns (model, OptimizationReport).
+    keep_initializer_inputs=True keeps the initializers an IR < 4 model lists among its inputs
+    overridable; by default they are constants there, as onnxruntime treats them
+    (`onnxopt optimize --keep-initializer-inputs`).
     """
-    builder = GraphBuilder(model)
+    builder = GraphBuilder(model, keep_initializer_inputs=keep_initializer_inputs)
     if isinstance(patterns, str):
         graph = GraphGraph(builder, registered=patterns, fold_constants_first=fold_constants_first,
                            collect_no_match=report)

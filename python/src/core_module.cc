@@ -16,6 +16,7 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/initializer_inputs.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
@@ -301,13 +302,19 @@ void BindViews(py::module_& b) {
 
 void BindGraph(py::module_& b) {
   py::class_<GraphBuilder>(b, "GraphBuilder")
-      .def(py::init([](const py::bytes& model, std::optional<std::string> base_dir) {
+      .def(py::init([](const py::bytes& model, std::optional<std::string> base_dir, bool keep_initializer_inputs) {
              std::optional<std::filesystem::path> dir;
              if (base_dir) dir = *base_dir;
-             return std::make_unique<GraphBuilder>(core::ir::ParseModel(std::string_view(model), "model", dir));
+             ModelProto parsed = core::ir::ParseModel(std::string_view(model), "model", dir);
+             core::ir::MakeInitializerInputsConstant(parsed, keep_initializer_inputs
+                                                                 ? core::ir::InitializerInputs::kOverridable
+                                                                 : core::ir::InitializerInputs::kConstantBeforeIr4);
+             return std::make_unique<GraphBuilder>(std::move(parsed));
            }),
-           "model"_a, "base_dir"_a = py::none(),
-           "A builder over a serialized ModelProto (external data is resolved relative to base_dir).")
+           "model"_a, "base_dir"_a = py::none(), "keep_initializer_inputs"_a = true,
+           "A builder over a serialized ModelProto (external data is resolved relative to base_dir). "
+           "With keep_initializer_inputs=False, the initializers an IR < 4 model lists among its inputs "
+           "become constants (onnx_core/ir/initializer_inputs.h).")
       .def_static(
           "load", [](const std::string& path) { return std::make_unique<GraphBuilder>(core::ir::LoadModel(path)); },
           "path"_a, "Loads a model file (with its external data) as the command line does.")

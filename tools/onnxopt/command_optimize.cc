@@ -19,6 +19,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/file_io.h"
+#include "onnx_core/ir/initializer_inputs.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
@@ -90,6 +91,10 @@ options:
                                   the original model in memory.
   --check-atol A, --check-rtol R  the tolerances of --check (default: by element type, as
                                   in `onnxopt verify`)
+  --keep-initializer-inputs       in a model of IR version < 4, keep the initializers
+                                  listed among the graph inputs overridable; by default
+                                  they are constants there, as onnxruntime treats them
+                                  (they leave the inputs, the IR version becomes 4)
   --max-iter N                    stop after N rounds (a positive integer; default:
                                   max(node count, 10) x number of pattern priorities)
   --record FILE                   save the applied rewrites to FILE, for `onnxopt replay`
@@ -235,7 +240,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   Arguments args(raw_args,
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
                   "--report-json", "--fold-size-limit", "--check", "--check-atol", "--check-rtol"},
-                 {"-q", "--quiet", "--no-fold", "--report"});
+                 {"-q", "--quiet", "--no-fold", "--report", "--keep-initializer-inputs"});
   const std::string pattern_text = args.Value("--patterns").value_or("default");
   const std::vector<std::string>& positional = args.Positional(1, 2);
   const std::string input = positional[0];
@@ -277,6 +282,9 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   std::vector<std::filesystem::path> data_files;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings, &data_files);
   for (const auto& warning : warnings) std::cerr << "onnxopt optimize: warning: " << warning << "\n";
+  core::ir::MakeInitializerInputsConstant(model, args.Flag("--keep-initializer-inputs")
+                                                     ? core::ir::InitializerInputs::kOverridable
+                                                     : core::ir::InitializerInputs::kConstantBeforeIr4);
   for (const auto& path : data_files)
     files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
   Histogram before_ops;

@@ -1,0 +1,85 @@
+#pragma once
+// Helpers shared by the fusion patterns (docs/classic-fusions.md): folding a per-output-
+// channel affine map y = conv(x) * multiplier + offset into the weights and bias of a
+// Conv or ConvTranspose. Queries return nullopt / a reason instead of throwing.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/utils/repeated_proto_field.h"
+
+namespace onnxopt::onnx_patterns::fusion {
+
+using core::builder::GraphGraph;
+
+// One value per output channel of a convolution: y[:, o, ...] * multiplier[o] + offset[o].
+struct ChannelAffine {
+  std::vector<double> multiplier;
+  std::vector<double> offset;
+};
+
+// float, double, float16 or bfloat16: the types FloatTensor writes.
+bool IsFloatType(int elem_type);
+
+// A tensor of the float type `elem_type` (float, double, float16, bfloat16) with these
+// dims, each element rounded once from its double value (float16 and bfloat16 through
+// float32, see AddFoldedConv).
+TensorProto FloatTensor(int elem_type, const std::vector<std::int64_t>& dims, const std::vector<double>& values);
+
+// A default-domain Conv or ConvTranspose (for ExpectMatchedNodes).
+bool IsConvOrConvTranspose(const NodeProto& node);
+inline constexpr core::builder::ExpectedNode kConvOrConvTranspose{"Conv or ConvTranspose", IsConvOrConvTranspose};
+
+// The default-domain Conv or ConvTranspose producing `value`, when `value` is its only
+// output and has one use (the node to fuse); null otherwise.
+const NodeProto* FusableConvProducer(const GraphGraph& graph, std::string_view value);
+
+// The number of output channels of a Conv (W is [M, C/group, k...]) or ConvTranspose (W is
+// [C, M/group, k...]) whose weight has `weight_dims`; nullopt when the dims do not fit.
+std::optional<std::int64_t> OutputChannels(const NodeProto& conv, const std::vector<std::int64_t>& weight_dims);
+
+// Why the weights of `conv` cannot take a folded affine map, or nullopt when they can:
+// the weight and bias are computable constants within the folding limits, of a float
+// type, and, when `scales_weight`, the weight has no other consumer (folding would copy it).
+std::optional<std::string_view> WhyWeightsNotFoldable(GraphGraph& graph, const NodeProto& conv, bool scales_weight);
+
+// The values of a constant that broadcasts against the output of a convolution of rank
+// `rank` with `channels` channels without changing its shape: once left-padded with 1s
+// to `rank`, its shape is [1, channels or 1, 1, ...]. One value per channel; nullopt
+// when `value` is not such a constant or holds an infinity or a NaN.
+std::optional<std::vector<double>> PerChannelConstant(GraphGraph& graph, std::string_view value, std::size_t rank,
+                                                      std::int64_t channels);
+
+// The affine map an inference-mode BatchNormalization(x, scale, B, mean, var) applies
+// per channel: multiplier = scale / sqrt(var + epsilon), offset = B - mean * multiplier.
+// Nullopt, with the reason in `*why`, when the node is not a default-domain
+// BatchNormalization in inference mode whose running statistics outputs are unused, or
+// when its four parameters are not constants of `channels` elements.
+std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, const NodeProto& bn, std::int64_t channels,
+                                                         std::string_view* why);
+
+// A binary node `y = Op(c, k)` or `Op(k, c)` where c comes from a Conv or ConvTranspose
+// with foldable weights (FusableConvProducer, WhyWeightsNotFoldable) and k is a
+// PerChannelConstant of its output.
+struct ConvWithChannelConstant {
+  const NodeProto* conv = nullptr;
+  std::vector<double> values;  // k, one per output channel
+};
+// Nullopt, with the reason in `*why`, when `binary` is not such a node.
+std::optional<ConvWithChannelConstant> MatchConvWithChannelConstant(GraphGraph& graph, const NodeProto& binary,
+                                                                    bool scales_weight, std::string_view* why);
+
+// Appends `output = Conv(x, W', B')` (the op type and attributes of `conv`) to
+// `replacement`, where W' and B' are new initializers holding `conv`'s weight and bias
+// with `affine` folded in. A multiplier of all ones keeps the weight. The folding is
+// computed in double and rounded once to the weight type (float16 and bfloat16 go through
+// float32 on the way, which only rounds again when the double result lies within 2^-29
+// relative of a float16/bfloat16 rounding boundary). Call after WhyWeightsNotFoldable.
+void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
+                   const NodeProto& conv, const ChannelAffine& affine, const std::string& output);
+
+}  // namespace onnxopt::onnx_patterns::fusion
