@@ -4,6 +4,7 @@
 #include "onnx_extensions/patterns/dispatch_table.h"
 
 #include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_extensions/transpose/transpose_optimizer.h"
 
 // canonicalization
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
@@ -283,6 +284,7 @@ void RegisterPatterns() {
   RegisterMatmul();
   RegisterNormalization();
   RegisterAttention();
+  onnx_transpose::RegisterTransposeOptimizer();
 }
 
 }  // namespace onnxopt::onnx_patterns
