@@ -215,5 +215,345 @@ TEST(TransposeOptimizer, T11b_NaivelyPaddedPermIsAMerge) {
                            "a shared Transpose would only merge downstream");
 }
 
+
+// T12: x[8,16,32] -> Transpose<[2,0,1]> -> n unary ops -> Transpose<last> -> y.
+ModelProto UnaryChain(int n, const std::string& last_perm, bool side_branch) {
+  std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[8,16,32] x) => (float[8,16,32] y)" + std::string(side_branch ? ", float[32,8,16] side" : "") + R"() {
+  v0 = Transpose <perm = [2, 0, 1]> (x)
+)";
+  const char* ops[] = {"Relu", "Neg", "Abs", "Sigmoid"};
+  for (int i = 0; i < n; ++i)
+    text += "  v" + std::to_string(i + 1) + " = " + ops[i % 4] + " (v" + std::to_string(i) + ")\n";
+  if (side_branch) text += "  side = Relu (v0)\n";
+  text += "  y = Transpose <perm = " + last_perm + "> (v" + std::to_string(n) + ")\n}";
+  return ParseText(text);
+}
+
+TEST(TransposeOptimizer, T12_LinearChain) {
+  const int n = 10000;
+  const TransposeRun cancel = RunTransposeOptimizer(UnaryChain(n, "[1, 2, 0]", false));
+  EXPECT_EQ(CountTransposes(cancel.model), 0);
+  EXPECT_LE(cancel.Counter("walk_frames"), 3 * n + 10);
+  EXPECT_LE(cancel.Counter("memo_erased"), 3 * n + 10);
+  // Each push dirties about five values (the Transpose's input and output, the node's
+  // old and new output, the copy): linear, with a larger constant than 3N.
+  EXPECT_LE(cancel.Counter("memo_inspected"), 6 * n + 10);
+  // (b) an unshared Transpose merges at the end: one Transpose left.
+  const TransposeRun merge = RunTransposeOptimizer(UnaryChain(n, "[0, 2, 1]", false));
+  EXPECT_EQ(CountTransposes(merge.model), 1);
+  EXPECT_LE(merge.Counter("walk_frames"), 3 * n + 10);
+  // (c) shared with a side branch: the chain is free of Transposes, T stays for the side.
+  const TransposeRun shared = RunTransposeOptimizer(UnaryChain(n, "[1, 2, 0]", true));
+  EXPECT_EQ(CountTransposes(shared.model), 1);
+  EXPECT_LE(shared.Counter("walk_frames"), 3 * n + 10);
+  EXPECT_LE(shared.Counter("memo_inspected"), 6 * n + 10);
+}
+
+TEST(TransposeOptimizer, T12_SmallChainNumerics) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  a = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (a)
+  n = Neg (r)
+  y = Transpose <perm = [0, 3, 1, 2]> (n)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  r = Relu (x)
+  y = Neg (r)
+})");
+}
+
+TEST(TransposeOptimizer, T13_DeepChainNoStackOverflow) {
+  const TransposeRun run = RunTransposeOptimizer(UnaryChain(200000, "[1, 2, 0]", false));
+  EXPECT_EQ(CountTransposes(run.model), 0);
+}
+
+std::string SplitGraph(const std::string& y0_perm, const std::string& y0_type) {
+  return R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[6,4,2] x) => ()" + y0_type + R"( y0, float[4,2,3] s1)
+<int64[2] split = {3, 3}>
+{
+  a = Transpose <perm = [1, 2, 0]> (x)
+  r = Relu (a)
+  s0, s1 = Split <axis = 2> (r, split)
+  y0 = Transpose <perm = )" + y0_perm + R"(> (s0)
+})";
+}
+
+TEST(TransposeOptimizer, T14_SplitOutputsAggregated) {
+  ExpectTransposeUnchanged(SplitGraph("[1, 2, 0]", "float[2,3,4]"), "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T14b_UnsharedCancelWithDeadEndStaysConservative) {
+  ExpectTransposeUnchanged(SplitGraph("[2, 0, 1]", "float[3,4,2]"), "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T15b_SplitFullyCoveredCancels) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[6,4,2] x) => (float[3,4,2] y0, float[3,4,2] y1)
+<int64[2] split = {3, 3}>
+{
+  a = Transpose <perm = [1, 2, 0]> (x)
+  r = Relu (a)
+  s0, s1 = Split <axis = 2> (r, split)
+  y0 = Transpose <perm = [2, 0, 1]> (s0)
+  y1 = Transpose <perm = [2, 0, 1]> (s1)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[6,4,2] x) => (float[3,4,2] y0, float[3,4,2] y1)
+<int64[2] split = {3, 3}>
+{
+  r = Relu (x)
+  y0, y1 = Split <axis = 0> (r, split)
+})");
+}
+
+std::string BlockingAdd(const std::string& w_decl, const std::string& initializers) {
+  return R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,8,16] x)" + w_decl + R"() => (float[1,8,8,4] y1, float[1,16,8,8] y2)
+<int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes = {1})" + initializers + R"(>
+{
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  s = Slice (a, starts, ends, axes)
+  m = Add (s, w)
+  y1 = Transpose <perm = [0, 2, 3, 1]> (m)
+  y2 = Relu (a)
+})";
+}
+
+TEST(TransposeOptimizer, T16_BlockingAddWithDynamicSameRankInput) {
+  ExpectTransposeUnchanged(BlockingAdd(", float[1,4,8,8] w", ""), "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T16b_ConstantAddInputIsPermuted) {
+  ExpectTransposeRewrite(BlockingAdd("", ", float[1,4,1,1] w = {1, 2, 3, 4}"), R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,8,16] x) => (float[1,8,8,4] y1, float[1,16,8,8] y2)
+<int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes3 = {3}, float[1,1,1,4] wt = {1, 2, 3, 4}>
+{
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  s = Slice (x, starts, ends, axes3)
+  y1 = Add (s, wt)
+  y2 = Relu (a)
+})");
+}
+
+TEST(TransposeOptimizer, T17_BlockingConcatWithDynamicInput) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,8,16] x, float[1,4,8,8] w) => (float[1,8,8,8] y1, float[1,16,8,8] y2)
+<int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes = {1}>
+{
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  s = Slice (a, starts, ends, axes)
+  c = Concat <axis = 1> (s, w)
+  y1 = Transpose <perm = [0, 2, 3, 1]> (c)
+  y2 = Relu (a)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T18_PartiallySharedOutputMerge) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x) => (float[3,2,4] y, float[4,2,3] r)
+{
+  a = Transpose <perm = [2, 0, 1]> (x)
+  r = Relu (a)
+  y = Transpose <perm = [2, 1, 0]> (r)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T19_BroadcastInputRankTooLarge) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,8,16] x, float[2,1,4,8,8] w) => (float[2,1,8,8,4] y1, float[1,16,8,8] y2)
+<int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes = {1}>
+{
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  s = Slice (a, starts, ends, axes)
+  m = Add (s, w)
+  y1 = Transpose <perm = [0, 1, 3, 4, 2]> (m)
+  y2 = Relu (a)
+})",
+                           "");
+}
+
+TEST(TransposeOptimizer, T20_MissingValueInfoIsConservative) {
+  const ModelProto model = ParseText(BlockingAdd("", ", float[1,4,1,1] w = {1, 2, 3, 4}"));
+  const TransposeRun run = RunTransposeOptimizer(model, {}, /*infer_shapes=*/false);
+  ExpectSameOutputs(model, run.model, core::builder::NumericalClass::kExact);
+}
+
+TEST(TransposeOptimizer, T21_UnmodelledHandlerStopsTheWalk) {
+  TransposeOptimizerOptions options;
+  options.extended_handlers.emplace_back("test.MyUnary", onnx_transpose::UnmodelledUnaryHandler());
+  const std::string model = R"(<ir_version: 8, opset_import: ["" : 13, "test" : 1]>
+g (float[1,8,8,16] x) => (float[1,8,8,4] y1, float[1,16,8,8] y2)
+<int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes = {1}>
+{
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  s = Slice (a, starts, ends, axes)
+  u = test.MyUnary (s)
+  y1 = Transpose <perm = [0, 2, 3, 1]> (u)
+  y2 = Relu (a)
+})";
+  const TransposeRun run = RunTransposeOptimizer(ParseText(model), options);
+  EXPECT_EQ(CanonicalGraph(run.model.graph()), CanonicalGraph(ParseText(model).graph()));
+  EXPECT_GT(run.Counter("stop: the output Transpose would not be removed downstream"), 0);
+}
+
+TEST(TransposeOptimizer, T22_NonTransposableSlotStopsTheWalk) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 15]>
+g (float[1,8,8,16] x, int32[1,4,8,8] w) => (int32[1,8,8,4] y1, float[1,16,8,8] y2)
+<int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes = {1}>
+{
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  s = Slice (a, starts, ends, axes)
+  m = CastLike (w, s)
+  y1 = Transpose <perm = [0, 2, 3, 1]> (m)
+  y2 = Relu (a)
+})",
+                           "the output Transpose would not be removed downstream");
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 15]>
+g (float[2,3] x, int32[3,2] w) => (int32[3,2] y)
+{
+  a = Transpose <perm = [1, 0]> (x)
+  y = CastLike (w, a)
+})",
+                           "the Transpose feeds an input the handler does not transpose");
+}
+
+const char* kUnaryChainLocked = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  a = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (a)
+  n = Neg (r)
+  y = Transpose <perm = [0, 3, 1, 2]> (n)
+})";
+
+TEST(TransposeOptimizer, T23_UnmodifiableNodeStopsTheWalk) {
+  TransposeOptimizerOptions options;
+  options.locked = [](const NodeProto& node) { return node.op_type() == "Neg"; };
+  ExpectTransposeUnchanged(kUnaryChainLocked, "the output Transpose would not be removed downstream", options);
+}
+
+TEST(TransposeOptimizer, T24_OnlyOptimizeTowardsTranspose) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6,10] x, float[10,4] w) => (float[6,10,4] y)
+{
+  a = Transpose <perm = [1, 2, 0]> (x)
+  m = Mul (a, w)
+  y = Relu (m)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T25_MemoInvalidatedByConstantRewrite) {
+  const std::string model = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[8,8,1,1] x) => (float[8,8,1,1] y)
+<float[8,8] c = {)" + [] {
+    std::string values;
+    for (int i = 0; i < 64; ++i) values += (i ? "," : "") + std::to_string(i);
+    return values;
+  }() + R"(}>
+{
+  a = Transpose <perm = [2, 3, 0, 1]> (x)
+  b = Add (a, c)
+  r = Relu (b)
+  d = Add (r, c)
+  y = Transpose <perm = [2, 3, 0, 1]> (d)
+})";
+  TransposeOptimizerOptions without_memo;
+  without_memo.use_memo = false;
+  const TransposeRun with = RunTransposeOptimizer(ParseText(model));
+  const TransposeRun without = RunTransposeOptimizer(ParseText(model), without_memo);
+  EXPECT_EQ(CanonicalGraph(with.model.graph()), CanonicalGraph(without.model.graph()));
+  ExpectSameOutputs(ParseText(model), with.model, core::builder::NumericalClass::kExact);
+}
+
+TEST(TransposeOptimizer, T28_UnreachableDownstreamTransposeUnshared) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x, float[4,2,3] w) => (float[2,3,4] y)
+{
+  a = Transpose <perm = [2, 0, 1]> (x)
+  r = Relu (a)
+  m = Add (r, w)
+  y = Transpose <perm = [1, 2, 0]> (m)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T29_OptimizeTowardsTranspose) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6,10] x, float[10,4] w) => (float[4,6,10] y)
+{
+  a = Transpose <perm = [1, 2, 0]> (x)
+  m = Mul (a, w)
+  r = Relu (m)
+  y = Transpose <perm = [2, 0, 1]> (r)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6,10] x, float[10,4] w) => (float[4,6,10] y)
+<int64[1] ax0 = {0}>
+{
+  u = Unsqueeze (w, ax0)
+  t = Transpose <perm = [2, 0, 1]> (u)
+  m = Mul (x, t)
+  y = Relu (m)
+})");
+}
+
+TEST(TransposeOptimizer, T30_LowerRankCopyWithoutFullRankPartner) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,10] w, float[6,10,4] z) => (float[4,6,10] y)
+{
+  b = Transpose <perm = [1, 0]> (w)
+  r2 = Relu (b)
+  m = Mul (z, r2)
+  y = Transpose <perm = [2, 0, 1]> (m)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T32_BroadcastLowerRankConstant) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x) => (float[2,3,4] y)
+<float[2] c = {1.0, -1.0}>
+{
+  a = Transpose <perm = [1, 2, 0]> (x)
+  b = Add (a, c)
+  y = Transpose <perm = [2, 0, 1]> (b)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x) => (float[2,3,4] y)
+<float[2,1,1] c2 = {1.0, -1.0}>
+{
+  y = Add (x, c2)
+})");
+}
+
+TEST(TransposeOptimizer, T33_BroadcastLowerRankDynamic) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6,10] x, float[4,10] w) => (float[4,6,10] y)
+{
+  a = Transpose <perm = [1, 2, 0]> (x)
+  r1 = Relu (a)
+  b = Transpose <perm = [1, 0]> (w)
+  r2 = Relu (b)
+  m = Mul (r1, r2)
+  y = Transpose <perm = [2, 0, 1]> (m)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6,10] x, float[4,10] w) => (float[4,6,10] y)
+<int64[1] ax0 = {0}>
+{
+  r1 = Relu (x)
+  r2 = Relu (w)
+  u = Unsqueeze (r2, ax0)
+  t = Transpose <perm = [1, 0, 2]> (u)
+  y = Mul (r1, t)
+})");
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

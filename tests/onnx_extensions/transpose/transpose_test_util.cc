@@ -49,7 +49,9 @@ void ExpectTransposeUnchanged(std::string_view model, std::string_view reason, c
   const TransposeRun run = RunTransposeOptimizer(original, options);
   EXPECT_EQ(CanonicalGraph(run.model.graph()), CanonicalGraph(original.graph()));
   if (!reason.empty()) {
-    EXPECT_GT(run.Counter("stop: " + std::string(reason)), 0) << "no stop with reason '" << reason << "'";
+    std::string stops;
+    for (const auto& [name, count] : run.result.counters) stops += name + "=" + std::to_string(count) + "; ";
+    EXPECT_GT(run.Counter("stop: " + std::string(reason)), 0) << "no stop with reason '" << reason << "': " << stops;
   }
 }
 
