@@ -1,4 +1,5 @@
-// The perm helpers with the worked examples of transpose-optimizer.md section 4.12.
+// The perm helpers with the worked examples of transpose-optimizer.md
+// section 4.12.
 #include "onnx_extensions/transpose/perm.h"
 
 #include <gtest/gtest.h>
@@ -30,8 +31,9 @@ TEST(TransposePerm, SqueezeAndUnsqueezePerms) {
 }
 
 TEST(TransposePerm, PermutesVectors) {
-  EXPECT_EQ(PermuteVector(std::vector<std::int64_t>{0, 0, 1, 1}, {0, 3, 1, 2}), (std::vector<std::int64_t>{0, 1, 1, 0}));
+  EXPECT_EQ(PermuteVector(std::vector<std::int64_t>{0, 0, 1, 1}, {0, 3, 1, 2}),
+            (std::vector<std::int64_t>{0, 1, 1, 0}));
 }
 
-}  // namespace
-}  // namespace onnxopt::onnx_transpose
+} // namespace
+} // namespace onnxopt::onnx_transpose
