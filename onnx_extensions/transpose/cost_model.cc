@@ -6,26 +6,22 @@
 
 namespace onnxopt::onnx_transpose {
 
-CostModelContext::CostModelContext(const PushGraph &graph,
-                                   const HandlerTable *extended,
-                                   CostModel model, CostHook hook)
-    : graph_(graph), extended_(extended), model_(model),
-      hook_(std::move(hook)) {}
+CostModelContext::CostModelContext(const PushGraph& graph, const HandlerTable* extended, CostModel model, CostHook hook)
+    : graph_(graph), extended_(extended), model_(model), hook_(std::move(hook)) {}
 
 void CostModelContext::ComputePrefilter() {
   prefilter_.assign(graph_.ValueCount(), false);
-  const std::vector<NodeId> &nodes = graph_.Snapshot();
+  const std::vector<NodeId>& nodes = graph_.Snapshot();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const NodeId node = *it;
-    const NodeProto &proto = graph_.Node(node);
+    const NodeProto& proto = graph_.Node(node);
     if (IsOpType(proto, "Transpose")) {
       if (const ValueId input = graph_.InputOf(node, 0); input != kNone)
         prefilter_[static_cast<std::size_t>(input)] = true;
       continue;
     }
-    const Handler *handler = FindHandler(graph_, node, extended_);
-    if (!handler || !handler->inserts_output_transposes || !InPrefilter(node))
-      continue;
+    const Handler* handler = FindHandler(graph_, node, extended_);
+    if (!handler || !handler->inserts_output_transposes || !InPrefilter(node)) continue;
     for (int slot : handler->slots(graph_, node))
       if (const ValueId input = graph_.InputOf(node, slot); input != kNone)
         prefilter_[static_cast<std::size_t>(input)] = true;
@@ -35,8 +31,7 @@ void CostModelContext::ComputePrefilter() {
 bool CostModelContext::InPrefilter(NodeId node) const {
   for (int k = 0; k < graph_.Node(node).output_size(); ++k) {
     const ValueId output = graph_.OutputOf(node, k);
-    if (output != kNone &&
-        static_cast<std::size_t>(output) < prefilter_.size() &&
+    if (output != kNone && static_cast<std::size_t>(output) < prefilter_.size() &&
         prefilter_[static_cast<std::size_t>(output)])
       return true;
   }
@@ -44,83 +39,87 @@ bool CostModelContext::InPrefilter(NodeId node) const {
 }
 
 bool CostModelContext::LikelyRemovable(ValueId transposed) const {
-  if (!graph_.HasCompleteConsumers(transposed))
-    return false;
+  if (!graph_.HasCompleteConsumers(transposed)) return false;
   for (NodeId consumer : graph_.Consumers(transposed))
-    if (!FindHandler(graph_, consumer, extended_))
-      return false;
+    if (!FindHandler(graph_, consumer, extended_)) return false;
   return true;
 }
 
-std::int64_t CostModelContext::InputCost(NodeId node, const Perm &perm,
-                                         const std::vector<int> &slots,
+std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const std::vector<int>& slots,
                                          ValueId copy) const {
   std::int64_t cost = 0;
   for (int slot : slots) {
     const ValueId value = graph_.InputOf(node, slot);
-    if (value == kNone)
-      continue;
+    if (value == kNone) continue;
     if (value == copy) {
       cost -= LikelyRemovable(value) ? graph_.Weight(value) : 0;
       continue;
     }
-    if (graph_.LocalConstant(value))
-      continue;
+    if (graph_.LocalConstant(value)) continue;
     const NodeId producer = graph_.Producer(value);
-    if (producer != kNone && !graph_.IsRemoved(producer) &&
-        IsOpType(graph_.Node(producer), "Transpose")) {
-      if (ExplicitPerm(graph_.Node(producer)) == std::optional<Perm>(perm) &&
-          LikelyRemovable(value))
+    if (producer != kNone && !graph_.IsRemoved(producer) && IsOpType(graph_.Node(producer), "Transpose")) {
+      if (ExplicitPerm(graph_.Node(producer)) == std::optional<Perm>(perm) && LikelyRemovable(value))
         cost -= graph_.Weight(value);
       continue;
     }
-    if (producer != kNone && IsDequantizeLinear(graph_.Node(producer)) &&
-        graph_.IsUnshared(value)) {
+    if (producer != kNone && IsDequantizeLinear(graph_.Node(producer)) && graph_.IsUnshared(value)) {
       const ValueId data = graph_.InputOf(producer, 0);
-      if (data != kNone && graph_.LocalConstant(data))
-        continue;
+      if (data != kNone && graph_.LocalConstant(data)) continue;
+    }
+    if (copy != kNone && IsPendingCopy(value, perm)) {
+      cost -= graph_.Weight(value);
+      continue;
     }
     cost += graph_.Weight(value);
   }
   return cost;
 }
 
+bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
+  if (!LikelyRemovable(value)) return false;
+  const NodeId producer = graph_.Producer(value);
+  if (producer == kNone || graph_.IsRemoved(producer) || !graph_.IsModifiable(producer)) return false;
+  const NodeProto& proto = graph_.Node(producer);
+  if (proto.output_size() != 1) return false;
+  const Handler* handler = FindHandler(graph_, producer, extended_);
+  if (!handler || !handler->preview || handler->broadcasting || !handler->inserts_output_transposes) return false;
+  if (handler->slots(graph_, producer) != std::vector<int>{0}) return false;
+  const ValueId input = graph_.InputOf(producer, 0);
+  const NodeId transpose = input == kNone ? kNone : graph_.Producer(input);
+  if (transpose == kNone || graph_.IsRemoved(transpose) || !IsOpType(graph_.Node(transpose), "Transpose")) return false;
+  if (ExplicitPerm(graph_.Node(transpose)) != std::optional<Perm>(perm) || !LikelyRemovable(input)) return false;
+  const Preview preview = PreviewPush(graph_, producer, *handler, perm);
+  return preview.plan && preview.plan->output_perms == std::vector<Perm>{perm};
+}
+
 std::int64_t CostModelContext::OutputCost(NodeId node) const {
   std::int64_t cost = 0;
   for (int k = 0; k < graph_.Node(node).output_size(); ++k)
-    if (const ValueId output = graph_.OutputOf(node, k); output != kNone)
-      cost = std::max(cost, graph_.Weight(output));
+    if (const ValueId output = graph_.OutputOf(node, k); output != kNone) cost = std::max(cost, graph_.Weight(output));
   return cost;
 }
 
 bool CostModelContext::QdqGuardApplies(NodeId transpose, NodeId node) const {
-  if (!IsQuantizeLinear(graph_.Node(node)))
-    return false;
+  if (!IsQuantizeLinear(graph_.Node(node))) return false;
   const ValueId input = graph_.InputOf(transpose, 0);
   const NodeId producer = input == kNone ? kNone : graph_.Producer(input);
-  if (producer == kNone || !IsDequantizeLinear(graph_.Node(producer)))
-    return false;
+  if (producer == kNone || !IsDequantizeLinear(graph_.Node(producer))) return false;
   const ValueId output = graph_.OutputOf(transpose, 0);
-  if (!graph_.HasCompleteConsumers(output))
-    return false;
+  if (!graph_.HasCompleteConsumers(output)) return false;
   for (NodeId consumer : graph_.Consumers(output))
-    if (!IsQuantizeLinear(graph_.Node(consumer)))
-      return false;
+    if (!IsQuantizeLinear(graph_.Node(consumer))) return false;
   return true;
 }
 
-int CostModelContext::Intern(const Perm &perm) {
-  auto [it, inserted] =
-      perm_ids_.try_emplace(perm, static_cast<int>(perms_.size()));
-  if (inserted)
-    perms_.push_back(perm);
+int CostModelContext::Intern(const Perm& perm) {
+  auto [it, inserted] = perm_ids_.try_emplace(perm, static_cast<int>(perms_.size()));
+  if (inserted) perms_.push_back(perm);
   return it->second;
 }
 
-bool CostModelContext::ClassifyConsumer(ValueId value, const Perm &perm,
-                                        NodeId consumer, WalkFlags &flags,
-                                        std::vector<Perm> &sub_perms) {
-  const NodeProto &proto = graph_.Node(consumer);
+bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
+                                        std::vector<Perm>& sub_perms) {
+  const NodeProto& proto = graph_.Node(consumer);
   if (IsOpType(proto, "Transpose")) {
     const std::optional<Perm> second = ExplicitPerm(proto);
     if (!second || second->size() != perm.size()) {
@@ -131,7 +130,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm &perm,
     }
     return false;
   }
-  const Handler *handler = FindHandler(graph_, consumer, extended_);
+  const Handler* handler = FindHandler(graph_, consumer, extended_);
   // Unmodelled handlers and layout-sensitive ops end the branch (5.2.4 rule 1).
   if (!handler || !handler->preview || !graph_.IsModifiable(consumer)) {
     flags.stranded = true;
@@ -139,29 +138,23 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm &perm,
   }
   const std::vector<int> slots = handler->slots(graph_, consumer);
   for (int i = 0; i < proto.input_size(); ++i) {
-    if (graph_.InputOf(consumer, i) != value)
-      continue;
+    if (graph_.InputOf(consumer, i) != value) continue;
     if (std::find(slots.begin(), slots.end(), i) == slots.end()) {
       flags.stranded = true;
       return false;
     }
   }
   const ValueId output = graph_.OutputOf(consumer, 0);
-  const std::optional<std::size_t> output_rank =
-      output == kNone ? std::nullopt : graph_.Rank(output);
+  const std::optional<std::size_t> output_rank = output == kNone ? std::nullopt : graph_.Rank(output);
   if (handler->broadcasting && output_rank && *output_rank > perm.size()) {
     // A lower-rank copy: a pending merge if a full-rank Transpose feeds another
     // input (5.2.3 rule 4).
     for (int slot : slots) {
       const ValueId other = graph_.InputOf(consumer, slot);
-      const NodeId producer =
-          other == kNone || other == value ? kNone : graph_.Producer(other);
-      if (producer == kNone || graph_.IsRemoved(producer) ||
-          !IsOpType(graph_.Node(producer), "Transpose"))
-        continue;
+      const NodeId producer = other == kNone || other == value ? kNone : graph_.Producer(other);
+      if (producer == kNone || graph_.IsRemoved(producer) || !IsOpType(graph_.Node(producer), "Transpose")) continue;
       const std::optional<Perm> full = ExplicitPerm(graph_.Node(producer));
-      if (full && full->size() == *output_rank &&
-          graph_.Rank(other) == output_rank) {
+      if (full && full->size() == *output_rank && graph_.Rank(other) == output_rank) {
         flags.reaches_transpose = true;
         return false;
       }
@@ -169,8 +162,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm &perm,
     flags.stranded = true;
     return false;
   }
-  const HookDecision hook =
-      hook_ ? hook_(graph_, consumer, perm) : HookDecision::kFallThrough;
+  const HookDecision hook = hook_ ? hook_(graph_, consumer, perm) : HookDecision::kFallThrough;
   if (hook == HookDecision::kStop) {
     flags.stranded = true;
     return false;
@@ -180,45 +172,35 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm &perm,
     flags.stranded = true;
     return false;
   }
-  if (hook != HookDecision::kPush &&
-      InputCost(consumer, perm, slots, value) >= 0) {
+  if (hook != HookDecision::kPush && InputCost(consumer, perm, slots, value) >= 0) {
     flags.stranded = true;
     return false;
   }
-  if (!handler->inserts_output_transposes || preview.plan->absorbs)
-    return false; // absorbed
+  if (!handler->inserts_output_transposes || preview.plan->absorbs) {
+    flags.absorbed = true;
+    return false;
+  }
   sub_perms = preview.plan->output_perms;
   return true;
 }
 
-bool CostModelContext::AcceptWithSub(ValueId value, const Perm &perm,
-                                     NodeId consumer,
-                                     const WalkFlags &sub) const {
-  if (hook_ && hook_(graph_, consumer, perm) == HookDecision::kPush)
-    return true;
-  const Handler *handler = FindHandler(graph_, consumer, extended_);
-  const std::int64_t input_cost =
-      InputCost(consumer, perm, handler->slots(graph_, consumer), value);
-  const bool waived = sub.reaches_transpose && !sub.stranded &&
-                      (sub.reaches_cancel || graph_.IsUnshared(value));
-  if (input_cost + OutputCost(consumer) >= 0 && !waived)
-    return false;
+bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const {
+  if (hook_ && hook_(graph_, consumer, perm) == HookDecision::kPush) return true;
+  const Handler* handler = FindHandler(graph_, consumer, extended_);
+  const std::int64_t input_cost = InputCost(consumer, perm, handler->slots(graph_, consumer), value);
+  const bool waived = sub.Removed() && !sub.stranded && (sub.Cancelled() || graph_.IsUnshared(value));
+  if (input_cost + OutputCost(consumer) >= 0 && !waived) return false;
   // The QDQ guard, as if the copy sat on `value` (5.2.4 rule 8).
   if (IsQuantizeLinear(graph_.Node(consumer))) {
     const NodeId producer = graph_.Producer(value);
-    bool unit = producer != kNone &&
-                IsDequantizeLinear(graph_.Node(producer)) &&
-                graph_.HasCompleteConsumers(value);
-    for (NodeId other : graph_.Consumers(value))
-      unit = unit && IsQuantizeLinear(graph_.Node(other));
-    if (unit && !sub.reaches_cancel)
-      return false;
+    bool unit = producer != kNone && IsDequantizeLinear(graph_.Node(producer)) && graph_.HasCompleteConsumers(value);
+    for (NodeId other : graph_.Consumers(value)) unit = unit && IsQuantizeLinear(graph_.Node(other));
+    if (unit && !sub.Cancelled()) return false;
   }
   return true;
 }
 
-WalkFlags CostModelContext::WalkOutputs(NodeId node,
-                                        const std::vector<Perm> &perms) {
+WalkFlags CostModelContext::WalkOutputs(NodeId node, const std::vector<Perm>& perms) {
   if (!use_memo_) {
     memo_.clear();
     perms_of_value_.clear();
@@ -226,8 +208,11 @@ WalkFlags CostModelContext::WalkOutputs(NodeId node,
   WalkFlags flags;
   for (std::size_t k = 0; k < perms.size(); ++k) {
     const ValueId output = graph_.OutputOf(node, static_cast<int>(k));
-    if (output == kNone || perms[k].empty() || IsIdentityPerm(perms[k]))
+    if (output == kNone) continue;
+    if (perms[k].empty() || IsIdentityPerm(perms[k])) {
+      flags.absorbed = true;
       continue;
+    }
     flags.Merge(WalkValue(output, Intern(perms[k])));
   }
   if (!use_memo_) {
@@ -253,10 +238,9 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
   std::vector<Frame> stack;
   // Looks (value, perm) up; true with `flags` set when known (re-entry is
   // stranded).
-  auto known = [&](ValueId value, int perm_id, WalkFlags &flags) {
+  auto known = [&](ValueId value, int perm_id, WalkFlags& flags) {
     auto it = memo_.find(Key(value, perm_id));
-    if (it == memo_.end())
-      return false;
+    if (it == memo_.end()) return false;
     if (it->second.in_progress) {
       flags.stranded = true;
     } else {
@@ -279,12 +263,11 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
     stack.push_back(std::move(frame));
   };
   WalkFlags result;
-  if (known(root, root_perm, result))
-    return result;
+  if (known(root, root_perm, result)) return result;
   open(root, root_perm);
   bool child_done = false;
   while (!stack.empty()) {
-    Frame &frame = stack.back();
+    Frame& frame = stack.back();
     if (child_done) {
       frame.sub.Merge(result);
       ++frame.next_output;
@@ -293,10 +276,14 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
     if (frame.node != kNone) {
       bool descended = false;
       while (frame.next_output < frame.sub_perms.size()) {
-        const Perm &perm = frame.sub_perms[frame.next_output];
-        const ValueId output =
-            graph_.OutputOf(frame.node, static_cast<int>(frame.next_output));
-        if (output == kNone || perm.empty() || IsIdentityPerm(perm)) {
+        const Perm& perm = frame.sub_perms[frame.next_output];
+        const ValueId output = graph_.OutputOf(frame.node, static_cast<int>(frame.next_output));
+        if (output == kNone) {
+          ++frame.next_output;
+          continue;
+        }
+        if (perm.empty() || IsIdentityPerm(perm)) {
+          frame.sub.absorbed = true;
           ++frame.next_output;
           continue;
         }
@@ -311,12 +298,9 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
         descended = true;
         break;
       }
-      if (descended)
-        continue;
-      Frame &done = stack.back();
-      if (AcceptWithSub(done.value,
-                        perms_[static_cast<std::size_t>(done.perm_id)],
-                        done.node, done.sub)) {
+      if (descended) continue;
+      Frame& done = stack.back();
+      if (AcceptWithSub(done.value, perms_[static_cast<std::size_t>(done.perm_id)], done.node, done.sub)) {
         done.flags.Merge(done.sub);
       } else {
         done.flags.stranded = true;
@@ -324,15 +308,14 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
       done.node = kNone;
       ++done.next;
     }
-    Frame &current = stack.back();
+    Frame& current = stack.back();
     bool entered = false;
     while (current.next < current.consumers.size()) {
       WalkFlags flags;
       std::vector<Perm> sub_perms;
       const NodeId consumer = current.consumers[current.next];
-      if (ClassifyConsumer(current.value,
-                           perms_[static_cast<std::size_t>(current.perm_id)],
-                           consumer, flags, sub_perms)) {
+      if (ClassifyConsumer(current.value, perms_[static_cast<std::size_t>(current.perm_id)], consumer, flags,
+                           sub_perms)) {
         current.node = consumer;
         current.sub_perms = std::move(sub_perms);
         current.next_output = 0;
@@ -343,9 +326,8 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
       current.flags.Merge(flags);
       ++current.next;
     }
-    if (entered)
-      continue;
-    MemoEntry &entry = memo_[Key(current.value, current.perm_id)];
+    if (entered) continue;
+    MemoEntry& entry = memo_[Key(current.value, current.perm_id)];
     entry.flags = current.flags;
     entry.in_progress = false;
     result = current.flags;
@@ -364,63 +346,42 @@ void CostModelContext::Invalidate(std::vector<ValueId> dirty) {
     dirty.pop_back();
     ++counters_.memo_inspected;
     auto it = perms_of_value_.find(value);
-    if (it == perms_of_value_.end())
-      continue;
-    for (int perm_id : it->second)
-      counters_.memo_erased +=
-          static_cast<std::int64_t>(memo_.erase(Key(value, perm_id)));
+    if (it == perms_of_value_.end()) continue;
+    for (int perm_id : it->second) counters_.memo_erased += static_cast<std::int64_t>(memo_.erase(Key(value, perm_id)));
     perms_of_value_.erase(it);
     const NodeId producer = graph_.Producer(value);
-    if (producer == kNone)
-      continue;
+    if (producer == kNone) continue;
     for (int i = 0; i < graph_.Node(producer).input_size(); ++i)
-      if (const ValueId input = graph_.InputOf(producer, i); input != kNone)
-        dirty.push_back(input);
+      if (const ValueId input = graph_.InputOf(producer, i); input != kNone) dirty.push_back(input);
   }
 }
 
-std::string_view CostModelContext::Decide(NodeId transpose, NodeId node,
-                                          const Perm &perm,
-                                          const Handler &handler,
-                                          const PushPlan *plan) {
-  const HookDecision hook =
-      hook_ ? hook_(graph_, node, perm) : HookDecision::kFallThrough;
-  if (hook == HookDecision::kStop)
-    return "the cost hook refused";
-  if (hook == HookDecision::kPush)
-    return "";
-  if (IsOpType(graph_.Node(node), "Transpose"))
-    return "";
-  const std::int64_t input_cost =
-      InputCost(node, perm, handler.slots(graph_, node), kNone);
-  if (input_cost >= 0)
-    return "pushing does not lower the input cost";
+std::string_view CostModelContext::Decide(NodeId transpose, NodeId node, const Perm& perm, const Handler& handler,
+                                          const PushPlan* plan) {
+  const HookDecision hook = hook_ ? hook_(graph_, node, perm) : HookDecision::kFallThrough;
+  if (hook == HookDecision::kStop) return "the cost hook refused";
+  if (hook == HookDecision::kPush) return "";
+  if (IsOpType(graph_.Node(node), "Transpose")) return "";
+  const std::int64_t input_cost = InputCost(node, perm, handler.slots(graph_, node), kNone);
+  if (input_cost >= 0) return "pushing does not lower the input cost";
   WalkFlags walk;
   bool walked = false;
   if (handler.inserts_output_transposes && input_cost + OutputCost(node) >= 0) {
-    if (!InPrefilter(node))
-      return "the output Transpose would not be removed downstream";
+    if (!InPrefilter(node)) return "the output Transpose would not be removed downstream";
     if (model_ == CostModel::kCancellationAware) {
       walk = WalkOutputs(node, plan->output_perms);
       walked = true;
-      if (!walk.reaches_transpose)
-        return "the output Transpose would not be removed downstream";
-      if (walk.stranded)
-        return "a pushed copy would be stranded on a branch";
-      if (!walk.reaches_cancel &&
-          !graph_.IsUnshared(graph_.OutputOf(transpose, 0)))
+      if (!walk.Removed()) return "the output Transpose would not be removed downstream";
+      if (walk.stranded) return "a pushed copy would be stranded on a branch";
+      if (!walk.Cancelled() && !graph_.IsUnshared(graph_.OutputOf(transpose, 0)))
         return "a shared Transpose would only merge downstream";
     }
   }
-  if (model_ == CostModel::kCancellationAware &&
-      QdqGuardApplies(transpose, node)) {
-    if (!walked)
-      walk = WalkOutputs(node, plan->output_perms);
-    if (!walk.reaches_cancel)
-      return "the Transpose is in a DQ-Transpose-Q unit and nothing cancels "
-             "downstream";
+  if (model_ == CostModel::kCancellationAware && QdqGuardApplies(transpose, node)) {
+    if (!walked) walk = WalkOutputs(node, plan->output_perms);
+    if (!walk.Cancelled()) return "the Transpose is in a DQ-Transpose-Q unit and nothing cancels downstream";
   }
   return "";
 }
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

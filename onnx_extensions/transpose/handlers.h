@@ -36,7 +36,7 @@ struct PushPlan {
   // input.
   struct InputEdit {
     int slot = 0;
-    bool gather = false; // false: a new constant holding `values`
+    bool gather = false;  // false: a new constant holding `values`
     std::vector<std::int64_t> values;
     int elem_type = TensorProto::INT64;
   };
@@ -55,11 +55,10 @@ struct Preview {
 
 struct Handler {
   // Transposable input slots of `node`.
-  std::vector<int> (*slots)(const PushGraph &graph, NodeId node) = nullptr;
+  std::vector<int> (*slots)(const PushGraph& graph, NodeId node) = nullptr;
   // Null for an extended handler without a model: the sweep pushes through it
   // as through a unary op, the cancellation walk treats it as a dead end.
-  Preview (*preview)(const PushGraph &graph, NodeId node,
-                     const Perm &perm) = nullptr;
+  Preview (*preview)(const PushGraph& graph, NodeId node, const Perm& perm) = nullptr;
   // False for Transpose and Shape, which absorb the pushed Transpose.
   bool inserts_output_transposes = true;
   // Lowest opset (of the node's domain) the handler accepts.
@@ -75,8 +74,7 @@ using HandlerTable = std::vector<std::pair<std::string, Handler>>;
 
 // The node's handler (extended table first), or null when the op has none
 // (layout- sensitive ops, unknown ops) or the opset is below the handler's.
-const Handler *FindHandler(const PushGraph &graph, NodeId node,
-                           const HandlerTable *extended);
+const Handler* FindHandler(const PushGraph& graph, NodeId node, const HandlerTable* extended);
 
 // A handler without a preview for an op whose only transposable input is the
 // first (test and provider ops).
@@ -85,12 +83,11 @@ Handler UnmodelledUnaryHandler();
 // The handler's preview, checked: every output perm is a valid perm whose
 // length equals the output's known rank. Handlers without a preview get the
 // unary plan.
-Preview PreviewPush(const PushGraph &graph, NodeId node, const Handler &handler,
-                    const Perm &perm);
+Preview PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm);
 
-bool IsOpType(const NodeProto &node,
-              std::string_view op_type);      // default domain
-bool IsQuantizeLinear(const NodeProto &node); // ONNX or com.microsoft
-bool IsDequantizeLinear(const NodeProto &node);
+bool IsOpType(const NodeProto& node,
+              std::string_view op_type);       // default domain
+bool IsQuantizeLinear(const NodeProto& node);  // ONNX or com.microsoft
+bool IsDequantizeLinear(const NodeProto& node);
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

@@ -5,62 +5,56 @@
 
 namespace onnxopt::onnx_transpose {
 
-bool IsValidPerm(const Perm &perm) {
+bool IsValidPerm(const Perm& perm) {
   std::vector<bool> seen(perm.size(), false);
   for (std::int64_t axis : perm) {
-    if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) ||
-        seen[static_cast<std::size_t>(axis)])
+    if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(axis)])
       return false;
     seen[static_cast<std::size_t>(axis)] = true;
   }
   return true;
 }
 
-bool IsIdentityPerm(const Perm &perm) {
+bool IsIdentityPerm(const Perm& perm) {
   for (std::size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != static_cast<std::int64_t>(i))
-      return false;
+    if (perm[i] != static_cast<std::int64_t>(i)) return false;
   return true;
 }
 
-Perm InversePerm(const Perm &perm) {
+Perm InversePerm(const Perm& perm) {
   Perm inverse(perm.size());
   for (std::size_t i = 0; i < perm.size(); ++i)
     inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
   return inverse;
 }
 
-Perm ComposePerm(const Perm &first, const Perm &second) {
+Perm ComposePerm(const Perm& first, const Perm& second) {
   Perm result(second.size());
-  for (std::size_t i = 0; i < second.size(); ++i)
-    result[i] = first[static_cast<std::size_t>(second[i])];
+  for (std::size_t i = 0; i < second.size(); ++i) result[i] = first[static_cast<std::size_t>(second[i])];
   return result;
 }
 
-Perm SqueezePerm(const std::vector<std::int64_t> &removed, const Perm &perm) {
+Perm SqueezePerm(const std::vector<std::int64_t>& removed, const Perm& perm) {
   const std::set<std::int64_t> gone(removed.begin(), removed.end());
   // rank[a] = number of kept axes below a.
   std::vector<std::int64_t> rank(perm.size(), 0);
   std::int64_t kept = 0;
   for (std::size_t a = 0; a < perm.size(); ++a) {
     rank[a] = kept;
-    if (!gone.contains(static_cast<std::int64_t>(a)))
-      ++kept;
+    if (!gone.contains(static_cast<std::int64_t>(a))) ++kept;
   }
   Perm result;
   for (std::int64_t axis : perm)
-    if (!gone.contains(axis))
-      result.push_back(rank[static_cast<std::size_t>(axis)]);
+    if (!gone.contains(axis)) result.push_back(rank[static_cast<std::size_t>(axis)]);
   return result;
 }
 
-Perm UnsqueezePerm(const std::vector<std::int64_t> &added, const Perm &perm) {
+Perm UnsqueezePerm(const std::vector<std::int64_t>& added, const Perm& perm) {
   const std::size_t rank = perm.size() + added.size();
   const std::set<std::int64_t> ones(added.begin(), added.end());
   std::vector<std::int64_t> kept_positions;
   for (std::size_t i = 0; i < rank; ++i)
-    if (!ones.contains(static_cast<std::int64_t>(i)))
-      kept_positions.push_back(static_cast<std::int64_t>(i));
+    if (!ones.contains(static_cast<std::int64_t>(i))) kept_positions.push_back(static_cast<std::int64_t>(i));
   Perm result(rank);
   std::size_t next = 0;
   for (std::size_t i = 0; i < rank; ++i) {
@@ -73,26 +67,21 @@ Perm UnsqueezePerm(const std::vector<std::int64_t> &added, const Perm &perm) {
   return result;
 }
 
-std::optional<std::int64_t> NormalizedAxis(std::int64_t axis,
-                                           std::size_t rank) {
+std::optional<std::int64_t> NormalizedAxis(std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r)
-    return std::nullopt;
+  if (axis < -r || axis >= r) return std::nullopt;
   return axis < 0 ? axis + r : axis;
 }
 
-std::optional<std::vector<std::int64_t>>
-MapAxes(const std::vector<std::int64_t> &axes, const Perm &perm) {
+std::optional<std::vector<std::int64_t>> MapAxes(const std::vector<std::int64_t>& axes, const Perm& perm) {
   std::vector<std::int64_t> result;
   std::set<std::int64_t> seen;
   for (std::int64_t axis : axes) {
-    const std::optional<std::int64_t> normalized =
-        NormalizedAxis(axis, perm.size());
-    if (!normalized || !seen.insert(*normalized).second)
-      return std::nullopt;
+    const std::optional<std::int64_t> normalized = NormalizedAxis(axis, perm.size());
+    if (!normalized || !seen.insert(*normalized).second) return std::nullopt;
     result.push_back(perm[static_cast<std::size_t>(*normalized)]);
   }
   return result;
 }
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

@@ -12,37 +12,35 @@ namespace onnxopt::onnx_transpose {
 using Perm = std::vector<std::int64_t>;
 
 // Every index 0..n-1 exactly once (the empty perm of a rank-0 tensor included).
-bool IsValidPerm(const Perm &perm);
-bool IsIdentityPerm(const Perm &perm);
+bool IsValidPerm(const Perm& perm);
+bool IsIdentityPerm(const Perm& perm);
 // P⁻¹ with P⁻¹[P[i]] = i. `perm` must be valid.
-Perm InversePerm(const Perm &perm);
+Perm InversePerm(const Perm& perm);
 // "first `first`, then `second`": result[i] = first[second[i]]. Same length
 // required.
-Perm ComposePerm(const Perm &first, const Perm &second);
+Perm ComposePerm(const Perm& first, const Perm& second);
 // The perm of a copy after a node removed the axes `removed` (sorted, in the
 // untransposed tensor): walk `perm`, drop the removed entries, renumber the
 // others by rank.
-Perm SqueezePerm(const std::vector<std::int64_t> &removed, const Perm &perm);
+Perm SqueezePerm(const std::vector<std::int64_t>& removed, const Perm& perm);
 // The perm of a copy after a node inserted 1-axes at the output positions
 // `added` (sorted): those positions map to themselves, the others take `perm`
 // re-indexed.
-Perm UnsqueezePerm(const std::vector<std::int64_t> &added, const Perm &perm);
+Perm UnsqueezePerm(const std::vector<std::int64_t>& added, const Perm& perm);
 // A per-axis vector (pads half, repeats, scales) of the transposed tensor moved
 // to the untransposed one: result[i] = values[P⁻¹[i]].
 template <class T>
-std::vector<T> PermuteVector(const std::vector<T> &values, const Perm &perm) {
+std::vector<T> PermuteVector(const std::vector<T>& values, const Perm& perm) {
   const Perm inverse = InversePerm(perm);
   std::vector<T> result;
   result.reserve(values.size());
-  for (std::int64_t from : inverse)
-    result.push_back(values[static_cast<std::size_t>(from)]);
+  for (std::int64_t from : inverse) result.push_back(values[static_cast<std::size_t>(from)]);
   return result;
 }
 // `axis` (negative counts from the end) as an index below `rank`, or nullopt.
 std::optional<std::int64_t> NormalizedAxis(std::int64_t axis, std::size_t rank);
 // Axes normalized against `rank` and mapped through `perm` (axis a becomes
 // perm[a]), order kept; nullopt when one is out of range or two are equal.
-std::optional<std::vector<std::int64_t>>
-MapAxes(const std::vector<std::int64_t> &axes, const Perm &perm);
+std::optional<std::vector<std::int64_t>> MapAxes(const std::vector<std::int64_t>& axes, const Perm& perm);
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

@@ -23,7 +23,7 @@
 namespace onnxopt::core::builder {
 class GraphGraph;
 class GraphBuilder;
-} // namespace onnxopt::core::builder
+}  // namespace onnxopt::core::builder
 
 namespace onnxopt::onnx_transpose {
 
@@ -32,25 +32,20 @@ using ValueId = int;
 inline constexpr int kNone = -1;
 
 class PushGraph {
-public:
+ public:
   // `locked` (may be empty) names nodes the caller forbids editing, besides the
   // DoNotRemove marker.
-  PushGraph(core::builder::GraphGraph &graph,
-            std::function<bool(const NodeProto &)> locked);
+  PushGraph(core::builder::GraphGraph& graph, std::function<bool(const NodeProto&)> locked);
   ~PushGraph();
-  PushGraph(const PushGraph &) = delete;
-  PushGraph &operator=(const PushGraph &) = delete;
+  PushGraph(const PushGraph&) = delete;
+  PushGraph& operator=(const PushGraph&) = delete;
 
   // --- Queries
   // --------------------------------------------------------------------- The
   // original nodes in graph order (the sweep's snapshot).
-  const std::vector<NodeId> &Snapshot() const { return snapshot_; }
-  const NodeProto &Node(NodeId node) const {
-    return *nodes_[static_cast<std::size_t>(node)].proto;
-  }
-  bool IsRemoved(NodeId node) const {
-    return nodes_[static_cast<std::size_t>(node)].removed;
-  }
+  const std::vector<NodeId>& Snapshot() const { return snapshot_; }
+  const NodeProto& Node(NodeId node) const { return *nodes_[static_cast<std::size_t>(node)].proto; }
+  bool IsRemoved(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].removed; }
   std::size_t NodeCount() const { return nodes_.size(); }
   std::size_t ValueCount() const { return values_.size(); }
   std::int64_t Opset() const { return opset_; }
@@ -59,32 +54,24 @@ public:
   ValueId Find(std::string_view name) const;
   ValueId InputOf(NodeId node, int slot) const;
   ValueId OutputOf(NodeId node, int slot) const;
-  const std::string &Name(ValueId value) const {
-    return values_[static_cast<std::size_t>(value)].name;
-  }
-  NodeId Producer(ValueId value) const {
-    return values_[static_cast<std::size_t>(value)].producer;
-  }
+  const std::string& Name(ValueId value) const { return values_[static_cast<std::size_t>(value)].name; }
+  NodeId Producer(ValueId value) const { return values_[static_cast<std::size_t>(value)].producer; }
   // One entry per input slot reading the value, in the order the uses were
   // made.
-  const std::vector<NodeId> &Uses(ValueId value) const {
-    return values_[static_cast<std::size_t>(value)].uses;
-  }
+  const std::vector<NodeId>& Uses(ValueId value) const { return values_[static_cast<std::size_t>(value)].uses; }
   // Distinct consumer nodes, in node order of first use.
   std::vector<NodeId> Consumers(ValueId value) const;
   // Not a graph output and not read by a nested graph: Uses() lists every use.
   bool HasCompleteConsumers(ValueId value) const;
   // Exactly one consumer node and a complete consumer list.
   bool IsUnshared(ValueId value) const;
-  bool IsGraphOutput(ValueId value) const {
-    return values_[static_cast<std::size_t>(value)].graph_output;
-  }
+  bool IsGraphOutput(ValueId value) const { return values_[static_cast<std::size_t>(value)].graph_output; }
   // An initializer of this graph that no graph input overrides (null
   // otherwise).
-  const TensorProto *LocalConstant(ValueId value) const;
+  const TensorProto* LocalConstant(ValueId value) const;
   // What is known of the value; null when nothing is (missing value info is
   // normal).
-  const core::shapes::SymTensor *Shape(ValueId value) const;
+  const core::shapes::SymTensor* Shape(ValueId value) const;
   std::optional<std::size_t> Rank(ValueId value) const;
   // Dims not known to be 1; 5 when the rank is unknown (the cost unit).
   std::int64_t Weight(ValueId value) const;
@@ -99,10 +86,8 @@ public:
   // A new node `outputs = op(inputs)` placed just before (or after) `anchor` in
   // the final order; outputs named by the caller (new names from NewName).
   // Returns its id.
-  NodeId AddNode(std::string_view op_type, std::string_view domain,
-                 const std::vector<ValueId> &inputs,
-                 const std::vector<std::string> &outputs, NodeId anchor,
-                 bool after);
+  NodeId AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
+                 const std::vector<std::string>& outputs, NodeId anchor, bool after);
   // Removes a node none of whose outputs is used.
   void RemoveNode(NodeId node);
   // Removes `node` when none of its outputs is used any more; returns whether
@@ -111,13 +96,13 @@ public:
   // Output `slot` of `node` gets the fresh name `fresh`; returns its value id.
   // The old value (consumers, graph output) is left without producer for the
   // caller to give one.
-  ValueId RenameOutput(NodeId node, int slot, const std::string &fresh);
+  ValueId RenameOutput(NodeId node, int slot, const std::string& fresh);
   // Output `slot` of `node` takes the name of `value` (which must have no
   // producer) and every use of the node's old output value reads `value`
   // instead.
   void TakeOverOutput(NodeId node, int slot, ValueId value);
   // Marks `node` changed in place (attributes edited).
-  NodeProto &MutableNode(NodeId node);
+  NodeProto& MutableNode(NodeId node);
   // A new name from GraphBuilder::UniqueName.
   std::string NewName(std::string_view prefix);
   // A new initializer (GraphGraph::MakeInitializer) and its value id.
@@ -132,16 +117,16 @@ public:
   // Writes the node list back in a stable topological order, removes the
   // initializers the pass left unused, and lists in `modified` the surviving
   // original nodes it edited.
-  void Finish(std::vector<const NodeProto *> &modified);
+  void Finish(std::vector<const NodeProto*>& modified);
 
-private:
+ private:
   struct NodeEntry {
-    NodeProto *proto = nullptr;
-    std::unique_ptr<NodeProto> owned; // nodes the pass created
+    NodeProto* proto = nullptr;
+    std::unique_ptr<NodeProto> owned;  // nodes the pass created
     bool removed = false;
     bool modified = false;
-    std::int64_t position = 0; // original position, or the anchor's
-    int side = 0;              // -1 before the anchor, +1 after, 0 original
+    std::int64_t position = 0;  // original position, or the anchor's
+    int side = 0;               // -1 before the anchor, +1 after, 0 original
     std::int64_t sequence = 0;
   };
   struct ValueEntry {
@@ -151,11 +136,11 @@ private:
     bool graph_output = false;
     bool read_by_subgraph = false;
     bool graph_input = false;
-    const TensorProto *initializer = nullptr;
+    const TensorProto* initializer = nullptr;
     bool initializer_was_used = false;
     bool initializer_added = false;
     bool dirty = false;
-    std::optional<core::shapes::SymTensor> shape; // values the pass created
+    std::optional<core::shapes::SymTensor> shape;  // values the pass created
   };
 
   ValueId Intern(std::string_view name);
@@ -163,14 +148,14 @@ private:
   void MarkNodeDirty(NodeId node);
   void RemoveUse(ValueId value, NodeId node);
 
-  core::builder::GraphGraph &graph_;
-  core::builder::GraphBuilder &builder_;
+  core::builder::GraphGraph& graph_;
+  core::builder::GraphBuilder& builder_;
   std::int64_t opset_ = 0;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
   std::unordered_map<std::string, ValueId> ids_;
   std::vector<NodeId> snapshot_;
-  std::function<bool(const NodeProto &)> locked_;
+  std::function<bool(const NodeProto&)> locked_;
   // Values a node's nested graphs read from this graph (ordering constraints of
   // Finish).
   std::unordered_map<NodeId, std::vector<ValueId>> implicit_inputs_;
@@ -179,4 +164,4 @@ private:
   bool changed_ = false;
 };
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

@@ -16,22 +16,20 @@ namespace onnxopt::onnx_transpose {
 // initializers, inverse Transposes cancelled, others composed, existing ones
 // reused, else a new Transpose), the node's attributes and inputs are edited,
 // and each output gets a copy carrying its old name.
-void ExecutePlan(PushGraph &graph, NodeId node, const Perm &perm,
-                 const PushPlan &plan);
+void ExecutePlan(PushGraph& graph, NodeId node, const Perm& perm, const PushPlan& plan);
 
 enum class TransposePair { kCancelled, kMerged };
 // `second` (a Transpose reading the output of Transpose `first`, same rank)
 // cancels with it or takes its input with the composed perm; `first` goes when
 // unused.
-TransposePair FoldTransposePair(PushGraph &graph, NodeId first, NodeId second);
+TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second);
 
 // The valid explicit perm of a Transpose node, or nullopt (absent or not a
 // permutation).
-std::optional<Perm> ExplicitPerm(const NodeProto &transpose);
+std::optional<Perm> ExplicitPerm(const NodeProto& transpose);
 
 // `tensor` transposed by `perm` (same element type; nullopt for strings or
 // external data).
-std::optional<TensorProto> PermuteConstant(const TensorProto &tensor,
-                                           const Perm &perm);
+std::optional<TensorProto> PermuteConstant(const TensorProto& tensor, const Perm& perm);
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

@@ -31,7 +31,7 @@ struct TransposeOptimizerOptions {
   // Looked up before the built-in table (provider ops, test ops).
   HandlerTable extended_handlers;
   // Nodes the pass must not edit, besides those marked DoNotRemove.
-  std::function<bool(const NodeProto &)> locked;
+  std::function<bool(const NodeProto&)> locked;
   // Walks recompute everything instead of sharing the memo (to check the memo).
   bool use_memo = true;
 };
@@ -41,26 +41,21 @@ inline constexpr std::int64_t kMinTransposeOpset = 7;
 inline constexpr std::int64_t kMaxTransposeOpset = 23;
 
 class TransposeOptimizer final : public core::builder::GraphPass {
-public:
+ public:
   static constexpr std::string_view kName = "TransposeOptimizer";
-  static constexpr core::builder::NumericalClass kNumerics =
-      core::builder::NumericalClass::kExact;
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kExact;
 
   TransposeOptimizer() = default;
-  explicit TransposeOptimizer(TransposeOptimizerOptions options)
-      : options_(std::move(options)) {}
+  explicit TransposeOptimizer(TransposeOptimizerOptions options) : options_(std::move(options)) {}
 
   std::string Name() const override { return std::string(kName); }
-  core::builder::OptimizationStage Stage() const override {
-    return core::builder::OptimizationStage::kMain;
-  }
+  core::builder::OptimizationStage Stage() const override { return core::builder::OptimizationStage::kMain; }
   // Counters: "pushes", "cancelled", "merged", "walk_frames", "memo_hits",
   // "memo_erased", "memo_inspected", and "stop: <reason>" for every refused
   // push.
-  void Run(core::builder::GraphGraph &graph,
-           core::builder::PassResult &result) const override;
+  void Run(core::builder::GraphGraph& graph, core::builder::PassResult& result) const override;
 
-private:
+ private:
   TransposeOptimizerOptions options_;
 };
 
@@ -68,4 +63,4 @@ private:
 // registry.
 void RegisterTransposeOptimizer();
 
-} // namespace onnxopt::onnx_transpose
+}  // namespace onnxopt::onnx_transpose

@@ -35,5 +35,5 @@ TEST(TransposePerm, PermutesVectors) {
             (std::vector<std::int64_t>{0, 1, 1, 0}));
 }
 
-} // namespace
-} // namespace onnxopt::onnx_transpose
+}  // namespace
+}  // namespace onnxopt::onnx_transpose

@@ -19,10 +19,8 @@ using onnx_transpose::HookDecision;
 using onnx_transpose::TransposeOptimizerOptions;
 
 // T01 and the graphs derived from it (section 8).
-std::string SliceShared(const std::string &last_perm,
-                        const std::string &y1_type,
-                        const std::string &extra_output = "",
-                        const std::string &extra_nodes = "") {
+std::string SliceShared(const std::string& last_perm, const std::string& y1_type, const std::string& extra_output = "",
+                        const std::string& extra_nodes = "") {
   return R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[1,8,8,16] x) => ()" +
          y1_type + R"( y1, float[1,16,8,8] y2)" + extra_output + R"()
@@ -58,13 +56,12 @@ TEST(TransposeOptimizer, T02_TestSliceSharedTransposeNoCancel) {
 TEST(TransposeOptimizer, T02_DefaultCostModelMerges) {
   TransposeOptimizerOptions options;
   options.cost_model = CostModel::kDefault;
-  const TransposeRun run = RunTransposeOptimizer(
-      ParseText(SliceShared("[0, 1, 3, 2]", "float[1,4,8,8]")), options);
+  const TransposeRun run = RunTransposeOptimizer(ParseText(SliceShared("[0, 1, 3, 2]", "float[1,4,8,8]")), options);
   EXPECT_EQ(run.Counter("merged"), 1);
   EXPECT_EQ(CountTransposes(run.model), 2);
 }
 
-const char *kSliceUnshared = R"(<ir_version: 8, opset_import: ["" : 13]>
+const char* kSliceUnshared = R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[1,8,8,16] x) => (float[1,4,8,8] y1)
 <int64[1] starts = {0}, int64[1] ends = {4}, int64[1] axes = {1}>
 {
@@ -96,8 +93,7 @@ g (float[1,8,8,16] x) => (float[1,4,8,8] y)
       "the output Transpose would not be removed downstream");
 }
 
-std::string QdqSlice(const std::string &last_perm, const std::string &y1_type,
-                     bool shared) {
+std::string QdqSlice(const std::string& last_perm, const std::string& y1_type, bool shared) {
   return R"(<ir_version: 8, opset_import: ["" : 13]>
 g (uint8[1,8,8,16] xq) => ()" +
          y1_type + R"( y1)" + (shared ? ", uint8[1,16,8,8] y2" : "") + R"()
@@ -135,8 +131,7 @@ g (uint8[1,8,8,16] xq) => (uint8[1,8,8,4] y1, uint8[1,16,8,8] y2)
 }
 
 TEST(TransposeOptimizer, T06_TestQDQSharedTransposeSliceNoCancel) {
-  ExpectTransposeUnchanged(QdqSlice("[0, 1, 3, 2]", "uint8[1,4,8,8]", true),
-                           "");
+  ExpectTransposeUnchanged(QdqSlice("[0, 1, 3, 2]", "uint8[1,4,8,8]", true), "");
 }
 
 TEST(TransposeOptimizer, T07_TestQDQTransposeNotPushedThroughOwnQ) {
@@ -159,12 +154,8 @@ g (uint8[1,8,8,16] xq) => (uint8[1,8,8,4] y1)
 
 TEST(TransposeOptimizer, T08_QdqGuardSkippedWhenHookPushes) {
   TransposeOptimizerOptions options;
-  options.cost_hook = [](const onnx_transpose::PushGraph &,
-                         onnx_transpose::NodeId,
-                         const onnx_transpose::Perm &perm) {
-    return perm == onnx_transpose::Perm{0, 3, 1, 2}
-               ? HookDecision::kPush
-               : HookDecision::kFallThrough;
+  options.cost_hook = [](const onnx_transpose::PushGraph&, onnx_transpose::NodeId, const onnx_transpose::Perm& perm) {
+    return perm == onnx_transpose::Perm{0, 3, 1, 2} ? HookDecision::kPush : HookDecision::kFallThrough;
   };
   ExpectTransposeRewrite(QdqSlice("[0, 1, 3, 2]", "uint8[1,4,8,8]", false),
                          R"(<ir_version: 8, opset_import: ["" : 13]>
@@ -182,9 +173,8 @@ g (uint8[1,8,8,16] xq) => (uint8[1,4,8,8] y1)
 }
 
 TEST(TransposeOptimizer, T09_IncompleteConsumersStrandTheCopy) {
-  ExpectTransposeUnchanged(
-      SliceShared("[0, 2, 3, 1]", "float[1,8,8,4]", ", float[1,4,8,8] s"),
-      "a pushed copy would be stranded on a branch");
+  ExpectTransposeUnchanged(SliceShared("[0, 2, 3, 1]", "float[1,8,8,4]", ", float[1,4,8,8] s"),
+                           "a pushed copy would be stranded on a branch");
 }
 
 TEST(TransposeOptimizer, T10_RankAdjustedPermThroughSqueeze) {
@@ -209,8 +199,7 @@ g (float[2,1,3,4] x) => (float[2,3,2] y, float[2,4,1,3] z)
 })");
 }
 
-std::string UnsqueezeAfterSlice(const std::string &last_perm,
-                                const std::string &y_type) {
+std::string UnsqueezeAfterSlice(const std::string& last_perm, const std::string& y_type) {
   return R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4] x) => ()" +
          y_type + R"( y, float[4,2,3] z)
@@ -239,34 +228,29 @@ g (float[2,3,4] x) => (float[1,2,3,2] y, float[4,2,3] z)
 }
 
 TEST(TransposeOptimizer, T11b_NaivelyPaddedPermIsAMerge) {
-  ExpectTransposeUnchanged(
-      UnsqueezeAfterSlice("[1, 2, 0, 3]", "float[2,2,1,3]"),
-      "a shared Transpose would only merge downstream");
+  ExpectTransposeUnchanged(UnsqueezeAfterSlice("[1, 2, 0, 3]", "float[2,2,1,3]"),
+                           "a shared Transpose would only merge downstream");
 }
 
 // T12: x[8,16,32] -> Transpose<[2,0,1]> -> n unary ops -> Transpose<last> -> y.
-ModelProto UnaryChain(int n, const std::string &last_perm, bool side_branch) {
+ModelProto UnaryChain(int n, const std::string& last_perm, bool side_branch) {
   std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[8,16,32] x) => (float[8,16,32] y)" +
                      std::string(side_branch ? ", float[32,8,16] side" : "") +
                      R"() {
   v0 = Transpose <perm = [2, 0, 1]> (x)
 )";
-  const char *ops[] = {"Relu", "Neg", "Abs", "Sigmoid"};
+  const char* ops[] = {"Relu", "Neg", "Abs", "Sigmoid"};
   for (int i = 0; i < n; ++i)
-    text += "  v" + std::to_string(i + 1) + " = " + ops[i % 4] + " (v" +
-            std::to_string(i) + ")\n";
-  if (side_branch)
-    text += "  side = Relu (v0)\n";
-  text += "  y = Transpose <perm = " + last_perm + "> (v" + std::to_string(n) +
-          ")\n}";
+    text += "  v" + std::to_string(i + 1) + " = " + ops[i % 4] + " (v" + std::to_string(i) + ")\n";
+  if (side_branch) text += "  side = Relu (v0)\n";
+  text += "  y = Transpose <perm = " + last_perm + "> (v" + std::to_string(n) + ")\n}";
   return ParseText(text);
 }
 
 TEST(TransposeOptimizer, T12_LinearChain) {
   const int n = 10000;
-  const TransposeRun cancel =
-      RunTransposeOptimizer(UnaryChain(n, "[1, 2, 0]", false));
+  const TransposeRun cancel = RunTransposeOptimizer(UnaryChain(n, "[1, 2, 0]", false));
   EXPECT_EQ(CountTransposes(cancel.model), 0);
   EXPECT_LE(cancel.Counter("walk_frames"), 3 * n + 10);
   EXPECT_LE(cancel.Counter("memo_erased"), 3 * n + 10);
@@ -275,14 +259,12 @@ TEST(TransposeOptimizer, T12_LinearChain) {
   // 3N.
   EXPECT_LE(cancel.Counter("memo_inspected"), 6 * n + 10);
   // (b) an unshared Transpose merges at the end: one Transpose left.
-  const TransposeRun merge =
-      RunTransposeOptimizer(UnaryChain(n, "[0, 2, 1]", false));
+  const TransposeRun merge = RunTransposeOptimizer(UnaryChain(n, "[0, 2, 1]", false));
   EXPECT_EQ(CountTransposes(merge.model), 1);
   EXPECT_LE(merge.Counter("walk_frames"), 3 * n + 10);
   // (c) shared with a side branch: the chain is free of Transposes, T stays for
   // the side.
-  const TransposeRun shared =
-      RunTransposeOptimizer(UnaryChain(n, "[1, 2, 0]", true));
+  const TransposeRun shared = RunTransposeOptimizer(UnaryChain(n, "[1, 2, 0]", true));
   EXPECT_EQ(CountTransposes(shared.model), 1);
   EXPECT_LE(shared.Counter("walk_frames"), 3 * n + 10);
   EXPECT_LE(shared.Counter("memo_inspected"), 6 * n + 10);
@@ -304,12 +286,11 @@ g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
 }
 
 TEST(TransposeOptimizer, T13_DeepChainNoStackOverflow) {
-  const TransposeRun run =
-      RunTransposeOptimizer(UnaryChain(200000, "[1, 2, 0]", false));
+  const TransposeRun run = RunTransposeOptimizer(UnaryChain(200000, "[1, 2, 0]", false));
   EXPECT_EQ(CountTransposes(run.model), 0);
 }
 
-std::string SplitGraph(const std::string &y0_perm, const std::string &y0_type) {
+std::string SplitGraph(const std::string& y0_perm, const std::string& y0_type) {
   return R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[6,4,2] x) => ()" +
          y0_type + R"( y0, float[4,2,3] s1)
@@ -324,15 +305,13 @@ g (float[6,4,2] x) => ()" +
 }
 
 TEST(TransposeOptimizer, T14_SplitOutputsAggregated) {
-  ExpectTransposeUnchanged(
-      SplitGraph("[1, 2, 0]", "float[2,3,4]"),
-      "the output Transpose would not be removed downstream");
+  ExpectTransposeUnchanged(SplitGraph("[1, 2, 0]", "float[2,3,4]"),
+                           "the output Transpose would not be removed downstream");
 }
 
 TEST(TransposeOptimizer, T14b_UnsharedCancelWithDeadEndStaysConservative) {
-  ExpectTransposeUnchanged(
-      SplitGraph("[2, 0, 1]", "float[3,4,2]"),
-      "the output Transpose would not be removed downstream");
+  ExpectTransposeUnchanged(SplitGraph("[2, 0, 1]", "float[3,4,2]"),
+                           "the output Transpose would not be removed downstream");
 }
 
 TEST(TransposeOptimizer, T15b_SplitFullyCoveredCancels) {
@@ -355,8 +334,7 @@ g (float[6,4,2] x) => (float[3,4,2] y0, float[3,4,2] y1)
 })");
 }
 
-std::string BlockingAdd(const std::string &w_decl,
-                        const std::string &initializers) {
+std::string BlockingAdd(const std::string& w_decl, const std::string& initializers) {
   return R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[1,8,8,16] x)" +
          w_decl + R"() => (float[1,8,8,4] y1, float[1,16,8,8] y2)
@@ -372,9 +350,8 @@ g (float[1,8,8,16] x)" +
 }
 
 TEST(TransposeOptimizer, T16_BlockingAddWithDynamicSameRankInput) {
-  ExpectTransposeUnchanged(
-      BlockingAdd(", float[1,4,8,8] w", ""),
-      "the output Transpose would not be removed downstream");
+  ExpectTransposeUnchanged(BlockingAdd(", float[1,4,8,8] w", ""),
+                           "the output Transpose would not be removed downstream");
 }
 
 TEST(TransposeOptimizer, T16b_ConstantAddInputIsPermuted) {
@@ -431,17 +408,14 @@ g (float[1,8,8,16] x, float[2,1,4,8,8] w) => (float[2,1,8,8,4] y1, float[1,16,8,
 }
 
 TEST(TransposeOptimizer, T20_MissingValueInfoIsConservative) {
-  const ModelProto model =
-      ParseText(BlockingAdd("", ", float[1,4,1,1] w = {1, 2, 3, 4}"));
-  const TransposeRun run =
-      RunTransposeOptimizer(model, {}, /*infer_shapes=*/false);
+  const ModelProto model = ParseText(BlockingAdd("", ", float[1,4,1,1] w = {1, 2, 3, 4}"));
+  const TransposeRun run = RunTransposeOptimizer(model, {}, /*infer_shapes=*/false);
   ExpectSameOutputs(model, run.model, core::builder::NumericalClass::kExact);
 }
 
 TEST(TransposeOptimizer, T21_UnmodelledHandlerStopsTheWalk) {
   TransposeOptimizerOptions options;
-  options.extended_handlers.emplace_back(
-      "test.MyUnary", onnx_transpose::UnmodelledUnaryHandler());
+  options.extended_handlers.emplace_back("test.MyUnary", onnx_transpose::UnmodelledUnaryHandler());
   const std::string model =
       R"(<ir_version: 8, opset_import: ["" : 13, "test" : 1]>
 g (float[1,8,8,16] x) => (float[1,8,8,4] y1, float[1,16,8,8] y2)
@@ -454,11 +428,8 @@ g (float[1,8,8,16] x) => (float[1,8,8,4] y1, float[1,16,8,8] y2)
   y2 = Relu (a)
 })";
   const TransposeRun run = RunTransposeOptimizer(ParseText(model), options);
-  EXPECT_EQ(CanonicalGraph(run.model.graph()),
-            CanonicalGraph(ParseText(model).graph()));
-  EXPECT_GT(
-      run.Counter("stop: the output Transpose would not be removed downstream"),
-      0);
+  EXPECT_EQ(CanonicalGraph(run.model.graph()), CanonicalGraph(ParseText(model).graph()));
+  EXPECT_GT(run.Counter("stop: the output Transpose would not be removed downstream"), 0);
 }
 
 TEST(TransposeOptimizer, T22_NonTransposableSlotStopsTheWalk) {
@@ -484,7 +455,7 @@ g (float[2,3] x, int32[3,2] w) => (int32[3,2] y)
       "the Transpose feeds an input the handler does not transpose");
 }
 
-const char *kUnaryChainLocked = R"(<ir_version: 8, opset_import: ["" : 13]>
+const char* kUnaryChainLocked = R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
   a = Transpose <perm = [0, 2, 3, 1]> (x)
   r = Relu (a)
@@ -494,12 +465,8 @@ g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
 
 TEST(TransposeOptimizer, T23_UnmodifiableNodeStopsTheWalk) {
   TransposeOptimizerOptions options;
-  options.locked = [](const NodeProto &node) {
-    return node.op_type() == "Neg";
-  };
-  ExpectTransposeUnchanged(
-      kUnaryChainLocked, "the output Transpose would not be removed downstream",
-      options);
+  options.locked = [](const NodeProto& node) { return node.op_type() == "Neg"; };
+  ExpectTransposeUnchanged(kUnaryChainLocked, "the output Transpose would not be removed downstream", options);
 }
 
 TEST(TransposeOptimizer, T24_OnlyOptimizeTowardsTranspose) {
@@ -519,8 +486,7 @@ TEST(TransposeOptimizer, T25_MemoInvalidatedByConstantRewrite) {
 g (float[8,8,1,1] x) => (float[8,8,1,1] y)
 <float[8,8] c = {)" + [] {
     std::string values;
-    for (int i = 0; i < 64; ++i)
-      values += (i ? "," : "") + std::to_string(i);
+    for (int i = 0; i < 64; ++i) values += (i ? "," : "") + std::to_string(i);
     return values;
   }() + R"(}>
 {
@@ -533,12 +499,9 @@ g (float[8,8,1,1] x) => (float[8,8,1,1] y)
   TransposeOptimizerOptions without_memo;
   without_memo.use_memo = false;
   const TransposeRun with = RunTransposeOptimizer(ParseText(model));
-  const TransposeRun without =
-      RunTransposeOptimizer(ParseText(model), without_memo);
-  EXPECT_EQ(CanonicalGraph(with.model.graph()),
-            CanonicalGraph(without.model.graph()));
-  ExpectSameOutputs(ParseText(model), with.model,
-                    core::builder::NumericalClass::kExact);
+  const TransposeRun without = RunTransposeOptimizer(ParseText(model), without_memo);
+  EXPECT_EQ(CanonicalGraph(with.model.graph()), CanonicalGraph(without.model.graph()));
+  ExpectSameOutputs(ParseText(model), with.model, core::builder::NumericalClass::kExact);
 }
 
 TEST(TransposeOptimizer, T28_UnreachableDownstreamTransposeUnshared) {
@@ -751,5 +714,5 @@ g (float[2,3,4] x) => (float[2,3,4] y) <float[1] c = {0.5}> {
                            "");
 }
 
-} // namespace
-} // namespace onnxopt::testing
+}  // namespace
+}  // namespace onnxopt::testing
