@@ -53,7 +53,8 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
 PushGraph::~PushGraph() = default;
 
 ValueId PushGraph::Intern(std::string_view name) {
-  auto [it, inserted] = ids_.try_emplace(std::string(name), static_cast<ValueId>(values_.size()));
+  if (auto found = ids_.find(name); found != ids_.end()) return found->second;
+  auto [it, inserted] = ids_.emplace(std::string(name), static_cast<ValueId>(values_.size()));
   if (inserted) {
     ValueEntry entry;
     entry.name = std::string(name);
@@ -64,7 +65,7 @@ ValueId PushGraph::Intern(std::string_view name) {
 
 ValueId PushGraph::Find(std::string_view name) const {
   if (name.empty()) return kNone;
-  auto it = ids_.find(std::string(name));
+  auto it = ids_.find(name);
   return it == ids_.end() ? kNone : it->second;
 }
 
@@ -105,7 +106,10 @@ const TensorProto* PushGraph::LocalConstant(ValueId value) const {
 
 const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  if (entry.shape) return entry.shape->kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &*entry.shape;
+  if (entry.has_created_shape) {
+    const core::shapes::SymTensor& created = created_shapes_.at(value);
+    return created.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &created;
+  }
   return builder_.GetShape(entry.name);
 }
 
@@ -274,15 +278,25 @@ ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
   const std::string name = graph_.MakeInitializer(prefix, std::move(tensor));
   const ValueId value = Intern(name);
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  entry.initializer = builder_.Initializer(name);
+  // MakeInitializer appends: the last initializer is the new one (Initializer(name) would
+  // scan them all).
+  entry.initializer = &builder_.Initializers().Get(builder_.Initializers().size() - 1);
   entry.initializer_added = true;
-  entry.shape = core::shapes::SymTensor::FromTensor(*entry.initializer);
+  SetShape(value, core::shapes::SymTensor::FromTensor(*entry.initializer));
   changed_ = true;
   return value;
 }
 
+ValueId PushGraph::FindDerivedConstant(const DerivedKey& key) const {
+  auto it = derived_constants_.find(key);
+  return it == derived_constants_.end() ? kNone : it->second;
+}
+
+void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) { derived_constants_.emplace(std::move(key), value); }
+
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
-  values_[static_cast<std::size_t>(value)].shape = std::move(shape);
+  values_[static_cast<std::size_t>(value)].has_created_shape = true;
+  created_shapes_.insert_or_assign(value, std::move(shape));
 }
 
 void PushGraph::Finish(std::vector<const NodeProto*>& modified) {

@@ -10,10 +10,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -108,6 +110,12 @@ class PushGraph {
   // A new initializer (GraphGraph::MakeInitializer) and its value id.
   ValueId AddInitializer(std::string_view prefix, TensorProto tensor);
   void SetShape(ValueId value, core::shapes::SymTensor shape);
+  // Constants derived from a constant (reshaped to a rank, permuted by a perm) are made
+  // once per run: a constant shared by many pushed nodes (a per-channel scale) gets one
+  // copy per distinct perm, not one per push.
+  using DerivedKey = std::tuple<ValueId, std::size_t, std::vector<std::int64_t>>;
+  ValueId FindDerivedConstant(const DerivedKey& key) const;
+  void RememberDerivedConstant(DerivedKey key, ValueId value);
   // The values whose uses or producer changed since the last call, and every
   // value read by a node whose inputs changed since then (memo invalidation,
   // section 6.2).
@@ -140,7 +148,7 @@ class PushGraph {
     bool initializer_was_used = false;
     bool initializer_added = false;
     bool dirty = false;
-    std::optional<core::shapes::SymTensor> shape;  // values the pass created
+    bool has_created_shape = false;
   };
 
   ValueId Intern(std::string_view name);
@@ -153,13 +161,21 @@ class PushGraph {
   std::int64_t opset_ = 0;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
-  std::unordered_map<std::string, ValueId> ids_;
+  // Transparent hashing: lookups by string_view allocate nothing.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> ids_;
+  // Shapes of the values the pass created (few, kept apart from ValueEntry).
+  std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
   std::vector<NodeId> snapshot_;
   std::function<bool(const NodeProto&)> locked_;
   // Values a node's nested graphs read from this graph (ordering constraints of
   // Finish).
   std::unordered_map<NodeId, std::vector<ValueId>> implicit_inputs_;
   std::vector<ValueId> dirty_;
+  std::map<DerivedKey, ValueId> derived_constants_;
   std::int64_t next_sequence_ = 0;
   bool changed_ = false;
 };

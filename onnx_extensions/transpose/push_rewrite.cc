@@ -75,8 +75,15 @@ NodeId TransposeProducer(const PushGraph& graph, ValueId value) {
 void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse) {
   const ValueId value = graph.InputOf(node, slot);
   if (const TensorProto* constant = graph.LocalConstant(value)) {
+    PushGraph::DerivedKey key{value, inverse.size(), inverse};
+    if (const ValueId known = graph.FindDerivedConstant(key); known != kNone) {
+      graph.SetInput(node, slot, known);
+      return;
+    }
     if (std::optional<TensorProto> permuted = PermuteConstant(*constant, inverse)) {
-      graph.SetInput(node, slot, graph.AddInitializer(graph.Name(value), std::move(*permuted)));
+      const ValueId derived = graph.AddInitializer(graph.Name(value), std::move(*permuted));
+      graph.RememberDerivedConstant(std::move(key), derived);
+      graph.SetInput(node, slot, derived);
       return;
     }
   }
@@ -109,11 +116,17 @@ void NormalizeRank(PushGraph& graph, NodeId node, int slot, std::size_t rank) {
   for (std::size_t i = 0; i < rank - own; ++i) axes.push_back(static_cast<std::int64_t>(i));
   if (const TensorProto* constant = graph.LocalConstant(value);
       constant && constant->data_location() != TensorProto::EXTERNAL) {
-    TensorProto reshaped = *constant;
-    reshaped.clear_dims();
-    for (std::size_t i = 0; i < axes.size(); ++i) reshaped.add_dims(1);
-    for (std::int64_t dim : constant->dims()) reshaped.add_dims(dim);
-    graph.SetInput(node, slot, graph.AddInitializer(graph.Name(value), std::move(reshaped)));
+    PushGraph::DerivedKey key{value, rank, {}};
+    ValueId derived = graph.FindDerivedConstant(key);
+    if (derived == kNone) {
+      TensorProto reshaped = *constant;
+      reshaped.clear_dims();
+      for (std::size_t i = 0; i < axes.size(); ++i) reshaped.add_dims(1);
+      for (std::int64_t dim : constant->dims()) reshaped.add_dims(dim);
+      derived = graph.AddInitializer(graph.Name(value), std::move(reshaped));
+      graph.RememberDerivedConstant(std::move(key), derived);
+    }
+    graph.SetInput(node, slot, derived);
     return;
   }
   // Unsqueeze(Transpose(w, A)) = Transpose(Unsqueeze(w), UnsqueezePerm(axes,
