@@ -292,7 +292,9 @@ ValueId PushGraph::FindDerivedConstant(const DerivedKey& key) const {
   return it == derived_constants_.end() ? kNone : it->second;
 }
 
-void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) { derived_constants_.emplace(std::move(key), value); }
+void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
+  derived_constants_.emplace(std::move(key), value);
+}
 
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
   values_[static_cast<std::size_t>(value)].has_created_shape = true;

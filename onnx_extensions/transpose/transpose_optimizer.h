@@ -14,6 +14,7 @@
 /// unless it cancels. Exact: it only moves data.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -49,6 +50,9 @@ class TransposeOptimizer final : public core::builder::GraphPass {
   explicit TransposeOptimizer(TransposeOptimizerOptions options) : options_(std::move(options)) {}
 
   std::string Name() const override { return std::string(kName); }
+  // Only for drivers that still treat a pass as a pattern: they try it on Transposes only
+  // (it never matches; the driver runs it through Run).
+  std::set<std::string> FastOpType() const override { return {"Transpose"}; }
   core::builder::OptimizationStage Stage() const override { return core::builder::OptimizationStage::kMain; }
   // Counters: "pushes", "cancelled", "merged", "walk_frames", "memo_hits",
   // "memo_erased", "memo_inspected", and "stop: <reason>" for every refused

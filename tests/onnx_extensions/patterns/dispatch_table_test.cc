@@ -32,7 +32,8 @@ TEST(RegisterPatterns, RegistersBuiltInsOnlyWhenCalledAndIsIdempotent) {
 TEST(RegisterPatterns, RecordsEachPatternsFamily) {
   RegisterPatterns();
   const std::set<std::string> families = {"canonicalization", "collections", "expand", "reshape", "layout",
-                                          "algebra",          "matmul",      "normalization", "attention"};
+                                          "algebra",          "matmul",      "normalization", "attention",
+                                          "transpose"};
   for (const auto& entry : core::builder::RegisteredPatterns()) {
     EXPECT_TRUE(families.contains(entry.family)) << entry.name << " has family '" << entry.family << "'";
     if (entry.name == "CastCastPattern") {
