@@ -40,7 +40,7 @@ bool CostModelContext::InPrefilter(NodeId node) const {
 
 bool CostModelContext::LikelyRemovable(ValueId transposed) const {
   if (!graph_.HasCompleteConsumers(transposed)) return false;
-  for (NodeId consumer : graph_.Consumers(transposed))
+  for (NodeId consumer : graph_.Uses(transposed))
     if (!FindHandler(graph_, consumer, extended_)) return false;
   return true;
 }

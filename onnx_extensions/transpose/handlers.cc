@@ -421,14 +421,17 @@ bool IsDequantizeLinear(const NodeProto& node) {
 Handler UnmodelledUnaryHandler() { return Handler{FirstInput, nullptr}; }
 
 const Handler* FindHandler(const PushGraph& graph, NodeId node, const HandlerTable* extended) {
-  const std::string key = HandlerKey(graph.Node(node));
-  if (extended)
+  const NodeProto& proto = graph.Node(node);
+  const bool onnx_domain = proto.domain().empty() || proto.domain() == "ai.onnx";
+  if (extended && !extended->empty()) {
+    const std::string key = HandlerKey(proto);
     for (const auto& [name, handler] : *extended)
       if (name == key) return &handler;
+  }
   const auto& table = DefaultTable();
-  auto it = table.find(key);
+  // The ONNX domain's key is the op type itself: looked up without building a string.
+  auto it = onnx_domain ? table.find(proto.op_type()) : table.find(HandlerKey(proto));
   if (it == table.end()) return nullptr;
-  const bool onnx_domain = key.find('.') == std::string::npos;
   if (onnx_domain && graph.Opset() < it->second.min_opset) return nullptr;
   return &it->second;
 }
