@@ -366,15 +366,21 @@ std::string_view CostModelContext::Decide(NodeId transpose, NodeId node, const P
   if (input_cost >= 0) return "pushing does not lower the input cost";
   WalkFlags walk;
   bool walked = false;
-  if (handler.inserts_output_transposes && input_cost + OutputCost(node) >= 0) {
+  // A shared Transpose stays for its other consumers: its −ρ in the input cost is only
+  // earned once every consumer has been pushed through, so in the cancellation-aware model
+  // it is pushed only toward a cancellation covering every branch (section 7), even when
+  // the output cost looks covered (otherwise one Transpose of rank 5 feeding three Slices
+  // becomes three copies of rank 4: PP-OCRv4 rec).
+  const bool shared = !graph_.IsUnshared(graph_.OutputOf(transpose, 0));
+  const bool must_walk = model_ == CostModel::kCancellationAware && shared;
+  if (handler.inserts_output_transposes && (must_walk || input_cost + OutputCost(node) >= 0)) {
     if (!InPrefilter(node)) return "the output Transpose would not be removed downstream";
     if (model_ == CostModel::kCancellationAware) {
       walk = WalkOutputs(node, plan->output_perms);
       walked = true;
       if (!walk.Removed()) return "the output Transpose would not be removed downstream";
       if (walk.stranded) return "a pushed copy would be stranded on a branch";
-      if (!walk.Cancelled() && !graph_.IsUnshared(graph_.OutputOf(transpose, 0)))
-        return "a shared Transpose would only merge downstream";
+      if (!walk.Cancelled() && shared) return "a shared Transpose would only merge downstream";
     }
   }
   if (model_ == CostModel::kCancellationAware && QdqGuardApplies(transpose, node)) {

@@ -972,5 +972,24 @@ static_assert(std::is_same_v<decltype(onnx_transpose::Handler::preview),
                              onnx_transpose::Preview (*)(const onnx_transpose::PushGraph&, onnx_transpose::NodeId,
                                                          const onnx_transpose::Perm&)>);
 
+
+// Section 7: a shared Transpose is pushed only toward a cancellation on every branch, even
+// when one push looks cheaper (rank 5 in, rank 4 out): three copies would replace one.
+TEST(TransposeOptimizer, SharedTransposeNotSplitIntoCopies) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4,5,6] x) => (float[1,2,5,3,6] y0, float[1,2,5,3,6] y1, float[1,2,5,3,6] y2)
+<int64[1] s0 = {0}, int64[1] s1 = {1}, int64[1] s2 = {2}, int64[1] s3 = {3}, int64[1] ax = {0}>
+{
+  a = Transpose <perm = [2, 0, 3, 1, 4]> (x)
+  q = Slice (a, s0, s1, ax)
+  k = Slice (a, s1, s2, ax)
+  v = Slice (a, s2, s3, ax)
+  y0 = Relu (q)
+  y1 = Relu (k)
+  y2 = Relu (v)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
 }  // namespace
 }  // namespace onnxopt::testing
