@@ -120,8 +120,10 @@ int CostModelContext::Intern(const Perm& perm) {
 bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
                                         std::vector<Perm>& sub_perms) {
   const NodeProto& proto = graph_.Node(consumer);
-  if (IsOpType(proto, "Transpose")) {
-    const std::optional<Perm> second = ExplicitPerm(proto);
+  if (IsOpType(proto, "Transpose") || IsOpType(proto, "Reshape")) {
+    // A Transpose, or a Reshape equivalent to one, cancels or merges; any other Reshape
+    // strands the copy (5.2.3 rules 2-3).
+    const std::optional<Perm> second = TransposeLikePerm(graph_, consumer);
     if (!second || second->size() != perm.size()) {
       flags.stranded = true;
     } else {
@@ -361,7 +363,7 @@ std::string_view CostModelContext::Decide(NodeId transpose, NodeId node, const P
   const HookDecision hook = hook_ ? hook_(graph_, node, perm) : HookDecision::kFallThrough;
   if (hook == HookDecision::kStop) return "the cost hook refused";
   if (hook == HookDecision::kPush) return "";
-  if (IsOpType(graph_.Node(node), "Transpose")) return "";
+  if (TransposeLikePerm(graph_, node)) return "";
   const std::int64_t input_cost = InputCost(node, perm, handler.slots(graph_, node), kNone);
   if (input_cost >= 0) return "pushing does not lower the input cost";
   WalkFlags walk;

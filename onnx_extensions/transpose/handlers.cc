@@ -354,6 +354,15 @@ Preview PreviewTranspose(const PushGraph& graph, NodeId node, const Perm& perm) 
   return Accept(std::move(plan));
 }
 
+Preview PreviewReshape(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const std::optional<Perm> own = ReshapeAsPerm(graph, node);
+  if (!own || own->size() != perm.size()) return Refuse("the Reshape is not a Transpose of the same rank");
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {Perm{}};
+  return Accept(std::move(plan));
+}
+
 const Handler kUnary{FirstInput, PreviewUnary};
 const Handler kBroadcast{NonScalarInputs, PreviewBroadcast, true, 1, true};
 
@@ -392,6 +401,7 @@ const std::unordered_map<std::string, Handler>& DefaultTable() {
     t["com.microsoft.QuantizeLinear"] = Handler{FirstInput, PreviewQuantize};
     t["com.microsoft.DequantizeLinear"] = Handler{FirstInput, PreviewQuantize};
     t["Transpose"] = Handler{FirstInput, PreviewTranspose, false};
+    t["Reshape"] = Handler{FirstInput, PreviewReshape, false, 5};
     return t;
   }();
   return table;
@@ -403,6 +413,45 @@ std::string HandlerKey(const NodeProto& node) {
 }
 
 }  // namespace
+
+std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape) {
+  if (!IsOpType(graph.Node(reshape), "Reshape")) return std::nullopt;
+  const ValueId shape = graph.InputOf(reshape, 1);
+  if (shape == kNone || !graph.ConstantInts(shape)) return std::nullopt;
+  const core::shapes::SymTensor* in = graph.Shape(graph.InputOf(reshape, 0));
+  const ValueId output = graph.OutputOf(reshape, 0);
+  const core::shapes::SymTensor* out = output == kNone ? nullptr : graph.Shape(output);
+  if (!in || !out || !in->shape.HasRank() || !out->shape.HasRank() || !in->shape.IsStatic() || !out->shape.IsStatic())
+    return std::nullopt;
+  const std::size_t rank = in->shape.Rank();
+  if (out->shape.Rank() != rank) return std::nullopt;
+  std::vector<std::int64_t> big_axes, one_axes;
+  for (std::size_t i = 0; i < rank; ++i)
+    (*in->shape[i].Constant() == 1 ? one_axes : big_axes).push_back(static_cast<std::int64_t>(i));
+  Perm perm(rank);
+  std::size_t next_big = 0, next_one = 0;
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t dim = *out->shape[i].Constant();
+    if (dim == 1) {
+      if (next_one >= one_axes.size()) return std::nullopt;
+      perm[i] = one_axes[next_one++];
+      continue;
+    }
+    if (next_big >= big_axes.size() || *in->shape[static_cast<std::size_t>(big_axes[next_big])].Constant() != dim)
+      return std::nullopt;
+    perm[i] = big_axes[next_big++];
+  }
+  return perm;
+}
+
+std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
+  const NodeProto& proto = graph.Node(node);
+  if (IsOpType(proto, "Reshape")) return ReshapeAsPerm(graph, node);
+  if (!IsOpType(proto, "Transpose")) return std::nullopt;
+  std::optional<std::vector<std::int64_t>> perm = IntsAttr(proto, "perm");
+  if (!perm || !IsValidPerm(*perm)) return std::nullopt;
+  return perm;
+}
 
 bool IsOpType(const NodeProto& node, std::string_view op_type) {
   return (node.domain().empty() || node.domain() == "ai.onnx") && node.op_type() == op_type;

@@ -85,9 +85,16 @@ Handler UnmodelledUnaryHandler();
 // unary plan.
 Preview PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm);
 
-bool IsOpType(const NodeProto& node,
-              std::string_view op_type);       // default domain
-bool IsQuantizeLinear(const NodeProto& node);  // ONNX or com.microsoft
+// The perm a Reshape is equivalent to (section 4.10): constant shape input, static input
+// and output shapes of the same rank, and the dims other than 1 in the same order; nullopt
+// otherwise.
+std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape);
+// The perm of a Transpose-like consumer: a Transpose's valid explicit perm, or the perm of
+// a Reshape equivalent to a Transpose.
+std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node);
+
+bool IsOpType(const NodeProto& node, std::string_view op_type);  // default domain
+bool IsQuantizeLinear(const NodeProto& node);                    // ONNX or com.microsoft
 bool IsDequantizeLinear(const NodeProto& node);
 
 }  // namespace onnxopt::onnx_transpose

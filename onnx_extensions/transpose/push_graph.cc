@@ -179,6 +179,10 @@ NodeProto& PushGraph::MutableNode(NodeId node) {
 void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
   NodeProto& proto = MutableNode(node);
   if (ValueId old = Find(proto.input(slot)); old != kNone) RemoveUse(old, node);
+  if (value == kNone) {
+    proto.set_input(slot, "");
+    return;
+  }
   proto.set_input(slot, Name(value));
   values_[static_cast<std::size_t>(value)].uses.push_back(node);
   MarkDirty(value);

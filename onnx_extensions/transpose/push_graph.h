@@ -84,6 +84,7 @@ class PushGraph {
 
   // --- Edits (each recorded in the journal)
   // ---------------------------------------
+  // kNone leaves the slot empty ("").
   void SetInput(NodeId node, int slot, ValueId value);
   // A new node `outputs = op(inputs)` placed just before (or after) `anchor` in
   // the final order; outputs named by the caller (new names from NewName).

@@ -249,10 +249,18 @@ void ExecutePlan(PushGraph& graph, NodeId node, const Perm& perm, const PushPlan
 }
 
 TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
-  const Perm composed = ComposePerm(*ExplicitPerm(graph.Node(first)), *ExplicitPerm(graph.Node(second)));
+  const Perm composed = ComposePerm(*ExplicitPerm(graph.Node(first)), *TransposeLikePerm(graph, second));
   const ValueId source = graph.InputOf(first, 0);
   if (!IsIdentityPerm(composed)) {
     graph.SetInput(second, 0, source);
+    if (IsOpType(graph.Node(second), "Reshape")) {
+      // A Reshape that only moved axes becomes the Transpose it is equivalent to.
+      graph.SetInput(second, 1, kNone);
+      NodeProto& proto = graph.MutableNode(second);
+      proto.set_op_type("Transpose");
+      proto.mutable_input()->DeleteSubrange(1, proto.input_size() - 1);
+      proto.clear_attribute();
+    }
     SetIntsAttribute(graph.MutableNode(second), "perm", composed);
     graph.RemoveIfUnused(first);
     return TransposePair::kMerged;

@@ -49,7 +49,7 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, const TransposeOptimizerO
     Stop(result, refused);
     return false;
   }
-  if (IsOpType(graph.Node(node), "Transpose")) {
+  if (TransposeLikePerm(graph, node)) {
     const TransposePair pair = FoldTransposePair(graph, transpose, node);
     ++result.counters[pair == TransposePair::kCancelled ? "cancelled" : "merged"];
   } else {

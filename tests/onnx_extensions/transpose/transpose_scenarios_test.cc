@@ -972,7 +972,6 @@ static_assert(std::is_same_v<decltype(onnx_transpose::Handler::preview),
                              onnx_transpose::Preview (*)(const onnx_transpose::PushGraph&, onnx_transpose::NodeId,
                                                          const onnx_transpose::Perm&)>);
 
-
 // Section 7: a shared Transpose is pushed only toward a cancellation on every branch, even
 // when one push looks cheaper (rank 5 in, rank 4 out): three copies would replace one.
 TEST(TransposeOptimizer, SharedTransposeNotSplitIntoCopies) {
@@ -989,6 +988,40 @@ g (float[2,3,4,5,6] x) => (float[1,2,5,3,6] y0, float[1,2,5,3,6] y1, float[1,2,5
   y2 = Relu (v)
 })",
                            "the output Transpose would not be removed downstream");
+}
+
+TEST(TransposeOptimizer, T45_ReshapeAsTranspose) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,1,3] x0, float[1,3] x1) => (float[1,1,1,3] y, float[1,1,1,3] m) <int64[4] shape = {1, 1, 1, 3}> {
+  m = Mul (x0, x1)
+  t = Transpose <perm = [0, 3, 1, 2]> (m)
+  r = Reshape (t, shape)
+  y = Identity (r)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,1,3] x0, float[1,3] x1) => (float[1,1,1,3] y, float[1,1,1,3] m) {
+  m = Mul (x0, x1)
+  y = Identity (m)
+})");
+  // A merge: the Reshape (moving a 1-axis) becomes the composed Transpose.
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,1,4] x) => (float[4,1,2] y) <int64[3] shape = {4, 1, 2}> {
+  t = Transpose <perm = [1, 2, 0]> (x)
+  r = Reshape (t, shape)
+  y = Identity (r)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,1,4] x) => (float[4,1,2] y) {
+  r = Transpose <perm = [2, 1, 0]> (x)
+  y = Identity (r)
+})");
+  // Not a pure axis move: unchanged.
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x) => (float[4,6] y) <int64[2] shape = {4, 6}> {
+  t = Transpose <perm = [2, 0, 1]> (x)
+  y = Reshape (t, shape)
+})",
+                           "the handler rejected the node");
 }
 
 }  // namespace
