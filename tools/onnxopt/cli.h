@@ -54,6 +54,7 @@ struct Command {
   std::function<int(const std::vector<std::string>&)> run;
 };
 
+Command DiffCommand();
 Command InfoCommand();
 Command OptimizeCommand();
 Command PatternsCommand();

@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
                                                        onnxopt::cli::ReplayCommand(),
                                                        onnxopt::cli::PatternsCommand(),
                                                        onnxopt::cli::RunCommand(),
-                                                       onnxopt::cli::VerifyCommand()};
+                                                       onnxopt::cli::VerifyCommand(),
+                                                       onnxopt::cli::DiffCommand()};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintHelp(commands);
