@@ -5,16 +5,16 @@
 # onnxruntime's 'basic' optimized model (tests/ort/ort_optimized_model.js), and the
 # optimized model must compute what the original computes (tests/ort/compare_models.js).
 #
-# Usage: tests/ort/transpose_cnn_vs_ort.sh TRANSPOSE_TOOL
-#   TRANSPOSE_TOOL  bench/transpose_tool of the build (runs the pass alone; to be replaced
-#                   by `onnxopt optimize --patterns transpose` once the driver runs graph
-#                   passes)
+# Usage: tests/ort/transpose_cnn_vs_ort.sh ONNXOPT
+#   ONNXOPT  the onnxopt executable: each model is optimized with
+#            `onnxopt optimize --patterns transpose --record`, and `onnxopt replay` must give
+#            the same file
 # Needs node with onnxruntime-node, /usr/bin/python3 with python3-onnx.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-tool=${1:?usage: transpose_cnn_vs_ort.sh TRANSPOSE_TOOL}
+onnxopt=${1:?usage: transpose_cnn_vs_ort.sh ONNXOPT}
 python=${ONNXOPT_PYTHON:-/usr/bin/python3}
 node=${ONNXOPT_NODE:-node}
 
@@ -31,12 +31,18 @@ for spec in resnet:3 unet:0 inception:0 chain:200 ladder:120; do
   size=${spec##*:}
   model=$tmp/$kind.onnx
   "$python" "$root/bench/transpose_models.py" "$kind" "$model" --size "$size" >/dev/null
-  "$tool" "$model" "$tmp/$kind.onnxopt.onnx" >"$tmp/$kind.json"
+  "$onnxopt" optimize "$model" -o "$tmp/$kind.onnxopt.onnx" --patterns transpose --record "$tmp/$kind.rec" >/dev/null
+  "$onnxopt" replay "$model" "$tmp/$kind.rec" -o "$tmp/$kind.replay.onnx" >/dev/null
   "$node" "$here/ort_optimized_model.js" "$model" "$tmp/$kind.ort.onnx" --level basic
   before=$(count_transposes "$model")
   ours=$(count_transposes "$tmp/$kind.onnxopt.onnx")
   theirs=$(count_transposes "$tmp/$kind.ort.onnx")
   verdict=PASS
+  if ! cmp -s "$tmp/$kind.onnxopt.onnx" "$tmp/$kind.replay.onnx"; then
+    echo "      | replay does not reproduce the optimized model"
+    verdict=FAIL
+    failures=$((failures + 1))
+  fi
   if [[ $ours -gt $theirs ]]; then
     verdict=FAIL
     failures=$((failures + 1))
