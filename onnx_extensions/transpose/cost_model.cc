@@ -48,9 +48,12 @@ bool CostModelContext::LikelyRemovable(ValueId transposed) const {
 std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const std::vector<int>& slots,
                                          ValueId copy) const {
   std::int64_t cost = 0;
+  std::vector<ValueId> seen;
   for (int slot : slots) {
     const ValueId value = graph_.InputOf(node, slot);
-    if (value == kNone) continue;
+    // A value read twice (Concat(t, t)) is transposed, or saved, once.
+    if (value == kNone || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+    seen.push_back(value);
     if (value == copy) {
       cost -= LikelyRemovable(value) ? graph_.Weight(value) : 0;
       continue;

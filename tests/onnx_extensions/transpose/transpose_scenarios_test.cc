@@ -1024,5 +1024,20 @@ g (float[2,3,4] x) => (float[4,6] y) <int64[2] shape = {4, 6}> {
                            "the handler rejected the node");
 }
 
+
+// A Transpose read twice by one node counts once in the input cost: Concat(t, t) with
+// nothing downstream is not worth a push (it would only move the Transpose past the Concat,
+// out of the reach of the MatMul patterns: dort-c-custom__0's rotary cache).
+TEST(TransposeOptimizer, ValueReadTwiceCountsOnce) {
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6] x) => (float[12,4] c, float[12,4] s) {
+  t = Transpose <perm = [1, 0]> (x)
+  e = Concat <axis = 0> (t, t)
+  c = Cos (e)
+  s = Sin (e)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
 }  // namespace
 }  // namespace onnxopt::testing
