@@ -131,7 +131,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
       flags.stranded = true;
     } else {
       flags.reaches_transpose = true;
-      flags.reaches_cancel = IsIdentityPerm(ComposePerm(perm, *second));
+      flags.reaches_cancel = IsIdentityPermutation(ComposePermutations(perm, *second));
     }
     return false;
   }
@@ -214,7 +214,7 @@ WalkFlags CostModelContext::WalkOutputs(NodeId node, const std::vector<Perm>& pe
   for (std::size_t k = 0; k < perms.size(); ++k) {
     const ValueId output = graph_.OutputOf(node, static_cast<int>(k));
     if (output == kNone) continue;
-    if (perms[k].empty() || IsIdentityPerm(perms[k])) {
+    if (perms[k].empty() || IsIdentityPermutation(perms[k])) {
       flags.absorbed = true;
       continue;
     }
@@ -287,7 +287,7 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
           ++frame.next_output;
           continue;
         }
-        if (perm.empty() || IsIdentityPerm(perm)) {
+        if (perm.empty() || IsIdentityPermutation(perm)) {
           frame.sub.absorbed = true;
           ++frame.next_output;
           continue;

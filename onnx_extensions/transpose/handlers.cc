@@ -210,6 +210,18 @@ Preview PreviewUnsqueeze(const PushGraph& graph, NodeId node, const Perm& perm) 
 }
 
 // --- 4.7 Slice, Pad, Tile
+// The plan with the constant axes input at `slot` mapped through the perm, order kept
+// (Slice, Pad-18 `axes`), in a new constant of the same element type.
+Preview RemapAxesInput(const PushGraph& graph, NodeId node, int slot, const Perm& perm, PushPlan plan) {
+  const ValueId axes_input = graph.InputOf(node, slot);
+  const std::optional<std::vector<std::int64_t>> axes = graph.ConstantInts(axes_input);
+  if (!axes) return Refuse("the axes input is not constant");
+  const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
+  if (!mapped) return Refuse("the axes are invalid");
+  plan.input_edits.push_back({slot, false, *mapped, graph.LocalConstant(axes_input)->data_type()});
+  return Accept(std::move(plan));
+}
+
 // ------------------------------------------------------------------
 Preview PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm) {
   const NodeProto& proto = graph.Node(node);
@@ -228,15 +240,7 @@ Preview PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm) {
     plan.set_ints = {{"axes", *mapped}};
     return Accept(std::move(plan));
   }
-  const ValueId axes_input = graph.InputOf(node, 3);
-  if (axes_input != kNone) {
-    const std::optional<std::vector<std::int64_t>> axes = graph.ConstantInts(axes_input);
-    if (!axes) return Refuse("the axes input is not constant");
-    const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
-    if (!mapped) return Refuse("the axes are invalid");
-    plan.input_edits.push_back({3, false, *mapped, graph.LocalConstant(axes_input)->data_type()});
-    return Accept(std::move(plan));
-  }
+  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, std::move(plan));
   // No axes: they are 0..n-1 with n the length of `starts`, which must be
   // static.
   const core::shapes::SymTensor* starts = graph.Shape(graph.InputOf(node, 1));
@@ -251,7 +255,7 @@ Preview PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm) {
 
 // [P⁻¹, P⁻¹ + R]: the gather indices of a begin/end vector such as pads.
 std::vector<std::int64_t> TwoHalvesIndices(const Perm& perm) {
-  const Perm inverse = InversePerm(perm);
+  const Perm inverse = InversePermutation(perm);
   std::vector<std::int64_t> indices = inverse;
   for (std::int64_t axis : inverse) indices.push_back(axis + static_cast<std::int64_t>(perm.size()));
   return indices;
@@ -275,15 +279,7 @@ Preview PreviewPad(const PushGraph& graph, NodeId node, const Perm& perm) {
     plan.set_ints = {{"pads", PermuteTwoHalves(*pads, perm)}};
     return Accept(std::move(plan));
   }
-  const ValueId axes_input = graph.InputOf(node, 3);
-  if (axes_input != kNone) {
-    const std::optional<std::vector<std::int64_t>> axes = graph.ConstantInts(axes_input);
-    if (!axes) return Refuse("the axes input is not constant");
-    const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
-    if (!mapped) return Refuse("the axes are invalid");
-    plan.input_edits.push_back({3, false, *mapped, graph.LocalConstant(axes_input)->data_type()});
-    return Accept(std::move(plan));
-  }
+  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, std::move(plan));
   const ValueId pads_input = graph.InputOf(node, 1);
   if (pads_input == kNone) return Refuse("the pads input is absent");
   if (const auto pads = graph.ConstantInts(pads_input)) {
@@ -305,7 +301,7 @@ Preview PreviewTile(const PushGraph& graph, NodeId node, const Perm& perm) {
     if (repeats->size() != perm.size()) return Refuse("the repeats are not of length rank");
     plan.input_edits.push_back({1, false, PermuteVector(*repeats, perm), TensorProto::INT64});
   } else {
-    plan.input_edits.push_back({1, true, InversePerm(perm), TensorProto::INT64});
+    plan.input_edits.push_back({1, true, InversePermutation(perm), TensorProto::INT64});
   }
   return Accept(std::move(plan));
 }
@@ -346,7 +342,7 @@ Preview PreviewQuantize(const PushGraph& graph, NodeId node, const Perm& perm) {
 // preview only tells the walk that nothing is inserted downstream.
 Preview PreviewTranspose(const PushGraph& graph, NodeId node, const Perm& perm) {
   const std::optional<std::vector<std::int64_t>> second = IntsAttr(graph.Node(node), "perm");
-  if (!second || !IsValidPerm(*second) || second->size() != perm.size())
+  if (!second || !IsPermutation(*second) || second->size() != perm.size())
     return Refuse("the second Transpose has no valid perm of the same rank");
   PushPlan plan;
   plan.slots = {0};
@@ -449,7 +445,7 @@ std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
   if (IsOpType(proto, "Reshape")) return ReshapeAsPerm(graph, node);
   if (!IsOpType(proto, "Transpose")) return std::nullopt;
   std::optional<std::vector<std::int64_t>> perm = IntsAttr(proto, "perm");
-  if (!perm || !IsValidPerm(*perm)) return std::nullopt;
+  if (!perm || !IsPermutation(*perm)) return std::nullopt;
   return perm;
 }
 
@@ -491,7 +487,7 @@ Preview PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler,
   for (std::size_t k = 0; k < preview.plan->output_perms.size(); ++k) {
     const Perm& out = preview.plan->output_perms[k];
     if (out.empty()) continue;
-    if (!IsValidPerm(out)) return Refuse("the handler produced an invalid output perm");
+    if (!IsPermutation(out)) return Refuse("the handler produced an invalid output perm");
     const ValueId output = graph.OutputOf(node, static_cast<int>(k));
     if (output == kNone) continue;
     const std::optional<std::size_t> rank = graph.Rank(output);

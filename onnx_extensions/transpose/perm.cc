@@ -5,35 +5,6 @@
 
 namespace onnxopt::onnx_transpose {
 
-bool IsValidPerm(const Perm& perm) {
-  std::vector<bool> seen(perm.size(), false);
-  for (std::int64_t axis : perm) {
-    if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(axis)])
-      return false;
-    seen[static_cast<std::size_t>(axis)] = true;
-  }
-  return true;
-}
-
-bool IsIdentityPerm(const Perm& perm) {
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != static_cast<std::int64_t>(i)) return false;
-  return true;
-}
-
-Perm InversePerm(const Perm& perm) {
-  Perm inverse(perm.size());
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
-  return inverse;
-}
-
-Perm ComposePerm(const Perm& first, const Perm& second) {
-  Perm result(second.size());
-  for (std::size_t i = 0; i < second.size(); ++i) result[i] = first[static_cast<std::size_t>(second[i])];
-  return result;
-}
-
 Perm SqueezePerm(const std::vector<std::int64_t>& removed, const Perm& perm) {
   const std::set<std::int64_t> gone(removed.begin(), removed.end());
   // rank[a] = number of kept axes below a.

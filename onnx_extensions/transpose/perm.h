@@ -7,18 +7,19 @@
 #include <optional>
 #include <vector>
 
+#include "onnx_core/optimizer/match.h"
+
 namespace onnxopt::onnx_transpose {
 
 using Perm = std::vector<std::int64_t>;
 
-// Every index 0..n-1 exactly once (the empty perm of a rank-0 tensor included).
-bool IsValidPerm(const Perm& perm);
-bool IsIdentityPerm(const Perm& perm);
-// P⁻¹ with P⁻¹[P[i]] = i. `perm` must be valid.
-Perm InversePerm(const Perm& perm);
-// "first `first`, then `second`": result[i] = first[second[i]]. Same length
-// required.
-Perm ComposePerm(const Perm& first, const Perm& second);
+// IsPermutation, IsIdentityPermutation, InversePermutation, ComposePermutations
+// ("first A, then B": result[i] = A[B[i]]) come from onnx_core/optimizer/match.h.
+using core::builder::ComposePermutations;
+using core::builder::InversePermutation;
+using core::builder::IsIdentityPermutation;
+using core::builder::IsPermutation;
+
 // The perm of a copy after a node removed the axes `removed` (sorted, in the
 // untransposed tensor): walk `perm`, drop the removed entries, renumber the
 // others by rank.
@@ -31,7 +32,7 @@ Perm UnsqueezePerm(const std::vector<std::int64_t>& added, const Perm& perm);
 // to the untransposed one: result[i] = values[P⁻¹[i]].
 template <class T>
 std::vector<T> PermuteVector(const std::vector<T>& values, const Perm& perm) {
-  const Perm inverse = InversePerm(perm);
+  const Perm inverse = InversePermutation(perm);
   std::vector<T> result;
   result.reserve(values.size());
   for (std::int64_t from : inverse) result.push_back(values[static_cast<std::size_t>(from)]);

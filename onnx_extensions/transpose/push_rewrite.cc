@@ -91,9 +91,9 @@ void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse
     const Perm first = *ExplicitPerm(graph.Node(producer));
     if (first.size() == inverse.size()) {
       const ValueId source = graph.InputOf(producer, 0);
-      const Perm composed = ComposePerm(first, inverse);
+      const Perm composed = ComposePermutations(first, inverse);
       graph.SetInput(node, slot,
-                     IsIdentityPerm(composed) ? source : NewTranspose(graph, source, composed, node, false));
+                     IsIdentityPermutation(composed) ? source : NewTranspose(graph, source, composed, node, false));
       graph.RemoveIfUnused(producer);
       return;
     }
@@ -190,7 +190,7 @@ void AddOutputCopy(PushGraph& graph, NodeId node, int slot, const Perm& perm) {
   const ValueId old = graph.OutputOf(node, slot);
   if (old == kNone) return;
   const ValueId fresh = graph.RenameOutput(node, slot, graph.NewName(graph.Name(old) + "_untransposed"));
-  graph.SetShape(fresh, TransposedShape(graph, old, InversePerm(perm)));
+  graph.SetShape(fresh, TransposedShape(graph, old, InversePermutation(perm)));
   const NodeId copy = graph.AddNode("Transpose", "", {fresh}, {graph.Name(old)}, node, true);
   SetIntsAttribute(graph.MutableNode(copy), "perm", perm);
 }
@@ -199,7 +199,7 @@ void AddOutputCopy(PushGraph& graph, NodeId node, int slot, const Perm& perm) {
 
 std::optional<Perm> ExplicitPerm(const NodeProto& transpose) {
   std::optional<std::vector<std::int64_t>> perm = core::builder::IntsAttr(transpose, "perm");
-  if (!perm || !IsValidPerm(*perm)) return std::nullopt;
+  if (!perm || !IsPermutation(*perm)) return std::nullopt;
   return perm;
 }
 
@@ -232,7 +232,7 @@ std::optional<TensorProto> PermuteConstant(const TensorProto& tensor, const Perm
 void ExecutePlan(PushGraph& graph, NodeId node, const Perm& perm, const PushPlan& plan) {
   if (plan.broadcast)
     for (int slot : plan.slots) NormalizeRank(graph, node, slot, perm.size());
-  const Perm inverse = InversePerm(perm);
+  const Perm inverse = InversePermutation(perm);
   for (int slot : plan.slots) TransposeInput(graph, node, slot, inverse);
   NodeProto& proto = graph.MutableNode(node);
   for (const auto& [name, value] : plan.set_int) SetIntAttribute(proto, name, value);
@@ -244,14 +244,14 @@ void ExecutePlan(PushGraph& graph, NodeId node, const Perm& perm, const PushPlan
     return;
   }
   for (std::size_t k = 0; k < plan.output_perms.size(); ++k)
-    if (!plan.output_perms[k].empty() && !IsIdentityPerm(plan.output_perms[k]))
+    if (!plan.output_perms[k].empty() && !IsIdentityPermutation(plan.output_perms[k]))
       AddOutputCopy(graph, node, static_cast<int>(k), plan.output_perms[k]);
 }
 
 TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
-  const Perm composed = ComposePerm(*ExplicitPerm(graph.Node(first)), *TransposeLikePerm(graph, second));
+  const Perm composed = ComposePermutations(*ExplicitPerm(graph.Node(first)), *TransposeLikePerm(graph, second));
   const ValueId source = graph.InputOf(first, 0);
-  if (!IsIdentityPerm(composed)) {
+  if (!IsIdentityPermutation(composed)) {
     graph.SetInput(second, 0, source);
     if (IsOpType(graph.Node(second), "Reshape")) {
       // A Reshape that only moved axes becomes the Transpose it is equivalent to.

@@ -8,13 +8,13 @@ namespace onnxopt::onnx_transpose {
 namespace {
 
 TEST(TransposePerm, InverseAndCompose) {
-  EXPECT_EQ(InversePerm({0, 3, 1, 2}), (Perm{0, 2, 3, 1}));
-  EXPECT_TRUE(IsIdentityPerm(ComposePerm({0, 3, 1, 2}, {0, 2, 3, 1})));
-  EXPECT_EQ(ComposePerm({1, 2, 0}, {1, 2, 0}), (Perm{2, 0, 1}));
-  EXPECT_TRUE(IsIdentityPerm({}));
-  EXPECT_TRUE(IsValidPerm({}));
-  EXPECT_FALSE(IsValidPerm({0, 0}));
-  EXPECT_FALSE(IsValidPerm({0, 2}));
+  EXPECT_EQ(InversePermutation({0, 3, 1, 2}), (Perm{0, 2, 3, 1}));
+  EXPECT_TRUE(IsIdentityPermutation(ComposePermutations({0, 3, 1, 2}, {0, 2, 3, 1})));
+  EXPECT_EQ(ComposePermutations({1, 2, 0}, {1, 2, 0}), (Perm{2, 0, 1}));
+  EXPECT_TRUE(IsIdentityPermutation({}));
+  EXPECT_TRUE(IsPermutation({}));
+  EXPECT_FALSE(IsPermutation({0, 0}));
+  EXPECT_FALSE(IsPermutation({0, 2}));
 }
 
 TEST(TransposePerm, MapsAxes) {

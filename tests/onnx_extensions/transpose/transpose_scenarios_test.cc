@@ -1024,7 +1024,6 @@ g (float[2,3,4] x) => (float[4,6] y) <int64[2] shape = {4, 6}> {
                            "the handler rejected the node");
 }
 
-
 // A Transpose read twice by one node counts once in the input cost: Concat(t, t) with
 // nothing downstream is not worth a push (it would only move the Transpose past the Concat,
 // out of the reach of the MatMul patterns: dort-c-custom__0's rotary cache).
