@@ -336,4 +336,33 @@ NodeProto IdentityNode(GraphGraph& graph, std::string_view pattern, const NodePr
   return node;
 }
 
+bool IsPermutation(const std::vector<std::int64_t>& perm) {
+  std::vector<bool> seen(perm.size(), false);
+  for (std::int64_t axis : perm) {
+    if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(axis)])
+      return false;
+    seen[static_cast<std::size_t>(axis)] = true;
+  }
+  return true;
+}
+
+bool IsIdentityPermutation(const std::vector<std::int64_t>& perm) {
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<std::int64_t>(i)) return false;
+  return true;
+}
+
+std::vector<std::int64_t> InversePermutation(const std::vector<std::int64_t>& perm) {
+  std::vector<std::int64_t> inverse(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+  return inverse;
+}
+
+std::vector<std::int64_t> ComposePermutations(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second) {
+  std::vector<std::int64_t> composite;
+  for (std::int64_t axis : second) composite.push_back(first[static_cast<std::size_t>(axis)]);
+  return composite;
+}
+
 }  // namespace onnxopt::core::builder

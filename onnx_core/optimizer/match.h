@@ -109,6 +109,18 @@ std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::S
 // to 0 where the original computation did not. For other types: finite and not 0.
 bool IsNormalIn(double value, int elem_type);
 
+// --- Permutations (a Transpose's perm: output axis i is input axis perm[i]) ---------------
+// Shared by the layout patterns and the transpose optimizer.
+// Each of 0 .. size-1 exactly once (the empty perm of a scalar included).
+bool IsPermutation(const std::vector<std::int64_t>& perm);
+bool IsIdentityPermutation(const std::vector<std::int64_t>& perm);
+// inverse[perm[i]] = i: Transpose<inverse> undoes Transpose<perm>.
+std::vector<std::int64_t> InversePermutation(const std::vector<std::int64_t>& perm);
+// c[i] = first[second[i]]: Transpose<second>(Transpose<first>(x)) = Transpose<c>(x).
+// `first` and `second` are permutations of the same length.
+std::vector<std::int64_t> ComposePermutations(const std::vector<std::int64_t>& first,
+                                              const std::vector<std::int64_t>& second);
+
 // The version of the default ONNX opset the model imports (0 when none).
 std::int64_t OnnxOpset(const GraphGraph& graph);
 

@@ -4,6 +4,7 @@
 #include "onnx_extensions/patterns/dispatch_table.h"
 
 #include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_extensions/transpose/transpose_optimizer.h"
 
 // canonicalization
 #include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
@@ -320,6 +321,7 @@ void RegisterPatterns() {
   RegisterMatmul();
   RegisterNormalization();
   RegisterAttention();
+  onnx_transpose::RegisterTransposeOptimizer();
   RegisterFusion();
   RegisterElimination();
   // memory: the operator traits the pass reads, then the pass itself

@@ -68,35 +68,6 @@ Ints ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2) {
   return result;
 }
 
-bool IsPermutation(const Ints& perm) {
-  std::vector<bool> seen(perm.size(), false);
-  for (std::int64_t axis : perm) {
-    if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(axis)])
-      return false;
-    seen[static_cast<std::size_t>(axis)] = true;
-  }
-  return true;
-}
-
-bool IsIdentityPermutation(const Ints& perm) {
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != static_cast<std::int64_t>(i)) return false;
-  return true;
-}
-
-Ints InversePermutation(const Ints& perm) {
-  Ints inverse(perm.size());
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
-  return inverse;
-}
-
-Ints ComposePermutations(const Ints& first, const Ints& second) {
-  Ints composite;
-  for (std::int64_t axis : second) composite.push_back(first[static_cast<std::size_t>(axis)]);
-  return composite;
-}
-
 std::optional<Ints> TransposePerm(const GraphGraph& graph, const NodeProto& transpose, std::string_view* why) {
   if (transpose.input_size() != 1 || transpose.output_size() != 1)
     return Reject(why, "a Transpose does not have one input and one output");

@@ -56,14 +56,12 @@ Ints ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2);
 
 // --- Permutations -----------------------------------------------------------------------
 
-// Each of 0 .. size-1 exactly once.
-bool IsPermutation(const Ints& perm);
-bool IsIdentityPermutation(const Ints& perm);
-// inverse[perm[i]] = i: Transpose<inverse> undoes Transpose<perm>.
-Ints InversePermutation(const Ints& perm);
-// c[i] = first[second[i]]: Transpose<second>(Transpose<first>(x)) = Transpose<c>(x).
-// `first` and `second` are permutations of the same length.
-Ints ComposePermutations(const Ints& first, const Ints& second);
+// IsPermutation, IsIdentityPermutation, InversePermutation, ComposePermutations: in
+// onnx_core/optimizer/match.h (the transpose optimizer uses them too).
+using core::builder::ComposePermutations;
+using core::builder::InversePermutation;
+using core::builder::IsIdentityPermutation;
+using core::builder::IsPermutation;
 
 // The perm attribute of a Transpose (with one input and one output) when it is a
 // permutation of its input's axes (of its own length when the input rank is unknown);

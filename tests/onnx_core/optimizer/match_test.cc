@@ -320,5 +320,21 @@ TEST(MatchVocabulary, ExpectMatchedNodesAcceptsPredicates) {
   EXPECT_THAT(message({neg}), HasSubstr("match_test.cc:")) << "the call site";
 }
 
+// The permutation helpers the layout patterns and the transpose optimizer share.
+TEST(MatchVocabulary, InvertsAndComposesPermutations) {
+  using core::builder::ComposePermutations;
+  using core::builder::InversePermutation;
+  using core::builder::IsIdentityPermutation;
+  using core::builder::IsPermutation;
+  EXPECT_TRUE(IsPermutation({}));
+  EXPECT_TRUE(IsPermutation({2, 0, 1}));
+  EXPECT_FALSE(IsPermutation({0, 0}));
+  EXPECT_FALSE(IsPermutation({0, 2}));
+  EXPECT_EQ(InversePermutation({1, 2, 0}), (std::vector<std::int64_t>{2, 0, 1}));
+  EXPECT_EQ(ComposePermutations({1, 2, 0}, {1, 2, 0}), (std::vector<std::int64_t>{2, 0, 1}));
+  EXPECT_TRUE(IsIdentityPermutation(ComposePermutations({0, 3, 1, 2}, {0, 2, 3, 1})));
+  EXPECT_FALSE(IsIdentityPermutation({1, 0}));
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

@@ -31,9 +31,10 @@ TEST(RegisterPatterns, RegistersBuiltInsOnlyWhenCalledAndIsIdempotent) {
 
 TEST(RegisterPatterns, RecordsEachPatternsFamily) {
   RegisterPatterns();
-  const std::set<std::string> families = {"canonicalization", "collections", "expand",    "reshape",
-                                          "layout",           "algebra",     "matmul",    "normalization",
-                                          "attention",        "fusion",      "elimination", "memory"};
+  const std::set<std::string> families = {"canonicalization", "collections", "expand",      "reshape",
+                                          "layout",           "algebra",     "matmul",      "normalization",
+                                          "attention",        "transpose",   "fusion",      "elimination",
+                                          "memory"};
   for (const auto& entry : core::builder::RegisteredPatterns()) {
     EXPECT_TRUE(families.contains(entry.family)) << entry.name << " has family '" << entry.family << "'";
     if (entry.name == "CastCastPattern") {

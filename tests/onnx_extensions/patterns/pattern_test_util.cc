@@ -107,6 +107,7 @@ Tensor RandomTensor(const onnx::TypeProto& type, std::mt19937& rng) {
         tensor.MutableData<std::uint16_t>()[i] = core::eval::FloatToBFloat16(real(rng));
         break;
       case TensorProto::INT32: tensor.MutableData<std::int32_t>()[i] = small(rng); break;
+      case TensorProto::UINT8: tensor.MutableData<std::uint8_t>()[i] = static_cast<std::uint8_t>(small(rng) * 60); break;
       case TensorProto::INT64: tensor.MutableData<std::int64_t>()[i] = small(rng); break;
       case TensorProto::BOOL: tensor.MutableData<bool>()[i] = small(rng) % 2 == 0; break;
       default: throw std::runtime_error("no random values for element type " + std::to_string(tensor.elem_type()));
@@ -126,6 +127,29 @@ bool EqualValues(const Tensor& a, const Tensor& b) {
   for (std::size_t i = 0; i < x.size(); ++i)
     if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i])))) return false;
   return true;
+}
+
+}  // namespace
+
+std::string CanonicalGraph(const GraphProto& graph) {
+  Canonicalizer names(graph);
+  std::string text;
+  for (const auto& input : graph.input()) text += "input " + input.name() + "\n";
+  for (const auto& init : graph.initializer()) text += "initializer " + names.Name(init.name()) + " = " + TensorText(init) + "\n";
+  for (const NodeProto& node : graph.node()) {
+    std::string line;
+    for (const std::string& output : node.output()) line += names.Name(output) + " ";
+    line += "= " + (node.domain().empty() ? "" : node.domain() + ".") + node.op_type() + "<";
+    std::vector<std::string> attributes;
+    for (const AttributeProto& attr : node.attribute()) attributes.push_back(AttributeText(attr));
+    std::sort(attributes.begin(), attributes.end());
+    for (const std::string& attr : attributes) line += attr + ";";
+    line += ">(";
+    for (const std::string& input : node.input()) line += names.Name(input) + ",";
+    text += line + ")\n";
+  }
+  for (const auto& output : graph.output()) text += "output " + output.name() + "\n";
+  return text;
 }
 
 void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, NumericalClass numerics, double tolerance) {
@@ -153,29 +177,6 @@ void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, Numeri
     for (std::size_t i = 0; i < a.size(); ++i)
       EXPECT_LE(std::abs(a[i] - b[i]), tolerance * (1 + std::abs(a[i]))) << "output " << output.name() << "[" << i << "]";
   }
-}
-
-}  // namespace
-
-std::string CanonicalGraph(const GraphProto& graph) {
-  Canonicalizer names(graph);
-  std::string text;
-  for (const auto& input : graph.input()) text += "input " + input.name() + "\n";
-  for (const auto& init : graph.initializer()) text += "initializer " + names.Name(init.name()) + " = " + TensorText(init) + "\n";
-  for (const NodeProto& node : graph.node()) {
-    std::string line;
-    for (const std::string& output : node.output()) line += names.Name(output) + " ";
-    line += "= " + (node.domain().empty() ? "" : node.domain() + ".") + node.op_type() + "<";
-    std::vector<std::string> attributes;
-    for (const AttributeProto& attr : node.attribute()) attributes.push_back(AttributeText(attr));
-    std::sort(attributes.begin(), attributes.end());
-    for (const std::string& attr : attributes) line += attr + ";";
-    line += ">(";
-    for (const std::string& input : node.input()) line += names.Name(input) + ",";
-    text += line + ")\n";
-  }
-  for (const auto& output : graph.output()) text += "output " + output.name() + "\n";
-  return text;
 }
 
 void ExpectRewrite(const PatternPtr& pattern, NumericalClass numerics, std::string_view before, std::string_view after,

@@ -19,6 +19,12 @@ using PatternPtr = std::shared_ptr<const core::builder::PatternOptimization>;
 // same computation written the same way.
 std::string CanonicalGraph(const GraphProto& graph);
 
+// Checks that both models give the same outputs on the same random inputs (symbolic
+// dims set to 3): equal values for kExact (then `tolerance` must be 0), else within
+// `tolerance`. Also used by graph-pass tests, which run their pass directly.
+void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, core::builder::NumericalClass numerics,
+                       double tolerance = 0);
+
 // Optimizes `before` with `pattern` alone and checks that
 //  - the result is exactly `after` (CanonicalGraph), the pattern having been applied;
 //  - Replay of the records on `before` gives the same graph;

@@ -1,0 +1,398 @@
+#include "onnx_extensions/transpose/cost_model.h"
+
+#include <algorithm>
+
+#include "onnx_extensions/transpose/push_rewrite.h"
+
+namespace onnxopt::onnx_transpose {
+
+CostModelContext::CostModelContext(const PushGraph& graph, const HandlerTable* extended, CostModel model, CostHook hook)
+    : graph_(graph), extended_(extended), model_(model), hook_(std::move(hook)) {}
+
+void CostModelContext::ComputePrefilter() {
+  prefilter_.assign(graph_.ValueCount(), false);
+  const std::vector<NodeId>& nodes = graph_.Snapshot();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const NodeId node = *it;
+    const NodeProto& proto = graph_.Node(node);
+    if (IsOpType(proto, "Transpose")) {
+      if (const ValueId input = graph_.InputOf(node, 0); input != kNone)
+        prefilter_[static_cast<std::size_t>(input)] = true;
+      continue;
+    }
+    const Handler* handler = FindHandler(graph_, node, extended_);
+    if (!handler || !handler->inserts_output_transposes || !InPrefilter(node)) continue;
+    for (int slot : handler->slots(graph_, node))
+      if (const ValueId input = graph_.InputOf(node, slot); input != kNone)
+        prefilter_[static_cast<std::size_t>(input)] = true;
+  }
+}
+
+bool CostModelContext::InPrefilter(NodeId node) const {
+  for (int k = 0; k < graph_.Node(node).output_size(); ++k) {
+    const ValueId output = graph_.OutputOf(node, k);
+    if (output != kNone && static_cast<std::size_t>(output) < prefilter_.size() &&
+        prefilter_[static_cast<std::size_t>(output)])
+      return true;
+  }
+  return false;
+}
+
+bool CostModelContext::LikelyRemovable(ValueId transposed) const {
+  if (!graph_.HasCompleteConsumers(transposed)) return false;
+  for (NodeId consumer : graph_.Uses(transposed))
+    if (!FindHandler(graph_, consumer, extended_)) return false;
+  return true;
+}
+
+std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const std::vector<int>& slots,
+                                         ValueId copy) const {
+  std::int64_t cost = 0;
+  std::vector<ValueId> seen;
+  for (int slot : slots) {
+    const ValueId value = graph_.InputOf(node, slot);
+    // A value read twice (Concat(t, t)) is transposed, or saved, once.
+    if (value == kNone || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+    seen.push_back(value);
+    if (value == copy) {
+      cost -= LikelyRemovable(value) ? graph_.Weight(value) : 0;
+      continue;
+    }
+    if (graph_.LocalConstant(value)) continue;
+    const NodeId producer = graph_.Producer(value);
+    if (producer != kNone && !graph_.IsRemoved(producer) && IsOpType(graph_.Node(producer), "Transpose")) {
+      if (ExplicitPerm(graph_.Node(producer)) == std::optional<Perm>(perm) && LikelyRemovable(value))
+        cost -= graph_.Weight(value);
+      continue;
+    }
+    if (producer != kNone && IsDequantizeLinear(graph_.Node(producer)) && graph_.IsUnshared(value)) {
+      const ValueId data = graph_.InputOf(producer, 0);
+      if (data != kNone && graph_.LocalConstant(data)) continue;
+    }
+    if (copy != kNone && IsPendingCopy(value, perm)) {
+      cost -= graph_.Weight(value);
+      continue;
+    }
+    cost += graph_.Weight(value);
+  }
+  return cost;
+}
+
+bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
+  if (!LikelyRemovable(value)) return false;
+  const NodeId producer = graph_.Producer(value);
+  if (producer == kNone || graph_.IsRemoved(producer) || !graph_.IsModifiable(producer)) return false;
+  const NodeProto& proto = graph_.Node(producer);
+  if (proto.output_size() != 1) return false;
+  const Handler* handler = FindHandler(graph_, producer, extended_);
+  if (!handler || !handler->preview || handler->broadcasting || !handler->inserts_output_transposes) return false;
+  if (handler->slots(graph_, producer) != std::vector<int>{0}) return false;
+  const ValueId input = graph_.InputOf(producer, 0);
+  const NodeId transpose = input == kNone ? kNone : graph_.Producer(input);
+  if (transpose == kNone || graph_.IsRemoved(transpose) || !IsOpType(graph_.Node(transpose), "Transpose")) return false;
+  if (ExplicitPerm(graph_.Node(transpose)) != std::optional<Perm>(perm) || !LikelyRemovable(input)) return false;
+  const Preview preview = PreviewPush(graph_, producer, *handler, perm);
+  return preview.plan && preview.plan->output_perms == std::vector<Perm>{perm};
+}
+
+std::int64_t CostModelContext::OutputCost(NodeId node) const {
+  std::int64_t cost = 0;
+  for (int k = 0; k < graph_.Node(node).output_size(); ++k)
+    if (const ValueId output = graph_.OutputOf(node, k); output != kNone) cost = std::max(cost, graph_.Weight(output));
+  return cost;
+}
+
+bool CostModelContext::QdqGuardApplies(NodeId transpose, NodeId node) const {
+  if (!IsQuantizeLinear(graph_.Node(node))) return false;
+  const ValueId input = graph_.InputOf(transpose, 0);
+  const NodeId producer = input == kNone ? kNone : graph_.Producer(input);
+  if (producer == kNone || !IsDequantizeLinear(graph_.Node(producer))) return false;
+  const ValueId output = graph_.OutputOf(transpose, 0);
+  if (!graph_.HasCompleteConsumers(output)) return false;
+  for (NodeId consumer : graph_.Consumers(output))
+    if (!IsQuantizeLinear(graph_.Node(consumer))) return false;
+  return true;
+}
+
+int CostModelContext::Intern(const Perm& perm) {
+  auto [it, inserted] = perm_ids_.try_emplace(perm, static_cast<int>(perms_.size()));
+  if (inserted) perms_.push_back(perm);
+  return it->second;
+}
+
+bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
+                                        std::vector<Perm>& sub_perms) {
+  const NodeProto& proto = graph_.Node(consumer);
+  if (IsOpType(proto, "Transpose") || IsOpType(proto, "Reshape")) {
+    // A Transpose, or a Reshape equivalent to one, cancels or merges; any other Reshape
+    // strands the copy (5.2.3 rules 2-3).
+    const std::optional<Perm> second = TransposeLikePerm(graph_, consumer);
+    if (!second || second->size() != perm.size()) {
+      flags.stranded = true;
+    } else {
+      flags.reaches_transpose = true;
+      flags.reaches_cancel = IsIdentityPermutation(ComposePermutations(perm, *second));
+    }
+    return false;
+  }
+  const Handler* handler = FindHandler(graph_, consumer, extended_);
+  // Unmodelled handlers and layout-sensitive ops end the branch (5.2.4 rule 1).
+  if (!handler || !handler->preview || !graph_.IsModifiable(consumer)) {
+    flags.stranded = true;
+    return false;
+  }
+  const std::vector<int> slots = handler->slots(graph_, consumer);
+  for (int i = 0; i < proto.input_size(); ++i) {
+    if (graph_.InputOf(consumer, i) != value) continue;
+    if (std::find(slots.begin(), slots.end(), i) == slots.end()) {
+      flags.stranded = true;
+      return false;
+    }
+  }
+  const ValueId output = graph_.OutputOf(consumer, 0);
+  const std::optional<std::size_t> output_rank = output == kNone ? std::nullopt : graph_.Rank(output);
+  if (handler->broadcasting && output_rank && *output_rank > perm.size()) {
+    // A lower-rank copy: a pending merge if a full-rank Transpose feeds another
+    // input (5.2.3 rule 4).
+    for (int slot : slots) {
+      const ValueId other = graph_.InputOf(consumer, slot);
+      const NodeId producer = other == kNone || other == value ? kNone : graph_.Producer(other);
+      if (producer == kNone || graph_.IsRemoved(producer) || !IsOpType(graph_.Node(producer), "Transpose")) continue;
+      const std::optional<Perm> full = ExplicitPerm(graph_.Node(producer));
+      if (full && full->size() == *output_rank && graph_.Rank(other) == output_rank) {
+        flags.reaches_transpose = true;
+        return false;
+      }
+    }
+    flags.stranded = true;
+    return false;
+  }
+  const HookDecision hook = hook_ ? hook_(graph_, consumer, perm) : HookDecision::kFallThrough;
+  if (hook == HookDecision::kStop) {
+    flags.stranded = true;
+    return false;
+  }
+  const Preview preview = PreviewPush(graph_, consumer, *handler, perm);
+  if (!preview.plan) {
+    flags.stranded = true;
+    return false;
+  }
+  if (hook != HookDecision::kPush && InputCost(consumer, perm, slots, value) >= 0) {
+    flags.stranded = true;
+    return false;
+  }
+  if (!handler->inserts_output_transposes || preview.plan->absorbs) {
+    flags.absorbed = true;
+    return false;
+  }
+  sub_perms = preview.plan->output_perms;
+  return true;
+}
+
+bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const {
+  if (hook_ && hook_(graph_, consumer, perm) == HookDecision::kPush) return true;
+  const Handler* handler = FindHandler(graph_, consumer, extended_);
+  const std::int64_t input_cost = InputCost(consumer, perm, handler->slots(graph_, consumer), value);
+  const bool waived = sub.Removed() && !sub.stranded && (sub.Cancelled() || graph_.IsUnshared(value));
+  if (input_cost + OutputCost(consumer) >= 0 && !waived) return false;
+  // The QDQ guard, as if the copy sat on `value` (5.2.4 rule 8).
+  if (IsQuantizeLinear(graph_.Node(consumer))) {
+    const NodeId producer = graph_.Producer(value);
+    bool unit = producer != kNone && IsDequantizeLinear(graph_.Node(producer)) && graph_.HasCompleteConsumers(value);
+    for (NodeId other : graph_.Consumers(value)) unit = unit && IsQuantizeLinear(graph_.Node(other));
+    if (unit && !sub.Cancelled()) return false;
+  }
+  return true;
+}
+
+WalkFlags CostModelContext::WalkOutputs(NodeId node, const std::vector<Perm>& perms) {
+  if (!use_memo_) {
+    memo_.clear();
+    perms_of_value_.clear();
+  }
+  WalkFlags flags;
+  for (std::size_t k = 0; k < perms.size(); ++k) {
+    const ValueId output = graph_.OutputOf(node, static_cast<int>(k));
+    if (output == kNone) continue;
+    if (perms[k].empty() || IsIdentityPermutation(perms[k])) {
+      flags.absorbed = true;
+      continue;
+    }
+    flags.Merge(WalkValue(output, Intern(perms[k])));
+  }
+  if (!use_memo_) {
+    memo_.clear();
+    perms_of_value_.clear();
+  }
+  return flags;
+}
+
+WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
+  struct Frame {
+    ValueId value = kNone;
+    int perm_id = 0;
+    std::vector<NodeId> consumers;
+    std::size_t next = 0;
+    WalkFlags flags;
+    // The consumer being crossed, once accepted by steps 1-6.
+    NodeId node = kNone;
+    std::vector<Perm> sub_perms;
+    std::size_t next_output = 0;
+    WalkFlags sub;
+  };
+  std::vector<Frame> stack;
+  // Looks (value, perm) up; true with `flags` set when known (re-entry is
+  // stranded).
+  auto known = [&](ValueId value, int perm_id, WalkFlags& flags) {
+    auto it = memo_.find(Key(value, perm_id));
+    if (it == memo_.end()) return false;
+    if (it->second.in_progress) {
+      flags.stranded = true;
+    } else {
+      flags = it->second.flags;
+      ++counters_.memo_hits;
+    }
+    return true;
+  };
+  auto open = [&](ValueId value, int perm_id) {
+    ++counters_.frames;
+    memo_.emplace(Key(value, perm_id), MemoEntry{});
+    perms_of_value_[value].push_back(perm_id);
+    Frame frame;
+    frame.value = value;
+    frame.perm_id = perm_id;
+    frame.consumers = graph_.Consumers(value);
+    // An incomplete consumer list strands the copy; the consumers still count
+    // (5.2.3 rule 1).
+    frame.flags.stranded = !graph_.HasCompleteConsumers(value);
+    stack.push_back(std::move(frame));
+  };
+  WalkFlags result;
+  if (known(root, root_perm, result)) return result;
+  open(root, root_perm);
+  bool child_done = false;
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    if (child_done) {
+      frame.sub.Merge(result);
+      ++frame.next_output;
+      child_done = false;
+    }
+    if (frame.node != kNone) {
+      bool descended = false;
+      while (frame.next_output < frame.sub_perms.size()) {
+        const Perm& perm = frame.sub_perms[frame.next_output];
+        const ValueId output = graph_.OutputOf(frame.node, static_cast<int>(frame.next_output));
+        if (output == kNone) {
+          ++frame.next_output;
+          continue;
+        }
+        if (perm.empty() || IsIdentityPermutation(perm)) {
+          frame.sub.absorbed = true;
+          ++frame.next_output;
+          continue;
+        }
+        const int perm_id = Intern(perm);
+        WalkFlags flags;
+        if (known(output, perm_id, flags)) {
+          frame.sub.Merge(flags);
+          ++frame.next_output;
+          continue;
+        }
+        open(output, perm_id);
+        descended = true;
+        break;
+      }
+      if (descended) continue;
+      Frame& done = stack.back();
+      if (AcceptWithSub(done.value, perms_[static_cast<std::size_t>(done.perm_id)], done.node, done.sub)) {
+        done.flags.Merge(done.sub);
+      } else {
+        done.flags.stranded = true;
+      }
+      done.node = kNone;
+      ++done.next;
+    }
+    Frame& current = stack.back();
+    bool entered = false;
+    while (current.next < current.consumers.size()) {
+      WalkFlags flags;
+      std::vector<Perm> sub_perms;
+      const NodeId consumer = current.consumers[current.next];
+      if (ClassifyConsumer(current.value, perms_[static_cast<std::size_t>(current.perm_id)], consumer, flags,
+                           sub_perms)) {
+        current.node = consumer;
+        current.sub_perms = std::move(sub_perms);
+        current.next_output = 0;
+        current.sub = WalkFlags{};
+        entered = true;
+        break;
+      }
+      current.flags.Merge(flags);
+      ++current.next;
+    }
+    if (entered) continue;
+    MemoEntry& entry = memo_[Key(current.value, current.perm_id)];
+    entry.flags = current.flags;
+    entry.in_progress = false;
+    result = current.flags;
+    stack.pop_back();
+    child_done = !stack.empty();
+  }
+  return result;
+}
+
+void CostModelContext::Invalidate(std::vector<ValueId> dirty) {
+  // Erase the entries of each dirty value, then of the values upstream of it,
+  // stopping at values without entries (every walk that visited a value left an
+  // entry on it).
+  while (!dirty.empty()) {
+    const ValueId value = dirty.back();
+    dirty.pop_back();
+    ++counters_.memo_inspected;
+    auto it = perms_of_value_.find(value);
+    if (it == perms_of_value_.end()) continue;
+    for (int perm_id : it->second) counters_.memo_erased += static_cast<std::int64_t>(memo_.erase(Key(value, perm_id)));
+    perms_of_value_.erase(it);
+    const NodeId producer = graph_.Producer(value);
+    if (producer == kNone) continue;
+    for (int i = 0; i < graph_.Node(producer).input_size(); ++i)
+      if (const ValueId input = graph_.InputOf(producer, i); input != kNone) dirty.push_back(input);
+  }
+}
+
+std::string_view CostModelContext::Decide(NodeId transpose, NodeId node, const Perm& perm, const Handler& handler,
+                                          const PushPlan* plan) {
+  const HookDecision hook = hook_ ? hook_(graph_, node, perm) : HookDecision::kFallThrough;
+  if (hook == HookDecision::kStop) return "the cost hook refused";
+  if (hook == HookDecision::kPush) return "";
+  if (TransposeLikePerm(graph_, node)) return "";
+  const std::int64_t input_cost = InputCost(node, perm, handler.slots(graph_, node), kNone);
+  if (input_cost >= 0) return "pushing does not lower the input cost";
+  WalkFlags walk;
+  bool walked = false;
+  // A shared Transpose stays for its other consumers: its −ρ in the input cost is only
+  // earned once every consumer has been pushed through, so in the cancellation-aware model
+  // it is pushed only toward a cancellation covering every branch (section 7), even when
+  // the output cost looks covered (otherwise one Transpose of rank 5 feeding three Slices
+  // becomes three copies of rank 4: PP-OCRv4 rec).
+  const bool shared = !graph_.IsUnshared(graph_.OutputOf(transpose, 0));
+  const bool must_walk = model_ == CostModel::kCancellationAware && shared;
+  if (handler.inserts_output_transposes && (must_walk || input_cost + OutputCost(node) >= 0)) {
+    if (!InPrefilter(node)) return "the output Transpose would not be removed downstream";
+    if (model_ == CostModel::kCancellationAware) {
+      walk = WalkOutputs(node, plan->output_perms);
+      walked = true;
+      if (!walk.Removed()) return "the output Transpose would not be removed downstream";
+      if (walk.stranded) return "a pushed copy would be stranded on a branch";
+      if (!walk.Cancelled() && shared) return "a shared Transpose would only merge downstream";
+    }
+  }
+  if (model_ == CostModel::kCancellationAware && QdqGuardApplies(transpose, node)) {
+    if (!walked) walk = WalkOutputs(node, plan->output_perms);
+    if (!walk.Cancelled()) return "the Transpose is in a DQ-Transpose-Q unit and nothing cancels downstream";
+  }
+  return "";
+}
+
+}  // namespace onnxopt::onnx_transpose

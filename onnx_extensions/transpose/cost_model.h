@@ -1,0 +1,131 @@
+#pragma once
+// The cost model of the transpose optimizer (transpose-optimizer.md section 5)
+// and the push walk that predicts where pushed copies end (section 6): an
+// explicit stack (no recursion), read-only on the graph, memoized by (value id,
+// interned perm id) for the whole call, with upstream invalidation after each
+// edit.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "onnx_extensions/transpose/handlers.h"
+#include "onnx_extensions/transpose/perm.h"
+#include "onnx_extensions/transpose/push_graph.h"
+
+namespace onnxopt::onnx_transpose {
+
+enum class CostModel {
+  // The seed's model: the output cost is waived only for a cancellation, or a
+  // merge of an
+  // unshared Transpose, reached on every branch; plus the QDQ guard.
+  kCancellationAware,
+  // onnxruntime's: waived when any output leads to a Transpose.
+  kDefault,
+};
+
+enum class HookDecision { kStop, kPush, kFallThrough };
+using CostHook = std::function<HookDecision(const PushGraph& graph, NodeId node, const Perm& perm)>;
+
+// Where the copies of one push end (section 5.2.2); OR-combined over branches.
+// `absorbed`: some branch ends in an op that takes the copy in (Reduce with keepdims=0
+// over the moved axes, Shape, an identity output perm). The specification counts such a
+// branch as covered without a Transpose reached; here it counts like a cancellation, since
+// the copy disappears there (onnxruntime's default model pushes in that case too, and a
+// channels-last head Relu -> ReduceMean would otherwise keep its Transpose).
+struct WalkFlags {
+  bool reaches_transpose = false;
+  bool reaches_cancel = false;
+  bool absorbed = false;
+  bool stranded = false;
+  void Merge(const WalkFlags& other) {
+    reaches_transpose |= other.reaches_transpose;
+    reaches_cancel |= other.reaches_cancel;
+    absorbed |= other.absorbed;
+    stranded |= other.stranded;
+  }
+  // Some copy disappears downstream (cancelled, merged or absorbed).
+  bool Removed() const { return reaches_transpose || absorbed; }
+  // Some copy disappears without leaving a Transpose (cancelled or absorbed).
+  bool Cancelled() const { return reaches_cancel || absorbed; }
+};
+
+struct WalkCounters {
+  std::int64_t frames = 0;  // (value, perm) frames evaluated
+  std::int64_t memo_hits = 0;
+  std::int64_t memo_erased = 0;     // entries erased by invalidation
+  std::int64_t memo_inspected = 0;  // values looked at during invalidation
+};
+
+class CostModelContext {
+ public:
+  CostModelContext(const PushGraph& graph, const HandlerTable* extended, CostModel model, CostHook hook);
+
+  // Phase A: the values from which a chain of handled ops reaches a Transpose.
+  void ComputePrefilter();
+
+  // The decision at the root (5.2.5); "" to push, else the stop reason (a
+  // literal).
+  std::string_view Decide(NodeId transpose, NodeId node, const Perm& perm, const Handler& handler,
+                          const PushPlan* plan);
+
+  // Drops the memo entries made stale by the edits since the last call (6.2).
+  void Invalidate(std::vector<ValueId> dirty);
+
+  const WalkCounters& Counters() const { return counters_; }
+  // The walk without the memo (debug audit and tests): the same answer or a
+  // memo bug.
+  void SetUseMemo(bool use) { use_memo_ = use; }
+
+ private:
+  std::int64_t InputCost(NodeId node, const Perm& perm, const std::vector<int>& slots, ValueId copy) const;
+  bool LikelyRemovable(ValueId transposed) const;
+  // In a walk, another input `value` of a multi-input node counts as a copy when it is the
+  // output of a unary-like handled node fed by a Transpose of the same perm: the sweep
+  // reaches that node too and (this same rule applying to its own walk) pushes the
+  // Transpose through it. A refinement of 5.2.6 for parallel branches joined by Concat or
+  // Add (onnxruntime's default model pushes them all); when the sibling push does not
+  // happen, the copy has moved past one node at unchanged ρ.
+  bool IsPendingCopy(ValueId value, const Perm& perm) const;
+  std::int64_t OutputCost(NodeId node) const;
+  bool InPrefilter(NodeId node) const;
+  bool QdqGuardApplies(NodeId transpose, NodeId node) const;
+  // Aggregated flags of copies with perms `perms` on the outputs of `node`.
+  WalkFlags WalkOutputs(NodeId node, const std::vector<Perm>& perms);
+  WalkFlags WalkValue(ValueId value, int perm_id);
+  int Intern(const Perm& perm);
+  std::uint64_t Key(ValueId value, int perm_id) const {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(value)) << 32) | static_cast<std::uint32_t>(perm_id);
+  }
+
+  // One terminal or accepted step of a copy with perm `perm` arriving on
+  // `value` at consumer `consumer`. Returns true when `sub_perms` must be
+  // walked (accepted so far); otherwise `flags` holds the branch's result.
+  bool ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
+                        std::vector<Perm>& sub_perms);
+  // Steps 7-8 of 5.2.4 once the outputs' flags are known.
+  bool AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const;
+
+  const PushGraph& graph_;
+  const HandlerTable* extended_;
+  CostModel model_;
+  CostHook hook_;
+  std::vector<bool> prefilter_;
+  bool use_memo_ = true;
+
+  struct MemoEntry {
+    WalkFlags flags;
+    bool in_progress = true;
+  };
+  std::unordered_map<std::uint64_t, MemoEntry> memo_;
+  std::unordered_map<ValueId, std::vector<int>> perms_of_value_;
+  std::map<Perm, int> perm_ids_;
+  std::vector<Perm> perms_;
+  WalkCounters counters_;
+};
+
+}  // namespace onnxopt::onnx_transpose

@@ -1,0 +1,499 @@
+#include "onnx_extensions/transpose/handlers.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "onnx_core/optimizer/match.h"
+
+namespace onnxopt::onnx_transpose {
+
+namespace {
+
+using core::builder::IntAttr;
+using core::builder::IntsAttr;
+
+Preview Refuse(std::string_view reason) { return Preview{std::nullopt, reason}; }
+Preview Accept(PushPlan plan) { return Preview{std::move(plan), {}}; }
+
+std::vector<Perm> SamePermOnEveryOutput(const PushGraph& graph, NodeId node, const Perm& perm) {
+  return std::vector<Perm>(static_cast<std::size_t>(graph.Node(node).output_size()), perm);
+}
+
+std::vector<int> FirstInput(const PushGraph&, NodeId) { return {0}; }
+
+std::vector<int> EveryInput(const PushGraph& graph, NodeId node) {
+  std::vector<int> slots;
+  for (int i = 0; i < graph.Node(node).input_size(); ++i)
+    if (graph.InputOf(node, i) != kNone) slots.push_back(i);
+  return slots;
+}
+
+// Broadcasting ops: scalars broadcast as they are; an unknown rank counts as
+// transposable.
+std::vector<int> NonScalarInputs(const PushGraph& graph, NodeId node) {
+  std::vector<int> slots;
+  for (int slot : EveryInput(graph, node))
+    if (graph.Rank(graph.InputOf(node, slot)) != std::optional<std::size_t>(0)) slots.push_back(slot);
+  return slots;
+}
+
+// --- 4.2 elementwise unary, Clip, CastLike
+// ------------------------------------------
+Preview PreviewUnary(const PushGraph& graph, NodeId node, const Perm& perm) {
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
+  return Accept(std::move(plan));
+}
+
+// --- 4.3 broadcasting
+// ------------------------------------------------------------------
+Preview PreviewBroadcast(const PushGraph& graph, NodeId node, const Perm& perm) {
+  PushPlan plan;
+  plan.broadcast = true;
+  plan.slots = NonScalarInputs(graph, node);
+  for (int slot : plan.slots) {
+    const std::optional<std::size_t> rank = graph.Rank(graph.InputOf(node, slot));
+    if (!rank) return Refuse("a broadcast input has an unknown rank");
+    if (*rank > perm.size()) return Refuse("a broadcast input has a rank above the perm's");
+  }
+  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
+  return Accept(std::move(plan));
+}
+
+// --- 4.4 single-axis ops
+// -----------------------------------------------------------------
+Preview PreviewConcat(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const std::optional<std::int64_t> axis = IntAttr(graph.Node(node), "axis");
+  if (!axis) return Refuse("Concat has no axis");
+  const std::optional<std::int64_t> normalized = NormalizedAxis(*axis, perm.size());
+  if (!normalized) return Refuse("the axis is out of range");
+  PushPlan plan;
+  plan.slots = EveryInput(graph, node);
+  plan.set_int = {{"axis", perm[static_cast<std::size_t>(*normalized)]}};
+  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
+  return Accept(std::move(plan));
+}
+
+// Ops with one `axis` attribute that moves with the perm (Split; Softmax family
+// >= 13).
+Preview PreviewAxisAttribute(const PushGraph& graph, NodeId node, const Perm& perm, std::int64_t default_axis) {
+  const std::int64_t axis = IntAttr(graph.Node(node), "axis").value_or(default_axis);
+  const std::optional<std::int64_t> normalized = NormalizedAxis(axis, perm.size());
+  if (!normalized) return Refuse("the axis is out of range");
+  PushPlan plan;
+  plan.slots = {0};
+  plan.set_int = {{"axis", perm[static_cast<std::size_t>(*normalized)]}};
+  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
+  return Accept(std::move(plan));
+}
+
+Preview PreviewSplit(const PushGraph& graph, NodeId node, const Perm& perm) {
+  return PreviewAxisAttribute(graph, node, perm, 0);
+}
+
+Preview PreviewSoftmax(const PushGraph& graph, NodeId node, const Perm& perm) {
+  if (graph.Opset() >= 13) return PreviewAxisAttribute(graph, node, perm, -1);
+  // Before opset 13 the input is coerced to 2-D at `axis`: the perm must keep
+  // every axis on its side of that point.
+  const std::optional<std::int64_t> axis =
+      NormalizedAxis(IntAttr(graph.Node(node), "axis").value_or(1), perm.size() + 1);
+  if (!axis) return Refuse("the axis is out of range");
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    if ((static_cast<std::int64_t>(i) < *axis) != (perm[i] < *axis))
+      return Refuse("the perm moves an axis across the 2-D coercion point of opset < 13");
+  return PreviewUnary(graph, node, perm);
+}
+
+Preview PreviewArgMinMax(const PushGraph& graph, NodeId node, const Perm& perm) {
+  Preview preview = PreviewAxisAttribute(graph, node, perm, 0);
+  if (!preview.plan || IntAttr(graph.Node(node), "keepdims").value_or(1) != 0) return preview;
+  const std::int64_t removed = preview.plan->set_int.front().second;
+  preview.plan->output_perms = {SqueezePerm({removed}, perm)};
+  return preview;
+}
+
+// --- 4.5 reductions
+// ----------------------------------------------------------------------
+bool ReduceAxesAreInput(const PushGraph& graph, const NodeProto& node) {
+  return graph.Opset() >= 18 || (node.op_type() == "ReduceSum" && graph.Opset() >= 13);
+}
+
+std::vector<std::int64_t> SortedMappedAxes(const std::vector<std::int64_t>& mapped) {
+  std::vector<std::int64_t> sorted = mapped;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
+Preview PreviewReduce(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const NodeProto& proto = graph.Node(node);
+  const bool keepdims = IntAttr(proto, "keepdims").value_or(1) != 0;
+  PushPlan plan;
+  plan.slots = {0};
+  std::optional<std::vector<std::int64_t>> axes;
+  if (ReduceAxesAreInput(graph, proto)) {
+    const ValueId axes_input = graph.InputOf(node, 1);
+    if (axes_input != kNone) {
+      axes = graph.ConstantInts(axes_input);
+      if (!axes) return Refuse("the axes input is not constant");
+    }
+    if (!axes || axes->empty()) {
+      const bool noop = IntAttr(proto, "noop_with_empty_axes").value_or(0) != 0;
+      plan.output_perms = {(noop || keepdims) ? perm : Perm{}};
+      return Accept(std::move(plan));
+    }
+  } else {
+    axes = IntsAttr(proto, "axes");
+    if (!axes) {
+      plan.output_perms = {keepdims ? perm : Perm{}};
+      return Accept(std::move(plan));
+    }
+  }
+  const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
+  if (!mapped) return Refuse("the axes are invalid");
+  const std::vector<std::int64_t> sorted = SortedMappedAxes(*mapped);
+  if (ReduceAxesAreInput(graph, proto)) {
+    const TensorProto* old = graph.LocalConstant(graph.InputOf(node, 1));
+    plan.input_edits.push_back({1, false, sorted, old->data_type()});
+  } else {
+    plan.set_ints = {{"axes", sorted}};
+  }
+  plan.output_perms = {keepdims ? perm : SqueezePerm(sorted, perm)};
+  return Accept(std::move(plan));
+}
+
+// --- 4.6 Squeeze / Unsqueeze
+// ------------------------------------------------------------- The axes of a
+// Squeeze/Unsqueeze (attribute before opset 13, constant input from 13).
+std::optional<std::vector<std::int64_t>> SqueezeAxes(const PushGraph& graph, NodeId node) {
+  if (graph.Opset() < 13) return IntsAttr(graph.Node(node), "axes");
+  const ValueId axes = graph.InputOf(node, 1);
+  return axes == kNone ? std::nullopt : graph.ConstantInts(axes);
+}
+
+void WriteAxes(const PushGraph& graph, NodeId node, const std::vector<std::int64_t>& axes, PushPlan& plan) {
+  if (graph.Opset() < 13) {
+    plan.set_ints = {{"axes", axes}};
+    return;
+  }
+  plan.input_edits.push_back({1, false, axes, graph.LocalConstant(graph.InputOf(node, 1))->data_type()});
+}
+
+Preview PreviewSqueeze(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const std::optional<std::vector<std::int64_t>> axes = SqueezeAxes(graph, node);
+  if (!axes) return Refuse("the Squeeze axes are absent or not constant");
+  const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
+  if (!mapped) return Refuse("the axes are invalid");
+  const std::vector<std::int64_t> sorted = SortedMappedAxes(*mapped);
+  PushPlan plan;
+  plan.slots = {0};
+  WriteAxes(graph, node, sorted, plan);
+  plan.output_perms = {SqueezePerm(sorted, perm)};
+  return Accept(std::move(plan));
+}
+
+Preview PreviewUnsqueeze(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const std::optional<std::vector<std::int64_t>> axes = SqueezeAxes(graph, node);
+  if (!axes) return Refuse("the Unsqueeze axes are absent or not constant");
+  std::vector<std::int64_t> positions;
+  for (std::int64_t axis : *axes) {
+    const std::optional<std::int64_t> normalized = NormalizedAxis(axis, perm.size() + axes->size());
+    if (!normalized || std::find(positions.begin(), positions.end(), *normalized) != positions.end())
+      return Refuse("the axes are invalid");
+    positions.push_back(*normalized);
+  }
+  std::sort(positions.begin(), positions.end());
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {UnsqueezePerm(positions, perm)};
+  return Accept(std::move(plan));
+}
+
+// --- 4.7 Slice, Pad, Tile
+// The plan with the constant axes input at `slot` mapped through the perm, order kept
+// (Slice, Pad-18 `axes`), in a new constant of the same element type.
+Preview RemapAxesInput(const PushGraph& graph, NodeId node, int slot, const Perm& perm, PushPlan plan) {
+  const ValueId axes_input = graph.InputOf(node, slot);
+  const std::optional<std::vector<std::int64_t>> axes = graph.ConstantInts(axes_input);
+  if (!axes) return Refuse("the axes input is not constant");
+  const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
+  if (!mapped) return Refuse("the axes are invalid");
+  plan.input_edits.push_back({slot, false, *mapped, graph.LocalConstant(axes_input)->data_type()});
+  return Accept(std::move(plan));
+}
+
+// ------------------------------------------------------------------
+Preview PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const NodeProto& proto = graph.Node(node);
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {perm};
+  if (graph.Opset() < 10) {
+    std::optional<std::vector<std::int64_t>> axes = IntsAttr(proto, "axes");
+    if (!axes) {
+      const std::size_t count = IntsAttr(proto, "starts").value_or(std::vector<std::int64_t>{}).size();
+      axes.emplace();
+      for (std::size_t i = 0; i < count; ++i) axes->push_back(static_cast<std::int64_t>(i));
+    }
+    const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
+    if (!mapped) return Refuse("the axes are invalid");
+    plan.set_ints = {{"axes", *mapped}};
+    return Accept(std::move(plan));
+  }
+  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, std::move(plan));
+  // No axes: they are 0..n-1 with n the length of `starts`, which must be
+  // static.
+  const core::shapes::SymTensor* starts = graph.Shape(graph.InputOf(node, 1));
+  if (!starts || !starts->shape.HasRank() || starts->shape.Rank() != 1 || !starts->shape[0].Constant())
+    return Refuse("the Slice has no axes and the length of starts is unknown");
+  const std::int64_t count = *starts->shape[0].Constant();
+  if (count > static_cast<std::int64_t>(perm.size())) return Refuse("the axes are invalid");
+  std::vector<std::int64_t> mapped(perm.begin(), perm.begin() + count);
+  plan.input_edits.push_back({3, false, mapped, starts->elem_type ? starts->elem_type : TensorProto::INT64});
+  return Accept(std::move(plan));
+}
+
+// [P⁻¹, P⁻¹ + R]: the gather indices of a begin/end vector such as pads.
+std::vector<std::int64_t> TwoHalvesIndices(const Perm& perm) {
+  const Perm inverse = InversePermutation(perm);
+  std::vector<std::int64_t> indices = inverse;
+  for (std::int64_t axis : inverse) indices.push_back(axis + static_cast<std::int64_t>(perm.size()));
+  return indices;
+}
+
+std::vector<std::int64_t> PermuteTwoHalves(const std::vector<std::int64_t>& values, const Perm& perm) {
+  std::vector<std::int64_t> result;
+  for (std::int64_t index : TwoHalvesIndices(perm)) result.push_back(values[static_cast<std::size_t>(index)]);
+  return result;
+}
+
+Preview PreviewPad(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const NodeProto& proto = graph.Node(node);
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {perm};
+  const std::size_t rank = perm.size();
+  if (graph.Opset() < 11) {
+    const std::optional<std::vector<std::int64_t>> pads = IntsAttr(proto, "pads");
+    if (!pads || pads->size() != 2 * rank) return Refuse("the pads are absent or not of length 2 * rank");
+    plan.set_ints = {{"pads", PermuteTwoHalves(*pads, perm)}};
+    return Accept(std::move(plan));
+  }
+  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, std::move(plan));
+  const ValueId pads_input = graph.InputOf(node, 1);
+  if (pads_input == kNone) return Refuse("the pads input is absent");
+  if (const auto pads = graph.ConstantInts(pads_input)) {
+    if (pads->size() != 2 * rank) return Refuse("the pads are absent or not of length 2 * rank");
+    plan.input_edits.push_back({1, false, PermuteTwoHalves(*pads, perm), TensorProto::INT64});
+  } else {
+    plan.input_edits.push_back({1, true, TwoHalvesIndices(perm), TensorProto::INT64});
+  }
+  return Accept(std::move(plan));
+}
+
+Preview PreviewTile(const PushGraph& graph, NodeId node, const Perm& perm) {
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {perm};
+  const ValueId repeats_input = graph.InputOf(node, 1);
+  if (repeats_input == kNone) return Refuse("the repeats input is absent");
+  if (const auto repeats = graph.ConstantInts(repeats_input)) {
+    if (repeats->size() != perm.size()) return Refuse("the repeats are not of length rank");
+    plan.input_edits.push_back({1, false, PermuteVector(*repeats, perm), TensorProto::INT64});
+  } else {
+    plan.input_edits.push_back({1, true, InversePermutation(perm), TensorProto::INT64});
+  }
+  return Accept(std::move(plan));
+}
+
+// --- 4.8 Shape
+// -----------------------------------------------------------------------------
+Preview PreviewShape(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const NodeProto& proto = graph.Node(node);
+  const auto rank = static_cast<std::int64_t>(perm.size());
+  auto clamp = [rank](std::int64_t bound) {
+    return std::clamp(bound < 0 ? bound + rank : bound, std::int64_t{0}, rank);
+  };
+  const std::int64_t start = clamp(IntAttr(proto, "start").value_or(0));
+  const std::int64_t end = clamp(IntAttr(proto, "end").value_or(rank));
+  PushPlan plan;
+  plan.slots = {0};
+  plan.absorbs = true;
+  plan.drop_attributes = {"start", "end"};
+  for (std::int64_t i = start; i < end; ++i) plan.absorbed_indices.push_back(perm[static_cast<std::size_t>(i)]);
+  plan.output_perms = {Perm{}};
+  return Accept(std::move(plan));
+}
+
+// --- 4.9 QuantizeLinear / DequantizeLinear
+// ---------------------------------------------------
+Preview PreviewQuantize(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const NodeProto& proto = graph.Node(node);
+  if (graph.Opset() < 13) return PreviewUnary(graph, node, perm);
+  if (IntAttr(proto, "block_size").value_or(0) != 0) return Refuse("blocked quantization is not supported");
+  const ValueId scale = graph.InputOf(node, 1);
+  if (scale != kNone && graph.Rank(scale) == std::optional<std::size_t>(0)) return PreviewUnary(graph, node, perm);
+  return PreviewAxisAttribute(graph, node, perm, 1);
+}
+
+// --- 4.10 Transpose
+// ------------------------------------------------------------------------
+// Cancel or merge; the optimizer does it itself (no plan execution), the
+// preview only tells the walk that nothing is inserted downstream.
+Preview PreviewTranspose(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const std::optional<std::vector<std::int64_t>> second = IntsAttr(graph.Node(node), "perm");
+  if (!second || !IsPermutation(*second) || second->size() != perm.size())
+    return Refuse("the second Transpose has no valid perm of the same rank");
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {Perm{}};
+  return Accept(std::move(plan));
+}
+
+Preview PreviewReshape(const PushGraph& graph, NodeId node, const Perm& perm) {
+  const std::optional<Perm> own = ReshapeAsPerm(graph, node);
+  if (!own || own->size() != perm.size()) return Refuse("the Reshape is not a Transpose of the same rank");
+  PushPlan plan;
+  plan.slots = {0};
+  plan.output_perms = {Perm{}};
+  return Accept(std::move(plan));
+}
+
+const Handler kUnary{FirstInput, PreviewUnary};
+const Handler kBroadcast{NonScalarInputs, PreviewBroadcast, true, 1, true};
+
+const std::unordered_map<std::string, Handler>& DefaultTable() {
+  static const std::unordered_map<std::string, Handler> table = [] {
+    std::unordered_map<std::string, Handler> t;
+    for (const char* op :
+         {"Abs",         "Acos",       "Acosh",    "Asin",     "Asinh", "Atan",      "Atanh",   "Cast",
+          "Ceil",        "Celu",       "Cos",      "Cosh",     "Elu",   "Erf",       "Exp",     "Floor",
+          "HardSigmoid", "HardSwish",  "Identity", "IsInf",    "IsNaN", "LeakyRelu", "Log",     "Neg",
+          "Not",         "Reciprocal", "Relu",     "Round",    "Selu",  "Shrink",    "Sigmoid", "Sign",
+          "Sin",         "Sinh",       "Softplus", "Softsign", "Sqrt",  "Tan",       "Tanh",    "ThresholdedRelu",
+          "Clip"})
+      t[op] = kUnary;
+    t["Gelu"] = Handler{FirstInput, PreviewUnary, true, 20};
+    t["CastLike"] = Handler{FirstInput, PreviewUnary, true, 15};
+    for (const char* op : {"Add",         "Sub", "Mul", "Div",   "Pow",     "Mod",   "BitShift",
+                           "And",         "Or",  "Xor", "Equal", "Greater", "Less",  "GreaterOrEqual",
+                           "LessOrEqual", "Max", "Min", "Mean",  "Sum",     "PRelu", "Where"})
+      t[op] = kBroadcast;
+    t["Concat"] = Handler{EveryInput, PreviewConcat};
+    t["Split"] = Handler{FirstInput, PreviewSplit};
+    for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) t[op] = Handler{FirstInput, PreviewSoftmax};
+    for (const char* op : {"ArgMin", "ArgMax"}) t[op] = Handler{FirstInput, PreviewArgMinMax};
+    for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+                           "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare"})
+      t[op] = Handler{FirstInput, PreviewReduce};
+    t["Squeeze"] = Handler{FirstInput, PreviewSqueeze};
+    t["Unsqueeze"] = Handler{FirstInput, PreviewUnsqueeze};
+    t["Slice"] = Handler{FirstInput, PreviewSlice};
+    t["Pad"] = Handler{FirstInput, PreviewPad};
+    t["Tile"] = Handler{FirstInput, PreviewTile};
+    t["Shape"] = Handler{FirstInput, PreviewShape, false};
+    t["QuantizeLinear"] = Handler{FirstInput, PreviewQuantize, true, 10};
+    t["DequantizeLinear"] = Handler{FirstInput, PreviewQuantize, true, 10};
+    t["com.microsoft.QuantizeLinear"] = Handler{FirstInput, PreviewQuantize};
+    t["com.microsoft.DequantizeLinear"] = Handler{FirstInput, PreviewQuantize};
+    t["Transpose"] = Handler{FirstInput, PreviewTranspose, false};
+    t["Reshape"] = Handler{FirstInput, PreviewReshape, false, 5};
+    return t;
+  }();
+  return table;
+}
+
+std::string HandlerKey(const NodeProto& node) {
+  if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+  return node.domain() + "." + node.op_type();
+}
+
+}  // namespace
+
+std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape) {
+  if (!IsOpType(graph.Node(reshape), "Reshape")) return std::nullopt;
+  const ValueId shape = graph.InputOf(reshape, 1);
+  if (shape == kNone || !graph.ConstantInts(shape)) return std::nullopt;
+  const core::shapes::SymTensor* in = graph.Shape(graph.InputOf(reshape, 0));
+  const ValueId output = graph.OutputOf(reshape, 0);
+  const core::shapes::SymTensor* out = output == kNone ? nullptr : graph.Shape(output);
+  if (!in || !out || !in->shape.HasRank() || !out->shape.HasRank() || !in->shape.IsStatic() || !out->shape.IsStatic())
+    return std::nullopt;
+  const std::size_t rank = in->shape.Rank();
+  if (out->shape.Rank() != rank) return std::nullopt;
+  std::vector<std::int64_t> big_axes, one_axes;
+  for (std::size_t i = 0; i < rank; ++i)
+    (*in->shape[i].Constant() == 1 ? one_axes : big_axes).push_back(static_cast<std::int64_t>(i));
+  Perm perm(rank);
+  std::size_t next_big = 0, next_one = 0;
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t dim = *out->shape[i].Constant();
+    if (dim == 1) {
+      if (next_one >= one_axes.size()) return std::nullopt;
+      perm[i] = one_axes[next_one++];
+      continue;
+    }
+    if (next_big >= big_axes.size() || *in->shape[static_cast<std::size_t>(big_axes[next_big])].Constant() != dim)
+      return std::nullopt;
+    perm[i] = big_axes[next_big++];
+  }
+  return perm;
+}
+
+std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
+  const NodeProto& proto = graph.Node(node);
+  if (IsOpType(proto, "Reshape")) return ReshapeAsPerm(graph, node);
+  if (!IsOpType(proto, "Transpose")) return std::nullopt;
+  std::optional<std::vector<std::int64_t>> perm = IntsAttr(proto, "perm");
+  if (!perm || !IsPermutation(*perm)) return std::nullopt;
+  return perm;
+}
+
+bool IsOpType(const NodeProto& node, std::string_view op_type) {
+  return (node.domain().empty() || node.domain() == "ai.onnx") && node.op_type() == op_type;
+}
+
+bool IsQuantizeLinear(const NodeProto& node) {
+  return node.op_type() == "QuantizeLinear" &&
+         (node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == "com.microsoft");
+}
+
+bool IsDequantizeLinear(const NodeProto& node) {
+  return node.op_type() == "DequantizeLinear" &&
+         (node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == "com.microsoft");
+}
+
+Handler UnmodelledUnaryHandler() { return Handler{FirstInput, nullptr}; }
+
+const Handler* FindHandler(const PushGraph& graph, NodeId node, const HandlerTable* extended) {
+  const NodeProto& proto = graph.Node(node);
+  const bool onnx_domain = proto.domain().empty() || proto.domain() == "ai.onnx";
+  if (extended && !extended->empty()) {
+    const std::string key = HandlerKey(proto);
+    for (const auto& [name, handler] : *extended)
+      if (name == key) return &handler;
+  }
+  const auto& table = DefaultTable();
+  // The ONNX domain's key is the op type itself: looked up without building a string.
+  auto it = onnx_domain ? table.find(proto.op_type()) : table.find(HandlerKey(proto));
+  if (it == table.end()) return nullptr;
+  if (onnx_domain && graph.Opset() < it->second.min_opset) return nullptr;
+  return &it->second;
+}
+
+Preview PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm) {
+  Preview preview = handler.preview ? handler.preview(graph, node, perm) : PreviewUnary(graph, node, perm);
+  if (!preview.plan) return preview;
+  for (std::size_t k = 0; k < preview.plan->output_perms.size(); ++k) {
+    const Perm& out = preview.plan->output_perms[k];
+    if (out.empty()) continue;
+    if (!IsPermutation(out)) return Refuse("the handler produced an invalid output perm");
+    const ValueId output = graph.OutputOf(node, static_cast<int>(k));
+    if (output == kNone) continue;
+    const std::optional<std::size_t> rank = graph.Rank(output);
+    if (rank && *rank != out.size()) return Refuse("an output perm does not match the output's rank");
+  }
+  return preview;
+}
+
+}  // namespace onnxopt::onnx_transpose

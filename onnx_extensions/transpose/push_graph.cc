@@ -1,0 +1,377 @@
+#include "onnx_extensions/transpose/push_graph.h"
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/eval/tensor.h"
+#include "onnx_core/optimizer/graph_graph.h"
+
+namespace onnxopt::onnx_transpose {
+
+using core::builder::GraphBuilder;
+using core::builder::GraphGraph;
+
+PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> locked)
+    : graph_(graph), builder_(graph.Builder()), locked_(std::move(locked)) {
+  opset_ = builder_.OpsetVersion("").value_or(0);
+  for (const auto& input : builder_.Inputs())
+    values_[static_cast<std::size_t>(Intern(input.name()))].graph_input = true;
+  for (const TensorProto& init : builder_.Initializers())
+    values_[static_cast<std::size_t>(Intern(init.name()))].initializer = &init;
+  for (const auto& output : builder_.Outputs())
+    values_[static_cast<std::size_t>(Intern(output.name()))].graph_output = true;
+  auto& protos = builder_.Nodes();
+  nodes_.reserve(static_cast<std::size_t>(protos.size()));
+  for (int i = 0; i < protos.size(); ++i) {
+    NodeEntry entry;
+    entry.proto = protos.Mutable(i);
+    entry.position = i;
+    nodes_.push_back(std::move(entry));
+    const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
+    snapshot_.push_back(id);
+    for (const std::string& input : nodes_.back().proto->input())
+      if (!input.empty()) values_[static_cast<std::size_t>(Intern(input))].uses.push_back(id);
+    for (const std::string& output : nodes_.back().proto->output())
+      if (!output.empty()) values_[static_cast<std::size_t>(Intern(output))].producer = id;
+  }
+  for (NodeId id : snapshot_) {
+    for (GraphBuilder* nested : builder_.SubgraphsOf(Node(id))) {
+      for (const std::string& read : nested->OuterScopeReads()) {
+        const ValueId value = Intern(read);
+        values_[static_cast<std::size_t>(value)].read_by_subgraph = true;
+        implicit_inputs_[id].push_back(value);
+      }
+    }
+  }
+  for (ValueEntry& value : values_) value.initializer_was_used = value.initializer && !value.uses.empty();
+}
+
+PushGraph::~PushGraph() = default;
+
+ValueId PushGraph::Intern(std::string_view name) {
+  if (auto found = ids_.find(name); found != ids_.end()) return found->second;
+  auto [it, inserted] = ids_.emplace(std::string(name), static_cast<ValueId>(values_.size()));
+  if (inserted) {
+    ValueEntry entry;
+    entry.name = std::string(name);
+    values_.push_back(std::move(entry));
+  }
+  return it->second;
+}
+
+ValueId PushGraph::Find(std::string_view name) const {
+  if (name.empty()) return kNone;
+  auto it = ids_.find(name);
+  return it == ids_.end() ? kNone : it->second;
+}
+
+ValueId PushGraph::InputOf(NodeId node, int slot) const {
+  const NodeProto& proto = Node(node);
+  if (slot < 0 || slot >= proto.input_size()) return kNone;
+  return Find(proto.input(slot));
+}
+
+ValueId PushGraph::OutputOf(NodeId node, int slot) const {
+  const NodeProto& proto = Node(node);
+  if (slot < 0 || slot >= proto.output_size()) return kNone;
+  return Find(proto.output(slot));
+}
+
+std::vector<NodeId> PushGraph::Consumers(ValueId value) const {
+  std::vector<NodeId> result;
+  for (NodeId use : Uses(value))
+    if (std::find(result.begin(), result.end(), use) == result.end()) result.push_back(use);
+  return result;
+}
+
+bool PushGraph::HasCompleteConsumers(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  return !entry.graph_output && !entry.read_by_subgraph;
+}
+
+bool PushGraph::IsUnshared(ValueId value) const {
+  if (!HasCompleteConsumers(value)) return false;
+  const std::vector<NodeId>& uses = Uses(value);
+  return !uses.empty() && std::all_of(uses.begin(), uses.end(), [&](NodeId use) { return use == uses.front(); });
+}
+
+const TensorProto* PushGraph::LocalConstant(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  return entry.graph_input ? nullptr : entry.initializer;
+}
+
+const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.has_created_shape) {
+    const core::shapes::SymTensor& created = created_shapes_.at(value);
+    return created.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &created;
+  }
+  return builder_.GetShape(entry.name);
+}
+
+std::optional<std::size_t> PushGraph::Rank(ValueId value) const {
+  const core::shapes::SymTensor* shape = Shape(value);
+  if (!shape || !shape->shape.HasRank()) return std::nullopt;
+  return shape->shape.Rank();
+}
+
+std::int64_t PushGraph::Weight(ValueId value) const {
+  const core::shapes::SymTensor* shape = Shape(value);
+  if (!shape || !shape->shape.HasRank()) return 5;
+  std::int64_t weight = 0;
+  for (const core::shapes::SymDim& dim : shape->shape.Dims())
+    if (dim.Constant() != std::optional<std::int64_t>(1)) ++weight;
+  return weight;
+}
+
+std::optional<std::vector<std::int64_t>> PushGraph::ConstantInts(ValueId value) const {
+  const TensorProto* tensor = LocalConstant(value);
+  if (!tensor || tensor->dims_size() > 1) return std::nullopt;
+  if (tensor->data_type() != TensorProto::INT64 && tensor->data_type() != TensorProto::INT32) return std::nullopt;
+  if (tensor->data_location() == TensorProto::EXTERNAL) return std::nullopt;
+  return core::eval::Tensor::FromProto(*tensor).ToInt64Vector();
+}
+
+bool PushGraph::IsModifiable(NodeId node) const {
+  const NodeProto& proto = Node(node);
+  if (proto.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return false;
+  return !(locked_ && locked_(proto));
+}
+
+void PushGraph::MarkDirty(ValueId value) {
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.dirty) return;
+  entry.dirty = true;
+  dirty_.push_back(value);
+}
+
+void PushGraph::MarkNodeDirty(NodeId node) {
+  for (const std::string& input : Node(node).input())
+    if (ValueId value = Find(input); value != kNone) MarkDirty(value);
+}
+
+std::vector<ValueId> PushGraph::TakeDirtyValues() {
+  std::vector<ValueId> result;
+  result.swap(dirty_);
+  for (ValueId value : result) values_[static_cast<std::size_t>(value)].dirty = false;
+  return result;
+}
+
+void PushGraph::RemoveUse(ValueId value, NodeId node) {
+  std::vector<NodeId>& uses = values_[static_cast<std::size_t>(value)].uses;
+  auto it = std::find(uses.begin(), uses.end(), node);
+  if (it != uses.end()) uses.erase(it);
+  MarkDirty(value);
+}
+
+NodeProto& PushGraph::MutableNode(NodeId node) {
+  NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  entry.modified = true;
+  changed_ = true;
+  MarkNodeDirty(node);
+  return *entry.proto;
+}
+
+void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
+  NodeProto& proto = MutableNode(node);
+  if (ValueId old = Find(proto.input(slot)); old != kNone) RemoveUse(old, node);
+  if (value == kNone) {
+    proto.set_input(slot, "");
+    return;
+  }
+  proto.set_input(slot, Name(value));
+  values_[static_cast<std::size_t>(value)].uses.push_back(node);
+  MarkDirty(value);
+  MarkNodeDirty(node);
+}
+
+NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
+                          const std::vector<std::string>& outputs, NodeId anchor, bool after) {
+  NodeEntry entry;
+  entry.owned = std::make_unique<NodeProto>();
+  entry.proto = entry.owned.get();
+  entry.proto->set_op_type(std::string(op_type));
+  if (!domain.empty()) entry.proto->set_domain(std::string(domain));
+  entry.proto->set_name(NewName(std::string("TransposeOptimizer--") + std::string(op_type)));
+  const NodeEntry& reference = nodes_[static_cast<std::size_t>(anchor)];
+  entry.position = reference.position;
+  entry.side = reference.side != 0 ? reference.side : (after ? 1 : -1);
+  entry.sequence = ++next_sequence_;
+  nodes_.push_back(std::move(entry));
+  const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
+  NodeProto& proto = *nodes_.back().proto;
+  for (ValueId input : inputs) {
+    proto.add_input(input == kNone ? std::string() : Name(input));
+    if (input != kNone) {
+      values_[static_cast<std::size_t>(input)].uses.push_back(id);
+      MarkDirty(input);
+    }
+  }
+  for (const std::string& output : outputs) {
+    proto.add_output(output);
+    const ValueId value = Intern(output);
+    values_[static_cast<std::size_t>(value)].producer = id;
+    MarkDirty(value);
+  }
+  changed_ = true;
+  return id;
+}
+
+void PushGraph::RemoveNode(NodeId node) {
+  NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  for (const std::string& output : entry.proto->output()) {
+    if (output.empty()) continue;
+    const ValueId value = Find(output);
+    if (!Uses(value).empty() || !HasCompleteConsumers(value))
+      throw BuilderError("TransposeOptimizer: removing node '" + entry.proto->name() + "' whose output '" + output +
+                         "' is still used");
+    values_[static_cast<std::size_t>(value)].producer = kNone;
+    MarkDirty(value);
+  }
+  for (const std::string& input : entry.proto->input())
+    if (ValueId value = Find(input); value != kNone) RemoveUse(value, node);
+  entry.removed = true;
+  changed_ = true;
+}
+
+bool PushGraph::RemoveIfUnused(NodeId node) {
+  for (const std::string& output : Node(node).output()) {
+    if (output.empty()) continue;
+    const ValueId value = Find(output);
+    if (!Uses(value).empty() || !HasCompleteConsumers(value)) return false;
+  }
+  RemoveNode(node);
+  return true;
+}
+
+ValueId PushGraph::RenameOutput(NodeId node, int slot, const std::string& fresh) {
+  NodeProto& proto = MutableNode(node);
+  const ValueId old = Find(proto.output(slot));
+  values_[static_cast<std::size_t>(old)].producer = kNone;
+  MarkDirty(old);
+  // The consumers' acceptance may read the producer of this value (6.2).
+  for (NodeId reader : Uses(old)) MarkNodeDirty(reader);
+  proto.set_output(slot, fresh);
+  const ValueId value = Intern(fresh);
+  values_[static_cast<std::size_t>(value)].producer = node;
+  return value;
+}
+
+void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
+  const ValueId old = OutputOf(node, slot);
+  const std::vector<NodeId> readers = Uses(old);
+  for (NodeId reader : readers) {
+    NodeProto& proto = MutableNode(reader);
+    for (int i = 0; i < proto.input_size(); ++i)
+      if (proto.input(i) == Name(old)) SetInput(reader, i, value);
+  }
+  MutableNode(node).set_output(slot, Name(value));
+  values_[static_cast<std::size_t>(old)].producer = kNone;
+  values_[static_cast<std::size_t>(value)].producer = node;
+  MarkDirty(old);
+  MarkDirty(value);
+}
+
+std::string PushGraph::NewName(std::string_view prefix) { return builder_.UniqueName(prefix); }
+
+ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
+  const std::string name = graph_.MakeInitializer(prefix, std::move(tensor));
+  const ValueId value = Intern(name);
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  // MakeInitializer appends: the last initializer is the new one (Initializer(name) would
+  // scan them all).
+  entry.initializer = &builder_.Initializers().Get(builder_.Initializers().size() - 1);
+  entry.initializer_added = true;
+  SetShape(value, core::shapes::SymTensor::FromTensor(*entry.initializer));
+  changed_ = true;
+  return value;
+}
+
+ValueId PushGraph::FindDerivedConstant(const DerivedKey& key) const {
+  auto it = derived_constants_.find(key);
+  return it == derived_constants_.end() ? kNone : it->second;
+}
+
+void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
+  derived_constants_.emplace(std::move(key), value);
+}
+
+void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
+  values_[static_cast<std::size_t>(value)].has_created_shape = true;
+  created_shapes_.insert_or_assign(value, std::move(shape));
+}
+
+void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
+  if (!changed_) return;
+  // Kahn's algorithm, ready nodes taken in (position, side, sequence) order:
+  // the original order where it is still valid, new nodes next to the node they
+  // were created for.
+  using Key = std::tuple<std::int64_t, int, std::int64_t, NodeId>;
+  auto key_of = [&](NodeId id) {
+    const NodeEntry& e = nodes_[static_cast<std::size_t>(id)];
+    return Key{e.position, e.side, e.sequence, id};
+  };
+  std::vector<int> waiting(nodes_.size(), 0);
+  std::vector<std::vector<NodeId>> dependents(nodes_.size());
+  auto depend = [&](NodeId node, ValueId value) {
+    if (value == kNone) return;
+    const NodeId producer = Producer(value);
+    if (producer == kNone || producer == node || IsRemoved(producer)) return;
+    dependents[static_cast<std::size_t>(producer)].push_back(node);
+    ++waiting[static_cast<std::size_t>(node)];
+  };
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+  for (NodeId id = 0; id < static_cast<NodeId>(nodes_.size()); ++id) {
+    if (IsRemoved(id)) continue;
+    for (const std::string& input : Node(id).input()) depend(id, Find(input));
+    if (auto it = implicit_inputs_.find(id); it != implicit_inputs_.end())
+      for (ValueId value : it->second) depend(id, value);
+    if (waiting[static_cast<std::size_t>(id)] == 0) ready.push(key_of(id));
+  }
+  std::vector<NodeId> order;
+  while (!ready.empty()) {
+    const NodeId id = std::get<3>(ready.top());
+    ready.pop();
+    order.push_back(id);
+    for (NodeId next : dependents[static_cast<std::size_t>(id)])
+      if (--waiting[static_cast<std::size_t>(next)] == 0) ready.push(key_of(next));
+  }
+  std::size_t alive = 0;
+  for (const NodeEntry& entry : nodes_) alive += entry.removed ? 0 : 1;
+  if (order.size() != alive) throw BuilderError("TransposeOptimizer: the edited graph has a cycle");
+
+  // Take the original protos out of the field (by pointer) and put the
+  // survivors back.
+  auto& field = builder_.Nodes();
+  std::vector<NodeProto*> originals(static_cast<std::size_t>(field.size()));
+  field.ExtractSubrange(0, field.size(), originals.data());
+  std::int64_t last_original = -1;
+  for (NodeId id : order) {
+    NodeEntry& entry = nodes_[static_cast<std::size_t>(id)];
+    NodeProto* proto = entry.owned ? entry.owned.release()
+                                   : std::exchange(originals[static_cast<std::size_t>(entry.position)], nullptr);
+    field.AddAllocated(proto);
+    entry.proto = proto;
+    if (entry.side != 0) continue;
+    // An original node placed before one that preceded it has moved: report it.
+    if (entry.modified || entry.position < last_original) modified.push_back(proto);
+    last_original = std::max(last_original, entry.position);
+  }
+  // What is left are the original nodes the pass removed.
+  for (NodeProto* removed : originals) delete removed;
+  // Initializers this pass left unused (the old data of a constant it
+  // permuted).
+  core::builder::KeepIf(builder_.Initializers(), [&](const TensorProto& init) {
+    const ValueId value = Find(init.name());
+    const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+    const bool dropped =
+        (entry.initializer_was_used || entry.initializer_added) && entry.uses.empty() && HasCompleteConsumers(value);
+    return !dropped;
+  });
+}
+
+}  // namespace onnxopt::onnx_transpose

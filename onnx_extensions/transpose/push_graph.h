@@ -1,0 +1,184 @@
+#pragma once
+// PushGraph: the transpose optimizer's own view of one graph while it edits it
+// (transpose-optimizer.md section 2). GraphGraph's index is stale once a pass
+// edits the builder, so the pass keeps producers, consumers, shapes of the
+// values it creates and a mutation journal here, and writes the node list back
+// once, in a stable topological order, at the end (Finish).
+//
+// Nodes and values have dense integer ids (the memo of the push walk keys on
+// them).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/shapes/sym_tensor.h"
+
+namespace onnxopt::core::builder {
+class GraphGraph;
+class GraphBuilder;
+}  // namespace onnxopt::core::builder
+
+namespace onnxopt::onnx_transpose {
+
+using NodeId = int;
+using ValueId = int;
+inline constexpr int kNone = -1;
+
+class PushGraph {
+ public:
+  // `locked` (may be empty) names nodes the caller forbids editing, besides the
+  // DoNotRemove marker.
+  PushGraph(core::builder::GraphGraph& graph, std::function<bool(const NodeProto&)> locked);
+  ~PushGraph();
+  PushGraph(const PushGraph&) = delete;
+  PushGraph& operator=(const PushGraph&) = delete;
+
+  // --- Queries
+  // --------------------------------------------------------------------- The
+  // original nodes in graph order (the sweep's snapshot).
+  const std::vector<NodeId>& Snapshot() const { return snapshot_; }
+  const NodeProto& Node(NodeId node) const { return *nodes_[static_cast<std::size_t>(node)].proto; }
+  bool IsRemoved(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].removed; }
+  std::size_t NodeCount() const { return nodes_.size(); }
+  std::size_t ValueCount() const { return values_.size(); }
+  std::int64_t Opset() const { return opset_; }
+
+  // The id of `name` (kNone for the empty name of an absent optional input).
+  ValueId Find(std::string_view name) const;
+  ValueId InputOf(NodeId node, int slot) const;
+  ValueId OutputOf(NodeId node, int slot) const;
+  const std::string& Name(ValueId value) const { return values_[static_cast<std::size_t>(value)].name; }
+  NodeId Producer(ValueId value) const { return values_[static_cast<std::size_t>(value)].producer; }
+  // One entry per input slot reading the value, in the order the uses were
+  // made.
+  const std::vector<NodeId>& Uses(ValueId value) const { return values_[static_cast<std::size_t>(value)].uses; }
+  // Distinct consumer nodes, in node order of first use.
+  std::vector<NodeId> Consumers(ValueId value) const;
+  // Not a graph output and not read by a nested graph: Uses() lists every use.
+  bool HasCompleteConsumers(ValueId value) const;
+  // Exactly one consumer node and a complete consumer list.
+  bool IsUnshared(ValueId value) const;
+  bool IsGraphOutput(ValueId value) const { return values_[static_cast<std::size_t>(value)].graph_output; }
+  // An initializer of this graph that no graph input overrides (null
+  // otherwise).
+  const TensorProto* LocalConstant(ValueId value) const;
+  // What is known of the value; null when nothing is (missing value info is
+  // normal).
+  const core::shapes::SymTensor* Shape(ValueId value) const;
+  std::optional<std::size_t> Rank(ValueId value) const;
+  // Dims not known to be 1; 5 when the rank is unknown (the cost unit).
+  std::int64_t Weight(ValueId value) const;
+  // The integers of a constant 1-D (or scalar) integer initializer.
+  std::optional<std::vector<std::int64_t>> ConstantInts(ValueId value) const;
+  // The node may be edited (not marked DoNotRemove, not refused by the caller).
+  bool IsModifiable(NodeId node) const;
+
+  // --- Edits (each recorded in the journal)
+  // ---------------------------------------
+  // kNone leaves the slot empty ("").
+  void SetInput(NodeId node, int slot, ValueId value);
+  // A new node `outputs = op(inputs)` placed just before (or after) `anchor` in
+  // the final order; outputs named by the caller (new names from NewName).
+  // Returns its id.
+  NodeId AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
+                 const std::vector<std::string>& outputs, NodeId anchor, bool after);
+  // Removes a node none of whose outputs is used.
+  void RemoveNode(NodeId node);
+  // Removes `node` when none of its outputs is used any more; returns whether
+  // it did.
+  bool RemoveIfUnused(NodeId node);
+  // Output `slot` of `node` gets the fresh name `fresh`; returns its value id.
+  // The old value (consumers, graph output) is left without producer for the
+  // caller to give one.
+  ValueId RenameOutput(NodeId node, int slot, const std::string& fresh);
+  // Output `slot` of `node` takes the name of `value` (which must have no
+  // producer) and every use of the node's old output value reads `value`
+  // instead.
+  void TakeOverOutput(NodeId node, int slot, ValueId value);
+  // Marks `node` changed in place (attributes edited).
+  NodeProto& MutableNode(NodeId node);
+  // A new name from GraphBuilder::UniqueName.
+  std::string NewName(std::string_view prefix);
+  // A new initializer (GraphGraph::MakeInitializer) and its value id.
+  ValueId AddInitializer(std::string_view prefix, TensorProto tensor);
+  void SetShape(ValueId value, core::shapes::SymTensor shape);
+  // Constants derived from a constant (reshaped to a rank, permuted by a perm) are made
+  // once per run: a constant shared by many pushed nodes (a per-channel scale) gets one
+  // copy per distinct perm, not one per push.
+  using DerivedKey = std::tuple<ValueId, std::size_t, std::vector<std::int64_t>>;
+  ValueId FindDerivedConstant(const DerivedKey& key) const;
+  void RememberDerivedConstant(DerivedKey key, ValueId value);
+  // The values whose uses or producer changed since the last call, and every
+  // value read by a node whose inputs changed since then (memo invalidation,
+  // section 6.2).
+  std::vector<ValueId> TakeDirtyValues();
+  bool Changed() const { return changed_; }
+
+  // Writes the node list back in a stable topological order, removes the
+  // initializers the pass left unused, and lists in `modified` the surviving
+  // original nodes it edited.
+  void Finish(std::vector<const NodeProto*>& modified);
+
+ private:
+  struct NodeEntry {
+    NodeProto* proto = nullptr;
+    std::unique_ptr<NodeProto> owned;  // nodes the pass created
+    bool removed = false;
+    bool modified = false;
+    std::int64_t position = 0;  // original position, or the anchor's
+    int side = 0;               // -1 before the anchor, +1 after, 0 original
+    std::int64_t sequence = 0;
+  };
+  struct ValueEntry {
+    std::string name;
+    NodeId producer = kNone;
+    std::vector<NodeId> uses;
+    bool graph_output = false;
+    bool read_by_subgraph = false;
+    bool graph_input = false;
+    const TensorProto* initializer = nullptr;
+    bool initializer_was_used = false;
+    bool initializer_added = false;
+    bool dirty = false;
+    bool has_created_shape = false;
+  };
+
+  ValueId Intern(std::string_view name);
+  void MarkDirty(ValueId value);
+  void MarkNodeDirty(NodeId node);
+  void RemoveUse(ValueId value, NodeId node);
+
+  core::builder::GraphGraph& graph_;
+  core::builder::GraphBuilder& builder_;
+  std::int64_t opset_ = 0;
+  std::vector<NodeEntry> nodes_;
+  std::vector<ValueEntry> values_;
+  // Transparent hashing: lookups by string_view allocate nothing.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> ids_;
+  // Shapes of the values the pass created (few, kept apart from ValueEntry).
+  std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
+  std::vector<NodeId> snapshot_;
+  std::function<bool(const NodeProto&)> locked_;
+  // Values a node's nested graphs read from this graph (ordering constraints of
+  // Finish).
+  std::unordered_map<NodeId, std::vector<ValueId>> implicit_inputs_;
+  std::vector<ValueId> dirty_;
+  std::map<DerivedKey, ValueId> derived_constants_;
+  std::int64_t next_sequence_ = 0;
+  bool changed_ = false;
+};
+
+}  // namespace onnxopt::onnx_transpose

@@ -1,0 +1,147 @@
+#include "onnx_extensions/transpose/transpose_optimizer.h"
+
+#include <algorithm>
+
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_extensions/transpose/push_graph.h"
+#include "onnx_extensions/transpose/push_rewrite.h"
+
+namespace onnxopt::onnx_transpose {
+
+namespace {
+
+using core::builder::PassResult;
+
+// The Transpose (valid explicit perm) producing input `slot` of `node`, or
+// kNone.
+NodeId IncomingTranspose(const PushGraph& graph, NodeId node, int slot) {
+  const ValueId input = graph.InputOf(node, slot);
+  const NodeId producer = input == kNone ? kNone : graph.Producer(input);
+  if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
+  return ExplicitPerm(graph.Node(producer)) ? producer : kNone;
+}
+
+void Stop(PassResult& result, std::string_view reason) { ++result.counters["stop: " + std::string(reason)]; }
+
+// try_push (section 3.3): true when the graph changed.
+bool TryPush(PushGraph& graph, CostModelContext& cost, const TransposeOptimizerOptions& options, NodeId transpose,
+             NodeId node, int slot, PassResult& result) {
+  const Handler* handler = FindHandler(graph, node, &options.extended_handlers);
+  if (!handler) {
+    Stop(result, "no handler for this operator");
+    return false;
+  }
+  const std::vector<int> slots = handler->slots(graph, node);
+  if (std::find(slots.begin(), slots.end(), slot) == slots.end()) {
+    Stop(result, "the Transpose feeds an input the handler does not transpose");
+    return false;
+  }
+  const Perm perm = *ExplicitPerm(graph.Node(transpose));
+  const Preview preview = PreviewPush(graph, node, *handler, perm);
+  if (!preview.plan) {
+    Stop(result, "the handler rejected the node");
+    Stop(result, preview.reason);
+    return false;
+  }
+  const std::string_view refused = cost.Decide(transpose, node, perm, *handler, &*preview.plan);
+  if (!refused.empty()) {
+    Stop(result, refused);
+    return false;
+  }
+  if (TransposeLikePerm(graph, node)) {
+    const TransposePair pair = FoldTransposePair(graph, transpose, node);
+    ++result.counters[pair == TransposePair::kCancelled ? "cancelled" : "merged"];
+  } else {
+    ExecutePlan(graph, node, perm, *preview.plan);
+    ++result.counters["pushes"];
+  }
+  cost.Invalidate(graph.TakeDirtyValues());
+  return true;
+}
+
+// Phase C: DequantizeLinear -> QuantizeLinear with the same parameters is the
+// identity on the quantized data; the pushes leave such pairs where a Transpose
+// was between them.
+bool SameQuantization(const PushGraph& graph, NodeId dq, NodeId q) {
+  const NodeProto& a = graph.Node(dq);
+  const NodeProto& b = graph.Node(q);
+  if (a.domain() != b.domain() || a.input_size() != b.input_size()) return false;
+  for (int i = 1; i < a.input_size(); ++i)
+    if (a.input(i) != b.input(i)) return false;
+  if (a.attribute_size() != b.attribute_size()) return false;
+  for (int i = 0; i < a.attribute_size(); ++i)
+    if (a.attribute(i).SerializeAsString() != b.attribute(i).SerializeAsString()) return false;
+  // Without a zero point the Q produces uint8: the DQ's input must be uint8 as
+  // well.
+  const int quantized = graph.Shape(graph.InputOf(dq, 0)) ? graph.Shape(graph.InputOf(dq, 0))->elem_type : 0;
+  return a.input_size() > 2 || quantized == TensorProto::UINT8;
+}
+
+void RemoveEmptyQdqPairs(PushGraph& graph, PassResult& result) {
+  const std::size_t count = graph.NodeCount();
+  for (NodeId dq = 0; dq < static_cast<NodeId>(count); ++dq) {
+    if (graph.IsRemoved(dq) || !IsDequantizeLinear(graph.Node(dq)) || !graph.IsModifiable(dq)) continue;
+    const ValueId middle = graph.OutputOf(dq, 0);
+    if (!graph.IsUnshared(middle)) continue;
+    const NodeId q = graph.Uses(middle).front();
+    if (!IsQuantizeLinear(graph.Node(q)) || !graph.IsModifiable(q) || !SameQuantization(graph, dq, q)) continue;
+    const ValueId source = graph.InputOf(dq, 0);
+    const ValueId output = graph.OutputOf(q, 0);
+    if (graph.IsGraphOutput(output)) {
+      const NodeId producer = graph.Producer(source);
+      if (producer == kNone || !graph.IsUnshared(source) || !graph.IsModifiable(producer)) continue;
+      graph.RenameOutput(q, 0, graph.NewName(graph.Name(output) + "_removed"));
+      graph.RemoveNode(q);
+      graph.RemoveNode(dq);
+      int slot = 0;
+      while (graph.OutputOf(producer, slot) != source) ++slot;
+      graph.TakeOverOutput(producer, slot, output);
+    } else {
+      if (!graph.HasCompleteConsumers(output)) continue;
+      for (NodeId reader : graph.Consumers(output))
+        for (int i = 0; i < graph.Node(reader).input_size(); ++i)
+          if (graph.InputOf(reader, i) == output) graph.SetInput(reader, i, source);
+      graph.RemoveNode(q);
+      graph.RemoveNode(dq);
+    }
+    ++result.counters["qdq_pairs_removed"];
+  }
+}
+
+}  // namespace
+
+void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& result) const {
+  PushGraph push_graph(graph, options_.locked);
+  const std::int64_t opset = push_graph.Opset();
+  if (opset < kMinTransposeOpset || opset > kMaxTransposeOpset) {
+    Stop(result, "the model's opset is outside the supported range");
+    return;
+  }
+  CostModelContext cost(push_graph, &options_.extended_handlers, options_.cost_model, options_.cost_hook);
+  cost.SetUseMemo(options_.use_memo);
+  cost.ComputePrefilter();
+  for (NodeId node : push_graph.Snapshot()) {
+    if (push_graph.IsRemoved(node)) continue;
+    for (int slot = 0; slot < push_graph.Node(node).input_size(); ++slot) {
+      const NodeId transpose = IncomingTranspose(push_graph, node, slot);
+      if (transpose == kNone) continue;
+      if (!push_graph.IsModifiable(node)) {
+        Stop(result, "the node may not be modified");
+        break;
+      }
+      if (TryPush(push_graph, cost, options_, transpose, node, slot, result)) break;
+    }
+  }
+  if (push_graph.Changed()) RemoveEmptyQdqPairs(push_graph, result);
+  const WalkCounters& walk = cost.Counters();
+  result.counters["walk_frames"] += walk.frames;
+  result.counters["memo_hits"] += walk.memo_hits;
+  result.counters["memo_erased"] += walk.memo_erased;
+  result.counters["memo_inspected"] += walk.memo_inspected;
+  push_graph.Finish(result.modified_nodes);
+}
+
+void RegisterTransposeOptimizer() { core::builder::RegisterPattern<TransposeOptimizer>("transpose"); }
+
+}  // namespace onnxopt::onnx_transpose
