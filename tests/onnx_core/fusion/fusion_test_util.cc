@@ -1,0 +1,102 @@
+#include "tests/onnx_core/fusion/fusion_test_util.h"
+
+#include <gtest/gtest.h>
+#include <onnx/checker.h>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/ir/model_io.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_extensions/kernels/register_kernels.h"
+#include "onnx_extensions/shapes/register_shape_functions.h"
+#include "tests/onnx_extensions/patterns/pattern_test_util.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+
+using core::builder::GraphBuilder;
+using core::builder::GraphGraph;
+using core::builder::OptimizerOptions;
+using core::builder::PatternSelection;
+
+namespace {
+
+void ExpectSameOnOnnxruntime(const ModelProto& before, const ModelProto& after) {
+  TempDir dir;
+  WriteFile(dir / "before.onnx", before.SerializeAsString());
+  WriteFile(dir / "after.onnx", after.SerializeAsString());
+  const CommandResult run =
+      RunCommand({"/usr/bin/env", "node", (SourceDir() / "tests/ort/compare_models.js").string(),
+                  (dir / "before.onnx").string(), (dir / "after.onnx").string()},
+                 CommandLimits{120, 0});
+  EXPECT_EQ(run.exit_code, 0) << "onnxruntime outputs differ:\n" << run.output;
+}
+
+}  // namespace
+
+Rules Shared(fusion::PatternList compiled) {
+  Rules rules;
+  for (auto& pattern : compiled) rules.push_back(std::move(pattern));
+  return rules;
+}
+
+Rules operator+(Rules a, const Rules& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::size_t RuleRun::NoMatches(std::string_view rule, std::string_view reason) const {
+  std::size_t count = 0;
+  for (const auto& entry : report.no_matches)
+    if (entry.pattern == rule && entry.reason == reason) count += entry.count;
+  return count;
+}
+
+std::string RuleRun::Reasons(std::string_view rule) const {
+  std::string text;
+  for (const auto& entry : report.no_matches)
+    if (entry.pattern == rule) text += entry.reason + " x" + std::to_string(entry.count) + "\n";
+  return text;
+}
+
+RuleRun RunRules(const Rules& rules, const ModelProto& model) {
+  onnx_shapes::RegisterShapeFunctions();
+  onnx_kernels::RegisterKernels();
+  GraphBuilder builder{ModelProto(model)};
+  OptimizerOptions options;
+  options.registered = PatternSelection::None();
+  options.collect_no_match = true;
+  GraphGraph graph(builder, rules, options);
+  RuleRun run;
+  run.records = graph.Optimize(-1, &run.report);
+  for (const auto& record : run.records)
+    for (const auto& rule : rules)
+      if (record.pattern.get() == rule.get()) ++run.applied;
+  run.model = std::move(builder).TakeModel();
+  return run;
+}
+
+RuleRun ExpectRewritten(const Rules& rules, std::string_view before, std::string_view after) {
+  const ModelProto original = ParseText(before);
+  const ModelProto expected = ParseText(after);
+  RuleRun run = RunRules(rules, original);
+  EXPECT_GT(run.applied, 0u) << "no rule fired";
+  EXPECT_EQ(CanonicalGraph(run.model.graph()), CanonicalGraph(expected.graph()));
+  const GraphProto replayed = core::builder::Replay(original, run.records);
+  EXPECT_EQ(core::ir::SerializeDeterministic(replayed), core::ir::SerializeDeterministic(run.model.graph()))
+      << "Replay does not reproduce the optimized graph";
+  EXPECT_NO_THROW(onnx::checker::check_model(run.model));
+  EXPECT_EQ(RunRules(rules, run.model).applied, 0u) << "a rule fires again on its own result";
+  ExpectSameOnOnnxruntime(original, run.model);
+  return run;
+}
+
+RuleRun ExpectUnchanged(const Rules& rules, std::string_view model) {
+  const ModelProto original = ParseText(model);
+  RuleRun run = RunRules(rules, original);
+  EXPECT_EQ(run.applied, 0u) << "a rule fired";
+  const RuleRun plain = RunRules({}, original);
+  EXPECT_EQ(core::ir::SerializeDeterministic(run.model), core::ir::SerializeDeterministic(plain.model));
+  return run;
+}
+
+}  // namespace onnxopt::testing
