@@ -75,6 +75,28 @@ RuleRun RunRules(const Rules& rules, const ModelProto& model) {
   return run;
 }
 
+DirectMatch MatchAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule, std::string_view model,
+                    std::string_view node_output) {
+  onnx_shapes::RegisterShapeFunctions();
+  GraphBuilder builder{ParseWithEmptyInputs(model)};
+  builder.InferShapes();
+  OptimizerOptions options;
+  options.registered = PatternSelection::None();
+  GraphGraph graph(builder, {rule}, options);
+  const NodeProto* node = graph.NodeBefore(node_output);
+  if (!node) throw std::runtime_error("no node produces '" + std::string(node_output) + "'");
+  const core::builder::MatchResult match = rule->Match(graph, *node);
+  return DirectMatch{static_cast<bool>(match), std::string(match.no_match.reason)};
+}
+
+ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placeholder) {
+  ModelProto model = ParseText(text);
+  for (NodeProto& node : *model.mutable_graph()->mutable_node())
+    for (std::string& input : *node.mutable_input())
+      if (input == placeholder) input.clear();
+  return model;
+}
+
 RuleRun ExpectRewritten(const Rules& rules, std::string_view before, std::string_view after) {
   const ModelProto original = ParseText(before);
   const ModelProto expected = ParseText(after);

@@ -35,6 +35,20 @@ struct RuleRun {
 // Optimizes `model` with `rules` alone (no registered pattern), collecting NoMatch reasons.
 RuleRun RunRules(const Rules& rules, const ModelProto& model);
 
+// Whether `rule` matches (topologically, MeetRequirements included) at the node producing
+// `node_output` of `model`, without the cleanup the driver runs first (which merges
+// duplicate nodes and removes Identity nodes); the reason when it does not.
+struct DirectMatch {
+  bool matched = false;
+  std::string reason;
+};
+DirectMatch MatchAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule, std::string_view model,
+                    std::string_view node_output);
+
+// `text` parsed, with every node input named `placeholder` made "" (the text syntax has
+// no way to write an empty input).
+ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placeholder = "EMPTY");
+
 // The rules rewrite `before` into exactly `after` (CanonicalGraph), and
 //  - Replay of the records on `before` reproduces the optimized graph as a protobuf;
 //  - the optimized model passes the ONNX checker;
