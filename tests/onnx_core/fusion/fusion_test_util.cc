@@ -89,6 +89,23 @@ DirectMatch MatchAt(const std::shared_ptr<const core::builder::PatternOptimizati
   return DirectMatch{static_cast<bool>(match), std::string(match.no_match.reason)};
 }
 
+std::vector<NodeProto> ApplyAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule,
+                               const ModelProto& model, std::string_view node_output) {
+  onnx_shapes::RegisterShapeFunctions();
+  GraphBuilder builder{ModelProto(model)};
+  builder.InferShapes();
+  OptimizerOptions options;
+  options.registered = PatternSelection::None();
+  GraphGraph graph(builder, {rule}, options);
+  const NodeProto* node = graph.NodeBefore(node_output);
+  if (!node) throw std::runtime_error("no node produces '" + std::string(node_output) + "'");
+  const core::builder::MatchResult match = rule->Match(graph, *node);
+  EXPECT_TRUE(match) << match.ToString();
+  if (!match) return {};
+  const utils::RepeatedProtoField<NodeProto> emitted = rule->Apply(graph, match.nodes);
+  return std::vector<NodeProto>(emitted.begin(), emitted.end());
+}
+
 ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placeholder) {
   ModelProto model = ParseText(text);
   for (NodeProto& node : *model.mutable_graph()->mutable_node())

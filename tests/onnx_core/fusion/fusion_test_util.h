@@ -45,6 +45,11 @@ struct DirectMatch {
 DirectMatch MatchAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule, std::string_view model,
                     std::string_view node_output);
 
+// The nodes `rule` emits for its match at the node producing `node_output` (Match, then
+// Apply, as the driver calls them); fails the test when it does not match.
+std::vector<NodeProto> ApplyAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule,
+                               const ModelProto& model, std::string_view node_output);
+
 // `text` parsed, with every node input named `placeholder` made "" (the text syntax has
 // no way to write an empty input).
 ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placeholder = "EMPTY");
