@@ -188,18 +188,8 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
       case Sketch::Kind::kPlaceholder: names[id] = inputs[v.index]; break;
       case Sketch::Kind::kAbsent: names[id].clear(); break;
       case Sketch::Kind::kExisting: names[id] = v.label; break;
-      case Sketch::Kind::kConstant: {
-        names[id] = builder.UniqueName(rule);
-        NodeProto& constant = *nodes.Add();
-        constant.set_op_type("Constant");
-        constant.set_name(builder.UniqueName(rule));
-        constant.add_output(names[id]);
-        AttributeProto& value = *constant.add_attribute();
-        value.set_name("value");
-        value.set_type(AttributeProto::TENSOR);
-        *value.mutable_t() = *v.tensor;
-        break;
-      }
+      // An initializer the driver records with this rewrite (added_initializers).
+      case Sketch::Kind::kConstant: names[id] = graph.MakeInitializer(rule, *v.tensor); break;
       case Sketch::Kind::kNodeOutput: names[id] = builder.UniqueName(rule); break;
     }
   }

@@ -115,7 +115,10 @@ ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placehol
 }
 
 RuleRun ExpectRewritten(const Rules& rules, std::string_view before, std::string_view after) {
-  const ModelProto original = ParseText(before);
+  return ExpectRewritten(rules, ParseText(before), after);
+}
+
+RuleRun ExpectRewritten(const Rules& rules, const ModelProto& original, std::string_view after) {
   const ModelProto expected = ParseText(after);
   RuleRun run = RunRules(rules, original);
   EXPECT_GT(run.applied, 0u) << "no rule fired";
@@ -123,7 +126,12 @@ RuleRun ExpectRewritten(const Rules& rules, std::string_view before, std::string
   const GraphProto replayed = core::builder::Replay(original, run.records);
   EXPECT_EQ(core::ir::SerializeDeterministic(replayed), core::ir::SerializeDeterministic(run.model.graph()))
       << "Replay does not reproduce the optimized graph";
-  EXPECT_NO_THROW(onnx::checker::check_model(run.model));
+  // onnx 1.12's checker knows the operators up to opset 17.
+  bool checkable = true;
+  for (const auto& opset : run.model.opset_import()) checkable &= opset.version() <= 17;
+  if (checkable) {
+    EXPECT_NO_THROW(onnx::checker::check_model(run.model));
+  }
   EXPECT_EQ(RunRules(rules, run.model).applied, 0u) << "a rule fires again on its own result";
   ExpectSameOnOnnxruntime(original, run.model);
   return run;

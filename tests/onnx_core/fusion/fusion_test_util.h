@@ -61,6 +61,7 @@ ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placehol
 //  - optimizing the result again applies no rule (T32).
 // Returns the run for further checks.
 RuleRun ExpectRewritten(const Rules& rules, std::string_view before, std::string_view after);
+RuleRun ExpectRewritten(const Rules& rules, const ModelProto& before, std::string_view after);
 
 // The rules apply nothing, and the model is what the optimizer without rules makes of it.
 RuleRun ExpectUnchanged(const Rules& rules, std::string_view model);
