@@ -313,3 +313,28 @@ def test_pattern_from_text():
         b = fusion.PatternBuilder("unused")
         x, y = b.inputs(2)
         b.build([op.Relu(y)])
+
+
+def test_command_line_passes(tmp_path):
+    """`onnxopt optimize --passes examples/declarative_python/rules.py` and a broken rule file."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"]), helper.make_node("Add", ["t", "c"], ["y0"]),
+                        helper.make_node("Add", ["y0", "Z"], ["y"])],
+                       [tensor("a", (4, 8)), tensor("c", (16,))], [tensor("y", (4, 16))],
+                       list(gemm_model().graph.initializer) + [numpy_helper.from_array(np.zeros(1, np.float32), "Z")],
+                       opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "out.onnx"),
+                             "--passes", rules], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    optimized = onnx.load(tmp_path / "out.onnx")
+    assert [n.op_type for n in optimized.graph.node] == ["Gemm"]
+    expect_same_on_onnxruntime(model, optimized)
+
+    bad = tmp_path / "bad_rules.py"
+    bad.write_text("from onnxopt.fusion import op\n\nraise RuntimeError('broken rule')\n")
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "out2.onnx"),
+                             "--passes", str(bad)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert f"{bad}:3: error: RuntimeError: broken rule" in result.stderr
