@@ -276,10 +276,15 @@ bool PatternMatcher::CheckBoundary(State& state) const {
   if (last_input >= first_reader)
     return state.Fail(
         "replacement cannot be placed: an input is computed after a reader of an output (it would create a cycle)");
-  long last_matched = -1;
-  for (const NodeProto* node : matched) last_matched = std::max(last_matched, static_cast<long>(graph.Position(*node)));
+  long first_matched = std::numeric_limits<long>::max(), last_matched = -1;
+  for (const NodeProto* node : matched) {
+    first_matched = std::min(first_matched, static_cast<long>(graph.Position(*node)));
+    last_matched = std::max(last_matched, static_cast<long>(graph.Position(*node)));
+  }
   const auto& nodes = graph.Builder().Nodes();
-  if (last_input < last_matched && last_matched < first_reader) {
+  if (pattern_.PlacesAtFirstNode() && last_input < first_matched) {
+    state.insert_at = &nodes.Get(static_cast<int>(first_matched));
+  } else if (last_input < last_matched && last_matched < first_reader) {
     state.insert_at = &nodes.Get(static_cast<int>(last_matched));
   } else if (first_reader != std::numeric_limits<long>::max()) {
     state.insert_at = &nodes.Get(static_cast<int>(first_reader));  // before that reader

@@ -137,6 +137,15 @@ class Pattern {
 
   std::size_t Capture(const ValueRef& value);  // returns the capture index
   std::size_t Capture(const ValueRef& value, std::string name);
+  // Where the replacement goes: by default where the last matched node was (the spec's
+  // rule, which lets an input be computed between the matched nodes). With this, where
+  // the first matched node was when every input exists there (the engine's default for
+  // hand-written patterns), else as by default.
+  Pattern& PlaceAtFirstNode() {
+    place_at_first_node_ = true;
+    return *this;
+  }
+  bool PlacesAtFirstNode() const { return place_at_first_node_; }
   const std::string& Name() const { return sketch_->name; }
   std::size_t NumInputs() const { return static_cast<std::size_t>(sketch_->num_placeholders); }
   std::size_t NumOutputs() const { return outputs_.size(); }
@@ -166,6 +175,7 @@ class Pattern {
   std::vector<int> order_;
   int anchor_ = -1;
   std::vector<CaptureSlot> captures_;
+  bool place_at_first_node_ = false;
 };
 
 }  // namespace onnxopt::fusion
