@@ -115,7 +115,7 @@ bool IsMaterializedConstant(const GraphGraph& graph, std::string_view name) {
 
 struct PatternMatcher::State {
   const GraphGraph& graph;
-  Binding binding;
+  Binding& binding;
   std::string_view why;
   const NodeProto* insert_at = nullptr;
   bool Fail(std::string_view reason) {
@@ -123,6 +123,23 @@ struct PatternMatcher::State {
     return false;
   }
 };
+
+namespace {
+
+// Scratch space of the matcher, reused across candidates: most candidates fail after a
+// node or two, and allocating bindings for each would cost more than the walk.
+struct Scratch {
+  Binding binding;
+  std::vector<const NodeProto*> matched;
+  std::vector<const std::string*> declared;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace
 
 PatternMatcher::PatternMatcher(Pattern pattern, PatternMatcherConfig config)
     : pattern_(std::move(pattern)), config_(config) {
@@ -133,8 +150,7 @@ PatternMatcher::PatternMatcher(Pattern pattern, PatternMatcherConfig config)
       readers_[sketch.nodes[n].inputs[slot]].emplace_back(n, static_cast<int>(slot));
 }
 
-bool PatternMatcher::NodeFits(const State& state, int pattern_node, const NodeProto& target) const {
-  auto& s = const_cast<State&>(state);
+bool PatternMatcher::NodeFits(State& s, int pattern_node, const NodeProto& target) const {
   const Sketch& sketch = pattern_.Graph();
   const Sketch::Node& node = sketch.nodes[pattern_node];
   if (!node.key.SameAs(target)) return s.Fail("the operator differs from the pattern node's");
@@ -230,10 +246,12 @@ bool PatternMatcher::CheckBoundary(State& state) const {
   const Sketch& sketch = pattern_.Graph();
   const GraphGraph& graph = state.graph;
   const Binding& b = state.binding;
-  std::vector<const NodeProto*> matched(b.nodes.begin(), b.nodes.end());
+  std::vector<const NodeProto*>& matched = ThreadScratch().matched;
+  matched.assign(b.nodes.begin(), b.nodes.end());
   std::sort(matched.begin(), matched.end());
   auto in_match = [&](const NodeProto* node) { return std::binary_search(matched.begin(), matched.end(), node); };
-  std::vector<const std::string*> declared;
+  std::vector<const std::string*>& declared = ThreadScratch().declared;
+  declared.clear();
   for (int output : pattern_.Outputs()) declared.push_back(b.values[output]);
   auto is_declared = [&](const std::string& value) {
     return std::any_of(declared.begin(), declared.end(), [&](const std::string* d) { return *d == value; });
@@ -297,16 +315,22 @@ bool PatternMatcher::CheckBoundary(State& state) const {
 bool PatternMatcher::Match(const GraphGraph& graph, const NodeProto& candidate, Binding& binding, std::string_view& why,
                            const NodeProto*& insert_at) const {
   const Sketch& sketch = pattern_.Graph();
-  State state{graph, Binding{std::vector<const NodeProto*>(sketch.nodes.size(), nullptr),
-                             std::vector<const std::string*>(sketch.values.size(), nullptr)},
-              {}, nullptr};
+  Binding& scratch = ThreadScratch().binding;
+  State state{graph, scratch, {}, nullptr};
+  // The anchor's operator and arity first: most candidates stop there.
+  if (!NodeFits(state, pattern_.AnchorNode(), candidate)) {
+    why = state.why;
+    return false;
+  }
+  scratch.nodes.assign(sketch.nodes.size(), nullptr);
+  scratch.values.assign(sketch.values.size(), nullptr);
   const int anchor = pattern_.AnchorNode();
   const bool found = Walk(state, anchor, candidate) && Extend(state);
   if (!found) {
     why = state.why;
     return false;
   }
-  binding = std::move(state.binding);
+  binding = scratch;
   insert_at = state.insert_at;
   return true;
 }

@@ -81,7 +81,7 @@ class PatternMatcher {
 
  private:
   struct State;
-  bool NodeFits(const State& state, int pattern_node, const NodeProto& target) const;
+  bool NodeFits(State& state, int pattern_node, const NodeProto& target) const;
   bool Walk(State& state, int pattern_node, const NodeProto& target) const;
   bool BindValue(State& state, int value, const std::string& target) const;
   bool Extend(State& state) const;
