@@ -168,6 +168,26 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
   if (static_cast<std::size_t>(sketch.num_placeholders) != inputs.size())
     throw BuilderError(std::string(rule) + ": the replacement has " + std::to_string(sketch.num_placeholders) +
                        " inputs, the match has " + std::to_string(inputs.size()));
+  // Outputs that are existing values (passthroughs, constants) are checked before anything
+  // is added to the graph: they must exist and have the element type of the value they
+  // replace, when both are known. Outputs computed by new nodes are inferred by the driver
+  // after the batch.
+  for (std::size_t j = 0; j < replacement.Outputs().size(); ++j) {
+    const Sketch::Value& v = sketch.values[replacement.Outputs()[j]];
+    std::string_view existing;
+    if (v.kind == Sketch::Kind::kPlaceholder) existing = inputs[v.index];
+    if (v.kind == Sketch::Kind::kExisting) existing = v.label;
+    if (v.kind == Sketch::Kind::kPlaceholder && existing.empty())
+      throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " is an absent input");
+    const int original = graph.GetType(outputs[j]);
+    const int replaced = v.kind == Sketch::Kind::kConstant ? v.tensor->data_type()
+                         : existing.empty()                ? 0
+                                                           : graph.GetType(existing);
+    if (original != 0 && replaced != 0 && original != replaced)
+      throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " has element type " +
+                         std::to_string(replaced) + " where the match produced " + std::to_string(original) + " ('" +
+                         outputs[j] + "')");
+  }
   core::builder::GraphBuilder& builder = graph.Builder();
   utils::RepeatedProtoField<NodeProto> nodes;
   std::vector<std::string> names(sketch.values.size());
@@ -192,11 +212,6 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
       case Sketch::Kind::kConstant: names[id] = graph.MakeInitializer(rule, *v.tensor); break;
       case Sketch::Kind::kNodeOutput: names[id] = builder.UniqueName(rule); break;
     }
-  }
-  for (std::size_t j = 0; j < replacement.Outputs().size(); ++j) {
-    const int id = replacement.Outputs()[j];
-    if (sketch.values[id].kind == Sketch::Kind::kPlaceholder && names[id].empty())
-      throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " is an absent input");
   }
   // Builder order is topological: an op's inputs exist before it.
   for (const Sketch::Node& node : sketch.nodes) {

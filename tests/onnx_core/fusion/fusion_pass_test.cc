@@ -2,6 +2,8 @@
 // shared/docs/declarative-fusion.md §11.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tests/onnx_core/fusion/test_rules.h"
 #include "tests/support/test_support.h"
 
@@ -143,6 +145,27 @@ TEST(DeclarativeSeed, T13_IntermediateReadBySubgraph) {
   EXPECT_EQ(run.NoMatches("MatMulAddToGemm/matmul_add", "value 't' is read by a subgraph and not a declared output"),
             1u)
       << run.Reasons("MatMulAddToGemm/matmul_add");
+}
+
+TEST(DeclarativeSeed, T59_ReportCounters) {
+  // T01 and T10 rules on the T10 model: AddZero finds no Add with a constant; the Gemm rule
+  // meets the shared product.
+  RuleRun run = ExpectUnchanged(AddZeroRules() + GemmRules(),
+                                GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z", kSharedProduct));
+  std::map<std::string, core::builder::PatternStats> stats;
+  for (const auto& entry : run.report.patterns) stats[entry.name] = entry;
+  // Candidates: the rule's anchor op (Add) in each of the iterations that ran it.
+  EXPECT_EQ(stats["MatMulAddToGemm/matmul_add"].match_calls, 1u);
+  EXPECT_EQ(stats["MatMulAddToGemm/matmul_add"].matched, 0u);
+  EXPECT_EQ(stats["MatMulAddToGemm/matmul_add"].applied, 0u);
+  EXPECT_EQ(run.NoMatches("MatMulAddToGemm/matmul_add",
+                          "value 't' is read by Relu 'z' outside the match and is not a declared output"),
+            1u)
+      << "a boundary rejection with its reason";
+  EXPECT_EQ(run.NoMatches(kAddZeroRule, "a pattern constant is bound to a value that is not a constant of the graph"),
+            1u)
+      << run.Reasons(kAddZeroRule);
+  EXPECT_EQ(stats[std::string(kAddZeroRule)].match_calls, 1u);
 }
 
 }  // namespace

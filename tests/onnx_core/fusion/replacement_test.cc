@@ -209,6 +209,25 @@ TEST(DeclarativeValidation, T47_ReplacementPassthroughAndConstant) {
   EXPECT_TRUE(recorded) << "the constant output is an initializer recorded in added_initializers";
 }
 
+TEST(DeclarativeValidation, T48_ReplacementTypeMismatch) {
+  // R: a float16 constant where the match produced float32. (Outputs computed by new nodes
+  // are not checked here: the driver infers them after the batch.)
+  const Rules rules = LambdaRules(
+      "HalfZero",
+      [] {
+        PatternBuilder b("add_constant");
+        return std::vector<Pattern>{b.Build({b.Op("Add", {b.Input(), b.AnyConstant()})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) {
+        TensorProto half;
+        half.set_data_type(TensorProto::FLOAT16);
+        half.set_raw_data(std::string(2, '\0'));
+        return rb.Build({rb.Constant(half)});
+      });
+  EXPECT_EQ(ApplyError(rules, kAddZeroModel),
+            "HalfZero/add_constant: replacement output 0 has element type 10 where the match produced 1 ('t')");
+}
+
 // --- DecomposePass: T14-T17, T49 -----------------------------------------------------
 
 // Conv with group g > 1 => g Convs of group 1 over equal Splits of X (axis 1), W and B
