@@ -1,6 +1,7 @@
 // GraphGraph::Optimize: the match/apply loop, its batches and their records.
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <chrono>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "onnx_core/passes/constant_folding.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/graph_pass.h"
 
 namespace onnxopt::core::builder {
 
@@ -56,6 +58,15 @@ std::vector<std::size_t> MissingPositions(const std::vector<const T*>& before, c
   return missing;
 }
 
+// The nodes to fold among those a rewrite added: identities are left to the cleanup, which
+// removes them without copying a tensor.
+std::vector<const NodeProto*> WithoutIdentities(const std::vector<const NodeProto*>& nodes) {
+  std::vector<const NodeProto*> kept;
+  for (const NodeProto* node : nodes)
+    if (node->op_type() != "Identity" || !IsOnnxDomain(node->domain())) kept.push_back(node);
+  return kept;
+}
+
 template <class T>
 std::vector<const T*> Addresses(const utils::RepeatedProtoField<T>& field) {
   std::vector<const T*> addresses;
@@ -74,29 +85,78 @@ class GraphGraph::Driver {
 
   void Run(int max_iter) {
     GraphBuilder& builder = g_.builder_;
+    report_.nodes_before += static_cast<std::size_t>(builder.Nodes().size());
+    ClassifyByStage();
+    if (builder.IsRoot() && !stages_[StageIndex(OptimizationStage::kBeforeShapeInference)].Empty()) {
+      // On the graph as loaded: shapes inferred earlier by the caller describe a graph the
+      // stage may change, so they are inferred again after it.
+      const bool had_shapes = builder.Shapes() != nullptr;
+      const std::size_t first_record = records_.size();
+      RunStage(OptimizationStage::kBeforeShapeInference, max_iter);
+      if (had_shapes && records_.size() != first_record) {
+        const auto start = Clock::now();
+        builder.InferShapes();
+        report_.shape_inference_time_ns += Since(start);
+      }
+    }
     if (builder.IsRoot() && !builder.Shapes()) {
       const auto start = Clock::now();
       builder.InferShapes();
       report_.shape_inference_time_ns += Since(start);
     }
     OptimizeSubgraphs();
-    report_.nodes_before += static_cast<std::size_t>(builder.Nodes().size());
     if (g_.options_.fold_constants_first) FoldAll();
     Cleanup();
+    for (OptimizationStage stage :
+         {OptimizationStage::kMain, OptimizationStage::kAfterPatterns, OptimizationStage::kFinal})
+      RunStage(stage, max_iter);
+    report_.nodes_after += static_cast<std::size_t>(builder.Nodes().size());
+  }
 
+ private:
+  // The patterns and passes of one stage, as indices into g_.patterns_ (driver order).
+  struct Stage {
+    std::vector<std::size_t> passes, patterns;
+    bool Empty() const { return passes.empty() && patterns.empty(); }
+  };
+  static constexpr std::size_t kStages = 4;
+  static std::size_t StageIndex(OptimizationStage stage) { return static_cast<std::size_t>(stage); }
+
+  void ClassifyByStage() {
+    for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
+      const PatternOptimization& pattern = *g_.patterns_[p];
+      const std::size_t stage = StageIndex(pattern.Stage());
+      if (stage >= kStages) throw BuilderError(pattern.Name() + ": unknown optimization stage");
+      if (dynamic_cast<const GraphPass*>(&pattern))
+        stages_[stage].passes.push_back(p);
+      else
+        stages_[stage].patterns.push_back(p);
+      fast_op_types_.push_back(pattern.FastOpType());
+    }
+  }
+
+  // The stage's passes, then its match/apply loop. `max_iter` (< 0: the default) bounds the
+  // iterations of each stage's loop.
+  void RunStage(OptimizationStage stage, int max_iter) {
+    const Stage& members = stages_[StageIndex(stage)];
+    for (std::size_t p : members.passes) RunPass(p);
+    if (!members.patterns.empty()) MatchApplyLoop(members.patterns, max_iter);
+  }
+
+  void MatchApplyLoop(const std::vector<std::size_t>& members, int max_iter) {
+    GraphBuilder& builder = g_.builder_;
     std::vector<int> priorities;
-    for (const auto& pattern : g_.patterns_) priorities.push_back(pattern->priority);
+    for (std::size_t p : members) priorities.push_back(g_.patterns_[p]->priority);
     std::sort(priorities.begin(), priorities.end());
     priorities.erase(std::unique(priorities.begin(), priorities.end()), priorities.end());
     if (max_iter < 0)
       max_iter = static_cast<int>(std::max<std::size_t>(static_cast<std::size_t>(builder.Nodes().size()), 10) *
-                                  std::max<std::size_t>(priorities.size(), 1));
-    if (builder.IsRoot()) report_.max_iter = max_iter;
-    for (const auto& pattern : g_.patterns_) fast_op_types_.push_back(pattern->FastOpType());
+                                  priorities.size());
+    if (builder.IsRoot()) report_.max_iter = std::max(report_.max_iter, max_iter);
 
     std::size_t level = 0;
     bool changed = true;  // by the last iteration
-    for (int iteration = 0; !priorities.empty();) {
+    for (int iteration = 0;;) {
       if (iteration >= max_iter) {
         report_.reached_max_iter = true;
         break;
@@ -108,16 +168,12 @@ class GraphGraph::Driver {
         g_.options_.progress(where + "iteration " + std::to_string(iteration) + ", " +
                              std::to_string(builder.Nodes().size()) + " nodes");
       }
-      if (g_.index_stale_) {
-        const auto start = Clock::now();
-        g_.BuildIndex();
-        report_.indexing_time_ns += Since(start);
-      }
+      RefreshIndex();
       // When the previous iteration applied nothing, the graph is the same: the patterns it
       // tried would find nothing to apply again (Match only reads the graph), so only those
       // of the new priority run.
       const int tried = level > 0 && !changed ? priorities[level - 1] : INT_MIN;
-      std::vector<Found> found = MatchAll(priorities[level], tried);
+      std::vector<Found> found = MatchAll(members, priorities[level], tried);
       if (found.empty()) {
         if (level + 1 == priorities.size()) break;
         ++level;
@@ -128,10 +184,15 @@ class GraphGraph::Driver {
       Cleanup(&added_initializers);
       changed = true;
     }
-    report_.nodes_after += static_cast<std::size_t>(builder.Nodes().size());
   }
 
- private:
+  void RefreshIndex() {
+    if (!g_.index_stale_) return;
+    const auto start = Clock::now();
+    g_.BuildIndex();
+    report_.indexing_time_ns += Since(start);
+  }
+
   struct Found {
     MatchResult match;
     const std::shared_ptr<const PatternOptimization>* pattern;
@@ -184,12 +245,12 @@ class GraphGraph::Driver {
     return candidates;
   }
 
-  // Matches the patterns of priority in (tried, threshold].
-  std::vector<Found> MatchAll(int threshold, int tried) {
+  // Matches the `members` (indices into g_.patterns_) of priority in (tried, threshold].
+  std::vector<Found> MatchAll(const std::vector<std::size_t>& members, int threshold, int tried) {
     const auto start = Clock::now();
     std::vector<Found> found;
     utils::DenseIndex<const NodeProto*, utils::PointerHash> marked;
-    for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
+    for (std::size_t p : members) {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold || pattern->priority <= tried) continue;
       PatternStats& stats = report_.Pattern(pattern->Name(), pattern->priority);
@@ -342,16 +403,16 @@ class GraphGraph::Driver {
       in_order.push_back(node.node);
       for (const std::string& output : node.node->output()) plan_of_output.emplace(output, node.plan);
     }
+    // Before shape inference (OptimizationStage::kBeforeShapeInference) nothing is
+    // inferred and nothing folds.
+    const bool shapes_known = g_.builder_.Shapes() != nullptr;
     start = Clock::now();
-    g_.builder_.InferShapesOf(in_order);
+    if (shapes_known) g_.builder_.InferShapesOf(in_order);
     report_.shape_inference_time_ns += Since(start);
 
-    // Identities are left to the cleanup, which removes them without copying a tensor.
-    std::vector<const NodeProto*> foldable;
-    for (const NodeProto* node : in_order)
-      if (node->op_type() != "Identity" || !IsOnnxDomain(node->domain())) foldable.push_back(node);
     start = Clock::now();
-    const FoldResult folding = FoldNodes(g_.builder_, foldable, g_.options_.fold);
+    const FoldResult folding =
+        FoldNodes(g_.builder_, shapes_known ? WithoutIdentities(in_order) : std::vector<const NodeProto*>{}, g_.options_.fold);
     report_.constant_folding_time_ns += Since(start);
     const std::unordered_set<const NodeProto*> folded(folding.folded_node_addresses.begin(),
                                                       folding.folded_node_addresses.end());
@@ -492,6 +553,143 @@ class GraphGraph::Driver {
     }
   }
 
+  // --- Graph passes -------------------------------------------------------------------------
+
+  // Runs the pass at g_.patterns_[index] on this graph and records what it changed as one
+  // batch: the driver compares the graph after the pass with a snapshot taken before it
+  // (by node address and content), so a pass edits the builder freely and cannot forget to
+  // declare a change. Then shapes of what changed, folding of added constant nodes, and
+  // cleanup.
+  void RunPass(std::size_t index) {
+    const auto& pass = static_cast<const GraphPass&>(*g_.patterns_[index]);
+    GraphBuilder& builder = g_.builder_;
+    if (!builder.IsRoot() && !pass.RunsOnSubgraphs()) return;
+    RefreshIndex();
+    const std::vector<const NodeProto*> nodes_before = Addresses(builder.Nodes());
+    // Content as it was: an address alone does not identify a node (a pass may edit it in
+    // place, or delete it and allocate a new one at the same address).
+    std::vector<std::string> content_before;
+    content_before.reserve(nodes_before.size());
+    for (const NodeProto* node : nodes_before) content_before.push_back(node->SerializeAsString());
+    std::vector<std::pair<const TensorProto*, std::string>> initializers_before;
+    for (const TensorProto& initializer : builder.Initializers())
+      initializers_before.emplace_back(&initializer, initializer.name());
+    const auto functions_before = static_cast<std::size_t>(builder.Functions().size());
+
+    PassStats& stats = report_.Pass(pass.Name(), OptimizationStageName(pass.Stage()));
+    PassResult result;
+    const auto start = Clock::now();
+    try {
+      pass.Run(g_, result);
+    } catch (const BuilderError& error) {
+      throw BuilderError(pass.Name() + ": " + error.what());
+    }
+    const std::int64_t elapsed = Since(start);
+    g_.index_stale_ = true;
+    ++stats.runs;
+    stats.time_ns += elapsed;
+    report_.passes_time_ns += elapsed;
+    for (const auto& [name, count] : result.counters) stats.counters[name] += count;
+
+    LocalRewriting record = PassRecord(pass.Name(), nodes_before, content_before, initializers_before, functions_before,
+                                       result);
+    if (record.matched_nodes.empty() && record.added_nodes.empty() && record.removed_initializers.empty() &&
+        record.added_initializers.empty() && record.added_functions.empty() && record.value_renames.empty())
+      return;
+    record.pattern = g_.patterns_[index];
+    record.iteration = ++batch_;
+    record.graph_path = builder.Path();
+    ++stats.changed;
+    stats.removed_nodes += record.matched_nodes.size();
+    stats.added_nodes += static_cast<std::size_t>(record.added_nodes.size());
+    record.apply_time_ns = elapsed;
+    std::vector<const NodeProto*> changed_nodes;
+    for (std::size_t position : record.added_nodes_positions)
+      changed_nodes.push_back(&builder.Nodes().Get(static_cast<int>(position)));
+    records_.push_back(std::move(record));
+
+    if (builder.Shapes()) {
+      const auto shapes_start = Clock::now();
+      builder.InferShapesOf(changed_nodes);
+      report_.shape_inference_time_ns += Since(shapes_start);
+      Fold(WithoutIdentities(changed_nodes));
+    }
+    Cleanup();
+  }
+
+  // What a pass changed: see RunPass.
+  LocalRewriting PassRecord(const std::string& pass, const std::vector<const NodeProto*>& nodes_before,
+                            const std::vector<std::string>& content_before,
+                            const std::vector<std::pair<const TensorProto*, std::string>>& initializers_before,
+                            std::size_t functions_before, PassResult& result) {
+    GraphBuilder& builder = g_.builder_;
+    LocalRewriting record;
+
+    // Nodes: a node kept at its address, with its content and in order, survives; every
+    // other node before is removed, every other node after is added.
+    std::unordered_map<const NodeProto*, std::size_t> position_before;
+    position_before.reserve(nodes_before.size());
+    for (std::size_t i = 0; i < nodes_before.size(); ++i) position_before.emplace(nodes_before[i], i);
+    const std::unordered_set<const NodeProto*> declared(result.modified_nodes.begin(), result.modified_nodes.end());
+    std::vector<bool> survives(nodes_before.size(), false);
+    std::size_t last_survivor = 0;
+    bool any_survivor = false;
+    const auto& nodes = builder.Nodes();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const NodeProto* node = &nodes.Get(i);
+      auto before = position_before.find(node);
+      const bool kept = before != position_before.end() && !declared.contains(node) &&
+                        (!any_survivor || before->second > last_survivor) &&
+                        node->SerializeAsString() == content_before[before->second];
+      if (kept) {
+        survives[before->second] = true;
+        last_survivor = before->second;
+        any_survivor = true;
+        continue;
+      }
+      record.added_nodes_positions.push_back(static_cast<std::size_t>(i));
+      *record.added_nodes.Add() = *node;
+    }
+    for (std::size_t i = 0; i < nodes_before.size(); ++i)
+      if (!survives[i]) record.matched_nodes.push_back(i);
+
+    // Initializers are never edited in place (a new content gets a new name): one kept at
+    // its address under its name survives.
+    std::unordered_map<const TensorProto*, std::size_t> initializer_before;
+    for (std::size_t i = 0; i < initializers_before.size(); ++i) initializer_before.emplace(initializers_before[i].first, i);
+    std::vector<bool> initializer_survives(initializers_before.size(), false);
+    std::size_t last_initializer = 0;
+    bool any_initializer = false;
+    const auto& initializers = builder.Initializers();
+    for (int i = 0; i < initializers.size(); ++i) {
+      const TensorProto* initializer = &initializers.Get(i);
+      auto before = initializer_before.find(initializer);
+      const bool kept = before != initializer_before.end() &&
+                        initializers_before[before->second].second == initializer->name() &&
+                        (!any_initializer || before->second > last_initializer);
+      if (kept) {
+        initializer_survives[before->second] = true;
+        last_initializer = before->second;
+        any_initializer = true;
+        continue;
+      }
+      record.added_initializer_positions.push_back(static_cast<std::size_t>(i));
+      *record.added_initializers.Add() = *initializer;
+    }
+    for (std::size_t i = 0; i < initializers_before.size(); ++i)
+      if (!initializer_survives[i]) record.removed_initializers.push_back(i);
+
+    // Local functions: a pass may add (GetOrAddFunction appends), not remove.
+    const auto functions = static_cast<std::size_t>(builder.Functions().size());
+    if (functions < functions_before)
+      throw BuilderError(pass + ": a graph pass removed a local function (unused ones are the cleanup's)");
+    for (std::size_t i = functions_before; i < functions; ++i)
+      *record.added_functions.Add() = builder.Functions().Get(static_cast<int>(i));
+
+    record.value_renames = std::move(result.value_renames);
+    return record;
+  }
+
   // --- Folding and cleanup batches --------------------------------------------------------
 
   // A record for a step that only deleted and modified elements in place.
@@ -521,12 +719,15 @@ class GraphGraph::Driver {
     return record;
   }
 
-  void FoldAll() {
+  void FoldAll() { Fold(Addresses(g_.builder_.Nodes())); }
+
+  // Folds the foldable nodes among `candidates` (in graph order) as one recorded batch.
+  void Fold(const std::vector<const NodeProto*>& candidates) {
     const auto start = Clock::now();
     GraphBuilder& builder = g_.builder_;
     const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
-    const FoldResult folding = FoldNodes(builder, nodes, g_.options_.fold);
+    const FoldResult folding = FoldNodes(builder, candidates, g_.options_.fold);
     if (folding.folded_nodes > 0) {
       LocalRewriting record = OperationRecord("FoldConstants", nodes, initializers, {});
       for (std::size_t i = initializers.size(); i < static_cast<std::size_t>(builder.Initializers().size()); ++i) {
@@ -597,6 +798,7 @@ class GraphGraph::Driver {
   std::vector<LocalRewriting>& records_;
   std::size_t& batch_;
   std::vector<std::set<std::string>> fast_op_types_;
+  std::array<Stage, kStages> stages_;
 };
 
 std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {

@@ -1,6 +1,7 @@
 #include "onnx_core/optimizer/pattern_registry.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -155,21 +156,31 @@ PatternSelection& PatternSelection::Exclude(std::string name) {
 
 std::vector<std::string> PatternSelection::Resolve(const std::vector<RegisteredPattern>& available) const {
   std::set<std::string> known, chosen;
+  std::map<std::string, std::vector<std::string>> families;
   for (const RegisteredPattern& entry : available) {
     known.insert(entry.name);
+    if (!entry.family.empty()) families[entry.family].push_back(entry.name);
     const bool in_base = base_ == Base::kAll || (base_ == Base::kDefault && entry.numerics != NumericalClass::kApproximate);
     if (in_base) chosen.insert(entry.name);
   }
   for (const auto& [include, name] : edits_) {
-    if (!known.contains(name)) {
-      std::string message = "unknown pattern '" + name + "'";
+    // A pattern's name, else a family's: every pattern of it (approximate ones included).
+    std::vector<std::string> names;
+    if (known.contains(name)) {
+      names.push_back(name);
+    } else if (auto family = families.find(name); family != families.end()) {
+      names = family->second;
+    } else {
+      std::string message = "unknown pattern or family '" + name + "'";
       message += available.empty() ? " (no pattern is registered)" : " (see 'onnxopt patterns' for the registered ones)";
       throw Error(message);
     }
-    if (include)
-      chosen.insert(name);
-    else
-      chosen.erase(name);
+    for (std::string& selected : names) {
+      if (include)
+        chosen.insert(std::move(selected));
+      else
+        chosen.erase(selected);
+    }
   }
   std::vector<std::string> result;
   for (const RegisteredPattern& entry : available)

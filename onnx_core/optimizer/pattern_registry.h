@@ -85,6 +85,8 @@ void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFact
 //   "all"                every registered pattern, the approximate ones included
 //   "none"               no registered pattern
 //   "A,B"                exactly A and B (approximate or not: naming one selects it)
+//   "F" (a family name)  every pattern and pass of family F, wherever a name may stand:
+//                        "default,-transpose", "transpose", "none,+fusion"
 //   "default,-A" or "-A" every default pattern but A;  "none,+A" only A;  "+A" alone
 //                        adds A to default)
 class PatternSelection {

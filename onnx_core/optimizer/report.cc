@@ -27,7 +27,7 @@ void AppendCell(std::string& text, std::string_view label, std::size_t width) {
 
 std::int64_t OptimizationReport::TotalTimeNs() const {
   return matching_time_ns + rewriting_time_ns + cleanup_time_ns + constant_folding_time_ns +
-         shape_inference_time_ns + indexing_time_ns + subgraph_optimization_time_ns;
+         shape_inference_time_ns + indexing_time_ns + subgraph_optimization_time_ns + passes_time_ns;
 }
 
 PatternStats& OptimizationReport::Pattern(const std::string& name, int priority) {
@@ -44,6 +44,15 @@ CleanupStats& OptimizationReport::Cleanup(const std::string& name) {
   if (it != cleanup.end()) return *it;
   CleanupStats& stats = cleanup.emplace_back();
   stats.name = name;
+  return stats;
+}
+
+PassStats& OptimizationReport::Pass(const std::string& name, std::string_view stage) {
+  auto it = std::find_if(passes.begin(), passes.end(), [&](const PassStats& s) { return s.name == name; });
+  if (it != passes.end()) return *it;
+  PassStats& stats = passes.emplace_back();
+  stats.name = name;
+  stats.stage = stage;
   return stats;
 }
 
@@ -74,6 +83,15 @@ void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
     mine.renames += stats.renames;
     mine.removed_functions += stats.removed_functions;
   }
+  for (const PassStats& stats : nested.passes) {
+    PassStats& mine = Pass(stats.name, stats.stage);
+    mine.runs += stats.runs;
+    mine.changed += stats.changed;
+    mine.time_ns += stats.time_ns;
+    mine.removed_nodes += stats.removed_nodes;
+    mine.added_nodes += stats.added_nodes;
+    for (const auto& [name, count] : stats.counters) mine.counters[name] += count;
+  }
   for (const auto& [key, count] : nested.no_match_counts_) no_match_counts_[key] += count;
   subgraphs.insert(subgraphs.end(), nested.subgraphs.begin(), nested.subgraphs.end());
 }
@@ -98,6 +116,7 @@ std::string OptimizationReport::ToString() const {
             ") before convergence: a pattern may keep matching its own output\n";
   text += "time per phase:\n";
   const std::pair<const char*, std::int64_t> phases[] = {
+      {"graph passes", passes_time_ns},
       {"indexing", indexing_time_ns},
       {"matching", matching_time_ns},
       {"rewriting", rewriting_time_ns},
@@ -118,6 +137,15 @@ std::string OptimizationReport::ToString() const {
             ", " + std::to_string(stats.matched) + ", " + std::to_string(stats.applied) + ", " +
             std::to_string(stats.removed_nodes) + ", " + std::to_string(stats.added_nodes) + ", " +
             Milliseconds(stats.match_time_ns) + ", " + Milliseconds(stats.apply_time_ns) + "\n";
+  }
+  if (!passes.empty()) text += "graph passes (stage, runs, changed, -nodes, +nodes, time, counters):\n";
+  for (const PassStats& stats : passes) {
+    AppendCell(text, stats.name, 36);
+    text += stats.stage + ", " + std::to_string(stats.runs) + ", " + std::to_string(stats.changed) + ", " +
+            std::to_string(stats.removed_nodes) + ", " + std::to_string(stats.added_nodes) + ", " +
+            Milliseconds(stats.time_ns);
+    for (const auto& [name, count] : stats.counters) text += ", " + name + " " + std::to_string(count);
+    text += "\n";
   }
   if (!cleanup.empty()) text += "cleanup and folding (runs, -nodes, -initializers, renames):\n";
   for (const CleanupStats& stats : cleanup) {
@@ -162,6 +190,7 @@ std::string OptimizationReport::ToJson() const {
   json.Key("constant_folding").Int(constant_folding_time_ns);
   json.Key("cleanup").Int(cleanup_time_ns);
   json.Key("subgraphs").Int(subgraph_optimization_time_ns);
+  json.Key("graph_passes").Int(passes_time_ns);
   json.EndObject();
   json.Key("patterns").BeginArray();
   for (const PatternStats& stats : patterns) {
@@ -173,6 +202,21 @@ std::string OptimizationReport::ToJson() const {
     json.Key("removed_nodes").Int(static_cast<std::int64_t>(stats.removed_nodes));
     json.Key("added_nodes").Int(static_cast<std::int64_t>(stats.added_nodes));
     json.Key("match_time_ns").Int(stats.match_time_ns).Key("apply_time_ns").Int(stats.apply_time_ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("passes").BeginArray();
+  for (const PassStats& stats : passes) {
+    json.BeginObject();
+    json.Key("name").String(stats.name).Key("stage").String(stats.stage);
+    json.Key("runs").Int(static_cast<std::int64_t>(stats.runs));
+    json.Key("changed").Int(static_cast<std::int64_t>(stats.changed));
+    json.Key("removed_nodes").Int(static_cast<std::int64_t>(stats.removed_nodes));
+    json.Key("added_nodes").Int(static_cast<std::int64_t>(stats.added_nodes));
+    json.Key("time_ns").Int(stats.time_ns);
+    json.Key("counters").BeginObject();
+    for (const auto& [name, count] : stats.counters) json.Key(name).Int(count);
+    json.EndObject();
     json.EndObject();
   }
   json.EndArray();

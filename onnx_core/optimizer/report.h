@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -36,6 +37,18 @@ struct CleanupStats {
   std::size_t removed_functions = 0;  // local functions (RemoveUnusedFunctions)
 };
 
+// A graph pass (graph_pass.h) over every graph it ran on.
+struct PassStats {
+  std::string name;
+  std::string stage;          // OptimizationStageName
+  std::size_t runs = 0;       // graphs it ran on
+  std::size_t changed = 0;    // runs that changed the graph (one record each)
+  std::int64_t time_ns = 0;   // in GraphPass::Run
+  std::size_t removed_nodes = 0;  // changed nodes count as removed and added
+  std::size_t added_nodes = 0;
+  std::map<std::string, std::int64_t> counters;  // PassResult::counters, summed
+};
+
 // One NoMatch site: how often a pattern rejected a candidate at this line for this reason.
 struct NoMatchStats {
   std::string pattern;
@@ -60,6 +73,7 @@ struct OptimizationReport {
   std::int64_t shape_inference_time_ns = 0;  // of added nodes
   std::int64_t indexing_time_ns = 0;
   std::int64_t subgraph_optimization_time_ns = 0;
+  std::int64_t passes_time_ns = 0;  // GraphPass::Run
 
   std::size_t iterations = 0;
   int max_iter = 0;  // the main graph's bound
@@ -69,6 +83,7 @@ struct OptimizationReport {
   std::size_t rewrites = 0;  // records
 
   std::vector<PatternStats> patterns;       // in driver order
+  std::vector<PassStats> passes;            // in first-run order
   std::vector<CleanupStats> cleanup;        // in first-run order
   std::vector<NoMatchStats> no_matches;     // when collected, most frequent first
   std::vector<SubgraphStats> subgraphs;     // in optimization order (innermost first)
@@ -80,6 +95,7 @@ struct OptimizationReport {
   // Used by the driver.
   PatternStats& Pattern(const std::string& name, int priority);
   CleanupStats& Cleanup(const std::string& name);
+  PassStats& Pass(const std::string& name, std::string_view stage);
   void AddNoMatch(const std::string& pattern, const char* file, unsigned line, std::string_view reason);
   // Adds the counters of a nested graph's report (not its phase times).
   void MergeCounters(const OptimizationReport& nested);

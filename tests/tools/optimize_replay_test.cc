@@ -223,7 +223,7 @@ TEST_F(OptimizeReplayTest, ReportJsonHasTheDocumentedKeys) {
   ASSERT_TRUE(json.starts_with("{")) << json;
   const std::vector<std::string> keys = TopLevelKeys(json);
   for (const char* key : {"format", "version", "nodes_before", "nodes_after", "iterations", "max_iter",
-                          "reached_max_iter", "rewrites", "time_ns", "patterns", "cleanup", "subgraphs",
+                          "reached_max_iter", "rewrites", "time_ns", "patterns", "passes", "cleanup", "subgraphs",
                           "no_matches"}) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << "missing key " << key << " in " << json;
   }
@@ -239,13 +239,28 @@ TEST_F(OptimizeReplayTest, MaxIterBoundsTheRounds) {
   EXPECT_NE(ReadFile(Out("report.json")).find("\"max_iter\":1,"), std::string::npos) << ReadFile(Out("report.json"));
 }
 
+TEST_F(OptimizeReplayTest, AFamilyNameSelectsItsPatterns) {
+  const std::string model = WriteModel(kCastModel).string();
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", Out("o.onnx").string(), "--patterns", "default,-nosuchfamily"}),
+                   "unknown pattern or family 'nosuchfamily'");
+  for (const auto& [selection, cast_cast_runs] :
+       std::vector<std::pair<std::string, bool>>{{"default,-canonicalization", false}, {"canonicalization", true}}) {
+    SCOPED_TRACE(selection);
+    const CommandResult result = Onnxopt({"optimize", model, "-o", Out("o.onnx").string(), "--patterns", selection,
+                                          "--report-json", Out("report.json").string()});
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    const bool listed = ReadFile(Out("report.json")).find("\"name\":\"CastCastPattern\"") != std::string::npos;
+    EXPECT_EQ(listed, cast_cast_runs) << ReadFile(Out("report.json"));
+  }
+}
+
 TEST_F(OptimizeReplayTest, UsageErrors) {
   const std::string model = WriteModel(kCastModel).string();
   const std::string out = Out("o.onnx").string();
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--patterns", "NoSuchPattern"}),
-                   "unknown pattern 'NoSuchPattern'");
+                   "unknown pattern or family 'NoSuchPattern'");
   const CommandResult unknown = Onnxopt({"optimize", model, "-o", out, "--patterns", "default,-NoSuchPattern"});
-  ExpectUsageError(unknown, "unknown pattern 'NoSuchPattern'");
+  ExpectUsageError(unknown, "unknown pattern or family 'NoSuchPattern'");
   EXPECT_NE(unknown.output.find("CastCastPattern"), std::string::npos) << "lists the registered names";
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--patterns", "default,,-A"}), "empty item");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--patterns", "+"}), "names no pattern");

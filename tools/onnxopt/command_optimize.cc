@@ -64,6 +64,9 @@ options:
                                                      NaN/infinities
                                     none             no pattern (folding and cleanup only)
                                     A,B              exactly the patterns A and B
+                                    F                a family name (`onnxopt patterns`)
+                                                     stands for all its patterns and
+                                                     passes: default,-transpose
                                     default,-A  or -A  every default pattern but A
                                     none,+A          only A; +A alone adds A to default
                                   An unknown name is an error that lists the registered
@@ -98,31 +101,28 @@ examples:
 )";
 
 std::string RegisteredNamesText() {
-  const std::vector<std::string> names = core::builder::RegisteredPatternNames();
-  if (names.empty()) return "no pattern is registered";
+  const std::vector<core::builder::RegisteredPattern> entries = core::builder::RegisteredPatterns();
+  if (entries.empty()) return "no pattern is registered";
+  std::vector<std::string> families;
   std::string text = "registered patterns: ";
-  for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    text += (i ? ", " : "") + entries[i].name;
+    if (!entries[i].family.empty() &&
+        std::find(families.begin(), families.end(), entries[i].family) == families.end())
+      families.push_back(entries[i].family);
+  }
+  if (!families.empty()) {
+    text += "; families: ";
+    for (std::size_t i = 0; i < families.size(); ++i) text += (i ? ", " : "") + families[i];
+  }
   return text;
 }
 
 // The selection, checked against the registered names now so that a typo is a usage
 // error before the model is even loaded.
 core::builder::PatternSelection ParseSelection(const std::string& text) {
-  const std::vector<std::string> registered = core::builder::RegisteredPatternNames();
   try {
     core::builder::PatternSelection selection = core::builder::PatternSelection::Parse(text);
-    // Parse accepted the syntax: every item is default, none, NAME, +NAME or -NAME.
-    for (std::size_t start = 0; start <= text.size();) {
-      const std::size_t comma = std::min(text.find(',', start), text.size());
-      std::string name = text.substr(start, comma - start);
-      name.erase(0, name.find_first_not_of(" \t"));
-      name.erase(name.find_last_not_of(" \t") + 1);
-      if (name.starts_with('+') || name.starts_with('-')) name.erase(0, 1);
-      const bool known = std::find(registered.begin(), registered.end(), name) != registered.end();
-      if (name != "default" && name != "none" && name != "all" && !known)
-        throw UsageError("--patterns: unknown pattern '" + name + "'; " + RegisteredNamesText());
-      start = comma + 1;
-    }
     selection.Resolve(core::builder::RegisteredPatterns());
     return selection;
   } catch (const Error& error) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "onnx_core/common/json_writer.h"
+#include "onnx_core/optimizer/graph_pass.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "tools/onnxopt/cli.h"
 
@@ -18,9 +19,14 @@ constexpr const char* kUsageLine = "onnxopt patterns [--family NAME] [--json]";
 
 constexpr const char* kHelp = R"(usage: onnxopt patterns [--family NAME] [--json]
 
-Lists the rewrite patterns `onnxopt optimize` can apply, in the order the optimizer
-tries them (lowest priority first): name (what --patterns selects), family, numerics,
-priority, and the operator types a match starts from.
+Lists the rewrite patterns and graph passes `onnxopt optimize` can apply, in the order
+the optimizer runs them (by stage, then lowest priority first): name (what --patterns
+selects; a family name selects all its members), family, numerics, stage, priority, and
+the operator types a match starts from ("graph pass": a pass that rewrites the whole
+graph at once, such as the transpose optimizer).
+
+Stages, in order: before-shape-inference (the graph as loaded), main (after shape
+inference and the first folding; the built-in patterns), after-patterns, final.
 
 numerics says how a rewrite may change the numbers the model computes:
   exact        every output equal to the original's, for every input
@@ -42,7 +48,9 @@ examples:
 
 struct Row {
   std::string name, family, numerics, ops;
+  core::builder::OptimizationStage stage;
   int priority;
+  bool pass;
 };
 
 int RunPatterns(const std::vector<std::string>& raw_args) {
@@ -53,13 +61,17 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
   for (const core::builder::RegisteredPattern& entry : core::builder::RegisteredPatterns()) {
     if (family && entry.family != *family) continue;
     const std::unique_ptr<core::builder::PatternOptimization> pattern = entry.factory();
+    const bool pass = dynamic_cast<const core::builder::GraphPass*>(pattern.get()) != nullptr;
     std::string ops;
     for (const std::string& op : pattern->FastOpType()) ops += (ops.empty() ? "" : ",") + op;
+    if (pass) ops = "graph pass";
     rows.push_back(Row{entry.name, entry.family, std::string(core::builder::NumericalClassName(entry.numerics)),
-                       ops.empty() ? "*" : ops, pattern->priority});
+                       ops.empty() ? "*" : ops, pattern->Stage(), pattern->priority, pass});
   }
   if (family && rows.empty()) throw UsageError("no pattern of family '" + *family + "'");
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.priority < b.priority; });
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::pair(a.stage, a.priority) < std::pair(b.stage, b.priority);
+  });
 
   if (args.Flag("--json")) {
     JsonWriter json;
@@ -67,6 +79,8 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
     for (const Row& row : rows) {
       json.BeginObject().Key("name").String(row.name).Key("family").String(row.family);
       json.Key("numerics").String(row.numerics);
+      json.Key("kind").String(row.pass ? "pass" : "pattern");
+      json.Key("stage").String(std::string(core::builder::OptimizationStageName(row.stage)));
       json.Key("priority").Int(row.priority).Key("op_types").String(row.ops).EndObject();
     }
     json.EndArray();
@@ -80,12 +94,13 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
   }
   std::cout << std::left << std::setw(static_cast<int>(name_width) + 2) << "pattern"
             << std::setw(static_cast<int>(family_width) + 2) << "family" << std::setw(13) << "numerics"
-            << std::setw(10) << "priority"
+            << std::setw(24) << "stage" << std::setw(10) << "priority"
             << "starts from\n";
   std::size_t approximate = 0;
   for (const Row& row : rows) {
     std::cout << std::setw(static_cast<int>(name_width) + 2) << row.name << std::setw(static_cast<int>(family_width) + 2)
-              << row.family << std::setw(13) << row.numerics << std::setw(10) << row.priority << row.ops << "\n";
+              << row.family << std::setw(13) << row.numerics << std::setw(24)
+              << core::builder::OptimizationStageName(row.stage) << std::setw(10) << row.priority << row.ops << "\n";
     approximate += row.numerics == "approximate";
   }
   std::cout << rows.size() << " patterns, " << rows.size() - approximate << " in the default selection ("

@@ -135,7 +135,7 @@ TEST(PatternSelection, ParsesAndResolvesNames) {
     PatternSelection::Parse("A,Typo").Resolve(available);
     FAIL();
   } catch (const Error& error) {
-    EXPECT_THAT(error.what(), HasSubstr("unknown pattern 'Typo'"));
+    EXPECT_THAT(error.what(), HasSubstr("unknown pattern or family 'Typo'"));
   }
 }
 
@@ -150,6 +150,25 @@ TEST(PatternSelection, DefaultLeavesApproximatePatternsOutUnlessNamed) {
   EXPECT_EQ(PatternSelection::Parse("Lossy").Resolve(available), (std::vector<std::string>{"Lossy"}));
   EXPECT_EQ(PatternSelection::All().ToString(), "all");
   EXPECT_THROW(PatternSelection::Parse("A,all"), Error);
+}
+
+TEST(PatternSelection, AFamilyNameStandsForAllItsPatterns) {
+  std::vector<RegisteredPattern> available = {
+      RegisteredPattern{"A1", nullptr, "alpha", NumericalClass::kExact},
+      RegisteredPattern{"A2", nullptr, "alpha", NumericalClass::kApproximate},
+      RegisteredPattern{"B1", nullptr, "beta", NumericalClass::kExact},
+      RegisteredPattern{"Own", nullptr, "", NumericalClass::kExact}};
+  EXPECT_EQ(PatternSelection::Parse("default,-alpha").Resolve(available), (std::vector<std::string>{"B1", "Own"}));
+  EXPECT_EQ(PatternSelection::Parse("alpha").Resolve(available), (std::vector<std::string>{"A1", "A2"}))
+      << "naming a family selects its approximate patterns too, as naming one pattern does";
+  EXPECT_EQ(PatternSelection::Parse("none,+beta,+A1").Resolve(available), (std::vector<std::string>{"A1", "B1"}));
+  EXPECT_EQ(PatternSelection::Parse("alpha,-A2").Resolve(available), (std::vector<std::string>{"A1"}));
+  try {
+    PatternSelection::Parse("gamma").Resolve(available);
+    FAIL() << "an unknown family was accepted";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("unknown pattern or family 'gamma'"));
+  }
 }
 
 TEST(PatternRegistry, KeepsTheNumericalClassOfEachRegistration) {
