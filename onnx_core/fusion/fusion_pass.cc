@@ -1,6 +1,10 @@
 #include "onnx_core/fusion/fusion_pass.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <typeinfo>
 #include <stdexcept>
 
 #include "onnx_core/common/error.h"
@@ -339,6 +343,76 @@ PatternList Compile(std::shared_ptr<const DecomposePass> pass, std::string pass_
   PatternList compiled;
   compiled.push_back(std::make_unique<DecomposePatternOptimization>(std::move(pass), std::move(pass_name), stage,
                                                                     priority));
+  return compiled;
+}
+
+// --- Registration --------------------------------------------------------------------
+
+namespace {
+
+struct RegisteredPass {
+  PassStage stage;
+  int priority;
+  FusionPassFactory fusion;        // one of the two is set
+  DecomposePassFactory decompose;
+  const std::type_info* factory_type;
+};
+
+std::map<std::string, RegisteredPass, std::less<>>& PassRegistry() {
+  static std::map<std::string, RegisteredPass, std::less<>> registry;
+  return registry;
+}
+
+std::mutex& PassRegistryMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+void Register(std::string name, RegisteredPass entry) {
+  if (name.empty()) throw PatternError("a declarative pass needs a name");
+  std::lock_guard lock(PassRegistryMutex());
+  auto [it, inserted] = PassRegistry().emplace(name, entry);
+  if (!inserted && *it->second.factory_type != *entry.factory_type)
+    throw PatternError("a declarative pass named " + Quoted(name) + " is already registered with another factory");
+}
+
+}  // namespace
+
+void RegisterFusionPass(std::string name, PassStage stage, FusionPassFactory factory, int priority) {
+  const std::type_info& type = factory.target_type();
+  Register(std::move(name), RegisteredPass{stage, priority, std::move(factory), {}, &type});
+}
+
+void RegisterDecomposePass(std::string name, PassStage stage, DecomposePassFactory factory, int priority) {
+  const std::type_info& type = factory.target_type();
+  Register(std::move(name), RegisteredPass{stage, priority, {}, std::move(factory), &type});
+}
+
+std::vector<std::string> RegisteredPassNames() {
+  std::lock_guard lock(PassRegistryMutex());
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : PassRegistry()) names.push_back(name);
+  return names;
+}
+
+PatternList CompileRegistered(std::optional<PassStage> stage) {
+  std::vector<std::pair<std::string, RegisteredPass>> entries;
+  {
+    std::lock_guard lock(PassRegistryMutex());
+    for (const auto& [name, entry] : PassRegistry())
+      if (!stage || entry.stage == *stage) entries.emplace_back(name, entry);
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second.stage, a.second.priority) < std::tie(b.second.stage, b.second.priority);
+  });  // the map already orders by name
+  PatternList compiled;
+  for (auto& [name, entry] : entries) {
+    PatternList patterns = entry.fusion ? Compile(std::shared_ptr<const PatternFusionPass>(entry.fusion()), name,
+                                                  entry.stage, entry.priority)
+                                        : Compile(std::shared_ptr<const DecomposePass>(entry.decompose()), name,
+                                                  entry.stage, entry.priority);
+    for (auto& pattern : patterns) compiled.push_back(std::move(pattern));
+  }
   return compiled;
 }
 

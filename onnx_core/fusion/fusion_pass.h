@@ -6,6 +6,7 @@
 // Spec: shared/docs/declarative-fusion.md §7.4 and §9; tutorial: docs/declarative-rules.md.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -189,6 +190,19 @@ PatternList Compile(std::shared_ptr<const PatternFusionPass> pass, std::string p
                     PassStage stage = PassStage::kAfterShapeInference, int priority = 1);
 PatternList Compile(std::shared_ptr<const DecomposePass> pass, std::string pass_name,
                     PassStage stage = PassStage::kAfterShapeInference, int priority = 1);
+
+// --- Registration: explicit (no static registrars), idempotent ---------------------------
+// Registering a name again with a factory of the same type is a no-op; another factory
+// under a registered name throws PatternError.
+using FusionPassFactory = std::function<std::unique_ptr<PatternFusionPass>()>;
+using DecomposePassFactory = std::function<std::unique_ptr<DecomposePass>()>;
+void RegisterFusionPass(std::string name, PassStage stage, FusionPassFactory factory, int priority = 1);
+void RegisterDecomposePass(std::string name, PassStage stage, DecomposePassFactory factory, int priority = 1);
+// The compiled patterns of the registered passes (of `stage` only, when given), ordered
+// by stage, then priority, then pass name: the order the driver tries them in, whatever
+// the order of registration.
+PatternList CompileRegistered(std::optional<PassStage> stage = std::nullopt);
+std::vector<std::string> RegisteredPassNames();
 
 // The nodes that replace a match: `inputs[i]` is the value of replacement input i,
 // `outputs[j]` the name replacement output j must keep. Throws BuilderError (naming
