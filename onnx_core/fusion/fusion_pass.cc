@@ -246,12 +246,10 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
 
 DeclarativePattern::DeclarativePattern(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name,
                                        Pattern pattern, PassStage stage, int priority)
-    : PatternOptimization(priority),
+    : CompiledRule(pass_name + "/" + pattern.Name(), stage, priority),
       pass_(std::move(pass)),
       pass_name_(std::move(pass_name)),
-      name_(pass_name_ + "/" + pattern.Name()),
-      matcher_(std::move(pattern), pass_->Config()),
-      stage_(stage) {}
+      matcher_(std::move(pattern), pass_->Config()) {}
 
 std::set<std::string> DeclarativePattern::FastOpType() const { return {matcher_.GetPattern().Anchor().op_type}; }
 
@@ -290,7 +288,7 @@ DecomposePass::DecomposePass(std::vector<OpKey> op_types) : op_types_(std::move(
 
 DecomposePatternOptimization::DecomposePatternOptimization(std::shared_ptr<const DecomposePass> pass,
                                                            std::string name, PassStage stage, int priority)
-    : PatternOptimization(priority), pass_(std::move(pass)), name_(std::move(name)), stage_(stage) {}
+    : CompiledRule(std::move(name), stage, priority), pass_(std::move(pass)) {}
 
 std::set<std::string> DecomposePatternOptimization::FastOpType() const {
   std::set<std::string> types;

@@ -144,43 +144,48 @@ class DecomposePass {
   std::vector<OpKey> op_types_;
 };
 
+// What both adapters share: the name users select the rule by, and its stage.
+class CompiledRule : public core::builder::PatternOptimization {
+ public:
+  CompiledRule(std::string name, PassStage stage, int priority)
+      : PatternOptimization(priority), name_(std::move(name)), stage_(stage) {}
+  std::string Name() const final { return name_; }
+  core::builder::OptimizationStage Stage() const final { return ToOptimizationStage(stage_); }
+
+ protected:
+  std::string name_;
+  PassStage stage_;
+};
+
 // One pattern of a PatternFusionPass, as an engine pattern named "<pass>/<pattern>".
-class DeclarativePattern final : public core::builder::PatternOptimization {
+class DeclarativePattern final : public CompiledRule {
  public:
   DeclarativePattern(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name, Pattern pattern,
                      PassStage stage, int priority);
-  std::string Name() const override { return name_; }
   std::set<std::string> FastOpType() const override;
   core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override;
   utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph& graph,
                                              const std::vector<const NodeProto*>& nodes) const override;
-  core::builder::OptimizationStage Stage() const override { return ToOptimizationStage(stage_); }
   const PatternMatcher& Matcher() const { return matcher_; }
 
  private:
   std::shared_ptr<const PatternFusionPass> pass_;
   std::string pass_name_;
-  std::string name_;
   PatternMatcher matcher_;
-  PassStage stage_;
 };
 
 // A DecomposePass as an engine pattern named after the pass.
-class DecomposePatternOptimization final : public core::builder::PatternOptimization {
+class DecomposePatternOptimization final : public CompiledRule {
  public:
   DecomposePatternOptimization(std::shared_ptr<const DecomposePass> pass, std::string name, PassStage stage,
                                int priority);
-  std::string Name() const override { return name_; }
   std::set<std::string> FastOpType() const override;
   core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override;
   utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph& graph,
                                              const std::vector<const NodeProto*>& nodes) const override;
-  core::builder::OptimizationStage Stage() const override { return ToOptimizationStage(stage_); }
 
  private:
   std::shared_ptr<const DecomposePass> pass_;
-  std::string name_;
-  PassStage stage_;
 };
 
 using PatternList = std::vector<std::unique_ptr<core::builder::PatternOptimization>>;

@@ -1,26 +1,14 @@
 """Declarative rewrite rules: a pattern graph, a predicate and a replacement graph.
 
-    from onnxopt.fusion import PatternFusionPass, PassStage, pattern, op, register_fusion_pass
-
-    @register_fusion_pass(name="MatMulAddToGemm", stage=PassStage.AFTER_SHAPE_INFERENCE)
-    class MatMulAddToGemm(PatternFusionPass):
-        @pattern
-        def matmul_add(self, inputs):
-            a, w, c = inputs[:3]
-            return (a @ w) + c
-
-        def meet_requirements(self, match):
-            g = match.graph
-            return g.get_shape(match.input(0)).rank == 2 and g.get_shape(match.input(1)).rank == 2
-
-        def replacement(self, inputs):
-            a, w, c = inputs[:3]
-            return op.Gemm(a, w, c)
+A rule is a PatternFusionPass subclass: @pattern methods (or patterns()) give the graphs to
+find, meet_requirements filters the matches, replacement gives what to put instead. A
+DecomposePass rewrites single nodes of given op types. examples/declarative_python/rules.py
+shows both forms of rule; docs/declarative-rules.md is the tutorial and
+shared/docs/declarative-fusion.md the semantics.
 
 The pattern is built in Python once, compiled into a C++ pattern, and matched in C++; only
 meet_requirements and replacement call back into Python. `compile()` returns engine
 patterns that GraphGraph(patterns=[...]) and onnxopt.optimize(patterns=[...]) accept.
-Tutorial: docs/declarative-rules.md; semantics: shared/docs/declarative-fusion.md.
 """
 
 from __future__ import annotations

@@ -75,35 +75,43 @@ RuleRun RunRules(const Rules& rules, const ModelProto& model) {
   return run;
 }
 
-DirectMatch MatchAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule, std::string_view model,
-                    std::string_view node_output) {
+namespace {
+
+// Calls `use(graph, node)` with a GraphGraph over `model` (shapes inferred) holding `rule`
+// alone, and the node producing `node_output`.
+template <class Use>
+auto WithRuleAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule, ModelProto model,
+                std::string_view node_output, Use use) {
   onnx_shapes::RegisterShapeFunctions();
-  GraphBuilder builder{ParseWithEmptyInputs(model)};
+  GraphBuilder builder{std::move(model)};
   builder.InferShapes();
   OptimizerOptions options;
   options.registered = PatternSelection::None();
   GraphGraph graph(builder, {rule}, options);
   const NodeProto* node = graph.NodeBefore(node_output);
   if (!node) throw std::runtime_error("no node produces '" + std::string(node_output) + "'");
-  const core::builder::MatchResult match = rule->Match(graph, *node);
-  return DirectMatch{static_cast<bool>(match), std::string(match.no_match.reason)};
+  return use(graph, *node);
+}
+
+}  // namespace
+
+DirectMatch MatchAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule, std::string_view model,
+                    std::string_view node_output) {
+  return WithRuleAt(rule, ParseWithEmptyInputs(model), node_output, [&](GraphGraph& graph, const NodeProto& node) {
+    const core::builder::MatchResult match = rule->Match(graph, node);
+    return DirectMatch{static_cast<bool>(match), std::string(match.no_match.reason)};
+  });
 }
 
 std::vector<NodeProto> ApplyAt(const std::shared_ptr<const core::builder::PatternOptimization>& rule,
                                const ModelProto& model, std::string_view node_output) {
-  onnx_shapes::RegisterShapeFunctions();
-  GraphBuilder builder{ModelProto(model)};
-  builder.InferShapes();
-  OptimizerOptions options;
-  options.registered = PatternSelection::None();
-  GraphGraph graph(builder, {rule}, options);
-  const NodeProto* node = graph.NodeBefore(node_output);
-  if (!node) throw std::runtime_error("no node produces '" + std::string(node_output) + "'");
-  const core::builder::MatchResult match = rule->Match(graph, *node);
-  EXPECT_TRUE(match) << match.ToString();
-  if (!match) return {};
-  const utils::RepeatedProtoField<NodeProto> emitted = rule->Apply(graph, match.nodes);
-  return std::vector<NodeProto>(emitted.begin(), emitted.end());
+  return WithRuleAt(rule, model, node_output, [&](GraphGraph& graph, const NodeProto& node) {
+    const core::builder::MatchResult match = rule->Match(graph, node);
+    EXPECT_TRUE(match) << match.ToString();
+    if (!match) return std::vector<NodeProto>{};
+    const utils::RepeatedProtoField<NodeProto> emitted = rule->Apply(graph, match.nodes);
+    return std::vector<NodeProto>(emitted.begin(), emitted.end());
+  });
 }
 
 ModelProto ParseWithEmptyInputs(std::string_view text, std::string_view placeholder) {

@@ -111,12 +111,6 @@ TEST(DeclarativeValidation, PatternFromText) {
 
 // --- T45-T48: replacements are checked when they are applied -------------------------
 
-constexpr std::string_view kAddZeroModel = R"(
-    <ir_version: 8, opset_import: ["" : 17]>
-    g (float[2,3] a) => (float[2,3] u) <float[1] Z = {0.0}> {
-      t = Add(a, Z)
-      u = Relu(t)
-    })";
 
 // The message of the BuilderError `rules` raise on `model`, after checking that the
 // builder is left as the previous batch left it (no batch here: as it was loaded).

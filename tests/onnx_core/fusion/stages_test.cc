@@ -10,12 +10,6 @@ namespace {
 
 using fusion::PassStage;
 
-constexpr std::string_view kAddZeroModel = R"(
-    <ir_version: 8, opset_import: ["" : 17]>
-    g (float[2,3] a) => (float[2,3] u) <float[1] Z = {0.0}> {
-      t = Add(a, Z)
-      u = Relu(t)
-    })";
 
 TEST(DeclarativeStages, T51_ShapesAreKnownAfterShapeInferenceOnly) {
   // AddZero's MeetRequirements needs the shapes of x and y.

@@ -18,6 +18,14 @@ using fusion::PatternBuilder;
 using fusion::ReplacementBuilder;
 using fusion::ReplacementGraph;
 
+// T01: t = Add(a, Z) with Z = [0.]; u = Relu(t).
+inline constexpr std::string_view kAddZeroModel = R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) <float[1] Z = {0.0}> {
+      t = Add(a, Z)
+      u = Relu(t)
+    })";
+
 // Same element type and the same known shape.
 inline bool SameTypeAndShape(const core::builder::GraphGraph& graph, const std::string& a, const std::string& b) {
   const auto* shape_a = core::builder::KnownShape(graph, a);

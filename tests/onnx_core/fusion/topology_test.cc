@@ -179,19 +179,22 @@ Rules ConvRecorder(bool with_bias) {
   });
 }
 
-// Matches (topological) of `rules` on `body`, a graph over x [1,2,5,5], weights W and bias B.
-std::size_t ConvMatches(const Rules& rules, std::string_view body) {
-  RuleRun run = RunRules(rules, ParseWithEmptyInputs(Model(
-                                    "(float[1,2,5,5] x) => (float[1,2,3,3] y) <float[2,2,3,3] W = {"
-                                    "1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,"
-                                    "1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0}, "
-                                    "float[2] B = {1.0, 2.0}>",
-                                    body)));
+std::size_t RecordedMatches(const Rules& rules, std::string_view model) {
+  RuleRun run = RunRules(rules, ParseWithEmptyInputs(model));
   EXPECT_EQ(run.applied, 0u);
   std::size_t count = 0;
   for (const auto& entry : run.report.no_matches)
     if (entry.reason == kRejectedByRequirements) count += entry.count;
   return count;
+}
+
+// Matches (topological) of `rules` on `body`, a graph over x [1,2,5,5], weights W and bias B.
+std::size_t ConvMatches(const Rules& rules, std::string_view body) {
+  return RecordedMatches(rules, Model("(float[1,2,5,5] x) => (float[1,2,3,3] y) <float[2,2,3,3] W = {"
+                                      "1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,"
+                                      "1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0}, "
+                                      "float[2] B = {1.0, 2.0}>",
+                                      body));
 }
 
 TEST(DeclarativeTopology, T26_InputCountExact) {
@@ -201,15 +204,6 @@ TEST(DeclarativeTopology, T26_InputCountExact) {
   EXPECT_EQ(ConvMatches(ConvRecorder(true), "y = Conv(x, W, B)"), 1u);
   EXPECT_EQ(ConvMatches(ConvRecorder(true), "y = Conv(x, W)"), 0u);
   EXPECT_EQ(ConvMatches(ConvRecorder(true), "y = Conv(x, W, EMPTY)"), 0u);
-}
-
-std::size_t RecordedMatches(const Rules& rules, std::string_view model) {
-  RuleRun run = RunRules(rules, ParseWithEmptyInputs(model));
-  EXPECT_EQ(run.applied, 0u);
-  std::size_t count = 0;
-  for (const auto& entry : run.report.no_matches)
-    if (entry.reason == kRejectedByRequirements) count += entry.count;
-  return count;
 }
 
 TEST(DeclarativeTopology, T27_AbsentMiddleInput) {
