@@ -7,6 +7,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_core/fusion/test_rules.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/support/test_support.h"
@@ -115,6 +116,7 @@ TEST(DeclarativeValidation, PatternFromText) {
 // The message of the BuilderError `rules` raise on `model`, after checking that the
 // builder is left as the previous batch left it (no batch here: as it was loaded).
 std::string ApplyError(const Rules& rules, std::string_view model) {
+  onnx_shapes::RegisterShapeFunctions();  // the element types the checks compare
   const ModelProto original = ParseText(model);
   core::builder::GraphBuilder builder{ModelProto(original)};
   core::builder::OptimizerOptions options;
