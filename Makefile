@@ -32,7 +32,7 @@ SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests e
                      run_verify_tests file_handling_tests \
                      canonicalization_pattern_tests collections_pattern_tests expand_pattern_tests reshape_pattern_tests layout_pattern_tests algebra_pattern_tests matmul_pattern_tests normalization_pattern_tests attention_pattern_tests fusion_pattern_tests elimination_pattern_tests pattern_numerics_tests kernel_tests \
                      op_schema_tests model_validity_tests nested_names_tests \
-                     graph_case_tests memory_tests transpose_optimizer_tests
+                     graph_case_tests memory_tests transpose_optimizer_tests fusion_tests
 
 .PHONY: deps configure build demo test test-main test-asan asan fuzz release clean
 

@@ -72,6 +72,9 @@ parse_rewrites = _builder.parse_rewrites
 
 CastCastPattern = _onnxpypatterns.CastCastPattern
 
+# Declarative rules (pattern graphs, PatternFusionPass, DecomposePass): onnxopt.fusion.
+from . import fusion  # noqa: E402
+
 ModelLike = Union[onnx.ModelProto, bytes, str, os.PathLike]
 
 

@@ -25,6 +25,7 @@
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "python/src/core_library.h"
+#include "python/src/fusion_module.h"
 #include "python/src/py_pattern.h"
 
 namespace onnxopt::python {
@@ -717,6 +718,7 @@ PYBIND11_MODULE(_onnxpycore, m) {
   BindRecords(b);
   BindReport(b);
   BindRegistry(b);
+  BindFusion(m);
   m.def("max_tensor_bytes", &onnxopt::core::ir::MaxTensorBytes,
         "The largest tensor (bytes) onnxopt allocates while evaluating, folding or inferring shapes");
   m.def("set_max_tensor_bytes", &onnxopt::core::ir::SetMaxTensorBytes, "bytes"_a,

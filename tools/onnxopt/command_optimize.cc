@@ -32,6 +32,7 @@
 #include "tools/onnxopt/model_inputs.h"
 #include "tools/onnxopt/model_summary.h"
 #include "tools/onnxopt/progress.h"
+#include "tools/onnxopt/rule_files.h"
 
 namespace onnxopt::cli {
 
@@ -107,6 +108,10 @@ options:
                                   than 2 GiB always use external data.
   -q, --quiet                     print nothing but errors: no summary, no progress line
                                   (the --report is still printed when asked for)
+  --passes PATH[:PATH...]         also apply the declarative rules of these Python files
+                                  or folders (also ONNXOPT_PY_PASS_PATH); runs the
+                                  command through /usr/bin/python3 -m onnxopt.cli
+                                  (docs/declarative-rules.md)
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
@@ -237,6 +242,7 @@ void PrintRewrites(const core::builder::OptimizationReport& report,
 }
 
 int RunOptimize(const std::vector<std::string>& raw_args) {
+  if (std::optional<int> code = RunWithPythonRules(raw_args)) return *code;  // --passes: Python rules
   Arguments args(raw_args,
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
                   "--report-json", "--fold-size-limit", "--check", "--check-atol", "--check-rtol"},

@@ -1,0 +1,385 @@
+#include "onnx_core/fusion/matcher.h"
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <set>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/ir/constant_values.h"
+#include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/tensor_data.h"
+#include "onnx_core/optimizer/graph_graph.h"
+
+namespace onnxopt::fusion {
+
+using core::builder::GraphGraph;
+using Kind = Sketch::Kind;
+
+namespace {
+
+// Boundary rejections name values and nodes, but NoMatch reasons are string views that
+// must outlive the report: the messages are kept here, once each.
+std::string_view Intern(std::string message) {
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> messages;
+  std::lock_guard lock(mutex);
+  return *messages.insert(std::move(message)).first;
+}
+
+std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::string DescribeTarget(const NodeProto& node) {
+  return node.op_type() + " " + Quoted(node.name().empty() ? node.output(0) : node.name());
+}
+
+// Input or output count without trailing "" entries.
+template <class Field>
+int TrimmedSize(const Field& names) {
+  int size = names.size();
+  while (size > 0 && names.Get(size - 1).empty()) --size;
+  return size;
+}
+
+int PatternInputCount(const Sketch& sketch, const Sketch::Node& node) {
+  int size = static_cast<int>(node.inputs.size());
+  while (size > 0 && sketch.values[node.inputs[size - 1]].kind == Kind::kAbsent) --size;
+  return size;
+}
+
+bool SameAttribute(const AttributeProto& a, const AttributeProto& b) {
+  AttributeProto left = a, right = b;
+  left.clear_doc_string();
+  right.clear_doc_string();
+  return left.SerializeAsString() == right.SerializeAsString();
+}
+
+const AttributeProto* FindAttribute(const NodeProto& node, std::string_view name) {
+  for (const AttributeProto& attribute : node.attribute())
+    if (attribute.name() == name) return &attribute;
+  return nullptr;
+}
+
+// Explicit attributes only: without an attribute-default registry an unset attribute
+// equals only an unset one (declarative-fusion.md §12).
+bool AttributesMatch(const Sketch::Node& pattern, const NodeProto& target) {
+  for (const AttributeProto& wanted : pattern.attributes) {
+    const AttributeProto* found = FindAttribute(target, wanted.name());
+    if (!found || !SameAttribute(wanted, *found)) return false;
+  }
+  for (const AttributeProto& present : target.attribute())
+    if (std::none_of(pattern.attributes.begin(), pattern.attributes.end(),
+                     [&](const AttributeProto& a) { return a.name() == present.name(); }))
+      return false;
+  return true;
+}
+
+bool SameTensorValue(const TensorProto& a, const TensorProto& b) {
+  if (a.data_type() != b.data_type()) return false;
+  if (!std::equal(a.dims().begin(), a.dims().end(), b.dims().begin(), b.dims().end())) return false;
+  if (a.data_type() == TensorProto::STRING)
+    return std::equal(a.string_data().begin(), a.string_data().end(), b.string_data().begin(),
+                      b.string_data().end());
+  const std::optional<std::string> left = core::ir::RawBytes(a), right = core::ir::RawBytes(b);
+  return left && right && *left == *right;
+}
+
+const NodeProto* ConstantNode(const GraphGraph& graph, std::string_view name) {
+  const NodeProto* producer = graph.NodeBefore(name);
+  if (!producer || producer->op_type() != "Constant" || !core::ir::IsOnnxDomain(producer->domain()))
+    return nullptr;
+  return core::ir::SparseConstantValue(*producer) ? nullptr : producer;
+}
+
+}  // namespace
+
+const std::string& AbsentValue() {
+  static const std::string kAbsent;
+  return kAbsent;
+}
+
+// The value a materialized constant of this graph holds: an initializer that is not also
+// a graph input (IR < 4 lets an input override it), or a Constant node's output.
+std::optional<TensorProto> MaterializedConstant(const GraphGraph& graph, std::string_view name) {
+  if (const TensorProto* init = graph.Builder().Initializer(name); init && !graph.Builder().IsGraphInput(name))
+    return *init;
+  if (const NodeProto* node = ConstantNode(graph, name)) return core::ir::ConstantNodeValue(*node);
+  return std::nullopt;
+}
+
+bool IsMaterializedConstant(const GraphGraph& graph, std::string_view name) {
+  const TensorProto* init = graph.Builder().Initializer(name);
+  if (init) return !graph.Builder().IsGraphInput(name);
+  return ConstantNode(graph, name) != nullptr;
+}
+
+struct PatternMatcher::State {
+  const GraphGraph& graph;
+  Binding& binding;
+  std::string_view why;
+  const NodeProto* insert_at = nullptr;
+  bool Fail(std::string_view reason) {
+    why = reason;
+    return false;
+  }
+};
+
+namespace {
+
+// Scratch space of the matcher, reused across candidates: most candidates fail after a
+// node or two, and allocating bindings for each would cost more than the walk.
+struct Scratch {
+  Binding binding;
+  std::vector<const NodeProto*> matched;
+  std::vector<const std::string*> declared;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+PatternMatcher::PatternMatcher(Pattern pattern, PatternMatcherConfig config)
+    : pattern_(std::move(pattern)), config_(config) {
+  const Sketch& sketch = pattern_.Graph();
+  readers_.resize(sketch.values.size());
+  for (int n : pattern_.TopologicalNodes())
+    for (std::size_t slot = 0; slot < sketch.nodes[n].inputs.size(); ++slot)
+      readers_[sketch.nodes[n].inputs[slot]].emplace_back(n, static_cast<int>(slot));
+}
+
+bool PatternMatcher::NodeFits(State& s, int pattern_node, const NodeProto& target) const {
+  const Sketch& sketch = pattern_.Graph();
+  const Sketch::Node& node = sketch.nodes[pattern_node];
+  if (!node.key.SameAs(target)) return s.Fail("the operator differs from the pattern node's");
+  if (PatternInputCount(sketch, node) != TrimmedSize(target.input()))
+    return s.Fail("the input count differs from the pattern node's");
+  if (static_cast<int>(node.outputs.size()) != TrimmedSize(target.output()))
+    return s.Fail("the output count differs from the pattern node's");
+  if (config_.IsEnableIrAttrMatch() && !AttributesMatch(node, target))
+    return s.Fail("the attributes differ from the pattern node's");
+  return true;
+}
+
+bool PatternMatcher::BindValue(State& state, int value, const std::string& target) const {
+  const Sketch::Value& v = pattern_.Graph().values[value];
+  const std::string*& bound = state.binding.values[value];
+  if (bound) return *bound == target || state.Fail("a pattern value is bound to two different values");
+  if (v.kind == Kind::kConstant) {
+    if (!IsMaterializedConstant(state.graph, target))
+      return state.Fail("a pattern constant is bound to a value that is not a constant of the graph");
+    if (config_.IsEnableConstValueMatch() && v.tensor) {
+      const std::optional<TensorProto> actual = MaterializedConstant(state.graph, target);
+      if (!actual || !SameTensorValue(*v.tensor, *actual))
+        return state.Fail("a constant's value differs from the pattern constant's");
+    }
+  }
+  bound = &target;
+  return true;
+}
+
+bool PatternMatcher::Walk(State& state, int pattern_node, const NodeProto& target) const {
+  Binding& b = state.binding;
+  if (b.nodes[pattern_node]) return b.nodes[pattern_node] == &target || state.Fail("the pattern does not close here");
+  if (std::find(b.nodes.begin(), b.nodes.end(), &target) != b.nodes.end())
+    return state.Fail("two pattern nodes would bind the same node");
+  if (!NodeFits(state, pattern_node, target)) return false;
+  const Sketch& sketch = pattern_.Graph();
+  const Sketch::Node& node = sketch.nodes[pattern_node];
+  b.nodes[pattern_node] = &target;
+  for (std::size_t k = 0; k < node.outputs.size(); ++k) b.values[node.outputs[k]] = &target.output(static_cast<int>(k));
+  for (std::size_t slot = 0; slot < node.inputs.size(); ++slot) {
+    const int value = node.inputs[slot];
+    const Sketch::Value& v = sketch.values[value];
+    const std::string& actual =
+        static_cast<int>(slot) < target.input_size() ? target.input(static_cast<int>(slot)) : AbsentValue();
+    if (v.kind == Kind::kAbsent) {
+      if (!actual.empty()) return state.Fail("an input the pattern marks absent is present");
+      b.values[value] = &AbsentValue();
+      continue;
+    }
+    if (actual.empty()) return state.Fail("an input the pattern uses is absent");
+    if (v.kind != Kind::kNodeOutput) {
+      if (!BindValue(state, value, actual)) return false;
+      continue;
+    }
+    const NodeProto* producer = state.graph.NodeBefore(actual);
+    if (!producer) return state.Fail("an input is not produced by a node");
+    if (v.slot >= producer->output_size() || producer->output(v.slot) != actual)
+      return state.Fail("an input comes from another output slot of its producer");
+    if (!Walk(state, v.index, *producer)) return false;
+  }
+  return true;
+}
+
+bool PatternMatcher::Extend(State& state) const {
+  const Sketch& sketch = pattern_.Graph();
+  Binding& b = state.binding;
+  // The first unbound node that reads a bound value; connectivity guarantees one exists
+  // while any node is unbound.
+  for (int n : pattern_.TopologicalNodes()) {
+    if (b.nodes[n]) continue;
+    const Sketch::Node& node = sketch.nodes[n];
+    for (std::size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      const std::string* value = b.values[node.inputs[slot]];
+      if (!value || value->empty()) continue;
+      bool tried = false;
+      for (const NodeProto* candidate : state.graph.NextNodes(*value)) {
+        if (static_cast<int>(slot) >= candidate->input_size() || candidate->input(static_cast<int>(slot)) != *value ||
+            !node.key.SameAs(*candidate))
+          continue;
+        tried = true;
+        const Binding snapshot = b;
+        if (Walk(state, n, *candidate) && Extend(state)) return true;
+        b = snapshot;
+      }
+      if (!tried) state.why = "no reader of a bound value fits the rest of the pattern";
+      return false;
+    }
+  }
+  return CheckBoundary(state);
+}
+
+bool PatternMatcher::CheckBoundary(State& state) const {
+  const Sketch& sketch = pattern_.Graph();
+  const GraphGraph& graph = state.graph;
+  const Binding& b = state.binding;
+  std::vector<const NodeProto*>& matched = ThreadScratch().matched;
+  matched.assign(b.nodes.begin(), b.nodes.end());
+  std::sort(matched.begin(), matched.end());
+  auto in_match = [&](const NodeProto* node) { return std::binary_search(matched.begin(), matched.end(), node); };
+  std::vector<const std::string*>& declared = ThreadScratch().declared;
+  declared.clear();
+  for (int output : pattern_.Outputs()) declared.push_back(b.values[output]);
+  auto is_declared = [&](const std::string& value) {
+    return std::any_of(declared.begin(), declared.end(), [&](const std::string* d) { return *d == value; });
+  };
+  for (const NodeProto* node : matched)
+    for (const std::string& value : node->output()) {
+      if (value.empty() || is_declared(value)) continue;
+      for (const NodeProto* consumer : graph.NextNodes(value))
+        if (!in_match(consumer))
+          return state.Fail(Intern("value " + Quoted(value) + " is read by " + DescribeTarget(*consumer) +
+                                   " outside the match and is not a declared output"));
+      if (graph.IsOutput(value))
+        return state.Fail(Intern("value " + Quoted(value) + " is a graph output and not a declared output"));
+      if (graph.IsUsedBySubgraph(value))
+        return state.Fail(Intern("value " + Quoted(value) + " is read by a subgraph and not a declared output"));
+    }
+  // Placement: every external input is computed before every outside reader of an output.
+  long last_input = -1;
+  for (std::size_t id = 0; id < sketch.values.size(); ++id) {
+    const Kind kind = sketch.values[id].kind;
+    if ((kind != Kind::kPlaceholder && kind != Kind::kConstant) || !b.values[id]) continue;
+    const NodeProto* producer = graph.NodeBefore(*b.values[id]);
+    if (!producer) continue;
+    if (in_match(producer))
+      return state.Fail(Intern(sketch.DescribeValue(static_cast<int>(id)) + " is bound to " + Quoted(*b.values[id]) +
+                               ", which is produced inside the match"));
+    last_input = std::max(last_input, static_cast<long>(graph.Position(*producer)));
+  }
+  long first_reader = std::numeric_limits<long>::max();
+  for (const std::string* value : declared) {
+    for (const NodeProto* consumer : graph.NextNodes(*value))
+      if (!in_match(consumer)) first_reader = std::min(first_reader, static_cast<long>(graph.Position(*consumer)));
+    if (graph.IsUsedBySubgraph(*value))
+      for (const NodeProto& node : graph.Builder().Nodes())
+        if (core::ir::SubgraphReads(node).contains(*value)) {
+          first_reader = std::min(first_reader, static_cast<long>(graph.Position(node)));
+          break;
+        }
+  }
+  if (last_input >= first_reader)
+    return state.Fail(
+        "replacement cannot be placed: an input is computed after a reader of an output (it would create a cycle)");
+  long first_matched = std::numeric_limits<long>::max(), last_matched = -1;
+  for (const NodeProto* node : matched) {
+    first_matched = std::min(first_matched, static_cast<long>(graph.Position(*node)));
+    last_matched = std::max(last_matched, static_cast<long>(graph.Position(*node)));
+  }
+  const auto& nodes = graph.Builder().Nodes();
+  if (pattern_.PlacesAtFirstNode() && last_input < first_matched) {
+    state.insert_at = &nodes.Get(static_cast<int>(first_matched));
+  } else if (last_input < last_matched && last_matched < first_reader) {
+    state.insert_at = &nodes.Get(static_cast<int>(last_matched));
+  } else if (first_reader != std::numeric_limits<long>::max()) {
+    state.insert_at = &nodes.Get(static_cast<int>(first_reader));  // before that reader
+  } else {
+    return state.Fail("replacement cannot be placed: an input is computed after every matched node");
+  }
+  return true;
+}
+
+bool PatternMatcher::Match(const GraphGraph& graph, const NodeProto& candidate, Binding& binding, std::string_view& why,
+                           const NodeProto*& insert_at) const {
+  const Sketch& sketch = pattern_.Graph();
+  Binding& scratch = ThreadScratch().binding;
+  State state{graph, scratch, {}, nullptr};
+  // The anchor's operator and arity first: most candidates stop there.
+  if (!NodeFits(state, pattern_.AnchorNode(), candidate)) {
+    why = state.why;
+    return false;
+  }
+  scratch.nodes.assign(sketch.nodes.size(), nullptr);
+  scratch.values.assign(sketch.values.size(), nullptr);
+  const int anchor = pattern_.AnchorNode();
+  const bool found = Walk(state, anchor, candidate) && Extend(state);
+  if (!found) {
+    why = state.why;
+    return false;
+  }
+  binding = scratch;
+  insert_at = state.insert_at;
+  return true;
+}
+
+Binding PatternMatcher::Rebind(const std::vector<const NodeProto*>& nodes, std::string_view rule) const {
+  const Sketch& sketch = pattern_.Graph();
+  const std::vector<int>& order = pattern_.TopologicalNodes();
+  auto fail = [&](const std::string& what) {
+    throw BuilderError(std::string(rule) + ": the nodes given to Apply do not fit the pattern: " + what);
+  };
+  if (nodes.size() != order.size())
+    fail(std::to_string(nodes.size()) + " nodes for " + std::to_string(order.size()) + " pattern nodes");
+  Binding b{std::vector<const NodeProto*>(sketch.nodes.size(), nullptr),
+            std::vector<const std::string*>(sketch.values.size(), nullptr)};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const int n = order[i];
+    const Sketch::Node& node = sketch.nodes[n];
+    const NodeProto* target = nodes[i];
+    if (!target) fail("node " + std::to_string(i) + " is null");
+    if (!node.key.SameAs(*target) || PatternInputCount(sketch, node) != TrimmedSize(target->input()) ||
+        static_cast<int>(node.outputs.size()) != TrimmedSize(target->output()))
+      fail(target->op_type() + " " + Quoted(target->name()) + " does not fit " + sketch.DescribeNode(n));
+    b.nodes[n] = target;
+    for (std::size_t k = 0; k < node.outputs.size(); ++k)
+      b.values[node.outputs[k]] = &target->output(static_cast<int>(k));
+    for (std::size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      const int value = node.inputs[slot];
+      const std::string& actual =
+          static_cast<int>(slot) < target->input_size() ? target->input(static_cast<int>(slot)) : AbsentValue();
+      const std::string*& bound = b.values[value];
+      if (sketch.values[value].kind == Kind::kAbsent) {
+        if (!actual.empty()) fail("an absent input is present in " + Quoted(target->name()));
+        bound = &AbsentValue();
+      } else if (!bound) {
+        if (sketch.values[value].kind == Kind::kNodeOutput) fail("the nodes are not in the pattern's order");
+        bound = &actual;
+      } else if (*bound != actual) {
+        fail("input " + std::to_string(slot) + " of " + Quoted(target->name()) + " is not " +
+             sketch.DescribeValue(value));
+      }
+    }
+  }
+  return b;
+}
+
+std::vector<const NodeProto*> PatternMatcher::CanonicalNodes(const Binding& binding) const {
+  std::vector<const NodeProto*> nodes;
+  for (int n : pattern_.TopologicalNodes()) nodes.push_back(binding.nodes[n]);
+  return nodes;
+}
+
+}  // namespace onnxopt::fusion

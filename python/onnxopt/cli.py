@@ -1,0 +1,106 @@
+"""`python3 -m onnxopt.cli optimize MODEL -o OUTPUT --passes PATH[:PATH...]`.
+
+The C++ command line hands `onnxopt optimize ... --passes` to this module: it loads the
+declarative rule files (onnxopt.fusion.load_passes), compiles the registered rules, and
+optimizes with them next to the selected built-in patterns. A rule file that fails to load
+is reported as FILE:LINE: message, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+
+import onnx
+
+import onnxopt
+from onnxopt import fusion
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _Usage(message)
+
+
+def _rule_location(error: BaseException, paths) -> str:
+    """FILE:LINE of the innermost frame in a rule file (or of a SyntaxError)."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}:{error.lineno}"
+    roots = [os.path.realpath(p) for p in paths]
+    location = ""
+    for frame in traceback.extract_tb(error.__traceback__):
+        real = os.path.realpath(frame.filename)
+        if any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+            location = f"{frame.filename}:{frame.lineno}"
+    return location
+
+
+def optimize(argv) -> int:
+    parser = _Parser(prog="onnxopt optimize", add_help=False)
+    parser.add_argument("model")
+    parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("--passes", default="")
+    parser.add_argument("--patterns", default="default")
+    parser.add_argument("--no-fold", action="store_true")
+    parser.add_argument("--max-iter", type=int, default=-1)
+    parser.add_argument("--report", action="store_true")
+    parser.add_argument("-q", "--quiet", action="store_true")
+    try:
+        args = parser.parse_args(argv)
+    except _Usage as e:
+        print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
+              f"--max-iter, --report, -q)", file=sys.stderr)
+        return 2
+    paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
+    try:
+        fusion.load_passes(paths)
+    except (FileNotFoundError, ValueError) as e:
+        print(f"onnxopt optimize: --passes: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a broken rule file: say where
+        location = _rule_location(e, paths) or ":".join(paths)
+        print(f"{location}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    rules = fusion.registered_patterns()
+    patterns = onnxopt.standard_patterns(args.patterns) + rules
+    builder = onnxopt.GraphBuilder(args.model)
+    graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
+                               fold_constants_first=not args.no_fold, collect_no_match=args.report)
+    records, report = graph.optimize(report=True, max_iter=args.max_iter)
+    del graph
+    onnx.save(builder.to_model(), args.output)
+    if not args.quiet:
+        names = {}
+        for record in records:
+            names[record.name] = names.get(record.name, 0) + 1
+        applied = ", ".join(f"{n} {c}" for n, c in names.items())
+        print(f"{len(rules)} declarative rule pattern(s) from {len(fusion.registered_pass_names())} pass(es); "
+              f"rewrites: {len(records)}" + (f" ({applied})" if applied else "")
+              + f"; {time.perf_counter() - start:.2f} s")
+    if args.report:
+        print(report)
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] != "optimize":
+        print("usage: python3 -m onnxopt.cli optimize MODEL -o OUTPUT --passes PATH[:PATH...]", file=sys.stderr)
+        return 2
+    try:
+        return optimize(argv[1:])
+    except onnxopt.Error as e:
+        print(f"onnxopt optimize: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

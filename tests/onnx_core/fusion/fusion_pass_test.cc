@@ -1,0 +1,166 @@
+// Seed examples and boundary/topology scenarios: T01-T13 and T18-T32 of
+// shared/docs/declarative-fusion.md §11.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/onnx_core/fusion/test_rules.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+constexpr std::string_view kAddZeroRule = "AddZero/add_zero";
+
+TEST(DeclarativeSeed, T01_AddZeroBasic) {
+  ExpectRewritten(AddZeroRules(), kAddZeroModel, R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) { u = Relu(a) })");
+}
+
+TEST(DeclarativeSeed, T02_AddZeroNonzero) {
+  RuleRun run = ExpectUnchanged(AddZeroRules(), R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) <float[1] Z = {1.0}> {
+      t = Add(a, Z)
+      u = Relu(t)
+    })");
+  EXPECT_EQ(run.NoMatches(kAddZeroRule, kRejectedByRequirements), 1u) << run.Reasons(kAddZeroRule);
+}
+
+TEST(DeclarativeSeed, T03_AddZeroBroadcastGrows) {
+  ExpectUnchanged(AddZeroRules(), R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[2,3] u) <float[2,3] Z = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}> {
+      t = Add(a, Z)
+      u = Relu(t)
+    })");
+}
+
+constexpr std::string_view kCommuted = R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) <float[1] Z = {0.0}> {
+      t = Add(Z, a)
+      u = Relu(t)
+    })";
+
+TEST(DeclarativeSeed, T04_AddZeroCommutedNeedsItsOwnPattern) {
+  ExpectUnchanged(AddZeroRules(), kCommuted);
+  ExpectRewritten(AddZeroRules() + ZeroAddRules(), kCommuted, R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) { u = Relu(a) })");
+}
+
+TEST(DeclarativeSeed, T05_AddZeroGraphOutputKeepsItsName) {
+  ExpectRewritten(AddZeroRules(), R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] y) <float[1] Z = {0.0}> { y = Add(a, Z) })",
+                  R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] y) { y = Identity(a) })");
+}
+
+TEST(DeclarativeSeed, T06_ChainInOneBatch) {
+  RuleRun run = ExpectRewritten(AddZeroRules(), R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) <float[1] Z = {0.0}> {
+      t1 = Add(a, Z)
+      t2 = Add(t1, Z)
+      u = Relu(t2)
+    })",
+                                R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) { u = Relu(a) })");
+  std::vector<std::size_t> iterations;
+  for (const auto& record : run.records)
+    if (record.Name() == kAddZeroRule) iterations.push_back(record.iteration);
+  ASSERT_EQ(iterations.size(), 2u);
+  EXPECT_EQ(iterations[0], iterations[1]) << "both Adds are rewritten in one batch";
+}
+
+constexpr std::string_view kMatMulAdd = " t = MatMul(a, W)\n y = Add(t, c)\n";
+
+// The T07 family: `a` @ W [8,16] + c; the body is given.
+std::string GemmModel(std::string_view inputs, std::string_view outputs, std::string_view body = kMatMulAdd) {
+  std::string weights = "<float[8,16] W = {";
+  for (int i = 0; i < 128; ++i) weights += (i ? ", " : "") + std::to_string(i % 16 + 1) + ".0";
+  weights += "}>";
+  return std::string(R"(<ir_version: 8, opset_import: ["" : 17]> g ()") + std::string(inputs) + ") => (" +
+         std::string(outputs) + ") " + weights + " {\n" + std::string(body) + "}";
+}
+
+constexpr std::string_view kGemmInputs = "float[4,8] a, float[16] c";
+
+TEST(DeclarativeSeed, T07_MatMulAddToGemm) {
+  RuleRun run = ExpectRewritten(GemmRules(), GemmModel(kGemmInputs, "float[4,16] y"),
+                                GemmModel(kGemmInputs, "float[4,16] y", " y = Gemm(a, W, c)\n"));
+  ASSERT_EQ(run.applied, 1u);
+  EXPECT_EQ(run.records[0].matched_nodes, (std::vector<std::size_t>{0, 1})) << "MatMul and Add, by position";
+}
+
+TEST(DeclarativeSeed, T08_MatMulAddRank3) {
+  ExpectUnchanged(GemmRules(), GemmModel("float[2,4,8] a, float[16] c", "float[2,4,16] y"));
+}
+
+TEST(DeclarativeSeed, T09_MatMulAddBiasGrows) {
+  ExpectUnchanged(GemmRules(), GemmModel("float[4,8] a, float[3,4,16] c", "float[3,4,16] y"));
+}
+
+constexpr std::string_view kSharedProduct = " t = MatMul(a, W)\n y = Add(t, c)\n z = Relu(t)\n";
+
+TEST(DeclarativeSeed, T10_SharedIntermediateViolatesTheBoundary) {
+  RuleRun run = ExpectUnchanged(GemmRules(), GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z", kSharedProduct));
+  EXPECT_EQ(run.NoMatches("MatMulAddToGemm/matmul_add",
+                          "value 't' is read by Relu 'z' outside the match and is not a declared output"),
+            1u)
+      << run.Reasons("MatMulAddToGemm/matmul_add");
+}
+
+TEST(DeclarativeSeed, T11_SharedIntermediateDeclared) {
+  ExpectRewritten(GemmRules(true), GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z", kSharedProduct),
+                  GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z",
+                            " y = Gemm(a, W, c)\n t = MatMul(a, W)\n z = Relu(t)\n"));
+}
+
+TEST(DeclarativeSeed, T12_IntermediateIsGraphOutput) {
+  RuleRun run = ExpectUnchanged(GemmRules(), GemmModel(kGemmInputs, "float[4,16] y, float[4,16] t"));
+  EXPECT_EQ(run.NoMatches("MatMulAddToGemm/matmul_add", "value 't' is a graph output and not a declared output"), 1u)
+      << run.Reasons("MatMulAddToGemm/matmul_add");
+}
+
+TEST(DeclarativeSeed, T13_IntermediateReadBySubgraph) {
+  RuleRun run = ExpectUnchanged(
+      GemmRules(), GemmModel("float[4,8] a, float[16] c, bool b", "float[4,16] y, float[4,16] z",
+                             R"( t = MatMul(a, W)
+ y = Add(t, c)
+ z = If(b) <then_branch = g1 () => (float[4,16] o1) { o1 = Identity(t) },
+            else_branch = g2 () => (float[4,16] o2) { o2 = Neg(t) }>
+)"));
+  EXPECT_EQ(run.NoMatches("MatMulAddToGemm/matmul_add", "value 't' is read by a subgraph and not a declared output"),
+            1u)
+      << run.Reasons("MatMulAddToGemm/matmul_add");
+}
+
+TEST(DeclarativeSeed, T59_ReportCounters) {
+  // T01 and T10 rules on the T10 model: AddZero finds no Add with a constant; the Gemm rule
+  // meets the shared product.
+  RuleRun run = ExpectUnchanged(AddZeroRules() + GemmRules(),
+                                GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z", kSharedProduct));
+  std::map<std::string, core::builder::PatternStats> stats;
+  for (const auto& entry : run.report.patterns) stats[entry.name] = entry;
+  // Candidates: the rule's anchor op (Add) in each of the iterations that ran it.
+  EXPECT_EQ(stats["MatMulAddToGemm/matmul_add"].match_calls, 1u);
+  EXPECT_EQ(stats["MatMulAddToGemm/matmul_add"].matched, 0u);
+  EXPECT_EQ(stats["MatMulAddToGemm/matmul_add"].applied, 0u);
+  EXPECT_EQ(run.NoMatches("MatMulAddToGemm/matmul_add",
+                          "value 't' is read by Relu 'z' outside the match and is not a declared output"),
+            1u)
+      << "a boundary rejection with its reason";
+  EXPECT_EQ(run.NoMatches(kAddZeroRule, "a pattern constant is bound to a value that is not a constant of the graph"),
+            1u)
+      << run.Reasons(kAddZeroRule);
+  EXPECT_EQ(stats[std::string(kAddZeroRule)].match_calls, 1u);
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

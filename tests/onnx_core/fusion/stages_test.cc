@@ -1,0 +1,97 @@
+// Stages, registration and replay across stages: T51-T53 of
+// shared/docs/declarative-fusion.md §11.
+#include <gtest/gtest.h>
+
+#include "tests/onnx_core/fusion/test_rules.h"
+#include "tests/support/test_support.h"
+
+namespace onnxopt::testing {
+namespace {
+
+using fusion::PassStage;
+
+
+TEST(DeclarativeStages, T51_ShapesAreKnownAfterShapeInferenceOnly) {
+  // AddZero's MeetRequirements needs the shapes of x and y.
+  ExpectUnchanged(Shared(fusion::Compile(std::make_shared<AddZero>(), "AddZero", PassStage::kBeforeShapeInference)),
+                  kAddZeroModel);
+  ExpectRewritten(Shared(fusion::Compile(std::make_shared<AddZero>(), "AddZero", PassStage::kAfterShapeInference)),
+                  kAddZeroModel, R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a) => (float[2,3] u) { u = Relu(a) })");
+}
+
+// A rule on Relu whose MeetRequirements logs its rule's name and rejects.
+class LoggingRule final : public fusion::PatternFusionPass {
+ public:
+  explicit LoggingRule(std::shared_ptr<std::vector<std::string>> log) : log_(std::move(log)) {}
+  std::vector<Pattern> Patterns() const override {
+    PatternBuilder b("relu");
+    return {b.Build({b.Op("Relu", {b.Input()})})};
+  }
+  bool MeetRequirements(const MatchResult& m, PassContext&) const override {
+    log_->push_back(std::string(m.RuleName()));
+    return false;
+  }
+  ReplacementGraph Replacement(const MatchResult&, ReplacementBuilder& rb, PassContext&) const override {
+    return rb.Build({rb.Input(0)});
+  }
+
+ private:
+  std::shared_ptr<std::vector<std::string>> log_;
+};
+
+TEST(DeclarativeStages, T52_OrderFollowsStagesThenPriorityThenName) {
+  auto log = std::make_shared<std::vector<std::string>>();
+  auto factory = [log] { return std::make_unique<LoggingRule>(log); };
+  // Registered in an order unrelated to the expected one.
+  fusion::RegisterFusionPass("T52_final", PassStage::kAfterOptimization, factory);
+  fusion::RegisterFusionPass("T52_main_b", PassStage::kAfterShapeInference, factory);
+  fusion::RegisterFusionPass("T52_after_patterns", PassStage::kAfterBuiltinPatterns, factory);
+  fusion::RegisterFusionPass("T52_main_a", PassStage::kAfterShapeInference, factory);
+  fusion::RegisterFusionPass("T52_before", PassStage::kBeforeShapeInference, factory);
+  fusion::RegisterFusionPass("T52_before", PassStage::kBeforeShapeInference, factory);  // idempotent
+  EXPECT_THROW(fusion::RegisterFusionPass("T52_before", PassStage::kBeforeShapeInference,
+                                          [] { return std::make_unique<AddZero>(); }),
+               fusion::PatternError);
+  Rules rules;
+  for (auto& pattern : fusion::CompileRegistered())
+    if (pattern->Name().rfind("T52_", 0) == 0) rules.push_back(std::move(pattern));
+  RunRules(rules, ParseText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[3] y) { y = Relu(a) })"));
+  EXPECT_EQ(*log, (std::vector<std::string>{"T52_before/relu", "T52_main_a/relu", "T52_main_b/relu",
+                                             "T52_after_patterns/relu", "T52_final/relu"}));
+}
+
+TEST(DeclarativeStages, T53_ReplayAcrossStages) {
+  // Neg(Neg(x)) => x before shape inference, MatMul + Add => Gemm after it.
+  const Rules neg_neg = Shared(fusion::Compile(
+      std::make_shared<LambdaPass>(
+          [] {
+            PatternBuilder b("neg_neg");
+            return std::vector<Pattern>{b.Build({b.Op("Neg", {b.Op("Neg", {b.Input()})})})};
+          },
+          [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); }),
+      "NegNeg", PassStage::kBeforeShapeInference));
+  RuleRun run = ExpectRewritten(neg_neg + GemmRules(), R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[4,8] a, float[8,16] w, float[16] c) => (float[4,16] y) {
+      n1 = Neg(a)
+      n2 = Neg(n1)
+      t = MatMul(n2, w)
+      y = Add(t, c)
+    })",
+                                R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[4,8] a, float[8,16] w, float[16] c) => (float[4,16] y) { y = Gemm(a, w, c) })");
+  std::size_t neg_batch = 0, gemm_batch = 0;
+  for (const auto& record : run.records) {
+    if (record.Name() == "NegNeg/neg_neg") neg_batch = record.iteration;
+    if (record.Name() == "MatMulAddToGemm/matmul_add") gemm_batch = record.iteration;
+  }
+  EXPECT_LT(neg_batch, gemm_batch) << "the stages' batches are distinct";
+}
+
+}  // namespace
+}  // namespace onnxopt::testing

@@ -1,0 +1,340 @@
+"""Declarative rules in Python (onnxopt.fusion): T41 and T54-T58 of
+shared/docs/declarative-fusion.md §11, plus rewrites checked for Replay and onnxruntime."""
+
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxopt
+from onnxopt import fusion
+from onnxopt.fusion import PassStage, PatternFusionPass, op, pattern
+
+from conftest import make_model, tensor
+
+SOURCE_DIR = os.environ.get("ONNXOPT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def gemm_model():
+    """T07: t = MatMul(a[4,8], W[8,16]); y = Add(t, c[16])."""
+    w = numpy_helper.from_array(np.arange(128, dtype=np.float32).reshape(8, 16) / 64, "W")
+    return make_model([helper.make_node("MatMul", ["a", "W"], ["t"]), helper.make_node("Add", ["t", "c"], ["y"])],
+                      [tensor("a", (4, 8)), tensor("c", (16,))], [tensor("y", (4, 16))], [w], opset=17)
+
+
+def add_zero_model(zero=np.zeros(1, np.float32), elem_type=TensorProto.FLOAT):
+    """T01: t = Add(a, Z); u = Relu(t)."""
+    return make_model([helper.make_node("Add", ["a", "Z"], ["t"]), helper.make_node("Relu", ["t"], ["u"])],
+                      [tensor("a", (2, 3), elem_type)], [tensor("u", (2, 3), elem_type)],
+                      [numpy_helper.from_array(zero, "Z")], opset=17)
+
+
+def run(patterns, model):
+    """(optimized model, records, report) with `patterns` alone."""
+    builder = onnxopt.GraphBuilder(model)
+    graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none")
+    records, report = graph.optimize(report=True)
+    del graph
+    return builder.to_model(), records, report
+
+
+def applied(records, prefix):
+    return [r for r in records if r.name.startswith(prefix)]
+
+
+def expect_same_on_onnxruntime(before, after):
+    with tempfile.TemporaryDirectory() as folder:
+        a, b = os.path.join(folder, "a.onnx"), os.path.join(folder, "b.onnx")
+        onnx.save(before, a)
+        onnx.save(after, b)
+        result = subprocess.run(["node", os.path.join(SOURCE_DIR, "tests/ort/compare_models.js"), a, b],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def expect_rewritten(patterns, model, prefix):
+    optimized, records, _ = run(patterns, model)
+    assert applied(records, prefix), "no rule fired"
+    replayed = onnxopt.replay(model, records)
+    assert replayed.graph.SerializeToString(deterministic=True) == optimized.graph.SerializeToString(
+        deterministic=True), "Replay does not reproduce the optimized graph"
+    onnx.checker.check_model(optimized)
+    expect_same_on_onnxruntime(model, optimized)
+    _, again, _ = run(patterns, optimized)
+    assert not applied(again, prefix), "the rule fires again on its own result"
+    return optimized, records
+
+
+class MatMulAddToGemm(PatternFusionPass):
+    @pattern
+    def matmul_add(self, inputs):
+        a, w, c = inputs[:3]
+        return (a @ w) + c
+
+    def meet_requirements(self, match):
+        g = match.graph
+        return (g.get_shape(match.input(0)).rank == 2 and g.get_shape(match.input(1)).rank == 2
+                and g.get_shape(match.input(2)).rank == 1)
+
+    def replacement(self, inputs):
+        a, w, c = inputs[:3]
+        return op.Gemm(a, w, c)
+
+
+def test_expression_rule_rewrites_matmul_add():
+    optimized, records = expect_rewritten(MatMulAddToGemm().compile(), gemm_model(), "MatMulAddToGemm/")
+    assert [n.op_type for n in optimized.graph.node] == ["Gemm"]
+    assert [r.name for r in applied(records, "MatMulAddToGemm")] == ["MatMulAddToGemm/matmul_add"]
+
+
+def test_t41_auto_capture_order():
+    seen = {}
+
+    class Capture(MatMulAddToGemm):
+        def meet_requirements(self, match):
+            seen["captured"] = [match.captured(i) for i in range(4)]
+            with pytest.raises(IndexError):
+                match.captured(4)
+            seen["checked"] = True
+            return False
+
+    run(Capture().compile(), gemm_model())
+    assert seen["captured"] == ["a", "W", "c", "y"], "inputs by index, then outputs; no intermediate"
+    assert seen["checked"]
+
+
+class AddZero(PatternFusionPass):
+    @pattern
+    def add_zero(self, inputs):
+        return inputs[0] + op.Const(name="zero")
+
+    def meet_requirements(self, match):
+        g = match.graph
+        x, y = match.captured(0), match.captured(1)
+        sx, sy = g.get_shape(x), g.get_shape(y)
+        return bool((match.constant("zero") == 0).all()) and (sx.elem_type, sx.dims) == (sy.elem_type, sy.dims)
+
+    def replacement(self, inputs):
+        return inputs[0]
+
+
+def test_t01_add_zero_in_python():
+    optimized, _ = expect_rewritten(AddZero().compile(), add_zero_model(), "AddZero/")
+    assert [(n.op_type, list(n.input)) for n in optimized.graph.node] == [("Relu", ["a"])]
+
+
+def test_t02_nonzero_constant_is_left_alone():
+    _, records, report = run(AddZero().compile(), add_zero_model(np.ones(1, np.float32)))
+    assert not applied(records, "AddZero")
+    reasons = [(s.pattern, s.reason) for s in report.no_matches]
+    assert ("AddZero/add_zero", "MeetRequirements rejected the match") in reasons
+
+
+def test_t54_class_rules():
+    class Two(PatternFusionPass):
+        @pattern
+        def first(self, inputs):
+            return op.Relu(inputs[0])
+
+        @pattern
+        def second(self, inputs):
+            return op.Abs(inputs[0])
+
+        def replacement(self, inputs):
+            return op.Relu(inputs[0])
+
+    assert [p.name for p in Two().compile()] == ["Two/first", "Two/second"], "definition order"
+
+    class Iterates(PatternFusionPass):
+        @pattern
+        def bad(self, inputs):
+            return op.Sum(*inputs)
+
+    with pytest.raises(TypeError, match="cannot be iterated"):
+        Iterates().compile()
+
+    with pytest.raises(TypeError, match="mixes @pattern"):
+        class Mixed(PatternFusionPass):  # noqa: F841
+            @pattern
+            def p(self, inputs):
+                return op.Relu(inputs[0])
+
+            def patterns(self):
+                return []
+
+    with pytest.raises(TypeError, match="run"):
+        class Runs(PatternFusionPass):  # noqa: F841
+            def run(self, graph):
+                pass
+
+    fusion.unregister_all()
+    fusion.register_fusion_pass(name="Dup")(Two)
+    with pytest.raises(ValueError, match="already registered"):
+        fusion.register_fusion_pass(name="Dup")(Two)
+    fusion.unregister_all()
+
+
+def test_t55_literal_dtype_with_value_matching():
+    class StrictAddZero(PatternFusionPass):
+        def __init__(self):
+            super().__init__(fusion.PatternMatcherConfigBuilder().enable_const_value_match().build())
+
+        @pattern
+        def add_zero(self, inputs):
+            return inputs[0] + 0.0
+
+        def meet_requirements(self, match):
+            return False
+
+    def matches(model):
+        _, _, report = run(StrictAddZero().compile(), model)
+        return sum(s.count for s in report.no_matches if s.reason == "MeetRequirements rejected the match")
+
+    assert matches(add_zero_model(np.zeros((), np.float16), TensorProto.FLOAT16)) == 0
+    assert matches(add_zero_model(np.zeros((), np.float32))) == 1
+
+
+def test_t56_replacement_forms():
+    calls = {"inputs": 0}
+
+    class Pure(MatMulAddToGemm):
+        def replacement(self, inputs):
+            calls["inputs"] += 1
+            return op.Gemm(*inputs[:3])
+
+    class WithMatch(MatMulAddToGemm):
+        def replacement(self, inputs, match):
+            assert match.captured(3) == "y"
+            return op.Gemm(*inputs[:3])
+
+    class WithContext(MatMulAddToGemm):
+        def replacement(self, inputs, match, context):
+            assert context.opset() == 17
+            return op.Gemm(*inputs[:3])
+
+    class Classic(MatMulAddToGemm):
+        def replacement(self, match, rb):
+            return rb.build([op.Gemm(rb.input(0), rb.input(1), rb.input(2))])
+
+    results = []
+    for rule in (Pure(), WithMatch(), WithContext(), Classic()):
+        optimized, _, _ = run(rule.compile(), gemm_model())
+        results.append([(n.op_type, list(n.input), list(n.output)) for n in optimized.graph.node])
+    assert all(r == results[0] for r in results), "the same result every time"
+
+    # Called once per pattern: the template is cached across matches.
+    calls["inputs"] = 0
+    two = gemm_model()
+    two.graph.node.extend([helper.make_node("MatMul", ["a2", "W"], ["t2"]), helper.make_node("Add", ["t2", "c"], ["y2"])])
+    two.graph.input.append(tensor("a2", (4, 8)))
+    two.graph.output.append(tensor("y2", (4, 16)))
+    _, records, _ = run(Pure().compile(), two)
+    assert len(applied(records, "Pure")) == 2
+    assert calls["inputs"] == 1
+
+
+def test_t57_pass_path(tmp_path):
+    fusion.unregister_all()
+    rules = tmp_path / "dir"
+    (rules / "pkg").mkdir(parents=True)
+    body = ("from onnxopt.fusion import PatternFusionPass, pattern, op, register_fusion_pass\n"
+            "@register_fusion_pass(name='{name}')\n"
+            "class R(PatternFusionPass):\n"
+            "    @pattern\n"
+            "    def p(self, inputs):\n"
+            "        return op.Neg(inputs[0])\n"
+            "    def replacement(self, inputs):\n"
+            "        return op.Neg(inputs[0])\n")
+    (rules / "a.py").write_text(body.format(name="A"))
+    (rules / "_b.py").write_text(body.format(name="B"))
+    (rules / "pkg" / "__init__.py").write_text(body.format(name="Pkg"))
+    x = tmp_path / "x.py"
+    x.write_text(body.format(name="X"))
+    fusion.load_passes(f"{rules}{os.pathsep}{x}")
+    assert fusion.registered_pass_names() == ["A", "Pkg", "X"]
+    fusion.load_passes([str(x)])  # once only: no duplicate registration
+    with pytest.raises(FileNotFoundError):
+        fusion.load_passes([str(tmp_path / "missing")])
+    text = tmp_path / "x.txt"
+    text.write_text("")
+    with pytest.raises(ValueError):
+        fusion.load_passes([str(text)])
+    fusion.unregister_all()
+
+
+def test_t58_exception_propagates_with_the_rule_name():
+    class Raises(AddZero):
+        def meet_requirements(self, match):
+            raise RuntimeError("boom")
+
+    model = add_zero_model()
+    builder = onnxopt.GraphBuilder(model)
+    graph = onnxopt.GraphGraph(builder, patterns=Raises().compile(), registered="none")
+    with pytest.raises(RuntimeError, match="boom") as error:
+        graph.optimize()
+    assert any("Raises/add_zero" in note for note in getattr(error.value, "__notes__", []))
+    del graph
+    assert builder.to_model().graph.SerializeToString() == model.graph.SerializeToString(), "the builder is unchanged"
+
+
+def test_decompose_pass_in_python():
+    class NegToSub(fusion.DecomposePass):
+        def replacement(self, node, inputs):
+            return op.Sub(np.zeros((), np.float32), inputs[0])
+
+    model = make_model([helper.make_node("Neg", ["a"], ["y"])], [tensor("a")], [tensor("y")], opset=17)
+    optimized, _ = expect_rewritten(NegToSub(["Neg"]).compile(), model, "NegToSub")
+    assert [n.op_type for n in optimized.graph.node] == ["Sub"]
+
+
+def test_registered_passes_run_in_stage_order():
+    fusion.unregister_all()
+
+    @fusion.register_fusion_pass(name="Late", stage=PassStage.AFTER_OPTIMIZATION)
+    class Late(AddZero):
+        pass
+
+    @fusion.register_fusion_pass(name="Early", stage=PassStage.BEFORE_SHAPE_INFERENCE)
+    class Early(AddZero):
+        pass
+
+    assert [p.name for p in fusion.registered_patterns()] == ["Early/add_zero", "Late/add_zero"]
+    fusion.unregister_all()
+
+
+def test_pattern_from_text():
+    p = fusion.Pattern.from_text("add_zero (x) => (y) {\n c = onnxopt.pattern.AnyConstant()\n y = Add(x, c)\n}")
+    assert (p.name, p.num_inputs, p.num_outputs) == ("add_zero", 1, 1)
+    with pytest.raises(fusion.PatternError, match="no node reads it"):
+        b = fusion.PatternBuilder("unused")
+        x, y = b.inputs(2)
+        b.build([op.Relu(y)])
+
+
+def test_command_line_passes(tmp_path):
+    """`onnxopt optimize --passes examples/declarative_python/rules.py` and a broken rule file."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"]), helper.make_node("Add", ["t", "c"], ["y0"]),
+                        helper.make_node("Add", ["y0", "Z"], ["y"])],
+                       [tensor("a", (4, 8)), tensor("c", (16,))], [tensor("y", (4, 16))],
+                       list(gemm_model().graph.initializer) + [numpy_helper.from_array(np.zeros(1, np.float32), "Z")],
+                       opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "out.onnx"),
+                             "--passes", rules], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    optimized = onnx.load(tmp_path / "out.onnx")
+    assert [n.op_type for n in optimized.graph.node] == ["Gemm"]
+    expect_same_on_onnxruntime(model, optimized)
+
+    bad = tmp_path / "bad_rules.py"
+    bad.write_text("from onnxopt.fusion import op\n\nraise RuntimeError('broken rule')\n")
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "out2.onnx"),
+                             "--passes", str(bad)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert f"{bad}:3: error: RuntimeError: broken rule" in result.stderr
