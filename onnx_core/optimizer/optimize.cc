@@ -327,6 +327,23 @@ class GraphGraph::Driver {
           for (NodeProto* node : plan.added) delete node;
       }
     } owner{planned};
+    // Undoes what the Applies added to the builder (initializers, local functions) when one
+    // of them, or the batch check, throws: a failed batch leaves the graph as it was
+    // (opset imports a new function brought stay: an unused import changes nothing).
+    struct AddedByApply {
+      GraphBuilder& builder;
+      const int initializers = builder.Initializers().size();
+      const int functions = builder.Functions().size();
+      bool committed = false;
+      ~AddedByApply() {
+        if (committed) return;
+        auto& fields = builder.Initializers();
+        if (fields.size() > initializers) fields.DeleteSubrange(initializers, fields.size() - initializers);
+        std::vector<std::size_t> added;
+        for (int i = functions; i < builder.Functions().size(); ++i) added.push_back(static_cast<std::size_t>(i));
+        if (!added.empty()) builder.RemoveFunctions(added, "undoing a failed batch");
+      }
+    } added_by_apply{g_.builder_};
     utils::DenseIndex<const NodeProto*, utils::PointerHash> removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
@@ -381,6 +398,7 @@ class GraphGraph::Driver {
       }
     }
     CheckBatch(planned, removed, added_positions, new_position);
+    added_by_apply.committed = true;
     report_.rewriting_time_ns += Since(start);
 
     // The batch itself, then shapes and folding of what it added.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Checks onnxopt's default optimization of one convolution network against onnxruntime:
-#   1. onnxopt optimize MODEL -o TMP/onnxopt.onnx                         (must exit 0)
+#   1. onnxopt optimize MODEL -o TMP/onnxopt.onnx --record TMP/r           (must exit 0),
+#      and onnxopt replay MODEL TMP/r gives the same bytes (IR-3 models included: replay
+#      makes their initializer inputs constant as optimize did)
 #   2. node tests/ort/ort_optimized_model.js MODEL TMP/ort.onnx --level basic
 #   3. onnxopt's node count <= onnxruntime 'basic' node count
 #   4. node tests/ort/compare_models.js MODEL TMP/onnxopt.onnx --seed 0
@@ -31,7 +33,12 @@ node=${ONNXOPT_NODE:-node}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnxopt-convnet.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-"$exe" optimize "$model" -o "$tmp/onnxopt.onnx" -q
+"$exe" optimize "$model" -o "$tmp/onnxopt.onnx" --record "$tmp/rewrites" -q
+"$exe" replay "$model" "$tmp/rewrites" -o "$tmp/replayed.onnx" -q
+if ! cmp -s "$tmp/onnxopt.onnx" "$tmp/replayed.onnx"; then
+  echo "FAIL: replay does not reproduce the optimized model" >&2
+  exit 1
+fi
 "$node" "$root/tests/ort/ort_optimized_model.js" "$model" "$tmp/ort.onnx" --level basic >/dev/null
 
 count_nodes() { "$python" -c 'import onnx, sys; print(len(onnx.load(sys.argv[1]).graph.node))' "$1"; }

@@ -12,6 +12,7 @@
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
+#include "onnx_core/ir/initializer_inputs.h"
 #include "tools/onnxopt/file_plan.h"
 #include "tools/onnxopt/progress.h"
 
@@ -40,6 +41,10 @@ options:
   --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
                                   M, G) to OUTPUT.data next to OUTPUT. Models larger
                                   than 2 GiB always use external data.
+  --keep-initializer-inputs       as for optimize: in a model of IR version < 4, keep the
+                                  initializers listed among the inputs overridable. Give
+                                  replay the same choice as the optimize run that
+                                  recorded RECORD (otherwise the fingerprint differs).
   -q, --quiet                     print nothing but errors
 
 examples:
@@ -48,7 +53,7 @@ examples:
 )";
 
 int RunReplay(const std::vector<std::string>& raw_args) {
-  Arguments args(raw_args, {"-o", "--output", "--external-data-threshold"}, {"-q", "--quiet"});
+  Arguments args(raw_args, {"-o", "--output", "--external-data-threshold"}, {"-q", "--quiet", "--keep-initializer-inputs"});
   const auto& positional = args.Positional(2, 2);
   const std::string input = positional[0];
   const std::string record_path = positional[1];
@@ -82,6 +87,10 @@ int RunReplay(const std::vector<std::string>& raw_args) {
   std::vector<std::filesystem::path> data_files;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings, &data_files);
   for (const auto& warning : warnings) std::cerr << "onnxopt replay: warning: " << warning << "\n";
+  // The model optimize rewrote, hence fingerprinted: after the same IR < 4 conversion.
+  core::ir::MakeInitializerInputsConstant(model, args.Flag("--keep-initializer-inputs")
+                                                     ? core::ir::InitializerInputs::kOverridable
+                                                     : core::ir::InitializerInputs::kConstantBeforeIr4);
   for (const auto& path : data_files)
     files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
   core::shapes::ValidateModel(model, input);

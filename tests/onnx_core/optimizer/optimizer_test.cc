@@ -308,6 +308,43 @@ TEST(Optimize, RejectsAReplacementThatRedefinesAnExistingValue) {
   }
 }
 
+// Replaces each Neg by Mul(x, -1) with a new initializer, and throws on the Neg of 'b'.
+class ThrowingAfterInitializerPattern final : public PatternOptimization {
+ public:
+  std::string Name() const override { return "ThrowingAfterInitializerPattern"; }
+  std::set<std::string> FastOpType() const override { return {"Neg"}; }
+  MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const override {
+    TensorProto minus_one;
+    minus_one.set_data_type(TensorProto::FLOAT);
+    minus_one.add_float_data(-1.0f);
+    const std::string factor = graph.MakeInitializer("minus_one", std::move(minus_one));
+    if (nodes[0]->input(0) == "b") throw BuilderError("cannot rewrite the Neg of b");
+    utils::RepeatedProtoField<NodeProto> result;
+    NodeProto& mul = *result.Add();
+    mul.set_op_type("Mul");
+    mul.add_input(nodes[0]->input(0));
+    mul.add_input(factor);
+    mul.add_output(nodes[0]->output(0));
+    return result;
+  }
+};
+
+TEST(Optimize, AFailedBatchLeavesNoInitializerBehind) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a, float[2] b) => (float[2] y, float[2] z) {
+      y = Neg(a)
+      z = Neg(b)
+    })ONNX"));
+  const std::string before = core::ir::SerializeDeterministic(builder.ToModel());
+  GraphGraph graph(builder, {std::make_shared<ThrowingAfterInitializerPattern>()},
+                   SelectRegistered(PatternSelection::None()));
+  EXPECT_THROW(graph.Optimize(), BuilderError);
+  EXPECT_EQ(builder.Initializers().size(), 0) << "the first Apply's initializer was undone";
+  EXPECT_EQ(core::ir::SerializeDeterministic(builder.ToModel()), before);
+}
+
 // Matches Mul(Exp(x), y) where y is computed between the two: the replacement reads y,
 // so it must go where the Mul was (insert_at), not where the Exp was.
 class ExpMulPattern final : public PatternOptimization {
