@@ -24,13 +24,7 @@ MatchResult ConvAddPattern::Match(GraphGraph& graph, const NodeProto& add) const
 utils::RepeatedProtoField<NodeProto> ConvAddPattern::Apply(GraphGraph& graph,
                                                            const std::vector<const NodeProto*>& nodes) const {
   core::builder::ExpectMatchedNodes(*this, nodes, {fusion::kConvOrConvTranspose, {"Add", IsAdd}});
-  std::string_view unused;
-  const std::vector<double> values =
-      fusion::MatchConvWithChannelConstant(graph, *nodes[1], /*scales_weight=*/false, &unused)->values;
-  utils::RepeatedProtoField<NodeProto> replacement;
-  fusion::AddFoldedConv(replacement, graph, kName, *nodes[0], {std::vector<double>(values.size(), 1.0), values},
-                        nodes[1]->output(0));
-  return replacement;
+  return fusion::FoldChannelConstantIntoConv(graph, kName, *nodes[0], *nodes[1], /*scales_weight=*/false);
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -24,13 +24,7 @@ MatchResult ConvMulPattern::Match(GraphGraph& graph, const NodeProto& mul) const
 utils::RepeatedProtoField<NodeProto> ConvMulPattern::Apply(GraphGraph& graph,
                                                            const std::vector<const NodeProto*>& nodes) const {
   core::builder::ExpectMatchedNodes(*this, nodes, {fusion::kConvOrConvTranspose, {"Mul", IsMul}});
-  std::string_view unused;
-  const std::vector<double> values =
-      fusion::MatchConvWithChannelConstant(graph, *nodes[1], /*scales_weight=*/true, &unused)->values;
-  utils::RepeatedProtoField<NodeProto> replacement;
-  fusion::AddFoldedConv(replacement, graph, kName, *nodes[0], {values, std::vector<double>(values.size(), 0.0)},
-                        nodes[1]->output(0));
-  return replacement;
+  return fusion::FoldChannelConstantIntoConv(graph, kName, *nodes[0], *nodes[1], /*scales_weight=*/true);
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/optimizer/match.h"
 
@@ -194,6 +195,22 @@ void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph
   fused.add_input(bias_name);
   fused.add_output(output);
   *fused.mutable_attribute() = conv.attribute();
+}
+
+utils::RepeatedProtoField<NodeProto> FoldChannelConstantIntoConv(GraphGraph& graph, std::string_view pattern,
+                                                                 const NodeProto& conv, const NodeProto& binary,
+                                                                 bool scales_weight) {
+  // Apply recomputes the constant Match found: a match result carries nodes, not values.
+  std::string_view why;
+  const std::optional<ConvWithChannelConstant> match = MatchConvWithChannelConstant(graph, binary, scales_weight, &why);
+  if (!match || match->conv != &conv)
+    throw BuilderError(std::string(pattern) + "::Apply called with nodes that do not match: " + std::string(why));
+  const std::size_t channels = match->values.size();
+  const ChannelAffine affine = scales_weight ? ChannelAffine{match->values, std::vector<double>(channels, 0.0)}
+                                             : ChannelAffine{std::vector<double>(channels, 1.0), match->values};
+  utils::RepeatedProtoField<NodeProto> replacement;
+  AddFoldedConv(replacement, graph, pattern, conv, affine, binary.output(0));
+  return replacement;
 }
 
 }  // namespace onnxopt::onnx_patterns::fusion

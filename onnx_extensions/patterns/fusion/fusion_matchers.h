@@ -82,4 +82,11 @@ std::optional<ConvWithChannelConstant> MatchConvWithChannelConstant(GraphGraph& 
 void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
                    const NodeProto& conv, const ChannelAffine& affine, const std::string& output);
 
+// The replacement of ConvMulPattern (scales_weight) and ConvAddPattern: `binary`'s
+// per-channel constant folded into `conv` (as multiplier or offset). Throws BuilderError
+// naming `pattern` when `binary` no longer matches MatchConvWithChannelConstant.
+utils::RepeatedProtoField<NodeProto> FoldChannelConstantIntoConv(GraphGraph& graph, std::string_view pattern,
+                                                                 const NodeProto& conv, const NodeProto& binary,
+                                                                 bool scales_weight);
+
 }  // namespace onnxopt::onnx_patterns::fusion
