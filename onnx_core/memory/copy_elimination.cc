@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <cstdint>
 #include <optional>
 #include <unordered_set>
 
@@ -11,6 +12,7 @@
 #include "onnx_core/memory/layout_conflict.h"
 #include "onnx_core/memory/memory_plan.h"
 #include "onnx_core/memory/node_order.h"
+#include "onnx_core/shapes/sym_tensor.h"
 
 namespace onnxopt::core::memory {
 
@@ -24,8 +26,9 @@ struct PathEntry {
   std::string label;                // value name, or the boundary node's description
   bool has_anchor = false;          // false for a boundary marker
   std::string value;                // the out-anchor's value when has_anchor
-  const NodeProto* node = nullptr;  // producer node (null for pseudo producers)
+  const NodeProto* node = nullptr;  // producer node (null for pseudo producers), or the call at a boundary
   int output = -1;
+  const MemoryGraph* graph = nullptr;  // the graph (top level, body or function instance) of the entry
 };
 
 enum class SourceKind { kNone, kControlFlow, kFunctionCall, kNode, kConstantNode, kGraphInput, kInitializer };
@@ -33,7 +36,8 @@ enum class SourceKind { kNone, kControlFlow, kFunctionCall, kNode, kConstantNode
 struct Trace {
   std::vector<PathEntry> path;
   SourceKind source = SourceKind::kNone;
-  std::string source_value;  // the source's out-anchor value
+  std::string source_value;                   // the source's out-anchor value
+  const MemoryGraph* source_graph = nullptr;  // the graph defining source_value
 };
 
 // The decision of the rules for one copy.
@@ -63,51 +67,77 @@ bool IsReserved(const NodeProto& node, const MemoryOptions& options) {
   return false;
 }
 
-Trace TraceSource(const MemoryGraph& graph, const NodeProto& copy) {
+std::string CallName(const NodeProto& call) {
+  return "call " + (call.domain().empty() ? "" : call.domain() + ".") + call.op_type();
+}
+
+// Follows the copy's input back to the buffer's owner: through views and
+// writers, into a called function's body at a call output, and out to the call
+// site at a function's formal input.
+Trace TraceSource(const MemoryGraph& copy_graph, const NodeProto& copy) {
   Trace trace;
+  const MemoryGraph* graph = &copy_graph;
   std::string current = copy.input(0);
-  std::unordered_set<std::string> visited;
+  std::set<std::pair<const MemoryGraph*, std::string>> visited;
   while (true) {
-    if (current.empty() || !visited.insert(current).second) return trace;
-    const Definition& definition = graph.DefinitionOf(current);
+    if (current.empty() || !visited.insert({graph, current}).second) return trace;
+    const Definition& definition = graph->DefinitionOf(current);
     switch (definition.kind) {
       case Kind::kUndefined:
         return trace;
       case Kind::kOuter:
         // A captured value of a control-flow body: the owning node is the source.
-        trace.path.push_back({"(control-flow body capture " + current + ")", false, "", nullptr, -1});
+        trace.path.push_back({"(control-flow body capture " + current + ")", false, "", nullptr, -1, graph});
         trace.source = SourceKind::kControlFlow;
         return trace;
       case Kind::kGraphInput:
-        if (!graph.TopLevel()) {
-          trace.path.push_back({"(control-flow body input " + current + ")", false, "", nullptr, -1});
+        if (graph->IsFunctionBody()) {
+          const NodeProto& call = *graph->CallNode();
+          trace.path.push_back({current, true, current, nullptr, definition.index, graph});
+          trace.path.push_back({CallName(call), false, "", &call, -1, graph->Caller()});
+          if (definition.index >= call.input_size()) return trace;
+          current = call.input(definition.index);
+          graph = graph->Caller();
+          continue;
+        }
+        if (!graph->TopLevel()) {
+          trace.path.push_back({"(control-flow body input " + current + ")", false, "", nullptr, -1, graph});
           trace.source = SourceKind::kControlFlow;
           return trace;
         }
-        trace.path.push_back({current, true, current, nullptr, definition.index});
-        trace.source = graph.IsInitializer(current) ? SourceKind::kInitializer : SourceKind::kGraphInput;
+        trace.path.push_back({current, true, current, nullptr, definition.index, graph});
+        trace.source = graph->IsInitializer(current) ? SourceKind::kInitializer : SourceKind::kGraphInput;
         trace.source_value = current;
+        trace.source_graph = graph;
         return trace;
       case Kind::kInitializer:
-        trace.path.push_back({current, true, current, nullptr, -1});
+        trace.path.push_back({current, true, current, nullptr, -1, graph});
         trace.source = SourceKind::kInitializer;
         trace.source_value = current;
+        trace.source_graph = graph;
         return trace;
       case Kind::kNode:
         break;
     }
     const NodeProto& node = *definition.node;
-    trace.path.push_back({current, true, current, &node, definition.index});
+    trace.path.push_back({current, true, current, &node, definition.index, graph});
     trace.source_value = current;
+    trace.source_graph = graph;
     if (MemoryGraph::IsControlFlow(node)) {
       trace.source = SourceKind::kControlFlow;
       return trace;
     }
-    if (graph.IsFunctionCall(node)) {
-      trace.source = SourceKind::kFunctionCall;
-      return trace;
+    if (graph->IsFunctionCall(node)) {
+      const MemoryGraph* instance = graph->Instance(node);
+      if (instance == nullptr || definition.index >= instance->Graph().output_size()) {
+        trace.source = SourceKind::kFunctionCall;  // an opaque call (beyond the instance limits)
+        return trace;
+      }
+      current = instance->Graph().output(definition.index).name();
+      graph = instance;
+      continue;
     }
-    if (std::optional<int> input = graph.AliasedInput(node, definition.index)) {
+    if (std::optional<int> input = graph->AliasedInput(node, definition.index)) {
       if (*input >= node.input_size()) return {};
       current = node.input(*input);
       continue;
@@ -135,19 +165,39 @@ class CopyEliminator {
         options_(options),
         hooks_(hooks),
         type_of_(TypeQueryOf(builder)),
-        functions_(FunctionKeys(builder.Functions())),
         order_(builder) {}
 
   CopyEliminationResult Run();
 
  private:
+  // A copy of the graph or of a function instance, with its rank in the inline
+  // visit order (§7.1): positions from the top-level call down to the copy.
+  struct Candidate {
+    std::string id;
+    const MemoryGraph* graph = nullptr;
+    const NodeProto* node = nullptr;
+    std::vector<std::size_t> rank;
+  };
+
   MemoryGraph Analyse() const {
-    return MemoryGraph(builder_.Graph(), top_level_, options_, type_of_, functions_, result_.elided);
+    return MemoryGraph(builder_.Graph(), top_level_, options_, type_of_, builder_.Functions(), result_.elided, {},
+                       &edits_);
   }
+  // Identifies a copy across rebuilds of the analysis.
+  static std::string CopyId(const MemoryGraph& graph, const NodeProto& copy);
+  void Collect(const MemoryGraph& graph, std::vector<std::size_t> rank, std::vector<Candidate>& candidates) const;
+  // Records the deletion of a copy inside a function instance as an edit of
+  // that instance (§7.6 steps 1-3).
+  void ApplyInInstance(const MemoryGraph& graph, const NodeProto& copy, const Decision& decision,
+                       CopyVerdict& verdict);
+  // Writes the instances' edits into the functions (§7.6: one body, or
+  // specialized clones).
+  void WriteBackFunctions();
+  void MarkElided(const MemoryGraph& instance, std::vector<BodyEdit>& edits);
   const NodeProto* ResolveNode(const std::string& reference) const;
   Decision Decide(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace) const;
   Decision CheckRule1(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace) const;
-  Decision CheckRule2(const MemoryGraph& graph, const Trace& trace) const;
+  Decision CheckRule2(const Trace& trace) const;
   Decision CheckRule3(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace) const;
   Decision CheckMultiReference(const MemoryGraph& graph, const NodeProto& copy, const std::string& value) const;
   Decision CheckRule4(const MemoryGraph& graph, const NodeProto& copy) const;
@@ -157,20 +207,22 @@ class CopyEliminator {
   bool Apply(const MemoryGraph& graph, const NodeProto& copy, const Decision& decision, CopyVerdict& verdict);
   // The copies to evaluate again once `copy` is gone (computed while it still
   // exists).
-  static std::set<const NodeProto*> Neighbours(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace);
+  static std::set<std::string> Neighbours(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace);
 
   GraphBuilder& builder_;
   bool top_level_;
   const MemoryOptions& options_;
   const CopyEliminationHooks& hooks_;
   ElementTypeQuery type_of_;
-  std::set<std::string> functions_;
   NodeOrder order_;
-  std::set<const NodeProto*> pending_;
-  // The copies' output names when the pass started: a deletion by renaming may give a
-  // surviving copy another output name.
-  std::map<const NodeProto*, std::string> original_name_;
+  std::set<std::string> pending_;  // CopyId
+  // The copies' output names when the pass started (prefixed by the instance's
+  // label inside a function): a deletion by renaming may give a surviving copy
+  // another output name.
+  std::map<std::string, std::string> original_name_;
+  InstanceEdits edits_;
   std::map<std::string, CopyVerdict> verdicts_;  // by original output name
+  std::map<std::string, std::string> verdict_id_;  // original output name -> CopyId
   std::vector<std::string> decision_order_;
   std::set<const NodeProto*> modified_;
   CopyEliminationResult result_;
@@ -209,9 +261,11 @@ Decision CopyEliminator::CheckRule1(const MemoryGraph& graph, const NodeProto& c
   return {};
 }
 
-Decision CopyEliminator::CheckRule2(const MemoryGraph& graph, const Trace& trace) const {
-  if (trace.source != SourceKind::kGraphInput && !graph.IsOverridableInput(trace.source_value)) return {};
-  const int index = graph.DefinitionOf(trace.source_value).index;
+Decision CopyEliminator::CheckRule2(const Trace& trace) const {
+  const MemoryGraph* source = trace.source_graph;
+  if (source == nullptr || source->IsFunctionBody()) return {};
+  if (trace.source != SourceKind::kGraphInput && !source->IsOverridableInput(trace.source_value)) return {};
+  const int index = source->DefinitionOf(trace.source_value).index;
   const bool paired = std::any_of(options_.output_reuse_input.begin(), options_.output_reuse_input.end(),
                                   [&](const auto& pair) { return pair.first == index; });
   if (paired || options_.input_reuse.contains(index)) return {};
@@ -222,16 +276,20 @@ Decision CopyEliminator::CheckRule3(const MemoryGraph& graph, const NodeProto& c
   Decision decision;
   for (const PathEntry& entry : trace.path) {
     if (!entry.has_anchor) continue;
+    const MemoryGraph& owner = *entry.graph;
     if (entry.node != nullptr) {
-      if (std::optional<int> input = graph.AliasedInput(*entry.node, entry.output)) {
+      if (std::optional<int> input = owner.AliasedInput(*entry.node, entry.output)) {
         for (int k = 0; k < entry.node->output_size(); ++k) {
           if (k == entry.output || entry.node->output(k).empty()) continue;
-          if (graph.AliasedInput(*entry.node, k) == input && graph.IsConnected(entry.node->output(k)))
+          if (owner.AliasedInput(*entry.node, k) == input && owner.IsConnected(entry.node->output(k)))
             return Keep(3, "alias-fanout");
         }
       }
     }
-    if (graph.Consumers(entry.value).size() <= 1) continue;
+    if (owner.Consumers(entry.value).size() <= 1) continue;
+    // Only the basic form "A -> siblings, A -> copy" is supported: a fan-out in
+    // another graph (a function body, the caller) is not direct.
+    if (&owner != &graph) return Keep(3, "fanout-not-direct");
     Decision check = CheckMultiReference(graph, copy, entry.value);
     if (!check.reason.empty()) return check;
     decision.pending.insert(decision.pending.end(), check.pending.begin(), check.pending.end());
@@ -263,7 +321,15 @@ Decision CopyEliminator::CheckMultiReference(const MemoryGraph& graph, const Nod
       }
       if (!graph.Writable(successor)) continue;  // Case C: two readers, nothing to order
       // Case B: the reading sibling must run before the writing successor.
-      if (order_.WouldCycle(graph, sibling.node, successor.node)) return Keep(3, "ordering-cycle");
+      if (graph.IsFunctionBody()) {
+        // A body is shared by its call sites: the pass does not move its nodes,
+        // the order must already hold (a body is topologically sorted, so no
+        // cycle then).
+        if (sibling.node == successor.node) return Keep(3, "ordering-cycle");
+        if (graph.Position(sibling.node) > graph.Position(successor.node)) return Keep(3, "function-body-order");
+      } else if (order_.WouldCycle(graph, sibling.node, successor.node)) {
+        return Keep(3, "ordering-cycle");
+      }
       const std::pair pair{sibling.node, successor.node};
       if (std::find(decision.pending.begin(), decision.pending.end(), pair) == decision.pending.end())
         decision.pending.push_back(pair);
@@ -293,7 +359,7 @@ Decision CopyEliminator::CheckRule5(const MemoryGraph& graph, const NodeProto& c
 
 Decision CopyEliminator::Decide(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace) const {
   if (Decision d = CheckRule1(graph, copy, trace); !d.reason.empty()) return d;
-  if (Decision d = CheckRule2(graph, trace); !d.reason.empty()) return d;
+  if (Decision d = CheckRule2(trace); !d.reason.empty()) return d;
   Decision decision = CheckRule3(graph, copy, trace);
   if (!decision.reason.empty()) return decision;
   if (Decision d = CheckRule4(graph, copy); !d.reason.empty()) return d;
@@ -370,16 +436,53 @@ bool CopyEliminator::Apply(const MemoryGraph& graph, const NodeProto& copy, cons
   return true;
 }
 
-std::set<const NodeProto*> CopyEliminator::Neighbours(const MemoryGraph& graph, const NodeProto& copy,
-                                                      const Trace& trace) {
+std::set<std::string> CopyEliminator::Neighbours(const MemoryGraph& graph, const NodeProto& copy,
+                                                 const Trace& trace) {
   // Former siblings and successors that are copies, and the copy at the source.
-  std::set<const NodeProto*> copies;
+  std::set<std::string> copies;
   for (const std::string* value : {&copy.input(0), &copy.output(0)})
     for (const Slot& slot : graph.Consumers(*value))
-      if (!slot.IsGraphOutput() && slot.node != &copy && graph.IsCopy(*slot.node)) copies.insert(slot.node);
+      if (!slot.IsGraphOutput() && slot.node != &copy && graph.IsCopy(*slot.node))
+        copies.insert(CopyId(graph, *slot.node));
   for (const PathEntry& entry : trace.path)
-    if (entry.node != nullptr && entry.node != &copy && graph.IsCopy(*entry.node)) copies.insert(entry.node);
+    if (entry.has_anchor && entry.node != nullptr && entry.node != &copy && entry.graph->IsCopy(*entry.node))
+      copies.insert(CopyId(*entry.graph, *entry.node));
   return copies;
+}
+
+std::string CopyEliminator::CopyId(const MemoryGraph& graph, const NodeProto& copy) {
+  if (graph.IsFunctionBody()) return graph.InstanceKey() + "#" + std::to_string(graph.OriginalPosition(&copy));
+  return "@" + std::to_string(reinterpret_cast<std::uintptr_t>(&copy));
+}
+
+void CopyEliminator::Collect(const MemoryGraph& graph, std::vector<std::size_t> rank,
+                             std::vector<Candidate>& candidates) const {
+  rank.push_back(0);
+  for (const NodeProto* node : graph.Nodes()) {
+    rank.back() = graph.Position(node);
+    if (graph.IsCopy(*node)) candidates.push_back({CopyId(graph, *node), &graph, node, rank});
+    if (!options_.copies_in_functions) continue;
+    if (const MemoryGraph* instance = graph.Instance(*node)) Collect(*instance, rank, candidates);
+  }
+}
+
+void CopyEliminator::ApplyInInstance(const MemoryGraph& graph, const NodeProto& copy, const Decision& decision,
+                                     CopyVerdict& verdict) {
+  // The orderings Rule 3 asked for already hold in the body (checked there).
+  for (const auto& [before, after] : decision.pending)
+    verdict.constraints.emplace_back(FirstOutput(*before), FirstOutput(*after));
+  const std::string& in = copy.input(0);
+  const std::string& out = copy.output(0);
+  BodyEdit edit{graph.OriginalPosition(&copy), BodyEdit::Kind::kElide};
+  verdict.kind = CopyVerdict::Kind::kDeleted;
+  if (!graph.IsGraphOutput(out)) {
+    edit.kind = BodyEdit::Kind::kRenameUses;
+  } else if (graph.DefinitionOf(in).kind == Kind::kNode && !graph.IsGraphOutput(in)) {
+    edit.kind = BodyEdit::Kind::kRenameProducer;
+  } else {
+    verdict.kind = CopyVerdict::Kind::kElided;  // a formal input or another output: the body keeps the names
+  }
+  edits_[graph.InstanceKey()].push_back(edit);
 }
 
 CopyEliminationResult CopyEliminator::Run() {
@@ -394,11 +497,13 @@ CopyEliminationResult CopyEliminator::Run() {
   }
   {
     const MemoryGraph graph = Analyse();
-    for (const NodeProto* node : graph.Nodes())
-      if (graph.IsCopy(*node)) {
-        pending_.insert(node);
-        original_name_[node] = node->output(0);
-      }
+    std::vector<Candidate> candidates;
+    Collect(graph, {}, candidates);
+    for (const Candidate& candidate : candidates) {
+      pending_.insert(candidate.id);
+      const std::string& label = candidate.graph->InstanceLabel();
+      original_name_[candidate.id] = (label.empty() ? "" : label + "/") + candidate.node->output(0);
+    }
     // The node order of the input already keeps some in-place writes safe
     // (every reader of the overwritten buffer runs before the writer), possibly
     // thanks to constraints an earlier run landed: those orderings are
@@ -415,40 +520,156 @@ CopyEliminationResult CopyEliminator::Run() {
     }
     ++result_.evaluations;
     const MemoryGraph graph = Analyse();
-    auto by_position = [&](const NodeProto* a, const NodeProto* b) { return graph.Position(a) < graph.Position(b); };
-    const NodeProto* copy = options_.visit_order == MemoryOptions::VisitOrder::kReverse
-                                ? *std::max_element(pending_.begin(), pending_.end(), by_position)
-                                : *std::min_element(pending_.begin(), pending_.end(), by_position);
-    pending_.erase(copy);
+    std::vector<Candidate> candidates;
+    Collect(graph, {}, candidates);
+    std::erase_if(candidates, [&](const Candidate& candidate) { return !pending_.contains(candidate.id); });
+    if (candidates.empty()) break;  // the pending copies are gone (not candidates any more)
+    auto by_rank = [](const Candidate& a, const Candidate& b) { return a.rank < b.rank; };
+    const Candidate& chosen = options_.visit_order == MemoryOptions::VisitOrder::kReverse
+                                  ? *std::max_element(candidates.begin(), candidates.end(), by_rank)
+                                  : *std::min_element(candidates.begin(), candidates.end(), by_rank);
+    const MemoryGraph& copy_graph = *chosen.graph;
+    const NodeProto* copy = chosen.node;
+    pending_.erase(chosen.id);
     CopyVerdict verdict;
-    const auto original = original_name_.find(copy);
+    const auto original = original_name_.find(chosen.id);
     verdict.copy = original != original_name_.end() ? original->second : copy->output(0);
     if (!verdicts_.contains(verdict.copy)) decision_order_.push_back(verdict.copy);
+    verdict_id_[verdict.copy] = chosen.id;
     if (IsReserved(*copy, options_)) {
       verdict.reason = "reserved";
       verdicts_[verdict.copy] = std::move(verdict);
       continue;
     }
-    const Trace trace = TraceSource(graph, *copy);
+    const Trace trace = TraceSource(copy_graph, *copy);
     verdict.path = PathText(trace, *copy);
-    const Decision decision = Decide(graph, *copy, trace);
-    const std::set<const NodeProto*> neighbours = Neighbours(graph, *copy, trace);
+    const Decision decision = Decide(copy_graph, *copy, trace);
+    const std::set<std::string> neighbours = Neighbours(copy_graph, *copy, trace);
     if (!decision.reason.empty()) {
       verdict.rule = decision.rule;
       verdict.reason = decision.reason;
-    } else if (!Apply(graph, *copy, decision, verdict)) {
+    } else if (copy_graph.IsFunctionBody()) {
+      ApplyInInstance(copy_graph, *copy, decision, verdict);
+      pending_.insert(neighbours.begin(), neighbours.end());
+    } else if (!Apply(copy_graph, *copy, decision, verdict)) {
       verdict.reason = "apply-failed";
     } else {
       pending_.insert(neighbours.begin(), neighbours.end());
     }
     verdicts_[verdict.copy] = std::move(verdict);
   }
+  WriteBackFunctions();
   for (const std::string& name : decision_order_) result_.verdicts.push_back(verdicts_.at(name));
   for (const NodeProto* node : order_.Moved()) modified_.insert(node);
   result_.nodes_moved = static_cast<std::int64_t>(order_.Moved().size());
   result_.modified_nodes.assign(modified_.begin(), modified_.end());
   result_.constraints = order_.ConstraintNames();
   return std::move(result_);
+}
+
+void CopyEliminator::MarkElided(const MemoryGraph& instance, std::vector<BodyEdit>& edits) {
+  for (BodyEdit& edit : edits) {
+    if (edit.kind == BodyEdit::Kind::kElide) continue;
+    edit.kind = BodyEdit::Kind::kElide;
+    const std::string id = instance.InstanceKey() + "#" + std::to_string(edit.node);
+    for (auto& [name, verdict] : verdicts_)
+      if (verdict_id_[name] == id) verdict.kind = CopyVerdict::Kind::kElided;
+  }
+}
+
+void CopyEliminator::WriteBackFunctions() {
+  if (edits_.empty()) return;
+  const MemoryGraph graph = Analyse();
+  // Every instance in inline order, grouped by function, then by its edits.
+  std::vector<const MemoryGraph*> instances = graph.Instances();
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    std::vector<const MemoryGraph*> nested = instances[i]->Instances();
+    instances.insert(instances.begin() + static_cast<std::ptrdiff_t>(i) + 1, nested.begin(), nested.end());
+  }
+  struct Group {
+    std::vector<BodyEdit> edits;  // sorted: one body whatever the order the copies were decided in
+    std::vector<const MemoryGraph*> members;
+  };
+  std::vector<const FunctionProto*> functions;
+  std::map<const FunctionProto*, std::vector<Group>> groups;
+  for (const MemoryGraph* instance : instances) {
+    std::vector<BodyEdit> edits;
+    if (auto it = edits_.find(instance->InstanceKey()); it != edits_.end()) edits = it->second;
+    std::sort(edits.begin(), edits.end());
+    auto [entry, inserted] = groups.try_emplace(instance->Function());
+    if (inserted) functions.push_back(instance->Function());
+    auto group = std::find_if(entry->second.begin(), entry->second.end(),
+                              [&](const Group& g) { return g.edits == edits; });
+    if (group == entry->second.end()) group = entry->second.insert(entry->second.end(), Group{edits, {}});
+    group->members.push_back(instance);
+  }
+  InstanceEdits plan_only;  // edits the model does not show: the plan executes them (ELIDED copies)
+  auto keep_elided = [&](const MemoryGraph& instance, const std::vector<BodyEdit>& edits,
+                         const std::vector<int>& positions) {
+    for (const BodyEdit& edit : edits) {
+      if (edit.kind != BodyEdit::Kind::kElide) continue;
+      auto at = std::find(positions.begin(), positions.end(), edit.node);
+      if (at != positions.end())
+        plan_only[instance.InstanceKey()].push_back({static_cast<int>(at - positions.begin()), edit.kind});
+    }
+  };
+  for (const FunctionProto* function : functions) {
+    std::vector<Group>& function_groups = groups.at(function);
+    auto changes = [](const Group& group) {
+      return std::any_of(group.edits.begin(), group.edits.end(),
+                         [](const BodyEdit& edit) { return edit.kind != BodyEdit::Kind::kElide; });
+    };
+    if (std::none_of(function_groups.begin(), function_groups.end(), changes)) {
+      for (const Group& group : function_groups)
+        for (const MemoryGraph* member : group.members) plan_only[member->InstanceKey()] = group.edits;
+      continue;
+    }
+    // Re-pointing a call is possible where the call is a node of this graph;
+    // a call inside another function's body would need that body specialized too.
+    const bool several = function_groups.size() > 1;
+    bool can_specialize = options_.specialize_functions;
+    for (const Group& group : function_groups)
+      for (const MemoryGraph* member : group.members)
+        if (several && changes(group) && member->Caller()->IsFunctionBody()) can_specialize = false;
+    if (several && !can_specialize) {
+      for (Group& group : function_groups)
+        for (const MemoryGraph* member : group.members) {
+          std::vector<BodyEdit> edits = group.edits;
+          MarkElided(*member, edits);
+          plan_only[member->InstanceKey()] = edits;
+        }
+      continue;
+    }
+    // The unchanged group keeps the function; without one, the group of the
+    // first call site rewrites it. Every other group gets a clone.
+    auto in_place = std::find_if(function_groups.begin(), function_groups.end(),
+                                 [&](const Group& group) { return !changes(group); });
+    if (in_place == function_groups.end()) in_place = function_groups.begin();
+    const FunctionProto original = *function;
+    int clones = 0;
+    for (auto group = function_groups.begin(); group != function_groups.end(); ++group) {
+      FunctionProto body = original;
+      const std::vector<int> positions = ApplyBodyEdits(*body.mutable_node(), body.output(), group->edits);
+      for (const MemoryGraph* member : group->members) keep_elided(*member, group->edits, positions);
+      if (group == in_place) continue;
+      body.set_name(original.name() + "__onnxopt_m" + std::to_string(++clones));
+      const std::string name = body.name();
+      builder_.GetOrAddFunction(std::move(body));
+      for (const MemoryGraph* member : group->members) {
+        auto* call = const_cast<NodeProto*>(member->CallNode());
+        call->set_op_type(name);
+        modified_.insert(call);
+      }
+    }
+    if (changes(*in_place)) {
+      // The builder owns its model's functions (mutable); it hands them out
+      // read-only so that patterns add functions through GetOrAddFunction.
+      auto* target = const_cast<FunctionProto*>(builder_.FindFunction(original.domain(), original.name()));
+      if (target == nullptr) throw Error("internal error: local function " + original.name() + " disappeared");
+      ApplyBodyEdits(*target->mutable_node(), target->output(), in_place->edits);
+    }
+  }
+  result_.instance_edits = std::move(plan_only);
 }
 
 }  // namespace
@@ -471,8 +692,42 @@ std::size_t CopyEliminationResult::Count(CopyVerdict::Kind kind) const {
       std::count_if(verdicts.begin(), verdicts.end(), [&](const CopyVerdict& v) { return v.kind == kind; }));
 }
 
+namespace {
+
+// The dims of `value`: the inferred ones, where inference leaves a dim unknown
+// the one the model declares (graph output or value_info: a KV cache's present
+// length is declared, not inferred). Empty when the rank is unknown.
+std::vector<shapes::SymDim> KnownDims(const GraphBuilder& graph, std::string_view value) {
+  const shapes::SymTensor* inferred = graph.GetShape(value);
+  if (inferred == nullptr || inferred->kind != shapes::SymTensor::Kind::kTensor || !inferred->shape.HasRank())
+    return {};
+  std::vector<shapes::SymDim> dims = inferred->shape.Dims();
+  const ValueInfoProto* declared = nullptr;
+  for (const auto* list : {&graph.Graph().output(), &graph.Graph().value_info()})
+    for (const ValueInfoProto& info : *list)
+      if (info.name() == value) declared = &info;
+  if (declared == nullptr || !declared->type().tensor_type().has_shape()) return dims;
+  const auto& shape = declared->type().tensor_type().shape();
+  if (shape.dim_size() != static_cast<int>(dims.size())) return dims;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const auto& dim = shape.dim(static_cast<int>(i));
+    if (!dims[i].IsUnknown()) continue;
+    if (dim.has_dim_value()) dims[i] = shapes::SymDim(dim.dim_value());
+    if (dim.has_dim_param() && !dim.dim_param().empty()) dims[i] = shapes::SymDim::Symbol(dim.dim_param());
+  }
+  return dims;
+}
+
+}  // namespace
+
 ElementTypeQuery TypeQueryOf(const GraphBuilder& graph) {
-  return [&graph](std::string_view value) { return graph.GetType(value); };
+  return ElementTypeQuery([&graph](std::string_view value) { return graph.GetType(value); },
+                          [&graph](std::string_view a, std::string_view b) {
+                            const std::vector<shapes::SymDim> first = KnownDims(graph, a);
+                            if (first.empty() || first != KnownDims(graph, b)) return false;
+                            return std::all_of(first.begin(), first.end(),
+                                               [](const shapes::SymDim& dim) { return dim.IsKnown(); });
+                          });
 }
 
 CopyEliminationResult EliminateCopies(GraphBuilder& graph, bool top_level, const MemoryOptions& options,

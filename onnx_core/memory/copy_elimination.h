@@ -7,12 +7,13 @@
 // conflict, layout conflict), then apply: land the constraints by moving nodes
 // (rolled back on failure), delete the copy.
 //
-// Scope of this implementation (deliberate, conservative): a graph is analysed
-// alone. A local-function call is an opaque node (a copy whose trace reaches a
-// call output is kept, `function-call-source`; a call input is assumed to be
-// clobbered); function bodies are not rewritten. Control-flow bodies are graphs
-// of their own (the pass runs on each); captured values and formal inputs of a
-// body stop a trace (`control-flow-source`).
+// Local functions: each call site is analysed as an instance of the body
+// (memory_graph.h). Traces go into a body at a call output and out to the call
+// site at a formal input; copies inside bodies are decided per instance and
+// written back into the function, or into specialized clones when call sites
+// disagree (§7.6). Control-flow bodies are graphs of their own (the pass runs
+// on each); captured values and formal inputs of a body stop a trace
+// (`control-flow-source`).
 
 #include <cstdint>
 #include <functional>
@@ -31,7 +32,8 @@ namespace onnxopt::core::memory {
 
 struct CopyVerdict {
   enum class Kind { kDeleted, kElided, kKept };
-  std::string copy;  // the copy's output name (as in the input graph)
+  std::string copy;  // the copy's output name (as in the input graph); inside a
+                     // function instance prefixed by MemoryGraph::InstanceLabel()
   Kind kind = Kind::kKept;
   int rule = 0;        // the rule that kept it (1-5); 0 for reserved / apply-failed / removed
   std::string reason;  // "" when removed
@@ -56,6 +58,9 @@ struct CopyEliminationResult {
   std::vector<const NodeProto*> modified_nodes;                  // moved or renamed nodes (still alive)
   std::vector<std::pair<std::string, std::string>> value_renames;  // (from, to), applied already
   std::set<const NodeProto*> elided;                               // copies to execute as aliases
+  // Copies inside function instances that execute as aliases but stay in the
+  // written bodies (for a MemoryGraph of the model after the pass).
+  InstanceEdits instance_edits;
   std::int64_t nodes_moved = 0;
   std::int64_t evaluations = 0;
   bool capped = false;  // the evaluation cap ended the pass

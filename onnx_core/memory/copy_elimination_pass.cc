@@ -8,7 +8,10 @@ namespace onnxopt::core::memory {
 
 void CopyEliminationPass::Run(builder::GraphGraph& graph, builder::PassResult& result) const {
   builder::GraphBuilder& builder = graph.Builder();
-  const MemoryOptions options;
+  MemoryOptions options;
+  // A batch records the graph's nodes, not edits of function bodies: traces go
+  // through calls, copies inside bodies stay.
+  options.copies_in_functions = false;
   CopyEliminationResult eliminated = EliminateCopies(builder, builder.IsRoot(), options);
   result.modified_nodes = std::move(eliminated.modified_nodes);
   result.value_renames = std::move(eliminated.value_renames);

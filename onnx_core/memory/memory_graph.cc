@@ -1,10 +1,12 @@
 #include "onnx_core/memory/memory_graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/local_functions.h"
 
 namespace onnxopt::core::memory {
 
@@ -25,6 +27,73 @@ InputRW Merge(InputRW a, InputRW b) {
   if (a == InputRW::kReadOnly) return b;
   if (b == InputRW::kReadOnly || a == b) return a;
   return InputRW::kInvalid;
+}
+
+// Local functions nest at most this deep in the analysis, and one analysis
+// instantiates at most this many call sites; a call beyond is opaque (§4's depth
+// guard; calls of calls can grow exponentially).
+constexpr int kMaxInstanceDepth = 16;
+constexpr std::size_t kMaxInstances = 4096;
+
+std::string FirstOutputOf(const NodeProto& node) {
+  for (const std::string& output : node.output())
+    if (!output.empty()) return output;
+  return node.op_type();
+}
+
+// Replaces every read of `from` by `to` in `nodes` and in the graphs nested in
+// them (the IR forbids shadowing, so a name means one value).
+void RenameUses(google::protobuf::RepeatedPtrField<NodeProto>& nodes, const std::string& from, const std::string& to) {
+  for (NodeProto& node : nodes) {
+    for (std::string& input : *node.mutable_input())
+      if (input == from) input = to;
+    for (AttributeProto& attr : *node.mutable_attribute()) {
+      auto rename_graph = [&](GraphProto& graph) {
+        RenameUses(*graph.mutable_node(), from, to);
+        for (ValueInfoProto& output : *graph.mutable_output())
+          if (output.name() == from) output.set_name(to);
+      };
+      if (attr.has_g()) rename_graph(*attr.mutable_g());
+      for (GraphProto& graph : *attr.mutable_graphs()) rename_graph(graph);
+    }
+  }
+}
+
+// Element types inside a function instance: a formal input or output has the
+// type of the call's value bound to it; a Constant its value's; views and copies
+// their input's. Other values are unknown (0). Shapes compare only across
+// formal values.
+ElementTypeQuery InstanceTypes(const ElementTypeQuery& caller, const NodeProto& call, const FunctionProto& function,
+                               const GraphProto& body) {
+  auto outer = std::make_shared<std::unordered_map<std::string, std::string>>();
+  for (int j = 0; j < function.input_size() && j < call.input_size(); ++j)
+    if (!call.input(j).empty()) (*outer)[function.input(j)] = call.input(j);
+  for (int k = 0; k < function.output_size() && k < call.output_size(); ++k)
+    if (!call.output(k).empty()) outer->try_emplace(function.output(k), call.output(k));
+  auto types = std::make_shared<std::unordered_map<std::string, int>>();
+  auto lookup = [caller, outer, types](std::string_view value) {
+    const std::string name(value);
+    if (auto it = types->find(name); it != types->end()) return it->second;
+    auto it = outer->find(name);
+    return it == outer->end() ? 0 : caller(it->second);
+  };
+  static const std::set<std::string_view> kSameType{"Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Dropout"};
+  for (const NodeProto& node : body.node()) {
+    if (node.output_size() < 1 || node.output(0).empty()) continue;
+    const bool onnx = ir::IsOnnxDomain(node.domain());
+    if (onnx && node.op_type() == "Constant") {
+      for (const AttributeProto& attr : node.attribute())
+        if (attr.name() == "value" && attr.has_t()) (*types)[node.output(0)] = attr.t().data_type();
+    } else if (node.input_size() >= 1 && ((onnx && kSameType.contains(node.op_type())) ||
+                                          (node.domain() == kCopyDomain && node.op_type() == kCopyOpType))) {
+      if (const int type = lookup(node.input(0)); type != 0) (*types)[node.output(0)] = type;
+    }
+  }
+  return ElementTypeQuery(lookup, [caller, outer](std::string_view a, std::string_view b) {
+    auto first = outer->find(std::string(a));
+    auto second = outer->find(std::string(b));
+    return first != outer->end() && second != outer->end() && caller.SameShape(first->second, second->second);
+  });
 }
 
 // The union-find of the symbol construction.
@@ -93,27 +162,151 @@ bool RWConflict(OutputRW producer, InputRW use) {
   return true;
 }
 
-std::string FunctionKey(std::string_view domain, std::string_view name) {
-  return std::string(domain == "ai.onnx" ? "" : domain) + ":" + std::string(name);
+std::vector<int> ApplyBodyEdits(google::protobuf::RepeatedPtrField<NodeProto>& nodes,
+                                const google::protobuf::RepeatedPtrField<std::string>& outputs,
+                                const std::vector<BodyEdit>& edits) {
+  const int size = nodes.size();
+  std::vector<bool> removed(static_cast<std::size_t>(size), false);
+  for (const BodyEdit& edit : edits) {
+    if (edit.node < 0 || edit.node >= size || removed[static_cast<std::size_t>(edit.node)]) continue;
+    const NodeProto& copy = nodes.Get(edit.node);
+    if (copy.input_size() < 1 || copy.output_size() < 1 || edit.kind == BodyEdit::Kind::kElide) continue;
+    const std::string in = copy.input(0);
+    const std::string out = copy.output(0);
+    const bool out_is_output = std::find(outputs.begin(), outputs.end(), out) != outputs.end();
+    if (edit.kind == BodyEdit::Kind::kRenameUses) {
+      if (out_is_output) continue;  // the body output must keep its name: not an edit of this kind
+      removed[static_cast<std::size_t>(edit.node)] = true;
+      RenameUses(nodes, out, in);
+      continue;
+    }
+    NodeProto* producer = nullptr;
+    int producer_output = -1;
+    for (int i = 0; i < size && producer == nullptr; ++i) {
+      if (removed[static_cast<std::size_t>(i)]) continue;
+      for (int k = 0; k < nodes.Get(i).output_size(); ++k)
+        if (nodes.Get(i).output(k) == in) {
+          producer = nodes.Mutable(i);
+          producer_output = k;
+          break;
+        }
+    }
+    if (producer == nullptr || !out_is_output) continue;
+    removed[static_cast<std::size_t>(edit.node)] = true;
+    producer->set_output(producer_output, out);
+    RenameUses(nodes, in, out);
+  }
+  google::protobuf::RepeatedPtrField<NodeProto> kept;
+  std::vector<int> positions;
+  for (int i = 0; i < size; ++i) {
+    if (removed[static_cast<std::size_t>(i)]) continue;
+    *kept.Add() = std::move(*nodes.Mutable(i));
+    positions.push_back(i);
+  }
+  nodes.Swap(&kept);
+  return positions;
 }
 
-std::set<std::string> FunctionKeys(const google::protobuf::RepeatedPtrField<FunctionProto>& functions) {
-  std::set<std::string> keys;
-  for (const FunctionProto& function : functions) keys.insert(FunctionKey(function.domain(), function.name()));
-  return keys;
-}
+struct MemoryGraph::Shared {
+  explicit Shared(const FunctionList& functions, const InstanceEdits* instance_edits)
+      : index(functions), edits(instance_edits) {}
+  ir::LocalFunctions index;
+  const InstanceEdits* edits;
+  std::size_t instances = 0;
+};
 
 MemoryGraph::MemoryGraph(const GraphProto& graph, bool top_level, const MemoryOptions& options,
-                         const ElementTypeQuery& type_of, std::set<std::string> functions,
-                         const std::set<const NodeProto*>& elided, const std::set<const NodeProto*>& out_of_place)
-    : graph_(graph),
+                         const ElementTypeQuery& type_of, const FunctionList& functions,
+                         const std::set<const NodeProto*>& elided, const std::set<const NodeProto*>& out_of_place,
+                         const InstanceEdits* edits)
+    : shared_(std::make_shared<Shared>(functions, edits)),
+      graph_(graph),
       top_level_(top_level),
       options_(options),
       type_of_(type_of),
-      elided_(elided),
-      function_keys_(std::move(functions)) {
+      elided_(elided) {
   Index(out_of_place);
   BuildSymbols();
+}
+
+MemoryGraph::MemoryGraph(const MemoryGraph& caller, const NodeProto& call, const FunctionProto& function,
+                         std::string key)
+    : shared_(caller.shared_),
+      owned_body_(std::make_unique<GraphProto>()),
+      graph_(*owned_body_),
+      top_level_(false),
+      caller_(&caller),
+      call_(&call),
+      function_(&function),
+      instance_key_(std::move(key)),
+      instance_label_((caller.IsFunctionBody() ? caller.instance_label_ + "/" : "") + FirstOutputOf(call)),
+      options_(caller.options_) {
+  for (const std::string& input : function.input()) owned_body_->add_input()->set_name(input);
+  for (const std::string& output : function.output()) owned_body_->add_output()->set_name(output);
+  *owned_body_->mutable_node() = ir::InstantiateFunctionBody(function, call);
+  std::vector<BodyEdit> edits;
+  if (shared_->edits != nullptr)
+    if (auto it = shared_->edits->find(instance_key_); it != shared_->edits->end()) edits = it->second;
+  original_position_ = ApplyBodyEdits(*owned_body_->mutable_node(), function.output(), edits);
+  for (const BodyEdit& edit : edits) {
+    if (edit.kind != BodyEdit::Kind::kElide) continue;
+    auto at = std::find(original_position_.begin(), original_position_.end(), edit.node);
+    if (at != original_position_.end()) elided_.insert(&graph_.node(static_cast<int>(at - original_position_.begin())));
+  }
+  type_of_ = InstanceTypes(caller.type_of_, call, function, graph_);
+  Index({});
+  BuildSymbols();
+}
+
+MemoryGraph::~MemoryGraph() = default;
+
+void MemoryGraph::Instantiate(const NodeProto& call, OpMemoryTraits& traits) {
+  const FunctionProto* function = shared_->index.Find(call);
+  if (function == nullptr || shared_->instances >= kMaxInstances) return;
+  int depth = 0;
+  for (const MemoryGraph* graph = this; graph->IsFunctionBody(); graph = graph->caller_) ++depth;
+  if (depth >= kMaxInstanceDepth) return;
+  ++shared_->instances;
+  std::string key = IsFunctionBody() ? instance_key_ + "/" + std::to_string(OriginalPosition(&call))
+                                     : "@" + std::to_string(reinterpret_cast<std::uintptr_t>(&call));
+  std::unique_ptr<MemoryGraph> instance(new MemoryGraph(*this, call, *function, std::move(key)));
+  // Output k is input j's buffer when the body's value bound to output k is
+  // formal input j's (through views and writers).
+  traits = {};
+  for (int k = 0; k < call.output_size() && k < function->output_size(); ++k) {
+    const int symbol = instance->SymbolOf(function->output(k));
+    if (call.output(k).empty() || symbol < 0) continue;
+    for (int j = 0; j < call.input_size() && j < function->input_size(); ++j)
+      if (!call.input(j).empty() && instance->SymbolOf(function->input(j)) == symbol) {
+        traits.aliases.emplace_back(k, j);
+        break;
+      }
+  }
+  instances_[&call] = std::move(instance);
+}
+
+const MemoryGraph* MemoryGraph::Instance(const NodeProto& call) const {
+  auto it = instances_.find(&call);
+  return it == instances_.end() ? nullptr : it->second.get();
+}
+
+int MemoryGraph::OriginalPosition(const NodeProto* node) const {
+  const auto position = static_cast<std::size_t>(Position(node));
+  return IsFunctionBody() ? original_position_.at(position) : static_cast<int>(position);
+}
+
+std::vector<const MemoryGraph*> MemoryGraph::Instances() const {
+  std::vector<const MemoryGraph*> result;
+  for (const NodeProto* node : nodes_)
+    if (const MemoryGraph* instance = Instance(*node)) result.push_back(instance);
+  return result;
+}
+
+InputRW MemoryGraph::FormalInputUse(int input) const {
+  InputRW merged = InputRW::kReadOnly;
+  if (input >= graph_.input_size()) return merged;
+  for (const Slot& slot : Consumers(graph_.input(input).name())) merged = Merge(merged, InputType(slot));
+  return merged;
 }
 
 void MemoryGraph::Index(const std::set<const NodeProto*>& out_of_place) {
@@ -132,6 +325,7 @@ void MemoryGraph::Index(const std::set<const NodeProto*>& out_of_place) {
       traits.aliases.clear();
       traits.writes.clear();
     }
+    if (IsFunctionCall(node)) Instantiate(node, traits);
     if (IsCopy(node)) traits = {};  // a copy never aliases: its output is a fresh buffer
     if (elided_.contains(&node)) traits.aliases = {{0, 0}};
     traits_[&node] = std::move(traits);
@@ -226,9 +420,7 @@ bool MemoryGraph::IsCopy(const NodeProto& node) const {
 
 bool MemoryGraph::IsControlFlow(const NodeProto& node) { return ir::HasSubgraph(node); }
 
-bool MemoryGraph::IsFunctionCall(const NodeProto& node) const {
-  return function_keys_.contains(FunctionKey(node.domain(), node.op_type()));
-}
+bool MemoryGraph::IsFunctionCall(const NodeProto& node) const { return shared_->index.Find(node) != nullptr; }
 
 const OpMemoryTraits& MemoryGraph::Traits(const NodeProto& node) const {
   auto it = traits_.find(&node);
@@ -271,10 +463,13 @@ InputRW MemoryGraph::InputType(const Slot& slot) const {
   if (onnx && (node.op_type() == "Loop" || node.op_type() == "Scan")) return InputRW::kScopeWriteable;
   const OpMemoryTraits& traits = Traits(node);
   if (Contains(traits.clobbers, slot.index)) return InputRW::kScopeWriteable;
-  // A call's body is not instantiated by this analysis: any use of the formal
-  // input may clobber it (conservative; §5.1 line 3 merges the body's uses
-  // instead).
-  if (IsFunctionCall(node)) return InputRW::kScopeWriteable;
+  // §5.1 line 3: the merge of the uses of the formal input in the call's
+  // instance; a call without an instance may clobber anything it reads.
+  if (IsFunctionCall(node)) {
+    const MemoryGraph* instance = Instance(node);
+    if (instance == nullptr || slot.index >= instance->Graph().input_size()) return InputRW::kScopeWriteable;
+    return instance->FormalInputUse(slot.index);
+  }
   if (IsControlFlow(node)) {
     if (onnx && node.op_type() == "If") return InputRW::kReadOnly;
     return InputRW::kScopeWriteable;
@@ -291,6 +486,12 @@ OutputRW MemoryGraph::OutputType(std::string_view value) const {
     case Definition::Kind::kOuter:
       return OutputRW::kInvalid;
     case Definition::Kind::kGraphInput:
+      if (IsFunctionBody()) {
+        // §5.2 line 3: the type of the caller's value bound to the formal input.
+        const int input = definition.index;
+        if (input >= call_->input_size() || call_->input(input).empty()) return OutputRW::kInvalid;
+        return caller_->OutputType(call_->input(input));
+      }
       if (!top_level_) return OutputRW::kInvalid;
       return OutputRW::kWriteable;
     case Definition::Kind::kInitializer:
@@ -304,9 +505,15 @@ OutputRW MemoryGraph::OutputType(std::string_view value) const {
   if (std::optional<int> input = AliasedInput(node, definition.index); input && Contains(Traits(node).writes, *input))
     return OutputRW::kWriteable;
   if (ir::IsOnnxDomain(node.domain()) && node.op_type() == "Constant") return OutputRW::kReadOnlyConst;
-  // A call's body is not instantiated: its output may be a formal input or a
-  // constant.
-  if (IsFunctionCall(node)) return OutputRW::kInvalid;
+  // §5.2 line 6: the type of the body's value bound to the output; a call
+  // without an instance may return anything (a formal input, a constant).
+  if (IsFunctionCall(node)) {
+    const MemoryGraph* instance = Instance(node);
+    if (instance == nullptr || definition.index >= instance->Graph().output_size()) return OutputRW::kInvalid;
+    const OutputRW inner = instance->OutputType(instance->Graph().output(definition.index).name());
+    if (inner == OutputRW::kWriteable) return inner;
+    return shared ? OutputRW::kReadOnly : inner;
+  }
   return shared ? OutputRW::kReadOnly : OutputRW::kSoftRead;
 }
 

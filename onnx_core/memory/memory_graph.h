@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,6 +38,13 @@ struct MemoryOptions {
   std::set<std::string> keep_copies;                          // node names or output names
   std::vector<std::pair<std::string, std::string>> ordering;  // (before, after) node references
   enum class VisitOrder { kReverse, kTopological } visit_order = VisitOrder::kReverse;
+  // Copies inside local-function bodies are candidates too (one decision per call site,
+  // §7.6 write-back). The optimizer's pass turns this off: its batches cannot record an
+  // edited function body. Traces go through calls either way.
+  bool copies_in_functions = true;
+  // Call sites of one function that disagree get specialized clones
+  // (`<name>__onnxopt_m<k>`); off: their deletions stay in the plan (ELIDED).
+  bool specialize_functions = true;
 };
 
 enum class InputRW { kReadOnly, kWriteable, kScopeWriteable, kInvalid };
@@ -73,21 +81,43 @@ struct Definition {
   int index = -1;
 };
 
-// "domain:name" ("" for the ONNX domain).
-std::string FunctionKey(std::string_view domain, std::string_view name);
-// The keys of the model's local functions.
-std::set<std::string> FunctionKeys(const google::protobuf::RepeatedPtrField<FunctionProto>& functions);
+using FunctionList = google::protobuf::RepeatedPtrField<FunctionProto>;
+
+// An edit of a copy inside one function instance (§7.6 steps 1-3). `node` is the copy's
+// position in the function's node list.
+struct BodyEdit {
+  enum class Kind {
+    kRenameUses,      // the copy's uses read its input; the copy goes
+    kRenameProducer,  // the copy's output is a body output: its producer takes that name
+    kElide,           // the copy stays and executes as an alias
+  };
+  int node = 0;
+  Kind kind = Kind::kRenameUses;
+  friend auto operator<=>(const BodyEdit&, const BodyEdit&) = default;
+};
+// The edits of every instance, by MemoryGraph::InstanceKey, in the order they were made.
+using InstanceEdits = std::map<std::string, std::vector<BodyEdit>>;
+
+// Applies `edits` to `nodes` (a function's node list or an instantiated body);
+// `outputs` are the body's outputs. Returns, per remaining node, its position before.
+std::vector<int> ApplyBodyEdits(google::protobuf::RepeatedPtrField<NodeProto>& nodes,
+                                const google::protobuf::RepeatedPtrField<std::string>& outputs,
+                                const std::vector<BodyEdit>& edits);
 
 class MemoryGraph {
  public:
   // `top_level`: the model's main graph (graph inputs are user memory) rather
   // than a control-flow body. `elided` copies are executed as aliases: they
   // count as views. `out_of_place` writers do not alias their written input
-  // (the functional plan). `functions`: the model's local functions as
-  // FunctionKey(domain, name).
+  // (the functional plan). `functions`: the model's local functions; each call
+  // site gets an instance of its body (§4), edited by `edits` (must outlive the
+  // graph when given).
   MemoryGraph(const GraphProto& graph, bool top_level, const MemoryOptions& options, const ElementTypeQuery& type_of,
-              std::set<std::string> functions, const std::set<const NodeProto*>& elided = {},
-              const std::set<const NodeProto*>& out_of_place = {});
+              const FunctionList& functions, const std::set<const NodeProto*>& elided = {},
+              const std::set<const NodeProto*>& out_of_place = {}, const InstanceEdits* edits = nullptr);
+  ~MemoryGraph();
+  MemoryGraph(const MemoryGraph&) = delete;
+  MemoryGraph& operator=(const MemoryGraph&) = delete;
 
   const GraphProto& Graph() const { return graph_; }
   bool TopLevel() const { return top_level_; }
@@ -118,6 +148,26 @@ class MemoryGraph {
   bool AliasOf(const NodeProto& node, int input) const;
   const OpMemoryTraits& Traits(const NodeProto& node) const;
 
+  // --- Function instances (§4) ---------------------------------------------
+  // The instance of the body that `call` (a node of this graph) runs, or null
+  // (not a call, or beyond the nesting and size limits: the call is then opaque).
+  const MemoryGraph* Instance(const NodeProto& call) const;
+  // This graph is a function body instantiated for CallNode() of Caller().
+  bool IsFunctionBody() const { return caller_ != nullptr; }
+  const MemoryGraph* Caller() const { return caller_; }
+  const NodeProto* CallNode() const { return call_; }
+  const FunctionProto* Function() const { return function_; }
+  // Identifies an instance across rebuilds: the caller's key (the root call
+  // node's address at the top) and the call's position in the caller's body.
+  const std::string& InstanceKey() const { return instance_key_; }
+  // For reports: the first outputs of the calls from the root, joined by "/".
+  const std::string& InstanceLabel() const { return instance_label_; }
+  // Position of `node` in the function's node list (in the graph, for a graph
+  // that is not a function body).
+  int OriginalPosition(const NodeProto* node) const;
+  // Every instance of a call of this graph, in node order.
+  std::vector<const MemoryGraph*> Instances() const;
+
   // --- Read/write types (§5)
   // -----------------------------------------------------------
   InputRW InputType(const Slot& slot) const;
@@ -145,16 +195,31 @@ class MemoryGraph {
   std::size_t SymbolCount() const { return symbol_values_.size(); }
 
  private:
+  struct Shared;  // what every instance of one analysis shares (functions, budget)
+  // An instance of `function` for `call`, a node of `caller`.
+  MemoryGraph(const MemoryGraph& caller, const NodeProto& call, const FunctionProto& function, std::string key);
   void Index(const std::set<const NodeProto*>& out_of_place);
+  void Instantiate(const NodeProto& call, OpMemoryTraits& traits);
+  // Merge of the input types of the uses of formal input `input` (§5.1 line 3).
+  InputRW FormalInputUse(int input) const;
   // A name defined nowhere in the graph: an enclosing graph's value in a nested
   // graph, nothing at the top level (a malformed graph).
   Definition::Kind UndefinedKind() const {
-    return top_level_ ? Definition::Kind::kUndefined : Definition::Kind::kOuter;
+    return top_level_ || IsFunctionBody() ? Definition::Kind::kUndefined : Definition::Kind::kOuter;
   }
   void BuildSymbols();
 
+  std::shared_ptr<Shared> shared_;
+  std::unique_ptr<GraphProto> owned_body_;  // a function instance's body
   const GraphProto& graph_;
   bool top_level_;
+  const MemoryGraph* caller_ = nullptr;
+  const NodeProto* call_ = nullptr;
+  const FunctionProto* function_ = nullptr;
+  std::string instance_key_;
+  std::string instance_label_;
+  std::vector<int> original_position_;  // instances: per node, its position in the function
+  std::unordered_map<const NodeProto*, std::unique_ptr<MemoryGraph>> instances_;
   const MemoryOptions& options_;
   ElementTypeQuery type_of_;
   std::set<const NodeProto*> elided_;
@@ -165,7 +230,6 @@ class MemoryGraph {
   std::unordered_map<const NodeProto*, OpMemoryTraits> traits_;
   std::unordered_map<const NodeProto*, std::set<std::string>> captures_;
   std::set<std::string> graph_outputs_;
-  std::set<std::string> function_keys_;
   std::set<std::string> initializers_;
   std::unordered_map<std::string, int> symbol_of_;
   std::vector<std::vector<std::string>> symbol_values_;

@@ -67,7 +67,45 @@ std::string Violation(const MemoryGraph& graph, const MemoryOptions& options, co
   return "";
 }
 
+// The size of `value` of `graph`: `size_of` at the top; in a function instance
+// the size of the caller's value bound to it (formal inputs and outputs), or of
+// the value a view or a copy reads.
+std::optional<std::int64_t> SizeIn(const MemoryGraph& graph, const std::string& value, const SizeQuery& size_of,
+                                   int depth = 0) {
+  if (!graph.IsFunctionBody()) return size_of(value);
+  if (depth > 64) return std::nullopt;
+  const NodeProto& call = *graph.CallNode();
+  const Definition& definition = graph.DefinitionOf(value);
+  if (definition.kind == Kind::kGraphInput) {
+    if (definition.index >= call.input_size() || call.input(definition.index).empty()) return std::nullopt;
+    return SizeIn(*graph.Caller(), call.input(definition.index), size_of, depth + 1);
+  }
+  for (int k = 0; k < graph.Graph().output_size() && k < call.output_size(); ++k)
+    if (graph.Graph().output(k).name() == value && !call.output(k).empty())
+      return SizeIn(*graph.Caller(), call.output(k), size_of, depth + 1);
+  if (definition.kind == Kind::kNode) {
+    const NodeProto& node = *definition.node;
+    std::optional<int> input = graph.AliasedInput(node, definition.index);
+    if (!input && graph.IsCopy(node)) input = 0;
+    if (input && *input < node.input_size()) return SizeIn(graph, node.input(*input), size_of, depth + 1);
+  }
+  return std::nullopt;
+}
+
+void CollectCopies(const MemoryGraph& graph, std::vector<std::pair<const MemoryGraph*, const NodeProto*>>& copies) {
+  for (const NodeProto* node : graph.Nodes()) {
+    if (graph.IsCopy(*node)) copies.emplace_back(&graph, node);
+    if (const MemoryGraph* instance = graph.Instance(*node)) CollectCopies(*instance, copies);
+  }
+}
+
 }  // namespace
+
+std::vector<std::pair<const MemoryGraph*, const NodeProto*>> CopiesOf(const MemoryGraph& graph) {
+  std::vector<std::pair<const MemoryGraph*, const NodeProto*>> copies;
+  CollectCopies(graph, copies);
+  return copies;
+}
 
 std::vector<InPlaceWrite> CheckInPlaceWrites(const MemoryGraph& graph, const MemoryOptions& options) {
   std::vector<InPlaceWrite> writes;
@@ -99,14 +137,13 @@ std::set<const NodeProto*> UnsafeWriters(const std::vector<InPlaceWrite>& writes
 MemoryCost PlanCost(const MemoryGraph& graph, const std::vector<InPlaceWrite>& writes,
                     const std::set<const NodeProto*>& out_of_place, const SizeQuery& size_of) {
   MemoryCost cost;
-  auto add_copy = [&](const std::string& value) {
+  auto add_copy = [&](const MemoryGraph& owner, const std::string& value) {
     ++cost.copies;
-    if (std::optional<std::int64_t> bytes = size_of(value)) cost.bytes_copied += *bytes;
+    if (std::optional<std::int64_t> bytes = SizeIn(owner, value, size_of)) cost.bytes_copied += *bytes;
   };
-  for (const NodeProto* node : graph.Nodes())
-    if (graph.IsCopy(*node)) add_copy(node->input(0));
+  for (const auto& [owner, node] : CopiesOf(graph)) add_copy(*owner, node->input(0));
   for (const InPlaceWrite& write : writes)
-    if (!write.clobber && out_of_place.contains(write.node)) add_copy(write.node->input(write.input));
+    if (!write.clobber && out_of_place.contains(write.node)) add_copy(graph, write.node->input(write.input));
   const std::size_t steps = graph.Nodes().size();
   std::vector<std::int64_t> live(steps + 1, 0);
   for (std::size_t symbol = 0; symbol < graph.SymbolCount(); ++symbol) {

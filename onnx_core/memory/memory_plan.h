@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "onnx_core/memory/memory_graph.h"
@@ -42,6 +43,10 @@ std::vector<InPlaceWrite> CheckInPlaceWrites(const MemoryGraph& graph, const Mem
 // The writers among `writes` that must run out of place.
 std::set<const NodeProto*> UnsafeWriters(const std::vector<InPlaceWrite>& writes);
 
+// The copy nodes of `graph` and of the function instances it calls (nested
+// ones included), each with its graph.
+std::vector<std::pair<const MemoryGraph*, const NodeProto*>> CopiesOf(const MemoryGraph& graph);
+
 // Byte size of a value; nullopt when unknown.
 using SizeQuery = std::function<std::optional<std::int64_t>(std::string_view value)>;
 
@@ -54,8 +59,10 @@ struct MemoryCost {
   std::int64_t unknown_sizes = 0;  // buffers whose size is unknown (counted as 0)
 };
 
-// The cost of the plan in which every copy of `graph` copies (except the elided
-// ones it was built with) and the writers of `out_of_place` copy their written
+// The cost of the plan in which every copy of `graph` and of its function
+// instances copies (except the elided ones it was built with; `size_of` answers
+// for `graph`'s values, a body value has the size of the call's value bound to
+// it, or of the value it views) and the writers of `out_of_place` copy their written
 // input (`writes` as CheckInPlaceWrites found them; `graph` built with the same
 // `out_of_place`).
 MemoryCost PlanCost(const MemoryGraph& graph, const std::vector<InPlaceWrite>& writes,

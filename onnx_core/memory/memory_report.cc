@@ -44,7 +44,7 @@ SizeQuery SizeQueryOf(const builder::GraphBuilder& graph) {
 MemoryReport PlanMemory(builder::GraphBuilder& graph, const MemoryOptions& options) {
   MemoryReport report;
   const ElementTypeQuery type_of = TypeQueryOf(graph);
-  const std::set<std::string> functions = FunctionKeys(graph.Functions());
+  const FunctionList& functions = graph.Functions();
   const SizeQuery size_of = SizeQueryOf(graph);
   {
     const MemoryGraph full(graph.Graph(), true, options, type_of, functions);
@@ -52,18 +52,20 @@ MemoryReport PlanMemory(builder::GraphBuilder& graph, const MemoryOptions& optio
     std::set<const NodeProto*> every_writer;
     for (const InPlaceWrite& write : writes)
       if (!write.clobber) every_writer.insert(write.node);
-    for (const NodeProto* node : full.Nodes()) report.copies_before += full.IsCopy(*node) ? 1 : 0;
+    report.copies_before = static_cast<std::int64_t>(CopiesOf(full).size());
     const MemoryGraph functional(graph.Graph(), true, options, type_of, functions, {}, every_writer);
     report.before = PlanCost(functional, writes, every_writer, size_of);
     report.writers = static_cast<std::int64_t>(every_writer.size());
   }
   report.elimination = EliminateCopies(graph, true, options);
-  const MemoryGraph eliminated(graph.Graph(), true, options, type_of, functions, report.elimination.elided);
+  const MemoryGraph eliminated(graph.Graph(), true, options, type_of, functions, report.elimination.elided, {},
+                               &report.elimination.instance_edits);
   const std::vector<InPlaceWrite> writes = CheckInPlaceWrites(eliminated, options);
   const std::set<const NodeProto*> unsafe = UnsafeWriters(writes);
   for (const InPlaceWrite& write : writes)
     if (!write.clobber && !unsafe.contains(write.node)) ++report.writers_in_place;
-  const MemoryGraph planned(graph.Graph(), true, options, type_of, functions, report.elimination.elided, unsafe);
+  const MemoryGraph planned(graph.Graph(), true, options, type_of, functions, report.elimination.elided, unsafe,
+                            &report.elimination.instance_edits);
   report.after = PlanCost(planned, writes, unsafe, size_of);
   return report;
 }

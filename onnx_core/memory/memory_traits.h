@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,9 +38,27 @@ struct OpMemoryTraits {
   std::vector<int> continuous_inputs;
 };
 
-// What a traits function may ask about the node's values (element types from
-// shape inference; 0 when unknown).
-using ElementTypeQuery = std::function<int(std::string_view value)>;
+// What a traits function may ask about the node's values, from shape inference:
+// `type_of(value)` is the element type (0 when unknown); `type_of.SameShape(a, b)`
+// is true when both values have one known shape (every dim known or the same symbol).
+class ElementTypeQuery {
+ public:
+  using ElementType = std::function<int(std::string_view value)>;
+  using ShapeEquality = std::function<bool(std::string_view a, std::string_view b)>;
+  ElementTypeQuery() = default;
+  template <typename F>
+    requires std::is_invocable_r_v<int, F, std::string_view>
+  ElementTypeQuery(F element_type, ShapeEquality same_shape = {})  // NOLINT(runtime/explicit): a plain query
+      : element_type_(std::move(element_type)), same_shape_(std::move(same_shape)) {}
+
+  int operator()(std::string_view value) const { return element_type_ ? element_type_(value) : 0; }
+  explicit operator bool() const { return static_cast<bool>(element_type_); }
+  bool SameShape(std::string_view a, std::string_view b) const { return same_shape_ && same_shape_(a, b); }
+
+ private:
+  ElementType element_type_;
+  ShapeEquality same_shape_;
+};
 
 // The traits of one node. `enabled_by` names the in-place family ("scatter",
 // "tensor_scatter", "gqa", or a custom one) that switches the writer entries

@@ -44,6 +44,25 @@ OpMemoryTraitsEntry Writer(std::string family) {
           }};
 }
 
+// com.microsoft.GroupQueryAttention(query, key, value, past_key, past_value, ...) ->
+// (output, present_key, present_value): a max-length cache, past and present of one
+// shape, is updated in place (onnxruntime documents past and present as one buffer then):
+// present_key is past_key's buffer (inputs 3 -> output 1), present_value past_value's
+// (4 -> 2). A growing cache (present longer than past) is a fresh buffer.
+std::optional<OpMemoryTraits> GroupQueryAttentionCache(const NodeProto& node, const ElementTypeQuery& type_of) {
+  OpMemoryTraits traits;
+  for (const auto& [past, present] : {std::pair{3, 1}, std::pair{4, 2}}) {
+    if (past >= node.input_size() || present >= node.output_size()) continue;
+    const std::string& past_name = node.input(past);
+    const std::string& present_name = node.output(present);
+    if (past_name.empty() || present_name.empty() || !type_of.SameShape(past_name, present_name)) continue;
+    traits.aliases.emplace_back(present, past);
+    traits.writes.push_back(past);
+  }
+  if (traits.aliases.empty()) return std::nullopt;
+  return traits;
+}
+
 // A real copy: a fresh buffer, so that an in-place write behind it never shows
 // through.
 std::vector<core::eval::Value> CopyKernel(core::eval::KernelContext& ctx) {
@@ -84,6 +103,7 @@ void RegisterOnce() {
   RegisterOpMemoryTraits("", "ScatterND", Writer("scatter"));
   RegisterOpMemoryTraits("", "ScatterElements", Writer("scatter"));
   RegisterOpMemoryTraits("", "TensorScatter", Writer("tensor_scatter"));
+  RegisterOpMemoryTraits("com.microsoft", "GroupQueryAttention", {"gqa", GroupQueryAttentionCache});
 
   const std::string copy_domain(core::memory::kCopyDomain);
   const std::string copy_op(core::memory::kCopyOpType);

@@ -12,6 +12,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/memory/copy_elimination_pass.h"
 #include "onnx_core/memory/memory_plan.h"
+#include "onnx_core/memory/memory_report.h"
 #include "onnx_core/optimizer/graph_graph.h"
 
 #include "tests/onnx_core/memory/memory_test_util.h"
@@ -147,19 +148,220 @@ TEST(CopyElimination, S2_5_WriterOnThePathClobberingSuccessor) {
   ExpectElimination(WithSuccessor(kWriterOnPath, "test.Clobber"), {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
 }
 
-TEST(CopyElimination, S2_6_FunctionCallSourceIsKeptConservatively) {
-  // Deviation from §11 (function instances are not analysed): a call output
-  // stops the trace.
-  ExpectElimination(kHeader + R"(
-    g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
+// --- Local functions (S2-6 ... S2-13): each call site is an instance of the body ---
+
+const std::string kFunctionHeader =
+    R"(<domain: "local", opset_import: ["" : 18, "ai.onnxopt" : 1, "local" : 1, "test" : 1]>)";
+
+// A model: the main graph, then local functions (each "name (...) => (...) { ... }").
+std::string WithFunctions(const std::string& graph, const std::vector<std::string>& functions) {
+  std::string text = Model(graph);
+  for (const std::string& function : functions) text += "\n" + kFunctionHeader + "\n" + function;
+  return text;
+}
+
+std::string PathOf(const testing::Eliminated& eliminated, const std::string& copy) {
+  for (const auto& verdict : eliminated.result.verdicts)
+    if (verdict.copy == copy) return verdict.path;
+  return "no verdict";
+}
+
+const std::string kViewFunction = "view (p, shp) => (q) { q = Reshape(p, shp) }";
+
+TEST(CopyElimination, S2_6_ThroughAPassThroughFunction) {
+  const std::string main = R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
       a = Relu(x)
       u = local.view(a, s)
       t = ai.onnxopt.TensorMove(u)
       y = Sigmoid(t)
-    }
-    <domain: "local", opset_import: ["" : 18]>
-    view (p, shp) => (q) { q = Reshape(p, shp) })",
-                    {{"t", "KEPT(1, function-call-source)"}}, kUnchanged);
+    })";
+  const std::string before = WithFunctions(main, {kViewFunction});
+  EXPECT_EQ(PathOf(Eliminate(before), "t"), "a(out:0) --> call local.view --> p(out:0) --> q(out:0) --> u(out:0) --> (in:0) t");
+  ExpectElimination(before, {{"t", "DELETED"}}, WithFunctions(R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
+      a = Relu(x)
+      u = local.view(a, s)
+      y = Sigmoid(u)
+    })", {kViewFunction}));
+}
+
+TEST(CopyElimination, S2_6_TemptedByAReaderOfTheViewedBufferKeepsTheCopy) {
+  // The call returns a's buffer: a later reader of a forbids the write into it.
+  ExpectElimination(WithFunctions(R"(g (float[2,2] x) => (float[4] y1, float[2,2] y2) <int64[1] s = {4}, int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      a = Relu(x)
+      u = local.view(a, s)
+      t = ai.onnxopt.TensorMove(u)
+      y1 = ScatterND(t, idx, upd)
+      y2 = Neg(a)
+    })", {kViewFunction}),
+                    {{"t", "KEPT(3, fanout-not-direct)"}}, kUnchanged);
+}
+
+const std::string kReluFunction = "f (p) => (q) { q = Relu(p) }";
+
+TEST(CopyElimination, S2_7_DrillIntoAFunction) {
+  const std::string before = WithFunctions(
+      "g (float[4] x) => (float[4] y) { u = local.f(x) t = ai.onnxopt.TensorMove(u) y = Sigmoid(t) }", {kReluFunction});
+  EXPECT_EQ(PathOf(Eliminate(before), "t"), "q(out:0) --> u(out:0) --> (in:0) t");
+  ExpectElimination(before, {{"t", "DELETED"}},
+                    WithFunctions("g (float[4] x) => (float[4] y) { u = local.f(x) y = Sigmoid(u) }", {kReluFunction}));
+}
+
+TEST(CopyElimination, S2_7_TemptedByAWriterOfAConstantInsideTheFunction) {
+  // The body returns a Constant: writing into it would change the next call.
+  const std::string k0 = "k0 () => (r) { r = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () }";
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      k = local.k0()
+      t = ai.onnxopt.TensorMove(k)
+      w = ScatterND(t, idx, upd)
+      y = Add(w, x)
+    })", {k0}),
+                    {{"t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_8_FanOutInsideTheBody) {
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y1, float[4] y2) {
+      u, v = local.f2(x)
+      t = ai.onnxopt.TensorMove(u)
+      y1 = Sigmoid(t)
+      y2 = Abs(v)
+    })", {"f2 (p) => (q, r) { q = Relu(p) r = Neg(q) }"}),
+                    {{"t", "KEPT(3, fanout-not-direct)"}}, kUnchanged);
+}
+
+const std::string kInner = "inner (p) => (r) { r = Add(p, p) }";
+
+TEST(CopyElimination, S2_9_NestedFunctions) {
+  const std::string before = WithFunctions("g (float[4] x) => (float[4] y) { y = local.outer(x) }",
+                                           {"outer (p) => (q) { u = local.inner(p) t = ai.onnxopt.TensorMove(u) q = Sigmoid(t) }", kInner});
+  EXPECT_EQ(PathOf(Eliminate(before), "y/t"), "r(out:0) --> u(out:0) --> (in:0) t");
+  ExpectElimination(before, {{"y/t", "DELETED"}},
+                    WithFunctions("g (float[4] x) => (float[4] y) { y = local.outer(x) }",
+                                  {"outer (p) => (q) { u = local.inner(p) q = Sigmoid(u) }", kInner}));
+}
+
+const std::string kCopyThenSigmoid = "g (p) => (q) { t = ai.onnxopt.TensorMove(p) q = Sigmoid(t) }";
+
+TEST(CopyElimination, S2_10_DrillOutOfAFunction) {
+  const std::string main = "g (float[4] x) => (float[4] y) { a = Relu(x) y = local.g(a) }";
+  const std::string before = WithFunctions(main, {kCopyThenSigmoid});
+  EXPECT_EQ(PathOf(Eliminate(before), "y/t"), "a(out:0) --> call local.g --> p(out:0) --> (in:0) t");
+  ExpectElimination(before, {{"y/t", "DELETED"}}, WithFunctions(main, {"g (p) => (q) { q = Sigmoid(p) }"}));
+}
+
+TEST(CopyElimination, S2_10_TemptedByACallerReadingTheArgumentAgain) {
+  // The body writes its argument in place; the caller reads a afterwards.
+  const std::string writer =
+      "w (p, i, u) => (q) { t = ai.onnxopt.TensorMove(p) q = ScatterND(t, i, u) }";
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y1, float[4] y2) <int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      a = Relu(x)
+      y1 = local.w(a, idx, upd)
+      y2 = Neg(a)
+    })", {writer}),
+                    {{"y1/t", "KEPT(3, fanout-not-direct)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_10_TemptedByAnInitializerArgument) {
+  const std::string writer =
+      "w (p, i, u) => (q) { t = ai.onnxopt.TensorMove(p) q = ScatterND(t, i, u) }";
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y) <float[4] W = {1.0, 2.0, 3.0, 4.0}, int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      v = local.w(W, idx, upd)
+      y = Add(v, x)
+    })", {writer}),
+                    {{"v/t", "KEPT(1, special-successor-aliases)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_10_WriterBodyOnAPrivateArgument) {
+  // The same body on a private buffer read by nobody else: the copy goes.
+  const std::string main = R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      a = Relu(x)
+      v = local.w(a, idx, upd)
+      y = Add(v, x)
+    })";
+  ExpectElimination(WithFunctions(main, {"w (p, i, u) => (q) { t = ai.onnxopt.TensorMove(p) q = ScatterND(t, i, u) }"}),
+                    {{"v/t", "DELETED"}}, WithFunctions(main, {"w (p, i, u) => (q) { q = ScatterND(p, i, u) }"}));
+}
+
+TEST(CopyElimination, CallIntoAClobberingBodyKeepsTheCopyOfASharedBuffer) {
+  // A call's input is as writable as the uses of its formal input (§5.1 line 3).
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      y1 = local.cl(t)
+      y2 = Neg(a)
+    })", {"cl (p) => (q) { q = test.Clobber(p) }"}),
+                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, CallIntoAReadOnlyBodyLetsTheCopyGo) {
+  const std::string reader = "rd (p) => (q) { q = Sigmoid(p) }";
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      y1 = local.rd(t)
+      y2 = Neg(a)
+    })", {reader}),
+                    {{"t", "DELETED"}}, WithFunctions(R"(g (float[4] x) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      y1 = local.rd(a)
+      y2 = Neg(a)
+    })", {reader}));
+}
+
+const std::string kTwoCallSites = R"(g (float[4] x, float[4] x2) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      y1 = local.g(a)
+      y2 = local.g(x2)
+    })";
+
+TEST(CopyElimination, S2_11_TwoCallSitesDisagreeSpecialized) {
+  ExpectElimination(WithFunctions(kTwoCallSites, {kCopyThenSigmoid}),
+                    {{"y1/t", "DELETED"}, {"y2/t", "KEPT(2, user-input-not-declared)"}},
+                    WithFunctions(R"(g (float[4] x, float[4] x2) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      y1 = local.g__onnxopt_m1(a)
+      y2 = local.g(x2)
+    })", {kCopyThenSigmoid, "g__onnxopt_m1 (p) => (q) { q = Sigmoid(p) }"}));
+}
+
+TEST(CopyElimination, S2_11_TwoCallSitesDisagreeNotSpecialized) {
+  MemoryOptions options;
+  options.specialize_functions = false;
+  ExpectElimination(WithFunctions(kTwoCallSites, {kCopyThenSigmoid}),
+                    {{"y1/t", "ELIDED"}, {"y2/t", "KEPT(2, user-input-not-declared)"}}, kUnchanged, options);
+}
+
+TEST(CopyElimination, S2_11_BytesCopiedHalvedEitherWay) {
+  RegisterMemoryTestOperators();
+  for (const bool specialize : {true, false}) {
+    MemoryOptions options;
+    options.specialize_functions = specialize;
+    builder::GraphBuilder builder(ParseText(WithFunctions(kTwoCallSites, {kCopyThenSigmoid})));
+    builder.InferShapes();
+    const MemoryReport report = PlanMemory(builder, options);
+    EXPECT_EQ(report.copies_before, 2);
+    EXPECT_EQ(report.before.bytes_copied, 32);
+    EXPECT_EQ(report.after.bytes_copied, 16) << "specialize " << specialize;
+  }
+}
+
+TEST(CopyElimination, S2_12_CopyOfAFormalInputIntoTheBodyOutputIsElided) {
+  ExpectElimination(WithFunctions("g (float[4] x) => (float[4] y) { a = Relu(x) y = local.c(a) }",
+                                  {"c (p) => (q) { q = ai.onnxopt.TensorMove(p) }"}),
+                    {{"y/q", "ELIDED"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_12_IdentityCloneAsTheCorpusWritesIt) {
+  // aten_clone: a one-Identity body; its type comes from the call site.
+  ExpectElimination(WithFunctions("g (float[4] x) => (float[4] y) { a = Relu(x) y = local.clone(a) }",
+                                  {"clone (p) => (q) { q = Identity(p) }"}),
+                    {{"y/q", "ELIDED"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_13_TraceIntoAnotherFunctionsConstant) {
+  ExpectElimination(WithFunctions("g () => (float[4] y) { k = local.k0() y = local.g2(k) }",
+                                  {"k0 () => (r) { r = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> () }",
+                                   "g2 (p) => (q) { q = ai.onnxopt.TensorMove(p) }"}),
+                    {{"y/q", "KEPT(1, special-successor-is-output)"}}, kUnchanged);
 }
 
 // --- Scenario 3: source is a graph input ---
@@ -265,6 +467,64 @@ TEST(CopyElimination, S3_9_InputFanOutCaseBOnUserMemory) {
       y2 = Abs(s)
     })"),
                     options);
+}
+
+const std::string kGqaHeader =
+    R"(<ir_version: 8, opset_import: ["" : 18, "ai.onnxopt" : 1, "com.microsoft" : 1]>)";
+// The spec's S3-10 graph, but seqlens_k and total_sequence_length are initializers
+// (one cached token at position 0) so that the evaluator runs it: random integer inputs
+// are zeros, and a zero total length is refused. Inputs 3 and 4 are the caches still.
+const std::string kGqaSignature =
+    "g (float[1,1,32] q, float[1,1,16] k, float[1,1,16] v, float[1,2,8,8] pk, float[1,2,8,8] pv) => "
+    "(float[1,1,32] o, float[1,2,8,8] prk, float[1,2,8,8] prv) <int32[1] sl = {0}, int32 tl = {1}>";
+
+TEST(CopyElimination, S3_10_GroupQueryAttentionSharedKvCache) {
+  const std::string before = kGqaHeader + kGqaSignature + R"( {
+      tk = ai.onnxopt.TensorMove(pk)
+      tv = ai.onnxopt.TensorMove(pv)
+      o, prk, prv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, k, v, tk, tv, sl, tl)
+    })";
+  MemoryOptions declared;
+  declared.output_reuse_input = {{3, 1}, {4, 2}};
+  ExpectElimination(before, {{"tk", "DELETED"}, {"tv", "DELETED"}}, kGqaHeader + kGqaSignature + R"( {
+      o, prk, prv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, k, v, pk, pv, sl, tl)
+    })",
+                    declared);
+  ExpectElimination(before, {{"tk", "KEPT(2, user-input-not-declared)"}, {"tv", "KEPT(2, user-input-not-declared)"}},
+                    kUnchanged);
+}
+
+TEST(CopyElimination, S3_10_GroupQueryAttentionWritesThePastInPlace) {
+  // The traits: past_key/past_value (3, 4) are written and returned as
+  // present_key/present_value (1, 2) when past and present have one shape.
+  RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(ParseText(kGqaHeader + kGqaSignature + R"( {
+      o, prk, prv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, k, v, pk, pv, sl, tl)
+    })"));
+  builder.InferShapes();
+  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const NodeProto& gqa = builder.Graph().node(0);
+  EXPECT_EQ(graph.Traits(gqa).aliases, (std::vector<std::pair<int, int>>{{1, 3}, {2, 4}}));
+  EXPECT_EQ(graph.Traits(gqa).writes, (std::vector<int>{3, 4}));
+  EXPECT_EQ(graph.SymbolOf("pk"), graph.SymbolOf("prk"));
+  // A family switched off leaves an ordinary reader.
+  MemoryOptions no_gqa;
+  no_gqa.inplace_ops = {"scatter"};
+  const MemoryGraph reader(builder.Graph(), true, no_gqa, TypeQueryOf(builder), builder.Functions());
+  EXPECT_TRUE(reader.Traits(gqa).aliases.empty());
+}
+
+TEST(CopyElimination, S3_10_GrowingCacheIsNotWrittenInPlace) {
+  // present longer than past (a growing cache): a fresh buffer, the copy of a
+  // declared input is then an ordinary deletion without an alias behind it.
+  RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(ParseText(kGqaHeader + R"(g (float[1,1,32] q, float[1,1,16] k, float[1,1,16] v, float[1,2,4,8] pk, float[1,2,4,8] pv) => (float[1,1,32] o, float[1,2,5,8] prk, float[1,2,5,8] prv) <int32[1] sl = {4}, int32 tl = {5}> {
+      o, prk, prv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, k, v, pk, pv, sl, tl)
+    })"));
+  builder.InferShapes();
+  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  EXPECT_TRUE(graph.Traits(builder.Graph().node(0)).aliases.empty());
+  EXPECT_NE(graph.SymbolOf("pk"), graph.SymbolOf("prk"));
 }
 
 // --- Scenario 4: source is an initializer or a Constant ---
@@ -824,7 +1084,7 @@ TEST(CopyElimination, M1_SymbolMerge) {
   const auto eliminated = Eliminate(before);
   builder::GraphBuilder builder{ModelProto(eliminated.after)};
   builder.InferShapes();
-  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), {});
+  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
   EXPECT_EQ(graph.SymbolOf("a"), graph.SymbolOf("r"));
   EXPECT_EQ(graph.ValuesOf(graph.SymbolOf("a")), (std::vector<std::string>{"a", "r"}));
   EXPECT_EQ(graph.SymbolOf("t"), -1);

@@ -124,7 +124,7 @@ std::set<std::string> UnsafeWrites(const ModelProto& model, const MemoryOptions&
   core::builder::GraphBuilder builder{ModelProto(model)};
   builder.InferShapes();
   const MemoryGraph graph(builder.Graph(), true, options, core::memory::TypeQueryOf(builder),
-                          core::memory::FunctionKeys(builder.Functions()));
+                          builder.Functions());
   std::set<std::string> unsafe;
   for (const auto& write : core::memory::CheckInPlaceWrites(graph, options))
     if (!write.violation.empty()) unsafe.insert(write.node->output(0));
@@ -178,6 +178,20 @@ Eliminated Eliminate(std::string_view text, const MemoryOptions& options,
   return eliminated;
 }
 
+std::string CanonicalFunctions(const ModelProto& model) {
+  std::string text;
+  for (const FunctionProto& function : model.functions()) {
+    text += function.domain() + "." + function.name() + " (";
+    for (const std::string& input : function.input()) text += input + " ";
+    text += ") => (";
+    for (const std::string& output : function.output()) text += output + " ";
+    text += ") {\n";
+    for (const NodeProto& node : function.node()) text += "  " + node.ShortDebugString() + "\n";
+    text += "}\n";
+  }
+  return text;
+}
+
 std::string VerdictOf(const Eliminated& eliminated, std::string_view copy) {
   for (const auto& verdict : eliminated.result.verdicts)
     if (verdict.copy == copy) return core::memory::VerdictText(verdict);
@@ -192,6 +206,7 @@ void ExpectElimination(std::string_view before, const std::map<std::string, std:
   EXPECT_EQ(actual, verdicts);
   const ModelProto expected = after.empty() ? eliminated.before : ParseText(after);
   EXPECT_EQ(CanonicalGraph(eliminated.after.graph()), CanonicalGraph(expected.graph()));
+  EXPECT_EQ(CanonicalFunctions(eliminated.after), CanonicalFunctions(expected));
 
   // A necessary copy was not removed: every write that was safe stays safe.
   std::set<std::string> unsafe_before = UnsafeWrites(eliminated.before, options);
@@ -218,7 +233,9 @@ void ExpectElimination(std::string_view before, const std::map<std::string, std:
   second_options.ordering.clear();
   const CopyEliminationResult second = core::memory::EliminateCopies(again, true, second_options);
   EXPECT_EQ(second.Count(core::memory::CopyVerdict::Kind::kDeleted), 0u);
-  EXPECT_EQ(CanonicalGraph(std::move(again).TakeModel().graph()), CanonicalGraph(eliminated.after.graph()));
+  const ModelProto second_model = std::move(again).TakeModel();
+  EXPECT_EQ(CanonicalGraph(second_model.graph()), CanonicalGraph(eliminated.after.graph()));
+  EXPECT_EQ(CanonicalFunctions(second_model), CanonicalFunctions(eliminated.after));
 }
 
 }  // namespace onnxopt::testing

@@ -34,11 +34,16 @@ Eliminated Eliminate(std::string_view text, const core::memory::MemoryOptions& o
 // fanout-not-direct)").
 std::string VerdictOf(const Eliminated& eliminated, std::string_view copy);
 
+// The model's local functions in order, each as its name, formals and nodes
+// (for exact comparisons of bodies).
+std::string CanonicalFunctions(const ModelProto& model);
+
 // The checks of every scenario:
 //  - the verdicts are exactly `verdicts` (copy output name -> VerdictText);
 //  - the main graph after is exactly `after` (CanonicalGraph, node order
 //  included), or
-//    unchanged when `after` is empty;
+//    unchanged when `after` is empty; so are the local functions
+//    (CanonicalFunctions);
 //  - no in-place write that was safe before the pass is unsafe after it (a
 //  necessary copy
 //    was not removed);
