@@ -307,6 +307,51 @@ TEST(CopyElimination, CallIntoAReadOnlyBodyLetsTheCopyGo) {
     })", {reader}));
 }
 
+TEST(CopyElimination, S2_10_TemptedByAnUndeclaredGraphInput) {
+  // Drilling out of the body reaches the caller's memory: Rule 2 wants a declaration.
+  const std::string writer = "w (p, i, u) => (q) { t = ai.onnxopt.TensorMove(p) q = ScatterND(t, i, u) }";
+  const std::string main = R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      v = local.w(x, idx, upd)
+      y = Add(v, x)
+    })";
+  ExpectElimination(WithFunctions(main, {writer}), {{"v/t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, S2_5_WriterOutputThroughAFunctionClobberingSuccessor) {
+  // The call returns its argument's buffer written in place (Writeable): a
+  // clobbering successor conflicts (Rule 4), as S2-5 without the function.
+  const std::string writer = "wr (p, i, u) => (q) { q = ScatterND(p, i, u) }";
+  ExpectElimination(WithFunctions(R"(g (float[4] x) => (float[4] y) <int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      a = Relu(x)
+      u = local.wr(a, idx, upd)
+      t = ai.onnxopt.TensorMove(u)
+      y = test.Clobber(t)
+    })", {writer}),
+                    {{"t", "KEPT(4, rw-conflict)"}}, kUnchanged);
+}
+
+TEST(CopyElimination, CaseBInsideABodyNeedsTheBodysOrder) {
+  // The reader n of a runs after the writer in the shared body: the pass does not
+  // move nodes of a body, the copy stays. Listed before the writer, the copy goes.
+  const std::string main = R"(g (float[4] x) => (float[4] y1, float[4] y2) <int64[1,1] idx = {1}, float[1] upd = {9.0}> {
+      y1, y2 = local.b(x, idx, upd)
+    })";
+  ExpectElimination(
+      WithFunctions(main, {"b (p, i, u) => (q, n) { a = Relu(p) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, i, u) "
+                           "n = Neg(a) q = Sigmoid(w) }"}),
+      {{"y1/t", "KEPT(3, function-body-order)"}}, kUnchanged);
+  const auto ordered = Eliminate(WithFunctions(
+      main, {"b (p, i, u) => (q, n) { a = Relu(p) n = Neg(a) t = ai.onnxopt.TensorMove(a) w = ScatterND(t, i, u) "
+             "q = Sigmoid(w) }"}));
+  ASSERT_EQ(ordered.result.verdicts.size(), 1u);
+  EXPECT_EQ(ordered.result.verdicts[0].constraints, (std::vector<std::pair<std::string, std::string>>{{"n", "w"}}));
+  ExpectElimination(
+      WithFunctions(main, {"b (p, i, u) => (q, n) { a = Relu(p) n = Neg(a) t = ai.onnxopt.TensorMove(a) w = "
+                           "ScatterND(t, i, u) q = Sigmoid(w) }"}),
+      {{"y1/t", "DELETED"}},
+      WithFunctions(main, {"b (p, i, u) => (q, n) { a = Relu(p) n = Neg(a) w = ScatterND(a, i, u) q = Sigmoid(w) }"}));
+}
+
 const std::string kTwoCallSites = R"(g (float[4] x, float[4] x2) => (float[4] y1, float[4] y2) {
       a = Relu(x)
       y1 = local.g(a)
