@@ -85,6 +85,7 @@ MemoryOptions ParseMemoryOptions(const MemoryOptionTexts& texts, const GraphProt
     }
   }
   options.identity_is_copy = !texts.identity_is_view;
+  options.specialize_functions = !texts.no_specialize_functions;
   return options;
 }
 

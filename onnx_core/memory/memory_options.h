@@ -21,6 +21,7 @@ struct MemoryOptionTexts {
   std::string visit_order;               // "reverse" (default) or "topological"
   std::string inplace_ops;               // "scatter,tensor_scatter,gqa", "none", "" (all)
   bool identity_is_view = false;
+  bool no_specialize_functions = false;
 };
 
 // Validates every text against `graph` (the model's main graph); throws

@@ -29,7 +29,7 @@ constexpr const char* kUsageLine =
     "[--output-reuse-input PAIRS] [--keep-copy NODE ...] [--order BEFORE:AFTER "
     "...] "
     "[--visit-order reverse|topological] [--inplace-ops LIST|none] "
-    "[--identity-is-view]";
+    "[--identity-is-view] [--no-specialize-functions]";
 
 constexpr const char* kHelp = R"(usage: onnxopt memory MODEL [options]
 
@@ -52,9 +52,12 @@ options:
   --keep-copy NODE            never remove this copy (node name or output name; repeatable)
   --order BEFORE:AFTER        an existing ordering constraint (repeatable)
   --visit-order ORDER         reverse (default) or topological
-  --inplace-ops LIST          writer families run in place: scatter,tensor_scatter (default
-                              all), or none
+  --inplace-ops LIST          writer families run in place: scatter,tensor_scatter,gqa
+                              (default all), or none
   --identity-is-view          Identity is a view, not a copy candidate
+  --no-specialize-functions   when the call sites of a local function disagree, leave the
+                              function alone (their deletions are ELIDED in the plan)
+                              instead of calling clones NAME__onnxopt_mK
   --run                       also run MODEL as usual and the model after the pass in place
                               on the same seeded random inputs (--dim values, else 2), check
                               that every output is bit-identical (exit code 5 otherwise) and
@@ -121,7 +124,7 @@ int RunMemory(std::vector<std::string> raw_args) {
   const std::vector<std::string> keep_copies = TakeRepeatedOption(raw_args, "--keep-copy");
   const std::vector<std::string> orders = TakeRepeatedOption(raw_args, "--order");
   Arguments args(raw_args, {"-o", "--input-reuse", "--output-reuse-input", "--visit-order", "--inplace-ops", "--seed"},
-                 {"--json", "--identity-is-view", "--run"});
+                 {"--json", "--identity-is-view", "--no-specialize-functions", "--run"});
   const std::string model_path = args.Positional(1, 1)[0];
   const auto dims = ParseRandomInputOptions(dim_specs, std::nullopt, std::nullopt, std::nullopt).dims;
   const std::optional<std::string> output = args.Value("-o");
@@ -142,6 +145,7 @@ int RunMemory(std::vector<std::string> raw_args) {
   texts.visit_order = args.Value("--visit-order").value_or("");
   texts.inplace_ops = args.Value("--inplace-ops").value_or("");
   texts.identity_is_view = args.Flag("--identity-is-view");
+  texts.no_specialize_functions = args.Flag("--no-specialize-functions");
   core::memory::MemoryOptions options;
   try {
     options = core::memory::ParseMemoryOptions(texts, model.graph());

@@ -82,6 +82,43 @@ TEST(MemoryCommand, SavesTheModelAfterThePassAndRunsItInPlace) {
   EXPECT_EQ(saved.graph().node_size(), 3);
 }
 
+// S2-11 from the command line: the call sites of g disagree (a private buffer, a
+// caller's input); the first calls a clone without the copy, or, with
+// --no-specialize-functions, the model stays and the deletion is ELIDED.
+const char* kTwoCallSites = R"(<ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+  g (float[4] x, float[4] x2) => (float[4] y1, float[4] y2) {
+    a = Relu(x)
+    y1 = local.g(a)
+    y2 = local.g(x2)
+  }
+  <domain: "local", opset_import: ["" : 18]>
+  g (p) => (q) { t = Identity(p) q = Sigmoid(t) })";
+
+TEST(MemoryCommand, LocalFunctionCallSitesThatDisagree) {
+  TempDir dir;
+  const std::string model = WriteModel(dir, kTwoCallSites).string();
+  const CommandResult specialized = Memory({model, "-o", (dir / "out.onnx").string(), "--run"});
+  ASSERT_EQ(specialized.exit_code, 0) << specialized.output;
+  EXPECT_NE(specialized.output.find("bytes copied: 32 -> 16"), std::string::npos) << specialized.output;
+  EXPECT_NE(specialized.output.find("y1/t: DELETED  path a(out:0) --> call local.g --> p(out:0) --> (in:0) t"),
+            std::string::npos)
+      << specialized.output;
+  EXPECT_NE(specialized.output.find("y2/t: KEPT(2, user-input-not-declared)"), std::string::npos)
+      << specialized.output;
+  EXPECT_NE(specialized.output.find("outputs bit-identical"), std::string::npos) << specialized.output;
+  const ModelProto saved = core::ir::LoadModel(dir / "out.onnx");
+  ASSERT_EQ(saved.functions_size(), 2);
+  EXPECT_EQ(saved.functions(1).name(), "g__onnxopt_m1");
+  EXPECT_EQ(saved.functions(1).node_size(), 1);
+  EXPECT_EQ(saved.graph().node(1).op_type(), "g__onnxopt_m1");
+  EXPECT_EQ(saved.graph().node(2).op_type(), "g");
+
+  const CommandResult plain = Memory({model, "--no-specialize-functions"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("bytes copied: 32 -> 16"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find("y1/t: ELIDED"), std::string::npos) << plain.output;
+}
+
 TEST(MemoryCommand, O3_CorpusInPlaceRunsAreBitIdentical) {
   for (const auto& path : CorpusModels()) {
     // Its graph inputs alone take 1.3 GB: two reference evaluations take minutes and 4 GB.
