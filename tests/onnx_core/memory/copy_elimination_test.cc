@@ -375,6 +375,27 @@ TEST(CopyElimination, S2_11_TwoCallSitesDisagreeNotSpecialized) {
                     {{"y1/t", "ELIDED"}, {"y2/t", "KEPT(2, user-input-not-declared)"}}, kUnchanged, options);
 }
 
+TEST(CopyElimination, S2_11_CallSitesThatAgreeShareOneRewrittenBody) {
+  const std::string main = R"(g (float[4] x, float[4] x2) => (float[4] y1, float[4] y2) {
+      a = Relu(x)
+      b = Relu(x2)
+      y1 = local.g(a)
+      y2 = local.g(b)
+    })";
+  ExpectElimination(WithFunctions(main, {kCopyThenSigmoid}), {{"y1/t", "DELETED"}, {"y2/t", "DELETED"}},
+                    WithFunctions(main, {"g (p) => (q) { q = Sigmoid(p) }"}));
+}
+
+TEST(CopyElimination, S2_11_NestedCallSitesThatDisagreeAreElided) {
+  // The two calls of g are nodes of outer's body: a clone of g would need a clone
+  // of outer too, so the deletion stays in the plan (ELIDED), the model unchanged.
+  ExpectElimination(
+      WithFunctions("g (float[4] x) => (float[4] y) { y = local.outer(x) }",
+                    {"outer (p) => (q) { a = Relu(p) u1 = local.g(a) u2 = local.g(p) q = Add(u1, u2) }",
+                     kCopyThenSigmoid}),
+      {{"y/u1/t", "ELIDED"}, {"y/u2/t", "KEPT(2, user-input-not-declared)"}}, kUnchanged);
+}
+
 TEST(CopyElimination, S2_11_BytesCopiedHalvedEitherWay) {
   RegisterMemoryTestOperators();
   for (const bool specialize : {true, false}) {
@@ -1185,6 +1206,29 @@ TEST(CopyEliminationPass, RunReportsItsEditsToTheDriver) {
       testing::CanonicalGraph(
           testing::ParseText(Model(kB1Header + "a = Relu(x) y2 = Neg(a) w = ScatterND(a, idx, upd) y1 = Sigmoid(w) }"))
               .graph()));
+}
+
+// The driver's batches record the graph's nodes, not function bodies: the pass
+// traces through calls but leaves copies inside bodies alone.
+TEST(CopyEliminationPass, TracesThroughCallsButLeavesBodiesAlone) {
+  testing::RegisterMemoryTestOperators();
+  const std::string functions = "\n" + kFunctionHeader + "\n" + kCopyThenSigmoid + "\n" + kFunctionHeader + "\n" +
+                                "f (p) => (q) { q = Relu(p) }";
+  builder::GraphBuilder builder(testing::ParseText(
+      Model("g (float[4] x) => (float[4] y1, float[4] y2) { u = local.f(x) t = ai.onnxopt.TensorMove(u) "
+            "y1 = Sigmoid(t) a = Relu(x) y2 = local.g(a) }") +
+      functions));
+  builder.InferShapes();
+  builder::GraphGraph graph(builder);
+  builder::PassResult result;
+  CopyEliminationPass().Run(graph, result);
+  EXPECT_EQ(result.counters.at("deleted"), 1);
+  EXPECT_EQ(result.counters.at("copies"), 1);
+  EXPECT_EQ(testing::CanonicalGraph(builder.Graph()),
+            testing::CanonicalGraph(testing::ParseText(Model("g (float[4] x) => (float[4] y1, float[4] y2) { u = "
+                                                             "local.f(x) y1 = Sigmoid(u) a = Relu(x) y2 = local.g(a) }"))
+                                        .graph()));
+  EXPECT_EQ(builder.Functions().Get(0).node_size(), 2);  // g keeps its copy
 }
 
 }  // namespace
