@@ -77,7 +77,8 @@ ElementTypeQuery InstanceTypes(const ElementTypeQuery& caller, const NodeProto& 
     auto it = outer->find(name);
     return it == outer->end() ? 0 : caller(it->second);
   };
-  static const std::set<std::string_view> kSameType{"Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Dropout"};
+  static const std::set<std::string_view> kSameType{"Identity",  "Reshape", "Squeeze",
+                                                    "Unsqueeze", "Flatten", "Dropout"};
   for (const NodeProto& node : body.node()) {
     if (node.output_size() < 1 || node.output(0).empty()) continue;
     const bool onnx = ir::IsOnnxDomain(node.domain());

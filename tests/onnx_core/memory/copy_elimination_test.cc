@@ -176,7 +176,8 @@ TEST(CopyElimination, S2_6_ThroughAPassThroughFunction) {
       y = Sigmoid(t)
     })";
   const std::string before = WithFunctions(main, {kViewFunction});
-  EXPECT_EQ(PathOf(Eliminate(before), "t"), "a(out:0) --> call local.view --> p(out:0) --> q(out:0) --> u(out:0) --> (in:0) t");
+  EXPECT_EQ(PathOf(Eliminate(before), "t"),
+            "a(out:0) --> call local.view --> p(out:0) --> q(out:0) --> u(out:0) --> (in:0) t");
   ExpectElimination(before, {{"t", "DELETED"}}, WithFunctions(R"(g (float[2,2] x) => (float[4] y) <int64[1] s = {4}> {
       a = Relu(x)
       u = local.view(a, s)
@@ -231,8 +232,9 @@ TEST(CopyElimination, S2_8_FanOutInsideTheBody) {
 const std::string kInner = "inner (p) => (r) { r = Add(p, p) }";
 
 TEST(CopyElimination, S2_9_NestedFunctions) {
-  const std::string before = WithFunctions("g (float[4] x) => (float[4] y) { y = local.outer(x) }",
-                                           {"outer (p) => (q) { u = local.inner(p) t = ai.onnxopt.TensorMove(u) q = Sigmoid(t) }", kInner});
+  const std::string before = WithFunctions(
+      "g (float[4] x) => (float[4] y) { y = local.outer(x) }",
+      {"outer (p) => (q) { u = local.inner(p) t = ai.onnxopt.TensorMove(u) q = Sigmoid(t) }", kInner});
   EXPECT_EQ(PathOf(Eliminate(before), "y/t"), "r(out:0) --> u(out:0) --> (in:0) t");
   ExpectElimination(before, {{"y/t", "DELETED"}},
                     WithFunctions("g (float[4] x) => (float[4] y) { y = local.outer(x) }",
@@ -1224,10 +1226,10 @@ TEST(CopyEliminationPass, TracesThroughCallsButLeavesBodiesAlone) {
   CopyEliminationPass().Run(graph, result);
   EXPECT_EQ(result.counters.at("deleted"), 1);
   EXPECT_EQ(result.counters.at("copies"), 1);
-  EXPECT_EQ(testing::CanonicalGraph(builder.Graph()),
-            testing::CanonicalGraph(testing::ParseText(Model("g (float[4] x) => (float[4] y1, float[4] y2) { u = "
-                                                             "local.f(x) y1 = Sigmoid(u) a = Relu(x) y2 = local.g(a) }"))
-                                        .graph()));
+  const ModelProto expected = testing::ParseText(
+      Model("g (float[4] x) => (float[4] y1, float[4] y2) { u = local.f(x) y1 = Sigmoid(u) a = Relu(x) "
+            "y2 = local.g(a) }"));
+  EXPECT_EQ(testing::CanonicalGraph(builder.Graph()), testing::CanonicalGraph(expected.graph()));
   EXPECT_EQ(builder.Functions().Get(0).node_size(), 2);  // g keeps its copy
 }
 
