@@ -1,10 +1,10 @@
 #include "onnx_core/memory/copy_elimination.h"
 
 #include <algorithm>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <optional>
-#include <unordered_set>
+#include <set>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
