@@ -6,11 +6,11 @@
 // edit.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "onnx_extensions/transpose/handlers.h"
@@ -52,6 +52,44 @@ struct WalkFlags {
   bool Removed() const { return reaches_transpose || absorbed; }
   // Some copy disappears without leaving a Transpose (cancelled or absorbed).
   bool Cancelled() const { return reaches_cancel || absorbed; }
+};
+
+// The memo of the push walk (6.1 items 3-5): (value id, perm id) -> flags for
+// the whole run. Entries are stored per value (the first inline, further perms
+// of the same value in a small vector), so the key is two integers, a lookup
+// hashes nothing, and erasing one value's entries touches only them. Once
+// Reserve has sized it for the graph's values, Find, Insert and Erase allocate
+// nothing while each value carries at most one perm (test T26).
+class WalkMemo {
+ public:
+  struct Key {
+    ValueId value = kNone;
+    int perm_id = 0;
+  };
+  struct Entry {
+    WalkFlags flags;
+    bool in_progress = true;
+  };
+  // Makes room for value ids below `value_count` (grows only).
+  void Reserve(std::size_t value_count);
+  // Null when (value, perm) has no entry.
+  Entry* Find(Key key);
+  // A new entry, in progress; the key must have none.
+  Entry& Insert(Key key);
+  // Erases every entry of `value`; returns how many there were.
+  std::int64_t Erase(ValueId value);
+  bool HasEntries(ValueId value) const;
+  // Erases everything (the walk without memo).
+  void Clear();
+
+ private:
+  struct PerValue {
+    int perm_id = kNone;  // kNone: no inline entry
+    Entry entry;
+    std::vector<std::pair<int, Entry>> more;
+  };
+  std::vector<PerValue> values_;
+  std::vector<ValueId> filled_;  // values that got an entry since the last Clear
 };
 
 struct WalkCounters {
@@ -97,18 +135,34 @@ class CostModelContext {
   // Aggregated flags of copies with perms `perms` on the outputs of `node`.
   WalkFlags WalkOutputs(NodeId node, const std::vector<Perm>& perms);
   WalkFlags WalkValue(ValueId value, int perm_id);
+  // The id of `perm`; kIdentityPermId for an empty or identity perm (nothing
+  // inserted: the copy is absorbed).
   int Intern(const Perm& perm);
-  std::uint64_t Key(ValueId value, int perm_id) const {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(value)) << 32) | static_cast<std::uint32_t>(perm_id);
-  }
+  static constexpr int kIdentityPermId = -1;
 
   // One terminal or accepted step of a copy with perm `perm` arriving on
-  // `value` at consumer `consumer`. Returns true when `sub_perms` must be
-  // walked (accepted so far); otherwise `flags` holds the branch's result.
+  // `value` at consumer `consumer`. Returns true when the outputs, with the
+  // perm ids `sub_perm_ids`, must be walked (accepted so far); otherwise `flags`
+  // holds the branch's result.
   bool ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
-                        std::vector<Perm>& sub_perms);
+                        std::vector<int>& sub_perm_ids);
   // Steps 7-8 of 5.2.4 once the outputs' flags are known.
   bool AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const;
+
+  // A (value, perm) frame of the walk's explicit stack; frames_ keeps them
+  // (and their buffers) from one walk to the next.
+  struct Frame {
+    ValueId value = kNone;
+    int perm_id = 0;
+    std::vector<NodeId> consumers;
+    std::size_t next = 0;
+    WalkFlags flags;
+    // The consumer being crossed, once accepted by steps 1-6.
+    NodeId node = kNone;
+    std::vector<int> sub_perm_ids;
+    std::size_t next_output = 0;
+    WalkFlags sub;
+  };
 
   const PushGraph& graph_;
   const HandlerTable* extended_;
@@ -117,14 +171,10 @@ class CostModelContext {
   std::vector<bool> prefilter_;
   bool use_memo_ = true;
 
-  struct MemoEntry {
-    WalkFlags flags;
-    bool in_progress = true;
-  };
-  std::unordered_map<std::uint64_t, MemoEntry> memo_;
-  std::unordered_map<ValueId, std::vector<int>> perms_of_value_;
+  WalkMemo memo_;
+  std::vector<Frame> frames_;
   std::map<Perm, int> perm_ids_;
-  std::vector<Perm> perms_;
+  std::deque<Perm> perms_;  // by id; a deque keeps references valid while interning
   WalkCounters counters_;
 };
 

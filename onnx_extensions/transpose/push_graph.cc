@@ -25,18 +25,28 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
   for (const auto& output : builder_.Outputs())
     values_[static_cast<std::size_t>(Intern(output.name()))].graph_output = true;
   auto& protos = builder_.Nodes();
-  nodes_.reserve(static_cast<std::size_t>(protos.size()));
+  const auto node_count = static_cast<std::size_t>(protos.size());
+  nodes_.reserve(node_count);
+  snapshot_.reserve(node_count);
+  values_.reserve(2 * node_count);
+  ids_.reserve(2 * node_count);
+  slot_values_.reserve(3 * node_count);
   for (int i = 0; i < protos.size(); ++i) {
     NodeEntry entry;
     entry.proto = protos.Mutable(i);
     entry.position = i;
+    entry.inputs = AppendSlots(*entry.proto, false);
+    entry.input_count = entry.proto->input_size();
+    entry.outputs = AppendSlots(*entry.proto, true);
+    entry.output_count = entry.proto->output_size();
     nodes_.push_back(std::move(entry));
     const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
     snapshot_.push_back(id);
-    for (const std::string& input : nodes_.back().proto->input())
-      if (!input.empty()) values_[static_cast<std::size_t>(Intern(input))].uses.push_back(id);
-    for (const std::string& output : nodes_.back().proto->output())
-      if (!output.empty()) values_[static_cast<std::size_t>(Intern(output))].producer = id;
+    for (int k = 0; k < nodes_.back().input_count; ++k)
+      if (const ValueId input = InputOf(id, k); input != kNone) values_[static_cast<std::size_t>(input)].uses.push_back(id);
+    for (int k = 0; k < nodes_.back().output_count; ++k)
+      if (const ValueId output = OutputOf(id, k); output != kNone)
+        values_[static_cast<std::size_t>(output)].producer = id;
   }
   for (NodeId id : snapshot_) {
     for (GraphBuilder* nested : builder_.SubgraphsOf(Node(id))) {
@@ -63,22 +73,17 @@ ValueId PushGraph::Intern(std::string_view name) {
   return it->second;
 }
 
+int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
+  const auto first = static_cast<int>(slot_values_.size());
+  for (const std::string& name : outputs ? proto.output() : proto.input())
+    slot_values_.push_back(name.empty() ? kNone : Intern(name));
+  return first;
+}
+
 ValueId PushGraph::Find(std::string_view name) const {
   if (name.empty()) return kNone;
   auto it = ids_.find(name);
   return it == ids_.end() ? kNone : it->second;
-}
-
-ValueId PushGraph::InputOf(NodeId node, int slot) const {
-  const NodeProto& proto = Node(node);
-  if (slot < 0 || slot >= proto.input_size()) return kNone;
-  return Find(proto.input(slot));
-}
-
-ValueId PushGraph::OutputOf(NodeId node, int slot) const {
-  const NodeProto& proto = Node(node);
-  if (slot < 0 || slot >= proto.output_size()) return kNone;
-  return Find(proto.output(slot));
 }
 
 std::vector<NodeId> PushGraph::Consumers(ValueId value) const {
@@ -106,11 +111,13 @@ const TensorProto* PushGraph::LocalConstant(ValueId value) const {
 
 const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  if (entry.has_created_shape) {
-    const core::shapes::SymTensor& created = created_shapes_.at(value);
-    return created.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &created;
+  if (!entry.shape_known) {
+    // Values the pass created have their shape set by SetShape; the others
+    // keep the one inference gave their name.
+    entry.shape = builder_.GetShape(entry.name);
+    entry.shape_known = true;
   }
-  return builder_.GetShape(entry.name);
+  return entry.shape;
 }
 
 std::optional<std::size_t> PushGraph::Rank(ValueId value) const {
@@ -120,11 +127,17 @@ std::optional<std::size_t> PushGraph::Rank(ValueId value) const {
 }
 
 std::int64_t PushGraph::Weight(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.weight >= 0) return entry.weight;
   const core::shapes::SymTensor* shape = Shape(value);
-  if (!shape || !shape->shape.HasRank()) return 5;
   std::int64_t weight = 0;
-  for (const core::shapes::SymDim& dim : shape->shape.Dims())
-    if (dim.Constant() != std::optional<std::int64_t>(1)) ++weight;
+  if (!shape || !shape->shape.HasRank()) {
+    weight = 5;
+  } else {
+    for (const core::shapes::SymDim& dim : shape->shape.Dims())
+      if (dim.Constant() != std::optional<std::int64_t>(1)) ++weight;
+  }
+  entry.weight = weight;
   return weight;
 }
 
@@ -137,9 +150,13 @@ std::optional<std::vector<std::int64_t>> PushGraph::ConstantInts(ValueId value) 
 }
 
 bool PushGraph::IsModifiable(NodeId node) const {
-  const NodeProto& proto = Node(node);
-  if (proto.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return false;
-  return !(locked_ && locked_(proto));
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (entry.modifiable < 0) {
+    const NodeProto& proto = *entry.proto;
+    const bool marked = proto.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos;
+    entry.modifiable = !marked && !(locked_ && locked_(proto)) ? 1 : 0;
+  }
+  return entry.modifiable == 1;
 }
 
 void PushGraph::MarkDirty(ValueId value) {
@@ -150,8 +167,8 @@ void PushGraph::MarkDirty(ValueId value) {
 }
 
 void PushGraph::MarkNodeDirty(NodeId node) {
-  for (const std::string& input : Node(node).input())
-    if (ValueId value = Find(input); value != kNone) MarkDirty(value);
+  for (int slot = 0; slot < InputCount(node); ++slot)
+    if (const ValueId value = InputOf(node, slot); value != kNone) MarkDirty(value);
 }
 
 std::vector<ValueId> PushGraph::TakeDirtyValues() {
@@ -171,6 +188,7 @@ void PushGraph::RemoveUse(ValueId value, NodeId node) {
 NodeProto& PushGraph::MutableNode(NodeId node) {
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   entry.modified = true;
+  entry.modifiable = -1;  // the caller may change what `locked` looks at
   changed_ = true;
   MarkNodeDirty(node);
   return *entry.proto;
@@ -178,7 +196,9 @@ NodeProto& PushGraph::MutableNode(NodeId node) {
 
 void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
   NodeProto& proto = MutableNode(node);
-  if (ValueId old = Find(proto.input(slot)); old != kNone) RemoveUse(old, node);
+  if (const ValueId old = InputOf(node, slot); old != kNone) RemoveUse(old, node);
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  slot_values_[static_cast<std::size_t>(entry.inputs + slot)] = value;
   if (value == kNone) {
     proto.set_input(slot, "");
     return;
@@ -187,6 +207,30 @@ void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
   values_[static_cast<std::size_t>(value)].uses.push_back(node);
   MarkDirty(value);
   MarkNodeDirty(node);
+}
+
+void PushGraph::ResizeInputs(NodeId node, int count) {
+  NodeProto& proto = MutableNode(node);
+  NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (count <= entry.input_count) {
+    for (int slot = count; slot < entry.input_count; ++slot)
+      if (const ValueId value = InputOf(node, slot); value != kNone) RemoveUse(value, node);
+    proto.mutable_input()->DeleteSubrange(count, entry.input_count - count);
+    entry.input_count = count;
+    return;
+  }
+  // The block cannot grow in place: copy it to the end.
+  const auto first = static_cast<int>(slot_values_.size());
+  for (int slot = 0; slot < entry.input_count; ++slot) {
+    const ValueId value = slot_values_[static_cast<std::size_t>(entry.inputs + slot)];
+    slot_values_.push_back(value);
+  }
+  for (int slot = entry.input_count; slot < count; ++slot) {
+    slot_values_.push_back(kNone);
+    proto.add_input("");
+  }
+  entry.inputs = first;
+  entry.input_count = count;
 }
 
 NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
@@ -201,6 +245,9 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
   entry.position = reference.position;
   entry.side = reference.side != 0 ? reference.side : (after ? 1 : -1);
   entry.sequence = ++next_sequence_;
+  entry.inputs = static_cast<int>(slot_values_.size());
+  entry.input_count = static_cast<int>(inputs.size());
+  slot_values_.insert(slot_values_.end(), inputs.begin(), inputs.end());
   nodes_.push_back(std::move(entry));
   const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
   NodeProto& proto = *nodes_.back().proto;
@@ -211,9 +258,12 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
       MarkDirty(input);
     }
   }
+  nodes_.back().outputs = static_cast<int>(slot_values_.size());
+  nodes_.back().output_count = static_cast<int>(outputs.size());
   for (const std::string& output : outputs) {
     proto.add_output(output);
     const ValueId value = Intern(output);
+    slot_values_.push_back(value);
     values_[static_cast<std::size_t>(value)].producer = id;
     MarkDirty(value);
   }
@@ -223,26 +273,25 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
 
 void PushGraph::RemoveNode(NodeId node) {
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
-  for (const std::string& output : entry.proto->output()) {
-    if (output.empty()) continue;
-    const ValueId value = Find(output);
+  for (int slot = 0; slot < entry.output_count; ++slot) {
+    const ValueId value = OutputOf(node, slot);
+    if (value == kNone) continue;
     if (!Uses(value).empty() || !HasCompleteConsumers(value))
-      throw BuilderError("TransposeOptimizer: removing node '" + entry.proto->name() + "' whose output '" + output +
-                         "' is still used");
+      throw BuilderError("TransposeOptimizer: removing node '" + entry.proto->name() + "' whose output '" +
+                         Name(value) + "' is still used");
     values_[static_cast<std::size_t>(value)].producer = kNone;
     MarkDirty(value);
   }
-  for (const std::string& input : entry.proto->input())
-    if (ValueId value = Find(input); value != kNone) RemoveUse(value, node);
+  for (int slot = 0; slot < entry.input_count; ++slot)
+    if (const ValueId value = InputOf(node, slot); value != kNone) RemoveUse(value, node);
   entry.removed = true;
   changed_ = true;
 }
 
 bool PushGraph::RemoveIfUnused(NodeId node) {
-  for (const std::string& output : Node(node).output()) {
-    if (output.empty()) continue;
-    const ValueId value = Find(output);
-    if (!Uses(value).empty() || !HasCompleteConsumers(value)) return false;
+  for (int slot = 0; slot < OutputCount(node); ++slot) {
+    const ValueId value = OutputOf(node, slot);
+    if (value != kNone && (!Uses(value).empty() || !HasCompleteConsumers(value))) return false;
   }
   RemoveNode(node);
   return true;
@@ -250,13 +299,14 @@ bool PushGraph::RemoveIfUnused(NodeId node) {
 
 ValueId PushGraph::RenameOutput(NodeId node, int slot, const std::string& fresh) {
   NodeProto& proto = MutableNode(node);
-  const ValueId old = Find(proto.output(slot));
+  const ValueId old = OutputOf(node, slot);
   values_[static_cast<std::size_t>(old)].producer = kNone;
   MarkDirty(old);
   // The consumers' acceptance may read the producer of this value (6.2).
   for (NodeId reader : Uses(old)) MarkNodeDirty(reader);
   proto.set_output(slot, fresh);
   const ValueId value = Intern(fresh);
+  slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(value)].producer = node;
   return value;
 }
@@ -265,11 +315,12 @@ void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
   const ValueId old = OutputOf(node, slot);
   const std::vector<NodeId> readers = Uses(old);
   for (NodeId reader : readers) {
-    NodeProto& proto = MutableNode(reader);
-    for (int i = 0; i < proto.input_size(); ++i)
-      if (proto.input(i) == Name(old)) SetInput(reader, i, value);
+    MutableNode(reader);
+    for (int i = 0; i < InputCount(reader); ++i)
+      if (InputOf(reader, i) == old) SetInput(reader, i, value);
   }
   MutableNode(node).set_output(slot, Name(value));
+  slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(old)].producer = kNone;
   values_[static_cast<std::size_t>(value)].producer = node;
   MarkDirty(old);
@@ -301,8 +352,12 @@ void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
 }
 
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
-  values_[static_cast<std::size_t>(value)].has_created_shape = true;
-  created_shapes_.insert_or_assign(value, std::move(shape));
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  // Nodes of an unordered_map do not move: the cached pointer stays valid.
+  const core::shapes::SymTensor& stored = created_shapes_.insert_or_assign(value, std::move(shape)).first->second;
+  entry.shape = stored.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &stored;
+  entry.shape_known = true;
+  entry.weight = -1;
 }
 
 void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
@@ -327,7 +382,7 @@ void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
   for (NodeId id = 0; id < static_cast<NodeId>(nodes_.size()); ++id) {
     if (IsRemoved(id)) continue;
-    for (const std::string& input : Node(id).input()) depend(id, Find(input));
+    for (int slot = 0; slot < InputCount(id); ++slot) depend(id, InputOf(id, slot));
     if (auto it = implicit_inputs_.find(id); it != implicit_inputs_.end())
       for (ValueId value : it->second) depend(id, value);
     if (waiting[static_cast<std::size_t>(id)] == 0) ready.push(key_of(id));

@@ -6,7 +6,9 @@
 // once, in a stable topological order, at the end (Finish).
 //
 // Nodes and values have dense integer ids (the memo of the push walk keys on
-// them).
+// them). Names are interned once, when the view is built: every node keeps the
+// ids of its inputs and outputs, so queries and edits hash no string; a value's
+// shape is looked up by name once and then cached.
 
 #include <cstdint>
 #include <functional>
@@ -54,8 +56,18 @@ class PushGraph {
 
   // The id of `name` (kNone for the empty name of an absent optional input).
   ValueId Find(std::string_view name) const;
-  ValueId InputOf(NodeId node, int slot) const;
-  ValueId OutputOf(NodeId node, int slot) const;
+  // kNone for an empty or absent slot.
+  ValueId InputOf(NodeId node, int slot) const {
+    const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+    return slot < 0 || slot >= entry.input_count ? kNone : slot_values_[static_cast<std::size_t>(entry.inputs + slot)];
+  }
+  ValueId OutputOf(NodeId node, int slot) const {
+    const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+    return slot < 0 || slot >= entry.output_count ? kNone
+                                                  : slot_values_[static_cast<std::size_t>(entry.outputs + slot)];
+  }
+  int InputCount(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].input_count; }
+  int OutputCount(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].output_count; }
   const std::string& Name(ValueId value) const { return values_[static_cast<std::size_t>(value)].name; }
   NodeId Producer(ValueId value) const { return values_[static_cast<std::size_t>(value)].producer; }
   // One entry per input slot reading the value, in the order the uses were
@@ -86,6 +98,9 @@ class PushGraph {
   // ---------------------------------------
   // kNone leaves the slot empty ("").
   void SetInput(NodeId node, int slot, ValueId value);
+  // Gives `node` exactly `count` inputs: new slots are empty, dropped ones stop
+  // being uses.
+  void ResizeInputs(NodeId node, int count);
   // A new node `outputs = op(inputs)` placed just before (or after) `anchor` in
   // the final order; outputs named by the caller (new names from NewName).
   // Returns its id.
@@ -132,8 +147,16 @@ class PushGraph {
   struct NodeEntry {
     NodeProto* proto = nullptr;
     std::unique_ptr<NodeProto> owned;  // nodes the pass created
+    // Value ids of the inputs and outputs: slot_values_[inputs + i],
+    // slot_values_[outputs + k]. A node whose input count grows gets a new
+    // block at the end.
+    int inputs = 0;
+    int input_count = 0;
+    int outputs = 0;
+    int output_count = 0;
     bool removed = false;
     bool modified = false;
+    mutable std::int8_t modifiable = -1;  // IsModifiable, once computed
     std::int64_t position = 0;  // original position, or the anchor's
     int side = 0;               // -1 before the anchor, +1 after, 0 original
     std::int64_t sequence = 0;
@@ -149,10 +172,16 @@ class PushGraph {
     bool initializer_was_used = false;
     bool initializer_added = false;
     bool dirty = false;
-    bool has_created_shape = false;
+    // Shape(): looked up once (builder shapes do not change during the pass).
+    mutable bool shape_known = false;
+    mutable const core::shapes::SymTensor* shape = nullptr;
+    mutable std::int64_t weight = -1;  // Weight(), once computed
   };
 
   ValueId Intern(std::string_view name);
+  // Interns the input (or output) names of `proto` and appends their ids to
+  // slot_values_; returns the index of the first.
+  int AppendSlots(const NodeProto& proto, bool outputs);
   void MarkDirty(ValueId value);
   void MarkNodeDirty(NodeId node);
   void RemoveUse(ValueId value, NodeId node);
@@ -162,6 +191,7 @@ class PushGraph {
   std::int64_t opset_ = 0;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
+  std::vector<ValueId> slot_values_;
   // Transparent hashing: lookups by string_view allocate nothing.
   struct NameHash {
     using is_transparent = void;

@@ -168,8 +168,7 @@ void EditInputs(PushGraph& graph, NodeId node, const PushPlan& plan) {
     } else {
       replacement = NewIntConstant(graph, "transpose_axes", edit.values, edit.elem_type);
     }
-    NodeProto& proto = graph.MutableNode(node);
-    while (proto.input_size() <= edit.slot) proto.add_input("");
+    if (graph.InputCount(node) <= edit.slot) graph.ResizeInputs(node, edit.slot + 1);
     graph.SetInput(node, edit.slot, replacement);
   }
 }
@@ -256,9 +255,9 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
     if (IsOpType(graph.Node(second), "Reshape")) {
       // A Reshape that only moved axes becomes the Transpose it is equivalent to.
       graph.SetInput(second, 1, kNone);
+      graph.ResizeInputs(second, 1);
       NodeProto& proto = graph.MutableNode(second);
       proto.set_op_type("Transpose");
-      proto.mutable_input()->DeleteSubrange(1, proto.input_size() - 1);
       proto.clear_attribute();
     }
     SetIntsAttribute(graph.MutableNode(second), "perm", composed);
