@@ -16,7 +16,7 @@ using core::builder::GraphBuilder;
 using core::builder::GraphGraph;
 
 PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> locked)
-    : graph_(graph), builder_(graph.Builder()), locked_(std::move(locked)) {
+    : builder_(graph.Builder()), locked_(std::move(locked)) {
   opset_ = builder_.OpsetVersion("").value_or(0);
   for (const auto& input : builder_.Inputs())
     values_[static_cast<std::size_t>(Intern(input.name()))].graph_input = true;
@@ -29,7 +29,7 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
   nodes_.reserve(node_count);
   snapshot_.reserve(node_count);
   values_.reserve(2 * node_count);
-  ids_.reserve(2 * node_count);
+  ids_.Reserve(2 * node_count);
   slot_values_.reserve(3 * node_count);
   for (int i = 0; i < protos.size(); ++i) {
     NodeEntry entry;
@@ -63,14 +63,14 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
 PushGraph::~PushGraph() = default;
 
 ValueId PushGraph::Intern(std::string_view name) {
-  if (auto found = ids_.find(name); found != ids_.end()) return found->second;
-  auto [it, inserted] = ids_.emplace(std::string(name), static_cast<ValueId>(values_.size()));
-  if (inserted) {
+  const auto [id, added] = ids_.Insert(std::hash<std::string_view>{}(name), static_cast<std::uint32_t>(values_.size()),
+                                       [&](std::uint32_t known) { return values_[known].name == name; });
+  if (added) {
     ValueEntry entry;
     entry.name = std::string(name);
     values_.push_back(std::move(entry));
   }
-  return it->second;
+  return static_cast<ValueId>(id);
 }
 
 int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
@@ -82,8 +82,9 @@ int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
 
 ValueId PushGraph::Find(std::string_view name) const {
   if (name.empty()) return kNone;
-  auto it = ids_.find(name);
-  return it == ids_.end() ? kNone : it->second;
+  const std::uint32_t id = ids_.Find(std::hash<std::string_view>{}(name),
+                                     [&](std::uint32_t known) { return values_[known].name == name; });
+  return id == utils::ProbeIndex::kNone ? kNone : static_cast<ValueId>(id);
 }
 
 std::vector<NodeId> PushGraph::Consumers(ValueId value) const {
@@ -330,12 +331,15 @@ void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
 std::string PushGraph::NewName(std::string_view prefix) { return builder_.UniqueName(prefix); }
 
 ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
-  const std::string name = graph_.MakeInitializer(prefix, std::move(tensor));
-  const ValueId value = Intern(name);
+  // What GraphGraph::MakeInitializer does, without the refresh of the
+  // GraphGraph index it starts with (a rebuild over the whole graph, the index
+  // being stale here; the driver marks it stale after every pass anyway).
+  tensor.set_name(builder_.UniqueName(prefix));
+  TensorProto* added = builder_.Initializers().Add();
+  *added = std::move(tensor);
+  const ValueId value = Intern(added->name());
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  // MakeInitializer appends: the last initializer is the new one (Initializer(name) would
-  // scan them all).
-  entry.initializer = &builder_.Initializers().Get(builder_.Initializers().size() - 1);
+  entry.initializer = added;
   entry.initializer_added = true;
   SetShape(value, core::shapes::SymTensor::FromTensor(*entry.initializer));
   changed_ = true;
@@ -370,30 +374,46 @@ void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
     const NodeEntry& e = nodes_[static_cast<std::size_t>(id)];
     return Key{e.position, e.side, e.sequence, id};
   };
-  std::vector<int> waiting(nodes_.size(), 0);
-  std::vector<std::vector<NodeId>> dependents(nodes_.size());
-  auto depend = [&](NodeId node, ValueId value) {
-    if (value == kNone) return;
-    const NodeId producer = Producer(value);
-    if (producer == kNone || producer == node || IsRemoved(producer)) return;
-    dependents[static_cast<std::size_t>(producer)].push_back(node);
-    ++waiting[static_cast<std::size_t>(node)];
+  // Dependents of each producer in one flat array (two passes over the edges:
+  // count, then fill), not one vector per node.
+  const std::size_t count = nodes_.size();
+  std::vector<int> waiting(count, 0);
+  std::vector<std::size_t> first_dependent(count + 1, 0);
+  std::vector<NodeId> dependents;
+  auto for_each_edge = [&](auto&& edge) {
+    auto depend = [&](NodeId node, ValueId value) {
+      if (value == kNone) return;
+      const NodeId producer = Producer(value);
+      if (producer == kNone || producer == node || IsRemoved(producer)) return;
+      edge(producer, node);
+    };
+    for (NodeId id = 0; id < static_cast<NodeId>(count); ++id) {
+      if (IsRemoved(id)) continue;
+      for (int slot = 0; slot < InputCount(id); ++slot) depend(id, InputOf(id, slot));
+      if (auto it = implicit_inputs_.find(id); it != implicit_inputs_.end())
+        for (ValueId value : it->second) depend(id, value);
+    }
   };
+  for_each_edge([&](NodeId producer, NodeId node) {
+    ++first_dependent[static_cast<std::size_t>(producer) + 1];
+    ++waiting[static_cast<std::size_t>(node)];
+  });
+  for (std::size_t i = 0; i < count; ++i) first_dependent[i + 1] += first_dependent[i];
+  dependents.resize(first_dependent[count]);
+  std::vector<std::size_t> filled(first_dependent.begin(), first_dependent.end() - 1);
+  for_each_edge([&](NodeId producer, NodeId node) { dependents[filled[static_cast<std::size_t>(producer)]++] = node; });
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-  for (NodeId id = 0; id < static_cast<NodeId>(nodes_.size()); ++id) {
-    if (IsRemoved(id)) continue;
-    for (int slot = 0; slot < InputCount(id); ++slot) depend(id, InputOf(id, slot));
-    if (auto it = implicit_inputs_.find(id); it != implicit_inputs_.end())
-      for (ValueId value : it->second) depend(id, value);
-    if (waiting[static_cast<std::size_t>(id)] == 0) ready.push(key_of(id));
-  }
+  for (NodeId id = 0; id < static_cast<NodeId>(count); ++id)
+    if (!IsRemoved(id) && waiting[static_cast<std::size_t>(id)] == 0) ready.push(key_of(id));
   std::vector<NodeId> order;
+  order.reserve(count);
   while (!ready.empty()) {
     const NodeId id = std::get<3>(ready.top());
     ready.pop();
     order.push_back(id);
-    for (NodeId next : dependents[static_cast<std::size_t>(id)])
-      if (--waiting[static_cast<std::size_t>(next)] == 0) ready.push(key_of(next));
+    const auto producer = static_cast<std::size_t>(id);
+    for (std::size_t i = first_dependent[producer]; i < first_dependent[producer + 1]; ++i)
+      if (--waiting[static_cast<std::size_t>(dependents[i])] == 0) ready.push(key_of(dependents[i]));
   }
   std::size_t alive = 0;
   for (const NodeEntry& entry : nodes_) alive += entry.removed ? 0 : 1;

@@ -23,6 +23,7 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/sym_tensor.h"
+#include "onnx_core/utils/probe_index.h"
 
 namespace onnxopt::core::builder {
 class GraphGraph;
@@ -186,18 +187,14 @@ class PushGraph {
   void MarkNodeDirty(NodeId node);
   void RemoveUse(ValueId value, NodeId node);
 
-  core::builder::GraphGraph& graph_;
   core::builder::GraphBuilder& builder_;
   std::int64_t opset_ = 0;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
   std::vector<ValueId> slot_values_;
-  // Transparent hashing: lookups by string_view allocate nothing.
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-  };
-  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> ids_;
+  // Name -> value id (the index of the value in values_, which holds the
+  // name): an open-addressing index, no allocation per name.
+  utils::ProbeIndex ids_;
   // Shapes of the values the pass created (few, kept apart from ValueEntry).
   std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
   std::vector<NodeId> snapshot_;
