@@ -101,7 +101,7 @@ bool PushGraph::HasCompleteConsumers(ValueId value) const {
 
 bool PushGraph::IsUnshared(ValueId value) const {
   if (!HasCompleteConsumers(value)) return false;
-  const std::vector<NodeId>& uses = Uses(value);
+  const std::span<const NodeId> uses = Uses(value);
   return !uses.empty() && std::all_of(uses.begin(), uses.end(), [&](NodeId use) { return use == uses.front(); });
 }
 
@@ -180,9 +180,23 @@ std::vector<ValueId> PushGraph::TakeDirtyValues() {
 }
 
 void PushGraph::RemoveUse(ValueId value, NodeId node) {
-  std::vector<NodeId>& uses = values_[static_cast<std::size_t>(value)].uses;
-  auto it = std::find(uses.begin(), uses.end(), node);
-  if (it != uses.end()) uses.erase(it);
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  std::vector<NodeId>& uses = entry.uses;
+  const auto begin = uses.begin() + static_cast<std::ptrdiff_t>(entry.uses_begin);
+  const auto it = std::find(begin, uses.end(), node);
+  if (it != uses.end()) {
+    // The order is kept; the shorter side moves.
+    if (it - begin < uses.end() - it) {
+      std::move_backward(begin, it, it + 1);
+      ++entry.uses_begin;
+      if (2 * entry.uses_begin > uses.size()) {  // amortized: the dead prefix is longer than what is left
+        uses.erase(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(entry.uses_begin));
+        entry.uses_begin = 0;
+      }
+    } else {
+      uses.erase(it);
+    }
+  }
   MarkDirty(value);
 }
 
@@ -314,7 +328,8 @@ ValueId PushGraph::RenameOutput(NodeId node, int slot, const std::string& fresh)
 
 void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
   const ValueId old = OutputOf(node, slot);
-  const std::vector<NodeId> readers = Uses(old);
+  const std::span<const NodeId> uses = Uses(old);
+  const std::vector<NodeId> readers(uses.begin(), uses.end());
   for (NodeId reader : readers) {
     MutableNode(reader);
     for (int i = 0; i < InputCount(reader); ++i)
@@ -444,7 +459,7 @@ void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
     const ValueId value = Find(init.name());
     const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
     const bool dropped =
-        (entry.initializer_was_used || entry.initializer_added) && entry.uses.empty() && HasCompleteConsumers(value);
+        (entry.initializer_was_used || entry.initializer_added) && Uses(value).empty() && HasCompleteConsumers(value);
     return !dropped;
   });
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -72,8 +73,11 @@ class PushGraph {
   const std::string& Name(ValueId value) const { return values_[static_cast<std::size_t>(value)].name; }
   NodeId Producer(ValueId value) const { return values_[static_cast<std::size_t>(value)].producer; }
   // One entry per input slot reading the value, in the order the uses were
-  // made.
-  const std::vector<NodeId>& Uses(ValueId value) const { return values_[static_cast<std::size_t>(value)].uses; }
+  // made (valid until the next edit).
+  std::span<const NodeId> Uses(ValueId value) const {
+    const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+    return std::span<const NodeId>(entry.uses).subspan(entry.uses_begin);
+  }
   // Distinct consumer nodes, in node order of first use.
   std::vector<NodeId> Consumers(ValueId value) const;
   // Not a graph output and not read by a nested graph: Uses() lists every use.
@@ -165,7 +169,11 @@ class PushGraph {
   struct ValueEntry {
     std::string name;
     NodeId producer = kNone;
+    // The uses are uses[uses_begin, end): removing an early use (the sweep
+    // removes a shared constant's uses in node order) moves the entries before
+    // it, not the thousands after it.
     std::vector<NodeId> uses;
+    std::size_t uses_begin = 0;
     bool graph_output = false;
     bool read_by_subgraph = false;
     bool graph_input = false;
