@@ -108,7 +108,7 @@ std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const st
     if (graph_.LocalConstant(value)) continue;
     const NodeId producer = graph_.Producer(value);
     if (producer != kNone && !graph_.IsRemoved(producer) && IsOpType(graph_.Node(producer), "Transpose")) {
-      if (ExplicitPerm(graph_.Node(producer)) == std::optional<Perm>(perm) && LikelyRemovable(value))
+      if (const Perm* own = graph_.TransposePerm(producer); own && *own == perm && LikelyRemovable(value))
         cost -= graph_.Weight(value);
       continue;
     }
@@ -137,7 +137,7 @@ bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
   const ValueId input = graph_.InputOf(producer, 0);
   const NodeId transpose = input == kNone ? kNone : graph_.Producer(input);
   if (transpose == kNone || graph_.IsRemoved(transpose) || !IsOpType(graph_.Node(transpose), "Transpose")) return false;
-  if (ExplicitPerm(graph_.Node(transpose)) != std::optional<Perm>(perm) || !LikelyRemovable(input)) return false;
+  if (const Perm* own = graph_.TransposePerm(transpose); !own || *own != perm || !LikelyRemovable(input)) return false;
   const Preview preview = PreviewPush(graph_, producer, *handler, perm);
   return preview.plan && preview.plan->output_perms == std::vector<Perm>{perm};
 }
@@ -207,7 +207,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
       const ValueId other = graph_.InputOf(consumer, slot);
       const NodeId producer = other == kNone || other == value ? kNone : graph_.Producer(other);
       if (producer == kNone || graph_.IsRemoved(producer) || !IsOpType(graph_.Node(producer), "Transpose")) continue;
-      const std::optional<Perm> full = ExplicitPerm(graph_.Node(producer));
+      const Perm* full = graph_.TransposePerm(producer);
       if (full && full->size() == *output_rank && graph_.Rank(other) == output_rank) {
         flags.reaches_transpose = true;
         return false;

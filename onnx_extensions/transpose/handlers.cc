@@ -443,10 +443,9 @@ std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape) {
 std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
   const NodeProto& proto = graph.Node(node);
   if (IsOpType(proto, "Reshape")) return ReshapeAsPerm(graph, node);
-  if (!IsOpType(proto, "Transpose")) return std::nullopt;
-  std::optional<std::vector<std::int64_t>> perm = IntsAttr(proto, "perm");
-  if (!perm || !IsPermutation(*perm)) return std::nullopt;
-  return perm;
+  const Perm* perm = graph.TransposePerm(node);
+  if (!perm) return std::nullopt;
+  return *perm;
 }
 
 bool IsOpType(const NodeProto& node, std::string_view op_type) {

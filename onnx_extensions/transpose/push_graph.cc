@@ -9,6 +9,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_extensions/transpose/handlers.h"
 
 namespace onnxopt::onnx_transpose {
 
@@ -150,6 +151,16 @@ std::optional<std::vector<std::int64_t>> PushGraph::ConstantInts(ValueId value) 
   return core::eval::Tensor::FromProto(*tensor).ToInt64Vector();
 }
 
+const Perm* PushGraph::TransposePerm(NodeId node) const {
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (entry.has_perm < 0) {
+    std::optional<Perm> perm = IsOpType(*entry.proto, "Transpose") ? ExplicitPerm(*entry.proto) : std::nullopt;
+    entry.has_perm = perm ? 1 : 0;
+    if (perm) entry.perm = std::move(*perm);
+  }
+  return entry.has_perm == 1 ? &entry.perm : nullptr;
+}
+
 bool PushGraph::IsModifiable(NodeId node) const {
   const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   if (entry.modifiable < 0) {
@@ -203,7 +214,9 @@ void PushGraph::RemoveUse(ValueId value, NodeId node) {
 NodeProto& PushGraph::MutableNode(NodeId node) {
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   entry.modified = true;
-  entry.modifiable = -1;  // the caller may change what `locked` looks at
+  // The caller may change what `locked` and TransposePerm look at.
+  entry.modifiable = -1;
+  entry.has_perm = -1;
   changed_ = true;
   MarkNodeDirty(node);
   return *entry.proto;

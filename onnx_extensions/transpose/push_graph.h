@@ -25,6 +25,7 @@
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/sym_tensor.h"
 #include "onnx_core/utils/probe_index.h"
+#include "onnx_extensions/transpose/perm.h"
 
 namespace onnxopt::core::builder {
 class GraphGraph;
@@ -82,6 +83,9 @@ class PushGraph {
   std::vector<NodeId> Consumers(ValueId value) const;
   // Not a graph output and not read by a nested graph: Uses() lists every use.
   bool HasCompleteConsumers(ValueId value) const;
+  // The valid explicit perm of `node` when it is a Transpose (ExplicitPerm),
+  // else null; parsed once per edit of the node.
+  const Perm* TransposePerm(NodeId node) const;
   // Exactly one consumer node and a complete consumer list.
   bool IsUnshared(ValueId value) const;
   bool IsGraphOutput(ValueId value) const { return values_[static_cast<std::size_t>(value)].graph_output; }
@@ -162,6 +166,8 @@ class PushGraph {
     bool removed = false;
     bool modified = false;
     mutable std::int8_t modifiable = -1;  // IsModifiable, once computed
+    mutable std::int8_t has_perm = -1;    // TransposePerm, once computed
+    mutable Perm perm;
     std::int64_t position = 0;  // original position, or the anchor's
     int side = 0;               // -1 before the anchor, +1 after, 0 original
     std::int64_t sequence = 0;

@@ -67,7 +67,7 @@ ValueId NewIntConstant(PushGraph& graph, std::string_view prefix, const std::vec
 NodeId TransposeProducer(const PushGraph& graph, ValueId value) {
   const NodeId producer = graph.Producer(value);
   if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
-  return ExplicitPerm(graph.Node(producer)) ? producer : kNone;
+  return graph.TransposePerm(producer) ? producer : kNone;
 }
 
 // Makes input `slot` of `node` read its value transposed by `inverse`
@@ -88,7 +88,7 @@ void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse
     }
   }
   if (const NodeId producer = TransposeProducer(graph, value); producer != kNone) {
-    const Perm first = *ExplicitPerm(graph.Node(producer));
+    const Perm first = *graph.TransposePerm(producer);
     if (first.size() == inverse.size()) {
       const ValueId source = graph.InputOf(producer, 0);
       const Perm composed = ComposePermutations(first, inverse);
@@ -100,7 +100,7 @@ void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse
   }
   for (NodeId consumer : graph.Consumers(value)) {
     if (graph.IsRemoved(consumer) || !IsOpType(graph.Node(consumer), "Transpose")) continue;
-    if (ExplicitPerm(graph.Node(consumer)) != std::optional<Perm>(inverse)) continue;
+    if (const Perm* perm = graph.TransposePerm(consumer); !perm || *perm != inverse) continue;
     graph.SetInput(node, slot, graph.OutputOf(consumer, 0));
     return;
   }
@@ -148,7 +148,7 @@ void NormalizeRank(PushGraph& graph, NodeId node, int slot, std::size_t rank) {
     graph.SetShape(result, SymTensor::Unknown());
   }
   if (transpose != kNone) {
-    result = NewTranspose(graph, result, UnsqueezePerm(axes, *ExplicitPerm(graph.Node(transpose))), node, false);
+    result = NewTranspose(graph, result, UnsqueezePerm(axes, *graph.TransposePerm(transpose)), node, false);
   }
   graph.SetInput(node, slot, result);
   if (transpose != kNone) graph.RemoveIfUnused(transpose);
@@ -196,12 +196,6 @@ void AddOutputCopy(PushGraph& graph, NodeId node, int slot, const Perm& perm) {
 
 }  // namespace
 
-std::optional<Perm> ExplicitPerm(const NodeProto& transpose) {
-  std::optional<std::vector<std::int64_t>> perm = core::builder::IntsAttr(transpose, "perm");
-  if (!perm || !IsPermutation(*perm)) return std::nullopt;
-  return perm;
-}
-
 std::optional<TensorProto> PermuteConstant(const TensorProto& tensor, const Perm& perm) {
   if (tensor.data_type() == TensorProto::STRING || tensor.data_location() == TensorProto::EXTERNAL) return std::nullopt;
   if (static_cast<std::size_t>(tensor.dims_size()) != perm.size()) return std::nullopt;
@@ -248,7 +242,7 @@ void ExecutePlan(PushGraph& graph, NodeId node, const Perm& perm, const PushPlan
 }
 
 TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
-  const Perm composed = ComposePermutations(*ExplicitPerm(graph.Node(first)), *TransposeLikePerm(graph, second));
+  const Perm composed = ComposePermutations(*graph.TransposePerm(first), *TransposeLikePerm(graph, second));
   const ValueId source = graph.InputOf(first, 0);
   if (!IsIdentityPermutation(composed)) {
     graph.SetInput(second, 0, source);

@@ -19,7 +19,7 @@ NodeId IncomingTranspose(const PushGraph& graph, NodeId node, int slot) {
   const ValueId input = graph.InputOf(node, slot);
   const NodeId producer = input == kNone ? kNone : graph.Producer(input);
   if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
-  return ExplicitPerm(graph.Node(producer)) ? producer : kNone;
+  return graph.TransposePerm(producer) ? producer : kNone;
 }
 
 void Stop(PassResult& result, std::string_view reason) { ++result.counters["stop: " + std::string(reason)]; }
@@ -37,7 +37,7 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, const TransposeOptimizerO
     Stop(result, "the Transpose feeds an input the handler does not transpose");
     return false;
   }
-  const Perm perm = *ExplicitPerm(graph.Node(transpose));
+  const Perm perm = *graph.TransposePerm(transpose);
   const Preview preview = PreviewPush(graph, node, *handler, perm);
   if (!preview.plan) {
     Stop(result, "the handler rejected the node");
