@@ -170,7 +170,7 @@ int CostModelContext::Intern(const Perm& perm) {
 }
 
 bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
-                                        std::vector<int>& sub_perm_ids) {
+                                        std::vector<int>& slots, std::vector<int>& sub_perm_ids) {
   const NodeProto& proto = graph_.Node(consumer);
   if (IsOpType(proto, "Transpose") || IsOpType(proto, "Reshape")) {
     // A Transpose, or a Reshape equivalent to one, cancels or merges; any other Reshape
@@ -190,7 +190,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     flags.stranded = true;
     return false;
   }
-  const std::vector<int> slots = handler->slots(graph_, consumer);
+  slots = handler->slots(graph_, consumer);
   for (int i = 0; i < proto.input_size(); ++i) {
     if (graph_.InputOf(consumer, i) != value) continue;
     if (std::find(slots.begin(), slots.end(), i) == slots.end()) {
@@ -239,10 +239,10 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
   return true;
 }
 
-bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const {
+bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const std::vector<int>& slots,
+                                     const WalkFlags& sub) const {
   if (hook_ && hook_(graph_, consumer, perm) == HookDecision::kPush) return true;
-  const Handler* handler = FindHandler(graph_, consumer, extended_);
-  const std::int64_t input_cost = InputCost(consumer, perm, handler->slots(graph_, consumer), value);
+  const std::int64_t input_cost = InputCost(consumer, perm, slots, value);
   const bool waived = sub.Removed() && !sub.stranded && (sub.Cancelled() || graph_.IsUnshared(value));
   if (input_cost + OutputCost(consumer) >= 0 && !waived) return false;
   // The QDQ guard, as if the copy sat on `value` (5.2.4 rule 8).
@@ -346,7 +346,8 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
         break;
       }
       if (descended) continue;
-      if (AcceptWithSub(frame.value, perms_[static_cast<std::size_t>(frame.perm_id)], frame.node, frame.sub)) {
+      if (AcceptWithSub(frame.value, perms_[static_cast<std::size_t>(frame.perm_id)], frame.node, frame.node_slots,
+                        frame.sub)) {
         frame.flags.Merge(frame.sub);
       } else {
         frame.flags.stranded = true;
@@ -359,7 +360,7 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
       WalkFlags flags;
       const NodeId consumer = frame.consumers[frame.next];
       if (ClassifyConsumer(frame.value, perms_[static_cast<std::size_t>(frame.perm_id)], consumer, flags,
-                           frame.sub_perm_ids)) {
+                           frame.node_slots, frame.sub_perm_ids)) {
         frame.node = consumer;
         frame.next_output = 0;
         frame.sub = WalkFlags{};

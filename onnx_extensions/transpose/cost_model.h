@@ -142,12 +142,14 @@ class CostModelContext {
 
   // One terminal or accepted step of a copy with perm `perm` arriving on
   // `value` at consumer `consumer`. Returns true when the outputs, with the
-  // perm ids `sub_perm_ids`, must be walked (accepted so far); otherwise `flags`
-  // holds the branch's result.
-  bool ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
+  // perm ids `sub_perm_ids`, must be walked (accepted so far; `slots` holds the
+  // consumer's transposable inputs); otherwise `flags` holds the branch's result.
+  bool ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags, std::vector<int>& slots,
                         std::vector<int>& sub_perm_ids);
-  // Steps 7-8 of 5.2.4 once the outputs' flags are known.
-  bool AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const;
+  // Steps 7-8 of 5.2.4 once the outputs' flags are known (`slots` from
+  // ClassifyConsumer).
+  bool AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const std::vector<int>& slots,
+                     const WalkFlags& sub) const;
 
   // A (value, perm) frame of the walk's explicit stack; frames_ keeps them
   // (and their buffers) from one walk to the next.
@@ -159,6 +161,7 @@ class CostModelContext {
     WalkFlags flags;
     // The consumer being crossed, once accepted by steps 1-6.
     NodeId node = kNone;
+    std::vector<int> node_slots;
     std::vector<int> sub_perm_ids;
     std::size_t next_output = 0;
     WalkFlags sub;
