@@ -296,10 +296,7 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
     Frame& frame = frames_[depth++];
     frame.value = value;
     frame.perm_id = perm_id;
-    frame.consumers.clear();
-    for (NodeId use : graph_.Uses(value))
-      if (std::find(frame.consumers.begin(), frame.consumers.end(), use) == frame.consumers.end())
-        frame.consumers.push_back(use);
+    graph_.ConsumersInto(value, frame.consumers);
     frame.next = 0;
     frame.flags = WalkFlags{};
     // An incomplete consumer list strands the copy; the consumers still count

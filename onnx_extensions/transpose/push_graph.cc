@@ -90,9 +90,23 @@ ValueId PushGraph::Find(std::string_view name) const {
 
 std::vector<NodeId> PushGraph::Consumers(ValueId value) const {
   std::vector<NodeId> result;
-  for (NodeId use : Uses(value))
-    if (std::find(result.begin(), result.end(), use) == result.end()) result.push_back(use);
+  ConsumersInto(value, result);
   return result;
+}
+
+void PushGraph::ConsumersInto(ValueId value, std::vector<NodeId>& out) const {
+  out.clear();
+  if (consumer_marks_.size() < nodes_.size()) consumer_marks_.resize(nodes_.size(), 0);
+  if (++consumer_mark_ == 0) {  // wrapped around: forget the old marks
+    std::fill(consumer_marks_.begin(), consumer_marks_.end(), 0);
+    consumer_mark_ = 1;
+  }
+  for (NodeId use : Uses(value)) {
+    std::uint32_t& mark = consumer_marks_[static_cast<std::size_t>(use)];
+    if (mark == consumer_mark_) continue;
+    mark = consumer_mark_;
+    out.push_back(use);
+  }
 }
 
 bool PushGraph::HasCompleteConsumers(ValueId value) const {

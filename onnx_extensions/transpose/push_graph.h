@@ -81,6 +81,8 @@ class PushGraph {
   }
   // Distinct consumer nodes, in node order of first use.
   std::vector<NodeId> Consumers(ValueId value) const;
+  // The same into `out` (cleared first, its capacity reused); O(uses).
+  void ConsumersInto(ValueId value, std::vector<NodeId>& out) const;
   // Not a graph output and not read by a nested graph: Uses() lists every use.
   bool HasCompleteConsumers(ValueId value) const;
   // The valid explicit perm of `node` when it is a Transpose (ExplicitPerm),
@@ -206,6 +208,9 @@ class PushGraph {
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
   std::vector<ValueId> slot_values_;
+  // ConsumersInto's duplicate check: the call that last listed each node.
+  mutable std::vector<std::uint32_t> consumer_marks_;
+  mutable std::uint32_t consumer_mark_ = 0;
   // Name -> value id (the index of the value in values_, which holds the
   // name): an open-addressing index, no allocation per name.
   utils::ProbeIndex ids_;
