@@ -55,6 +55,18 @@ void WalkMemo::Clear() {
 CostModelContext::CostModelContext(const PushGraph& graph, const HandlerTable* extended, CostModel model, CostHook hook)
     : graph_(graph), extended_(extended), model_(model), hook_(std::move(hook)) {}
 
+const Handler* CostModelContext::HandlerOf(NodeId node) const {
+  const auto index = static_cast<std::size_t>(node);
+  if (handlers_.size() <= index) handlers_.resize(std::max(graph_.NodeCount(), index + 1));
+  CachedHandler& cached = handlers_[index];
+  if (!cached.known || cached.edits != graph_.Edits(node)) {
+    cached.handler = FindHandler(graph_, node, extended_);
+    cached.edits = graph_.Edits(node);
+    cached.known = true;
+  }
+  return cached.handler;
+}
+
 void CostModelContext::ComputePrefilter() {
   prefilter_.assign(graph_.ValueCount(), false);
   const std::vector<NodeId>& nodes = graph_.Snapshot();
@@ -66,7 +78,7 @@ void CostModelContext::ComputePrefilter() {
         prefilter_[static_cast<std::size_t>(input)] = true;
       continue;
     }
-    const Handler* handler = FindHandler(graph_, node, extended_);
+    const Handler* handler = HandlerOf(node);
     if (!handler || !handler->inserts_output_transposes || !InPrefilter(node)) continue;
     for (int slot : handler->slots(graph_, node))
       if (const ValueId input = graph_.InputOf(node, slot); input != kNone)
@@ -87,7 +99,7 @@ bool CostModelContext::InPrefilter(NodeId node) const {
 bool CostModelContext::LikelyRemovable(ValueId transposed) const {
   if (!graph_.HasCompleteConsumers(transposed)) return false;
   for (NodeId consumer : graph_.Uses(transposed))
-    if (!FindHandler(graph_, consumer, extended_)) return false;
+    if (!HandlerOf(consumer)) return false;
   return true;
 }
 
@@ -131,7 +143,7 @@ bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
   if (producer == kNone || graph_.IsRemoved(producer) || !graph_.IsModifiable(producer)) return false;
   const NodeProto& proto = graph_.Node(producer);
   if (proto.output_size() != 1) return false;
-  const Handler* handler = FindHandler(graph_, producer, extended_);
+  const Handler* handler = HandlerOf(producer);
   if (!handler || !handler->preview || handler->broadcasting || !handler->inserts_output_transposes) return false;
   if (handler->slots(graph_, producer) != std::vector<int>{0}) return false;
   const ValueId input = graph_.InputOf(producer, 0);
@@ -184,7 +196,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     }
     return false;
   }
-  const Handler* handler = FindHandler(graph_, consumer, extended_);
+  const Handler* handler = HandlerOf(consumer);
   // Unmodelled handlers and layout-sensitive ops end the branch (5.2.4 rule 1).
   if (!handler || !handler->preview || !graph_.IsModifiable(consumer)) {
     flags.stranded = true;

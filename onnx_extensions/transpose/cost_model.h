@@ -115,6 +115,9 @@ class CostModelContext {
   void Invalidate(std::vector<ValueId> dirty);
 
   const WalkCounters& Counters() const { return counters_; }
+  // FindHandler with this context's extended table, cached per node until the
+  // node is edited.
+  const Handler* HandlerOf(NodeId node) const;
   // The walk without the memo (debug audit and tests): the same answer or a
   // memo bug.
   void SetUseMemo(bool use) { use_memo_ = use; }
@@ -174,6 +177,12 @@ class CostModelContext {
   std::vector<bool> prefilter_;
   bool use_memo_ = true;
 
+  struct CachedHandler {
+    bool known = false;
+    std::uint32_t edits = 0;  // PushGraph::Edits when looked up
+    const Handler* handler = nullptr;
+  };
+  mutable std::vector<CachedHandler> handlers_;
   WalkMemo memo_;
   std::vector<Frame> frames_;
   std::map<Perm, int> perm_ids_;

@@ -228,6 +228,7 @@ void PushGraph::RemoveUse(ValueId value, NodeId node) {
 NodeProto& PushGraph::MutableNode(NodeId node) {
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   entry.modified = true;
+  ++entry.edits;
   // The caller may change what `locked` and TransposePerm look at.
   entry.modifiable = -1;
   entry.has_perm = -1;

@@ -53,6 +53,9 @@ class PushGraph {
   const std::vector<NodeId>& Snapshot() const { return snapshot_; }
   const NodeProto& Node(NodeId node) const { return *nodes_[static_cast<std::size_t>(node)].proto; }
   bool IsRemoved(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].removed; }
+  // How many times MutableNode gave `node` out for editing (for caches of
+  // what depends on its op type or attributes).
+  std::uint32_t Edits(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].edits; }
   std::size_t NodeCount() const { return nodes_.size(); }
   std::size_t ValueCount() const { return values_.size(); }
   std::int64_t Opset() const { return opset_; }
@@ -167,6 +170,7 @@ class PushGraph {
     int output_count = 0;
     bool removed = false;
     bool modified = false;
+    std::uint32_t edits = 0;
     mutable std::int8_t modifiable = -1;  // IsModifiable, once computed
     mutable std::int8_t has_perm = -1;    // TransposePerm, once computed
     mutable Perm perm;
