@@ -44,7 +44,8 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
     const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
     snapshot_.push_back(id);
     for (int k = 0; k < nodes_.back().input_count; ++k)
-      if (const ValueId input = InputOf(id, k); input != kNone) values_[static_cast<std::size_t>(input)].uses.push_back(id);
+      if (const ValueId input = InputOf(id, k); input != kNone)
+        values_[static_cast<std::size_t>(input)].uses.push_back(id);
     for (int k = 0; k < nodes_.back().output_count; ++k)
       if (const ValueId output = OutputOf(id, k); output != kNone)
         values_[static_cast<std::size_t>(output)].producer = id;
