@@ -280,7 +280,13 @@ void PushGraph::ResizeInputs(NodeId node, int count) {
 NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
                           const std::vector<std::string>& outputs, NodeId anchor, bool after) {
   NodeEntry entry;
-  entry.owned = std::make_unique<NodeProto>();
+  if (spare_protos_.empty()) {
+    entry.owned = std::make_unique<NodeProto>();
+  } else {
+    entry.owned = std::move(spare_protos_.back());
+    spare_protos_.pop_back();
+    entry.owned->Clear();
+  }
   entry.proto = entry.owned.get();
   entry.proto->set_op_type(std::string(op_type));
   if (!domain.empty()) entry.proto->set_domain(std::string(domain));
@@ -329,6 +335,10 @@ void PushGraph::RemoveNode(NodeId node) {
   for (int slot = 0; slot < entry.input_count; ++slot)
     if (const ValueId value = InputOf(node, slot); value != kNone) RemoveUse(value, node);
   entry.removed = true;
+  if (entry.owned) {
+    spare_protos_.push_back(std::move(entry.owned));
+    entry.proto = &removed_;
+  }
   changed_ = true;
 }
 

@@ -212,6 +212,11 @@ class PushGraph {
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
   std::vector<ValueId> slot_values_;
+  // Protos of nodes the pass created and removed again (on a chain, the copy
+  // pushed one node further), reused by AddNode: their strings and repeated
+  // fields keep their memory. A removed node's entry points to `removed_`.
+  std::vector<std::unique_ptr<NodeProto>> spare_protos_;
+  NodeProto removed_;
   // ConsumersInto's duplicate check: the call that last listed each node.
   mutable std::vector<std::uint32_t> consumer_marks_;
   mutable std::uint32_t consumer_mark_ = 0;
