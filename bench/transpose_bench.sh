@@ -5,14 +5,15 @@
 # and the growth of the pass time per x10 ops.
 #
 # Usage: bench/transpose_bench.sh [BUILD_DIR] [REPEATS]   (default build, 3: the best time
-#        of REPEATS runs is kept)
+#        of REPEATS runs is kept). TRANSPOSE_TOOL=path runs another transpose_tool binary
+#        (e.g. a copy built from an older commit, to compare before/after in one session).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 repeats=${2:-3}
 python=${ONNXOPT_PYTHON:-/usr/bin/python3}
-tool=$build/bench/transpose_tool
+tool=${TRANSPOSE_TOOL:-$build/bench/transpose_tool}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnxopt-transpose-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

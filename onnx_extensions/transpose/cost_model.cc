@@ -6,8 +6,66 @@
 
 namespace onnxopt::onnx_transpose {
 
+void WalkMemo::Reserve(std::size_t value_count) {
+  // resize grows the capacity geometrically: amortized O(1) per new value.
+  if (values_.size() < value_count) values_.resize(value_count);
+}
+
+WalkMemo::Entry* WalkMemo::Find(Key key) {
+  if (!HasEntries(key.value)) return nullptr;
+  PerValue& slot = values_[static_cast<std::size_t>(key.value)];
+  if (slot.perm_id == key.perm_id) return &slot.entry;
+  for (auto& [perm_id, entry] : slot.more)
+    if (perm_id == key.perm_id) return &entry;
+  return nullptr;
+}
+
+WalkMemo::Entry& WalkMemo::Insert(Key key) {
+  PerValue& slot = values_[static_cast<std::size_t>(key.value)];
+  if (slot.perm_id == kNone) {
+    slot.perm_id = key.perm_id;
+    slot.entry = Entry{};
+    return slot.entry;
+  }
+  slot.more.emplace_back(key.perm_id, Entry{});
+  return slot.more.back().second;
+}
+
+std::int64_t WalkMemo::Erase(ValueId value) {
+  if (!HasEntries(value)) return 0;
+  PerValue& slot = values_[static_cast<std::size_t>(value)];
+  const auto erased = static_cast<std::int64_t>(1 + slot.more.size());
+  slot.perm_id = kNone;
+  slot.more.clear();  // keeps its capacity
+  return erased;
+}
+
+bool WalkMemo::HasEntries(ValueId value) const {
+  return value >= 0 && static_cast<std::size_t>(value) < values_.size() &&
+         values_[static_cast<std::size_t>(value)].perm_id != kNone;
+}
+
+void WalkMemo::Clear() {
+  for (PerValue& slot : values_) {
+    slot.perm_id = kNone;
+    slot.more.clear();
+  }
+}
+
 CostModelContext::CostModelContext(const PushGraph& graph, const HandlerTable* extended, CostModel model, CostHook hook)
     : graph_(graph), extended_(extended), model_(model), hook_(std::move(hook)) {}
+
+const Handler* CostModelContext::HandlerOf(NodeId node) const {
+  const auto index = static_cast<std::size_t>(node);
+  if (handlers_.size() <= index) handlers_.resize(std::max(graph_.NodeCount(), index + 1));
+  CachedHandler& cached = handlers_[index];
+  if (!cached.known || cached.edits != graph_.Edits(node)) {
+    cached.handler = FindHandler(graph_, node, extended_);
+    cached.edits = graph_.Edits(node);
+    cached.known = true;
+  }
+  return cached.handler;
+}
 
 void CostModelContext::ComputePrefilter() {
   prefilter_.assign(graph_.ValueCount(), false);
@@ -20,7 +78,7 @@ void CostModelContext::ComputePrefilter() {
         prefilter_[static_cast<std::size_t>(input)] = true;
       continue;
     }
-    const Handler* handler = FindHandler(graph_, node, extended_);
+    const Handler* handler = HandlerOf(node);
     if (!handler || !handler->inserts_output_transposes || !InPrefilter(node)) continue;
     for (int slot : handler->slots(graph_, node))
       if (const ValueId input = graph_.InputOf(node, slot); input != kNone)
@@ -41,19 +99,20 @@ bool CostModelContext::InPrefilter(NodeId node) const {
 bool CostModelContext::LikelyRemovable(ValueId transposed) const {
   if (!graph_.HasCompleteConsumers(transposed)) return false;
   for (NodeId consumer : graph_.Uses(transposed))
-    if (!FindHandler(graph_, consumer, extended_)) return false;
+    if (!HandlerOf(consumer)) return false;
   return true;
 }
 
 std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const std::vector<int>& slots,
                                          ValueId copy) const {
   std::int64_t cost = 0;
-  std::vector<ValueId> seen;
-  for (int slot : slots) {
-    const ValueId value = graph_.InputOf(node, slot);
+  for (std::size_t j = 0; j < slots.size(); ++j) {
+    const ValueId value = graph_.InputOf(node, slots[j]);
+    if (value == kNone) continue;
     // A value read twice (Concat(t, t)) is transposed, or saved, once.
-    if (value == kNone || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
-    seen.push_back(value);
+    bool repeated = false;
+    for (std::size_t i = 0; i < j && !repeated; ++i) repeated = graph_.InputOf(node, slots[i]) == value;
+    if (repeated) continue;
     if (value == copy) {
       cost -= LikelyRemovable(value) ? graph_.Weight(value) : 0;
       continue;
@@ -61,7 +120,7 @@ std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const st
     if (graph_.LocalConstant(value)) continue;
     const NodeId producer = graph_.Producer(value);
     if (producer != kNone && !graph_.IsRemoved(producer) && IsOpType(graph_.Node(producer), "Transpose")) {
-      if (ExplicitPerm(graph_.Node(producer)) == std::optional<Perm>(perm) && LikelyRemovable(value))
+      if (const Perm* own = graph_.TransposePerm(producer); own && *own == perm && LikelyRemovable(value))
         cost -= graph_.Weight(value);
       continue;
     }
@@ -84,13 +143,13 @@ bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
   if (producer == kNone || graph_.IsRemoved(producer) || !graph_.IsModifiable(producer)) return false;
   const NodeProto& proto = graph_.Node(producer);
   if (proto.output_size() != 1) return false;
-  const Handler* handler = FindHandler(graph_, producer, extended_);
+  const Handler* handler = HandlerOf(producer);
   if (!handler || !handler->preview || handler->broadcasting || !handler->inserts_output_transposes) return false;
   if (handler->slots(graph_, producer) != std::vector<int>{0}) return false;
   const ValueId input = graph_.InputOf(producer, 0);
   const NodeId transpose = input == kNone ? kNone : graph_.Producer(input);
   if (transpose == kNone || graph_.IsRemoved(transpose) || !IsOpType(graph_.Node(transpose), "Transpose")) return false;
-  if (ExplicitPerm(graph_.Node(transpose)) != std::optional<Perm>(perm) || !LikelyRemovable(input)) return false;
+  if (const Perm* own = graph_.TransposePerm(transpose); !own || *own != perm || !LikelyRemovable(input)) return false;
   const Preview preview = PreviewPush(graph_, producer, *handler, perm);
   return preview.plan && preview.plan->output_perms == std::vector<Perm>{perm};
 }
@@ -115,13 +174,15 @@ bool CostModelContext::QdqGuardApplies(NodeId transpose, NodeId node) const {
 }
 
 int CostModelContext::Intern(const Perm& perm) {
+  if (perm.empty() || IsIdentityPermutation(perm)) return kIdentityPermId;
+  // try_emplace allocates only when the perm is new.
   auto [it, inserted] = perm_ids_.try_emplace(perm, static_cast<int>(perms_.size()));
   if (inserted) perms_.push_back(perm);
   return it->second;
 }
 
 bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
-                                        std::vector<Perm>& sub_perms) {
+                                        std::vector<int>& slots, std::vector<int>& sub_perm_ids) {
   const NodeProto& proto = graph_.Node(consumer);
   if (IsOpType(proto, "Transpose") || IsOpType(proto, "Reshape")) {
     // A Transpose, or a Reshape equivalent to one, cancels or merges; any other Reshape
@@ -135,13 +196,13 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     }
     return false;
   }
-  const Handler* handler = FindHandler(graph_, consumer, extended_);
+  const Handler* handler = HandlerOf(consumer);
   // Unmodelled handlers and layout-sensitive ops end the branch (5.2.4 rule 1).
   if (!handler || !handler->preview || !graph_.IsModifiable(consumer)) {
     flags.stranded = true;
     return false;
   }
-  const std::vector<int> slots = handler->slots(graph_, consumer);
+  slots = handler->slots(graph_, consumer);
   for (int i = 0; i < proto.input_size(); ++i) {
     if (graph_.InputOf(consumer, i) != value) continue;
     if (std::find(slots.begin(), slots.end(), i) == slots.end()) {
@@ -158,7 +219,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
       const ValueId other = graph_.InputOf(consumer, slot);
       const NodeId producer = other == kNone || other == value ? kNone : graph_.Producer(other);
       if (producer == kNone || graph_.IsRemoved(producer) || !IsOpType(graph_.Node(producer), "Transpose")) continue;
-      const std::optional<Perm> full = ExplicitPerm(graph_.Node(producer));
+      const Perm* full = graph_.TransposePerm(producer);
       if (full && full->size() == *output_rank && graph_.Rank(other) == output_rank) {
         flags.reaches_transpose = true;
         return false;
@@ -185,14 +246,15 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     flags.absorbed = true;
     return false;
   }
-  sub_perms = preview.plan->output_perms;
+  sub_perm_ids.clear();
+  for (const Perm& output_perm : preview.plan->output_perms) sub_perm_ids.push_back(Intern(output_perm));
   return true;
 }
 
-bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const {
+bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const std::vector<int>& slots,
+                                     const WalkFlags& sub) const {
   if (hook_ && hook_(graph_, consumer, perm) == HookDecision::kPush) return true;
-  const Handler* handler = FindHandler(graph_, consumer, extended_);
-  const std::int64_t input_cost = InputCost(consumer, perm, handler->slots(graph_, consumer), value);
+  const std::int64_t input_cost = InputCost(consumer, perm, slots, value);
   const bool waived = sub.Removed() && !sub.stranded && (sub.Cancelled() || graph_.IsUnshared(value));
   if (input_cost + OutputCost(consumer) >= 0 && !waived) return false;
   // The QDQ guard, as if the copy sat on `value` (5.2.4 rule 8).
@@ -206,10 +268,7 @@ bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId con
 }
 
 WalkFlags CostModelContext::WalkOutputs(NodeId node, const std::vector<Perm>& perms) {
-  if (!use_memo_) {
-    memo_.clear();
-    perms_of_value_.clear();
-  }
+  if (!use_memo_) memo_.Clear();
   WalkFlags flags;
   for (std::size_t k = 0; k < perms.size(); ++k) {
     const ValueId output = graph_.OutputOf(node, static_cast<int>(k));
@@ -220,59 +279,52 @@ WalkFlags CostModelContext::WalkOutputs(NodeId node, const std::vector<Perm>& pe
     }
     flags.Merge(WalkValue(output, Intern(perms[k])));
   }
-  if (!use_memo_) {
-    memo_.clear();
-    perms_of_value_.clear();
-  }
+  if (!use_memo_) memo_.Clear();
   return flags;
 }
 
 WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
-  struct Frame {
-    ValueId value = kNone;
-    int perm_id = 0;
-    std::vector<NodeId> consumers;
-    std::size_t next = 0;
-    WalkFlags flags;
-    // The consumer being crossed, once accepted by steps 1-6.
-    NodeId node = kNone;
-    std::vector<Perm> sub_perms;
-    std::size_t next_output = 0;
-    WalkFlags sub;
-  };
-  std::vector<Frame> stack;
+  memo_.Reserve(graph_.ValueCount());
+  // frames_[0, depth) is the stack; frames above it keep their buffers for the
+  // next walks.
+  std::size_t depth = 0;
   // Looks (value, perm) up; true with `flags` set when known (re-entry is
   // stranded).
   auto known = [&](ValueId value, int perm_id, WalkFlags& flags) {
-    auto it = memo_.find(Key(value, perm_id));
-    if (it == memo_.end()) return false;
-    if (it->second.in_progress) {
+    const WalkMemo::Entry* entry = memo_.Find({value, perm_id});
+    if (!entry) return false;
+    if (entry->in_progress) {
       flags.stranded = true;
     } else {
-      flags = it->second.flags;
+      flags = entry->flags;
       ++counters_.memo_hits;
     }
     return true;
   };
   auto open = [&](ValueId value, int perm_id) {
     ++counters_.frames;
-    memo_.emplace(Key(value, perm_id), MemoEntry{});
-    perms_of_value_[value].push_back(perm_id);
-    Frame frame;
+    memo_.Insert({value, perm_id});
+    if (depth == frames_.size()) frames_.emplace_back();
+    Frame& frame = frames_[depth++];
     frame.value = value;
     frame.perm_id = perm_id;
-    frame.consumers = graph_.Consumers(value);
+    graph_.ConsumersInto(value, frame.consumers);
+    frame.next = 0;
+    frame.flags = WalkFlags{};
     // An incomplete consumer list strands the copy; the consumers still count
     // (5.2.3 rule 1).
     frame.flags.stranded = !graph_.HasCompleteConsumers(value);
-    stack.push_back(std::move(frame));
+    frame.node = kNone;
+    frame.sub_perm_ids.clear();
+    frame.next_output = 0;
+    frame.sub = WalkFlags{};
   };
   WalkFlags result;
   if (known(root, root_perm, result)) return result;
   open(root, root_perm);
   bool child_done = false;
-  while (!stack.empty()) {
-    Frame& frame = stack.back();
+  while (depth > 0) {
+    Frame& frame = frames_[depth - 1];
     if (child_done) {
       frame.sub.Merge(result);
       ++frame.next_output;
@@ -280,64 +332,60 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
     }
     if (frame.node != kNone) {
       bool descended = false;
-      while (frame.next_output < frame.sub_perms.size()) {
-        const Perm& perm = frame.sub_perms[frame.next_output];
+      while (frame.next_output < frame.sub_perm_ids.size()) {
+        const int perm_id = frame.sub_perm_ids[frame.next_output];
         const ValueId output = graph_.OutputOf(frame.node, static_cast<int>(frame.next_output));
         if (output == kNone) {
           ++frame.next_output;
           continue;
         }
-        if (perm.empty() || IsIdentityPermutation(perm)) {
+        if (perm_id == kIdentityPermId) {
           frame.sub.absorbed = true;
           ++frame.next_output;
           continue;
         }
-        const int perm_id = Intern(perm);
         WalkFlags flags;
         if (known(output, perm_id, flags)) {
           frame.sub.Merge(flags);
           ++frame.next_output;
           continue;
         }
-        open(output, perm_id);
+        open(output, perm_id);  // may move frames_: `frame` is not used after it
         descended = true;
         break;
       }
       if (descended) continue;
-      Frame& done = stack.back();
-      if (AcceptWithSub(done.value, perms_[static_cast<std::size_t>(done.perm_id)], done.node, done.sub)) {
-        done.flags.Merge(done.sub);
+      if (AcceptWithSub(frame.value, perms_[static_cast<std::size_t>(frame.perm_id)], frame.node, frame.node_slots,
+                        frame.sub)) {
+        frame.flags.Merge(frame.sub);
       } else {
-        done.flags.stranded = true;
+        frame.flags.stranded = true;
       }
-      done.node = kNone;
-      ++done.next;
+      frame.node = kNone;
+      ++frame.next;
     }
-    Frame& current = stack.back();
     bool entered = false;
-    while (current.next < current.consumers.size()) {
+    while (frame.next < frame.consumers.size()) {
       WalkFlags flags;
-      std::vector<Perm> sub_perms;
-      const NodeId consumer = current.consumers[current.next];
-      if (ClassifyConsumer(current.value, perms_[static_cast<std::size_t>(current.perm_id)], consumer, flags,
-                           sub_perms)) {
-        current.node = consumer;
-        current.sub_perms = std::move(sub_perms);
-        current.next_output = 0;
-        current.sub = WalkFlags{};
+      const NodeId consumer = frame.consumers[frame.next];
+      if (ClassifyConsumer(frame.value, perms_[static_cast<std::size_t>(frame.perm_id)], consumer, flags,
+                           frame.node_slots, frame.sub_perm_ids)) {
+        frame.node = consumer;
+        frame.next_output = 0;
+        frame.sub = WalkFlags{};
         entered = true;
         break;
       }
-      current.flags.Merge(flags);
-      ++current.next;
+      frame.flags.Merge(flags);
+      ++frame.next;
     }
     if (entered) continue;
-    MemoEntry& entry = memo_[Key(current.value, current.perm_id)];
-    entry.flags = current.flags;
-    entry.in_progress = false;
-    result = current.flags;
-    stack.pop_back();
-    child_done = !stack.empty();
+    WalkMemo::Entry* entry = memo_.Find({frame.value, frame.perm_id});
+    entry->flags = frame.flags;
+    entry->in_progress = false;
+    result = frame.flags;
+    --depth;
+    child_done = depth > 0;
   }
   return result;
 }
@@ -350,13 +398,11 @@ void CostModelContext::Invalidate(std::vector<ValueId> dirty) {
     const ValueId value = dirty.back();
     dirty.pop_back();
     ++counters_.memo_inspected;
-    auto it = perms_of_value_.find(value);
-    if (it == perms_of_value_.end()) continue;
-    for (int perm_id : it->second) counters_.memo_erased += static_cast<std::int64_t>(memo_.erase(Key(value, perm_id)));
-    perms_of_value_.erase(it);
+    if (!memo_.HasEntries(value)) continue;
+    counters_.memo_erased += memo_.Erase(value);
     const NodeId producer = graph_.Producer(value);
     if (producer == kNone) continue;
-    for (int i = 0; i < graph_.Node(producer).input_size(); ++i)
+    for (int i = 0; i < graph_.InputCount(producer); ++i)
       if (const ValueId input = graph_.InputOf(producer, i); input != kNone) dirty.push_back(input);
   }
 }

@@ -6,11 +6,11 @@
 // edit.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "onnx_extensions/transpose/handlers.h"
@@ -54,6 +54,44 @@ struct WalkFlags {
   bool Cancelled() const { return reaches_cancel || absorbed; }
 };
 
+// The memo of the push walk (6.1 items 3-5): (value id, perm id) -> flags for
+// the whole run. Entries are stored per value (the first inline, further perms
+// of the same value in a small vector), so the key is two integers, a lookup
+// hashes nothing, and erasing one value's entries touches only them. Once
+// Reserve has sized it for the graph's values, Find, Insert and Erase allocate
+// nothing while each value carries at most one perm (test T26).
+class WalkMemo {
+ public:
+  struct Key {
+    ValueId value = kNone;
+    int perm_id = 0;
+  };
+  struct Entry {
+    WalkFlags flags;
+    bool in_progress = true;
+  };
+  // Makes room for value ids below `value_count` (grows only).
+  void Reserve(std::size_t value_count);
+  // Null when (value, perm) has no entry.
+  Entry* Find(Key key);
+  // A new entry, in progress; the key must have none.
+  Entry& Insert(Key key);
+  // Erases every entry of `value`; returns how many there were.
+  std::int64_t Erase(ValueId value);
+  bool HasEntries(ValueId value) const;
+  // Erases everything (the walk without memo).
+  void Clear();
+
+ private:
+  struct PerValue {
+    int perm_id = kNone;  // kNone: no inline entry
+    Entry entry;
+    std::vector<std::pair<int, Entry>> more;
+  };
+  std::vector<PerValue> values_;
+  std::vector<ValueId> filled_;  // values that got an entry since the last Clear
+};
+
 struct WalkCounters {
   std::int64_t frames = 0;  // (value, perm) frames evaluated
   std::int64_t memo_hits = 0;
@@ -77,6 +115,9 @@ class CostModelContext {
   void Invalidate(std::vector<ValueId> dirty);
 
   const WalkCounters& Counters() const { return counters_; }
+  // FindHandler with this context's extended table, cached per node until the
+  // node is edited.
+  const Handler* HandlerOf(NodeId node) const;
   // The walk without the memo (debug audit and tests): the same answer or a
   // memo bug.
   void SetUseMemo(bool use) { use_memo_ = use; }
@@ -97,18 +138,37 @@ class CostModelContext {
   // Aggregated flags of copies with perms `perms` on the outputs of `node`.
   WalkFlags WalkOutputs(NodeId node, const std::vector<Perm>& perms);
   WalkFlags WalkValue(ValueId value, int perm_id);
+  // The id of `perm`; kIdentityPermId for an empty or identity perm (nothing
+  // inserted: the copy is absorbed).
   int Intern(const Perm& perm);
-  std::uint64_t Key(ValueId value, int perm_id) const {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(value)) << 32) | static_cast<std::uint32_t>(perm_id);
-  }
+  static constexpr int kIdentityPermId = -1;
 
   // One terminal or accepted step of a copy with perm `perm` arriving on
-  // `value` at consumer `consumer`. Returns true when `sub_perms` must be
-  // walked (accepted so far); otherwise `flags` holds the branch's result.
-  bool ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
-                        std::vector<Perm>& sub_perms);
-  // Steps 7-8 of 5.2.4 once the outputs' flags are known.
-  bool AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const WalkFlags& sub) const;
+  // `value` at consumer `consumer`. Returns true when the outputs, with the
+  // perm ids `sub_perm_ids`, must be walked (accepted so far; `slots` holds the
+  // consumer's transposable inputs); otherwise `flags` holds the branch's result.
+  bool ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags, std::vector<int>& slots,
+                        std::vector<int>& sub_perm_ids);
+  // Steps 7-8 of 5.2.4 once the outputs' flags are known (`slots` from
+  // ClassifyConsumer).
+  bool AcceptWithSub(ValueId value, const Perm& perm, NodeId consumer, const std::vector<int>& slots,
+                     const WalkFlags& sub) const;
+
+  // A (value, perm) frame of the walk's explicit stack; frames_ keeps them
+  // (and their buffers) from one walk to the next.
+  struct Frame {
+    ValueId value = kNone;
+    int perm_id = 0;
+    std::vector<NodeId> consumers;
+    std::size_t next = 0;
+    WalkFlags flags;
+    // The consumer being crossed, once accepted by steps 1-6.
+    NodeId node = kNone;
+    std::vector<int> node_slots;
+    std::vector<int> sub_perm_ids;
+    std::size_t next_output = 0;
+    WalkFlags sub;
+  };
 
   const PushGraph& graph_;
   const HandlerTable* extended_;
@@ -117,14 +177,16 @@ class CostModelContext {
   std::vector<bool> prefilter_;
   bool use_memo_ = true;
 
-  struct MemoEntry {
-    WalkFlags flags;
-    bool in_progress = true;
+  struct CachedHandler {
+    bool known = false;
+    std::uint32_t edits = 0;  // PushGraph::Edits when looked up
+    const Handler* handler = nullptr;
   };
-  std::unordered_map<std::uint64_t, MemoEntry> memo_;
-  std::unordered_map<ValueId, std::vector<int>> perms_of_value_;
+  mutable std::vector<CachedHandler> handlers_;
+  WalkMemo memo_;
+  std::vector<Frame> frames_;
   std::map<Perm, int> perm_ids_;
-  std::vector<Perm> perms_;
+  std::deque<Perm> perms_;  // by id; a deque keeps references valid while interning
   WalkCounters counters_;
 };
 

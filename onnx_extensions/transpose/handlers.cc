@@ -23,7 +23,7 @@ std::vector<int> FirstInput(const PushGraph&, NodeId) { return {0}; }
 
 std::vector<int> EveryInput(const PushGraph& graph, NodeId node) {
   std::vector<int> slots;
-  for (int i = 0; i < graph.Node(node).input_size(); ++i)
+  for (int i = 0; i < graph.InputCount(node); ++i)
     if (graph.InputOf(node, i) != kNone) slots.push_back(i);
   return slots;
 }
@@ -32,8 +32,10 @@ std::vector<int> EveryInput(const PushGraph& graph, NodeId node) {
 // transposable.
 std::vector<int> NonScalarInputs(const PushGraph& graph, NodeId node) {
   std::vector<int> slots;
-  for (int slot : EveryInput(graph, node))
-    if (graph.Rank(graph.InputOf(node, slot)) != std::optional<std::size_t>(0)) slots.push_back(slot);
+  for (int i = 0; i < graph.InputCount(node); ++i) {
+    const ValueId input = graph.InputOf(node, i);
+    if (input != kNone && graph.Rank(input) != std::optional<std::size_t>(0)) slots.push_back(i);
+  }
   return slots;
 }
 
@@ -443,10 +445,9 @@ std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape) {
 std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
   const NodeProto& proto = graph.Node(node);
   if (IsOpType(proto, "Reshape")) return ReshapeAsPerm(graph, node);
-  if (!IsOpType(proto, "Transpose")) return std::nullopt;
-  std::optional<std::vector<std::int64_t>> perm = IntsAttr(proto, "perm");
-  if (!perm || !IsPermutation(*perm)) return std::nullopt;
-  return perm;
+  const Perm* perm = graph.TransposePerm(node);
+  if (!perm) return std::nullopt;
+  return *perm;
 }
 
 bool IsOpType(const NodeProto& node, std::string_view op_type) {

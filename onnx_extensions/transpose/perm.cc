@@ -38,6 +38,12 @@ Perm UnsqueezePerm(const std::vector<std::int64_t>& added, const Perm& perm) {
   return result;
 }
 
+std::optional<Perm> ExplicitPerm(const NodeProto& transpose) {
+  std::optional<std::vector<std::int64_t>> perm = core::builder::IntsAttr(transpose, "perm");
+  if (!perm || !IsPermutation(*perm)) return std::nullopt;
+  return perm;
+}
+
 std::optional<std::int64_t> NormalizedAxis(std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r) return std::nullopt;

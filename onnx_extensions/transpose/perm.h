@@ -38,6 +38,9 @@ std::vector<T> PermuteVector(const std::vector<T>& values, const Perm& perm) {
   for (std::int64_t from : inverse) result.push_back(values[static_cast<std::size_t>(from)]);
   return result;
 }
+// The valid explicit perm of a Transpose node, or nullopt (absent or not a
+// permutation). PushGraph::TransposePerm caches it per node.
+std::optional<Perm> ExplicitPerm(const NodeProto& transpose);
 // `axis` (negative counts from the end) as an index below `rank`, or nullopt.
 std::optional<std::int64_t> NormalizedAxis(std::int64_t axis, std::size_t rank);
 // Axes normalized against `rank` and mapped through `perm` (axis a becomes

@@ -9,6 +9,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_extensions/transpose/handlers.h"
 
 namespace onnxopt::onnx_transpose {
 
@@ -16,7 +17,7 @@ using core::builder::GraphBuilder;
 using core::builder::GraphGraph;
 
 PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> locked)
-    : graph_(graph), builder_(graph.Builder()), locked_(std::move(locked)) {
+    : builder_(graph.Builder()), locked_(std::move(locked)) {
   opset_ = builder_.OpsetVersion("").value_or(0);
   for (const auto& input : builder_.Inputs())
     values_[static_cast<std::size_t>(Intern(input.name()))].graph_input = true;
@@ -25,18 +26,29 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
   for (const auto& output : builder_.Outputs())
     values_[static_cast<std::size_t>(Intern(output.name()))].graph_output = true;
   auto& protos = builder_.Nodes();
-  nodes_.reserve(static_cast<std::size_t>(protos.size()));
+  const auto node_count = static_cast<std::size_t>(protos.size());
+  nodes_.reserve(node_count);
+  snapshot_.reserve(node_count);
+  values_.reserve(2 * node_count);
+  ids_.Reserve(2 * node_count);
+  slot_values_.reserve(3 * node_count);
   for (int i = 0; i < protos.size(); ++i) {
     NodeEntry entry;
     entry.proto = protos.Mutable(i);
     entry.position = i;
+    entry.inputs = AppendSlots(*entry.proto, false);
+    entry.input_count = entry.proto->input_size();
+    entry.outputs = AppendSlots(*entry.proto, true);
+    entry.output_count = entry.proto->output_size();
     nodes_.push_back(std::move(entry));
     const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
     snapshot_.push_back(id);
-    for (const std::string& input : nodes_.back().proto->input())
-      if (!input.empty()) values_[static_cast<std::size_t>(Intern(input))].uses.push_back(id);
-    for (const std::string& output : nodes_.back().proto->output())
-      if (!output.empty()) values_[static_cast<std::size_t>(Intern(output))].producer = id;
+    for (int k = 0; k < nodes_.back().input_count; ++k)
+      if (const ValueId input = InputOf(id, k); input != kNone)
+        values_[static_cast<std::size_t>(input)].uses.push_back(id);
+    for (int k = 0; k < nodes_.back().output_count; ++k)
+      if (const ValueId output = OutputOf(id, k); output != kNone)
+        values_[static_cast<std::size_t>(output)].producer = id;
   }
   for (NodeId id : snapshot_) {
     for (GraphBuilder* nested : builder_.SubgraphsOf(Node(id))) {
@@ -53,39 +65,49 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
 PushGraph::~PushGraph() = default;
 
 ValueId PushGraph::Intern(std::string_view name) {
-  if (auto found = ids_.find(name); found != ids_.end()) return found->second;
-  auto [it, inserted] = ids_.emplace(std::string(name), static_cast<ValueId>(values_.size()));
-  if (inserted) {
+  const auto [id, added] = ids_.Insert(std::hash<std::string_view>{}(name), static_cast<std::uint32_t>(values_.size()),
+                                       [&](std::uint32_t known) { return values_[known].name == name; });
+  if (added) {
     ValueEntry entry;
     entry.name = std::string(name);
     values_.push_back(std::move(entry));
   }
-  return it->second;
+  return static_cast<ValueId>(id);
+}
+
+int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
+  const auto first = static_cast<int>(slot_values_.size());
+  for (const std::string& name : outputs ? proto.output() : proto.input())
+    slot_values_.push_back(name.empty() ? kNone : Intern(name));
+  return first;
 }
 
 ValueId PushGraph::Find(std::string_view name) const {
   if (name.empty()) return kNone;
-  auto it = ids_.find(name);
-  return it == ids_.end() ? kNone : it->second;
-}
-
-ValueId PushGraph::InputOf(NodeId node, int slot) const {
-  const NodeProto& proto = Node(node);
-  if (slot < 0 || slot >= proto.input_size()) return kNone;
-  return Find(proto.input(slot));
-}
-
-ValueId PushGraph::OutputOf(NodeId node, int slot) const {
-  const NodeProto& proto = Node(node);
-  if (slot < 0 || slot >= proto.output_size()) return kNone;
-  return Find(proto.output(slot));
+  const std::uint32_t id = ids_.Find(std::hash<std::string_view>{}(name),
+                                     [&](std::uint32_t known) { return values_[known].name == name; });
+  return id == utils::ProbeIndex::kNone ? kNone : static_cast<ValueId>(id);
 }
 
 std::vector<NodeId> PushGraph::Consumers(ValueId value) const {
   std::vector<NodeId> result;
-  for (NodeId use : Uses(value))
-    if (std::find(result.begin(), result.end(), use) == result.end()) result.push_back(use);
+  ConsumersInto(value, result);
   return result;
+}
+
+void PushGraph::ConsumersInto(ValueId value, std::vector<NodeId>& out) const {
+  out.clear();
+  if (consumer_marks_.size() < nodes_.size()) consumer_marks_.resize(nodes_.size(), 0);
+  if (++consumer_mark_ == 0) {  // wrapped around: forget the old marks
+    std::fill(consumer_marks_.begin(), consumer_marks_.end(), 0);
+    consumer_mark_ = 1;
+  }
+  for (NodeId use : Uses(value)) {
+    std::uint32_t& mark = consumer_marks_[static_cast<std::size_t>(use)];
+    if (mark == consumer_mark_) continue;
+    mark = consumer_mark_;
+    out.push_back(use);
+  }
 }
 
 bool PushGraph::HasCompleteConsumers(ValueId value) const {
@@ -95,7 +117,7 @@ bool PushGraph::HasCompleteConsumers(ValueId value) const {
 
 bool PushGraph::IsUnshared(ValueId value) const {
   if (!HasCompleteConsumers(value)) return false;
-  const std::vector<NodeId>& uses = Uses(value);
+  const std::span<const NodeId> uses = Uses(value);
   return !uses.empty() && std::all_of(uses.begin(), uses.end(), [&](NodeId use) { return use == uses.front(); });
 }
 
@@ -106,11 +128,13 @@ const TensorProto* PushGraph::LocalConstant(ValueId value) const {
 
 const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  if (entry.has_created_shape) {
-    const core::shapes::SymTensor& created = created_shapes_.at(value);
-    return created.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &created;
+  if (!entry.shape_known) {
+    // Values the pass created have their shape set by SetShape; the others
+    // keep the one inference gave their name.
+    entry.shape = builder_.GetShape(entry.name);
+    entry.shape_known = true;
   }
-  return builder_.GetShape(entry.name);
+  return entry.shape;
 }
 
 std::optional<std::size_t> PushGraph::Rank(ValueId value) const {
@@ -120,11 +144,17 @@ std::optional<std::size_t> PushGraph::Rank(ValueId value) const {
 }
 
 std::int64_t PushGraph::Weight(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.weight >= 0) return entry.weight;
   const core::shapes::SymTensor* shape = Shape(value);
-  if (!shape || !shape->shape.HasRank()) return 5;
   std::int64_t weight = 0;
-  for (const core::shapes::SymDim& dim : shape->shape.Dims())
-    if (dim.Constant() != std::optional<std::int64_t>(1)) ++weight;
+  if (!shape || !shape->shape.HasRank()) {
+    weight = 5;
+  } else {
+    for (const core::shapes::SymDim& dim : shape->shape.Dims())
+      if (dim.Constant() != std::optional<std::int64_t>(1)) ++weight;
+  }
+  entry.weight = weight;
   return weight;
 }
 
@@ -136,10 +166,24 @@ std::optional<std::vector<std::int64_t>> PushGraph::ConstantInts(ValueId value) 
   return core::eval::Tensor::FromProto(*tensor).ToInt64Vector();
 }
 
+const Perm* PushGraph::TransposePerm(NodeId node) const {
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (entry.has_perm < 0) {
+    std::optional<Perm> perm = IsOpType(*entry.proto, "Transpose") ? ExplicitPerm(*entry.proto) : std::nullopt;
+    entry.has_perm = perm ? 1 : 0;
+    if (perm) entry.perm = std::move(*perm);
+  }
+  return entry.has_perm == 1 ? &entry.perm : nullptr;
+}
+
 bool PushGraph::IsModifiable(NodeId node) const {
-  const NodeProto& proto = Node(node);
-  if (proto.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return false;
-  return !(locked_ && locked_(proto));
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (entry.modifiable < 0) {
+    const NodeProto& proto = *entry.proto;
+    const bool marked = proto.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos;
+    entry.modifiable = !marked && !(locked_ && locked_(proto)) ? 1 : 0;
+  }
+  return entry.modifiable == 1;
 }
 
 void PushGraph::MarkDirty(ValueId value) {
@@ -150,8 +194,8 @@ void PushGraph::MarkDirty(ValueId value) {
 }
 
 void PushGraph::MarkNodeDirty(NodeId node) {
-  for (const std::string& input : Node(node).input())
-    if (ValueId value = Find(input); value != kNone) MarkDirty(value);
+  for (int slot = 0; slot < InputCount(node); ++slot)
+    if (const ValueId value = InputOf(node, slot); value != kNone) MarkDirty(value);
 }
 
 std::vector<ValueId> PushGraph::TakeDirtyValues() {
@@ -162,15 +206,33 @@ std::vector<ValueId> PushGraph::TakeDirtyValues() {
 }
 
 void PushGraph::RemoveUse(ValueId value, NodeId node) {
-  std::vector<NodeId>& uses = values_[static_cast<std::size_t>(value)].uses;
-  auto it = std::find(uses.begin(), uses.end(), node);
-  if (it != uses.end()) uses.erase(it);
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  std::vector<NodeId>& uses = entry.uses;
+  const auto begin = uses.begin() + static_cast<std::ptrdiff_t>(entry.uses_begin);
+  const auto it = std::find(begin, uses.end(), node);
+  if (it != uses.end()) {
+    // The order is kept; the shorter side moves.
+    if (it - begin < uses.end() - it) {
+      std::move_backward(begin, it, it + 1);
+      ++entry.uses_begin;
+      if (2 * entry.uses_begin > uses.size()) {  // amortized: the dead prefix is longer than what is left
+        uses.erase(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(entry.uses_begin));
+        entry.uses_begin = 0;
+      }
+    } else {
+      uses.erase(it);
+    }
+  }
   MarkDirty(value);
 }
 
 NodeProto& PushGraph::MutableNode(NodeId node) {
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   entry.modified = true;
+  ++entry.edits;
+  // The caller may change what `locked` and TransposePerm look at.
+  entry.modifiable = -1;
+  entry.has_perm = -1;
   changed_ = true;
   MarkNodeDirty(node);
   return *entry.proto;
@@ -178,7 +240,9 @@ NodeProto& PushGraph::MutableNode(NodeId node) {
 
 void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
   NodeProto& proto = MutableNode(node);
-  if (ValueId old = Find(proto.input(slot)); old != kNone) RemoveUse(old, node);
+  if (const ValueId old = InputOf(node, slot); old != kNone) RemoveUse(old, node);
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  slot_values_[static_cast<std::size_t>(entry.inputs + slot)] = value;
   if (value == kNone) {
     proto.set_input(slot, "");
     return;
@@ -189,10 +253,40 @@ void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
   MarkNodeDirty(node);
 }
 
+void PushGraph::ResizeInputs(NodeId node, int count) {
+  NodeProto& proto = MutableNode(node);
+  NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (count <= entry.input_count) {
+    for (int slot = count; slot < entry.input_count; ++slot)
+      if (const ValueId value = InputOf(node, slot); value != kNone) RemoveUse(value, node);
+    proto.mutable_input()->DeleteSubrange(count, entry.input_count - count);
+    entry.input_count = count;
+    return;
+  }
+  // The block cannot grow in place: copy it to the end.
+  const auto first = static_cast<int>(slot_values_.size());
+  for (int slot = 0; slot < entry.input_count; ++slot) {
+    const ValueId value = slot_values_[static_cast<std::size_t>(entry.inputs + slot)];
+    slot_values_.push_back(value);
+  }
+  for (int slot = entry.input_count; slot < count; ++slot) {
+    slot_values_.push_back(kNone);
+    proto.add_input("");
+  }
+  entry.inputs = first;
+  entry.input_count = count;
+}
+
 NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
                           const std::vector<std::string>& outputs, NodeId anchor, bool after) {
   NodeEntry entry;
-  entry.owned = std::make_unique<NodeProto>();
+  if (spare_protos_.empty()) {
+    entry.owned = std::make_unique<NodeProto>();
+  } else {
+    entry.owned = std::move(spare_protos_.back());
+    spare_protos_.pop_back();
+    entry.owned->Clear();
+  }
   entry.proto = entry.owned.get();
   entry.proto->set_op_type(std::string(op_type));
   if (!domain.empty()) entry.proto->set_domain(std::string(domain));
@@ -201,6 +295,9 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
   entry.position = reference.position;
   entry.side = reference.side != 0 ? reference.side : (after ? 1 : -1);
   entry.sequence = ++next_sequence_;
+  entry.inputs = static_cast<int>(slot_values_.size());
+  entry.input_count = static_cast<int>(inputs.size());
+  slot_values_.insert(slot_values_.end(), inputs.begin(), inputs.end());
   nodes_.push_back(std::move(entry));
   const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
   NodeProto& proto = *nodes_.back().proto;
@@ -211,9 +308,12 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
       MarkDirty(input);
     }
   }
+  nodes_.back().outputs = static_cast<int>(slot_values_.size());
+  nodes_.back().output_count = static_cast<int>(outputs.size());
   for (const std::string& output : outputs) {
     proto.add_output(output);
     const ValueId value = Intern(output);
+    slot_values_.push_back(value);
     values_[static_cast<std::size_t>(value)].producer = id;
     MarkDirty(value);
   }
@@ -223,26 +323,29 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
 
 void PushGraph::RemoveNode(NodeId node) {
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
-  for (const std::string& output : entry.proto->output()) {
-    if (output.empty()) continue;
-    const ValueId value = Find(output);
+  for (int slot = 0; slot < entry.output_count; ++slot) {
+    const ValueId value = OutputOf(node, slot);
+    if (value == kNone) continue;
     if (!Uses(value).empty() || !HasCompleteConsumers(value))
-      throw BuilderError("TransposeOptimizer: removing node '" + entry.proto->name() + "' whose output '" + output +
-                         "' is still used");
+      throw BuilderError("TransposeOptimizer: removing node '" + entry.proto->name() + "' whose output '" +
+                         Name(value) + "' is still used");
     values_[static_cast<std::size_t>(value)].producer = kNone;
     MarkDirty(value);
   }
-  for (const std::string& input : entry.proto->input())
-    if (ValueId value = Find(input); value != kNone) RemoveUse(value, node);
+  for (int slot = 0; slot < entry.input_count; ++slot)
+    if (const ValueId value = InputOf(node, slot); value != kNone) RemoveUse(value, node);
   entry.removed = true;
+  if (entry.owned) {
+    spare_protos_.push_back(std::move(entry.owned));
+    entry.proto = &removed_;
+  }
   changed_ = true;
 }
 
 bool PushGraph::RemoveIfUnused(NodeId node) {
-  for (const std::string& output : Node(node).output()) {
-    if (output.empty()) continue;
-    const ValueId value = Find(output);
-    if (!Uses(value).empty() || !HasCompleteConsumers(value)) return false;
+  for (int slot = 0; slot < OutputCount(node); ++slot) {
+    const ValueId value = OutputOf(node, slot);
+    if (value != kNone && (!Uses(value).empty() || !HasCompleteConsumers(value))) return false;
   }
   RemoveNode(node);
   return true;
@@ -250,26 +353,29 @@ bool PushGraph::RemoveIfUnused(NodeId node) {
 
 ValueId PushGraph::RenameOutput(NodeId node, int slot, const std::string& fresh) {
   NodeProto& proto = MutableNode(node);
-  const ValueId old = Find(proto.output(slot));
+  const ValueId old = OutputOf(node, slot);
   values_[static_cast<std::size_t>(old)].producer = kNone;
   MarkDirty(old);
   // The consumers' acceptance may read the producer of this value (6.2).
   for (NodeId reader : Uses(old)) MarkNodeDirty(reader);
   proto.set_output(slot, fresh);
   const ValueId value = Intern(fresh);
+  slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(value)].producer = node;
   return value;
 }
 
 void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
   const ValueId old = OutputOf(node, slot);
-  const std::vector<NodeId> readers = Uses(old);
+  const std::span<const NodeId> uses = Uses(old);
+  const std::vector<NodeId> readers(uses.begin(), uses.end());
   for (NodeId reader : readers) {
-    NodeProto& proto = MutableNode(reader);
-    for (int i = 0; i < proto.input_size(); ++i)
-      if (proto.input(i) == Name(old)) SetInput(reader, i, value);
+    MutableNode(reader);
+    for (int i = 0; i < InputCount(reader); ++i)
+      if (InputOf(reader, i) == old) SetInput(reader, i, value);
   }
   MutableNode(node).set_output(slot, Name(value));
+  slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(old)].producer = kNone;
   values_[static_cast<std::size_t>(value)].producer = node;
   MarkDirty(old);
@@ -279,12 +385,15 @@ void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
 std::string PushGraph::NewName(std::string_view prefix) { return builder_.UniqueName(prefix); }
 
 ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
-  const std::string name = graph_.MakeInitializer(prefix, std::move(tensor));
-  const ValueId value = Intern(name);
+  // What GraphGraph::MakeInitializer does, without the refresh of the
+  // GraphGraph index it starts with (a rebuild over the whole graph, the index
+  // being stale here; the driver marks it stale after every pass anyway).
+  tensor.set_name(builder_.UniqueName(prefix));
+  TensorProto* added = builder_.Initializers().Add();
+  *added = std::move(tensor);
+  const ValueId value = Intern(added->name());
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  // MakeInitializer appends: the last initializer is the new one (Initializer(name) would
-  // scan them all).
-  entry.initializer = &builder_.Initializers().Get(builder_.Initializers().size() - 1);
+  entry.initializer = added;
   entry.initializer_added = true;
   SetShape(value, core::shapes::SymTensor::FromTensor(*entry.initializer));
   changed_ = true;
@@ -301,8 +410,12 @@ void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
 }
 
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
-  values_[static_cast<std::size_t>(value)].has_created_shape = true;
-  created_shapes_.insert_or_assign(value, std::move(shape));
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  // Nodes of an unordered_map do not move: the cached pointer stays valid.
+  const core::shapes::SymTensor& stored = created_shapes_.insert_or_assign(value, std::move(shape)).first->second;
+  entry.shape = stored.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &stored;
+  entry.shape_known = true;
+  entry.weight = -1;
 }
 
 void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
@@ -315,30 +428,46 @@ void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
     const NodeEntry& e = nodes_[static_cast<std::size_t>(id)];
     return Key{e.position, e.side, e.sequence, id};
   };
-  std::vector<int> waiting(nodes_.size(), 0);
-  std::vector<std::vector<NodeId>> dependents(nodes_.size());
-  auto depend = [&](NodeId node, ValueId value) {
-    if (value == kNone) return;
-    const NodeId producer = Producer(value);
-    if (producer == kNone || producer == node || IsRemoved(producer)) return;
-    dependents[static_cast<std::size_t>(producer)].push_back(node);
-    ++waiting[static_cast<std::size_t>(node)];
+  // Dependents of each producer in one flat array (two passes over the edges:
+  // count, then fill), not one vector per node.
+  const std::size_t count = nodes_.size();
+  std::vector<int> waiting(count, 0);
+  std::vector<std::size_t> first_dependent(count + 1, 0);
+  std::vector<NodeId> dependents;
+  auto for_each_edge = [&](auto&& edge) {
+    auto depend = [&](NodeId node, ValueId value) {
+      if (value == kNone) return;
+      const NodeId producer = Producer(value);
+      if (producer == kNone || producer == node || IsRemoved(producer)) return;
+      edge(producer, node);
+    };
+    for (NodeId id = 0; id < static_cast<NodeId>(count); ++id) {
+      if (IsRemoved(id)) continue;
+      for (int slot = 0; slot < InputCount(id); ++slot) depend(id, InputOf(id, slot));
+      if (auto it = implicit_inputs_.find(id); it != implicit_inputs_.end())
+        for (ValueId value : it->second) depend(id, value);
+    }
   };
+  for_each_edge([&](NodeId producer, NodeId node) {
+    ++first_dependent[static_cast<std::size_t>(producer) + 1];
+    ++waiting[static_cast<std::size_t>(node)];
+  });
+  for (std::size_t i = 0; i < count; ++i) first_dependent[i + 1] += first_dependent[i];
+  dependents.resize(first_dependent[count]);
+  std::vector<std::size_t> filled(first_dependent.begin(), first_dependent.end() - 1);
+  for_each_edge([&](NodeId producer, NodeId node) { dependents[filled[static_cast<std::size_t>(producer)]++] = node; });
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-  for (NodeId id = 0; id < static_cast<NodeId>(nodes_.size()); ++id) {
-    if (IsRemoved(id)) continue;
-    for (const std::string& input : Node(id).input()) depend(id, Find(input));
-    if (auto it = implicit_inputs_.find(id); it != implicit_inputs_.end())
-      for (ValueId value : it->second) depend(id, value);
-    if (waiting[static_cast<std::size_t>(id)] == 0) ready.push(key_of(id));
-  }
+  for (NodeId id = 0; id < static_cast<NodeId>(count); ++id)
+    if (!IsRemoved(id) && waiting[static_cast<std::size_t>(id)] == 0) ready.push(key_of(id));
   std::vector<NodeId> order;
+  order.reserve(count);
   while (!ready.empty()) {
     const NodeId id = std::get<3>(ready.top());
     ready.pop();
     order.push_back(id);
-    for (NodeId next : dependents[static_cast<std::size_t>(id)])
-      if (--waiting[static_cast<std::size_t>(next)] == 0) ready.push(key_of(next));
+    const auto producer = static_cast<std::size_t>(id);
+    for (std::size_t i = first_dependent[producer]; i < first_dependent[producer + 1]; ++i)
+      if (--waiting[static_cast<std::size_t>(dependents[i])] == 0) ready.push(key_of(dependents[i]));
   }
   std::size_t alive = 0;
   for (const NodeEntry& entry : nodes_) alive += entry.removed ? 0 : 1;
@@ -369,7 +498,7 @@ void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
     const ValueId value = Find(init.name());
     const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
     const bool dropped =
-        (entry.initializer_was_used || entry.initializer_added) && entry.uses.empty() && HasCompleteConsumers(value);
+        (entry.initializer_was_used || entry.initializer_added) && Uses(value).empty() && HasCompleteConsumers(value);
     return !dropped;
   });
 }

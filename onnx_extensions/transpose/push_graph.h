@@ -6,13 +6,16 @@
 // once, in a stable topological order, at the end (Finish).
 //
 // Nodes and values have dense integer ids (the memo of the push walk keys on
-// them).
+// them). Names are interned once, when the view is built: every node keeps the
+// ids of its inputs and outputs, so queries and edits hash no string; a value's
+// shape is looked up by name once and then cached.
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -21,6 +24,8 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/sym_tensor.h"
+#include "onnx_core/utils/probe_index.h"
+#include "onnx_extensions/transpose/perm.h"
 
 namespace onnxopt::core::builder {
 class GraphGraph;
@@ -48,23 +53,44 @@ class PushGraph {
   const std::vector<NodeId>& Snapshot() const { return snapshot_; }
   const NodeProto& Node(NodeId node) const { return *nodes_[static_cast<std::size_t>(node)].proto; }
   bool IsRemoved(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].removed; }
+  // How many times MutableNode gave `node` out for editing (for caches of
+  // what depends on its op type or attributes).
+  std::uint32_t Edits(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].edits; }
   std::size_t NodeCount() const { return nodes_.size(); }
   std::size_t ValueCount() const { return values_.size(); }
   std::int64_t Opset() const { return opset_; }
 
   // The id of `name` (kNone for the empty name of an absent optional input).
   ValueId Find(std::string_view name) const;
-  ValueId InputOf(NodeId node, int slot) const;
-  ValueId OutputOf(NodeId node, int slot) const;
+  // kNone for an empty or absent slot.
+  ValueId InputOf(NodeId node, int slot) const {
+    const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+    return slot < 0 || slot >= entry.input_count ? kNone : slot_values_[static_cast<std::size_t>(entry.inputs + slot)];
+  }
+  ValueId OutputOf(NodeId node, int slot) const {
+    const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+    return slot < 0 || slot >= entry.output_count ? kNone
+                                                  : slot_values_[static_cast<std::size_t>(entry.outputs + slot)];
+  }
+  int InputCount(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].input_count; }
+  int OutputCount(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].output_count; }
   const std::string& Name(ValueId value) const { return values_[static_cast<std::size_t>(value)].name; }
   NodeId Producer(ValueId value) const { return values_[static_cast<std::size_t>(value)].producer; }
   // One entry per input slot reading the value, in the order the uses were
-  // made.
-  const std::vector<NodeId>& Uses(ValueId value) const { return values_[static_cast<std::size_t>(value)].uses; }
+  // made (valid until the next edit).
+  std::span<const NodeId> Uses(ValueId value) const {
+    const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+    return std::span<const NodeId>(entry.uses).subspan(entry.uses_begin);
+  }
   // Distinct consumer nodes, in node order of first use.
   std::vector<NodeId> Consumers(ValueId value) const;
+  // The same into `out` (cleared first, its capacity reused); O(uses).
+  void ConsumersInto(ValueId value, std::vector<NodeId>& out) const;
   // Not a graph output and not read by a nested graph: Uses() lists every use.
   bool HasCompleteConsumers(ValueId value) const;
+  // The valid explicit perm of `node` when it is a Transpose (ExplicitPerm),
+  // else null; parsed once per edit of the node.
+  const Perm* TransposePerm(NodeId node) const;
   // Exactly one consumer node and a complete consumer list.
   bool IsUnshared(ValueId value) const;
   bool IsGraphOutput(ValueId value) const { return values_[static_cast<std::size_t>(value)].graph_output; }
@@ -86,6 +112,9 @@ class PushGraph {
   // ---------------------------------------
   // kNone leaves the slot empty ("").
   void SetInput(NodeId node, int slot, ValueId value);
+  // Gives `node` exactly `count` inputs: new slots are empty, dropped ones stop
+  // being uses.
+  void ResizeInputs(NodeId node, int count);
   // A new node `outputs = op(inputs)` placed just before (or after) `anchor` in
   // the final order; outputs named by the caller (new names from NewName).
   // Returns its id.
@@ -132,8 +161,19 @@ class PushGraph {
   struct NodeEntry {
     NodeProto* proto = nullptr;
     std::unique_ptr<NodeProto> owned;  // nodes the pass created
+    // Value ids of the inputs and outputs: slot_values_[inputs + i],
+    // slot_values_[outputs + k]. A node whose input count grows gets a new
+    // block at the end.
+    int inputs = 0;
+    int input_count = 0;
+    int outputs = 0;
+    int output_count = 0;
     bool removed = false;
     bool modified = false;
+    std::uint32_t edits = 0;
+    mutable std::int8_t modifiable = -1;  // IsModifiable, once computed
+    mutable std::int8_t has_perm = -1;    // TransposePerm, once computed
+    mutable Perm perm;
     std::int64_t position = 0;  // original position, or the anchor's
     int side = 0;               // -1 before the anchor, +1 after, 0 original
     std::int64_t sequence = 0;
@@ -141,7 +181,11 @@ class PushGraph {
   struct ValueEntry {
     std::string name;
     NodeId producer = kNone;
+    // The uses are uses[uses_begin, end): removing an early use (the sweep
+    // removes a shared constant's uses in node order) moves the entries before
+    // it, not the thousands after it.
     std::vector<NodeId> uses;
+    std::size_t uses_begin = 0;
     bool graph_output = false;
     bool read_by_subgraph = false;
     bool graph_input = false;
@@ -149,25 +193,36 @@ class PushGraph {
     bool initializer_was_used = false;
     bool initializer_added = false;
     bool dirty = false;
-    bool has_created_shape = false;
+    // Shape(): looked up once (builder shapes do not change during the pass).
+    mutable bool shape_known = false;
+    mutable const core::shapes::SymTensor* shape = nullptr;
+    mutable std::int64_t weight = -1;  // Weight(), once computed
   };
 
   ValueId Intern(std::string_view name);
+  // Interns the input (or output) names of `proto` and appends their ids to
+  // slot_values_; returns the index of the first.
+  int AppendSlots(const NodeProto& proto, bool outputs);
   void MarkDirty(ValueId value);
   void MarkNodeDirty(NodeId node);
   void RemoveUse(ValueId value, NodeId node);
 
-  core::builder::GraphGraph& graph_;
   core::builder::GraphBuilder& builder_;
   std::int64_t opset_ = 0;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
-  // Transparent hashing: lookups by string_view allocate nothing.
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-  };
-  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> ids_;
+  std::vector<ValueId> slot_values_;
+  // Protos of nodes the pass created and removed again (on a chain, the copy
+  // pushed one node further), reused by AddNode: their strings and repeated
+  // fields keep their memory. A removed node's entry points to `removed_`.
+  std::vector<std::unique_ptr<NodeProto>> spare_protos_;
+  NodeProto removed_;
+  // ConsumersInto's duplicate check: the call that last listed each node.
+  mutable std::vector<std::uint32_t> consumer_marks_;
+  mutable std::uint32_t consumer_mark_ = 0;
+  // Name -> value id (the index of the value in values_, which holds the
+  // name): an open-addressing index, no allocation per name.
+  utils::ProbeIndex ids_;
   // Shapes of the values the pass created (few, kept apart from ValueEntry).
   std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
   std::vector<NodeId> snapshot_;

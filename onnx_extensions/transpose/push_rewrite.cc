@@ -67,7 +67,7 @@ ValueId NewIntConstant(PushGraph& graph, std::string_view prefix, const std::vec
 NodeId TransposeProducer(const PushGraph& graph, ValueId value) {
   const NodeId producer = graph.Producer(value);
   if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
-  return ExplicitPerm(graph.Node(producer)) ? producer : kNone;
+  return graph.TransposePerm(producer) ? producer : kNone;
 }
 
 // Makes input `slot` of `node` read its value transposed by `inverse`
@@ -88,7 +88,7 @@ void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse
     }
   }
   if (const NodeId producer = TransposeProducer(graph, value); producer != kNone) {
-    const Perm first = *ExplicitPerm(graph.Node(producer));
+    const Perm first = *graph.TransposePerm(producer);
     if (first.size() == inverse.size()) {
       const ValueId source = graph.InputOf(producer, 0);
       const Perm composed = ComposePermutations(first, inverse);
@@ -100,7 +100,7 @@ void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse
   }
   for (NodeId consumer : graph.Consumers(value)) {
     if (graph.IsRemoved(consumer) || !IsOpType(graph.Node(consumer), "Transpose")) continue;
-    if (ExplicitPerm(graph.Node(consumer)) != std::optional<Perm>(inverse)) continue;
+    if (const Perm* perm = graph.TransposePerm(consumer); !perm || *perm != inverse) continue;
     graph.SetInput(node, slot, graph.OutputOf(consumer, 0));
     return;
   }
@@ -148,7 +148,7 @@ void NormalizeRank(PushGraph& graph, NodeId node, int slot, std::size_t rank) {
     graph.SetShape(result, SymTensor::Unknown());
   }
   if (transpose != kNone) {
-    result = NewTranspose(graph, result, UnsqueezePerm(axes, *ExplicitPerm(graph.Node(transpose))), node, false);
+    result = NewTranspose(graph, result, UnsqueezePerm(axes, *graph.TransposePerm(transpose)), node, false);
   }
   graph.SetInput(node, slot, result);
   if (transpose != kNone) graph.RemoveIfUnused(transpose);
@@ -168,8 +168,7 @@ void EditInputs(PushGraph& graph, NodeId node, const PushPlan& plan) {
     } else {
       replacement = NewIntConstant(graph, "transpose_axes", edit.values, edit.elem_type);
     }
-    NodeProto& proto = graph.MutableNode(node);
-    while (proto.input_size() <= edit.slot) proto.add_input("");
+    if (graph.InputCount(node) <= edit.slot) graph.ResizeInputs(node, edit.slot + 1);
     graph.SetInput(node, edit.slot, replacement);
   }
 }
@@ -196,12 +195,6 @@ void AddOutputCopy(PushGraph& graph, NodeId node, int slot, const Perm& perm) {
 }
 
 }  // namespace
-
-std::optional<Perm> ExplicitPerm(const NodeProto& transpose) {
-  std::optional<std::vector<std::int64_t>> perm = core::builder::IntsAttr(transpose, "perm");
-  if (!perm || !IsPermutation(*perm)) return std::nullopt;
-  return perm;
-}
 
 std::optional<TensorProto> PermuteConstant(const TensorProto& tensor, const Perm& perm) {
   if (tensor.data_type() == TensorProto::STRING || tensor.data_location() == TensorProto::EXTERNAL) return std::nullopt;
@@ -249,16 +242,16 @@ void ExecutePlan(PushGraph& graph, NodeId node, const Perm& perm, const PushPlan
 }
 
 TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
-  const Perm composed = ComposePermutations(*ExplicitPerm(graph.Node(first)), *TransposeLikePerm(graph, second));
+  const Perm composed = ComposePermutations(*graph.TransposePerm(first), *TransposeLikePerm(graph, second));
   const ValueId source = graph.InputOf(first, 0);
   if (!IsIdentityPermutation(composed)) {
     graph.SetInput(second, 0, source);
     if (IsOpType(graph.Node(second), "Reshape")) {
       // A Reshape that only moved axes becomes the Transpose it is equivalent to.
       graph.SetInput(second, 1, kNone);
+      graph.ResizeInputs(second, 1);
       NodeProto& proto = graph.MutableNode(second);
       proto.set_op_type("Transpose");
-      proto.mutable_input()->DeleteSubrange(1, proto.input_size() - 1);
       proto.clear_attribute();
     }
     SetIntsAttribute(graph.MutableNode(second), "perm", composed);

@@ -24,10 +24,6 @@ enum class TransposePair { kCancelled, kMerged };
 // unused.
 TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second);
 
-// The valid explicit perm of a Transpose node, or nullopt (absent or not a
-// permutation).
-std::optional<Perm> ExplicitPerm(const NodeProto& transpose);
-
 // `tensor` transposed by `perm` (same element type; nullopt for strings or
 // external data).
 std::optional<TensorProto> PermuteConstant(const TensorProto& tensor, const Perm& perm);

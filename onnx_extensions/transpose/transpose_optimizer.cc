@@ -1,6 +1,10 @@
 #include "onnx_extensions/transpose/transpose_optimizer.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/pattern_registry.h"
@@ -19,34 +23,53 @@ NodeId IncomingTranspose(const PushGraph& graph, NodeId node, int slot) {
   const ValueId input = graph.InputOf(node, slot);
   const NodeId producer = input == kNone ? kNone : graph.Producer(input);
   if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
-  return ExplicitPerm(graph.Node(producer)) ? producer : kNone;
+  return graph.TransposePerm(producer) ? producer : kNone;
 }
 
-void Stop(PassResult& result, std::string_view reason) { ++result.counters["stop: " + std::string(reason)]; }
+// The "stop: <reason>" counters, gathered by reason (few distinct literals) and
+// added to the result once.
+class StopCounts {
+ public:
+  void Add(std::string_view reason) {
+    for (auto& [known, count] : counts_) {
+      if (known == reason) {
+        ++count;
+        return;
+      }
+    }
+    counts_.emplace_back(reason, 1);
+  }
+  void AddTo(PassResult& result) const {
+    for (const auto& [reason, count] : counts_) result.counters["stop: " + std::string(reason)] += count;
+  }
+
+ private:
+  std::vector<std::pair<std::string_view, std::int64_t>> counts_;
+};
 
 // try_push (section 3.3): true when the graph changed.
-bool TryPush(PushGraph& graph, CostModelContext& cost, const TransposeOptimizerOptions& options, NodeId transpose,
-             NodeId node, int slot, PassResult& result) {
-  const Handler* handler = FindHandler(graph, node, &options.extended_handlers);
+bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId node, int slot, StopCounts& stops,
+             PassResult& result) {
+  const Handler* handler = cost.HandlerOf(node);
   if (!handler) {
-    Stop(result, "no handler for this operator");
+    stops.Add("no handler for this operator");
     return false;
   }
   const std::vector<int> slots = handler->slots(graph, node);
   if (std::find(slots.begin(), slots.end(), slot) == slots.end()) {
-    Stop(result, "the Transpose feeds an input the handler does not transpose");
+    stops.Add("the Transpose feeds an input the handler does not transpose");
     return false;
   }
-  const Perm perm = *ExplicitPerm(graph.Node(transpose));
+  const Perm perm = *graph.TransposePerm(transpose);
   const Preview preview = PreviewPush(graph, node, *handler, perm);
   if (!preview.plan) {
-    Stop(result, "the handler rejected the node");
-    Stop(result, preview.reason);
+    stops.Add("the handler rejected the node");
+    stops.Add(preview.reason);
     return false;
   }
   const std::string_view refused = cost.Decide(transpose, node, perm, *handler, &*preview.plan);
   if (!refused.empty()) {
-    Stop(result, refused);
+    stops.Add(refused);
     return false;
   }
   if (TransposeLikePerm(graph, node)) {
@@ -115,24 +138,26 @@ void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& resul
   PushGraph push_graph(graph, options_.locked);
   const std::int64_t opset = push_graph.Opset();
   if (opset < kMinTransposeOpset || opset > kMaxTransposeOpset) {
-    Stop(result, "the model's opset is outside the supported range");
+    ++result.counters["stop: the model's opset is outside the supported range"];
     return;
   }
   CostModelContext cost(push_graph, &options_.extended_handlers, options_.cost_model, options_.cost_hook);
   cost.SetUseMemo(options_.use_memo);
   cost.ComputePrefilter();
+  StopCounts stops;
   for (NodeId node : push_graph.Snapshot()) {
     if (push_graph.IsRemoved(node)) continue;
     for (int slot = 0; slot < push_graph.Node(node).input_size(); ++slot) {
       const NodeId transpose = IncomingTranspose(push_graph, node, slot);
       if (transpose == kNone) continue;
       if (!push_graph.IsModifiable(node)) {
-        Stop(result, "the node may not be modified");
+        stops.Add("the node may not be modified");
         break;
       }
-      if (TryPush(push_graph, cost, options_, transpose, node, slot, result)) break;
+      if (TryPush(push_graph, cost, transpose, node, slot, stops, result)) break;
     }
   }
+  stops.AddTo(result);
   if (push_graph.Changed()) RemoveEmptyQdqPairs(push_graph, result);
   const WalkCounters& walk = cost.Counters();
   result.counters["walk_frames"] += walk.frames;

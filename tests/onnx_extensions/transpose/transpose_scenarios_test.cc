@@ -316,6 +316,24 @@ TEST(TransposeOptimizer, T14b_UnsharedCancelWithDeadEndStaysConservative) {
                            "the output Transpose would not be removed downstream");
 }
 
+// T14b's documented alternative (5.2.6): onnxruntime's default model pushes through the
+// Relu and the Split, one copy stays on the graph output s1 (2 Transposes -> 1). The
+// default cost model here does the same.
+TEST(TransposeOptimizer, T14b_DefaultCostModelGivesTheAlternativeGraph) {
+  TransposeOptimizerOptions options;
+  options.cost_model = CostModel::kDefault;
+  ExpectTransposeRewrite(SplitGraph("[2, 0, 1]", "float[3,4,2]"),
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[6,4,2] x) => (float[3,4,2] y0, float[4,2,3] s1)
+<int64[2] split = {3, 3}>
+{
+  r = Relu (x)
+  y0, t1 = Split <axis = 0> (r, split)
+  s1 = Transpose <perm = [1, 2, 0]> (t1)
+})",
+                         options);
+}
+
 TEST(TransposeOptimizer, T15b_SplitFullyCoveredCancels) {
   ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[6,4,2] x) => (float[3,4,2] y0, float[3,4,2] y1)
@@ -604,6 +622,19 @@ g (float[2,4,6,5] x) => (float[2,6,5] y) {
 })");
 }
 
+// T34 at opset 18: the axes are a constant input, remapped into a new initializer.
+TEST(TransposeOptimizer, T34_ReduceKeepdims0AbsorbsTransposeOpset18) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,4,6,5] x) => (float[2,6,5] y) <int64[1] axes = {1}> {
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  y = ReduceMax <keepdims = 0> (a, axes)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,4,6,5] x) => (float[2,6,5] y) <int64[1] axes3 = {3}> {
+  y = ReduceMax <keepdims = 0> (x, axes3)
+})");
+}
+
 TEST(TransposeOptimizer, T35_ReduceSumAxesInput) {
   ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4,5] x) => (float[2,3,4,5] y) <int64[2] ax = {1, 2}> {
@@ -875,6 +906,21 @@ g (float[1,2,3,4] x, int64[8] pads) => (float[?,?,?,?] y) <int64[8] indices = {0
 })");
 }
 
+// T38 at opset 18 with a constant `axes` input: the axes are remapped through the perm,
+// the pads (one begin/end pair per listed axis) are untouched.
+TEST(TransposeOptimizer, T38_PadAxesInputOpset18) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[1,2,3,4] x) => (float[1,4,5,4] y) <int64[4] pads = {1, 1, 1, 1}, int64[2] axes = {2, 3}> {
+  a = Transpose <perm = [0, 3, 1, 2]> (x)
+  p = Pad (a, pads, , axes)
+  y = Transpose <perm = [0, 2, 3, 1]> (p)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[1,2,3,4] x) => (float[1,4,5,4] y) <int64[4] pads = {1, 1, 1, 1}, int64[2] axes12 = {1, 2}> {
+  y = Pad (x, pads, , axes12)
+})");
+}
+
 TEST(TransposeOptimizer, T39_TileDynamicRepeats) {
   ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4] x, int64[3] r) => (float[?,?,?] y) {
@@ -920,6 +966,36 @@ g (float[1,3,2,2] x) => (uint8[1,3,2,2] y) <float[3] sc = {0.1, 0.2, 0.3}, uint8
   y = Transpose <perm = [0, 3, 1, 2]> (q)
 })",
                            "the axis is out of range");
+}
+
+// T43, int8 without zero point: once the Transpose between them is pushed out, the
+// DequantizeLinear -> QuantizeLinear pair stays, since the Q (no zero point, opset < 21)
+// produces uint8 and removing the pair would give the uint8 output int8 data. With uint8
+// data the same pair is removed (phase C), which shows the test can tell the two apart.
+// (The data is quantized in the graph: the evaluator draws random floats.)
+std::string QdqWithoutZeroPoint(const std::string& data_type) {
+  return R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,2,2] x) => (uint8[1,3,2,2] y) <float sc = {0.1}, )" +
+         data_type + R"( zp = {0}> {
+  i = QuantizeLinear (x, sc, zp)
+  d = DequantizeLinear (i, sc)
+  a = Transpose <perm = [0, 2, 3, 1]> (d)
+  q = QuantizeLinear (a, sc)
+  y = Transpose <perm = [0, 3, 1, 2]> (q)
+})";
+}
+
+TEST(TransposeOptimizer, T43_Int8WithoutZeroPointKeepsTheQdqPair) {
+  ExpectTransposeRewrite(QdqWithoutZeroPoint("int8"), R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,2,2] x) => (uint8[1,3,2,2] y) <float sc = {0.1}, int8 zp = {0}> {
+  i = QuantizeLinear (x, sc, zp)
+  d = DequantizeLinear (i, sc)
+  y = QuantizeLinear (d, sc)
+})");
+  ExpectTransposeRewrite(QdqWithoutZeroPoint("uint8"), R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,2,2] x) => (uint8[1,3,2,2] y) <float sc = {0.1}, uint8 zp = {0}> {
+  y = QuantizeLinear (x, sc, zp)
+})");
 }
 
 TEST(TransposeOptimizer, T46_SharedConstantIsCopied) {
