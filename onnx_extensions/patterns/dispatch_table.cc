@@ -139,6 +139,7 @@
 // elimination
 #include "onnx_extensions/patterns/elimination/concat_single_input_pattern.h"
 #include "onnx_extensions/patterns/elimination/flatten_same_shape_pattern.h"
+#include "onnx_extensions/patterns/elimination/if_constant_condition_pattern.h"
 #include "onnx_extensions/patterns/elimination/neutral_operand_pattern.h"
 #include "onnx_extensions/patterns/elimination/pad_zeros_pattern.h"
 #include "onnx_extensions/patterns/elimination/resize_same_size_pattern.h"
@@ -307,6 +308,7 @@ void RegisterElimination() {
   RegisterPattern<FlattenSameShapePattern>(family);
   RegisterPattern<ResizeSameSizePattern>(family);
   RegisterPattern<NeutralOperandPattern>(family);
+  RegisterPattern<IfConstantConditionPattern>(family);
 }
 
 }  // namespace
