@@ -137,6 +137,8 @@
 #include "onnx_extensions/patterns/fusion/div_power_of_two_pattern.h"
 
 // elimination
+#include "onnx_extensions/patterns/elimination/arg_injective_op_pattern.h"
+#include "onnx_extensions/patterns/elimination/arg_monotone_op_pattern.h"
 #include "onnx_extensions/patterns/elimination/concat_single_input_pattern.h"
 #include "onnx_extensions/patterns/elimination/flatten_same_shape_pattern.h"
 #include "onnx_extensions/patterns/elimination/if_constant_condition_pattern.h"
@@ -309,6 +311,8 @@ void RegisterElimination() {
   RegisterPattern<ResizeSameSizePattern>(family);
   RegisterPattern<NeutralOperandPattern>(family);
   RegisterPattern<IfConstantConditionPattern>(family);
+  RegisterPattern<ArgInjectiveOpPattern>(family);
+  RegisterPattern<ArgMonotoneOpPattern>(family);
 }
 
 }  // namespace
