@@ -135,6 +135,7 @@
 #include "onnx_extensions/patterns/fusion/conv_batch_normalization_pattern.h"
 #include "onnx_extensions/patterns/fusion/conv_mul_pattern.h"
 #include "onnx_extensions/patterns/fusion/div_power_of_two_pattern.h"
+#include "onnx_extensions/patterns/fusion/pad_pool_pattern.h"
 
 // elimination
 #include "onnx_extensions/patterns/elimination/arg_injective_op_pattern.h"
@@ -300,6 +301,7 @@ void RegisterFusion() {
   RegisterPattern<ConvAddPattern>(family);
   RegisterPattern<DivPowerOfTwoPattern>(family);
   RegisterPattern<ConcatConcatPattern>(family);
+  RegisterPattern<PadPoolPattern>(family);
 }
 
 void RegisterElimination() {
