@@ -1,5 +1,6 @@
 #include "onnx_extensions/patterns/elimination/if_constant_condition_pattern.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -46,6 +47,9 @@ const GraphProto* TakenBranch(GraphGraph& graph, const NodeProto& node, std::str
     *why = "the taken branch has inputs";
   else if (branch->sparse_initializer_size() != 0)
     *why = "the taken branch has sparse initializers";
+  else if (std::any_of(branch->output().begin(), branch->output().end(),
+                       [](const ValueInfoProto& output) { return output.name().empty(); }))
+    *why = "an output of the taken branch has no name";
   return why->empty() ? branch : nullptr;
 }
 

@@ -95,6 +95,7 @@ utils::RepeatedProtoField<NodeProto> PadPoolPattern::Apply(GraphGraph& graph,
   for (const AttributeProto& attr : pool.attribute())
     if (attr.name() != "pads" && attr.name() != "count_include_pad") *fused.add_attribute() = attr;
   core::builder::AddIntsAttribute(fused, "pads", padding::MergedPads(pool, *full));
+  // count_include_pad exists since opset 7; a Pad with a pads input needs opset 11.
   if (pool.op_type() == "AveragePool") core::builder::AddIntAttribute(fused, "count_include_pad", 1);
   return replacement;
 }

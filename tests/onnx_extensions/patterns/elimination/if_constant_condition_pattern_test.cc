@@ -86,6 +86,25 @@ TEST(IfConstantConditionPattern, RenamesBranchValuesInsideNestedGraphs) {
     })ONNX");
 }
 
+// The branch defines the name of the If's output (visible only after the If).
+TEST(IfConstantConditionPattern, RenamesABranchValueNamedLikeTheIfOutput) {
+  ExpectRewrite<IfConstantConditionPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float[N,4] Y) <bool c = {1}> {
+      Y = If(c) <then_branch = then_g () => (float[N,4] r) {
+          Y = Relu(X)
+          r = Mul(Y, X)
+        }, else_branch = else_g () => (float[N,4] Y) {
+          Y = Neg(X)
+        }>
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float[N,4] Y) {
+      Y_1 = Relu(X)
+      Y = Mul(Y_1, X)
+    })ONNX");
+}
+
 // A nested graph that defines the renamed name itself keeps its own value.
 TEST(IfConstantConditionPattern, LeavesNestedDefinitionsOfTheSameNameAlone) {
   ExpectRewrite<IfConstantConditionPattern>(R"ONNX(
