@@ -8,6 +8,7 @@
 
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/support/test_support.h"
 
@@ -73,6 +74,7 @@ TEST(ArgInjectiveOpPattern, TurnsArgMinOfNegIntoArgMax) {
 // Ties, signed zeros and NaN (first, inside, and as the only candidates of a row): the
 // evaluator gives ArgMax(Neg(x)) and ArgMin(x) the same index for either select_last_index.
 TEST(ArgInjectiveOpPattern, NegKeepsTheIndexOnTiesZerosAndNaN) {
+  onnx_kernels::RegisterKernels();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   core::eval::Tensor x(TensorProto::FLOAT, {4, 5});
   const std::vector<float> values = {nan, 1.0f, -3.0f, -3.0f, 2.0f,  0.0f, -0.0f, 0.0f, 5.0f, 5.0f,

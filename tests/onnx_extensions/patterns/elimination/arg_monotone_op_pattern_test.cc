@@ -7,6 +7,7 @@
 
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/support/test_support.h"
 
@@ -63,6 +64,7 @@ TEST(ArgMonotoneOpPattern, DropsAnExp) {
 TEST(ArgMonotoneOpPattern, GivesAnotherIndexWhereRoundingCreatesATie) {
   const std::vector<std::pair<std::string, std::vector<float>>> cases = {
       {"Exp", {0.0f, 1e-8f}}, {"Sigmoid", {20.0f, 30.0f}}, {"Tanh", {10.0f, 20.0f}}};
+  onnx_kernels::RegisterKernels();
   for (const auto& [op, values] : cases) {
     const ModelProto original = onnxopt::testing::ParseText(R"ONNX(
       <ir_version: 8, opset_import: ["" : 18]>
