@@ -15,7 +15,6 @@ namespace onnxopt::onnx_patterns {
 using core::builder::ConstantDoubles;
 using core::builder::IsOp;
 using core::builder::NumericConstant;
-using core::builder::Reject;
 
 namespace {
 
