@@ -31,8 +31,9 @@ std::optional<SpatialConstantPad> MatchSpatialConstantPad(GraphGraph& graph, con
                                                           std::string_view* why);
 
 // Why the `pads` attribute of `consumer` (a Conv or a pool reading a tensor of rank
-// full.size() / 2) cannot take more padding: it does not have two values per spatial
-// dimension. Nullopt when it can (an absent attribute means zeros).
+// full.size() / 2, 3 or more: `full` as MatchSpatialConstantPad returns it) cannot take
+// more padding: it does not have two values per spatial dimension. Nullopt when it can
+// (an absent attribute means zeros).
 std::optional<std::string_view> WhyPadsAttributeUnfit(const NodeProto& consumer, const Pads& full);
 
 // The `pads` attribute of `consumer` (zeros when absent) plus the spatial pads of `full`,

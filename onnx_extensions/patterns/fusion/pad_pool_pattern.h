@@ -23,7 +23,8 @@ using core::builder::PatternOptimization;
 ///    real element. Every window must then hold a real element, else the Pad's window
 ///    is -inf where the pool's would be empty: the merged pads are smaller than the
 ///    kernel and the pool is not dilated (a dilated window can skip the real elements).
-///    Its Indices output must be unused (indices count the padded tensor's elements).
+///    Its Indices output must be unused (indices count the padded tensor's elements);
+///    storage_order only shapes Indices, so it needs no check.
 ///  - AveragePool divides by the window size only with count_include_pad=1, which the
 ///    zero padding needs; the pool's own pads must then be zeros or already counted
 ///    (count_include_pad=1).
