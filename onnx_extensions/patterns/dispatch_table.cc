@@ -135,10 +135,14 @@
 #include "onnx_extensions/patterns/fusion/conv_batch_normalization_pattern.h"
 #include "onnx_extensions/patterns/fusion/conv_mul_pattern.h"
 #include "onnx_extensions/patterns/fusion/div_power_of_two_pattern.h"
+#include "onnx_extensions/patterns/fusion/pad_pool_pattern.h"
 
 // elimination
+#include "onnx_extensions/patterns/elimination/arg_injective_op_pattern.h"
+#include "onnx_extensions/patterns/elimination/arg_monotone_op_pattern.h"
 #include "onnx_extensions/patterns/elimination/concat_single_input_pattern.h"
 #include "onnx_extensions/patterns/elimination/flatten_same_shape_pattern.h"
+#include "onnx_extensions/patterns/elimination/if_constant_condition_pattern.h"
 #include "onnx_extensions/patterns/elimination/neutral_operand_pattern.h"
 #include "onnx_extensions/patterns/elimination/pad_zeros_pattern.h"
 #include "onnx_extensions/patterns/elimination/resize_same_size_pattern.h"
@@ -297,6 +301,7 @@ void RegisterFusion() {
   RegisterPattern<ConvAddPattern>(family);
   RegisterPattern<DivPowerOfTwoPattern>(family);
   RegisterPattern<ConcatConcatPattern>(family);
+  RegisterPattern<PadPoolPattern>(family);
 }
 
 void RegisterElimination() {
@@ -307,6 +312,9 @@ void RegisterElimination() {
   RegisterPattern<FlattenSameShapePattern>(family);
   RegisterPattern<ResizeSameSizePattern>(family);
   RegisterPattern<NeutralOperandPattern>(family);
+  RegisterPattern<IfConstantConditionPattern>(family);
+  RegisterPattern<ArgInjectiveOpPattern>(family);
+  RegisterPattern<ArgMonotoneOpPattern>(family);
 }
 
 }  // namespace
