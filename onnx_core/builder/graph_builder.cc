@@ -6,67 +6,24 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/renames.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
 
 namespace onnxopt::core::builder {
 
 using ir::ForEachDefinition;
+using ir::ForEachMutableSubgraph;
 using ir::ForEachSubgraph;
 using ir::FreeReads;
 
 namespace {
-
-template <class F>
-void ForEachMutableSubgraph(NodeProto& node, F&& f) {
-  for (AttributeProto& attr : *node.mutable_attribute()) {
-    if (attr.has_g()) f(*attr.mutable_g());
-    for (GraphProto& graph : *attr.mutable_graphs()) f(graph);
-  }
-}
 
 const std::string& FirstOutput(const NodeProto& node) {
   static const std::string kNone;
   for (const std::string& output : node.output())
     if (!output.empty()) return output;
   return kNone;
-}
-
-using RenameMap = std::unordered_map<std::string, std::string>;
-
-void Rename(std::string& name, const RenameMap& renames) {
-  auto it = renames.find(name);
-  if (it != renames.end()) name = it->second;
-}
-
-void RenameInGraph(GraphProto& graph, const RenameMap& renames, bool rename_outputs);
-
-// A nested graph that defines a renamed name itself (shadowing, invalid but possible in
-// an unchecked model) keeps its own meaning of that name.
-void RenameInNested(GraphProto& graph, const RenameMap& renames) {
-  RenameMap filtered;
-  bool shadows = false;
-  ForEachDefinition(graph, [&](const std::string& name) {
-    if (!renames.contains(name)) return;
-    if (!shadows) filtered = renames;
-    shadows = true;
-    filtered.erase(name);
-  });
-  if (!shadows) return RenameInGraph(graph, renames, true);
-  if (!filtered.empty()) RenameInGraph(graph, filtered, true);
-}
-
-// A nested graph's outputs that name an outer value read it, so they follow the rename;
-// a graph's own outputs are its interface and never change.
-void RenameInGraph(GraphProto& graph, const RenameMap& renames, bool rename_outputs) {
-  for (NodeProto& node : *graph.mutable_node()) {
-    for (std::string& input : *node.mutable_input()) Rename(input, renames);
-    ForEachMutableSubgraph(node, [&](GraphProto& nested) { RenameInNested(nested, renames); });
-  }
-  if (rename_outputs)
-    for (ValueInfoProto& output : *graph.mutable_output()) Rename(*output.mutable_name(), renames);
-  KeepIf(*graph.mutable_value_info(),
-         [&](const ValueInfoProto& info) { return !renames.contains(info.name()); });
 }
 
 void CollectNodeNames(const NodeProto& node, NameGenerator& names) {
@@ -524,7 +481,7 @@ void GraphBuilder::WriteValueInfo() {
 void GraphBuilder::RenameUses(const std::string& from, const std::string& to) { RenameUses({{from, to}}); }
 
 void GraphBuilder::RenameUses(const std::unordered_map<std::string, std::string>& renames) {
-  if (!renames.empty()) RenameInGraph(*graph_, renames, /*rename_outputs=*/false);
+  if (!renames.empty()) ir::RenameReads(*graph_, renames);
 }
 
 }  // namespace onnxopt::core::builder

@@ -7,6 +7,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/local_functions.h"
+#include "onnx_core/ir/renames.h"
 
 namespace onnxopt::core::memory {
 
@@ -39,24 +40,6 @@ std::string FirstOutputOf(const NodeProto& node) {
   for (const std::string& output : node.output())
     if (!output.empty()) return output;
   return node.op_type();
-}
-
-// Replaces every read of `from` by `to` in `nodes` and in the graphs nested in
-// them (the IR forbids shadowing, so a name means one value).
-void RenameUses(google::protobuf::RepeatedPtrField<NodeProto>& nodes, const std::string& from, const std::string& to) {
-  for (NodeProto& node : nodes) {
-    for (std::string& input : *node.mutable_input())
-      if (input == from) input = to;
-    for (AttributeProto& attr : *node.mutable_attribute()) {
-      auto rename_graph = [&](GraphProto& graph) {
-        RenameUses(*graph.mutable_node(), from, to);
-        for (ValueInfoProto& output : *graph.mutable_output())
-          if (output.name() == from) output.set_name(to);
-      };
-      if (attr.has_g()) rename_graph(*attr.mutable_g());
-      for (GraphProto& graph : *attr.mutable_graphs()) rename_graph(graph);
-    }
-  }
 }
 
 // Element types inside a function instance: a formal input or output has the
@@ -178,7 +161,7 @@ std::vector<int> ApplyBodyEdits(google::protobuf::RepeatedPtrField<NodeProto>& n
     if (edit.kind == BodyEdit::Kind::kRenameUses) {
       if (out_is_output) continue;  // the body output must keep its name: not an edit of this kind
       removed[static_cast<std::size_t>(edit.node)] = true;
-      RenameUses(nodes, out, in);
+      ir::RenameReads(nodes, {{out, in}});
       continue;
     }
     NodeProto* producer = nullptr;
@@ -195,7 +178,7 @@ std::vector<int> ApplyBodyEdits(google::protobuf::RepeatedPtrField<NodeProto>& n
     if (producer == nullptr || !out_is_output) continue;
     removed[static_cast<std::size_t>(edit.node)] = true;
     producer->set_output(producer_output, out);
-    RenameUses(nodes, in, out);
+    ir::RenameReads(nodes, {{in, out}});
   }
   google::protobuf::RepeatedPtrField<NodeProto> kept;
   std::vector<int> positions;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/renames.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 
@@ -70,23 +70,19 @@ utils::RepeatedProtoField<NodeProto> IfConstantConditionPattern::Apply(
 
   // New names, unique in the model, for every value the branch defines: a branch-local
   // name may also be defined by the enclosing graph (after the If) or elsewhere.
-  std::unordered_map<std::string, std::string> renames;
+  core::ir::RenameMap renames;
   for (const TensorProto& initializer : branch->initializer())
     renames[initializer.name()] = graph.MakeInitializer(initializer.name(), initializer);
-  GraphProto body;
-  *body.mutable_node() = branch->node();
-  for (NodeProto& inlined : *body.mutable_node())
+  utils::RepeatedProtoField<NodeProto> inlined_nodes = branch->node();
+  for (NodeProto& inlined : inlined_nodes)
     for (std::string& output : *inlined.mutable_output())
       if (!output.empty()) output = renames[output] = graph.Builder().UniqueName(output);
-  // The reads: the branch's own nodes and the graphs nested in them (GraphBuilder::RenameUses
-  // leaves alone a nested graph's own definition of a renamed name).
-  core::builder::GraphBuilder scratch(std::move(body), {});
-  scratch.RenameUses(renames);
-  ModelProto scratch_model = std::move(scratch).TakeModel();
-  GraphProto& renamed = *scratch_model.mutable_graph();
+  // The reads: the branch's own nodes and the graphs nested in them (a nested graph's own
+  // definition of a renamed name keeps its meaning).
+  core::ir::RenameReads(inlined_nodes, renames);
 
   utils::RepeatedProtoField<NodeProto> replacement;
-  for (NodeProto& inlined : *renamed.mutable_node()) {
+  for (NodeProto& inlined : inlined_nodes) {
     inlined.set_name(core::builder::DerivedNodeName(graph, kName, inlined));
     *replacement.Add() = std::move(inlined);
   }
