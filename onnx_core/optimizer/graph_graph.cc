@@ -361,12 +361,13 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
 }
 
 std::string GraphGraph::MakeInitializer(std::string_view name_prefix, TensorProto value) {
-  Refresh();
   const std::string name = builder_.UniqueName(name_prefix);
   value.set_name(name);
   TensorProto* added = builder_.Initializers().Add();
   *added = std::move(value);
-  initializers_.emplace(added->name(), added);
+  // A stale index is rebuilt whole on its next use, this initializer included: building it
+  // here would cost a walk over the graph per call (graph passes edit with it stale).
+  if (!index_stale_) initializers_.emplace(added->name(), added);
   return name;
 }
 

@@ -17,7 +17,7 @@ using core::builder::GraphBuilder;
 using core::builder::GraphGraph;
 
 PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> locked)
-    : builder_(graph.Builder()), locked_(std::move(locked)) {
+    : graph_(graph), builder_(graph.Builder()), locked_(std::move(locked)) {
   opset_ = builder_.OpsetVersion("").value_or(0);
   for (const auto& input : builder_.Inputs())
     values_[static_cast<std::size_t>(Intern(input.name()))].graph_input = true;
@@ -385,15 +385,12 @@ void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
 std::string PushGraph::NewName(std::string_view prefix) { return builder_.UniqueName(prefix); }
 
 ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
-  // What GraphGraph::MakeInitializer does, without the refresh of the
-  // GraphGraph index it starts with (a rebuild over the whole graph, the index
-  // being stale here; the driver marks it stale after every pass anyway).
-  tensor.set_name(builder_.UniqueName(prefix));
-  TensorProto* added = builder_.Initializers().Add();
-  *added = std::move(tensor);
-  const ValueId value = Intern(added->name());
+  const std::string name = graph_.MakeInitializer(prefix, std::move(tensor));
+  const ValueId value = Intern(name);
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  entry.initializer = added;
+  // MakeInitializer appends: the last initializer is the new one (Initializer(name) would
+  // scan them all).
+  entry.initializer = &builder_.Initializers().Get(builder_.Initializers().size() - 1);
   entry.initializer_added = true;
   SetShape(value, core::shapes::SymTensor::FromTensor(*entry.initializer));
   changed_ = true;

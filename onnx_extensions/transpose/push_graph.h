@@ -207,6 +207,7 @@ class PushGraph {
   void MarkNodeDirty(NodeId node);
   void RemoveUse(ValueId value, NodeId node);
 
+  core::builder::GraphGraph& graph_;
   core::builder::GraphBuilder& builder_;
   std::int64_t opset_ = 0;
   std::vector<NodeEntry> nodes_;
