@@ -9,40 +9,13 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
-#include "onnx_extensions/kernels/register_kernels.h"
-#include "onnx_extensions/shapes/register_shape_functions.h"
-#include "tests/support/test_support.h"
+#include "tests/onnx_extensions/patterns/graph_fixture.h"
 
 namespace onnxopt::onnx_patterns::padding {
 namespace {
 
-using core::builder::GraphBuilder;
-using core::builder::OptimizerOptions;
-using core::builder::PatternSelection;
-using onnxopt::testing::ParseText;
 
-// A graph with the shapes inferred and the constants computable, as patterns see it.
-struct GraphFixture {
-  explicit GraphFixture(std::string_view text) : builder(ParseText(text)) {
-    onnx_shapes::RegisterShapeFunctions();
-    onnx_kernels::RegisterKernels();
-    builder.InferShapes();
-  }
-  static OptimizerOptions NoPatterns() {
-    OptimizerOptions options;
-    options.registered = PatternSelection::None();
-    return options;
-  }
-  // The node of the graph whose first output is `output`.
-  const NodeProto& Node(std::string_view output) const {
-    for (const NodeProto& node : builder.Nodes())
-      if (node.output(0) == output) return node;
-    ADD_FAILURE() << "no node writes " << output;
-    return builder.Nodes().Get(0);
-  }
-  GraphBuilder builder;
-  GraphGraph graph{builder, {}, NoPatterns()};
-};
+using onnxopt::onnx_patterns::testing::GraphFixture;
 
 constexpr std::string_view kGraph = R"ONNX(
   <ir_version: 8, opset_import: ["" : 18]>
