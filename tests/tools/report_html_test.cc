@@ -294,6 +294,20 @@ TEST_F(ReportHtmlCommandTest, FailedSaveLeavesNoPage) {
   EXPECT_FALSE(fs::exists(dir_ / "out.onnx"));
 }
 
+TEST_F(ReportHtmlCommandTest, RefusesThePageAsAnotherOutput) {
+  const std::string model = Model(), out = (dir_ / "out.onnx").string();
+  for (const auto& [page, message] :
+       {std::pair{out, "two outputs (-o and --report-html)"},
+        std::pair{(dir_ / "." / "report.json").string(), "two outputs (--report-json and --report-html)"},
+        std::pair{model, "would overwrite the input model"}}) {
+    const CommandResult result = RunCommand({OnnxoptExe().string(), "optimize", model, "-o", out, "--report-json",
+                                             (dir_ / "report.json").string(), "--report-html", page});
+    EXPECT_EQ(result.exit_code, 1) << result.output;
+    EXPECT_NE(result.output.find(message), std::string::npos) << result.output;
+  }
+  EXPECT_EQ(ListFiles(dir_.path()), std::vector<fs::path>{dir_ / "model.onnx"});
+}
+
 TEST_F(ReportHtmlCommandTest, HelpNamesTheOption) {
   const CommandResult result = RunCommand({OnnxoptExe().string(), "optimize", "--help"});
   EXPECT_EQ(result.exit_code, 0) << result.output;

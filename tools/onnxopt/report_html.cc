@@ -23,7 +23,7 @@ h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; padd
 h4 { margin: 4px 0; font-size: 13px; color: #57606a; }
 .lead { color: #57606a; margin: 0 0 12px; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; }
-.card { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 14px; min-width: 200px; }
+.card { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 14px; min-width: 170px; }
 .card .label { color: #57606a; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .card .value { font-size: 22px; font-weight: 600; }
 .card .delta { color: #1a7f37; font-size: 13px; } .card .delta.up { color: #cf222e; }
