@@ -92,14 +92,9 @@ std::string Shorten(std::string_view text, std::size_t max_bytes) {
   return std::string(text.substr(0, cut)) + "\u2026";
 }
 
-const std::string& FirstOutput(const google::protobuf::RepeatedPtrField<std::string>& outputs) {
-  static const std::string kNone;
-  for (const std::string& output : outputs)
-    if (!output.empty()) return output;
-  return kNone;
-}
-
-const std::string& FirstOutput(const std::vector<std::string>& outputs) {
+// Of a node's outputs (NodeProto::output or NodeSignature::outputs): the first non-empty
+// one, which names nested graphs in SubgraphKey too.
+const std::string& FirstOutput(const auto& outputs) {
   static const std::string kNone;
   for (const std::string& output : outputs)
     if (!output.empty()) return output;
@@ -123,6 +118,7 @@ std::string GraphLabel(const std::vector<SubgraphKey>& path) {
 void AddNestedGraphs(const NodeProto& node, const std::vector<SubgraphKey>& path,
                      std::vector<std::pair<const GraphProto*, std::vector<SubgraphKey>>>& graphs) {
   for (const AttributeProto& attribute : node.attribute()) {
+    if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
     std::vector<SubgraphKey> nested = path;
     nested.push_back({FirstOutput(node.output()), attribute.name(), -1});
     if (attribute.has_g()) graphs.emplace_back(&attribute.g(), nested);
