@@ -133,7 +133,8 @@ TEST_F(ReportHtmlTest, NothingComesFromTheNetwork) {
 
 TEST_F(ReportHtmlTest, ShowsTheNumbers) {
   const std::string page = cli::RenderReportHtml(input_);
-  EXPECT_NE(page.find("<span id=\"nodes-before\">3</span> \u2192 <span id=\"nodes-after\">2</span>"), std::string::npos);
+  EXPECT_NE(page.find("<span id=\"nodes-before\">3</span> \u2192 <span id=\"nodes-after\">2</span>"),
+            std::string::npos);
   EXPECT_NE(page.find("<span id=\"initializers-before\">4</span> \u2192 <span id=\"initializers-after\">1</span>"),
             std::string::npos);
   EXPECT_NE(page.find("id=\"initializer-bytes-before\" data-bytes=\"4096\" title=\"4096 bytes\">4.0 KiB</span>"),
@@ -278,7 +279,8 @@ TEST_F(ReportHtmlCommandTest, WritesThePage) {
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("saved the HTML report to " + page_path.string()), std::string::npos) << result.output;
   const std::string page = ReadFile(page_path);
-  EXPECT_NE(page.find("<span id=\"nodes-before\">3</span> \u2192 <span id=\"nodes-after\">1</span>"), std::string::npos);
+  EXPECT_NE(page.find("<span id=\"nodes-before\">3</span> \u2192 <span id=\"nodes-after\">1</span>"),
+            std::string::npos);
   EXPECT_NE(page.find("id&lt;1&gt;</span> <span class=\"op\">Identity</span>"), std::string::npos);
   EXPECT_NE(page.find("c&amp;c</span> <span class=\"op\">Cast</span>"), std::string::npos);
   EXPECT_EQ(page.find("id<1>"), std::string::npos);

@@ -291,7 +291,8 @@ void HorizontalBarChart(std::ostringstream& html, const std::string& title, cons
        << EscapeHtml(title) << "</title>";
   int legend_x = kLabelWidth;
   for (const ChartSeries& entry : series) {
-    html << "<rect x=\"" << legend_x << "\" y=\"6\" width=\"10\" height=\"10\" fill=\"" << entry.color << "\"/><text x=\""
+    html << "<rect x=\"" << legend_x << "\" y=\"6\" width=\"10\" height=\"10\" fill=\"" << entry.color
+         << "\"/><text x=\""
          << legend_x + 14 << "\" y=\"15\">" << EscapeHtml(entry.name) << "</text>";
     legend_x += 24 + 7 * static_cast<int>(entry.name.size());
   }
@@ -436,7 +437,9 @@ void PatternSection(std::ostringstream& html, const OptimizationReport& report, 
     if (stats.match_calls || stats.applied || rejections.count(stats.name)) active.push_back(&stats);
     else idle.push_back(stats.name);
   }
-  const auto time = [](const core::builder::PatternStats* stats) { return stats->match_time_ns + stats->apply_time_ns; };
+  const auto time = [](const core::builder::PatternStats* stats) {
+    return stats->match_time_ns + stats->apply_time_ns;
+  };
   std::stable_sort(active.begin(), active.end(), [&](const auto* a, const auto* b) {
     return a->applied != b->applied ? a->applied > b->applied : time(a) > time(b);
   });
@@ -537,7 +540,8 @@ void OtherSections(std::ostringstream& html, const OptimizationReport& report, c
     if (shown < report.not_folded.size())
       html << "<p class=\"note\">The first " << shown << " of " << report.not_folded.size() << " are listed.</p>\n";
     html << "<ul>";
-    for (std::size_t i = 0; i < shown; ++i) html << "<li class=\"name\">" << EscapeHtml(report.not_folded[i]) << "</li>";
+    for (std::size_t i = 0; i < shown; ++i)
+      html << "<li class=\"name\">" << EscapeHtml(report.not_folded[i]) << "</li>";
     html << "</ul></section>\n";
   }
   if (!report.subgraphs.empty()) {
@@ -563,7 +567,8 @@ void NodeItem(std::ostringstream& html, const std::vector<BatchView>& batches, c
   html << "<li id=\"" << id << "\"><span class=\"name\">"
        << (entry.name.empty() ? "(no name)" : EscapeHtml(entry.name)) << "</span>";
   if (!entry.op.empty()) html << " <span class=\"op\">" << EscapeHtml(entry.op) << "</span>";
-  if (!entry.outputs.empty()) html << " <span class=\"muted\">\u2192 <code>" << EscapeHtml(entry.outputs) << "</code></span>";
+  if (!entry.outputs.empty())
+    html << " <span class=\"muted\">\u2192 <code>" << EscapeHtml(entry.outputs) << "</code></span>";
   if (entry.other_batch >= 0) {
     const auto other = static_cast<std::size_t>(entry.other_batch);
     const char* verb = removed ? "added by" : "removed by";
@@ -638,7 +643,8 @@ void BatchSection(std::ostringstream& html, const std::vector<LocalRewriting>& r
          << b + 1 << "</b> \u00b7 step " << first.iteration << " \u00b7 " << EscapeHtml(GraphLabel(first.graph_path))
          << " \u00b7 ";
     for (std::size_t i = 0; i < names.size(); ++i)
-      html << (i ? ", " : "") << EscapeHtml(names[i].first) << (names[i].second > 1 ? " \u00d7" + std::to_string(names[i].second) : "");
+      html << (i ? ", " : "") << EscapeHtml(names[i].first)
+           << (names[i].second > 1 ? " \u00d7" + std::to_string(names[i].second) : "");
     html << " \u00b7 \u2212" << batch.removed.size() << " +" << batch.added.size() << " nodes</summary>\n";
     html << "<table class=\"records\"><col class=\"rewrite\"><col><col><tr><th>rewrite</th><th>removed</th>"
          << "<th>added</th></tr>\n";
