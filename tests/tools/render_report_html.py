@@ -11,7 +11,9 @@ Optimizes MODEL with --report-html and --report-json, then has Chromium (Debian'
 its DOM. Checks that the screenshot is a PNG of the window's size and that the rendered
 page shows the numbers `onnxopt diff --json` finds in the two models (nodes,
 initializers, initializer bytes) and the JSON report's (rewrites, applied rewrites per
-pattern). Exits 1 on any failure; a missing Chromium is a failure, not a skip.
+pattern), that every link lands on an element of the page and that a node linked to
+the batch removing it is linked back. Exits 1 on any failure; a missing Chromium is a
+failure, not a skip.
 """
 
 import argparse
@@ -49,12 +51,24 @@ class PageText(html.parser.HTMLParser):
         self._open_ids = []    # (tag, id) of the elements with an id being read
         self._row = None
         self._cell = None
+        self.hrefs = []        # every <a href>
+        self.item_links = []   # (id of the <li>, target) of the links inside a list item
+        self.items = set()     # the ids of the list items
+        self._item = None
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if "id" in attributes:
             self.by_id[attributes["id"]] = [attributes, ""]
             self._open_ids.append((tag, attributes["id"]))
+        if tag == "li":
+            self._item = attributes.get("id")
+            if self._item:
+                self.items.add(self._item)
+        elif tag == "a" and "href" in attributes:
+            self.hrefs.append(attributes["href"])
+            if self._item and attributes["href"].startswith("#"):
+                self.item_links.append((self._item, attributes["href"][1:]))
         if tag == "tr":
             self._row = []
         elif tag in ("td", "th") and self._row is not None:
@@ -153,6 +167,15 @@ def main():
         fail(f"{charts} charts rendered, expected at least 3")
     if 'id="b1"' not in dom:
         fail("the first rewrite batch is missing")
+    # Every link lands on an element of the page, and node links go both ways.
+    targets = [href[1:] for href in text.hrefs if href.startswith("#")]
+    missing = [target for target in targets if target not in text.by_id]
+    if missing:
+        fail(f"links to missing elements: {missing[:5]}")
+    node_links = {source: target for source, target in text.item_links if target in text.items}
+    one_way = [(source, target) for source, target in node_links.items() if node_links.get(target) != source]
+    if not node_links or one_way:
+        fail(f"{len(node_links)} links between nodes; one way only: {one_way[:5]}")
     print(f"render_report_html: ok: {model.name}: nodes {expected['nodes-before']} -> {expected['nodes-after']}, "
           f"{len(applied)} patterns applied, screenshot {png_bytes} bytes ({screenshot}), page {page.stat().st_size} "
           "bytes")
