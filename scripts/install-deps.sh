@@ -14,6 +14,7 @@ debian_packages=(
   libjpeg62-turbo-dev libpng-dev
   clang-14 libclang-rt-14-dev
   nodejs npm time
+  chromium  # renders the HTML report of `onnxopt optimize --report-html` in a test
 )
 
 missing=()

@@ -2,8 +2,8 @@
 //
 // Pipeline: LoadModel -> GraphBuilder -> GraphGraph(selected patterns) -> Optimize ->
 // TakeModel -> SaveModel. Every output (the model and its external data, the rewrite
-// file of --record, the JSON report) is prepared as a temporary file and all are renamed
-// into place once all were written: an error leaves no output.
+// file of --record, the JSON and HTML reports) is prepared as a temporary file and all
+// are renamed into place once all were written: an error leaves no output.
 
 #include <algorithm>
 #include <charconv>
@@ -32,6 +32,7 @@
 #include "tools/onnxopt/model_inputs.h"
 #include "tools/onnxopt/model_summary.h"
 #include "tools/onnxopt/progress.h"
+#include "tools/onnxopt/report_html.h"
 #include "tools/onnxopt/rule_files.h"
 
 namespace onnxopt::cli {
@@ -49,8 +50,8 @@ constant, then applies the selected rewrite patterns until none matches, running
 cleanup passes (identity removal, dead code, common subexpressions, duplicate
 initializers) after each round. Graphs nested in If/Loop/Scan nodes are optimized too.
 Every output (OUTPUT and its external data file, the --record file, the --report-json
-file) is written atomically, all together: on any error, none of them is created or
-changed. Outputs are compared as files, not as names ("m.onnx" and "./m.onnx" are one
+and --report-html files) is written atomically, all together: on any error, none of
+them is created or changed. Outputs are compared as files, not as names ("m.onnx" and "./m.onnx" are one
 file): two outputs may not be one file, and no output may replace MODEL or one of its
 external data files, except OUTPUT itself naming MODEL (optimizing in place: MODEL is
 read whole before it is replaced). The name OUTPUT.data is reserved for OUTPUT's external
@@ -103,6 +104,12 @@ options:
   --report                        print a detailed report after the summary: time per
                                   phase, rounds, rewrites and rejections per pattern
   --report-json FILE              save the same report as JSON to FILE
+  --report-html FILE              save a visual report to FILE: one self-contained HTML
+                                  page (no network) with the model before and after,
+                                  nodes per operator, patterns with their rejections,
+                                  time per phase, and each rewrite batch with the nodes
+                                  it removed and added, linked to the batches that added
+                                  or remove them (long lists are cut, as the page says)
   --external-data-threshold SIZE  save initializers of at least SIZE bytes (suffixes K,
                                   M, G) to OUTPUT.data next to OUTPUT. Models larger
                                   than 2 GiB always use external data.
@@ -120,6 +127,7 @@ examples:
   onnxopt optimize model.onnx -o out.onnx --patterns default,+CastOpCastPattern  # opt in
   onnxopt optimize model.onnx -o out.onnx --patterns none --no-fold   # cleanup only
   onnxopt optimize model.onnx -o out.onnx --record out.rewrites --report-json report.json
+  onnxopt optimize model.onnx -o out.onnx --report-html report.html   # open it in a browser
   onnxopt replay model.onnx out.rewrites -o again.onnx                # same bytes as out.onnx
   onnxopt optimize big.onnx -o out/big.onnx --external-data-threshold 1M
 )";
@@ -245,7 +253,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   if (std::optional<int> code = RunWithPythonRules(raw_args)) return *code;  // --passes: Python rules
   Arguments args(raw_args,
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
-                  "--report-json", "--fold-size-limit", "--check", "--check-atol", "--check-rtol"},
+                  "--report-json", "--report-html", "--fold-size-limit", "--check", "--check-atol", "--check-rtol"},
                  {"-q", "--quiet", "--no-fold", "--report", "--keep-initializer-inputs"});
   const std::string pattern_text = args.Value("--patterns").value_or("default");
   const std::vector<std::string>& positional = args.Positional(1, 2);
@@ -267,8 +275,9 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const int max_iter = args.Value("--max-iter") ? ParseMaxIter(*args.Value("--max-iter")) : -1;
   const std::optional<std::string> record_path = args.Value("--record");
   const std::optional<std::string> json_path = args.Value("--report-json");
-  // Both reports list why candidates were rejected.
-  options.collect_no_match = print_report || json_path.has_value();
+  const std::optional<std::string> html_path = args.Value("--report-html");
+  // The reports list why candidates were rejected.
+  options.collect_no_match = print_report || json_path || html_path;
   core::ir::SaveOptions save_options;
   if (auto threshold = args.Value("--external-data-threshold"))
     save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
@@ -280,6 +289,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
               FilePlan::Role::kModelData);
   if (record_path) files.Write(*record_path, "--record");
   if (json_path) files.Write(*json_path, "--report-json");
+  if (html_path) files.Write(*html_path, "--report-html");
 
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress("optimize", !quiet);
@@ -295,13 +305,16 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
   Histogram before_ops;
   InitializerStats before_initializers;
-  if (!quiet) CountGraph(model.graph(), before_ops, before_initializers);
+  if (!quiet || html_path) CountGraph(model.graph(), before_ops, before_initializers);
+  // The HTML report names the nodes the records remove, which records know by position.
+  std::map<NodeKey, std::string> original_names;
+  if (html_path) original_names = IndexNodeNames(model.graph());
 
   // Lets replay check that a rewrite file is applied to the model it was recorded on, and
   // that each position still designates the node it removed.
   const std::string fingerprint = record_path ? core::builder::ModelFingerprint(model) : std::string();
   std::optional<ModelProto> skeleton;
-  if (record_path) skeleton = core::builder::ReplaySkeleton(model);
+  if (record_path || html_path) skeleton = core::builder::ReplaySkeleton(model);
   // --check compares with the model as loaded, which OUTPUT may replace on disk.
   const std::optional<ModelProto> original = check.runs > 0 ? std::optional<ModelProto>(model) : std::nullopt;
   core::builder::GraphBuilder builder(std::move(model));
@@ -324,6 +337,12 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
         .WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint), 0);
   }
   if (json_path) outputs.Add(*json_path, "cannot write JSON report " + Quote(*json_path)).WriteAt(report.ToJson(), 0);
+  if (html_path) {
+    HtmlReportInput page{input, pattern_text, {before_ops, before_initializers}, {}, std::move(original_names),
+                         &report, &rewrites};
+    CountGraph(optimized.graph(), page.after.ops, page.after.initializers);
+    outputs.Add(*html_path, "cannot write HTML report " + Quote(*html_path)).WriteAt(RenderReportHtml(page), 0);
+  }
   outputs.Commit();
   progress.Phase("");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -334,6 +353,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     std::cout << "saved " << *output << "\n";
     if (record_path) std::cout << "saved " << rewrites.size() << " rewrites to " << *record_path << "\n";
     if (json_path) std::cout << "saved the report to " << *json_path << "\n";
+    if (html_path) std::cout << "saved the HTML report to " << *html_path << "\n";
   }
   if (print_report) {
     const std::string text = report.ToString();
