@@ -192,17 +192,23 @@ void RegisterGlobally(py::object pattern, bool replace) {
   PythonRegistry()[name] = std::move(pattern);
 }
 
+// A reference to `object` that C++ copies share and may release without the GIL: the last
+// one takes it.
+std::shared_ptr<py::object> SharedReference(py::object object) {
+  return std::shared_ptr<py::object>(new py::object(std::move(object)), [](py::object* reference) {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // leaked at shutdown, never released without the GIL
+    py::gil_scoped_acquire gil;
+    delete reference;
+  });
+}
+
 // OptimizerOptions::do_not_remove from a Python callable(node) -> bool, which keeps the
 // default marker: a node named with it stays protected. The optimizer runs without the
 // GIL; each call takes it. An exception of the callable propagates to optimize(), chained
 // to a RuntimeError naming the node.
 std::function<bool(const NodeProto&)> DoNotRemovePredicate(py::object callable) {
   if (!PyCallable_Check(callable.ptr())) throw py::type_error("do_not_remove must be a callable(node) -> bool");
-  std::shared_ptr<py::object> keep(new py::object(std::move(callable)), [](py::object* object) {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // leaked at shutdown, never released without the GIL
-    py::gil_scoped_acquire gil;
-    delete object;
-  });
+  std::shared_ptr<py::object> keep = SharedReference(std::move(callable));
   return [keep](const NodeProto& node) {
     if (node.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return true;
     py::gil_scoped_acquire gil;
@@ -219,11 +225,7 @@ std::function<bool(const NodeProto&)> DoNotRemovePredicate(py::object callable) 
 
 // A factory for a builder's registry, owning a reference to the Python pattern.
 core::builder::PatternFactory BuilderFactory(py::object pattern) {
-  std::shared_ptr<py::object> keep(new py::object(std::move(pattern)), [](py::object* object) {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // leaked at shutdown, never released without the GIL
-    py::gil_scoped_acquire gil;
-    delete object;
-  });
+  std::shared_ptr<py::object> keep = SharedReference(std::move(pattern));
   return [keep]() -> std::unique_ptr<PatternOptimization> {
     py::gil_scoped_acquire gil;
     return std::make_unique<RegistryProxy>(KeepAlive(*keep));
