@@ -74,7 +74,6 @@ serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites
 
 
-
 def pattern_doc(name: str) -> str:
     """The documentation of the registered pattern `name`, as `onnxopt patterns NAME` prints it:
     the comment above a built-in pattern's C++ class, or a Python pattern's class docstring."""
@@ -91,6 +90,7 @@ del _name
 class CheckError(Error):
     """optimize(check=N) found an output of the optimized model that differs from the original's
     (`onnxopt optimize --check` exits 5 then). The message holds the comparison."""
+
 
 # Declarative rules (pattern graphs, PatternFusionPass, DecomposePass): onnxopt.fusion.
 from . import fusion  # noqa: E402

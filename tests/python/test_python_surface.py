@@ -5,7 +5,6 @@ import ast
 import inspect
 import os
 
-import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
