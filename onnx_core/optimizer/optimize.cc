@@ -263,7 +263,7 @@ class GraphGraph::Driver {
         ++stats.match_calls;
         if (!match) {
           if (g_.options_.collect_no_match)
-            report_.AddNoMatch(pattern->Name(), match.no_match.where.file_name(), match.no_match.where.line(),
+            report_.AddNoMatch(pattern->Name(), match.no_match.FileName(), match.no_match.Line(),
                                match.no_match.reason);
           continue;
         }

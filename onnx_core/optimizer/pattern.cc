@@ -38,8 +38,8 @@ std::string NodeLabel(const NodeProto* node) {
 
 std::string MatchResult::ToString() const {
   if (!pattern) {
-    return "no match: " + std::string(no_match.reason) + " (" + no_match.where.file_name() + ":" +
-           std::to_string(no_match.where.line()) + ")";
+    return "no match: " + std::string(no_match.reason) + " (" + no_match.FileName() + ":" +
+           std::to_string(no_match.Line()) + ")";
   }
   std::string text = pattern->Name() + " matched [";
   for (std::size_t i = 0; i < nodes.size(); ++i) text += (i ? ", " : "") + NodeLabel(nodes[i]);

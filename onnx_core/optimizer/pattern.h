@@ -61,6 +61,13 @@ std::string_view OptimizationStageName(OptimizationStage stage);
 struct NoMatchReason {
   std::string_view reason;  // a string literal: no allocation on the matching path
   SourceLocation where;
+  // Set by a rejection made outside C++ (a Python pattern's no_match names the Python line
+  // that rejected), which a SourceLocation cannot hold. Static storage duration.
+  const char* foreign_file = nullptr;
+  unsigned foreign_line = 0;
+
+  const char* FileName() const { return foreign_file ? foreign_file : where.file_name(); }
+  unsigned Line() const { return foreign_file ? foreign_line : static_cast<unsigned>(where.line()); }
 };
 
 // The result of PatternOptimization::Match. A successful match names its pattern and the

@@ -1,6 +1,7 @@
 #include "onnx_core/optimizer/pattern_registry.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <mutex>
 #include <set>
@@ -24,7 +25,16 @@ bool SameFactory(const PatternFactory& a, const PatternFactory& b) {
 struct GlobalRegistry {
   std::mutex mutex;
   PatternRegistry registry;
+  // DocumentPattern's texts, by name: a doc may come before its pattern's registration.
+  std::map<std::string, std::string, std::less<>> docs;
 };
+
+// `entry` with the documentation DocumentPattern gave its name, unless it brings its own.
+RegisteredPattern Documented(const GlobalRegistry& global, RegisteredPattern entry) {
+  if (entry.doc.empty())
+    if (auto doc = global.docs.find(entry.name); doc != global.docs.end()) entry.doc = doc->second;
+  return entry;
+}
 
 GlobalRegistry& Global() {
   static GlobalRegistry global;
@@ -66,6 +76,11 @@ void PatternRegistry::Replace(RegisteredPattern entry) {
     *it = std::move(entry);
 }
 
+void PatternRegistry::SetDoc(std::string_view name, const std::string& doc) {
+  for (RegisteredPattern& entry : entries_)
+    if (entry.name == name) entry.doc = doc;
+}
+
 bool PatternRegistry::Contains(std::string_view name) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const auto& entry) { return entry.name == name; });
 }
@@ -82,17 +97,24 @@ void RegisterPattern(const std::string& name, PatternFactory factory, std::strin
 
 void RegisterPattern(RegisteredPattern entry) {
   std::lock_guard lock(Global().mutex);
-  Global().registry.Register(std::move(entry));
+  Global().registry.Register(Documented(Global(), std::move(entry)));
 }
 
 void ReplacePattern(const std::string& name, PatternFactory factory, std::string family, NumericalClass numerics) {
   std::lock_guard lock(Global().mutex);
-  Global().registry.Replace(RegisteredPattern{name, std::move(factory), std::move(family), numerics});
+  Global().registry.Replace(
+      Documented(Global(), RegisteredPattern{name, std::move(factory), std::move(family), numerics}));
 }
 
 std::vector<RegisteredPattern> RegisteredPatterns() {
   std::lock_guard lock(Global().mutex);
   return Global().registry.Entries();
+}
+
+void DocumentPattern(const std::string& name, std::string doc) {
+  std::lock_guard lock(Global().mutex);
+  Global().registry.SetDoc(name, doc);
+  Global().docs[name] = std::move(doc);
 }
 
 std::vector<std::string> RegisteredPatternNames() {
@@ -104,6 +126,58 @@ std::vector<std::unique_ptr<PatternOptimization>> CreateRegisteredPatterns() {
   std::vector<std::unique_ptr<PatternOptimization>> patterns;
   for (const RegisteredPattern& entry : RegisteredPatterns()) patterns.push_back(Create(entry.name, entry.factory));
   return patterns;
+}
+
+namespace {
+
+std::string Lowercase(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+// Levenshtein distance (insertions, deletions, substitutions).
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> ClosePatternNames(std::string_view name, const std::vector<RegisteredPattern>& available,
+                                           std::size_t limit) {
+  const std::string wanted = Lowercase(name);
+  if (wanted.empty()) return {};
+  // A typo costs about one edit per three letters; a part of the name (at least three
+  // letters) ranks after the typos, shorter names first.
+  const std::size_t typo_budget = std::max<std::size_t>(2, wanted.size() / 3);
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  for (const RegisteredPattern& entry : available) {
+    const std::string candidate = Lowercase(entry.name);
+    std::size_t distance = std::min(EditDistance(wanted, candidate), EditDistance(wanted + "pattern", candidate));
+    if (distance <= typo_budget) {
+      ranked.emplace_back(distance, entry.name);
+    } else if (wanted.size() >= 3 && candidate.find(wanted) != std::string::npos) {
+      ranked.emplace_back(typo_budget + 1 + candidate.size(), entry.name);
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> names;
+  for (auto& [distance, close] : ranked) {
+    if (names.size() == limit) break;
+    names.push_back(std::move(close));
+  }
+  return names;
 }
 
 void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory, NumericalClass numerics) {

@@ -33,6 +33,10 @@ struct RegisteredPattern {
   // Left out of "default" though it keeps results: a pass that only pays off under an
   // execution model the user asks for (copy elimination plans in-place memory).
   bool opt_in = false;
+  // What the pattern matches, what it writes, where it is not valid (`onnxopt patterns
+  // NAME`, the Python class's __doc__). Built-in patterns get the `///` comment above
+  // their class (DocumentPattern); empty when nobody documented the pattern.
+  std::string doc{};
 };
 
 // Name -> factory, in registration order.
@@ -44,6 +48,8 @@ class PatternRegistry {
   void Register(RegisteredPattern entry);
   // Adds the entry, or replaces the one of its name (keeping its place in the order).
   void Replace(RegisteredPattern entry);
+  // Sets the doc of the entry `name`, if there is one.
+  void SetDoc(std::string_view name, const std::string& doc);
   bool Contains(std::string_view name) const;
   std::vector<std::string> Names() const;
   const std::vector<RegisteredPattern>& Entries() const { return entries_; }
@@ -61,8 +67,12 @@ void RegisterPattern(RegisteredPattern entry);
 void ReplacePattern(const std::string& name, PatternFactory factory, std::string family = "",
                     NumericalClass numerics = NumericalClass::kExact);
 std::vector<std::string> RegisteredPatternNames();
-// Every global entry (names, factories, families), in registration order.
+// Every global entry (names, factories, families, docs), in registration order.
 std::vector<RegisteredPattern> RegisteredPatterns();
+// Sets the documentation of the global entry `name`, whether it is registered already or
+// later (a registration that brings its own doc keeps it). The docs of the built-in
+// patterns are generated from their headers (onnx_extensions/patterns/pattern_docs.h).
+void DocumentPattern(const std::string& name, std::string doc);
 // One new instance of every globally registered pattern, in registration order.
 std::vector<std::unique_ptr<PatternOptimization>> CreateRegisteredPatterns();
 
@@ -83,6 +93,12 @@ void RegisterPattern(std::string family = "") {
   }();
   RegisterPattern(RegisteredPattern{std::string(T::kName), &CreatePattern<T>, std::move(family), T::kNumerics, opt_in});
 }
+
+// The names among `available` that look like `name` (a typo, another case, a missing
+// "Pattern" suffix, a part of the name), closest first, at most `limit`: the suggestions of
+// "unknown pattern" messages.
+std::vector<std::string> ClosePatternNames(std::string_view name, const std::vector<RegisteredPattern>& available,
+                                           std::size_t limit = 5);
 
 // --- One builder's registry -------------------------------------------------------------
 // Registers (or replaces) a pattern for the optimizers of `builder` only.

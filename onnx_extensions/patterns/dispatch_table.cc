@@ -4,6 +4,7 @@
 #include "onnx_extensions/patterns/dispatch_table.h"
 
 #include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_extensions/patterns/pattern_docs.h"
 #include "onnx_extensions/transpose/transpose_optimizer.h"
 
 // canonicalization
@@ -335,6 +336,7 @@ void RegisterPatterns() {
   // memory: the operator traits the pass reads, then the pass itself
   onnx_memory::RegisterMemoryTraits();
   RegisterPattern<core::memory::CopyEliminationPass>("memory");
+  RegisterPatternDocs();
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -24,12 +24,15 @@ Custom patterns subclass onnxopt.PatternOptimization (see docs/python.md):
     graph = onnxopt.GraphGraph(builder, patterns=[NegNegPattern()], registered="none")
     rewrites, report = graph.optimize(report=True)
     optimized = builder.to_model()
+
+Every built-in pattern is a class of this module (onnxopt.CastCastPattern, ...) whose
+docstring is its documentation, the text `onnxopt patterns NAME` prints.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Iterable, Optional, Union
+from typing import Callable, Iterable, Optional, Tuple, Union
 
 import onnx
 
@@ -70,7 +73,27 @@ resolve_selection = _builder.resolve_selection
 serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites
 
-CastCastPattern = _onnxpypatterns.CastCastPattern
+
+def pattern_doc(name: str) -> str:
+    """The documentation of the registered pattern `name`, as `onnxopt patterns NAME` prints it:
+    the comment above a built-in pattern's C++ class, or a Python pattern's class docstring."""
+    return _builder.pattern_doc(name)
+
+
+# Every built-in pattern as a class of this module: onnxopt.CastCastPattern() is an instance
+# of onnxopt.CastCastPattern, and so is every instance the registry creates. A registered
+# pattern whose header the build did not list would have no class: the import still works,
+# and test_every_built_in_pattern_is_a_class_documented_by_the_registry names it.
+for _name in _onnxpypatterns.names():
+    if hasattr(_onnxpypatterns, _name):
+        globals()[_name] = getattr(_onnxpypatterns, _name)
+del _name
+
+
+class CheckError(Error):
+    """optimize(check=N) found an output of the optimized model that differs from the original's
+    (`onnxopt optimize --check` exits 5 then). The message holds the comparison."""
+
 
 # Declarative rules (pattern graphs, PatternFusionPass, DecomposePass): onnxopt.fusion.
 from . import fusion  # noqa: E402
@@ -130,7 +153,9 @@ def standard_patterns(names: Union[None, str, Iterable[str]] = None) -> list:
 
 
 def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", report: bool = False,
-             fold_constants_first: bool = True, max_iter: int = -1, keep_initializer_inputs: bool = False):
+             fold_constants_first: bool = True, max_iter: int = -1, keep_initializer_inputs: bool = False,
+             do_not_remove: Optional[Callable[[NodeView], bool]] = None, check: int = 0,
+             check_atol: Optional[float] = None, check_rtol: Optional[float] = None):
     """Optimizes a model as `onnxopt optimize` does and returns the new onnx.ModelProto.
 
     patterns: a selection of registered patterns ("default", "none", "A,B", "-A", "+A") or
@@ -139,18 +164,86 @@ def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", repor
     keep_initializer_inputs=True keeps the initializers an IR < 4 model lists among its inputs
     overridable; by default they are constants there, as onnxruntime treats them
     (`onnxopt optimize --keep-initializer-inputs`).
+    do_not_remove: a callable(node: NodeView) -> bool; no pattern touches a node it returns True
+    for (nodes whose name contains "_DONOTREMOVE_" stay protected too). An exception it raises
+    ends the optimization: a RuntimeError naming the node, chained to it.
+    check=N: like `onnxopt optimize --check N`, runs the original and the optimized model with
+    the reference evaluator on N random input sets (seeds 0..N-1) and compares their outputs
+    (check_atol/check_rtol: the tolerances, default per element type as `onnxopt verify`);
+    raises CheckError, with the comparison, when one differs.
     """
-    builder = GraphBuilder(model, keep_initializer_inputs=keep_initializer_inputs)
+    optimized, stats, mismatch = _optimize(model, patterns, report, fold_constants_first, max_iter,
+                                           keep_initializer_inputs, do_not_remove, check, check_atol, check_rtol)
+    if mismatch is not None:
+        raise CheckError(mismatch)
+    return (optimized, stats) if report else optimized
+
+
+def _optimize(model, patterns, report, fold_constants_first, max_iter, keep_initializer_inputs, do_not_remove,
+              check, check_atol, check_rtol):
+    """optimize()'s work: (model, report or None, the comparison's text when check found a difference)."""
+    _check_arguments(check, check_atol, check_rtol)
+    data, base_dir = _model_bytes(model)
+    builder = _builder.GraphBuilder(data, base_dir, keep_initializer_inputs)
+    options = dict(fold_constants_first=fold_constants_first, collect_no_match=report, do_not_remove=do_not_remove)
     if isinstance(patterns, str):
-        graph = GraphGraph(builder, registered=patterns, fold_constants_first=fold_constants_first,
-                           collect_no_match=report)
+        graph = GraphGraph(builder, registered=patterns, **options)
     else:
-        graph = GraphGraph(builder, patterns=list(patterns), registered="none",
-                           fold_constants_first=fold_constants_first, collect_no_match=report)
+        graph = GraphGraph(builder, patterns=list(patterns), registered="none", **options)
     _, stats = graph.optimize(report=report, max_iter=max_iter)
     del graph
-    optimized = builder.to_model()
-    return (optimized, stats) if report else optimized
+    optimized = builder.to_model_bytes()
+    mismatch = None
+    if check > 0:
+        # The evaluator needs the original's external data read in: a fresh builder's model has it.
+        original = data if base_dir is None else _builder.GraphBuilder(data, base_dir, True).to_model_bytes()
+        mismatch = _first_mismatch(original, optimized, check, check_atol, check_rtol)
+    return onnx.ModelProto.FromString(optimized), stats, mismatch
+
+
+def _check_arguments(check, atol, rtol) -> None:
+    if isinstance(check, bool) or not isinstance(check, int) or check < 0:
+        raise ValueError(f"check expects a number of input sets >= 0, got {check!r}")
+    for tolerance, name in ((atol, "check_atol"), (rtol, "check_rtol")):
+        if tolerance is not None and not tolerance >= 0:
+            raise ValueError(f"{name} must be a number >= 0, got {tolerance!r}")
+    if check == 0 and (atol is not None or rtol is not None):
+        raise ValueError("check_atol and check_rtol need check=N")  # as --check-atol needs --check
+
+
+def _first_mismatch(original: bytes, optimized: bytes, runs: int, atol, rtol) -> Optional[str]:
+    """Compares the two models on `runs` random input sets (seeds 0..runs-1, as `onnxopt optimize
+    --check`); the comparison of the first set that differs, None when all match."""
+    for seed in range(runs):
+        same, details = _onnxpycore.compare_models(original, "original", optimized, "optimized", seed, atol, rtol)
+        if not same:
+            return (f"{details}check: the optimized model's outputs differ from the original's on input set "
+                    f"{seed + 1} of {runs} (seed {seed})")
+    return None
+
+
+def simplify(model: ModelLike, check_n: int = 1, patterns: Union[str, Iterable] = "default",
+             **options) -> Tuple[onnx.ModelProto, bool]:
+    """For users of onnx-simplifier: `model, ok = onnxopt.simplify(model)`.
+
+    A thin wrapper over optimize(model, patterns, check=check_n, ...): returns the optimized
+    model and whether its outputs matched the original's on `check_n` random input sets (True
+    when check_n is 0: nothing compared). Unlike onnxsim.simplify, a model that fails the check
+    is returned too (ok False), not refused; onnxsim's other arguments (overwrite_input_shapes,
+    skip_fuse_bn, ...) are not taken. `options`: optimize()'s keyword arguments but report
+    (fold_constants_first, max_iter, keep_initializer_inputs, do_not_remove, check_atol, check_rtol).
+    """
+    arguments = dict(fold_constants_first=True, max_iter=-1, keep_initializer_inputs=False, do_not_remove=None,
+                     check_atol=None, check_rtol=None)
+    unknown = set(options) - set(arguments)
+    if unknown:
+        raise TypeError(f"simplify() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    arguments.update(options)
+    optimized, _, mismatch = _optimize(model, patterns, False, arguments["fold_constants_first"],
+                                       arguments["max_iter"], arguments["keep_initializer_inputs"],
+                                       arguments["do_not_remove"], check_n, arguments["check_atol"],
+                                       arguments["check_rtol"])
+    return optimized, mismatch is None
 
 
 def replay(model: ModelLike, rewrites) -> onnx.ModelProto:
@@ -160,13 +253,3 @@ def replay(model: ModelLike, rewrites) -> onnx.ModelProto:
     builder.infer_shapes()  # refuses an invalid model, as optimize() does
     _builder.replay(builder, list(rewrites))
     return builder.to_model()
-
-
-def __getattr__(name: str):
-    # onnxopt.SomePattern(): any built-in pattern by its registered name.
-    if name in _onnxpypatterns.names():
-        def create():
-            return _onnxpypatterns.create(name)
-        create.__name__ = name
-        return create
-    raise AttributeError(f"module 'onnxopt' has no attribute '{name}'")

@@ -580,8 +580,10 @@ class DecomposePass(_Base):
 # --- Registration -----------------------------------------------------------------------
 
 class _Registered:
-    def __init__(self, name: str, factory: Callable[[], _Base], stage: PassStage, priority: int):
+    def __init__(self, name: str, factory: Callable[[], _Base], stage: PassStage, priority: int,
+                 description: str = ""):
         self.name, self.factory, self.stage, self.priority = name, factory, PassStage(stage), priority
+        self.description = description
 
     def compile(self) -> list:
         rule = self.factory()
@@ -593,40 +595,54 @@ class _Registered:
 _registry: Dict[str, _Registered] = {}
 
 
-def _register(name: str, factory, stage, priority: int) -> None:
+def _register(name: str, factory, stage, priority: int, description: Optional[str], cls: type) -> None:
     if not isinstance(name, str) or not name:
         raise ValueError("a pass needs a non-empty name")
     if name in _registry:
         raise ValueError(f"a declarative pass named '{name}' is already registered")
-    _registry[name] = _Registered(name, factory, stage, priority)
+    if description is None:  # the class's own docstring, not one it inherits
+        description = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
+    _registry[name] = _Registered(name, factory, stage, priority, description)
 
 
-def register_fusion_pass(*, name: str, stage: PassStage = PassStage.BEFORE_SHAPE_INFERENCE, priority: int = 1):
-    """Class decorator: registers a PatternFusionPass subclass under `name` for `stage`."""
+def register_fusion_pass(*, name: str, stage: PassStage = PassStage.BEFORE_SHAPE_INFERENCE, priority: int = 1,
+                         description: Optional[str] = None):
+    """Class decorator: registers a PatternFusionPass subclass under `name` for `stage`.
+    description documents the pass (pass_description); by default the class's docstring."""
     def decorate(cls):
         if not (isinstance(cls, type) and issubclass(cls, PatternFusionPass)):
             raise TypeError("@register_fusion_pass decorates a PatternFusionPass subclass")
-        _register(name, cls, stage, priority)
+        _register(name, cls, stage, priority, description, cls)
         return cls
     return decorate
 
 
 def register_decompose_pass(*, name: str, op_types: Sequence[str], stage: PassStage = PassStage.BEFORE_SHAPE_INFERENCE,
-                            priority: int = 1):
-    """Class decorator: registers a DecomposePass subclass for `op_types` under `name`."""
+                            priority: int = 1, description: Optional[str] = None):
+    """Class decorator: registers a DecomposePass subclass for `op_types` under `name`.
+    description documents the pass (pass_description); by default the class's docstring."""
     if not op_types or not all(isinstance(t, str) and t for t in op_types):
         raise ValueError("op_types must be a non-empty list of non-empty strings")
 
     def decorate(cls):
         if not (isinstance(cls, type) and issubclass(cls, DecomposePass)):
             raise TypeError("@register_decompose_pass decorates a DecomposePass subclass")
-        _register(name, lambda: cls(list(op_types)), stage, priority)
+        _register(name, lambda: cls(list(op_types)), stage, priority, description, cls)
         return cls
     return decorate
 
 
 def registered_pass_names() -> List[str]:
+    """The names of the registered declarative passes, sorted."""
     return sorted(_registry)
+
+
+def pass_description(name: str) -> str:
+    """The documentation of the registered declarative pass `name`: the description given to
+    its decorator, else its class's docstring ("" without either)."""
+    if name not in _registry:
+        raise KeyError(f"no declarative pass is registered as '{name}'")
+    return _registry[name].description
 
 
 def unregister_all() -> None:
@@ -705,5 +721,5 @@ __all__ = [
     "PassStage", "PatternFusionPass", "DecomposePass", "pattern", "op", "Inputs", "Value", "Match", "Context",
     "PatternBuilder", "ReplacementBuilder", "Pattern", "PatternError", "ReplacementGraph",
     "PatternMatcherConfigBuilder", "MatcherConfig", "register_fusion_pass", "register_decompose_pass",
-    "registered_patterns", "registered_pass_names", "load_passes", "unregister_all",
+    "registered_patterns", "registered_pass_names", "pass_description", "load_passes", "unregister_all",
 ]

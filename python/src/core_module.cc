@@ -10,6 +10,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/optimizer/rewrite_file.h"
+#include "onnx_core/verify/model_comparison.h"
 #include "python/src/core_library.h"
 #include "python/src/fusion_module.h"
 #include "python/src/py_pattern.h"
@@ -173,20 +176,56 @@ void RegisterGlobally(py::object pattern, bool replace) {
       throw BuilderError("the Python pattern '" + name + "' is no longer available (interpreter shutdown)");
     return std::make_unique<RegistryProxy>(KeepAlive(it->second));
   };
-  if (replace)
+  // The class's own docstring (not an inherited one) documents it, as the header comment
+  // documents a built-in pattern.
+  const py::object doc = py::type::handle_of(pattern).attr("__dict__").attr("get")("__doc__");
+  const std::string text =
+      doc.is_none() ? "" : py::module_::import("inspect").attr("cleandoc")(doc).cast<std::string>();
+  if (replace) {
     core::builder::ReplacePattern(name, std::move(factory), "python", numerics);
-  else
-    core::builder::RegisterPattern(name, std::move(factory), "python", numerics);
+    core::builder::DocumentPattern(name, text);
+  } else {
+    core::builder::RegisteredPattern entry{name, std::move(factory), "python", numerics};
+    entry.doc = text;
+    core::builder::RegisterPattern(std::move(entry));
+  }
   PythonRegistry()[name] = std::move(pattern);
+}
+
+// A reference to `object` that C++ copies share and may release without the GIL: the last
+// one takes it.
+std::shared_ptr<py::object> SharedReference(py::object object) {
+  return std::shared_ptr<py::object>(new py::object(std::move(object)), [](py::object* reference) {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // leaked at shutdown, never released without the GIL
+    py::gil_scoped_acquire gil;
+    delete reference;
+  });
+}
+
+// OptimizerOptions::do_not_remove from a Python callable(node) -> bool, which keeps the
+// default marker: a node named with it stays protected. The optimizer runs without the
+// GIL; each call takes it. An exception of the callable propagates to optimize(), chained
+// to a RuntimeError naming the node.
+std::function<bool(const NodeProto&)> DoNotRemovePredicate(py::object callable) {
+  if (!PyCallable_Check(callable.ptr())) throw py::type_error("do_not_remove must be a callable(node) -> bool");
+  std::shared_ptr<py::object> keep = SharedReference(std::move(callable));
+  return [keep](const NodeProto& node) {
+    if (node.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return true;
+    py::gil_scoped_acquire gil;
+    CallbackScope scope;  // the view expires when the callable returns
+    try {
+      return py::bool_((*keep)(NodeView(&node))).cast<bool>();
+    } catch (py::error_already_set& error) {
+      py::raise_from(error, PyExc_RuntimeError,
+                     ("do_not_remove raised on node '" + node.name() + "' (" + node.op_type() + ")").c_str());
+      throw py::error_already_set();
+    }
+  };
 }
 
 // A factory for a builder's registry, owning a reference to the Python pattern.
 core::builder::PatternFactory BuilderFactory(py::object pattern) {
-  std::shared_ptr<py::object> keep(new py::object(std::move(pattern)), [](py::object* object) {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // leaked at shutdown, never released without the GIL
-    py::gil_scoped_acquire gil;
-    delete object;
-  });
+  std::shared_ptr<py::object> keep = SharedReference(std::move(pattern));
   return [keep]() -> std::unique_ptr<PatternOptimization> {
     py::gil_scoped_acquire gil;
     return std::make_unique<RegistryProxy>(KeepAlive(*keep));
@@ -194,6 +233,19 @@ core::builder::PatternFactory BuilderFactory(py::object pattern) {
 }
 
 // --- Match results --------------------------------------------------------------------------
+
+// Points `reason` at the Python line executing now: the caller of a binding is the
+// innermost Python frame (a pattern's match() calling self.no_match). Without a Python
+// frame (a call from C++) the C++ location stays.
+void SetCallerLocation(core::builder::NoMatchReason& reason) {
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  if (!frame) return;
+  const py::object code = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)));
+  const std::string file = py::str(code.attr("co_filename"));
+  // Interned: the report keeps the pointer (NoMatchReason::foreign_file) as long as it lives.
+  reason.foreign_file = InternReason(file).data();
+  reason.foreign_line = static_cast<unsigned>(PyFrame_GetLineNumber(frame));
+}
 
 py::object ViewOrNone(const NodeProto* node) { return node ? py::cast(NodeView(node)) : py::none(); }
 
@@ -221,6 +273,11 @@ void BindExceptions(py::module_& m) {
   types->io_error = new py::exception<IoError>(m, "IoError", types->error->ptr());
   types->builder_error = new py::exception<BuilderError>(m, "BuilderError", types->error->ptr());
   types->stale = new py::exception<StaleViewError>(m, "StaleViewError", PyExc_RuntimeError);
+  types->error->attr("__doc__") = "Any onnxopt error; the message is the C++ one.";
+  types->model_error->attr("__doc__") = "The model is invalid, or cannot be evaluated (size limits included).";
+  types->io_error->attr("__doc__") = "A file cannot be read or written.";
+  types->builder_error->attr("__doc__") = "The graph API was misused (a pattern's result, a registration...).";
+  types->stale->attr("__doc__") = "A node or graph view was used after the callback that received it returned.";
   exception_types = types;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -340,9 +397,11 @@ void BindGraph(py::module_& b) {
           "Registers (or replaces) a pattern for the optimizers of this builder only (it overrides a global "
           "registration of the same name).");
 
-  py::class_<PyGraph>(b, "GraphGraph")
+  py::class_<PyGraph>(b, "GraphGraph",
+                      "The optimizer of one GraphBuilder's graph (C++ GraphGraph): runs the patterns until nothing "
+                      "matches; inside a callback, the read-only view of the graph being optimized.")
       .def(py::init([](GraphBuilder& builder, py::object patterns, const std::string& registered,
-                       bool fold_constants_first, bool collect_no_match) {
+                       bool fold_constants_first, bool collect_no_match, py::object do_not_remove) {
              std::vector<std::shared_ptr<const PatternOptimization>> given;
              if (!patterns.is_none())
                for (py::handle item : patterns) given.push_back(ToPattern(item));
@@ -350,13 +409,17 @@ void BindGraph(py::module_& b) {
              options.registered = PatternSelection::Parse(registered);
              options.fold_constants_first = fold_constants_first;
              options.collect_no_match = collect_no_match;
+             if (!do_not_remove.is_none()) options.do_not_remove = DoNotRemovePredicate(std::move(do_not_remove));
              auto graph = std::make_unique<PyGraph>();
              graph->owned = std::make_unique<GraphGraph>(builder, std::move(given), std::move(options));
              graph->graph = graph->owned.get();
              return graph;
            }),
            py::keep_alive<1, 2>(), "builder"_a, "patterns"_a = py::none(), "registered"_a = "default",
-           "fold_constants_first"_a = false, "collect_no_match"_a = true)
+           "fold_constants_first"_a = false, "collect_no_match"_a = true, "do_not_remove"_a = py::none(),
+           "An optimizer of `builder`'s graph with the given patterns (objects, classes or registered names) "
+           "and the registered selection. do_not_remove: a callable(node: NodeView) -> bool; the nodes it "
+           "returns True for are never matched (besides those whose name contains _DONOTREMOVE_).")
       .def(
           "optimize",
           [](PyGraph& self, bool report, int max_iter) {
@@ -463,7 +526,9 @@ void BindGraph(py::module_& b) {
 }
 
 void BindPatterns(py::module_& b) {
-  py::class_<PyMatch>(b, "MatchResult")
+  py::class_<PyMatch>(b, "MatchResult",
+                      "What match() returns: true with the matched nodes (self.result), or false with the reason and "
+                      "location of the rejection (self.no_match).")
       .def("__bool__", [](const PyMatch& m) { return static_cast<bool>(m.match); })
       .def_property_readonly("pattern_name",
                              [](const PyMatch& m) -> py::object {
@@ -512,11 +577,13 @@ void BindPatterns(py::module_& b) {
       .def(
           "no_match",
           [](const PatternOptimization& p, py::handle node, const std::string& reason) {
-            return PyMatch{p.NoMatch(*NodeOf(node), InternReason(reason))};
+            MatchResult rejection = p.NoMatch(*NodeOf(node), InternReason(reason));
+            SetCallerLocation(rejection.no_match);
+            return PyMatch{std::move(rejection)};
           },
           "node"_a, "reason"_a,
-          "A rejection of `node`; the report groups rejections by pattern, reason and source location (the "
-          "location is the binding's C++ line, the same for every Python pattern).")
+          "A rejection of `node`; the report groups rejections by pattern, reason and source location: the "
+          "Python file and line that called no_match.")
       .def(
           "result",
           [](const PatternOptimization& p, py::iterable nodes, py::handle insert_at) {
@@ -530,7 +597,10 @@ void BindPatterns(py::module_& b) {
 }
 
 void BindRecords(py::module_& b) {
-  py::class_<LocalRewriting, std::shared_ptr<LocalRewriting>>(b, "LocalRewriting")
+  py::class_<LocalRewriting, std::shared_ptr<LocalRewriting>>(
+      b, "LocalRewriting",
+      "The record of one rewrite (docs/record-format.md): the nodes matched and added, the initializers and "
+      "functions added or removed, enough to replay it without matching.")
       .def_property_readonly("name", &LocalRewriting::Name)
       .def_readonly("matched_nodes", &LocalRewriting::matched_nodes)
       .def_property_readonly("added_nodes",
@@ -581,7 +651,8 @@ void BindRecords(py::module_& b) {
       [records](const py::iterable& rewrites, const std::string& fingerprint) {
         return py::bytes(core::builder::SerializeRewrites(records(rewrites), fingerprint));
       },
-      "rewrites"_a, "model_fingerprint"_a = "");
+      "rewrites"_a, "model_fingerprint"_a = "",
+      "The rewrite-file bytes of `rewrites` (docs/record-format.md), stamped with the model's fingerprint.");
   b.def(
       "parse_rewrites",
       [](const py::bytes& data) {
@@ -590,15 +661,18 @@ void BindRecords(py::module_& b) {
           list.append(py::cast(std::make_shared<LocalRewriting>(std::move(r))));
         return list;
       },
-      "data"_a);
-  b.def("model_fingerprint", [](const py::bytes& model) {
-    return core::builder::ModelFingerprint(FromPython<ModelProto>(model, "ModelProto"));
-  });
+      "data"_a, "The rewrites of rewrite-file bytes (serialize_rewrites, `onnxopt optimize --record`).");
+  b.def(
+      "model_fingerprint",
+      [](const py::bytes& model) {
+        return core::builder::ModelFingerprint(FromPython<ModelProto>(model, "ModelProto"));
+      },
+      "model"_a, "The fingerprint a rewrite file records of the model it was made on (a serialized ModelProto).");
 }
 
 void BindReport(py::module_& b) {
   using namespace core::builder;
-  py::class_<PatternStats>(b, "PatternStats")
+  py::class_<PatternStats>(b, "PatternStats", "One pattern's counters and times in an OptimizationReport.")
       .def_readonly("name", &PatternStats::name)
       .def_readonly("priority", &PatternStats::priority)
       .def_readonly("match_calls", &PatternStats::match_calls)
@@ -608,14 +682,14 @@ void BindReport(py::module_& b) {
       .def_readonly("apply_time_ns", &PatternStats::apply_time_ns)
       .def_readonly("removed_nodes", &PatternStats::removed_nodes)
       .def_readonly("added_nodes", &PatternStats::added_nodes);
-  py::class_<CleanupStats>(b, "CleanupStats")
+  py::class_<CleanupStats>(b, "CleanupStats", "One cleanup step's counters in an OptimizationReport.")
       .def_readonly("name", &CleanupStats::name)
       .def_readonly("runs", &CleanupStats::runs)
       .def_readonly("removed_nodes", &CleanupStats::removed_nodes)
       .def_readonly("removed_initializers", &CleanupStats::removed_initializers)
       .def_readonly("renames", &CleanupStats::renames)
       .def_readonly("removed_functions", &CleanupStats::removed_functions);
-  py::class_<PassStats>(b, "PassStats")
+  py::class_<PassStats>(b, "PassStats", "One graph pass's runs, changes, time and counters in an OptimizationReport.")
       .def_readonly("name", &PassStats::name)
       .def_readonly("stage", &PassStats::stage)
       .def_readonly("runs", &PassStats::runs)
@@ -624,18 +698,22 @@ void BindReport(py::module_& b) {
       .def_readonly("removed_nodes", &PassStats::removed_nodes)
       .def_readonly("added_nodes", &PassStats::added_nodes)
       .def_readonly("counters", &PassStats::counters);
-  py::class_<NoMatchStats>(b, "NoMatchStats")
+  py::class_<NoMatchStats>(b, "NoMatchStats",
+                           "How often a pattern rejected candidates for one reason at one place (a C++ line, or the "
+                           "Python line that called no_match).")
       .def_readonly("pattern", &NoMatchStats::pattern)
       .def_readonly("file", &NoMatchStats::file)
       .def_readonly("line", &NoMatchStats::line)
       .def_readonly("reason", &NoMatchStats::reason)
       .def_readonly("count", &NoMatchStats::count);
-  py::class_<SubgraphStats>(b, "SubgraphStats")
+  py::class_<SubgraphStats>(b, "SubgraphStats", "The optimization of one nested graph in an OptimizationReport.")
       .def_readonly("path", &SubgraphStats::path)
       .def_readonly("time_ns", &SubgraphStats::time_ns)
       .def_readonly("iterations", &SubgraphStats::iterations)
       .def_readonly("rewrites", &SubgraphStats::rewrites);
-  py::class_<OptimizationReport>(b, "OptimizationReport")
+  py::class_<OptimizationReport>(b, "OptimizationReport",
+                                 "What an optimization did: times per phase, iterations, rewrites, per-pattern and "
+                                 "per-pass counters, rejections (with collect_no_match) and nested graphs.")
       .def_readonly("matching_time_ns", &OptimizationReport::matching_time_ns)
       .def_readonly("rewriting_time_ns", &OptimizationReport::rewriting_time_ns)
       .def_readonly("cleanup_time_ns", &OptimizationReport::cleanup_time_ns)
@@ -668,7 +746,18 @@ void BindRegistry(py::module_& b) {
   b.def(
       "replace_pattern", [](py::object pattern) { RegisterGlobally(std::move(pattern), true); }, "pattern"_a,
       "Registers a pattern globally, replacing any pattern of the same name (keeping its place).");
-  b.def("registered_pattern_names", &core::builder::RegisteredPatternNames);
+  b.def("registered_pattern_names", &core::builder::RegisteredPatternNames,
+        "The names of every globally registered pattern and pass (built-in and Python), in registration order.");
+  b.def(
+      "pattern_doc",
+      [](const std::string& name) {
+        for (const auto& entry : core::builder::RegisteredPatterns())
+          if (entry.name == name) return entry.doc;
+        throw py::key_error("no pattern is registered as '" + name + "'");
+      },
+      "name"_a,
+      "The documentation of the registered pattern `name`: the comment above a built-in pattern's C++ "
+      "class, a Python pattern's class docstring; \"\" when it has none.");
   b.def(
       "registered_patterns",
       [] {
@@ -702,6 +791,31 @@ void BindRegistry(py::module_& b) {
       "The registered names a selection (\"default\", \"all\", \"none\", \"A,B\", \"-A\", \"+A\") keeps.");
 }
 
+void BindVerify(py::module_& m) {
+  m.def(
+      "compare_models",
+      [](const py::bytes& model_a, const std::string& name_a, const py::bytes& model_b, const std::string& name_b,
+         std::uint32_t seed, std::optional<double> atol, std::optional<double> rtol) {
+        const ModelProto a = FromPython<ModelProto>(model_a, "ModelProto");
+        const ModelProto b = FromPython<ModelProto>(model_b, "ModelProto");
+        core::verify::RandomInputOptions inputs;
+        inputs.seed = seed;
+        core::eval::ToleranceOptions tolerances;
+        tolerances.atol = atol;
+        tolerances.rtol = rtol;
+        std::ostringstream details;
+        bool same = false;
+        {
+          py::gil_scoped_release release;
+          same = core::verify::CompareOnRandomInputs(a, name_a, b, name_b, inputs, tolerances, details);
+        }
+        return py::make_tuple(same, details.str());
+      },
+      "model_a"_a, "name_a"_a, "model_b"_a, "name_b"_a, "seed"_a = 0, "atol"_a = py::none(), "rtol"_a = py::none(),
+      "Runs two serialized models with the reference evaluator on one set of random inputs (drawn from `seed`) "
+      "and compares their outputs by name, as `onnxopt verify` does. Returns (same, the comparison's text).");
+}
+
 }  // namespace
 
 }  // namespace onnxopt::python
@@ -719,6 +833,7 @@ PYBIND11_MODULE(_onnxpycore, m) {
   BindReport(b);
   BindRegistry(b);
   BindFusion(m);
+  BindVerify(m);
   m.def("max_tensor_bytes", &onnxopt::core::ir::MaxTensorBytes,
         "The largest tensor (bytes) onnxopt allocates while evaluating, folding or inferring shapes");
   m.def("set_max_tensor_bytes", &onnxopt::core::ir::SetMaxTensorBytes, "bytes"_a,

@@ -6,8 +6,9 @@
 // from _onnxpycore's PatternOptimization binding (pybind11 shares registered types
 // between modules).
 //
-// Every registered pattern is available through create(name) and names(); a class that
-// deserves its own Python type (isinstance checks) is one BindPattern<T> line below.
+// Every built-in pattern is its own Python class (BindPatternClasses, generated from the
+// pattern headers), whose __doc__ is the registry's documentation; create(name) and
+// names() reach them by registered name.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -18,19 +19,24 @@
 #include <vector>
 
 #include "onnx_core/optimizer/pattern_registry.h"
-#include "onnx_extensions/patterns/canonicalization/cast_cast_pattern.h"
 #include "onnx_extensions/patterns/dispatch_table.h"
+#include "python/src/pattern_classes.h"
 
 namespace py = pybind11;
+
+namespace onnxopt::python {
+
+std::string BuiltInPatternDoc(const std::string& name) {
+  for (const auto& entry : core::builder::RegisteredPatterns())
+    if (entry.name == name) return entry.doc;
+  return "";
+}
+
+}  // namespace onnxopt::python
 
 namespace {
 
 using onnxopt::core::builder::PatternOptimization;
-
-template <class T>
-void BindPattern(py::module_& m) {
-  py::class_<T, PatternOptimization, std::shared_ptr<T>>(m, std::string(T::kName).c_str()).def(py::init<>());
-}
 
 // The built-in patterns: the registry entries of a family other than "python" and "".
 std::vector<std::pair<std::string, std::string>> BuiltIn() {
@@ -57,6 +63,8 @@ PYBIND11_MODULE(_onnxpypatterns, m) {
       },
       "The names of the built-in patterns, in registration order.");
   m.def("families", &BuiltIn, "(name, family) of every built-in pattern.");
+  m.def("doc", &onnxopt::python::BuiltInPatternDoc, py::arg("name"),
+        "The documentation of the built-in pattern `name` (the comment above its C++ class).");
   m.def(
       "create",
       [](const std::string& name) -> std::shared_ptr<PatternOptimization> {
@@ -67,6 +75,5 @@ PYBIND11_MODULE(_onnxpypatterns, m) {
       },
       py::arg("name"), "A new instance of the built-in pattern `name`.");
 
-  // One line per pattern class exposed as its own Python type.
-  BindPattern<onnxopt::onnx_patterns::CastCastPattern>(m);
+  onnxopt::python::BindPatternClasses(m);
 }

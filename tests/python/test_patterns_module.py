@@ -20,5 +20,5 @@ def test_pattern_classes_and_factory():
     assert pattern.fast_op_type() == {"Cast"}
     created = _onnxpypatterns.create("CastCastPattern")
     assert isinstance(created, onnxopt.CastCastPattern)
-    assert onnxopt.__getattr__("CastCastPattern") is not None
+    assert type(created) is onnxopt.CastCastPattern
     assert dict(_onnxpypatterns.families())["CastCastPattern"] == "canonicalization"

@@ -28,7 +28,7 @@
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/file_plan.h"
-#include "tools/onnxopt/model_comparison.h"
+#include "onnx_core/verify/model_comparison.h"
 #include "tools/onnxopt/model_inputs.h"
 #include "tools/onnxopt/model_summary.h"
 #include "tools/onnxopt/progress.h"

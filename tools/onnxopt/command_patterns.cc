@@ -1,10 +1,12 @@
 // `onnxopt patterns`: the registered rewrite patterns, with family, numerical class,
-// priority and the op types they start from.
+// priority and the op types they start from; `onnxopt patterns NAME`: one pattern's
+// documentation (the `///` comment above its class, kept in the registry).
 
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "onnx_core/common/json_writer.h"
 #include "onnx_core/optimizer/graph_pass.h"
@@ -15,11 +17,15 @@ namespace onnxopt::cli {
 
 namespace {
 
-constexpr const char* kUsageLine = "onnxopt patterns [--family NAME] [--json]";
+constexpr const char* kUsageLine = "onnxopt patterns [NAME] [--family NAME] [--json]";
 
-constexpr const char* kHelp = R"(usage: onnxopt patterns [--family NAME] [--json]
+constexpr const char* kHelp = R"(usage: onnxopt patterns [NAME] [--family NAME] [--json]
 
-Lists the rewrite patterns and graph passes `onnxopt optimize` can apply, in the order
+With NAME, shows that pattern's documentation (what it matches, what it writes instead,
+where it is not valid, its numerics) with its family, numerics, priority, stage and
+whether it is opt-in; an unknown NAME exits 1 and suggests close names.
+
+Without NAME, lists the rewrite patterns and graph passes `onnxopt optimize` can apply, in the order
 the optimizer runs them (by stage, then lowest priority first): name (what --patterns
 selects; a family name selects all its members), family, numerics, stage, priority, and
 the operator types a match starts from ("graph pass": a pass that rewrites the whole
@@ -45,6 +51,7 @@ options:
 examples:
   onnxopt patterns
   onnxopt patterns --family expand
+  onnxopt patterns CastCastPattern
   onnxopt optimize model.onnx -o out.onnx --patterns default,-CastCastPattern
 )";
 
@@ -54,23 +61,76 @@ struct Row {
   int priority;
   bool pass;
   bool opt_in;
+  std::string doc;
 };
+
+Row RowOf(const core::builder::RegisteredPattern& entry) {
+  const std::unique_ptr<core::builder::PatternOptimization> pattern = entry.factory();
+  const bool pass = dynamic_cast<const core::builder::GraphPass*>(pattern.get()) != nullptr;
+  std::string ops;
+  for (const std::string& op : pattern->FastOpType()) ops += (ops.empty() ? "" : ",") + op;
+  if (pass) ops = "graph pass";
+  return Row{entry.name,       entry.family,      std::string(core::builder::NumericalClassName(entry.numerics)),
+             ops.empty() ? "*" : ops, pattern->Stage(), pattern->priority,
+             pass,             entry.opt_in,      entry.doc};
+}
+
+void WriteJsonFields(JsonWriter& json, const Row& row) {
+  json.Key("name").String(row.name).Key("family").String(row.family);
+  json.Key("numerics").String(row.numerics);
+  json.Key("kind").String(row.pass ? "pass" : "pattern");
+  json.Key("opt_in").Bool(row.opt_in);
+  json.Key("stage").String(std::string(core::builder::OptimizationStageName(row.stage)));
+  json.Key("priority").Int(row.priority).Key("op_types").String(row.ops);
+}
+
+// `onnxopt patterns NAME`.
+int ShowPattern(const std::string& name, bool as_json) {
+  const std::vector<core::builder::RegisteredPattern> entries = core::builder::RegisteredPatterns();
+  auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& known) { return known.name == name; });
+  if (entry == entries.end()) {
+    std::string message = "unknown pattern '" + name + "'";
+    const std::vector<std::string> close = core::builder::ClosePatternNames(name, entries);
+    for (std::size_t i = 0; i < close.size(); ++i) message += (i == 0 ? "; did you mean " : ", ") + close[i];
+    message += close.empty() ? " (onnxopt patterns lists them)" : "?";
+    throw UsageError(message);
+  }
+  const Row row = RowOf(*entry);
+  if (as_json) {
+    JsonWriter json;
+    json.BeginObject();
+    WriteJsonFields(json, row);
+    json.Key("doc").String(row.doc).EndObject();
+    std::cout << json.Text() << "\n";
+    return kOk;
+  }
+  std::cout << row.name << " (" << (row.pass ? "graph pass" : "pattern") << ")\n"
+            << "  family:      " << (row.family.empty() ? "(none)" : row.family) << "\n"
+            << "  numerics:    " << row.numerics << (row.opt_in ? ", opt-in (not in the default selection)" : "")
+            << "\n"
+            << "  stage:       " << core::builder::OptimizationStageName(row.stage) << "\n"
+            << "  priority:    " << row.priority << "\n"
+            << "  starts from: " << row.ops << "\n\n";
+  if (row.doc.empty()) {
+    std::cout << "(no documentation)\n";
+    return kOk;
+  }
+  std::istringstream doc(row.doc);
+  for (std::string line; std::getline(doc, line);) std::cout << (line.empty() ? "" : "  ") << line << "\n";
+  return kOk;
+}
 
 int RunPatterns(const std::vector<std::string>& raw_args) {
   Arguments args(raw_args, {"--family"}, {"--json"});
-  args.Positional(0, 0);
+  const std::vector<std::string>& names = args.Positional(0, 1);
   const std::optional<std::string> family = args.Value("--family");
-  std::vector<Row> rows;
-  for (const core::builder::RegisteredPattern& entry : core::builder::RegisteredPatterns()) {
-    if (family && entry.family != *family) continue;
-    const std::unique_ptr<core::builder::PatternOptimization> pattern = entry.factory();
-    const bool pass = dynamic_cast<const core::builder::GraphPass*>(pattern.get()) != nullptr;
-    std::string ops;
-    for (const std::string& op : pattern->FastOpType()) ops += (ops.empty() ? "" : ",") + op;
-    if (pass) ops = "graph pass";
-    rows.push_back(Row{entry.name, entry.family, std::string(core::builder::NumericalClassName(entry.numerics)),
-                       ops.empty() ? "*" : ops, pattern->Stage(), pattern->priority, pass, entry.opt_in});
+  if (!names.empty()) {
+    if (family) throw UsageError("--family lists patterns; it does not go with a pattern NAME");
+    return ShowPattern(names[0], args.Flag("--json"));
   }
+  std::vector<Row> rows;
+  for (const core::builder::RegisteredPattern& entry : core::builder::RegisteredPatterns())
+    if (!family || entry.family == *family) rows.push_back(RowOf(entry));
   if (family && rows.empty()) throw UsageError("no pattern of family '" + *family + "'");
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::pair(a.stage, a.priority) < std::pair(b.stage, b.priority);
@@ -80,12 +140,9 @@ int RunPatterns(const std::vector<std::string>& raw_args) {
     JsonWriter json;
     json.BeginArray();
     for (const Row& row : rows) {
-      json.BeginObject().Key("name").String(row.name).Key("family").String(row.family);
-      json.Key("numerics").String(row.numerics);
-      json.Key("kind").String(row.pass ? "pass" : "pattern");
-      json.Key("opt_in").Bool(row.opt_in);
-      json.Key("stage").String(std::string(core::builder::OptimizationStageName(row.stage)));
-      json.Key("priority").Int(row.priority).Key("op_types").String(row.ops).EndObject();
+      json.BeginObject();
+      WriteJsonFields(json, row);
+      json.EndObject();
     }
     json.EndArray();
     std::cout << json.Text() << "\n";

@@ -22,7 +22,7 @@
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
-#include "tools/onnxopt/model_comparison.h"
+#include "onnx_core/verify/model_comparison.h"
 
 namespace onnxopt::cli {
 

@@ -205,5 +205,52 @@ TEST(PatternSelection, SelectsAmongRegisteredPatterns) {
   EXPECT_NE(FindPattern(graph, "SelectedB"), nullptr);
 }
 
+
+// --- Documentation ------------------------------------------------------------------------
+
+std::string DocOf(const std::string& name) {
+  for (const RegisteredPattern& entry : core::builder::RegisteredPatterns())
+    if (entry.name == name) return entry.doc;
+  ADD_FAILURE() << name << " is not registered";
+  return "";
+}
+
+TEST(PatternRegistry, DocumentPatternReachesEntriesRegisteredBeforeAndAfter) {
+  RegisterPattern("DocumentedEarly", [] { return Named("DocumentedEarly"); });
+  EXPECT_EQ(DocOf("DocumentedEarly"), "") << "nobody documented it yet";
+  core::builder::DocumentPattern("DocumentedEarly", "Neg => Neg, early.");
+  EXPECT_EQ(DocOf("DocumentedEarly"), "Neg => Neg, early.");
+
+  core::builder::DocumentPattern("DocumentedLate", "Neg => Neg, late.");
+  RegisterPattern("DocumentedLate", [] { return Named("DocumentedLate"); });
+  EXPECT_EQ(DocOf("DocumentedLate"), "Neg => Neg, late.");
+  core::builder::ReplacePattern("DocumentedLate", [] { return Named("DocumentedLate", 3); });
+  EXPECT_EQ(DocOf("DocumentedLate"), "Neg => Neg, late.") << "a replacement keeps the documentation";
+}
+
+TEST(PatternRegistry, AnEntryThatBringsItsOwnDocKeepsIt) {
+  core::builder::DocumentPattern("SelfDocumented", "the generated text");
+  RegisteredPattern entry{"SelfDocumented", [] { return Named("SelfDocumented"); }, "", NumericalClass::kExact};
+  entry.doc = "the application's text";
+  RegisterPattern(std::move(entry));
+  EXPECT_EQ(DocOf("SelfDocumented"), "the application's text");
+}
+
+TEST(PatternRegistry, ClosePatternNamesSuggestsTyposCaseAndParts) {
+  std::vector<RegisteredPattern> available;
+  for (const char* name : {"CastPattern", "CastCastPattern", "CastOpCastPattern", "ReshapePattern", "Identity"})
+    available.push_back(RegisteredPattern{name, nullptr, "", NumericalClass::kExact});
+  using core::builder::ClosePatternNames;
+  EXPECT_EQ(ClosePatternNames("CastPatern", available), (std::vector<std::string>{"CastPattern"}));
+  EXPECT_EQ(ClosePatternNames("castcastpattern", available).front(), "CastCastPattern");
+  EXPECT_EQ(ClosePatternNames("Reshape", available), (std::vector<std::string>{"ReshapePattern"}))
+      << "the Pattern suffix may be left out";
+  EXPECT_THAT(ClosePatternNames("OpCast", available), ::testing::Contains("CastOpCastPattern"));
+  EXPECT_EQ(ClosePatternNames("Cast", available, 2), (std::vector<std::string>{"CastPattern", "CastCastPattern"}))
+      << "closest first, at most the limit";
+  EXPECT_TRUE(ClosePatternNames("Softmax", available).empty());
+  EXPECT_TRUE(ClosePatternNames("", available).empty());
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

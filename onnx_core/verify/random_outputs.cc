@@ -1,4 +1,4 @@
-#include "tools/onnxopt/random_outputs.h"
+#include "onnx_core/verify/random_outputs.h"
 
 #include <optional>
 #include <set>
@@ -14,7 +14,7 @@
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::verify {
 
 namespace {
 
@@ -140,4 +140,4 @@ std::map<std::string, std::string> OutputsOfUnsharedRandomNodes(const ModelProto
   return outputs;
 }
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::verify

@@ -1,15 +1,15 @@
 #pragma once
 // Comparing two models' outputs on random inputs: the core of `onnxopt verify`, also run
-// by `onnxopt optimize --check`.
+// by `onnxopt optimize --check` and onnxopt.optimize(check=N) in Python.
 
 #include <ostream>
 #include <string>
 
 #include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/ir/onnx_pb.h"
-#include "tools/onnxopt/model_inputs.h"
+#include "onnx_core/verify/random_inputs.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::verify {
 
 // Runs both models with the reference evaluator on one draw of random inputs
 // (options.seed; the inputs either model needs, each model receiving those it declares)
@@ -19,6 +19,6 @@ namespace onnxopt::cli {
 // that fails to run throws ModelError naming it.
 bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
                            const std::string& name_b, const RandomInputOptions& options,
-                           const core::eval::ToleranceOptions& tolerances, std::ostream& out);
+                           const eval::ToleranceOptions& tolerances, std::ostream& out);
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::verify

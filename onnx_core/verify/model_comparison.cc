@@ -1,6 +1,6 @@
 // Comparing two models' outputs on random inputs (onnxopt verify, optimize --check).
 
-#include "tools/onnxopt/model_comparison.h"
+#include "onnx_core/verify/model_comparison.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,24 +12,24 @@
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/random_seed.h"
 #include "onnx_core/ir/tensor_data.h"
-#include "tools/onnxopt/random_outputs.h"
+#include "onnx_core/verify/random_outputs.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::verify {
 
 namespace {
 
-using core::eval::CompareValues;
-using core::eval::Comparison;
-using core::eval::IsFloatingPointType;
-using core::eval::Tensor;
-using core::eval::Tolerance;
-using core::eval::ToleranceOf;
-using core::eval::ToleranceOptions;
+using eval::CompareValues;
+using eval::Comparison;
+using eval::IsFloatingPointType;
+using eval::Tensor;
+using eval::Tolerance;
+using eval::ToleranceOf;
+using eval::ToleranceOptions;
 
 // The element types of the tensors in `value`.
-void CollectElementTypes(const core::eval::Value& value, std::set<int>& types) {
+void CollectElementTypes(const eval::Value& value, std::set<int>& types) {
   if (const auto* tensor = std::get_if<Tensor>(&value)) types.insert(tensor->elem_type());
-  if (const auto* sequence = std::get_if<core::eval::Sequence>(&value))
+  if (const auto* sequence = std::get_if<eval::Sequence>(&value))
     for (const Tensor& tensor : *sequence) types.insert(tensor.elem_type());
 }
 
@@ -50,7 +50,7 @@ std::string ToleranceText(const std::set<int>& types, const ToleranceOptions& gi
 
 // The inputs both models need (not initializers), drawn once: MODEL_A's in its order, then
 // those only MODEL_B needs. Each model then receives those it declares.
-core::eval::ValueMap DrawInputs(const ModelProto& model_a, const ModelProto& model_b, const RandomInputOptions& options,
+eval::ValueMap DrawInputs(const ModelProto& model_a, const ModelProto& model_b, const RandomInputOptions& options,
                                 std::map<std::string, std::int64_t>* symbols) {
   ModelProto needed;  // RandomInputs reads the graph inputs only
   std::set<std::string> names;
@@ -64,8 +64,8 @@ core::eval::ValueMap DrawInputs(const ModelProto& model_a, const ModelProto& mod
   return RandomInputs(needed, options, symbols);
 }
 
-core::eval::ValueMap InputsOf(const ModelProto& model, const core::eval::ValueMap& drawn) {
-  core::eval::ValueMap inputs;
+eval::ValueMap InputsOf(const ModelProto& model, const eval::ValueMap& drawn) {
+  eval::ValueMap inputs;
   for (const auto& input : model.graph().input())
     if (auto it = drawn.find(input.name()); it != drawn.end()) inputs.insert(*it);
   return inputs;
@@ -77,7 +77,7 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
                            const std::string& name_b, const RandomInputOptions& options,
                            const ToleranceOptions& tolerances, std::ostream& out) {
   std::map<std::string, std::int64_t> symbols;
-  const core::eval::ValueMap drawn = DrawInputs(model_a, model_b, options, &symbols);
+  const eval::ValueMap drawn = DrawInputs(model_a, model_b, options, &symbols);
   if (!symbols.empty()) {
     out << "symbolic dims:";
     for (const auto& [name, value] : symbols) out << " " << name << "=" << value;
@@ -86,15 +86,15 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
 
   auto run = [&](const ModelProto& model, const std::string& path) {
     // Both models draw from one evaluation seed: random nodes they share draw alike.
-    core::eval::SetEvaluationSeed(options.seed);
+    eval::SetEvaluationSeed(options.seed);
     try {
-      return core::eval::Run(model, InputsOf(model, drawn));
+      return eval::Run(model, InputsOf(model, drawn));
     } catch (const ModelError& error) {
       throw ModelError(path + ": " + error.what());
     }
   };
-  const core::eval::ValueMap out_a = run(model_a, name_a);
-  const core::eval::ValueMap out_b = run(model_b, name_b);
+  const eval::ValueMap out_a = run(model_a, name_a);
+  const eval::ValueMap out_b = run(model_b, name_b);
 
   // Output -> why it cannot be compared.
   std::map<std::string, std::string> random;
@@ -119,8 +119,8 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
       ++not_comparable;
       continue;
     }
-    const core::eval::Value& a = out_a.at(output.name());
-    const core::eval::Value& b = out_b.at(output.name());
+    const eval::Value& a = out_a.at(output.name());
+    const eval::Value& b = out_b.at(output.name());
     CollectElementTypes(a, types);
     const Comparison result = CompareValues(a, b, tolerances);
     ++compared;
@@ -144,4 +144,4 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
   return all_ok;
 }
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::verify

@@ -22,11 +22,11 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::verify {
 
 // Output name -> a description of an unshared random node it depends on
 // ("node 'drop' (Dropout)"), for each output of `model` that depends on one that `other`
 // does not share.
 std::map<std::string, std::string> OutputsOfUnsharedRandomNodes(const ModelProto& model, const ModelProto& other);
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::verify
