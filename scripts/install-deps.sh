@@ -13,6 +13,7 @@ debian_packages=(
   pybind11-dev python3-dev python3-onnx python3-numpy python3-pytest
   libjpeg62-turbo-dev libpng-dev
   clang-14 libclang-rt-14-dev
+  lld  # links the test executables ~3x faster than GNU ld (CMakeLists.txt, ONNXOPT_USE_LLD)
   nodejs npm time
   chromium  # renders the HTML report of `onnxopt optimize --report-html` in a test
 )
