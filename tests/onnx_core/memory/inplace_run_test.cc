@@ -66,7 +66,8 @@ const char* kTensorScatterKvCache = R"(<ir_version: 10, opset_import: ["" : 24]>
 
 Tensor Sequence(std::vector<std::int64_t> shape, float first, float step) {
   Tensor tensor(TensorProto::FLOAT, std::move(shape));
-  for (std::int64_t i = 0; i < tensor.size(); ++i) tensor.MutableData<float>()[i] = first + step * static_cast<float>(i);
+  for (std::int64_t i = 0; i < tensor.size(); ++i)
+    tensor.MutableData<float>()[i] = first + step * static_cast<float>(i);
   return tensor;
 }
 

@@ -185,10 +185,12 @@ Tensor Hundreds(std::vector<std::int64_t> shape) {
   return t;
 }
 
+Tensor Positions(I64 values) { return MakeTensor<std::int64_t>({static_cast<std::int64_t>(values.size())}, values); }
+
 TEST(TensorKernels, TensorScatterLinearWritesEachBatchRowAtItsIndex) {
   auto y = RunOne(GraphText(24, "(float[2,4,2] past, float[2,2,2] upd, int64[2] pos) => (float[2,4,2] y)",
                             "y = TensorScatter (past, upd, pos)"),
-                  {{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 2, 2})}, {"pos", MakeTensor<std::int64_t>({2}, {2, 0})}});
+                  {{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 2, 2})}, {"pos", Positions({2, 0})}});
   // Row 0 gets positions 2 and 3 (the last fit exactly), row 1 positions 0 and 1.
   EXPECT_TENSOR(y, MakeTensor<float>({2, 4, 2}, {0, 1, 2, 3, 100, 101, 102, 103, 104, 105, 106, 107, 12, 13, 14, 15}));
 }
@@ -196,15 +198,16 @@ TEST(TensorKernels, TensorScatterLinearWritesEachBatchRowAtItsIndex) {
 TEST(TensorKernels, TensorScatterCircularWrapsAround) {
   auto y = RunOne(GraphText(24, "(float[2,4,2] past, float[2,3,2] upd, int64[2] pos) => (float[2,4,2] y)",
                             "y = TensorScatter <mode = \"circular\"> (past, upd, pos)"),
-                  {{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 3, 2})}, {"pos", MakeTensor<std::int64_t>({2}, {-1, 9})}});
+                  {{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 3, 2})}, {"pos", Positions({-1, 9})}});
   // Row 0 starts at -1 mod 4 = 3 (positions 3, 0, 1), row 1 at 9 mod 4 = 1 (positions 1, 2, 3).
-  EXPECT_TENSOR(y, MakeTensor<float>({2, 4, 2}, {102, 103, 104, 105, 4, 5, 100, 101, 8, 9, 106, 107, 108, 109, 110, 111}));
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 4, 2},
+                                     {102, 103, 104, 105, 4, 5, 100, 101, 8, 9, 106, 107, 108, 109, 110, 111}));
 }
 
 TEST(TensorKernels, TensorScatterTheBatchRowAloneChoosesTheIndex) {
   // [batch 2, heads 2, max_length 3, 1]: both heads of a batch row use that row's index.
   const std::string signature = "(float[2,2,3,1] past, float[2,2,1,1] upd, int64[2] pos) => (float[2,2,3,1] y)";
-  const Inputs inputs{{"past", Iota({2, 2, 3, 1})}, {"upd", Hundreds({2, 2, 1, 1})}, {"pos", MakeTensor<std::int64_t>({2}, {1, 2})}};
+  const Inputs inputs{{"past", Iota({2, 2, 3, 1})}, {"upd", Hundreds({2, 2, 1, 1})}, {"pos", Positions({1, 2})}};
   EXPECT_TENSOR(RunOne(GraphText(24, signature, "y = TensorScatter <axis = 2> (past, upd, pos)"), inputs),
                 MakeTensor<float>({2, 2, 3, 1}, {0, 100, 2, 3, 101, 5, 6, 7, 102, 9, 10, 103}));
   // Without write_indices (prefill) every row is written from position 0; axis -2 is the default.
@@ -214,8 +217,8 @@ TEST(TensorKernels, TensorScatterTheBatchRowAloneChoosesTheIndex) {
 
 TEST(TensorKernels, TensorScatterMovesEveryStorageType) {
   auto out = RunText(GraphText(24,
-                               "(string[1,3] s, string[1,2] su, bool[2,2] b, bool[2,1] bu, float16[2,3] h, float16[2,1] hu, "
-                               "int64[2] pos) => (string[1,3] ys, bool[2,2] yb, float16[2,3] yh)",
+                               "(string[1,3] s, string[1,2] su, bool[2,2] b, bool[2,1] bu, float16[2,3] h, "
+                               "float16[2,1] hu, int64[2] pos) => (string[1,3] ys, bool[2,2] yb, float16[2,3] yh)",
                                R"(one = Constant <value = int64[1] {1}> ()
                                   ys = TensorScatter <axis = -1> (s, su, one)
                                   yb = TensorScatter <axis = -1> (b, bu, pos)
@@ -226,7 +229,7 @@ TEST(TensorKernels, TensorScatterMovesEveryStorageType) {
                       {"bu", MakeTensor<bool>({2, 1}, {true, true})},
                       {"h", MakeHalf({2, 3}, {1, 2, 3, 4, 5, 6})},
                       {"hu", MakeHalf({2, 1}, {-1.5f, -2.5f})},
-                      {"pos", MakeTensor<std::int64_t>({2}, {1, 0})}});
+                      {"pos", Positions({1, 0})}});
   EXPECT_TENSOR(Out(out, "ys"), MakeTensor<std::string>({1, 3}, {"a", "x", "y"}));
   EXPECT_TENSOR(Out(out, "yb"), MakeTensor<bool>({2, 2}, {false, true, true, false}));
   EXPECT_TENSOR(Out(out, "yh"), MakeHalf({2, 3}, {1, -1.5f, 3, -2.5f, 5, 6}));
@@ -234,12 +237,12 @@ TEST(TensorKernels, TensorScatterMovesEveryStorageType) {
 
 TEST(TensorKernels, TensorScatterRefusesWritesOutsideTheCache) {
   const std::string signature = "(float[2,4,2] past, float[2,2,2] upd, int64[2] pos) => (float[2,4,2] y)";
-  const Inputs inputs{{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 2, 2})}, {"pos", MakeTensor<std::int64_t>({2}, {0, 3})}};
+  const Inputs inputs{{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 2, 2})}, {"pos", Positions({0, 3})}};
   EXPECT_EQ(ModelErrorOf(GraphText(24, signature, "y = TensorScatter (past, upd, pos)"), inputs),
             "node 'y' (TensorScatter): write index 3 of batch row 1 is out of range: 2 rows from it do not fit in a "
             "cache of length 4");
   Inputs negative = inputs;
-  negative[2].second = MakeTensor<std::int64_t>({2}, {-1, 0});
+  negative[2].second = Positions({-1, 0});
   EXPECT_EQ(ModelErrorOf(GraphText(24, signature, "y = TensorScatter (past, upd, pos)"), negative),
             "node 'y' (TensorScatter): write index -1 of batch row 0 is out of range: 2 rows from it do not fit in a "
             "cache of length 4");
@@ -262,11 +265,12 @@ TEST(TensorKernels, TensorScatterRefusesMalformedInputs) {
             "node 'y' (TensorScatter): input 1 ('upd') float[1,1] must have the rank of input 0 ('past') float[1,2,1]");
   EXPECT_EQ(ModelErrorOf(GraphText(24, "(float[2,2,1] past, float[2,1,1] upd, int64[1] pos) => (float[2,2,1] y)",
                                    "y = TensorScatter (past, upd, pos)"),
-                         {{"past", Iota({2, 2, 1})}, {"upd", Iota({2, 1, 1})}, {"pos", MakeTensor<std::int64_t>({1}, {0})}}),
+                         {{"past", Iota({2, 2, 1})}, {"upd", Iota({2, 1, 1})}, {"pos", Positions({0})}}),
             "node 'y' (TensorScatter): input 2 ('pos') int64[1] must have the shape [2] (one index per batch row)");
   EXPECT_EQ(ModelErrorOf(GraphText(24, "(float[2,2,1] past, float[2,1,1] upd, int32[2] pos) => (float[2,2,1] y)",
                                    "y = TensorScatter (past, upd, pos)"),
-                         {{"past", Iota({2, 2, 1})}, {"upd", Iota({2, 1, 1})}, {"pos", MakeTensor<std::int32_t>({2}, {0, 0})}}),
+                         {{"past", Iota({2, 2, 1})}, {"upd", Iota({2, 1, 1})},
+                          {"pos", MakeTensor<std::int32_t>({2}, {0, 0})}}),
             "node 'y' (TensorScatter): input 2 ('pos') must be INT64, found INT32");
 }
 
