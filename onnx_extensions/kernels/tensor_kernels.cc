@@ -685,9 +685,10 @@ std::vector<Value> ScatterNDKernel(KernelContext& ctx) {
 // TensorScatter (opset 24): a copy of past_cache whose rows at positions write_indices[b]
 // onward along `axis` (every prefix whose first index is batch row b) are update's rows.
 // Linear mode refuses a write past the cache's end; circular mode wraps each position
-// modulo the cache length (write indices taken modulo it too, as numpy's mod: never
-// negative). The spec's pseudocode applies np.mod to the whole index tuple, which only
-// changes the sequence position of a valid model (the prefix dims match the update's).
+// modulo the cache length (numpy's mod: a negative write index wraps too). The spec's
+// pseudocode applies np.mod to the whole index tuple, but its text (and the ONNX
+// reference) wrap the sequence position alone: a prefix index taken modulo the cache
+// length would write another head's rows.
 std::vector<Value> TensorScatterKernel(KernelContext& ctx) {
   const Tensor& cache = ctx.TensorInput(0);
   const Tensor& update = ctx.TensorInput(1);
