@@ -682,6 +682,73 @@ std::vector<Value> ScatterNDKernel(KernelContext& ctx) {
   return {FromComputeType(y, x_in.elem_type())};
 }
 
+// TensorScatter (opset 24): a copy of past_cache whose rows at positions write_indices[b]
+// onward along `axis` (every prefix whose first index is batch row b) are update's rows.
+// Linear mode refuses a write past the cache's end; circular mode wraps each position
+// modulo the cache length (numpy's mod: a negative write index wraps too). The spec's
+// pseudocode applies np.mod to the whole index tuple, but its text (and the ONNX
+// reference) wrap the sequence position alone: a prefix index taken modulo the cache
+// length would write another head's rows.
+std::vector<Value> TensorScatterKernel(KernelContext& ctx) {
+  const Tensor& cache = ctx.TensorInput(0);
+  const Tensor& update = ctx.TensorInput(1);
+  ExpectSameElemType(update, cache, InputLabel(ctx, 1), InputLabel(ctx, 0));
+  ExpectRank(cache, 2, Arity::kAny, InputLabel(ctx, 0));
+  if (update.rank() != cache.rank())
+    Fail(InputLabel(ctx, 1) + " " + update.Describe() + " must have the rank of " + InputLabel(ctx, 0) + " " +
+         cache.Describe());
+  const bool circular = StringAttributeIn(ctx, "mode", "linear", {"linear", "circular"}) == "circular";
+  const auto rank = static_cast<std::int64_t>(cache.rank());
+  const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(-2), rank));
+  if (axis == 0) Fail("attribute 'axis' cannot name dim 0, the batch dim");
+  for (std::size_t d = 0; d < cache.rank(); ++d)
+    if (d != axis && update.shape()[d] != cache.shape()[d])
+      Fail(InputLabel(ctx, 1) + " " + update.Describe() + " must have the shape of " + InputLabel(ctx, 0) + " " +
+           cache.Describe() + " outside axis " + std::to_string(axis));
+  const std::int64_t max_length = cache.shape()[axis];
+  const std::int64_t length = update.shape()[axis];
+  if (length > max_length)
+    Fail(InputLabel(ctx, 1) + " " + update.Describe() + " is longer than " + InputLabel(ctx, 0) + " " +
+         cache.Describe() + " along axis " + std::to_string(axis));
+  const std::int64_t batch = cache.shape()[0];
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(batch), 0);
+  if (ctx.HasInput(2)) {
+    const Tensor& indices = ctx.TensorInput(2);
+    ExpectElemType(indices, TensorProto::INT64, InputLabel(ctx, 2));
+    if (indices.shape() != Shape{batch})
+      Fail(InputLabel(ctx, 2) + " " + indices.Describe() + " must have the shape [" + std::to_string(batch) +
+           "] (one index per batch row)");
+    starts = indices.ToInt64Vector();
+  }
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    std::int64_t& start = starts[b];
+    if (circular) {
+      if (max_length > 0) start = (start % max_length + max_length) % max_length;
+    } else if (start < 0 || start > max_length - length) {
+      Fail("write index " + std::to_string(start) + " of batch row " + std::to_string(b) + " is out of range: " +
+           std::to_string(length) + " rows from it do not fit in a cache of length " + std::to_string(max_length));
+    }
+  }
+  // Row-major: [outer, axis, inner] with outer = batch * (dims between batch and axis).
+  const std::int64_t inner = ShapeSize(cache.shape(), axis + 1);
+  const std::int64_t per_batch = ShapeSize(cache.shape(), 1, axis);
+  return {DispatchStorage(cache.elem_type(), [&]<class T>(std::type_identity<T>) {
+    Tensor out = cache;
+    if (length == 0 || inner == 0) return out;
+    T* dst = out.MutableData<T>();
+    const T* src = update.Data<T>();
+    for (std::int64_t o = 0; o < batch * per_batch; ++o) {
+      const std::int64_t start = starts[static_cast<std::size_t>(o / per_batch)];
+      for (std::int64_t s = 0; s < length; ++s) {
+        const std::int64_t position = circular ? (start + s) % max_length : start + s;
+        const T* row = src + (o * length + s) * inner;
+        std::copy(row, row + inner, dst + (o * max_length + position) * inner);
+      }
+    }
+    return out;
+  })};
+}
+
 std::vector<Value> CompressKernel(KernelContext& ctx) {
   Tensor x = ctx.TensorInput(0);
   ExpectElemType(ctx.TensorInput(1), TensorProto::BOOL, InputLabel(ctx, 1));
@@ -1107,6 +1174,7 @@ void RegisterTensorKernels() {
   Register("ScatterND", Arity{3, 3}, ScatterNDKernel);
   Register("ScatterElements", Arity{3, 3}, ScatterElementsKernel);
   Register("Scatter", Arity{3, 3}, ScatterElementsKernel);
+  Register("TensorScatter", Arity{2, 3}, TensorScatterKernel);
   Register("Compress", Arity{2, 2}, CompressKernel);
   Register("Range", Arity{3, 3}, RangeKernel);
   Register("ConstantOfShape", Arity{1, 1}, ConstantOfShapeKernel);

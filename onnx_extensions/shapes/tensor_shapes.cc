@@ -18,6 +18,7 @@
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
 #include "onnx_extensions/shapes/shape_rules.h"
+#include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
 
@@ -697,6 +698,37 @@ std::vector<SymTensor> InferGatherND(InferenceContext& ctx) {
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(std::move(dims))));
 }
 
+// TensorScatter (opset 24): present_cache has past_cache's type and shape; a dim of the
+// cache left unknown outside `axis` is the update's (the two agree there), two different
+// constants there are diagnosed.
+std::vector<SymTensor> InferTensorScatter(InferenceContext& ctx) {
+  RequireOneOf(ctx, "mode", {"linear", "circular"});
+  const SymShape& cache = ctx.Input(0).shape;
+  const SymShape& update = ctx.Input(1).shape;
+  const int type = TypeOf(ctx, 0) ? TypeOf(ctx, 0) : TypeOf(ctx, 1);
+  if (!cache.HasRank()) return Outputs(ctx, UnknownTensor(type));
+  const std::int64_t axis_attr = ctx.IntAttribute("axis").value_or(-2);
+  auto axis = NormalizeAxis(ctx, axis_attr, static_cast<std::int64_t>(cache.Rank()));
+  if (!axis) return Outputs(ctx, UnknownTensor(type));
+  if (*axis == 0) RefuseNode(ctx, "axis is not the batch dim 0", "axis " + std::to_string(axis_attr));
+  std::vector<SymDim> dims = cache.Dims();
+  if (update.HasRank()) {
+    if (update.Rank() != cache.Rank())
+      RefuseNode(ctx, "update has the rank of past_cache",
+                 "ranks " + std::to_string(update.Rank()) + " and " + std::to_string(cache.Rank()));
+    const auto a = static_cast<std::size_t>(*axis);
+    // The cache's symbols stay (a constant of the update does not replace them).
+    for (std::size_t k = 0; k < dims.size(); ++k)
+      if (k != a && (dims[k].IsUnknown() || (dims[k].IsConstant() && update[k].IsConstant())))
+        dims[k] = MergeEqualDims(ctx, dims[k], update[k], k);
+    auto length = update[a].Constant(), max_length = cache[a].Constant();
+    if (length && max_length && *length > *max_length)
+      RefuseNode(ctx, "update is no longer than past_cache along axis",
+                 "lengths " + std::to_string(*length) + " and " + std::to_string(*max_length));
+  }
+  return Outputs(ctx, SymTensor::Tensor(type, SymShape(std::move(dims))));
+}
+
 // ---------------------------------------------------------------------------------------
 // Expand, Tile
 
@@ -1108,6 +1140,7 @@ void RegisterTensorShapes() {
   Register("GatherND", InferGatherND);
   for (const char* name : {"ScatterND", "ScatterElements", "Scatter", "Trilu", "CumSum", "CumProd", "ReverseSequence"})
     Register(name, SameAsInput(0));
+  Register("TensorScatter", InferTensorScatter);
   Register("Expand", InferExpand);
   Register("Tile", InferTile);
   Register("Range", InferRange);

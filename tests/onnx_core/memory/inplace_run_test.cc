@@ -49,6 +49,58 @@ TEST(InPlaceRun, WriterTakesItsInputBufferAndSavesOneBuffer) {
   EXPECT_EQ(copying_stats.peak_live_bytes - in_place_stats.peak_live_bytes, 4096);
 }
 
+// An opset-24 KV-cache step: both caches are private buffers (computed by Sigmoid), each
+// written by a circular TensorScatter that wraps (position 7 then 0), then read by attention.
+const char* kTensorScatterKvCache = R"(<ir_version: 10, opset_import: ["" : 24]>
+  g (float[1,2,8,4] past_k, float[1,2,8,4] past_v, float[1,2,2,4] k_new, float[1,2,2,4] v_new, int64[1] pos,
+     float[1,2,1,4] q) => (float[1,2,8,4] present_k, float[1,2,8,4] present_v, float[1,2,1,4] h) {
+    k = Sigmoid(past_k)
+    v = Sigmoid(past_v)
+    present_k = TensorScatter <mode = "circular"> (k, k_new, pos)
+    present_v = TensorScatter <mode = "circular"> (v, v_new, pos)
+    kt = Transpose <perm = [0, 1, 3, 2]> (present_k)
+    s = MatMul(q, kt)
+    p = Softmax(s)
+    h = MatMul(p, present_v)
+  })";
+
+Tensor Sequence(std::vector<std::int64_t> shape, float first, float step) {
+  Tensor tensor(TensorProto::FLOAT, std::move(shape));
+  for (std::int64_t i = 0; i < tensor.size(); ++i)
+    tensor.MutableData<float>()[i] = first + step * static_cast<float>(i);
+  return tensor;
+}
+
+TEST(InPlaceRun, TensorScatterWritesTheKvCachesInPlace) {
+  testing::RegisterMemoryTestOperators();
+  const ModelProto model = ParseText(kTensorScatterKvCache);
+  Tensor pos(TensorProto::INT64, {1});
+  pos.MutableData<std::int64_t>()[0] = 7;
+  const eval::ValueMap inputs{{"past_k", Sequence({1, 2, 8, 4}, -1.0f, 0.03f)},
+                              {"past_v", Sequence({1, 2, 8, 4}, 2.0f, -0.05f)},
+                              {"k_new", Sequence({1, 2, 2, 4}, 0.5f, 0.25f)},
+                              {"v_new", Sequence({1, 2, 2, 4}, -3.0f, 0.5f)},
+                              {"pos", pos},
+                              {"q", Sequence({1, 2, 1, 4}, 0.1f, 0.2f)}};
+  eval::RunOptions copying;
+  copying.measure_memory = true;
+  eval::RunStats copying_stats, in_place_stats;
+  const eval::ValueMap want = eval::Run(model, inputs, copying, &copying_stats);
+  eval::RunOptions in_place = InPlaceRunOptions(model, {});
+  EXPECT_EQ(in_place.in_place_inputs, (std::map<int, int>{{2, 0}, {3, 0}}));
+  in_place.measure_memory = true;
+  const eval::ValueMap got = eval::Run(model, inputs, in_place, &in_place_stats);
+  for (const char* output : {"present_k", "present_v", "h"})
+    EXPECT_TRUE(std::get<Tensor>(want.at(output)) == std::get<Tensor>(got.at(output))) << output;
+  EXPECT_EQ(in_place_stats.in_place_writes, 2);
+  EXPECT_EQ(in_place_stats.in_place_refused, 0);
+  EXPECT_LE(in_place_stats.peak_live_bytes, copying_stats.peak_live_bytes);
+  // The wrapped write: head 0's position 7 holds k_new's first row, position 0 its second.
+  const float* present_k = std::get<Tensor>(got.at("present_k")).Data<float>();
+  EXPECT_EQ(present_k[7 * 4], 0.5f);
+  EXPECT_EQ(present_k[0], 1.5f);
+}
+
 TEST(InPlaceRun, WithoutAPlanTheEvaluationIsTheUsualOne) {
   testing::RegisterMemoryTestOperators();
   const ModelProto model = ParseText(kPrivateWriter);

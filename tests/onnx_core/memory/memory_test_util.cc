@@ -107,8 +107,8 @@ void ExpectSameValues(const core::eval::ValueMap& want, const core::eval::ValueM
   }
 }
 
-// The evaluator can run the graph (no numerical check otherwise, e.g.
-// TensorScatter).
+// The evaluator can run the graph (no numerical check otherwise, e.g. a
+// custom-domain operator without a kernel).
 bool HasEveryKernel(const GraphProto& graph) {
   for (const NodeProto& node : graph.node())
     if (core::eval::FindKernel(node.domain(), node.op_type()) == nullptr) {

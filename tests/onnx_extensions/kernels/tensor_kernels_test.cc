@@ -177,6 +177,103 @@ TEST(TensorKernels, ScatterWithReduction) {
   EXPECT_TENSOR(Out(out, "e"), MakeTensor<float>({4}, {10, 2, 3, 80}));
 }
 
+// TensorScatter (opset 24). The cache is [batch, max_length, 2] = 0..15 unless said otherwise;
+// update rows are 100, 101, ...
+Tensor Hundreds(std::vector<std::int64_t> shape) {
+  Tensor t = Iota(std::move(shape));
+  for (std::int64_t i = 0; i < t.size(); ++i) t.MutableData<float>()[i] += 100;
+  return t;
+}
+
+Tensor Positions(I64 values) { return MakeTensor<std::int64_t>({static_cast<std::int64_t>(values.size())}, values); }
+
+TEST(TensorKernels, TensorScatterLinearWritesEachBatchRowAtItsIndex) {
+  auto y = RunOne(GraphText(24, "(float[2,4,2] past, float[2,2,2] upd, int64[2] pos) => (float[2,4,2] y)",
+                            "y = TensorScatter (past, upd, pos)"),
+                  {{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 2, 2})}, {"pos", Positions({2, 0})}});
+  // Row 0 gets positions 2 and 3 (the last fit exactly), row 1 positions 0 and 1.
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 4, 2}, {0, 1, 2, 3, 100, 101, 102, 103, 104, 105, 106, 107, 12, 13, 14, 15}));
+}
+
+TEST(TensorKernels, TensorScatterCircularWrapsAround) {
+  auto y = RunOne(GraphText(24, "(float[2,4,2] past, float[2,3,2] upd, int64[2] pos) => (float[2,4,2] y)",
+                            "y = TensorScatter <mode = \"circular\"> (past, upd, pos)"),
+                  {{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 3, 2})}, {"pos", Positions({-1, 9})}});
+  // Row 0 starts at -1 mod 4 = 3 (positions 3, 0, 1), row 1 at 9 mod 4 = 1 (positions 1, 2, 3).
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 4, 2},
+                                     {102, 103, 104, 105, 4, 5, 100, 101, 8, 9, 106, 107, 108, 109, 110, 111}));
+}
+
+TEST(TensorKernels, TensorScatterTheBatchRowAloneChoosesTheIndex) {
+  // [batch 2, heads 2, max_length 3, 1]: both heads of a batch row use that row's index.
+  const std::string signature = "(float[2,2,3,1] past, float[2,2,1,1] upd, int64[2] pos) => (float[2,2,3,1] y)";
+  const Inputs inputs{{"past", Iota({2, 2, 3, 1})}, {"upd", Hundreds({2, 2, 1, 1})}, {"pos", Positions({1, 2})}};
+  EXPECT_TENSOR(RunOne(GraphText(24, signature, "y = TensorScatter <axis = 2> (past, upd, pos)"), inputs),
+                MakeTensor<float>({2, 2, 3, 1}, {0, 100, 2, 3, 101, 5, 6, 7, 102, 9, 10, 103}));
+  // Without write_indices (prefill) every row is written from position 0; axis -2 is the default.
+  EXPECT_TENSOR(RunOne(GraphText(24, signature, "y = TensorScatter (past, upd)"), inputs),
+                MakeTensor<float>({2, 2, 3, 1}, {100, 1, 2, 101, 4, 5, 102, 7, 8, 103, 10, 11}));
+}
+
+TEST(TensorKernels, TensorScatterMovesEveryStorageType) {
+  auto out = RunText(GraphText(24,
+                               "(string[1,3] s, string[1,2] su, bool[2,2] b, bool[2,1] bu, float16[2,3] h, "
+                               "float16[2,1] hu, int64[2] pos) => (string[1,3] ys, bool[2,2] yb, float16[2,3] yh)",
+                               R"(one = Constant <value = int64[1] {1}> ()
+                                  ys = TensorScatter <axis = -1> (s, su, one)
+                                  yb = TensorScatter <axis = -1> (b, bu, pos)
+                                  yh = TensorScatter <axis = 1, mode = "circular"> (h, hu, pos))"),
+                     {{"s", MakeTensor<std::string>({1, 3}, {"a", "b", "c"})},
+                      {"su", MakeTensor<std::string>({1, 2}, {"x", "y"})},
+                      {"b", MakeTensor<bool>({2, 2}, {false, false, false, false})},
+                      {"bu", MakeTensor<bool>({2, 1}, {true, true})},
+                      {"h", MakeHalf({2, 3}, {1, 2, 3, 4, 5, 6})},
+                      {"hu", MakeHalf({2, 1}, {-1.5f, -2.5f})},
+                      {"pos", Positions({1, 0})}});
+  EXPECT_TENSOR(Out(out, "ys"), MakeTensor<std::string>({1, 3}, {"a", "x", "y"}));
+  EXPECT_TENSOR(Out(out, "yb"), MakeTensor<bool>({2, 2}, {false, true, true, false}));
+  EXPECT_TENSOR(Out(out, "yh"), MakeHalf({2, 3}, {1, -1.5f, 3, -2.5f, 5, 6}));
+}
+
+TEST(TensorKernels, TensorScatterRefusesWritesOutsideTheCache) {
+  const std::string signature = "(float[2,4,2] past, float[2,2,2] upd, int64[2] pos) => (float[2,4,2] y)";
+  const Inputs inputs{{"past", Iota({2, 4, 2})}, {"upd", Hundreds({2, 2, 2})}, {"pos", Positions({0, 3})}};
+  EXPECT_EQ(ModelErrorOf(GraphText(24, signature, "y = TensorScatter (past, upd, pos)"), inputs),
+            "node 'y' (TensorScatter): write index 3 of batch row 1 is out of range: 2 rows from it do not fit in a "
+            "cache of length 4");
+  Inputs negative = inputs;
+  negative[2].second = Positions({-1, 0});
+  EXPECT_EQ(ModelErrorOf(GraphText(24, signature, "y = TensorScatter (past, upd, pos)"), negative),
+            "node 'y' (TensorScatter): write index -1 of batch row 0 is out of range: 2 rows from it do not fit in a "
+            "cache of length 4");
+  EXPECT_EQ(ModelErrorOf(GraphText(24, signature, "y = TensorScatter <axis = -3> (past, upd, pos)"), inputs),
+            "node 'y' (TensorScatter): attribute 'axis' cannot name dim 0, the batch dim");
+  EXPECT_EQ(ModelErrorOf(GraphText(24, signature, "y = TensorScatter <axis = -1> (past, upd, pos)"), inputs),
+            "node 'y' (TensorScatter): input 1 ('upd') float[2,2,2] must have the shape of input 0 ('past') "
+            "float[2,4,2] outside axis 2");
+}
+
+TEST(TensorKernels, TensorScatterRefusesMalformedInputs) {
+  EXPECT_EQ(ModelErrorOf(GraphText(24, "(float[1,2,1] past, float[1,3,1] upd) => (float[1,2,1] y)",
+                                   "y = TensorScatter <mode = \"circular\"> (past, upd)"),
+                         {{"past", Iota({1, 2, 1})}, {"upd", Iota({1, 3, 1})}}),
+            "node 'y' (TensorScatter): input 1 ('upd') float[1,3,1] is longer than input 0 ('past') float[1,2,1] "
+            "along axis 1");
+  EXPECT_EQ(ModelErrorOf(GraphText(24, "(float[1,2,1] past, float[1,1] upd) => (float[1,2,1] y)",
+                                   "y = TensorScatter (past, upd)"),
+                         {{"past", Iota({1, 2, 1})}, {"upd", Iota({1, 1})}}),
+            "node 'y' (TensorScatter): input 1 ('upd') float[1,1] must have the rank of input 0 ('past') float[1,2,1]");
+  EXPECT_EQ(ModelErrorOf(GraphText(24, "(float[2,2,1] past, float[2,1,1] upd, int64[1] pos) => (float[2,2,1] y)",
+                                   "y = TensorScatter (past, upd, pos)"),
+                         {{"past", Iota({2, 2, 1})}, {"upd", Iota({2, 1, 1})}, {"pos", Positions({0})}}),
+            "node 'y' (TensorScatter): input 2 ('pos') int64[1] must have the shape [2] (one index per batch row)");
+  EXPECT_EQ(ModelErrorOf(GraphText(24, "(float[2,2,1] past, float[2,1,1] upd, int32[2] pos) => (float[2,2,1] y)",
+                                   "y = TensorScatter (past, upd, pos)"),
+                         {{"past", Iota({2, 2, 1})}, {"upd", Iota({2, 1, 1})},
+                          {"pos", MakeTensor<std::int32_t>({2}, {0, 0})}}),
+            "node 'y' (TensorScatter): input 2 ('pos') must be INT64, found INT32");
+}
+
 TEST(TensorKernels, RangeConstantOfShapeTrilu) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>

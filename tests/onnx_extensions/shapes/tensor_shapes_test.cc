@@ -515,6 +515,46 @@ TEST(TensorShapes, GatherElementsGatherNDAndScatter) {
   EXPECT_EQ(s.Get("se"), "float[batch,seq,64]");
 }
 
+// TensorScatter (opset 24): the output is the cache; symbols of the cache stay, an unknown
+// dim of the cache outside the axis is the update's.
+TEST(TensorShapes, TensorScatterKeepsTheCacheShape) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 24]>
+    g (float[batch,heads,max,64] past, float[1,heads,seq,64] upd, int64[batch] pos, float16[?,4,8,?] p2,
+       float16[2,4,1,16] u2) => (float[batch,heads,max,64] y) {
+      y = TensorScatter <axis = 2> (past, upd, pos)
+      z = TensorScatter <mode = "circular"> (p2, u2)
+      r = Relu (y)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "float[batch,heads,max,64]");
+  EXPECT_EQ(s.Get("z"), "float16[2,4,8,16]");
+  EXPECT_EQ(s.Get("r"), "float[batch,heads,max,64]");
+  EXPECT_THAT(s.Diagnostics(), IsEmpty());
+}
+
+TEST(TensorShapes, TensorScatterContradictionsAreDiagnosedOrRefused) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 24]>
+    g (float[2,4,8,64] past, float[2,3,1,64] upd) => (float[2,4,8,64] y) {
+      y = TensorScatter (past, upd)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "float[2,?,8,64]");
+  EXPECT_THAT(s.Diagnostics(), ElementsAre(HasSubstr("inputs differ on axis 1: 4 vs 3")));
+  auto refusal = [](std::string_view signature, std::string_view node) {
+    return InferenceRefusal(std::string("<ir_version: 10, opset_import: [\"\" : 24]>\ng ") + std::string(signature) +
+                            " => (float[2,4,8,64] y) { y = " + std::string(node) + " }");
+  };
+  EXPECT_EQ(refusal("(float[2,4,8,64] past, float[2,4,9,64] upd)", "TensorScatter (past, upd)"),
+            "node #0 (TensorScatter): TensorScatter-24 update is no longer than past_cache along axis; found "
+            "lengths 9 and 8");
+  EXPECT_EQ(refusal("(float[2,4,8,64] past, float[2,4,8] upd)", "TensorScatter (past, upd)"),
+            "node #0 (TensorScatter): TensorScatter-24 update has the rank of past_cache; found ranks 3 and 4");
+  EXPECT_EQ(refusal("(float[2,4,8,64] past, float[2,4,1,64] upd)", "TensorScatter <axis = -4> (past, upd)"),
+            "node #0 (TensorScatter): TensorScatter-24 axis is not the batch dim 0; found axis -4");
+  EXPECT_THAT(refusal("(float[2,4,8,64] past, float[2,4,1,64] upd)", "TensorScatter <mode = \"ring\"> (past, upd)"),
+              HasSubstr("ring"));
+}
+
 // ---- Expand, Tile ----
 
 TEST(TensorShapes, ExpandBroadcastsWithTheShapeValue) {
