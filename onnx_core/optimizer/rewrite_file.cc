@@ -403,12 +403,57 @@ std::string RewriteFileChecksum(std::string_view content) {
   return bytes;
 }
 
-std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::string_view model_fingerprint) {
+namespace {
+
+// input_shapes := list<name:bytes dims:list<svarint>> list<name:bytes value:svarint>
+std::string SerializeInputShapes(const ir::InputShapeSettings& settings) {
+  std::string out;
+  RecordWriter writer(out);
+  writer.Unsigned(settings.input_shapes.size());
+  for (const auto& [name, dims] : settings.input_shapes) {
+    writer.String(name);
+    writer.Unsigned(dims.size());
+    for (std::int64_t dim : dims) writer.Signed(dim);
+  }
+  writer.Unsigned(settings.dims.size());
+  for (const auto& [symbol, value] : settings.dims) {
+    writer.String(symbol);
+    writer.Signed(value);
+  }
+  return out;
+}
+
+ir::InputShapeSettings ParseInputShapes(std::string_view bytes, const std::string& origin) {
+  RecordReader in(bytes, origin + ": input shapes");
+  ir::InputShapeSettings settings;
+  const std::size_t inputs = in.Count("inputs");
+  for (std::size_t i = 0; i < inputs; ++i) {
+    const std::string field = "inputs[" + std::to_string(i) + "]";
+    std::string name = in.String(field + ".name");
+    std::vector<std::int64_t>& dims = settings.input_shapes[std::move(name)];
+    const std::size_t rank = in.Count(field + ".dims");
+    for (std::size_t axis = 0; axis < rank; ++axis) dims.push_back(in.Signed(field + ".dims"));
+  }
+  const std::size_t symbols = in.Count("dims");
+  for (std::size_t i = 0; i < symbols; ++i) {
+    const std::string field = "dims[" + std::to_string(i) + "]";
+    std::string symbol = in.String(field + ".name");
+    settings.dims[std::move(symbol)] = in.Signed(field + ".value");
+  }
+  in.ExpectEnd();
+  return settings;
+}
+
+}  // namespace
+
+std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::string_view model_fingerprint,
+                              const ir::InputShapeSettings& input_shapes) {
   std::string out(kRewriteFileMagic);
   {
     RecordWriter header(out);
     header.Unsigned(kRewriteFileVersion);
     header.String(model_fingerprint);
+    header.String(SerializeInputShapes(input_shapes));
     header.Unsigned(rewrites.size());
   }
   for (std::size_t i = 0; i < rewrites.size(); ++i) {
@@ -430,15 +475,17 @@ RewriteFile ParseRewriteFile(std::string_view bytes, std::string_view origin_vie
   std::uint64_t version = 0;
   if (!ReadFileVarint(bytes, offset, version))
     throw ModelError(origin + ": truncated rewrite file: the format version is missing");
+  const std::string readable = "this build reads versions " + std::to_string(kOldestReadableRewriteFileVersion) +
+                               " to " + std::to_string(kRewriteFileVersion);
   if (version == 1 || version == 2)
-    throw ModelError(origin + ": rewrite file format version " + std::to_string(version) +
-                     " is no longer supported (this build reads version " + std::to_string(kRewriteFileVersion) +
-                     (version == 1 ? ", which adds a checksum, the removed nodes' signatures and the local functions"
-                                   : ", which adds the local functions") +
+    throw ModelError(origin + ": rewrite file format version " + std::to_string(version) + " is no longer supported (" +
+                     readable + "; version 3 added " +
+                     (version == 1 ? "a checksum, the removed nodes' signatures and the local functions"
+                                   : "the local functions") +
                      " that rewrites add and remove): record the rewrites again with onnxopt optimize --record");
-  if (version != kRewriteFileVersion)
+  if (version < kOldestReadableRewriteFileVersion || version > kRewriteFileVersion)
     throw ModelError(origin + ": rewrite file format version " + std::to_string(version) +
-                     " is not supported (this build reads version " + std::to_string(kRewriteFileVersion) + ")");
+                     " is not supported (" + readable + ")");
   // Nothing else is read from a file that was changed after it was written.
   if (bytes.size() < offset + kChecksumBytes)
     throw ModelError(origin + ": truncated rewrite file: the checksum is missing");
@@ -457,6 +504,13 @@ RewriteFile ParseRewriteFile(std::string_view bytes, std::string_view origin_vie
                      std::to_string(bytes.size() - offset) + " left in the file)");
   file.model_fingerprint = bytes.substr(offset, fingerprint_size);
   offset += fingerprint_size;
+  if (version >= 4) {
+    std::uint64_t settings_size = 0;
+    if (!ReadFileVarint(bytes, offset, settings_size) || settings_size > bytes.size() - offset)
+      throw ModelError(origin + ": truncated rewrite file: the input shape settings are missing or cut short");
+    file.input_shapes = ParseInputShapes(bytes.substr(offset, settings_size), origin);
+    offset += settings_size;
+  }
   std::uint64_t count = 0;
   if (!ReadFileVarint(bytes, offset, count))
     throw ModelError(origin + ": truncated rewrite file: the record count is missing");

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "onnx_core/ir/input_shapes.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 
 namespace onnxopt::core::builder {
@@ -26,7 +27,9 @@ namespace onnxopt::core::builder {
 // and reads (version 1 had no checksum and no removed-node signatures, version 2 no
 // local functions).
 inline constexpr std::string_view kRewriteFileMagic{"ORWR\r\n\x1a\n", 8};
-inline constexpr std::uint32_t kRewriteFileVersion = 3;
+inline constexpr std::uint32_t kRewriteFileVersion = 4;
+// The oldest version this build still reads (version 3 has no input shape settings).
+inline constexpr std::uint32_t kOldestReadableRewriteFileVersion = 3;
 
 // Records refer to the graph by position only, so a record replayed on another model
 // would silently rewrite the wrong nodes. A rewrite file therefore stores the fingerprint
@@ -41,12 +44,16 @@ std::string ModelFingerprint(const ModelProto& model);
 // A rewrite file's content.
 struct RewriteFile {
   std::string model_fingerprint;  // empty: not recorded
+  // The input shapes fixed before optimizing (--overwrite-input-shape, --dim): the records
+  // fit the model only once these are applied to it.
+  ir::InputShapeSettings input_shapes;
   std::vector<LocalRewriting> rewrites;
 };
 
 // The records in the rewrite file format. Throws BuilderError for a record whose position
 // lists do not match its added elements (Replay could not apply it either).
-std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::string_view model_fingerprint = {});
+std::string SerializeRewrites(const std::vector<LocalRewriting>& rewrites, std::string_view model_fingerprint = {},
+                              const ir::InputShapeSettings& input_shapes = {});
 
 // The 8 bytes that end a rewrite file: a checksum of `content`, every byte before them
 // (docs/record-format.md).

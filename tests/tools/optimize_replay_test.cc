@@ -313,6 +313,125 @@ TEST_F(OptimizeReplayTest, FoldSizeLimitLeavesLargeConstantsAndTheReportSaysWhy)
   EXPECT_EQ(allowed.output.find("constants not folded"), std::string::npos) << allowed.output;
 }
 
+// Shape(x) of a symbolic input: folded to a constant only once the shape is fixed.
+constexpr const char* kSymbolicShapeModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[N,4] x, float[N] z) => (int64[2] s, float[N] w) {
+    s = Shape (x)
+    w = Relu (z)
+  })ONNX";
+
+std::vector<std::string> InputDims(const ModelProto& model, int input) {
+  std::vector<std::string> dims;
+  for (const auto& dim : model.graph().input(input).type().tensor_type().shape().dim())
+    dims.push_back(dim.has_dim_value() ? std::to_string(dim.dim_value()) : dim.dim_param());
+  return dims;
+}
+
+TEST_F(OptimizeReplayTest, OverwriteInputShapeSpecialisesTheModelAndIsRecorded) {
+  const std::string model = WriteModel(kSymbolicShapeModel).string();
+  const CommandResult symbolic = Onnxopt({"optimize", model, Out("symbolic.onnx").string()});
+  ASSERT_EQ(symbolic.exit_code, 0) << symbolic.output;
+  EXPECT_EQ(CountOps(core::ir::LoadModel(Out("symbolic.onnx")).graph(), "Shape"), 1) << "N is unknown";
+
+  const CommandResult fixed = Onnxopt({"optimize", model, Out("o.onnx").string(), "--overwrite-input-shape", "x:3,4",
+                                       "--record", Out("o.rewrites").string(), "--report-json",
+                                       Out("o.json").string(), "--report-html", Out("o.html").string()});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
+  EXPECT_NE(fixed.output.find("input shapes: --overwrite-input-shape x:3,4"), std::string::npos) << fixed.output;
+  const ModelProto optimized = core::ir::LoadModel(Out("o.onnx"));
+  EXPECT_EQ(CountOps(optimized.graph(), "Shape"), 0) << "Shape of a static input folds";
+  EXPECT_EQ(InputDims(optimized, 0), (std::vector<std::string>{"3", "4"}));
+  EXPECT_EQ(InputDims(optimized, 1), (std::vector<std::string>{"3"})) << "z shares the symbol N that x fixed";
+  EXPECT_NE(ReadFile(Out("o.json")).find(R"("input_shapes":{"x":[3,4]},"dims":{}})"), std::string::npos)
+      << ReadFile(Out("o.json"));
+  EXPECT_NE(ReadFile(Out("o.html")).find("input shapes <code>--overwrite-input-shape x:3,4</code>"), std::string::npos);
+
+  // replay applies the recorded shapes itself, and refuses other ones.
+  const CommandResult replayed = Onnxopt({"replay", model, Out("o.rewrites").string(), "-o", Out("r.onnx").string()});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.output;
+  EXPECT_EQ(ReadFile(Out("o.onnx")), ReadFile(Out("r.onnx")));
+  const CommandResult same = Onnxopt({"replay", model, Out("o.rewrites").string(), "-o", Out("s.onnx").string(),
+                                      "--overwrite-input-shape", "x:3,4"});
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  const CommandResult other = Onnxopt({"replay", model, Out("o.rewrites").string(), "-o", Out("t.onnx").string(),
+                                       "--dim", "N=5"});
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("was recorded under other input shapes: --overwrite-input-shape x:3,4, not --dim N=5"),
+            std::string::npos)
+      << other.output;
+  EXPECT_FALSE(fs::exists(Out("t.onnx")));
+}
+
+TEST_F(OptimizeReplayTest, DimGivesASymbolItsValueEverywhere) {
+  const std::string model = WriteModel(kSymbolicShapeModel).string();
+  const CommandResult result = Onnxopt({"optimize", model, Out("o.onnx").string(), "--dim", "N=7", "--check", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const ModelProto optimized = core::ir::LoadModel(Out("o.onnx"));
+  EXPECT_EQ(CountOps(optimized.graph(), "Shape"), 0);
+  EXPECT_EQ(InputDims(optimized, 0), (std::vector<std::string>{"7", "4"}));
+  EXPECT_EQ(InputDims(optimized, 1), (std::vector<std::string>{"7"}));
+  EXPECT_NE(result.output.find("check: the same outputs as the original on 1 random input set"), std::string::npos)
+      << result.output;
+}
+
+TEST_F(OptimizeReplayTest, InputShapeSettingsThatContradictTheModelAreRefused) {
+  const std::string model = WriteModel(kSymbolicShapeModel).string();
+  const std::string out = Out("o.onnx").string();
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "nosuch:1"}), 
+                   "the model has no input named 'nosuch'");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "x:3"}), "input 'x' has rank 2, not 1");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "x:3,5"}), 
+                   "dimension 1 of input 'x' is 4, not 5");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "x:3,4", "--dim", "N=2"}),
+                   "dimension 'N' would be both 2 and 3");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--dim", "M=2"}), 
+                   "no input of the model has a dimension named 'M'");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--dim", "N=-1"}), "--dim expects an integer");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "x3,4"}), "NAME:D0,D1");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "x:3,a"}), "--overwrite-input-shape");
+  ExpectUsageError(Onnxopt({"optimize", model, out, "--overwrite-input-shape", "x:3,4", "--overwrite-input-shape",
+                            "x:3,4"}),
+                   "given twice");
+}
+
+TEST_F(OptimizeReplayTest, KeepProtectsNodesByNameOrGlob) {
+  ModelProto model = ParseText(kCastModel);
+  model.mutable_graph()->mutable_node(0)->set_name("attn_cast_0");
+  model.mutable_graph()->mutable_node(1)->set_name("attn_cast_1");
+  const fs::path path = in_ / "named.onnx";
+  WriteFile(path, core::ir::SerializeDeterministic(model));
+  const CommandResult kept = Onnxopt({"optimize", path.string(), Out("kept.onnx").string(), "--keep", "attn_*"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.output;
+  EXPECT_EQ(CountOps(core::ir::LoadModel(Out("kept.onnx")).graph(), "Cast"), 2);
+  const CommandResult exact = Onnxopt({"optimize", path.string(), Out("exact.onnx").string(), "--keep", "attn_cast_1"});
+  ASSERT_EQ(exact.exit_code, 0) << exact.output;
+  EXPECT_EQ(CountOps(core::ir::LoadModel(Out("exact.onnx")).graph(), "Cast"), 2)
+      << "CastCastPattern needs both Casts";
+  const CommandResult other = Onnxopt({"optimize", path.string(), Out("other.onnx").string(), "--keep", "mlp_*"});
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_EQ(CountOps(core::ir::LoadModel(Out("other.onnx")).graph(), "Cast"), 0);
+}
+
+// onnxruntime-node is installed by `npm ci` (scripts/install-deps.sh) in the checkout,
+// where the harness copied to build/ort/ finds it.
+TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeRunsBothModelsThere) {
+  const std::string model = WriteModel(kRoundingModel).string();
+  ExpectUsageError(Onnxopt({"optimize", model, Out("q.onnx").string(), "--check", "1", "--check-with", "tvm"}),
+                   "--check-with expects 'onnxruntime'");
+  ExpectUsageError(Onnxopt({"optimize", model, Out("q.onnx").string(), "--check-with", "onnxruntime"}),
+                   "need --check N");
+  const CommandResult equal = Onnxopt({"optimize", model, Out("o.onnx").string(), "--patterns",
+                                       "MulMulMulScalarPattern", "--check", "2", "--check-with", "onnxruntime"});
+  ASSERT_EQ(equal.exit_code, 0) << equal.output;
+  EXPECT_NE(equal.output.find("check: onnxruntime finds the same outputs on 2 random input sets"), std::string::npos)
+      << equal.output;
+  const CommandResult exact = Onnxopt({"optimize", model, Out("p.onnx").string(), "--patterns",
+                                       "MulMulMulScalarPattern", "--check", "1", "--check-atol", "0",
+                                       "--check-rtol", "0", "--check-with", "onnxruntime"});
+  EXPECT_EQ(exact.exit_code, 5) << exact.output;
+}
+
 TEST_F(OptimizeReplayTest, UsageErrors) {
   const std::string model = WriteModel(kCastModel).string();
   const std::string out = Out("o.onnx").string();

@@ -5,6 +5,8 @@
 // file of --record, the JSON and HTML reports) is prepared as a temporary file and all
 // are renamed into place once all were written: an error leaves no output.
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -17,9 +19,11 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/json_writer.h"
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/initializer_inputs.h"
+#include "onnx_core/ir/input_shapes.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
@@ -31,6 +35,7 @@
 #include "onnx_core/verify/model_comparison.h"
 #include "tools/onnxopt/model_inputs.h"
 #include "tools/onnxopt/model_summary.h"
+#include "tools/onnxopt/ort_check.h"
 #include "tools/onnxopt/progress.h"
 #include "tools/onnxopt/report_html.h"
 #include "tools/onnxopt/rule_files.h"
@@ -93,6 +98,21 @@ options:
                                   the original model in memory.
   --check-atol A, --check-rtol R  the tolerances of --check (default: by element type, as
                                   in `onnxopt verify`)
+  --check-with onnxruntime        --check also runs both models in onnxruntime (Node.js
+                                  and the npm package onnxruntime-node must be installed;
+                                  the harness is ort/compare_models.js next to onnxopt)
+  --overwrite-input-shape NAME:D0,D1,...
+                                  fix the shape of input NAME before optimizing
+                                  (repeatable; as onnx-simplifier): rewrites that need a
+                                  dimension can then prove it. A symbolic dimension it
+                                  replaces takes that value in every input sharing it.
+                                  NAME is split from the dims at the last ':'
+  --dim NAME=VALUE                give the symbolic dimension NAME the value VALUE
+                                  everywhere (repeatable). Both options are recorded in
+                                  the --record file (replay applies them) and the reports
+  --keep PATTERN                  no rewrite may touch a node whose name matches PATTERN,
+                                  a name or a shell glob ('attn_*'; repeatable). Nodes
+                                  named with _DONOTREMOVE_ are always kept
   --keep-initializer-inputs       in a model of IR version < 4, keep the initializers
                                   listed among the graph inputs overridable; by default
                                   they are constants there, as onnxruntime treats them
@@ -128,6 +148,8 @@ examples:
   onnxopt optimize model.onnx -o out.onnx --patterns none --no-fold   # cleanup only
   onnxopt optimize model.onnx -o out.onnx --record out.rewrites --report-json report.json
   onnxopt optimize model.onnx -o out.onnx --report-html report.html   # open it in a browser
+  onnxopt optimize model.onnx out.onnx --overwrite-input-shape input_ids:1,128 --dim past=0
+  onnxopt optimize model.onnx out.onnx --check 3 --check-with onnxruntime
   onnxopt replay model.onnx out.rewrites -o again.onnx                # same bytes as out.onnx
   onnxopt optimize big.onnx -o out/big.onnx --external-data-threshold 1M
 )";
@@ -162,10 +184,11 @@ core::builder::PatternSelection ParseSelection(const std::string& text) {
   }
 }
 
-// --check N and its tolerances.
+// --check N, its tolerances, and --check-with onnxruntime.
 struct OutputCheck {
   int runs = 0;
   core::eval::ToleranceOptions tolerances;
+  bool with_onnxruntime = false;
 };
 
 OutputCheck ParseOutputCheck(const Arguments& args) {
@@ -177,8 +200,12 @@ OutputCheck ParseOutputCheck(const Arguments& args) {
   }
   if (auto atol = args.Value("--check-atol")) check.tolerances.atol = ParseNonNegativeNumber(*atol, "--check-atol");
   if (auto rtol = args.Value("--check-rtol")) check.tolerances.rtol = ParseNonNegativeNumber(*rtol, "--check-rtol");
-  if (check.runs == 0 && (check.tolerances.atol || check.tolerances.rtol))
-    throw UsageError("--check-atol and --check-rtol need --check N");
+  if (auto with = args.Value("--check-with")) {
+    if (*with != "onnxruntime") throw UsageError("--check-with expects 'onnxruntime', not '" + *with + "'");
+    check.with_onnxruntime = true;
+  }
+  if (check.runs == 0 && (check.tolerances.atol || check.tolerances.rtol || check.with_onnxruntime))
+    throw UsageError("--check-atol, --check-rtol and --check-with need --check N");
   return check;
 }
 
@@ -201,7 +228,36 @@ int CheckSavedModel(const ModelProto& original, const std::string& input, const 
   if (!quiet)
     std::cout << "check: the same outputs as the original on " << check.runs << " random input set"
               << (check.runs == 1 ? "" : "s") << "\n";
+  if (check.with_onnxruntime) return CheckWithOnnxruntime(original, output, check.runs, check.tolerances, quiet);
   return kOk;
+}
+
+// --keep: the default DoNotRemove marker, or a name matching one of the globs.
+std::function<bool(const NodeProto&)> KeptNodes(std::vector<std::string> globs) {
+  return [globs = std::move(globs)](const NodeProto& node) {
+    if (node.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return true;
+    return std::any_of(globs.begin(), globs.end(),
+                       [&](const std::string& glob) { return ::fnmatch(glob.c_str(), node.name().c_str(), 0) == 0; });
+  };
+}
+
+// The JSON report with the input shape settings the model was optimized under. They are
+// the command line's, not the optimizer's, so they join its report here.
+std::string ReportJson(const core::builder::OptimizationReport& report, const core::ir::InputShapeSettings& settings) {
+  std::string json = report.ToJson();
+  JsonWriter members;
+  members.BeginObject().Key("input_shapes").BeginObject();
+  for (const auto& [name, dims] : settings.input_shapes) {
+    members.Key(name).BeginArray();
+    for (std::int64_t dim : dims) members.Int(dim);
+    members.EndArray();
+  }
+  members.EndObject().Key("dims").BeginObject();
+  for (const auto& [symbol, value] : settings.dims) members.Key(symbol).Int(value);
+  members.EndObject().EndObject();
+  const std::string& added = members.Text();  // {"input_shapes":...,"dims":...}
+  const std::size_t end = json.rfind('}');
+  return json.substr(0, end) + "," + added.substr(1, added.size() - 1) + json.substr(end + 1);
 }
 
 int ParseMaxIter(const std::string& text) {
@@ -251,9 +307,14 @@ void PrintRewrites(const core::builder::OptimizationReport& report,
 
 int RunOptimize(const std::vector<std::string>& raw_args) {
   if (std::optional<int> code = RunWithPythonRules(raw_args)) return *code;  // --passes: Python rules
-  Arguments args(raw_args,
+  std::vector<std::string> single_args = raw_args;
+  const std::vector<std::string> shape_texts = TakeRepeatedOption(single_args, "--overwrite-input-shape");
+  const std::vector<std::string> dim_texts = TakeRepeatedOption(single_args, "--dim");
+  std::vector<std::string> keep_globs = TakeRepeatedOption(single_args, "--keep");
+  Arguments args(single_args,
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
-                  "--report-json", "--report-html", "--fold-size-limit", "--check", "--check-atol", "--check-rtol"},
+                  "--report-json", "--report-html", "--fold-size-limit", "--check", "--check-atol", "--check-rtol",
+                  "--check-with"},
                  {"-q", "--quiet", "--no-fold", "--report", "--keep-initializer-inputs"});
   const std::string pattern_text = args.Value("--patterns").value_or("default");
   const std::vector<std::string>& positional = args.Positional(1, 2);
@@ -265,8 +326,10 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     output = positional[1];
   }
   if (!output) throw UsageError("missing -o OUTPUT");
+  const core::ir::InputShapeSettings input_shapes = ParseInputShapeSettings(shape_texts, dim_texts);
   core::builder::OptimizerOptions options;
   options.registered = ParseSelection(pattern_text);
+  if (!keep_globs.empty()) options.do_not_remove = KeptNodes(std::move(keep_globs));
   options.fold_constants_first = !args.Flag("--no-fold");
   if (auto limit = args.Value("--fold-size-limit"))
     options.fold.max_output_bytes = ParseByteCount(*limit, "--fold-size-limit");
@@ -310,12 +373,18 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   std::map<NodeKey, std::string> original_names;
   if (html_path) original_names = IndexNodeNames(model.graph());
 
-  // Lets replay check that a rewrite file is applied to the model it was recorded on, and
-  // that each position still designates the node it removed.
+  // Lets replay check that a rewrite file is applied to the model it was recorded on (as
+  // loaded: replay applies the recorded input shapes after checking), and that each
+  // position still designates the node it removed.
   const std::string fingerprint = record_path ? core::builder::ModelFingerprint(model) : std::string();
+  try {
+    core::ir::ApplyInputShapeSettings(model, input_shapes);
+  } catch (const ModelError& error) {
+    throw UsageError(error.what());
+  }
   std::optional<ModelProto> skeleton;
   if (record_path || html_path) skeleton = core::builder::ReplaySkeleton(model);
-  // --check compares with the model as loaded, which OUTPUT may replace on disk.
+  // --check compares with the model as loaded (and specialised), which OUTPUT may replace on disk.
   const std::optional<ModelProto> original = check.runs > 0 ? std::optional<ModelProto>(model) : std::nullopt;
   core::builder::GraphBuilder builder(std::move(model));
   core::builder::OptimizationReport report;
@@ -334,12 +403,14 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   core::ir::PrepareModel(optimized, *output, save_options, outputs);
   if (record_path) {
     outputs.Add(*record_path, "cannot write rewrite file " + Quote(*record_path))
-        .WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint), 0);
+        .WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint, input_shapes), 0);
   }
-  if (json_path) outputs.Add(*json_path, "cannot write JSON report " + Quote(*json_path)).WriteAt(report.ToJson(), 0);
+  if (json_path)
+    outputs.Add(*json_path, "cannot write JSON report " + Quote(*json_path))
+        .WriteAt(ReportJson(report, input_shapes), 0);
   if (html_path) {
-    HtmlReportInput page{input, pattern_text, {before_ops, before_initializers}, {}, std::move(original_names),
-                         &report, &rewrites};
+    HtmlReportInput page{input, pattern_text, core::ir::DescribeInputShapeSettings(input_shapes),
+                         {before_ops, before_initializers}, {}, std::move(original_names), &report, &rewrites};
     CountGraph(optimized.graph(), page.after.ops, page.after.initializers);
     outputs.Add(*html_path, "cannot write HTML report " + Quote(*html_path)).WriteAt(RenderReportHtml(page), 0);
   }
@@ -348,6 +419,8 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!quiet) {
+    if (!input_shapes.empty())
+      std::cout << "input shapes: " << core::ir::DescribeInputShapeSettings(input_shapes) << "\n";
     PrintSummary(before_ops, before_initializers, optimized.graph(), seconds);
     PrintRewrites(report, rewrites);
     std::cout << "saved " << *output << "\n";

@@ -13,6 +13,8 @@
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "onnx_core/ir/initializer_inputs.h"
+#include "onnx_core/ir/input_shapes.h"
+#include "tools/onnxopt/model_inputs.h"
 #include "tools/onnxopt/file_plan.h"
 #include "tools/onnxopt/progress.h"
 
@@ -45,6 +47,11 @@ options:
                                   initializers listed among the inputs overridable. Give
                                   replay the same choice as the optimize run that
                                   recorded RECORD (otherwise the fingerprint differs).
+  --overwrite-input-shape NAME:D0,D1,..., --dim NAME=VALUE
+                                  optional: the input shapes optimize was given. RECORD
+                                  holds them and replay applies them to MODEL itself; given
+                                  here, they must be the same (a model optimized under
+                                  other shapes is refused)
   -q, --quiet                     print nothing but errors
 
 examples:
@@ -53,7 +60,12 @@ examples:
 )";
 
 int RunReplay(const std::vector<std::string>& raw_args) {
-  Arguments args(raw_args, {"-o", "--output", "--external-data-threshold"}, {"-q", "--quiet", "--keep-initializer-inputs"});
+  std::vector<std::string> single_args = raw_args;
+  const std::vector<std::string> shape_texts = TakeRepeatedOption(single_args, "--overwrite-input-shape");
+  const std::vector<std::string> dim_texts = TakeRepeatedOption(single_args, "--dim");
+  const bool shapes_given = !shape_texts.empty() || !dim_texts.empty();
+  const core::ir::InputShapeSettings given_shapes = ParseInputShapeSettings(shape_texts, dim_texts);
+  Arguments args(single_args, {"-o", "--output", "--external-data-threshold"}, {"-q", "--quiet", "--keep-initializer-inputs"});
   const auto& positional = args.Positional(2, 2);
   const std::string input = positional[0];
   const std::string record_path = positional[1];
@@ -78,6 +90,13 @@ int RunReplay(const std::vector<std::string>& raw_args) {
     record = core::builder::LoadRewriteFile(record_path);
   } catch (const ModelError& error) {
     std::cerr << "onnxopt replay: invalid rewrite file: " << error.what() << "\n";
+    return kInvalidInput;
+  }
+  if (shapes_given && given_shapes != record.input_shapes) {
+    const std::string recorded = core::ir::DescribeInputShapeSettings(record.input_shapes);
+    std::cerr << "onnxopt replay: rewrite file '" << record_path << "' was recorded under other input shapes: "
+              << (recorded.empty() ? "none" : recorded) << ", not " << core::ir::DescribeInputShapeSettings(given_shapes)
+              << "\n";
     return kInvalidInput;
   }
   const std::vector<core::builder::LocalRewriting>& rewrites = record.rewrites;
@@ -107,6 +126,8 @@ int RunReplay(const std::vector<std::string>& raw_args) {
     }
   }
 
+  // The records fit the model specialised as optimize specialised it.
+  core::ir::ApplyInputShapeSettings(model, record.input_shapes);
   core::builder::GraphBuilder builder(std::move(model));
   progress.Phase("replaying " + std::to_string(rewrites.size()) + " rewrites");
   try {

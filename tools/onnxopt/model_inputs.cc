@@ -126,6 +126,30 @@ RandomInputOptions ParseRandomInputOptions(const std::vector<std::string>& dims,
   return options;
 }
 
+core::ir::InputShapeSettings ParseInputShapeSettings(const std::vector<std::string>& input_shapes,
+                                                     const std::vector<std::string>& dims) {
+  core::ir::InputShapeSettings settings;
+  for (const auto& [symbol, value] : ParseRandomInputOptions(dims, std::nullopt, std::nullopt, std::nullopt).dims)
+    settings.dims.emplace(symbol, value);
+  for (const std::string& text : input_shapes) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      throw UsageError("--overwrite-input-shape expects NAME:D0,D1,..., got '" + text + "'");
+    const std::string name = text.substr(0, colon);
+    std::vector<std::int64_t> shape;
+    const std::string list = text.substr(colon + 1);
+    for (std::size_t start = 0; !list.empty() && start <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      shape.push_back(ParseInteger(list.substr(start, comma - start), "--overwrite-input-shape " + name, 0,
+                                   std::int64_t{1} << 31));
+      start = comma + 1;
+    }
+    if (!settings.input_shapes.emplace(name, std::move(shape)).second)
+      throw UsageError("--overwrite-input-shape: input '" + name + "' is given twice");
+  }
+  return settings;
+}
+
 std::string SummarizeValue(const core::eval::Value& value) {
   if (const auto* tensor = std::get_if<Tensor>(&value)) return SummarizeTensor(*tensor);
   if (const auto* sequence = std::get_if<core::eval::Sequence>(&value)) {

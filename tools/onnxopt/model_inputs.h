@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "onnx_core/eval/evaluator.h"
+#include "onnx_core/ir/input_shapes.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/verify/random_inputs.h"
 
@@ -29,6 +30,11 @@ std::pair<std::string, std::string> SplitAssignment(const std::string& text, std
 RandomInputOptions ParseRandomInputOptions(const std::vector<std::string>& dims, const std::optional<std::string>& seed,
                                            const std::optional<std::string>& float_range,
                                            const std::optional<std::string>& int_max);
+// Parses the values of --overwrite-input-shape (NAME:D0,D1,..., split at the last ':' so
+// that names such as "input:0" work; an empty list gives a scalar) and --dim
+// (NAME=VALUE). Throws UsageError for a malformed value or an input given twice.
+core::ir::InputShapeSettings ParseInputShapeSettings(const std::vector<std::string>& input_shapes,
+                                                     const std::vector<std::string>& dims);
 double ParseNonNegativeNumber(const std::string& text, std::string_view option);
 
 // "float[2,3] min=-0.5 max=0.9 mean=0.1 [0.25, -0.5, ...]"; sequences and absent

@@ -711,7 +711,9 @@ std::string RenderReportHtml(const HtmlReportInput& input, const HtmlReportLimit
        << "<title>onnxopt report: " << EscapeHtml(input.model) << "</title><style>" << kStyle << "</style><script>"
        << kScript << "</script></head>\n<body>\n<h1>onnxopt optimization report <span class=\"model\">"
        << EscapeHtml(input.model) << "</span></h1>\n<p class=\"lead\">patterns <code>" << EscapeHtml(input.patterns)
-       << "</code> \u00b7 " << input.report->iterations << " rounds \u00b7 " << input.rewrites->size()
+       << "</code>";
+  if (!input.input_shapes.empty()) html << " \u00b7 input shapes <code>" << EscapeHtml(input.input_shapes) << "</code>";
+  html << " \u00b7 " << input.report->iterations << " rounds \u00b7 " << input.rewrites->size()
        << " rewrites \u00b7 " << Milliseconds(input.report->TotalTimeNs()) << " \u00b7 sections: "
        << "<a href=\"#phases\">time</a>, <a href=\"#operators\">operators</a>, <a href=\"#patterns\">patterns</a>, "
        << "<a href=\"#batches\">batches</a></p>\n";

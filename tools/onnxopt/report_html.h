@@ -43,6 +43,9 @@ struct ModelCounts {
 struct HtmlReportInput {
   std::string model;     // the input model's path, for the title
   std::string patterns;  // the --patterns selection
+  // The --overwrite-input-shape/--dim settings the model was specialised under
+  // (ir::DescribeInputShapeSettings); empty: none.
+  std::string input_shapes;
   ModelCounts before;
   ModelCounts after;
   // IndexNodeNames of the model before optimizing: the names of the nodes the records

@@ -33,8 +33,12 @@ std::string Varint(std::uint64_t value) {
   return out;
 }
 std::string Bytes(std::string_view text) { return Varint(text.size()) + std::string(text); }
-std::string Header(std::uint64_t version, std::uint64_t count, std::string_view fingerprint = "") {
-  return std::string(kRewriteFileMagic) + Varint(version) + Bytes(fingerprint) + Varint(count);
+// From version 4 on, the header holds input shape settings (`settings`; by default none).
+std::string Header(std::uint64_t version, std::uint64_t count, std::string_view fingerprint = "",
+                   std::string_view settings = "") {
+  std::string settings_field;
+  if (version >= 4) settings_field = Bytes(settings.empty() ? Varint(0) + Varint(0) : std::string(settings));
+  return std::string(kRewriteFileMagic) + Varint(version) + Bytes(fingerprint) + settings_field + Varint(count);
 }
 std::string Record(std::string_view body) { return Varint(body.size()) + std::string(body); }
 // Bytes after a short damaged record, so that the file has room for the record it
@@ -270,8 +274,33 @@ TEST(RewriteFile, RejectsWrongMagic) {
   ExpectRejected(bytes, {"not an onnxopt rewrite file"}, /*seal=*/false);
 }
 
+TEST(RewriteFile, RoundTripsTheInputShapeSettings) {
+  const ir::InputShapeSettings settings{.input_shapes = {{"x", {1, 3, 224, 224}}, {"", {}}}, .dims = {{"seq", 128}}};
+  const RewriteFile file = ParseRewriteFile(SerializeRewrites(SampleRewrites(), "0123456789abcdef", settings));
+  EXPECT_EQ(file.input_shapes, settings);
+  EXPECT_EQ(file.rewrites.size(), 3u);
+  EXPECT_TRUE(ParseRewriteFile(SerializeRewrites({})).input_shapes.empty());
+  // The settings field is bounded like a record: a count or a length past its end is refused.
+  ExpectRejected(Header(kVersion, 0, "", Varint(1) + Bytes("x") + Varint(9)), {"input shapes", "count 9 exceeds"});
+  ExpectRejected(Header(kVersion, 0, "", Varint(0) + Varint(0) + Varint(0)), {"input shapes", "1 unexpected bytes"});
+  ExpectRejected(std::string(kRewriteFileMagic) + Varint(kVersion) + Bytes("") + Varint(7) + "ab",
+                 {"input shape settings are missing or cut short"});
+}
+
+TEST(RewriteFile, ReadsVersionThreeFilesWhichHaveNoInputShapes) {
+  const std::string current = SerializeRewrites(SampleRewrites(), "0123456789abcdef");
+  // The same records in a version 3 header.
+  const std::string records = current.substr(Header(kVersion, 3, "0123456789abcdef").size());
+  const std::string version_three =
+      Sealed(Header(3, 3, "0123456789abcdef") + records.substr(0, records.size() - 8));
+  const RewriteFile file = ParseRewriteFile(version_three);
+  EXPECT_EQ(file.model_fingerprint, "0123456789abcdef");
+  EXPECT_TRUE(file.input_shapes.empty());
+  EXPECT_EQ(SerializeRewrites(file.rewrites, file.model_fingerprint), current);
+}
+
 TEST(RewriteFile, RejectsUnknownVersion) {
-  ExpectRejected(Header(4, 0), {"format version 4 is not supported", "reads version 3"});
+  ExpectRejected(Header(5, 0), {"format version 5 is not supported", "reads versions 3 to 4"});
   ExpectRejected(Header(0, 0), {"format version 0 is not supported"});
   ExpectRejected(std::string(kRewriteFileMagic), {"format version is missing"}, /*seal=*/false);
 }
@@ -286,8 +315,8 @@ TEST(RewriteFile, ExplainsThatVersionOneIsNoLongerRead) {
 TEST(RewriteFile, ExplainsThatVersionTwoIsNoLongerRead) {
   // A version 2 file: checksum and signatures, no local functions.
   ExpectRejected(Header(2, 1) + Record(BodyStart() + Varint(0) + BodyEnd().substr(2)),
-                 {"rewrite file format version 2 is no longer supported", "this build reads version 3",
-                  "local functions", "record the rewrites again with onnxopt optimize --record"});
+                 {"rewrite file format version 2 is no longer supported", "this build reads versions 3 to 4",
+                  "version 3 added the local functions", "record the rewrites again with onnxopt optimize --record"});
 }
 
 TEST(RewriteFile, RejectsSignaturesThatDoNotMatchThePositions) {

@@ -1,0 +1,126 @@
+#include "tools/onnxopt/ort_check.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
+#include "onnx_core/ir/model_io.h"
+#include "tools/onnxopt/cli.h"
+
+extern char** environ;
+
+namespace onnxopt::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// compare_models.js's exit codes (documented at its top).
+constexpr int kHarnessEquivalent = 0;
+constexpr int kHarnessMismatch = 1;
+
+// A folder of our own under the system's temporary folder, removed with everything in it.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
+    std::string pattern = (fs::temp_directory_path() / "onnxopt-ort-check-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw IoError("cannot create a temporary folder for the onnxruntime check: " + std::string(std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Runs `argv` (argv[0] looked up on PATH), its stdout discarded when `quiet`; returns its
+// exit status. Throws IoError when it cannot be started or does not exit normally.
+int RunProgram(const std::vector<std::string>& arguments, bool quiet) {
+  std::vector<char*> argv;
+  std::vector<std::string> copies = arguments;
+  for (std::string& argument : copies) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t child = 0;
+  const int started = ::posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (started != 0)
+    throw IoError("cannot run " + Quote(arguments[0]) + " for the onnxruntime check: " + std::strerror(started));
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) throw IoError("waiting for " + Quote(arguments[0]) + ": " + std::strerror(errno));
+  if (!WIFEXITED(status)) throw IoError(Quote(arguments[0]) + " was stopped by a signal during the onnxruntime check");
+  return WEXITSTATUS(status);
+}
+
+std::string Number(double value) {
+  std::ostringstream text;
+  text.precision(17);
+  text << value;
+  return text.str();
+}
+
+}  // namespace
+
+std::string FindOrtHarness() {
+  if (const char* path = std::getenv("ONNXOPT_ORT_HARNESS"); path && *path) return path;
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  for (const fs::path& candidate : {exe.parent_path() / "ort" / "compare_models.js",
+                                    exe.parent_path().parent_path() / "share" / "onnxopt" / "ort" / "compare_models.js"})
+    if (fs::is_regular_file(candidate, error)) return candidate.string();
+  return {};
+}
+
+int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, int runs,
+                         const core::eval::ToleranceOptions& tolerances, bool quiet) {
+  const std::string harness = FindOrtHarness();
+  if (harness.empty())
+    throw IoError("--check-with onnxruntime: the harness compare_models.js is not installed next to onnxopt "
+                  "(ort/ or ../share/onnxopt/ort/); set ONNXOPT_ORT_HARNESS to its path");
+  TemporaryFolder folder;
+  const fs::path reference = folder.path() / "original.onnx";
+  ModelProto copy = original;
+  core::ir::SaveModel(copy, reference);
+  std::vector<std::string> command{"node",   harness, reference.string(), saved, "--seed", "0", "--runs",
+                                   std::to_string(runs)};
+  if (tolerances.atol) command.insert(command.end(), {"--atol", Number(*tolerances.atol)});
+  if (tolerances.rtol) command.insert(command.end(), {"--rtol", Number(*tolerances.rtol)});
+  std::cout.flush();
+  const int status = RunProgram(command, quiet);
+  if (status == kHarnessEquivalent) {
+    if (!quiet)
+      std::cout << "check: onnxruntime finds the same outputs on " << runs << " random input set"
+                << (runs == 1 ? "" : "s") << "\n";
+    return kOk;
+  }
+  if (status == kHarnessMismatch) {
+    std::cout << "check: onnxruntime finds that the optimized model's outputs differ from the original's\n";
+    return kMismatch;
+  }
+  throw IoError("--check-with onnxruntime: the check could not be made (" + Quote(harness) + " exited with " +
+                std::to_string(status) + "; its message is above)");
+}
+
+}  // namespace onnxopt::cli
