@@ -426,10 +426,37 @@ TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeRunsBothModelsThere) {
   ASSERT_EQ(equal.exit_code, 0) << equal.output;
   EXPECT_NE(equal.output.find("check: onnxruntime finds the same outputs on 2 random input sets"), std::string::npos)
       << equal.output;
+  EXPECT_EQ(equal.output.find("max_abs_diff"), std::string::npos) << "the harness's per-output lines stay quiet";
   const CommandResult exact = Onnxopt({"optimize", model, Out("p.onnx").string(), "--patterns",
                                        "MulMulMulScalarPattern", "--check", "1", "--check-atol", "0",
                                        "--check-rtol", "0", "--check-with", "onnxruntime"});
   EXPECT_EQ(exact.exit_code, 5) << exact.output;
+}
+
+// What onnxruntime finds different is shown (not its matching outputs), and exits 5; a
+// harness that cannot make the check is an error, not a pass. A stand-in harness
+// (ONNXOPT_ORT_HARNESS) plays onnxruntime's part, since our own check passes first.
+TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeReportsWhatItFindsDifferent) {
+  const std::string model = WriteModel(kCastModel).string();
+  const fs::path differs = in_ / "differs.js";
+  WriteFile(differs, "console.log('ok       y float32[2,3] max_abs_diff=0');\n"
+                     "console.log('MISMATCH z float32[2,3] max_abs_diff=1');\n"
+                     "process.exitCode = 1;\n");
+  const fs::path broken = in_ / "broken.js";
+  WriteFile(broken, "console.error('cannot load the model'); process.exitCode = 2;\n");
+  const auto optimize_with = [&](const fs::path& harness, const std::string& out) {
+    return RunCommand({"/usr/bin/env", "ONNXOPT_ORT_HARNESS=" + harness.string(), OnnxoptExe().string(), "optimize", model,
+                       Out(out).string(), "--check", "1", "--check-with", "onnxruntime"});
+  };
+  const CommandResult mismatch = optimize_with(differs, "o.onnx");
+  EXPECT_EQ(mismatch.exit_code, 5) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("onnxruntime: MISMATCH z"), std::string::npos) << mismatch.output;
+  EXPECT_EQ(mismatch.output.find("onnxruntime: ok"), std::string::npos) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("onnxruntime finds that the optimized model's outputs differ"), std::string::npos);
+  const CommandResult failed = optimize_with(broken, "p.onnx");
+  EXPECT_EQ(failed.exit_code, 2) << failed.output;
+  EXPECT_NE(failed.output.find("cannot load the model"), std::string::npos) << failed.output;
+  EXPECT_NE(failed.output.find("the check could not be made"), std::string::npos) << failed.output;
 }
 
 TEST_F(OptimizeReplayTest, UsageErrors) {

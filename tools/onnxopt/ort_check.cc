@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -51,16 +52,17 @@ class TemporaryFolder {
   fs::path path_;
 };
 
-// Runs `argv` (argv[0] looked up on PATH), its stdout discarded when `quiet`; returns its
-// exit status. Throws IoError when it cannot be started or does not exit normally.
-int RunProgram(const std::vector<std::string>& arguments, bool quiet) {
+// Runs `arguments` (the program looked up on PATH) with its standard output written to
+// `output_path`; returns its exit status. Throws IoError when it cannot be started or does
+// not exit normally.
+int RunProgram(const std::vector<std::string>& arguments, const fs::path& output_path) {
   std::vector<char*> argv;
   std::vector<std::string> copies = arguments;
   for (std::string& argument : copies) argv.push_back(argument.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_t child = 0;
   const int started = ::posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -71,6 +73,13 @@ int RunProgram(const std::vector<std::string>& arguments, bool quiet) {
     if (errno != EINTR) throw IoError("waiting for " + Quote(arguments[0]) + ": " + std::strerror(errno));
   if (!WIFEXITED(status)) throw IoError(Quote(arguments[0]) + " was stopped by a signal during the onnxruntime check");
   return WEXITSTATUS(status);
+}
+
+// The harness's report without its "ok" lines: what differs, its warnings and verdict.
+void PrintHarnessProblems(const fs::path& output_path) {
+  std::ifstream in(output_path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.starts_with("ok ")) std::cout << "  onnxruntime: " << line << "\n";
 }
 
 std::string Number(double value) {
@@ -107,14 +116,15 @@ int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, i
                                    std::to_string(runs)};
   if (tolerances.atol) command.insert(command.end(), {"--atol", Number(*tolerances.atol)});
   if (tolerances.rtol) command.insert(command.end(), {"--rtol", Number(*tolerances.rtol)});
-  std::cout.flush();
-  const int status = RunProgram(command, quiet);
+  const fs::path harness_output = folder.path() / "harness.txt";
+  const int status = RunProgram(command, harness_output);
   if (status == kHarnessEquivalent) {
     if (!quiet)
       std::cout << "check: onnxruntime finds the same outputs on " << runs << " random input set"
                 << (runs == 1 ? "" : "s") << "\n";
     return kOk;
   }
+  PrintHarnessProblems(harness_output);
   if (status == kHarnessMismatch) {
     std::cout << "check: onnxruntime finds that the optimized model's outputs differ from the original's\n";
     return kMismatch;

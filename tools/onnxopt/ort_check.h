@@ -25,7 +25,8 @@ std::string FindOrtHarness();
 // `saved` in onnxruntime on `runs` seeded input sets. Returns kOk when every output
 // matches, kMismatch when one differs, and throws IoError when the check cannot be made
 // (no node, no harness, onnxruntime-node missing, a model onnxruntime cannot run), with
-// the harness's own message.
+// the harness's own message. Only the harness's report of what differs is printed, not
+// its line per matching output.
 int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, int runs,
                          const core::eval::ToleranceOptions& tolerances, bool quiet);
 
