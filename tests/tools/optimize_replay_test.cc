@@ -445,8 +445,8 @@ TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeReportsWhatItFindsDifferent) {
   const fs::path broken = in_ / "broken.js";
   WriteFile(broken, "console.error('cannot load the model'); process.exitCode = 2;\n");
   const auto optimize_with = [&](const fs::path& harness, const std::string& out) {
-    return RunCommand({"/usr/bin/env", "ONNXOPT_ORT_HARNESS=" + harness.string(), OnnxoptExe().string(), "optimize", model,
-                       Out(out).string(), "--check", "1", "--check-with", "onnxruntime"});
+    return RunCommand({"/usr/bin/env", "ONNXOPT_ORT_HARNESS=" + harness.string(), OnnxoptExe().string(), "optimize",
+                       model, Out(out).string(), "--check", "1", "--check-with", "onnxruntime"});
   };
   const CommandResult mismatch = optimize_with(differs, "o.onnx");
   EXPECT_EQ(mismatch.exit_code, 5) << mismatch.output;

@@ -96,8 +96,9 @@ std::string FindOrtHarness() {
   std::error_code error;
   const fs::path exe = fs::read_symlink("/proc/self/exe", error);
   if (error) return {};
-  for (const fs::path& candidate : {exe.parent_path() / "ort" / "compare_models.js",
-                                    exe.parent_path().parent_path() / "share" / "onnxopt" / "ort" / "compare_models.js"})
+  const fs::path folder = exe.parent_path();
+  for (const fs::path& candidate : {folder / "ort" / "compare_models.js",
+                                    folder.parent_path() / "share" / "onnxopt" / "ort" / "compare_models.js"})
     if (fs::is_regular_file(candidate, error)) return candidate.string();
   return {};
 }
