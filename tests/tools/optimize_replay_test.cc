@@ -311,6 +311,12 @@ TEST_F(OptimizeReplayTest, FoldSizeLimitLeavesLargeConstantsAndTheReportSaysWhy)
                                          "--fold-size-limit", "1M", "--report"});
   ASSERT_EQ(allowed.exit_code, 0) << allowed.output;
   EXPECT_EQ(allowed.output.find("constants not folded"), std::string::npos) << allowed.output;
+  for (const char* verbose : {"-v", "--verbose"}) {
+    const CommandResult listed = Onnxopt({"optimize", model, Out(std::string("v") + verbose + ".onnx").string(),
+                                          "--patterns", "none", "--fold-size-limit", "1K", verbose});
+    ASSERT_EQ(listed.exit_code, 0) << listed.output;
+    EXPECT_NE(listed.output.find("constants not folded (1):"), std::string::npos) << verbose << ":\n" << listed.output;
+  }
 }
 
 // Shape(x) of a symbolic input: folded to a constant only once the shape is fixed.

@@ -121,8 +121,9 @@ options:
                                   max(node count, 10) x number of pattern priorities)
   --record FILE                   save the applied rewrites to FILE, for `onnxopt replay`
                                   (format: docs/record-format.md)
-  --report                        print a detailed report after the summary: time per
-                                  phase, rounds, rewrites and rejections per pattern
+  --report, -v, --verbose         print a detailed report after the summary: time per
+                                  phase, rounds, rewrites and rejections per pattern,
+                                  constants not folded and why
   --report-json FILE              save the same report as JSON to FILE
   --report-html FILE              save a visual report to FILE: one self-contained HTML
                                   page (no network) with the model before and after,
@@ -315,7 +316,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
                   "--report-json", "--report-html", "--fold-size-limit", "--check", "--check-atol", "--check-rtol",
                   "--check-with"},
-                 {"-q", "--quiet", "--no-fold", "--report", "--keep-initializer-inputs"});
+                 {"-q", "--quiet", "--no-fold", "--report", "-v", "--verbose", "--keep-initializer-inputs"});
   const std::string pattern_text = args.Value("--patterns").value_or("default");
   const std::vector<std::string>& positional = args.Positional(1, 2);
   const std::string input = positional[0];
@@ -334,7 +335,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   if (auto limit = args.Value("--fold-size-limit"))
     options.fold.max_output_bytes = ParseByteCount(*limit, "--fold-size-limit");
   const OutputCheck check = ParseOutputCheck(args);
-  const bool print_report = args.Flag("--report");
+  const bool print_report = args.Flag("--report") || args.Flag("-v") || args.Flag("--verbose");
   const int max_iter = args.Value("--max-iter") ? ParseMaxIter(*args.Value("--max-iter")) : -1;
   const std::optional<std::string> record_path = args.Value("--record");
   const std::optional<std::string> json_path = args.Value("--report-json");
