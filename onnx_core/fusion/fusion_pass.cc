@@ -278,6 +278,51 @@ utils::RepeatedProtoField<NodeProto> DeclarativePattern::Apply(GraphGraph& graph
   return EmitReplacement(graph, name_, replacement, inputs, outputs);
 }
 
+// --- DeclarativePatternGroup ---------------------------------------------------------
+
+namespace {
+
+std::string GroupName(const std::string& pass_name, const std::vector<std::shared_ptr<const DeclarativePattern>>& alternatives) {
+  std::string name = pass_name + "/";
+  for (std::size_t i = 0; i < alternatives.size(); ++i)
+    name += (i ? "|" : "") + alternatives[i]->Matcher().GetPattern().Name();
+  return name;
+}
+
+}  // namespace
+
+DeclarativePatternGroup::DeclarativePatternGroup(std::string pass_name,
+                                                 std::vector<std::shared_ptr<const DeclarativePattern>> alternatives,
+                                                 PassStage stage, int priority)
+    : CompiledRule(GroupName(pass_name, alternatives), stage, priority) {
+  for (auto& alternative : alternatives) {
+    declarative_.push_back(alternative.get());
+    alternatives_.push_back(std::move(alternative));
+  }
+}
+
+std::set<std::string> DeclarativePatternGroup::FastOpType() const { return declarative_.front()->FastOpType(); }
+
+core::builder::MatchResult DeclarativePatternGroup::Match(GraphGraph& graph, const NodeProto& candidate) const {
+  core::builder::MatchResult first_failure = declarative_.front()->Match(graph, candidate);
+  if (first_failure) return first_failure;
+  for (std::size_t i = 1; i < declarative_.size(); ++i)
+    if (core::builder::MatchResult match = declarative_[i]->Match(graph, candidate)) return match;
+  return first_failure;
+}
+
+utils::RepeatedProtoField<NodeProto> DeclarativePatternGroup::Apply(GraphGraph&,
+                                                                    const std::vector<const NodeProto*>&) const {
+  throw BuilderError(name_ + ": Apply is called on the alternative that matched, not on the group");
+}
+
+const std::shared_ptr<const core::builder::PatternOptimization>* DeclarativePatternGroup::FindAlternative(
+    const core::builder::PatternOptimization& alternative) const {
+  for (const auto& owned : alternatives_)
+    if (owned.get() == &alternative) return &owned;
+  return nullptr;
+}
+
 // --- DecomposePass -------------------------------------------------------------------
 
 DecomposePass::DecomposePass(std::vector<OpKey> op_types) : op_types_(std::move(op_types)) {
@@ -326,13 +371,28 @@ utils::RepeatedProtoField<NodeProto> DecomposePatternOptimization::Apply(
 PatternList Compile(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name, PassStage stage,
                     int priority) {
   if (!pass) throw PatternError("Compile: no pass");
-  PatternList compiled;
+  std::vector<std::shared_ptr<const DeclarativePattern>> patterns;
   for (Pattern& pattern : pass->Patterns())
-    compiled.push_back(std::make_unique<DeclarativePattern>(pass, pass_name, std::move(pattern), stage, priority));
-  for (std::size_t i = 0; i < compiled.size(); ++i)
+    patterns.push_back(std::make_shared<DeclarativePattern>(pass, pass_name, std::move(pattern), stage, priority));
+  for (std::size_t i = 0; i < patterns.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
-      if (compiled[i]->Name() == compiled[k]->Name())
-        throw PatternError("pass " + Quoted(pass_name) + ": two patterns are named " + Quoted(compiled[i]->Name()));
+      if (patterns[i]->Name() == patterns[k]->Name())
+        throw PatternError("pass " + Quoted(pass_name) + ": two patterns are named " + Quoted(patterns[i]->Name()));
+  // Group by anchor operator, in the order each operator first appears.
+  std::vector<std::pair<std::string, std::vector<std::shared_ptr<const DeclarativePattern>>>> by_anchor;
+  for (auto& pattern : patterns) {
+    const std::string anchor = pattern->Matcher().GetPattern().Anchor().ToString();
+    auto it = std::find_if(by_anchor.begin(), by_anchor.end(), [&](const auto& group) { return group.first == anchor; });
+    if (it == by_anchor.end()) it = by_anchor.insert(by_anchor.end(), {anchor, {}});
+    it->second.push_back(std::move(pattern));
+  }
+  PatternList compiled;
+  for (auto& [anchor, group] : by_anchor) {
+    if (group.size() == 1)
+      compiled.push_back(std::make_unique<DeclarativePattern>(*group.front()));
+    else
+      compiled.push_back(std::make_unique<DeclarativePatternGroup>(pass_name, std::move(group), stage, priority));
+  }
   return compiled;
 }
 
@@ -342,6 +402,13 @@ PatternList Compile(std::shared_ptr<const DecomposePass> pass, std::string pass_
   compiled.push_back(std::make_unique<DecomposePatternOptimization>(std::move(pass), std::move(pass_name), stage,
                                                                     priority));
   return compiled;
+}
+
+std::vector<std::string> ReportedNames(const core::builder::PatternOptimization& compiled) {
+  std::vector<std::string> names{compiled.Name()};
+  if (const auto* group = dynamic_cast<const DeclarativePatternGroup*>(&compiled))
+    for (const auto& alternative : group->Alternatives()) names.push_back(alternative->Name());
+  return names;
 }
 
 // --- Registration --------------------------------------------------------------------

@@ -17,6 +17,7 @@
 #include "onnx_core/fusion/matcher.h"
 #include "onnx_core/fusion/pattern_graph.h"
 #include "onnx_core/optimizer/pattern.h"
+#include "onnx_core/optimizer/pattern_alternatives.h"
 
 namespace onnxopt::core::builder {
 class GraphGraph;
@@ -174,6 +175,31 @@ class DeclarativePattern final : public CompiledRule {
   PatternMatcher matcher_;
 };
 
+// The patterns of one pass that share an anchor operator, as one engine pattern named
+// "<pass>/<pattern>|<pattern>...": Match tries them in the pass's order on each candidate
+// (one driver call, one timer) and returns the first match, which names the alternative
+// that made it: the driver records and applies that DeclarativePattern, so records keep
+// its name ("<pass>/<pattern>"). A failed candidate reports the first alternative's reason.
+class DeclarativePatternGroup final : public CompiledRule, public core::builder::PatternAlternatives {
+ public:
+  DeclarativePatternGroup(std::string pass_name, std::vector<std::shared_ptr<const DeclarativePattern>> alternatives,
+                          PassStage stage, int priority);
+  std::set<std::string> FastOpType() const override;
+  core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override;
+  // Never called by the driver (it applies the alternative); throws BuilderError.
+  utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph& graph,
+                                             const std::vector<const NodeProto*>& nodes) const override;
+  const std::shared_ptr<const core::builder::PatternOptimization>* FindAlternative(
+      const core::builder::PatternOptimization& alternative) const override;
+  const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& Alternatives() const {
+    return alternatives_;
+  }
+
+ private:
+  std::vector<std::shared_ptr<const core::builder::PatternOptimization>> alternatives_;
+  std::vector<const DeclarativePattern*> declarative_;  // the same objects, for direct calls
+};
+
 // A DecomposePass as an engine pattern named after the pass.
 class DecomposePatternOptimization final : public CompiledRule {
  public:
@@ -190,11 +216,18 @@ class DecomposePatternOptimization final : public CompiledRule {
 
 using PatternList = std::vector<std::unique_ptr<core::builder::PatternOptimization>>;
 
-// One engine pattern per Pattern of the pass (Patterns() is called here, once).
+// The engine patterns of the pass (Patterns() is called here, once): one DeclarativePattern
+// per Pattern whose anchor operator no other Pattern of the pass has, one
+// DeclarativePatternGroup per anchor operator several share (at the first one's place).
 PatternList Compile(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name,
                     PassStage stage = PassStage::kAfterShapeInference, int priority = 1);
 PatternList Compile(std::shared_ptr<const DecomposePass> pass, std::string pass_name,
                     PassStage stage = PassStage::kAfterShapeInference, int priority = 1);
+
+// The names a compiled pattern appears under in reports and records: its own, and for a
+// DeclarativePatternGroup those of its alternatives (the group counts the Match calls, the
+// alternative that matched its records and applied rewrites).
+std::vector<std::string> ReportedNames(const core::builder::PatternOptimization& compiled);
 
 // --- Registration: explicit (no static registrars), idempotent ---------------------------
 // Registering a name again with a factory of the same type is a no-op; another factory

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "tests/onnx_core/fusion/test_rules.h"
 #include "tests/support/test_support.h"
@@ -160,6 +163,70 @@ TEST(DeclarativeSeed, T59_ReportCounters) {
             1u)
       << run.Reasons(kAddZeroRule);
   EXPECT_EQ(stats[std::string(kAddZeroRule)].match_calls, 1u);
+}
+
+// The patterns of one pass that share an anchor operator compile into one engine pattern
+// (one Match call per candidate); records still name the alternative that matched.
+TEST(DeclarativeCompile, PatternsSharingAnAnchorAreOneEnginePattern) {
+  // Relu(Relu(x)) => Relu(x); Relu(Abs(x)) => Abs(x); Neg(Neg(x)) => x (another anchor).
+  const Rules rules = LambdaRules(
+      "Chains",
+      [] {
+        std::vector<Pattern> patterns;
+        for (const char* inner : {"Relu", "Abs"}) {
+          PatternBuilder b(std::string("relu_") + (inner[0] == 'R' ? "relu" : "abs"));
+          patterns.push_back(b.Build({b.Op("Relu", {b.Op(inner, {b.Input()})})}));
+        }
+        PatternBuilder b("neg_neg");
+        patterns.push_back(b.Build({b.Op("Neg", {b.Op("Neg", {b.Input()})})}));
+        return patterns;
+      },
+      [](const MatchResult& m, ReplacementBuilder& rb) {
+        if (m.PatternName() == "neg_neg") return rb.Build({rb.Input(0)});
+        return rb.Build({rb.Op(m.PatternName() == "relu_relu" ? "Relu" : "Abs", {rb.Input(0)})});
+      });
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0]->Name(), "Chains/relu_relu|relu_abs");
+  EXPECT_EQ(rules[0]->FastOpType(), std::set<std::string>{"Relu"});
+  EXPECT_EQ(fusion::ReportedNames(*rules[0]),
+            (std::vector<std::string>{"Chains/relu_relu|relu_abs", "Chains/relu_relu", "Chains/relu_abs"}));
+  EXPECT_EQ(rules[1]->Name(), "Chains/neg_neg");
+  EXPECT_EQ(fusion::ReportedNames(*rules[1]), std::vector<std::string>{"Chains/neg_neg"});
+  RuleRun run = ExpectRewritten(rules, R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[3] y) {
+      r = Relu(a)
+      y1 = Relu(r)
+      b = Abs(a)
+      y2 = Relu(b)
+      n = Neg(a)
+      y3 = Neg(n)
+      s = Add(y1, y2)
+      y = Add(s, y3)
+    })",
+                                R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[3] y) {
+      y1 = Relu(a)
+      y2 = Abs(a)
+      s = Add(y1, y2)
+      y = Add(s, a)
+    })");
+  std::vector<std::string> names;
+  for (const auto& record : run.records)
+    if (record.Name().rfind("Chains/", 0) == 0) names.push_back(record.Name() + "@" + std::to_string(record.iteration));
+  EXPECT_EQ(names, (std::vector<std::string>{"Chains/relu_relu@1", "Chains/relu_abs@1", "Chains/neg_neg@1"}));
+  std::map<std::string, core::builder::PatternStats> stats;
+  for (const auto& entry : run.report.patterns) stats[entry.name] = entry;
+  // Iteration 1 tries the 3 Relus (r fails, y1 and y2 match), iteration 2 the one left.
+  EXPECT_EQ(stats["Chains/relu_relu|relu_abs"].match_calls, 4u);
+  EXPECT_EQ(stats["Chains/relu_relu|relu_abs"].matched, 2u);
+  EXPECT_EQ(stats["Chains/relu_relu"].applied, 1u);
+  EXPECT_EQ(stats["Chains/relu_abs"].applied, 1u);
+  EXPECT_EQ(stats["Chains/relu_relu"].match_calls, 0u) << "the alternatives are not called by the driver";
+  // A rejected candidate reports the first alternative's reason, under the group's name.
+  EXPECT_EQ(run.NoMatches("Chains/relu_relu|relu_abs", "an input is not produced by a node"), 2u)
+      << run.Reasons("Chains/relu_relu|relu_abs");
 }
 
 }  // namespace
