@@ -1,6 +1,7 @@
 #include "onnx_core/fusion/fusion_pass.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -254,13 +255,21 @@ DeclarativePattern::DeclarativePattern(std::shared_ptr<const PatternFusionPass> 
 std::set<std::string> DeclarativePattern::FastOpType() const { return {matcher_.GetPattern().Anchor().op_type}; }
 
 core::builder::MatchResult DeclarativePattern::Match(GraphGraph& graph, const NodeProto& candidate) const {
+  MatchFailure failure;
+  return Match(graph, candidate, failure);
+}
+
+core::builder::MatchResult DeclarativePattern::Match(GraphGraph& graph, const NodeProto& candidate,
+                                                     MatchFailure& failure) const {
   Binding binding;
   std::string_view why;
   const NodeProto* insert_at = nullptr;
-  if (!matcher_.Match(graph, candidate, binding, why, insert_at)) return NoMatch(candidate, why);
+  if (!matcher_.Match(graph, candidate, binding, why, insert_at, &failure)) return NoMatch(candidate, why);
   MatchResult view(matcher_, binding, graph, name_);
   PassContext context(graph, stage_, pass_name_);
+  failure = MatchFailure::kAfterWalk;
   if (!pass_->MeetRequirements(view, context)) return NoMatch(candidate, "MeetRequirements rejected the match");
+  failure = MatchFailure::kNone;
   return Matched(matcher_.CanonicalNodes(binding), insert_at);
 }
 
@@ -296,6 +305,10 @@ DeclarativePatternGroup::DeclarativePatternGroup(std::string pass_name,
                                                  PassStage stage, int priority)
     : CompiledRule(GroupName(pass_name, alternatives), stage, priority) {
   for (auto& alternative : alternatives) {
+    const int index = static_cast<int>(declarative_.size());
+    walk_twin_.push_back(-1);
+    for (int earlier = 0; earlier < index && walk_twin_.back() < 0; ++earlier)
+      if (declarative_[earlier]->Matcher().SameWalk(alternative->Matcher())) walk_twin_.back() = earlier;
     declarative_.push_back(alternative.get());
     alternatives_.push_back(std::move(alternative));
   }
@@ -304,10 +317,22 @@ DeclarativePatternGroup::DeclarativePatternGroup(std::string pass_name,
 std::set<std::string> DeclarativePatternGroup::FastOpType() const { return declarative_.front()->FastOpType(); }
 
 core::builder::MatchResult DeclarativePatternGroup::Match(GraphGraph& graph, const NodeProto& candidate) const {
-  core::builder::MatchResult first_failure = declarative_.front()->Match(graph, candidate);
+  // Alternatives beyond 64 are tried without the shortcut.
+  std::uint64_t walk_failed = 0;
+  MatchFailure failure = MatchFailure::kNone;
+  core::builder::MatchResult first_failure = declarative_.front()->Match(graph, candidate, failure);
   if (first_failure) return first_failure;
-  for (std::size_t i = 1; i < declarative_.size(); ++i)
-    if (core::builder::MatchResult match = declarative_[i]->Match(graph, candidate)) return match;
+  if (failure == MatchFailure::kWalk) walk_failed |= 1;
+  for (std::size_t i = 1; i < declarative_.size(); ++i) {
+    const int twin = walk_twin_[i];
+    if (twin >= 0 && twin < 64 && (walk_failed >> twin & 1)) {
+      if (i < 64) walk_failed |= std::uint64_t{1} << i;
+      continue;
+    }
+    core::builder::MatchResult match = declarative_[i]->Match(graph, candidate, failure);
+    if (match) return match;
+    if (failure == MatchFailure::kWalk && i < 64) walk_failed |= std::uint64_t{1} << i;
+  }
   return first_failure;
 }
 

@@ -165,6 +165,9 @@ class DeclarativePattern final : public CompiledRule {
                      PassStage stage, int priority);
   std::set<std::string> FastOpType() const override;
   core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override;
+  // Match, telling where a failed match stopped (kAfterWalk also for a MeetRequirements rejection).
+  core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate,
+                                   MatchFailure& failure) const;
   utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph& graph,
                                              const std::vector<const NodeProto*>& nodes) const override;
   const PatternMatcher& Matcher() const { return matcher_; }
@@ -198,6 +201,10 @@ class DeclarativePatternGroup final : public CompiledRule, public core::builder:
  private:
   std::vector<std::shared_ptr<const core::builder::PatternOptimization>> alternatives_;
   std::vector<const DeclarativePattern*> declarative_;  // the same objects, for direct calls
+  // For each alternative, an earlier one with the same backward walk (SameWalk), or -1: when
+  // that one's walk failed on a candidate, this one is not tried (CastCast's two patterns
+  // differ only in their declared outputs).
+  std::vector<int> walk_twin_;
 };
 
 // A DecomposePass as an engine pattern named after the pass.

@@ -1,6 +1,7 @@
 #include "onnx_core/fusion/matcher.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -33,12 +34,13 @@ std::string DescribeTarget(const NodeProto& node) {
   return node.op_type() + " " + Quoted(node.name().empty() ? node.output(0) : node.name());
 }
 
-// Input or output count without trailing "" entries.
+// Input or output count without trailing "" entries. Through iterators: the field's Get
+// is not inlined (it lives in libprotobuf), and this runs on every candidate.
 template <class Field>
 int TrimmedSize(const Field& names) {
-  int size = names.size();
-  while (size > 0 && names.Get(size - 1).empty()) --size;
-  return size;
+  auto end = names.end();
+  while (end != names.begin() && std::prev(end)->empty()) --end;
+  return static_cast<int>(end - names.begin());
 }
 
 int PatternInputCount(const Sketch& sketch, const Sketch::Node& node) {
@@ -185,7 +187,11 @@ bool PatternMatcher::Walk(State& state, int pattern_node, const NodeProto& targe
   if (b.nodes[pattern_node]) return b.nodes[pattern_node] == &target || state.Fail("the pattern does not close here");
   if (std::find(b.nodes.begin(), b.nodes.end(), &target) != b.nodes.end())
     return state.Fail("two pattern nodes would bind the same node");
-  if (!NodeFits(state, pattern_node, target)) return false;
+  return NodeFits(state, pattern_node, target) && WalkFitted(state, pattern_node, target);
+}
+
+bool PatternMatcher::WalkFitted(State& state, int pattern_node, const NodeProto& target) const {
+  Binding& b = state.binding;
   const Sketch& sketch = pattern_.Graph();
   const Sketch::Node& node = sketch.nodes[pattern_node];
   b.nodes[pattern_node] = &target;
@@ -313,25 +319,52 @@ bool PatternMatcher::CheckBoundary(State& state) const {
 }
 
 bool PatternMatcher::Match(const GraphGraph& graph, const NodeProto& candidate, Binding& binding, std::string_view& why,
-                           const NodeProto*& insert_at) const {
+                           const NodeProto*& insert_at, MatchFailure* failure) const {
   const Sketch& sketch = pattern_.Graph();
   Binding& scratch = ThreadScratch().binding;
   State state{graph, scratch, {}, nullptr};
-  // The anchor's operator and arity first: most candidates stop there.
-  if (!NodeFits(state, pattern_.AnchorNode(), candidate)) {
+  auto fail = [&](MatchFailure where) {
     why = state.why;
+    if (failure) *failure = where;
     return false;
-  }
+  };
+  // The anchor's operator and arity first: most candidates stop there.
+  if (!NodeFits(state, pattern_.AnchorNode(), candidate)) return fail(MatchFailure::kWalk);
   scratch.nodes.assign(sketch.nodes.size(), nullptr);
   scratch.values.assign(sketch.values.size(), nullptr);
-  const int anchor = pattern_.AnchorNode();
-  const bool found = Walk(state, anchor, candidate) && Extend(state);
-  if (!found) {
-    why = state.why;
-    return false;
-  }
+  // Nothing is bound yet, and the anchor fits: the walk starts past Walk's checks.
+  if (!WalkFitted(state, pattern_.AnchorNode(), candidate)) return fail(MatchFailure::kWalk);
+  if (!Extend(state)) return fail(MatchFailure::kAfterWalk);
   binding = scratch;
   insert_at = state.insert_at;
+  if (failure) *failure = MatchFailure::kNone;
+  return true;
+}
+
+bool PatternMatcher::SameWalk(const PatternMatcher& other) const {
+  const Sketch& a = pattern_.Graph();
+  const Sketch& b = other.pattern_.Graph();
+  if (pattern_.AnchorNode() != other.pattern_.AnchorNode() || a.nodes.size() != b.nodes.size() ||
+      a.values.size() != b.values.size() ||
+      config_.IsEnableConstValueMatch() != other.config_.IsEnableConstValueMatch() ||
+      config_.IsEnableIrAttrMatch() != other.config_.IsEnableIrAttrMatch())
+    return false;
+  for (std::size_t n = 0; n < a.nodes.size(); ++n) {
+    const Sketch::Node& x = a.nodes[n];
+    const Sketch::Node& y = b.nodes[n];
+    if (x.key.domain != y.key.domain || x.key.op_type != y.key.op_type || x.inputs != y.inputs ||
+        x.outputs != y.outputs || x.attributes.size() != y.attributes.size())
+      return false;
+    for (std::size_t k = 0; k < x.attributes.size(); ++k)
+      if (!SameAttribute(x.attributes[k], y.attributes[k])) return false;
+  }
+  for (std::size_t id = 0; id < a.values.size(); ++id) {
+    const Sketch::Value& x = a.values[id];
+    const Sketch::Value& y = b.values[id];
+    if (x.kind != y.kind || x.index != y.index || x.slot != y.slot || x.tensor.has_value() != y.tensor.has_value())
+      return false;
+    if (x.tensor && x.tensor->SerializeAsString() != y.tensor->SerializeAsString()) return false;
+  }
   return true;
 }
 
