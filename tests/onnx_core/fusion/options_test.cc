@@ -87,6 +87,25 @@ TEST(DeclarativeOptions, T34_ConstValueMatchOn) {
       << "a Constant node's value_float is normalized to a tensor";
 }
 
+// T34, last sentence: rewriting Add(a, z) away leaves z's Constant node to its other reader.
+TEST(DeclarativeOptions, T34_ConstantStillUsedElsewhereSurvives) {
+  const Rules rules = LambdaRules(
+      "AddZeroValue",
+      [] {
+        PatternBuilder b("add_zero");
+        auto x = b.Input();
+        return std::vector<Pattern>{b.Build({b.Op("Add", {x, b.Constant(Float(0.0f), "zero")})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); },
+      [](const MatchResult& m, PassContext& ctx) { return SameTypeAndShape(ctx.Graph(), m.Input(0), m.Output(0)); },
+      PatternMatcherConfigBuilder().EnableConstValueMatch().Build());
+  ExpectRewritten(rules,
+                  Model("(float[3] a) => (float[3] u, float[3] w)",
+                        "z = Constant<value_float = 0.0>()\n t = Add(a, z)\n u = Relu(t)\n w = Mul(a, z)"),
+                  Model("(float[3] a) => (float[3] u, float[3] w)",
+                        "z = Constant<value_float = 0.0>()\n u = Relu(a)\n w = Mul(a, z)"));
+}
+
 TEST(DeclarativeOptions, T35_ConstValueMatchOnValueless) {
   const Rules rules = AddConstantRecorder(nullptr, PatternMatcherConfigBuilder().EnableConstValueMatch().Build());
   EXPECT_EQ(Matches(rules, AddInitializer(Float(5.0f))), 1u);
