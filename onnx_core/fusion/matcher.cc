@@ -9,6 +9,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/op_schema.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
 
@@ -62,17 +63,37 @@ const AttributeProto* FindAttribute(const NodeProto& node, std::string_view name
   return nullptr;
 }
 
-// Explicit attributes only: without an attribute-default registry an unset attribute
-// equals only an unset one (declarative-fusion.md §12).
-bool AttributesMatch(const Sketch::Node& pattern, const NodeProto& target) {
+// An attribute one side leaves out has its default there: the operator's schema at the
+// opset the graph imports gives it (core::ir::DefaultAttribute), so an explicit default and
+// an absent attribute compare equal. Without a default (none in the schema, an unknown
+// operator or version) an unset attribute equals only an unset one.
+bool AttributesMatch(const GraphGraph& graph, const Sketch::Node& pattern, const NodeProto& target) {
+  const core::ir::OpSchema* schema = nullptr;
+  bool looked_up = false;
+  auto default_of = [&](std::string_view name) -> std::optional<AttributeProto> {
+    if (!looked_up) {
+      looked_up = true;
+      if (const auto version = graph.Builder().OpsetVersion(target.domain()))
+        schema = core::ir::FindOpSchema(target.domain(), target.op_type(), *version);
+    }
+    if (!schema) return std::nullopt;
+    return core::ir::DefaultAttribute(*schema, name);
+  };
   for (const AttributeProto& wanted : pattern.attributes) {
-    const AttributeProto* found = FindAttribute(target, wanted.name());
-    if (!found || !SameAttribute(wanted, *found)) return false;
+    if (const AttributeProto* found = FindAttribute(target, wanted.name())) {
+      if (!SameAttribute(wanted, *found)) return false;
+      continue;
+    }
+    const std::optional<AttributeProto> fallback = default_of(wanted.name());
+    if (!fallback || !SameAttribute(wanted, *fallback)) return false;
   }
-  for (const AttributeProto& present : target.attribute())
-    if (std::none_of(pattern.attributes.begin(), pattern.attributes.end(),
-                     [&](const AttributeProto& a) { return a.name() == present.name(); }))
-      return false;
+  for (const AttributeProto& present : target.attribute()) {
+    if (std::any_of(pattern.attributes.begin(), pattern.attributes.end(),
+                    [&](const AttributeProto& a) { return a.name() == present.name(); }))
+      continue;
+    const std::optional<AttributeProto> fallback = default_of(present.name());
+    if (!fallback || !SameAttribute(*fallback, present)) return false;
+  }
   return true;
 }
 
@@ -160,7 +181,7 @@ bool PatternMatcher::NodeFits(State& s, int pattern_node, const NodeProto& targe
     return s.Fail("the input count differs from the pattern node's");
   if (static_cast<int>(node.outputs.size()) != TrimmedSize(target.output()))
     return s.Fail("the output count differs from the pattern node's");
-  if (config_.IsEnableIrAttrMatch() && !AttributesMatch(node, target))
+  if (config_.IsEnableIrAttrMatch() && !AttributesMatch(s.graph, node, target))
     return s.Fail("the attributes differ from the pattern node's");
   return true;
 }

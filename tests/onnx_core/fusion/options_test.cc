@@ -179,12 +179,28 @@ TEST(DeclarativeOptions, T38_AttributeMatchOn) {
       },
       on);
   const std::string signature = "(float[2,3] a, float[3,4] b, float[4] c) => (float[2,4] y)";
-  // Without an attribute-default registry, an explicit default (transB = 0) is not an
-  // unset attribute (declarative-fusion.md §12): that case does not match yet.
-  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<transB = 0>(a, b, c)"))), 0u);
+  // The schema's defaults (Gemm-13: transB 0, alpha 1.0): an explicit default is an unset
+  // attribute, another value is not.
+  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<transB = 0>(a, b, c)"))), 1u);
   EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm(a, b, c)"))), 1u);
   EXPECT_EQ(Matches(gemm, ParseText(Model("(float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y)",
                                           "y = Gemm<transB = 1>(a, b, c)"))),
+            0u);
+  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<alpha = 1.0, transA = 0>(a, b, c)"))), 1u);
+  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<alpha = 2.0>(a, b, c)"))), 0u);
+  // The other way round: a pattern that spells a default out matches a node without it.
+  const Rules explicit_default = RecordingRule(
+      "GemmTransB0",
+      [] {
+        PatternBuilder b("gemm_transb0");
+        std::vector<fusion::ValueRef> inputs = b.Inputs(3);
+        return std::vector<Pattern>{b.Build({b.Op("Gemm", inputs).Attr("transB", 0)})};
+      },
+      on);
+  EXPECT_EQ(Matches(explicit_default, ParseText(Model(signature, "y = Gemm(a, b, c)"))), 1u);
+  EXPECT_EQ(Matches(explicit_default, ParseText(Model(signature, "y = Gemm<transB = 0>(a, b, c)"))), 1u);
+  EXPECT_EQ(Matches(explicit_default, ParseText(Model("(float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y)",
+                                                      "y = Gemm<transB = 1>(a, b, c)"))),
             0u);
   const Rules leaky = RecordingRule(
       "Leaky",
@@ -197,6 +213,8 @@ TEST(DeclarativeOptions, T38_AttributeMatchOn) {
   EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu<alpha = 0.0100001>(a)"))),
             0u)
       << "floats compare bit for bit";
+  EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu(a)"))), 1u)
+      << "LeakyRelu-16's alpha defaults to 0.01";
 }
 
 TEST(DeclarativeOptions, T39_AttributeMatchOnChecksTypes) {
