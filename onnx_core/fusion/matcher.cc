@@ -35,8 +35,15 @@ std::string DescribeTarget(const NodeProto& node) {
   return node.op_type() + " " + Quoted(node.name().empty() ? node.output(0) : node.name());
 }
 
-// Input or output count without trailing "" entries. Through iterators: the field's Get
-// is not inlined (it lives in libprotobuf), and this runs on every candidate.
+// Entry i of a node's input or output field, through the field's iterator: Get (behind
+// input(i) and output(i)) is not inlined, it lives in libprotobuf, and the walk reads names
+// on every candidate.
+template <class Field>
+const std::string& NameAt(const Field& names, int i) {
+  return *(names.begin() + i);
+}
+
+// Input or output count without trailing "" entries (through iterators, as NameAt).
 template <class Field>
 int TrimmedSize(const Field& names) {
   auto end = names.end();
@@ -216,12 +223,13 @@ bool PatternMatcher::WalkFitted(State& state, int pattern_node, const NodeProto&
   const Sketch& sketch = pattern_.Graph();
   const Sketch::Node& node = sketch.nodes[pattern_node];
   b.nodes[pattern_node] = &target;
-  for (std::size_t k = 0; k < node.outputs.size(); ++k) b.values[node.outputs[k]] = &target.output(static_cast<int>(k));
+  for (std::size_t k = 0; k < node.outputs.size(); ++k)
+    b.values[node.outputs[k]] = &NameAt(target.output(), static_cast<int>(k));
   for (std::size_t slot = 0; slot < node.inputs.size(); ++slot) {
     const int value = node.inputs[slot];
     const Sketch::Value& v = sketch.values[value];
     const std::string& actual =
-        static_cast<int>(slot) < target.input_size() ? target.input(static_cast<int>(slot)) : AbsentValue();
+        static_cast<int>(slot) < target.input_size() ? NameAt(target.input(), static_cast<int>(slot)) : AbsentValue();
     if (v.kind == Kind::kAbsent) {
       if (!actual.empty()) return state.Fail("an input the pattern marks absent is present");
       b.values[value] = &AbsentValue();
@@ -234,7 +242,7 @@ bool PatternMatcher::WalkFitted(State& state, int pattern_node, const NodeProto&
     }
     const NodeProto* producer = state.graph.NodeBefore(actual);
     if (!producer) return state.Fail("an input is not produced by a node");
-    if (v.slot >= producer->output_size() || producer->output(v.slot) != actual)
+    if (v.slot >= producer->output_size() || NameAt(producer->output(), v.slot) != actual)
       return state.Fail("an input comes from another output slot of its producer");
     if (!Walk(state, v.index, *producer)) return false;
   }
@@ -254,7 +262,8 @@ bool PatternMatcher::Extend(State& state) const {
       if (!value || value->empty()) continue;
       bool tried = false;
       for (const NodeProto* candidate : state.graph.NextNodes(*value)) {
-        if (static_cast<int>(slot) >= candidate->input_size() || candidate->input(static_cast<int>(slot)) != *value ||
+        if (static_cast<int>(slot) >= candidate->input_size() ||
+            NameAt(candidate->input(), static_cast<int>(slot)) != *value ||
             !node.key.SameAs(*candidate))
           continue;
         tried = true;
