@@ -8,8 +8,9 @@
 // shapes inferred (not timed), then GraphGraph(builder, {the pattern(s)}, registered none)
 // + Optimize with a report; the time is the report's match_time_ns summed over the
 // rule's patterns (fusion::ReportedNames: a group and its alternatives; every Match call,
-// MeetRequirements included; no rewriting, cleanup or indexing). The table gives the minimum over repetitions of each side, their ratio,
-// Match calls and rewrites applied. bench/declarative_bench.sh makes the decoders.
+// MeetRequirements included; no rewriting, cleanup or indexing). The table gives the
+// minimum over repetitions of each side, their ratio, Match calls and rewrites applied.
+// bench/declarative_bench.sh makes the decoders.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

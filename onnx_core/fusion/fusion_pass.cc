@@ -382,7 +382,8 @@ utils::RepeatedProtoField<NodeProto> DeclarativePattern::Apply(GraphGraph& graph
 
 namespace {
 
-std::string GroupName(const std::string& pass_name, const std::vector<std::shared_ptr<const DeclarativePattern>>& alternatives) {
+std::string GroupName(const std::string& pass_name,
+                      const std::vector<std::shared_ptr<const DeclarativePattern>>& alternatives) {
   std::string name = pass_name + "/";
   for (std::size_t i = 0; i < alternatives.size(); ++i)
     name += (i ? "|" : "") + alternatives[i]->Matcher().GetPattern().Name();
@@ -516,7 +517,8 @@ PatternList Compile(std::shared_ptr<const PatternFusionPass> pass, std::string p
   std::vector<std::pair<std::string, std::vector<std::unique_ptr<DeclarativePattern>>>> by_anchor;
   for (auto& pattern : patterns) {
     const std::string anchor = pattern->Matcher().GetPattern().Anchor().ToString();
-    auto it = std::find_if(by_anchor.begin(), by_anchor.end(), [&](const auto& group) { return group.first == anchor; });
+    auto it =
+        std::find_if(by_anchor.begin(), by_anchor.end(), [&](const auto& group) { return group.first == anchor; });
     if (it == by_anchor.end()) {
       by_anchor.emplace_back(anchor, std::vector<std::unique_ptr<DeclarativePattern>>{});
       it = std::prev(by_anchor.end());

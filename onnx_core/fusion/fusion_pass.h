@@ -277,8 +277,9 @@ struct RuleReport {
   std::map<std::string, std::size_t> reasons;  // NoMatch reasons (when the report collects them)
 };
 // By pass, in the order of `compiled`; patterns that are not compiled rules are left out.
-std::vector<RuleReport> ReportRules(const core::builder::OptimizationReport& report,
-                                    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& compiled);
+std::vector<RuleReport> ReportRules(
+    const core::builder::OptimizationReport& report,
+    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& compiled);
 
 // --- Registration: explicit (no static registrars), idempotent ---------------------------
 // Registering a name again with a factory of the same type is a no-op; another factory

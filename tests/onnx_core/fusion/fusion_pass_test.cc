@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/pattern_alternatives.h"
 #include "tests/onnx_core/fusion/test_rules.h"
 #include "tests/support/test_support.h"
 
@@ -170,7 +174,8 @@ TEST(DeclarativeSeed, T59_ReportCounters) {
 // and callback time, on the T10 model (nothing rewritten) ...
 TEST(DeclarativeSeed, T59_ReportRulesOnTheSharedProduct) {
   const Rules rules = AddZeroRules() + GemmRules();
-  const RuleRun run = RunRules(rules, ParseText(GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z", kSharedProduct)));
+  const RuleRun run =
+      RunRules(rules, ParseText(GemmModel(kGemmInputs, "float[4,16] y, float[4,16] z", kSharedProduct)));
   const std::vector<fusion::RuleReport> lines = fusion::ReportRules(run.report, rules);
   ASSERT_EQ(lines.size(), 2u);
   const fusion::RuleReport& add_zero = lines[0];
@@ -320,6 +325,53 @@ TEST(DeclarativeCompile, PatternsSharingAnAnchorAreOneEnginePattern) {
   // A rejected candidate reports the first alternative's reason, under the group's name.
   EXPECT_EQ(run.NoMatches("Chains/relu_relu|relu_abs", "an input is not produced by a node"), 2u)
       << run.Reasons("Chains/relu_relu|relu_abs");
+}
+
+// The driver accepts a match naming another pattern only from a PatternAlternatives that
+// owns it.
+class Impostor final : public core::builder::PatternOptimization, public core::builder::PatternAlternatives {
+ public:
+  explicit Impostor(std::shared_ptr<const core::builder::PatternOptimization> other) : other_(std::move(other)) {}
+  std::string Name() const override { return "Impostor"; }
+  std::set<std::string> FastOpType() const override { return {"Relu"}; }
+  core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override {
+    return other_->Match(graph, candidate);
+  }
+  utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph&,
+                                             const std::vector<const NodeProto*>&) const override {
+    return {};
+  }
+  const std::shared_ptr<const core::builder::PatternOptimization>* FindAlternative(
+      const core::builder::PatternOptimization&) const override {
+    return nullptr;  // owns none
+  }
+
+ private:
+  std::shared_ptr<const core::builder::PatternOptimization> other_;
+};
+
+TEST(DeclarativeCompile, TheDriverRefusesAMatchOfAPatternTheGroupDoesNotOwn) {
+  const Rules relu_relu = LambdaRules(
+      "ReluRelu",
+      [] {
+        PatternBuilder b("relu_relu");
+        return std::vector<Pattern>{b.Build({b.Op("Relu", {b.Op("Relu", {b.Input()})})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Op("Relu", {rb.Input(0)})}); });
+  core::builder::GraphBuilder builder{ParseText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[3] y) { r = Relu(a)
+ y = Relu(r) })")};
+  core::builder::OptimizerOptions options;
+  options.registered = core::builder::PatternSelection::None();
+  core::builder::GraphGraph graph(builder, {std::make_shared<Impostor>(relu_relu[0])}, options);
+  try {
+    graph.Optimize();
+    ADD_FAILURE() << "no error";
+  } catch (const BuilderError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("Impostor::Match returned a result of another pattern"), std::string::npos) << message;
+  }
 }
 
 }  // namespace
