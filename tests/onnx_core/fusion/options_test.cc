@@ -215,6 +215,10 @@ TEST(DeclarativeOptions, T38_AttributeMatchOn) {
       << "floats compare bit for bit";
   EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu(a)"))), 1u)
       << "LeakyRelu-16's alpha defaults to 0.01";
+  // The spec's 0.0099999998 is the float32 nearest to 0.01 (attributes are float32), so it
+  // is 0.01f bit for bit and matches; 0.0100001 above is the case that differs.
+  EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu<alpha = 0.0099999998>(a)"))),
+            1u);
 }
 
 TEST(DeclarativeOptions, T39_AttributeMatchOnChecksTypes) {
