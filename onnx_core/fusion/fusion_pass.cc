@@ -338,7 +338,7 @@ DeclarativePattern::DeclarativePattern(std::shared_ptr<const PatternFusionPass> 
 std::set<std::string> DeclarativePattern::FastOpType() const { return {matcher_.GetPattern().Anchor().op_type}; }
 
 core::builder::MatchResult DeclarativePattern::Match(GraphGraph& graph, const NodeProto& candidate) const {
-  MatchFailure failure;
+  MatchFailure failure = MatchFailure::kNone;
   return Match(graph, candidate, failure);
 }
 
