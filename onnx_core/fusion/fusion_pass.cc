@@ -1,14 +1,21 @@
 #include "onnx_core/fusion/fusion_pass.h"
 
 #include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <typeinfo>
 #include <stdexcept>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/report.h"
+#include "onnx_core/shapes/inference.h"
+#include "onnx_core/shapes/shape_registry.h"
 
 namespace onnxopt::fusion {
 
@@ -17,6 +24,10 @@ using core::builder::GraphGraph;
 namespace {
 
 std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::int64_t Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+}
 
 }  // namespace
 
@@ -161,6 +172,62 @@ ReplacementGraph ReplacementBuilder::Build(std::vector<ValueRef> outputs) {
 
 // --- Emitting a replacement ----------------------------------------------------------
 
+namespace {
+
+// Throws unless a replacement output keeps the element type of the output it replaces (0:
+// unknown, accepted).
+void CheckOutputType(std::string_view rule, std::size_t j, int original, int replaced, const std::string& name) {
+  if (original != 0 && replaced != 0 && original != replaced)
+    throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " has element type " +
+                       std::to_string(replaced) + " where the match produced " + std::to_string(original) + " ('" +
+                       name + "')");
+}
+
+// The element types of the matched outputs that new nodes compute (named after them), as
+// inferred on a scratch context: the graph's own inference is not touched (the driver
+// infers the batch once it is applied), but a replacement that changes an output's element
+// type is refused before anything is applied. Nothing is checked before shape inference.
+void CheckComputedOutputTypes(const GraphGraph& graph, std::string_view rule,
+                              const utils::RepeatedProtoField<NodeProto>& nodes,
+                              const std::vector<std::string>& outputs) {
+  const core::builder::GraphBuilder& builder = graph.Builder();
+  if (!builder.Shapes()) return;
+  std::set<std::string_view> produced;
+  for (const NodeProto& node : nodes)
+    for (const std::string& output : node.output()) produced.insert(output);
+  if (std::none_of(outputs.begin(), outputs.end(),
+                   [&](const std::string& o) { return produced.contains(o) && graph.GetType(o) != 0; }))
+    return;
+  core::shapes::ShapesContext scratch;
+  for (const NodeProto& node : nodes)
+    for (const std::string& input : node.input()) {
+      if (input.empty() || produced.contains(input) || scratch.Find(input)) continue;
+      if (const TensorProto* init = builder.Initializer(input); init && !builder.Shapes()->Find(input)) {
+        core::shapes::InferInitializer(*init, scratch);  // added by this replacement
+        continue;
+      }
+      if (const core::shapes::SymTensor* value = builder.GetShape(input)) scratch.Set(input, *value);
+      if (auto constant = builder.Shapes()->FindConstantShared(input)) scratch.SetConstant(input, std::move(constant));
+    }
+  ModelProto model;  // what inference reads of the model: its opset imports
+  *model.mutable_opset_import() = builder.OpsetImports();
+  std::vector<const NodeProto*> order;
+  for (const NodeProto& node : nodes) order.push_back(&node);
+  try {
+    core::shapes::InferNodes(model, order, scratch);
+  } catch (const core::shapes::InvalidNodeError& error) {
+    throw BuilderError(std::string(rule) + ": the replacement builds an invalid node: " + error.what());
+  }
+  for (std::size_t j = 0; j < outputs.size(); ++j) {
+    if (!produced.contains(outputs[j])) continue;
+    const int original = graph.GetType(outputs[j]);
+    const core::shapes::SymTensor* inferred = scratch.Find(outputs[j]);
+    CheckOutputType(rule, j, original, inferred ? inferred->elem_type : 0, outputs[j]);
+  }
+}
+
+}  // namespace
+
 utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::string_view rule,
                                                      const ReplacementGraph& replacement,
                                                      const std::vector<std::string>& inputs,
@@ -174,8 +241,8 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
                        " inputs, the match has " + std::to_string(inputs.size()));
   // Outputs that are existing values (passthroughs, constants) are checked before anything
   // is added to the graph: they must exist and have the element type of the value they
-  // replace, when both are known. Outputs computed by new nodes are inferred by the driver
-  // after the batch.
+  // replace, when both are known. Outputs computed by new nodes are checked once the nodes
+  // are built (CheckComputedOutputTypes).
   for (std::size_t j = 0; j < replacement.Outputs().size(); ++j) {
     const Sketch::Value& v = sketch.values[replacement.Outputs()[j]];
     std::string_view existing;
@@ -187,10 +254,7 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
     const int replaced = v.kind == Sketch::Kind::kConstant ? v.tensor->data_type()
                          : existing.empty()                ? 0
                                                            : graph.GetType(existing);
-    if (original != 0 && replaced != 0 && original != replaced)
-      throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " has element type " +
-                         std::to_string(replaced) + " where the match produced " + std::to_string(original) + " ('" +
-                         outputs[j] + "')");
+    CheckOutputType(rule, j, original, replaced, outputs[j]);
   }
   core::builder::GraphBuilder& builder = graph.Builder();
   utils::RepeatedProtoField<NodeProto> nodes;
@@ -229,6 +293,7 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
     for (int output : node.outputs) emitted.add_output(names[output]);
     for (const AttributeProto& attribute : node.attributes) *emitted.add_attribute() = attribute;
   }
+  CheckComputedOutputTypes(graph, rule, nodes, outputs);
   // Outputs that are not a node output of their own: a copy under the output's name.
   for (std::size_t j = 0; j < outputs.size(); ++j) {
     const int id = replacement.Outputs()[j];
@@ -242,25 +307,58 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
   return nodes;
 }
 
+// --- CompiledRule --------------------------------------------------------------------
+
+CallbackStats CompiledRule::Callbacks() const {
+  return CallbackStats{topological_matches_.load(), boundary_rejections_.load(), requirement_rejections_.load(),
+                       replacements_.load(), callback_time_ns_.load()};
+}
+
+void CompiledRule::CountRequirements(std::int64_t time_ns, bool accepted) const {
+  ++topological_matches_;
+  if (!accepted) ++requirement_rejections_;
+  callback_time_ns_ += time_ns;
+}
+
+void CompiledRule::CountReplacement(std::int64_t time_ns) const {
+  ++replacements_;
+  callback_time_ns_ += time_ns;
+}
+
+void CompiledRule::CountBoundaryRejection() const { ++boundary_rejections_; }
+
 // --- DeclarativePattern --------------------------------------------------------------
 
 DeclarativePattern::DeclarativePattern(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name,
                                        Pattern pattern, PassStage stage, int priority)
-    : CompiledRule(pass_name + "/" + pattern.Name(), stage, priority),
+    : CompiledRule(pass_name + "/" + pattern.Name(), pass_name, stage, priority),
       pass_(std::move(pass)),
-      pass_name_(std::move(pass_name)),
       matcher_(std::move(pattern), pass_->Config()) {}
 
 std::set<std::string> DeclarativePattern::FastOpType() const { return {matcher_.GetPattern().Anchor().op_type}; }
 
 core::builder::MatchResult DeclarativePattern::Match(GraphGraph& graph, const NodeProto& candidate) const {
+  MatchFailure failure = MatchFailure::kNone;
+  return Match(graph, candidate, failure);
+}
+
+core::builder::MatchResult DeclarativePattern::Match(GraphGraph& graph, const NodeProto& candidate,
+                                                     MatchFailure& failure) const {
   Binding binding;
   std::string_view why;
   const NodeProto* insert_at = nullptr;
-  if (!matcher_.Match(graph, candidate, binding, why, insert_at)) return NoMatch(candidate, why);
+  if (!matcher_.Match(graph, candidate, binding, why, insert_at, &failure)) {
+    if (failure == MatchFailure::kAfterWalk) CountBoundaryRejection();
+    return NoMatch(candidate, why);
+  }
   MatchResult view(matcher_, binding, graph, name_);
   PassContext context(graph, stage_, pass_name_);
-  if (!pass_->MeetRequirements(view, context)) return NoMatch(candidate, "MeetRequirements rejected the match");
+  failure = MatchFailure::kAfterWalk;
+  const auto start = std::chrono::steady_clock::now();
+  const bool accepted = pass_->MeetRequirements(view, context);
+  CountRequirements(Since(start), accepted);
+  if (!accepted) return NoMatch(candidate, "MeetRequirements rejected the match");
+  failure = MatchFailure::kNone;
   return Matched(matcher_.CanonicalNodes(binding), insert_at);
 }
 
@@ -271,11 +369,88 @@ utils::RepeatedProtoField<NodeProto> DeclarativePattern::Apply(GraphGraph& graph
   MatchResult view(matcher_, binding, graph, name_);
   PassContext context(graph, stage_, pass_name_);
   ReplacementBuilder builder(name_, std::vector<bool>(pattern.NumInputs(), true));
+  const auto start = std::chrono::steady_clock::now();
   const ReplacementGraph replacement = pass_->Replacement(view, builder, context);
+  CountReplacement(Since(start));
   std::vector<std::string> inputs, outputs;
   for (std::size_t i = 0; i < pattern.NumInputs(); ++i) inputs.push_back(view.Input(i));
   for (std::size_t j = 0; j < pattern.NumOutputs(); ++j) outputs.push_back(view.Output(j));
   return EmitReplacement(graph, name_, replacement, inputs, outputs);
+}
+
+// --- DeclarativePatternGroup ---------------------------------------------------------
+
+namespace {
+
+std::string GroupName(const std::string& pass_name,
+                      const std::vector<std::shared_ptr<const DeclarativePattern>>& alternatives) {
+  std::string name = pass_name + "/";
+  for (std::size_t i = 0; i < alternatives.size(); ++i)
+    name += (i ? "|" : "") + alternatives[i]->Matcher().GetPattern().Name();
+  return name;
+}
+
+}  // namespace
+
+DeclarativePatternGroup::DeclarativePatternGroup(std::string pass_name,
+                                                 std::vector<std::shared_ptr<const DeclarativePattern>> alternatives,
+                                                 PassStage stage, int priority)
+    : CompiledRule(GroupName(pass_name, alternatives), pass_name, stage, priority) {
+  for (auto& alternative : alternatives) {
+    const int index = static_cast<int>(declarative_.size());
+    walk_twin_.push_back(-1);
+    for (int earlier = 0; earlier < index && walk_twin_.back() < 0; ++earlier)
+      if (declarative_[earlier]->Matcher().SameWalk(alternative->Matcher())) walk_twin_.back() = earlier;
+    declarative_.push_back(alternative.get());
+    alternatives_.push_back(std::move(alternative));
+  }
+}
+
+std::set<std::string> DeclarativePatternGroup::FastOpType() const { return declarative_.front()->FastOpType(); }
+
+core::builder::MatchResult DeclarativePatternGroup::Match(GraphGraph& graph, const NodeProto& candidate) const {
+  // Alternatives beyond 64 are tried without the shortcut.
+  std::uint64_t walk_failed = 0;
+  MatchFailure failure = MatchFailure::kNone;
+  core::builder::MatchResult first_failure = declarative_.front()->Match(graph, candidate, failure);
+  if (first_failure) return first_failure;
+  if (failure == MatchFailure::kWalk) walk_failed |= 1;
+  for (std::size_t i = 1; i < declarative_.size(); ++i) {
+    const int twin = walk_twin_[i];
+    if (twin >= 0 && twin < 64 && (walk_failed >> twin & 1)) {
+      if (i < 64) walk_failed |= std::uint64_t{1} << i;
+      continue;
+    }
+    core::builder::MatchResult match = declarative_[i]->Match(graph, candidate, failure);
+    if (match) return match;
+    if (failure == MatchFailure::kWalk && i < 64) walk_failed |= std::uint64_t{1} << i;
+  }
+  return first_failure;
+}
+
+utils::RepeatedProtoField<NodeProto> DeclarativePatternGroup::Apply(GraphGraph&,
+                                                                    const std::vector<const NodeProto*>&) const {
+  throw BuilderError(name_ + ": Apply is called on the alternative that matched, not on the group");
+}
+
+CallbackStats DeclarativePatternGroup::Callbacks() const {
+  CallbackStats sum;
+  for (const DeclarativePattern* alternative : declarative_) {
+    const CallbackStats stats = alternative->Callbacks();
+    sum.topological_matches += stats.topological_matches;
+    sum.boundary_rejections += stats.boundary_rejections;
+    sum.requirement_rejections += stats.requirement_rejections;
+    sum.replacements += stats.replacements;
+    sum.callback_time_ns += stats.callback_time_ns;
+  }
+  return sum;
+}
+
+const std::shared_ptr<const core::builder::PatternOptimization>* DeclarativePatternGroup::FindAlternative(
+    const core::builder::PatternOptimization& alternative) const {
+  for (const auto& owned : alternatives_)
+    if (owned.get() == &alternative) return &owned;
+  return nullptr;
 }
 
 // --- DecomposePass -------------------------------------------------------------------
@@ -288,7 +463,7 @@ DecomposePass::DecomposePass(std::vector<OpKey> op_types) : op_types_(std::move(
 
 DecomposePatternOptimization::DecomposePatternOptimization(std::shared_ptr<const DecomposePass> pass,
                                                            std::string name, PassStage stage, int priority)
-    : CompiledRule(std::move(name), stage, priority), pass_(std::move(pass)) {}
+    : CompiledRule(name, name, stage, priority), pass_(std::move(pass)) {}
 
 std::set<std::string> DecomposePatternOptimization::FastOpType() const {
   std::set<std::string> types;
@@ -301,7 +476,10 @@ core::builder::MatchResult DecomposePatternOptimization::Match(GraphGraph& graph
   if (std::none_of(keys.begin(), keys.end(), [&](const OpKey& key) { return key.SameAs(candidate); }))
     return NoMatch(candidate, "the operator is not one the pass decomposes");
   PassContext context(graph, stage_, name_);
-  if (!pass_->MeetRequirements(candidate, context)) return NoMatch(candidate, "MeetRequirements rejected the node");
+  const auto start = std::chrono::steady_clock::now();
+  const bool accepted = pass_->MeetRequirements(candidate, context);
+  CountRequirements(Since(start), accepted);
+  if (!accepted) return NoMatch(candidate, "MeetRequirements rejected the node");
   return Matched({&candidate}, &candidate);
 }
 
@@ -317,7 +495,9 @@ utils::RepeatedProtoField<NodeProto> DecomposePatternOptimization::Apply(
   for (const std::string& input : inputs) present.push_back(!input.empty());
   PassContext context(graph, stage_, name_);
   ReplacementBuilder builder(name_, present);
+  const auto start = std::chrono::steady_clock::now();
   const ReplacementGraph replacement = pass_->Replacement(node, builder, context);
+  CountReplacement(Since(start));
   return EmitReplacement(graph, name_, replacement, inputs, outputs);
 }
 
@@ -326,13 +506,35 @@ utils::RepeatedProtoField<NodeProto> DecomposePatternOptimization::Apply(
 PatternList Compile(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name, PassStage stage,
                     int priority) {
   if (!pass) throw PatternError("Compile: no pass");
-  PatternList compiled;
+  std::vector<std::unique_ptr<DeclarativePattern>> patterns;
   for (Pattern& pattern : pass->Patterns())
-    compiled.push_back(std::make_unique<DeclarativePattern>(pass, pass_name, std::move(pattern), stage, priority));
-  for (std::size_t i = 0; i < compiled.size(); ++i)
+    patterns.push_back(std::make_unique<DeclarativePattern>(pass, pass_name, std::move(pattern), stage, priority));
+  for (std::size_t i = 0; i < patterns.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
-      if (compiled[i]->Name() == compiled[k]->Name())
-        throw PatternError("pass " + Quoted(pass_name) + ": two patterns are named " + Quoted(compiled[i]->Name()));
+      if (patterns[i]->Name() == patterns[k]->Name())
+        throw PatternError("pass " + Quoted(pass_name) + ": two patterns are named " + Quoted(patterns[i]->Name()));
+  // Group by anchor operator, in the order each operator first appears.
+  std::vector<std::pair<std::string, std::vector<std::unique_ptr<DeclarativePattern>>>> by_anchor;
+  for (auto& pattern : patterns) {
+    const std::string anchor = pattern->Matcher().GetPattern().Anchor().ToString();
+    auto it =
+        std::find_if(by_anchor.begin(), by_anchor.end(), [&](const auto& group) { return group.first == anchor; });
+    if (it == by_anchor.end()) {
+      by_anchor.emplace_back(anchor, std::vector<std::unique_ptr<DeclarativePattern>>{});
+      it = std::prev(by_anchor.end());
+    }
+    it->second.push_back(std::move(pattern));
+  }
+  PatternList compiled;
+  for (auto& [anchor, group] : by_anchor) {
+    if (group.size() == 1) {
+      compiled.push_back(std::move(group.front()));
+      continue;
+    }
+    std::vector<std::shared_ptr<const DeclarativePattern>> alternatives(std::make_move_iterator(group.begin()),
+                                                                         std::make_move_iterator(group.end()));
+    compiled.push_back(std::make_unique<DeclarativePatternGroup>(pass_name, std::move(alternatives), stage, priority));
+  }
   return compiled;
 }
 
@@ -342,6 +544,48 @@ PatternList Compile(std::shared_ptr<const DecomposePass> pass, std::string pass_
   compiled.push_back(std::make_unique<DecomposePatternOptimization>(std::move(pass), std::move(pass_name), stage,
                                                                     priority));
   return compiled;
+}
+
+std::vector<std::string> ReportedNames(const core::builder::PatternOptimization& compiled) {
+  std::vector<std::string> names{compiled.Name()};
+  if (const auto* group = dynamic_cast<const DeclarativePatternGroup*>(&compiled))
+    for (const auto& alternative : group->Alternatives()) names.push_back(alternative->Name());
+  return names;
+}
+
+std::vector<RuleReport> ReportRules(
+    const core::builder::OptimizationReport& report,
+    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& compiled) {
+  std::vector<RuleReport> rules;
+  for (const auto& pattern : compiled) {
+    const auto* rule = dynamic_cast<const CompiledRule*>(pattern.get());
+    if (!rule) continue;
+    auto it = std::find_if(rules.begin(), rules.end(), [&](const RuleReport& r) { return r.pass == rule->PassName(); });
+    if (it == rules.end()) {
+      it = rules.emplace(rules.end());
+      it->pass = rule->PassName();
+    }
+    RuleReport& line = *it;
+    std::size_t matched = 0, applied = 0;
+    for (const std::string& name : ReportedNames(*rule)) {
+      for (const auto& stats : report.patterns)
+        if (stats.name == name) {
+          line.candidates += stats.match_calls;
+          matched += stats.matched;
+          applied += stats.applied;
+        }
+      for (const auto& no_match : report.no_matches)
+        if (no_match.pattern == name) line.reasons[no_match.reason] += no_match.count;
+    }
+    line.applied += applied;
+    line.overlaps_skipped += matched - std::min(matched, applied);
+    const CallbackStats callbacks = rule->Callbacks();
+    line.topological_matches += callbacks.topological_matches;
+    line.boundary_rejections += callbacks.boundary_rejections;
+    line.requirement_rejections += callbacks.requirement_rejections;
+    line.callback_time_ns += callbacks.callback_time_ns;
+  }
+  return rules;
 }
 
 // --- Registration --------------------------------------------------------------------

@@ -5,6 +5,7 @@
 // patterns: same priorities and batches, LocalRewriting records, exact Replay, reports.
 // Spec: shared/docs/declarative-fusion.md §7.4 and §9; tutorial: docs/declarative-rules.md.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,9 +18,11 @@
 #include "onnx_core/fusion/matcher.h"
 #include "onnx_core/fusion/pattern_graph.h"
 #include "onnx_core/optimizer/pattern.h"
+#include "onnx_core/optimizer/pattern_alternatives.h"
 
 namespace onnxopt::core::builder {
 class GraphGraph;
+struct OptimizationReport;
 }
 
 namespace onnxopt::fusion {
@@ -144,17 +147,42 @@ class DecomposePass {
   std::vector<OpKey> op_types_;
 };
 
-// What both adapters share: the name users select the rule by, and its stage.
+// What a rule's callbacks did and cost (T59), beyond the engine's per-pattern counters.
+struct CallbackStats {
+  std::size_t topological_matches = 0;     // MeetRequirements calls: matches that passed the boundary rules
+  std::size_t boundary_rejections = 0;     // candidates rejected after the walk from the anchor (extension,
+                                           // boundary, placement)
+  std::size_t requirement_rejections = 0;  // MeetRequirements returned false
+  std::size_t replacements = 0;            // Replacement calls
+  std::int64_t callback_time_ns = 0;       // in MeetRequirements and Replacement
+};
+
+// What both adapters share: the name users select the rule by, its pass and its stage.
 class CompiledRule : public core::builder::PatternOptimization {
  public:
-  CompiledRule(std::string name, PassStage stage, int priority)
-      : PatternOptimization(priority), name_(std::move(name)), stage_(stage) {}
+  CompiledRule(std::string name, std::string pass_name, PassStage stage, int priority)
+      : PatternOptimization(priority), name_(std::move(name)), pass_name_(std::move(pass_name)), stage_(stage) {}
   std::string Name() const final { return name_; }
+  const std::string& PassName() const { return pass_name_; }
   core::builder::OptimizationStage Stage() const final { return ToOptimizationStage(stage_); }
+  // Over every optimization the rule took part in, from any thread (the engine's report
+  // has no room for them; ReportRules joins the two). Compile again for one run's figures.
+  virtual CallbackStats Callbacks() const;
 
  protected:
+  // Counts a callback and its time; `accepted` tells a MeetRequirements verdict.
+  void CountRequirements(std::int64_t time_ns, bool accepted) const;
+  void CountReplacement(std::int64_t time_ns) const;
+  void CountBoundaryRejection() const;
+
   std::string name_;
+  std::string pass_name_;
   PassStage stage_;
+
+ private:
+  mutable std::atomic<std::size_t> topological_matches_{0}, boundary_rejections_{0}, requirement_rejections_{0},
+      replacements_{0};
+  mutable std::atomic<std::int64_t> callback_time_ns_{0};
 };
 
 // One pattern of a PatternFusionPass, as an engine pattern named "<pass>/<pattern>".
@@ -164,14 +192,46 @@ class DeclarativePattern final : public CompiledRule {
                      PassStage stage, int priority);
   std::set<std::string> FastOpType() const override;
   core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override;
+  // Match, telling where a failed match stopped (kAfterWalk also for a MeetRequirements rejection).
+  core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate,
+                                   MatchFailure& failure) const;
   utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph& graph,
                                              const std::vector<const NodeProto*>& nodes) const override;
   const PatternMatcher& Matcher() const { return matcher_; }
 
  private:
   std::shared_ptr<const PatternFusionPass> pass_;
-  std::string pass_name_;
   PatternMatcher matcher_;
+};
+
+// The patterns of one pass that share an anchor operator, as one engine pattern named
+// "<pass>/<pattern>|<pattern>...": Match tries them in the pass's order on each candidate
+// (one driver call, one timer) and returns the first match, which names the alternative
+// that made it: the driver records and applies that DeclarativePattern, so records keep
+// its name ("<pass>/<pattern>"). A failed candidate reports the first alternative's reason.
+class DeclarativePatternGroup final : public CompiledRule, public core::builder::PatternAlternatives {
+ public:
+  DeclarativePatternGroup(std::string pass_name, std::vector<std::shared_ptr<const DeclarativePattern>> alternatives,
+                          PassStage stage, int priority);
+  std::set<std::string> FastOpType() const override;
+  core::builder::MatchResult Match(core::builder::GraphGraph& graph, const NodeProto& candidate) const override;
+  // Never called by the driver (it applies the alternative); throws BuilderError.
+  utils::RepeatedProtoField<NodeProto> Apply(core::builder::GraphGraph& graph,
+                                             const std::vector<const NodeProto*>& nodes) const override;
+  const std::shared_ptr<const core::builder::PatternOptimization>* FindAlternative(
+      const core::builder::PatternOptimization& alternative) const override;
+  CallbackStats Callbacks() const override;  // the alternatives' sums
+  const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& Alternatives() const {
+    return alternatives_;
+  }
+
+ private:
+  std::vector<std::shared_ptr<const core::builder::PatternOptimization>> alternatives_;
+  std::vector<const DeclarativePattern*> declarative_;  // the same objects, for direct calls
+  // For each alternative, an earlier one with the same backward walk (SameWalk), or -1: when
+  // that one's walk failed on a candidate, this one is not tried (CastCast's two patterns
+  // differ only in their declared outputs).
+  std::vector<int> walk_twin_;
 };
 
 // A DecomposePass as an engine pattern named after the pass.
@@ -190,11 +250,36 @@ class DecomposePatternOptimization final : public CompiledRule {
 
 using PatternList = std::vector<std::unique_ptr<core::builder::PatternOptimization>>;
 
-// One engine pattern per Pattern of the pass (Patterns() is called here, once).
+// The engine patterns of the pass (Patterns() is called here, once): one DeclarativePattern
+// per Pattern whose anchor operator no other Pattern of the pass has, one
+// DeclarativePatternGroup per anchor operator several share (at the first one's place).
 PatternList Compile(std::shared_ptr<const PatternFusionPass> pass, std::string pass_name,
                     PassStage stage = PassStage::kAfterShapeInference, int priority = 1);
 PatternList Compile(std::shared_ptr<const DecomposePass> pass, std::string pass_name,
                     PassStage stage = PassStage::kAfterShapeInference, int priority = 1);
+
+// The names a compiled pattern appears under in reports and records: its own, and for a
+// DeclarativePatternGroup those of its alternatives (the group counts the Match calls, the
+// alternative that matched its records and applied rewrites).
+std::vector<std::string> ReportedNames(const core::builder::PatternOptimization& compiled);
+
+// One rule's line of the report (T59): the engine's counters of its compiled patterns
+// (groups with their alternatives) and its callbacks'.
+struct RuleReport {
+  std::string pass;
+  std::size_t candidates = 0;            // Match calls
+  std::size_t topological_matches = 0;   // reached MeetRequirements
+  std::size_t boundary_rejections = 0;
+  std::size_t requirement_rejections = 0;
+  std::size_t overlaps_skipped = 0;      // matched, not applied: claimed by another match, or protected
+  std::size_t applied = 0;
+  std::int64_t callback_time_ns = 0;
+  std::map<std::string, std::size_t> reasons;  // NoMatch reasons (when the report collects them)
+};
+// By pass, in the order of `compiled`; patterns that are not compiled rules are left out.
+std::vector<RuleReport> ReportRules(
+    const core::builder::OptimizationReport& report,
+    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& compiled);
 
 // --- Registration: explicit (no static registrars), idempotent ---------------------------
 // Registering a name again with a factory of the same type is a no-op; another factory

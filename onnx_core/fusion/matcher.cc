@@ -1,6 +1,7 @@
 #include "onnx_core/fusion/matcher.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -8,6 +9,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/op_schema.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
 
@@ -33,12 +35,20 @@ std::string DescribeTarget(const NodeProto& node) {
   return node.op_type() + " " + Quoted(node.name().empty() ? node.output(0) : node.name());
 }
 
-// Input or output count without trailing "" entries.
+// Entry i of a node's input or output field, through the field's iterator: Get (behind
+// input(i) and output(i)) is not inlined, it lives in libprotobuf, and the walk reads names
+// on every candidate.
+template <class Field>
+const std::string& NameAt(const Field& names, int i) {
+  return *(names.begin() + i);
+}
+
+// Input or output count without trailing "" entries (through iterators, as NameAt).
 template <class Field>
 int TrimmedSize(const Field& names) {
-  int size = names.size();
-  while (size > 0 && names.Get(size - 1).empty()) --size;
-  return size;
+  auto end = names.end();
+  while (end != names.begin() && std::prev(end)->empty()) --end;
+  return static_cast<int>(end - names.begin());
 }
 
 int PatternInputCount(const Sketch& sketch, const Sketch::Node& node) {
@@ -60,17 +70,37 @@ const AttributeProto* FindAttribute(const NodeProto& node, std::string_view name
   return nullptr;
 }
 
-// Explicit attributes only: without an attribute-default registry an unset attribute
-// equals only an unset one (declarative-fusion.md §12).
-bool AttributesMatch(const Sketch::Node& pattern, const NodeProto& target) {
+// An attribute one side leaves out has its default there: the operator's schema at the
+// opset the graph imports gives it (core::ir::DefaultAttribute), so an explicit default and
+// an absent attribute compare equal. Without a default (none in the schema, an unknown
+// operator or version) an unset attribute equals only an unset one.
+bool AttributesMatch(const GraphGraph& graph, const Sketch::Node& pattern, const NodeProto& target) {
+  const core::ir::OpSchema* schema = nullptr;
+  bool looked_up = false;
+  auto default_of = [&](std::string_view name) -> std::optional<AttributeProto> {
+    if (!looked_up) {
+      looked_up = true;
+      if (const auto version = graph.Builder().OpsetVersion(target.domain()))
+        schema = core::ir::FindOpSchema(target.domain(), target.op_type(), *version);
+    }
+    if (!schema) return std::nullopt;
+    return core::ir::DefaultAttribute(*schema, name);
+  };
   for (const AttributeProto& wanted : pattern.attributes) {
-    const AttributeProto* found = FindAttribute(target, wanted.name());
-    if (!found || !SameAttribute(wanted, *found)) return false;
+    if (const AttributeProto* found = FindAttribute(target, wanted.name())) {
+      if (!SameAttribute(wanted, *found)) return false;
+      continue;
+    }
+    const std::optional<AttributeProto> fallback = default_of(wanted.name());
+    if (!fallback || !SameAttribute(wanted, *fallback)) return false;
   }
-  for (const AttributeProto& present : target.attribute())
-    if (std::none_of(pattern.attributes.begin(), pattern.attributes.end(),
-                     [&](const AttributeProto& a) { return a.name() == present.name(); }))
-      return false;
+  for (const AttributeProto& present : target.attribute()) {
+    if (std::any_of(pattern.attributes.begin(), pattern.attributes.end(),
+                    [&](const AttributeProto& a) { return a.name() == present.name(); }))
+      continue;
+    const std::optional<AttributeProto> fallback = default_of(present.name());
+    if (!fallback || !SameAttribute(*fallback, present)) return false;
+  }
   return true;
 }
 
@@ -158,7 +188,7 @@ bool PatternMatcher::NodeFits(State& s, int pattern_node, const NodeProto& targe
     return s.Fail("the input count differs from the pattern node's");
   if (static_cast<int>(node.outputs.size()) != TrimmedSize(target.output()))
     return s.Fail("the output count differs from the pattern node's");
-  if (config_.IsEnableIrAttrMatch() && !AttributesMatch(node, target))
+  if (config_.IsEnableIrAttrMatch() && !AttributesMatch(s.graph, node, target))
     return s.Fail("the attributes differ from the pattern node's");
   return true;
 }
@@ -185,16 +215,21 @@ bool PatternMatcher::Walk(State& state, int pattern_node, const NodeProto& targe
   if (b.nodes[pattern_node]) return b.nodes[pattern_node] == &target || state.Fail("the pattern does not close here");
   if (std::find(b.nodes.begin(), b.nodes.end(), &target) != b.nodes.end())
     return state.Fail("two pattern nodes would bind the same node");
-  if (!NodeFits(state, pattern_node, target)) return false;
+  return NodeFits(state, pattern_node, target) && WalkFitted(state, pattern_node, target);
+}
+
+bool PatternMatcher::WalkFitted(State& state, int pattern_node, const NodeProto& target) const {
+  Binding& b = state.binding;
   const Sketch& sketch = pattern_.Graph();
   const Sketch::Node& node = sketch.nodes[pattern_node];
   b.nodes[pattern_node] = &target;
-  for (std::size_t k = 0; k < node.outputs.size(); ++k) b.values[node.outputs[k]] = &target.output(static_cast<int>(k));
+  for (std::size_t k = 0; k < node.outputs.size(); ++k)
+    b.values[node.outputs[k]] = &NameAt(target.output(), static_cast<int>(k));
   for (std::size_t slot = 0; slot < node.inputs.size(); ++slot) {
     const int value = node.inputs[slot];
     const Sketch::Value& v = sketch.values[value];
     const std::string& actual =
-        static_cast<int>(slot) < target.input_size() ? target.input(static_cast<int>(slot)) : AbsentValue();
+        static_cast<int>(slot) < target.input_size() ? NameAt(target.input(), static_cast<int>(slot)) : AbsentValue();
     if (v.kind == Kind::kAbsent) {
       if (!actual.empty()) return state.Fail("an input the pattern marks absent is present");
       b.values[value] = &AbsentValue();
@@ -207,7 +242,7 @@ bool PatternMatcher::Walk(State& state, int pattern_node, const NodeProto& targe
     }
     const NodeProto* producer = state.graph.NodeBefore(actual);
     if (!producer) return state.Fail("an input is not produced by a node");
-    if (v.slot >= producer->output_size() || producer->output(v.slot) != actual)
+    if (v.slot >= producer->output_size() || NameAt(producer->output(), v.slot) != actual)
       return state.Fail("an input comes from another output slot of its producer");
     if (!Walk(state, v.index, *producer)) return false;
   }
@@ -227,7 +262,8 @@ bool PatternMatcher::Extend(State& state) const {
       if (!value || value->empty()) continue;
       bool tried = false;
       for (const NodeProto* candidate : state.graph.NextNodes(*value)) {
-        if (static_cast<int>(slot) >= candidate->input_size() || candidate->input(static_cast<int>(slot)) != *value ||
+        if (static_cast<int>(slot) >= candidate->input_size() ||
+            NameAt(candidate->input(), static_cast<int>(slot)) != *value ||
             !node.key.SameAs(*candidate))
           continue;
         tried = true;
@@ -313,25 +349,52 @@ bool PatternMatcher::CheckBoundary(State& state) const {
 }
 
 bool PatternMatcher::Match(const GraphGraph& graph, const NodeProto& candidate, Binding& binding, std::string_view& why,
-                           const NodeProto*& insert_at) const {
+                           const NodeProto*& insert_at, MatchFailure* failure) const {
   const Sketch& sketch = pattern_.Graph();
   Binding& scratch = ThreadScratch().binding;
   State state{graph, scratch, {}, nullptr};
-  // The anchor's operator and arity first: most candidates stop there.
-  if (!NodeFits(state, pattern_.AnchorNode(), candidate)) {
+  auto fail = [&](MatchFailure where) {
     why = state.why;
+    if (failure) *failure = where;
     return false;
-  }
+  };
+  // The anchor's operator and arity first: most candidates stop there.
+  if (!NodeFits(state, pattern_.AnchorNode(), candidate)) return fail(MatchFailure::kWalk);
   scratch.nodes.assign(sketch.nodes.size(), nullptr);
   scratch.values.assign(sketch.values.size(), nullptr);
-  const int anchor = pattern_.AnchorNode();
-  const bool found = Walk(state, anchor, candidate) && Extend(state);
-  if (!found) {
-    why = state.why;
-    return false;
-  }
+  // Nothing is bound yet, and the anchor fits: the walk starts past Walk's checks.
+  if (!WalkFitted(state, pattern_.AnchorNode(), candidate)) return fail(MatchFailure::kWalk);
+  if (!Extend(state)) return fail(MatchFailure::kAfterWalk);
   binding = scratch;
   insert_at = state.insert_at;
+  if (failure) *failure = MatchFailure::kNone;
+  return true;
+}
+
+bool PatternMatcher::SameWalk(const PatternMatcher& other) const {
+  const Sketch& a = pattern_.Graph();
+  const Sketch& b = other.pattern_.Graph();
+  if (pattern_.AnchorNode() != other.pattern_.AnchorNode() || a.nodes.size() != b.nodes.size() ||
+      a.values.size() != b.values.size() ||
+      config_.IsEnableConstValueMatch() != other.config_.IsEnableConstValueMatch() ||
+      config_.IsEnableIrAttrMatch() != other.config_.IsEnableIrAttrMatch())
+    return false;
+  for (std::size_t n = 0; n < a.nodes.size(); ++n) {
+    const Sketch::Node& x = a.nodes[n];
+    const Sketch::Node& y = b.nodes[n];
+    if (x.key.domain != y.key.domain || x.key.op_type != y.key.op_type || x.inputs != y.inputs ||
+        x.outputs != y.outputs || x.attributes.size() != y.attributes.size())
+      return false;
+    for (std::size_t k = 0; k < x.attributes.size(); ++k)
+      if (!SameAttribute(x.attributes[k], y.attributes[k])) return false;
+  }
+  for (std::size_t id = 0; id < a.values.size(); ++id) {
+    const Sketch::Value& x = a.values[id];
+    const Sketch::Value& y = b.values[id];
+    if (x.kind != y.kind || x.index != y.index || x.slot != y.slot || x.tensor.has_value() != y.tensor.has_value())
+      return false;
+    if (x.tensor && x.tensor->SerializeAsString() != y.tensor->SerializeAsString()) return false;
+  }
   return true;
 }
 

@@ -60,6 +60,10 @@ bool IsMaterializedConstant(const core::builder::GraphGraph& graph, std::string_
 // Its value (a Constant node's value* attribute normalized to a tensor); nullopt otherwise.
 std::optional<TensorProto> MaterializedConstant(const core::builder::GraphGraph& graph, std::string_view name);
 
+// Where a failed match stopped: in the backward walk from the anchor (which two matchers
+// with SameWalk() repeat identically), or after it (forward extension, boundary, placement).
+enum class MatchFailure { kNone, kWalk, kAfterWalk };
+
 class PatternMatcher {
  public:
   PatternMatcher(Pattern pattern, PatternMatcherConfig config);
@@ -69,8 +73,14 @@ class PatternMatcher {
   // The match anchored on `candidate`. On failure returns false and sets `why`: a literal
   // for topology failures, an interned message naming the value and the consumer for
   // boundary failures. On success `insert_at` is where the replacement goes.
+  // `failure` (when given) tells where a failed match stopped.
   bool Match(const core::builder::GraphGraph& graph, const NodeProto& candidate, Binding& binding,
-             std::string_view& why, const NodeProto*& insert_at) const;
+             std::string_view& why, const NodeProto*& insert_at, MatchFailure* failure = nullptr) const;
+
+  // Whether the backward walk from the anchor is the same as `other`'s on every candidate:
+  // the same nodes, values, anchor and options; only the declared outputs (and labels) may
+  // differ. A candidate whose walk failed for one then fails for the other.
+  bool SameWalk(const PatternMatcher& other) const;
 
   // The bindings of the matched nodes the driver hands back to Apply (`nodes[i]` bound to
   // pattern node TopologicalNodes()[i]); throws BuilderError when they do not fit.
@@ -83,6 +93,8 @@ class PatternMatcher {
   struct State;
   bool NodeFits(State& state, int pattern_node, const NodeProto& target) const;
   bool Walk(State& state, int pattern_node, const NodeProto& target) const;
+  // Walk once `target` is known to fit `pattern_node` (unbound, and bound to no other node).
+  bool WalkFitted(State& state, int pattern_node, const NodeProto& target) const;
   bool BindValue(State& state, int value, const std::string& target) const;
   bool Extend(State& state) const;
   bool CheckBoundary(State& state) const;

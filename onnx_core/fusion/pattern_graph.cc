@@ -43,6 +43,7 @@ class Components {
 
 bool OpKey::SameAs(const NodeProto& node) const {
   if (node.op_type() != op_type) return false;
+  if (domain.empty()) return core::ir::IsOnnxDomain(node.domain());  // most patterns: no domain
   const bool onnx_domain = core::ir::IsOnnxDomain(domain);
   return onnx_domain ? core::ir::IsOnnxDomain(node.domain()) : node.domain() == domain;
 }

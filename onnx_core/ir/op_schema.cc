@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <optional>
+#include <string>
 #include <functional>
 #include <mutex>
 #include <unordered_map>
@@ -282,6 +285,36 @@ SchemaLookup LookUpOpSchema(std::string_view domain, std::string_view op_type, s
 const OpSchema* FindOpSchema(std::string_view domain, std::string_view op_type, std::int64_t version) {
   const SchemaLookup lookup = LookUpOpSchema(domain, op_type, version);
   return lookup.status == SchemaLookup::Status::kFound ? lookup.schema : nullptr;
+}
+
+std::optional<AttributeProto> DefaultAttribute(const OpSchema& schema, std::string_view name) {
+  const auto it = std::find_if(schema.attributes.begin(), schema.attributes.end(),
+                               [&](const AttributeSchema& a) { return a.name == name; });
+  if (it == schema.attributes.end() || it->default_value.empty()) return std::nullopt;
+  const std::string_view text = it->default_value;
+  AttributeProto attribute;
+  attribute.set_name(std::string(name));
+  attribute.set_type(it->type);
+  switch (it->type) {
+    case AttributeProto::INT: {
+      std::int64_t value = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+      attribute.set_i(value);
+      return attribute;
+    }
+    case AttributeProto::FLOAT: {
+      // The float nearest to the decimal text, as an exporter writing the default stores it.
+      float value = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+      attribute.set_f(value);
+      return attribute;
+    }
+    case AttributeProto::STRING: attribute.set_s(std::string(text)); return attribute;
+    default: break;
+  }
+  return std::nullopt;
 }
 
 std::size_t RegisteredOpSchemaCount() { return TheRegistry().Count(); }

@@ -46,6 +46,9 @@ struct AttributeSchema {
   std::string_view name;
   AttributeProto::AttributeType type;
   bool required;
+  // The specification's default of an INT, FLOAT or STRING attribute as it writes it ("0",
+  // "1e-05", "NOTSET"); empty when it gives none and for other types.
+  std::string_view default_value;
 };
 
 struct OpSchema {
@@ -95,6 +98,9 @@ struct SchemaLookup {
 SchemaLookup LookUpOpSchema(std::string_view domain, std::string_view op_type, std::int64_t version);
 // The schema in force, or null (whatever the reason).
 const OpSchema* FindOpSchema(std::string_view domain, std::string_view op_type, std::int64_t version);
+// The value an absent attribute `name` takes: the schema's default as an AttributeProto
+// (name, type, value), or nullopt when the schema gives no default for it.
+std::optional<AttributeProto> DefaultAttribute(const OpSchema& schema, std::string_view name);
 // Number of registered operator versions (for tests and reports).
 std::size_t RegisteredOpSchemaCount();
 

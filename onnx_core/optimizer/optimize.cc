@@ -14,6 +14,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/graph_pass.h"
+#include "onnx_core/optimizer/pattern_alternatives.h"
 
 namespace onnxopt::core::builder {
 
@@ -267,13 +268,19 @@ class GraphGraph::Driver {
                                match.no_match.reason);
           continue;
         }
-        if (match.pattern != pattern.get())
-          throw BuilderError(pattern->Name() + "::Match returned a result of another pattern");
+        // The pattern that matched: `pattern`, or one of its alternatives (pattern_alternatives.h),
+        // which the record and Apply then use.
+        const std::shared_ptr<const PatternOptimization>* matched = &pattern;
+        if (match.pattern != pattern.get()) {
+          const auto* group = dynamic_cast<const PatternAlternatives*>(pattern.get());
+          matched = group ? group->FindAlternative(*match.pattern) : nullptr;
+          if (!matched) throw BuilderError(pattern->Name() + "::Match returned a result of another pattern");
+        }
         ++stats.matched;
-        if (!Claimable(*pattern, match, marked)) continue;
+        if (!Claimable(**matched, match, marked)) continue;
         for (const NodeProto* node : match.nodes)
           if (node) marked.insert(node);
-        found.push_back(Found{std::move(match), &pattern, elapsed});
+        found.push_back(Found{std::move(match), matched, elapsed});
       }
     }
     report_.matching_time_ns += Since(start);

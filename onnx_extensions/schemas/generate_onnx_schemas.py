@@ -9,8 +9,8 @@ Regenerate (from the repository root):
 
 Per operator version the table keeps what a model can be checked against without
 running it: the inputs and outputs (name, optional / variadic, the type variable or
-fixed type), their counts, the attributes (name, type, required) and the types each
-type variable allows. Descriptions are not kept.
+fixed type), their counts, the attributes (name, type, required, the default of a scalar)
+and the types each type variable allows. Descriptions are not kept.
 """
 
 import html
@@ -41,6 +41,21 @@ DOMAINS = {"ai.onnx (default)": "", "ai.onnx.preview": "ai.onnx.preview",
 
 HEADING = re.compile(r'^### <a name="[^"]*"></a>\*\*(?:[a-z.]+\.)?(\w+)-(\d+)\*\*( \(deprecated\))?</a>$')
 SECTION = re.compile(r"^#### (\w[\w ]*?)(?: \((\d+) - (\d+|&#8734;)\))?$")
+# The default of a scalar attribute as the specification writes it ("0", "1e-05", "NOTSET");
+# "" for lists, tensors and graphs, and when there is none.
+def scalar_default(attribute_type, qualifier):
+    if not qualifier or not qualifier.startswith("default is "):
+        return ""
+    if attribute_type not in ("AttributeProto::INT", "AttributeProto::FLOAT", "AttributeProto::STRING"):
+        return ""
+    text = html.unescape(qualifier[len("default is "):])
+    if text.startswith("(") and text.endswith(")"):  # "(3.402823e+38)"
+        text = text[1:-1]
+    if not re.fullmatch(r"[\w.+-]+", text):
+        raise ValueError("cannot read the default of a scalar attribute: " + qualifier)
+    return text
+
+
 ATTRIBUTE = re.compile(r"^<dt><tt>(\w+)</tt> : ([a-z_ ]+?)(?: \((required|default is .*)\))?</dt>$")
 PARAMETER = re.compile(r"^<dt><tt>(\w+)(?:\.\.\.)?</tt>(?: \(([a-z, -]+)\))? : ([\w()]+)</dt>$")
 CONSTRAINT = re.compile(r"^<dt><tt>(\w+)</tt> : (.*)</dt>$")
@@ -118,7 +133,8 @@ def parse(lines):
             m = ATTRIBUTE.match(line)
             if not m or m.group(2) not in ATTRIBUTE_TYPES:
                 raise ValueError("cannot read attribute line: " + line)
-            schema.attributes.append((m.group(1), ATTRIBUTE_TYPES[m.group(2)], m.group(3) == "required"))
+            schema.attributes.append((m.group(1), ATTRIBUTE_TYPES[m.group(2)], m.group(3) == "required",
+                                      scalar_default(ATTRIBUTE_TYPES[m.group(2)], m.group(3))))
         elif section in ("Inputs", "Outputs"):
             m = PARAMETER.match(line)
             if not m:
@@ -180,8 +196,8 @@ using Option = core::ir::FormalParameter::Option;
         spans = {}
         for what, items in (("Inputs", parameters_literal(s, s.inputs)),
                             ("Outputs", parameters_literal(s, s.outputs)),
-                            ("Attributes", ['{"%s", %s, %s}' % (n, t, "true" if r else "false")
-                                            for n, t, r in s.attributes]),
+                            ("Attributes", ['{"%s", %s, %s, "%s"}' % (n, t, "true" if r else "false", d)
+                                            for n, t, r, d in s.attributes]),
                             ("Variables", ['"%s"' % v for v in s.constraints])):
             if not items:
                 spans[what] = "{}"

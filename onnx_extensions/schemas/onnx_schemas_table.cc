@@ -21,7 +21,7 @@ constexpr FormalParameter kAbs_1Inputs[] = {
 constexpr FormalParameter kAbs_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAbs_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAbs_1Variables[] = {
     "T"};
 constexpr FormalParameter kAdd_1Inputs[] = {
@@ -30,9 +30,9 @@ constexpr FormalParameter kAdd_1Inputs[] = {
 constexpr FormalParameter kAdd_1Outputs[] = {
     {"C", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAdd_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAdd_1Variables[] = {
     "T"};
 constexpr FormalParameter kAnd_1Inputs[] = {
@@ -41,8 +41,8 @@ constexpr FormalParameter kAnd_1Inputs[] = {
 constexpr FormalParameter kAnd_1Outputs[] = {
     {"C", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAnd_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kAnd_1Variables[] = {
     "T",
     "T1"};
@@ -51,8 +51,8 @@ constexpr FormalParameter kArgMax_1Inputs[] = {
 constexpr FormalParameter kArgMax_1Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMax_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kArgMax_1Variables[] = {
     "T"};
 constexpr FormalParameter kArgMin_1Inputs[] = {
@@ -60,8 +60,8 @@ constexpr FormalParameter kArgMin_1Inputs[] = {
 constexpr FormalParameter kArgMin_1Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMin_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kArgMin_1Variables[] = {
     "T"};
 constexpr FormalParameter kAveragePool_1Inputs[] = {
@@ -69,10 +69,10 @@ constexpr FormalParameter kAveragePool_1Inputs[] = {
 constexpr FormalParameter kAveragePool_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAveragePool_1Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAveragePool_1Variables[] = {
     "T"};
 constexpr FormalParameter kBatchNormalization_1Inputs[] = {
@@ -88,11 +88,11 @@ constexpr FormalParameter kBatchNormalization_1Outputs[] = {
     {"saved_mean", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"saved_var", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kBatchNormalization_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, true},
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"is_test", AttributeProto::INT, false},
-    {"momentum", AttributeProto::FLOAT, false},
-    {"spatial", AttributeProto::INT, false}};
+    {"consumed_inputs", AttributeProto::INTS, true, ""},
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"is_test", AttributeProto::INT, false, "0"},
+    {"momentum", AttributeProto::FLOAT, false, "0.9"},
+    {"spatial", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kBatchNormalization_1Variables[] = {
     "T"};
 constexpr FormalParameter kCast_1Inputs[] = {
@@ -100,7 +100,7 @@ constexpr FormalParameter kCast_1Inputs[] = {
 constexpr FormalParameter kCast_1Outputs[] = {
     {"output", "T2", 1, {0x3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_1Attributes[] = {
-    {"to", AttributeProto::STRING, true}};
+    {"to", AttributeProto::STRING, true, ""}};
 constexpr std::string_view kCast_1Variables[] = {
     "T1",
     "T2"};
@@ -109,7 +109,7 @@ constexpr FormalParameter kCeil_1Inputs[] = {
 constexpr FormalParameter kCeil_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCeil_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kCeil_1Variables[] = {
     "T"};
 constexpr FormalParameter kClip_1Inputs[] = {
@@ -117,9 +117,9 @@ constexpr FormalParameter kClip_1Inputs[] = {
 constexpr FormalParameter kClip_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kClip_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false},
-    {"max", AttributeProto::FLOAT, false},
-    {"min", AttributeProto::FLOAT, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""},
+    {"max", AttributeProto::FLOAT, false, ""},
+    {"min", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kClip_1Variables[] = {
     "T"};
 constexpr FormalParameter kConcat_1Inputs[] = {
@@ -127,13 +127,13 @@ constexpr FormalParameter kConcat_1Inputs[] = {
 constexpr FormalParameter kConcat_1Outputs[] = {
     {"concat_result", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConcat_1Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""}};
 constexpr std::string_view kConcat_1Variables[] = {
     "T"};
 constexpr FormalParameter kConstant_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_1Attributes[] = {
-    {"value", AttributeProto::TENSOR, true}};
+    {"value", AttributeProto::TENSOR, true, ""}};
 constexpr std::string_view kConstant_1Variables[] = {
     "T"};
 constexpr FormalParameter kConv_1Inputs[] = {
@@ -143,12 +143,12 @@ constexpr FormalParameter kConv_1Inputs[] = {
 constexpr FormalParameter kConv_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConv_1Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConv_1Variables[] = {
     "T"};
 constexpr FormalParameter kConvTranspose_1Inputs[] = {
@@ -158,14 +158,14 @@ constexpr FormalParameter kConvTranspose_1Inputs[] = {
 constexpr FormalParameter kConvTranspose_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConvTranspose_1Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"output_padding", AttributeProto::INTS, false},
-    {"output_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"output_padding", AttributeProto::INTS, false, ""},
+    {"output_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConvTranspose_1Variables[] = {
     "T"};
 constexpr FormalParameter kDepthToSpace_1Inputs[] = {
@@ -173,7 +173,7 @@ constexpr FormalParameter kDepthToSpace_1Inputs[] = {
 constexpr FormalParameter kDepthToSpace_1Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDepthToSpace_1Attributes[] = {
-    {"blocksize", AttributeProto::INT, true}};
+    {"blocksize", AttributeProto::INT, true, ""}};
 constexpr std::string_view kDepthToSpace_1Variables[] = {
     "T"};
 constexpr FormalParameter kDiv_1Inputs[] = {
@@ -182,9 +182,9 @@ constexpr FormalParameter kDiv_1Inputs[] = {
 constexpr FormalParameter kDiv_1Outputs[] = {
     {"C", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDiv_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kDiv_1Variables[] = {
     "T"};
 constexpr FormalParameter kDropout_1Inputs[] = {
@@ -193,9 +193,9 @@ constexpr FormalParameter kDropout_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false},
-    {"is_test", AttributeProto::INT, false},
-    {"ratio", AttributeProto::FLOAT, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""},
+    {"is_test", AttributeProto::INT, false, "0"},
+    {"ratio", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kDropout_1Variables[] = {
     "T"};
 constexpr FormalParameter kElu_1Inputs[] = {
@@ -203,8 +203,8 @@ constexpr FormalParameter kElu_1Inputs[] = {
 constexpr FormalParameter kElu_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kElu_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kElu_1Variables[] = {
     "T"};
 constexpr FormalParameter kEqual_1Inputs[] = {
@@ -213,8 +213,8 @@ constexpr FormalParameter kEqual_1Inputs[] = {
 constexpr FormalParameter kEqual_1Outputs[] = {
     {"C", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kEqual_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kEqual_1Variables[] = {
     "T",
     "T1"};
@@ -223,7 +223,7 @@ constexpr FormalParameter kExp_1Inputs[] = {
 constexpr FormalParameter kExp_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kExp_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kExp_1Variables[] = {
     "T"};
 constexpr FormalParameter kFlatten_1Inputs[] = {
@@ -231,7 +231,7 @@ constexpr FormalParameter kFlatten_1Inputs[] = {
 constexpr FormalParameter kFlatten_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_1Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_1Variables[] = {
     "T"};
 constexpr FormalParameter kFloor_1Inputs[] = {
@@ -239,7 +239,7 @@ constexpr FormalParameter kFloor_1Inputs[] = {
 constexpr FormalParameter kFloor_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFloor_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kFloor_1Variables[] = {
     "T"};
 constexpr FormalParameter kGRU_1Inputs[] = {
@@ -253,13 +253,13 @@ constexpr FormalParameter kGRU_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGRU_1Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"output_sequence", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "foward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"output_sequence", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGRU_1Variables[] = {
     "T",
     "T1"};
@@ -269,7 +269,7 @@ constexpr FormalParameter kGather_1Inputs[] = {
 constexpr FormalParameter kGather_1Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGather_1Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGather_1Variables[] = {
     "T",
     "Tind"};
@@ -280,11 +280,11 @@ constexpr FormalParameter kGemm_1Inputs[] = {
 constexpr FormalParameter kGemm_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGemm_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"broadcast", AttributeProto::INT, false},
-    {"transA", AttributeProto::INT, false},
-    {"transB", AttributeProto::INT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"beta", AttributeProto::FLOAT, false, "1.0"},
+    {"broadcast", AttributeProto::INT, false, "0"},
+    {"transA", AttributeProto::INT, false, "0"},
+    {"transB", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGemm_1Variables[] = {
     "T"};
 constexpr FormalParameter kGlobalAveragePool_1Inputs[] = {
@@ -298,7 +298,7 @@ constexpr FormalParameter kGlobalLpPool_1Inputs[] = {
 constexpr FormalParameter kGlobalLpPool_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGlobalLpPool_1Attributes[] = {
-    {"p", AttributeProto::FLOAT, false}};
+    {"p", AttributeProto::FLOAT, false, "2.0"}};
 constexpr std::string_view kGlobalLpPool_1Variables[] = {
     "T"};
 constexpr FormalParameter kGlobalMaxPool_1Inputs[] = {
@@ -313,8 +313,8 @@ constexpr FormalParameter kGreater_1Inputs[] = {
 constexpr FormalParameter kGreater_1Outputs[] = {
     {"C", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGreater_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGreater_1Variables[] = {
     "T",
     "T1"};
@@ -323,9 +323,9 @@ constexpr FormalParameter kHardSigmoid_1Inputs[] = {
 constexpr FormalParameter kHardSigmoid_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHardSigmoid_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.2"},
+    {"beta", AttributeProto::FLOAT, false, "0.5"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kHardSigmoid_1Variables[] = {
     "T"};
 constexpr FormalParameter kHardmax_1Inputs[] = {
@@ -333,7 +333,7 @@ constexpr FormalParameter kHardmax_1Inputs[] = {
 constexpr FormalParameter kHardmax_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHardmax_1Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kHardmax_1Variables[] = {
     "T"};
 constexpr FormalParameter kIdentity_1Inputs[] = {
@@ -347,8 +347,8 @@ constexpr FormalParameter kIf_1Inputs[] = {
 constexpr FormalParameter kIf_1Outputs[] = {
     {"outputs", "V", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_1Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_1Variables[] = {
     "V",
     "B"};
@@ -359,8 +359,8 @@ constexpr FormalParameter kInstanceNormalization_1Inputs[] = {
 constexpr FormalParameter kInstanceNormalization_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kInstanceNormalization_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false},
-    {"epsilon", AttributeProto::FLOAT, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""},
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"}};
 constexpr std::string_view kInstanceNormalization_1Variables[] = {
     "T"};
 constexpr FormalParameter kLRN_1Inputs[] = {
@@ -368,10 +368,10 @@ constexpr FormalParameter kLRN_1Inputs[] = {
 constexpr FormalParameter kLRN_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLRN_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"bias", AttributeProto::FLOAT, false},
-    {"size", AttributeProto::INT, true}};
+    {"alpha", AttributeProto::FLOAT, false, "0.0001"},
+    {"beta", AttributeProto::FLOAT, false, "0.75"},
+    {"bias", AttributeProto::FLOAT, false, "1.0"},
+    {"size", AttributeProto::INT, true, ""}};
 constexpr std::string_view kLRN_1Variables[] = {
     "T"};
 constexpr FormalParameter kLSTM_1Inputs[] = {
@@ -388,14 +388,14 @@ constexpr FormalParameter kLSTM_1Outputs[] = {
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_c", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kLSTM_1Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"input_forget", AttributeProto::INT, false},
-    {"output_sequence", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"input_forget", AttributeProto::INT, false, "0"},
+    {"output_sequence", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kLSTM_1Variables[] = {
     "T",
     "T1"};
@@ -404,8 +404,8 @@ constexpr FormalParameter kLeakyRelu_1Inputs[] = {
 constexpr FormalParameter kLeakyRelu_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLeakyRelu_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.01"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLeakyRelu_1Variables[] = {
     "T"};
 constexpr FormalParameter kLess_1Inputs[] = {
@@ -414,8 +414,8 @@ constexpr FormalParameter kLess_1Inputs[] = {
 constexpr FormalParameter kLess_1Outputs[] = {
     {"C", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLess_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kLess_1Variables[] = {
     "T",
     "T1"};
@@ -424,7 +424,7 @@ constexpr FormalParameter kLog_1Inputs[] = {
 constexpr FormalParameter kLog_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLog_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLog_1Variables[] = {
     "T"};
 constexpr FormalParameter kLogSoftmax_1Inputs[] = {
@@ -432,7 +432,7 @@ constexpr FormalParameter kLogSoftmax_1Inputs[] = {
 constexpr FormalParameter kLogSoftmax_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLogSoftmax_1Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kLogSoftmax_1Variables[] = {
     "T"};
 constexpr FormalParameter kLoop_1Inputs[] = {
@@ -442,7 +442,7 @@ constexpr FormalParameter kLoop_1Inputs[] = {
 constexpr FormalParameter kLoop_1Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_1Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_1Variables[] = {
     "V",
     "I",
@@ -452,8 +452,8 @@ constexpr FormalParameter kLpNormalization_1Inputs[] = {
 constexpr FormalParameter kLpNormalization_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpNormalization_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"p", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"p", AttributeProto::INT, false, "2"}};
 constexpr std::string_view kLpNormalization_1Variables[] = {
     "T"};
 constexpr FormalParameter kLpPool_1Inputs[] = {
@@ -461,11 +461,11 @@ constexpr FormalParameter kLpPool_1Inputs[] = {
 constexpr FormalParameter kLpPool_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpPool_1Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"p", AttributeProto::FLOAT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"p", AttributeProto::FLOAT, false, "2.0"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLpPool_1Variables[] = {
     "T"};
 constexpr FormalParameter kMatMul_1Inputs[] = {
@@ -480,7 +480,7 @@ constexpr FormalParameter kMax_1Inputs[] = {
 constexpr FormalParameter kMax_1Outputs[] = {
     {"max", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMax_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMax_1Variables[] = {
     "T"};
 constexpr FormalParameter kMaxPool_1Inputs[] = {
@@ -488,10 +488,10 @@ constexpr FormalParameter kMaxPool_1Inputs[] = {
 constexpr FormalParameter kMaxPool_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMaxPool_1Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxPool_1Variables[] = {
     "T"};
 constexpr FormalParameter kMaxRoiPool_1Inputs[] = {
@@ -500,8 +500,8 @@ constexpr FormalParameter kMaxRoiPool_1Inputs[] = {
 constexpr FormalParameter kMaxRoiPool_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMaxRoiPool_1Attributes[] = {
-    {"pooled_shape", AttributeProto::INTS, true},
-    {"spatial_scale", AttributeProto::FLOAT, false}};
+    {"pooled_shape", AttributeProto::INTS, true, ""},
+    {"spatial_scale", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kMaxRoiPool_1Variables[] = {
     "T"};
 constexpr FormalParameter kMean_1Inputs[] = {
@@ -509,7 +509,7 @@ constexpr FormalParameter kMean_1Inputs[] = {
 constexpr FormalParameter kMean_1Outputs[] = {
     {"mean", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMean_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMean_1Variables[] = {
     "T"};
 constexpr FormalParameter kMin_1Inputs[] = {
@@ -517,7 +517,7 @@ constexpr FormalParameter kMin_1Inputs[] = {
 constexpr FormalParameter kMin_1Outputs[] = {
     {"min", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMin_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMin_1Variables[] = {
     "T"};
 constexpr FormalParameter kMul_1Inputs[] = {
@@ -526,9 +526,9 @@ constexpr FormalParameter kMul_1Inputs[] = {
 constexpr FormalParameter kMul_1Outputs[] = {
     {"C", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMul_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMul_1Variables[] = {
     "T"};
 constexpr FormalParameter kNeg_1Inputs[] = {
@@ -536,7 +536,7 @@ constexpr FormalParameter kNeg_1Inputs[] = {
 constexpr FormalParameter kNeg_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kNeg_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kNeg_1Variables[] = {
     "T"};
 constexpr FormalParameter kNot_1Inputs[] = {
@@ -551,8 +551,8 @@ constexpr FormalParameter kOr_1Inputs[] = {
 constexpr FormalParameter kOr_1Outputs[] = {
     {"C", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kOr_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kOr_1Variables[] = {
     "T",
     "T1"};
@@ -562,7 +562,7 @@ constexpr FormalParameter kPRelu_1Inputs[] = {
 constexpr FormalParameter kPRelu_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPRelu_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kPRelu_1Variables[] = {
     "T"};
 constexpr FormalParameter kPad_1Inputs[] = {
@@ -570,9 +570,9 @@ constexpr FormalParameter kPad_1Inputs[] = {
 constexpr FormalParameter kPad_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_1Attributes[] = {
-    {"mode", AttributeProto::STRING, false},
-    {"paddings", AttributeProto::INTS, true},
-    {"value", AttributeProto::FLOAT, false}};
+    {"mode", AttributeProto::STRING, false, "constant"},
+    {"paddings", AttributeProto::INTS, true, ""},
+    {"value", AttributeProto::FLOAT, false, "0.0"}};
 constexpr std::string_view kPad_1Variables[] = {
     "T"};
 constexpr FormalParameter kPow_1Inputs[] = {
@@ -581,8 +581,8 @@ constexpr FormalParameter kPow_1Inputs[] = {
 constexpr FormalParameter kPow_1Outputs[] = {
     {"Z", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPow_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kPow_1Variables[] = {
     "T"};
 constexpr FormalParameter kRNN_1Inputs[] = {
@@ -596,24 +596,24 @@ constexpr FormalParameter kRNN_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kRNN_1Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"output_sequence", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"output_sequence", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kRNN_1Variables[] = {
     "T",
     "T1"};
 constexpr FormalParameter kRandomNormal_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomNormal_1Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"mean", AttributeProto::FLOAT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false},
-    {"shape", AttributeProto::INTS, true}};
+    {"dtype", AttributeProto::INT, false, "1"},
+    {"mean", AttributeProto::FLOAT, false, "0.0"},
+    {"scale", AttributeProto::FLOAT, false, "1.0"},
+    {"seed", AttributeProto::FLOAT, false, ""},
+    {"shape", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kRandomNormal_1Variables[] = {
     "T"};
 constexpr FormalParameter kRandomNormalLike_1Inputs[] = {
@@ -621,21 +621,21 @@ constexpr FormalParameter kRandomNormalLike_1Inputs[] = {
 constexpr FormalParameter kRandomNormalLike_1Outputs[] = {
     {"output", "T2", 1, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomNormalLike_1Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"mean", AttributeProto::FLOAT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"mean", AttributeProto::FLOAT, false, "0.0"},
+    {"scale", AttributeProto::FLOAT, false, "1.0"},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kRandomNormalLike_1Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kRandomUniform_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomUniform_1Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"high", AttributeProto::FLOAT, false},
-    {"low", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false},
-    {"shape", AttributeProto::INTS, true}};
+    {"dtype", AttributeProto::INT, false, "1"},
+    {"high", AttributeProto::FLOAT, false, "1.0"},
+    {"low", AttributeProto::FLOAT, false, "0.0"},
+    {"seed", AttributeProto::FLOAT, false, ""},
+    {"shape", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kRandomUniform_1Variables[] = {
     "T"};
 constexpr FormalParameter kRandomUniformLike_1Inputs[] = {
@@ -643,10 +643,10 @@ constexpr FormalParameter kRandomUniformLike_1Inputs[] = {
 constexpr FormalParameter kRandomUniformLike_1Outputs[] = {
     {"output", "T2", 1, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomUniformLike_1Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"high", AttributeProto::FLOAT, false},
-    {"low", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"high", AttributeProto::FLOAT, false, "1.0"},
+    {"low", AttributeProto::FLOAT, false, "0.0"},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kRandomUniformLike_1Variables[] = {
     "T1",
     "T2"};
@@ -655,7 +655,7 @@ constexpr FormalParameter kReciprocal_1Inputs[] = {
 constexpr FormalParameter kReciprocal_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReciprocal_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kReciprocal_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceL1_1Inputs[] = {
@@ -663,8 +663,8 @@ constexpr FormalParameter kReduceL1_1Inputs[] = {
 constexpr FormalParameter kReduceL1_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL1_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceL1_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceL2_1Inputs[] = {
@@ -672,8 +672,8 @@ constexpr FormalParameter kReduceL2_1Inputs[] = {
 constexpr FormalParameter kReduceL2_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL2_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceL2_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSum_1Inputs[] = {
@@ -681,8 +681,8 @@ constexpr FormalParameter kReduceLogSum_1Inputs[] = {
 constexpr FormalParameter kReduceLogSum_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSum_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceLogSum_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSumExp_1Inputs[] = {
@@ -690,8 +690,8 @@ constexpr FormalParameter kReduceLogSumExp_1Inputs[] = {
 constexpr FormalParameter kReduceLogSumExp_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSumExp_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceLogSumExp_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMax_1Inputs[] = {
@@ -699,8 +699,8 @@ constexpr FormalParameter kReduceMax_1Inputs[] = {
 constexpr FormalParameter kReduceMax_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMax_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMax_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMean_1Inputs[] = {
@@ -708,8 +708,8 @@ constexpr FormalParameter kReduceMean_1Inputs[] = {
 constexpr FormalParameter kReduceMean_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMean_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMean_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMin_1Inputs[] = {
@@ -717,8 +717,8 @@ constexpr FormalParameter kReduceMin_1Inputs[] = {
 constexpr FormalParameter kReduceMin_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMin_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMin_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceProd_1Inputs[] = {
@@ -726,8 +726,8 @@ constexpr FormalParameter kReduceProd_1Inputs[] = {
 constexpr FormalParameter kReduceProd_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceProd_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceProd_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSum_1Inputs[] = {
@@ -735,8 +735,8 @@ constexpr FormalParameter kReduceSum_1Inputs[] = {
 constexpr FormalParameter kReduceSum_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSum_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceSum_1Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSumSquare_1Inputs[] = {
@@ -744,8 +744,8 @@ constexpr FormalParameter kReduceSumSquare_1Inputs[] = {
 constexpr FormalParameter kReduceSumSquare_1Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSumSquare_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceSumSquare_1Variables[] = {
     "T"};
 constexpr FormalParameter kRelu_1Inputs[] = {
@@ -753,7 +753,7 @@ constexpr FormalParameter kRelu_1Inputs[] = {
 constexpr FormalParameter kRelu_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRelu_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kRelu_1Variables[] = {
     "T"};
 constexpr FormalParameter kReshape_1Inputs[] = {
@@ -761,8 +761,8 @@ constexpr FormalParameter kReshape_1Inputs[] = {
 constexpr FormalParameter kReshape_1Outputs[] = {
     {"reshaped", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false},
-    {"shape", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""},
+    {"shape", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kReshape_1Variables[] = {
     "T"};
 constexpr FormalParameter kSelu_1Inputs[] = {
@@ -770,9 +770,9 @@ constexpr FormalParameter kSelu_1Inputs[] = {
 constexpr FormalParameter kSelu_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSelu_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"consumed_inputs", AttributeProto::INTS, false},
-    {"gamma", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.6732"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""},
+    {"gamma", AttributeProto::FLOAT, false, "1.0507"}};
 constexpr std::string_view kSelu_1Variables[] = {
     "T"};
 constexpr FormalParameter kShape_1Inputs[] = {
@@ -787,7 +787,7 @@ constexpr FormalParameter kSigmoid_1Inputs[] = {
 constexpr FormalParameter kSigmoid_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSigmoid_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSigmoid_1Variables[] = {
     "T"};
 constexpr FormalParameter kSize_1Inputs[] = {
@@ -802,9 +802,9 @@ constexpr FormalParameter kSlice_1Inputs[] = {
 constexpr FormalParameter kSlice_1Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSlice_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"ends", AttributeProto::INTS, true},
-    {"starts", AttributeProto::INTS, true}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"ends", AttributeProto::INTS, true, ""},
+    {"starts", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kSlice_1Variables[] = {
     "T"};
 constexpr FormalParameter kSoftmax_1Inputs[] = {
@@ -812,7 +812,7 @@ constexpr FormalParameter kSoftmax_1Inputs[] = {
 constexpr FormalParameter kSoftmax_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSoftmax_1Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kSoftmax_1Variables[] = {
     "T"};
 constexpr FormalParameter kSoftplus_1Inputs[] = {
@@ -832,7 +832,7 @@ constexpr FormalParameter kSpaceToDepth_1Inputs[] = {
 constexpr FormalParameter kSpaceToDepth_1Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSpaceToDepth_1Attributes[] = {
-    {"blocksize", AttributeProto::INT, true}};
+    {"blocksize", AttributeProto::INT, true, ""}};
 constexpr std::string_view kSpaceToDepth_1Variables[] = {
     "T"};
 constexpr FormalParameter kSplit_1Inputs[] = {
@@ -841,8 +841,8 @@ constexpr FormalParameter kSplit_1Inputs[] = {
 constexpr FormalParameter kSplit_1Outputs[] = {
     {"outputs", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kVariadic, false}};
 constexpr AttributeSchema kSplit_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"split", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"split", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSplit_1Variables[] = {
     "T"};
 constexpr FormalParameter kSqrt_1Inputs[] = {
@@ -850,7 +850,7 @@ constexpr FormalParameter kSqrt_1Inputs[] = {
 constexpr FormalParameter kSqrt_1Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSqrt_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSqrt_1Variables[] = {
     "T"};
 constexpr FormalParameter kSqueeze_1Inputs[] = {
@@ -858,7 +858,7 @@ constexpr FormalParameter kSqueeze_1Inputs[] = {
 constexpr FormalParameter kSqueeze_1Outputs[] = {
     {"squeezed", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSqueeze_1Attributes[] = {
-    {"axes", AttributeProto::INTS, false}};
+    {"axes", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSqueeze_1Variables[] = {
     "T"};
 constexpr FormalParameter kSub_1Inputs[] = {
@@ -867,9 +867,9 @@ constexpr FormalParameter kSub_1Inputs[] = {
 constexpr FormalParameter kSub_1Outputs[] = {
     {"C", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSub_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false},
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"},
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSub_1Variables[] = {
     "T"};
 constexpr FormalParameter kSum_1Inputs[] = {
@@ -877,7 +877,7 @@ constexpr FormalParameter kSum_1Inputs[] = {
 constexpr FormalParameter kSum_1Outputs[] = {
     {"sum", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSum_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSum_1Variables[] = {
     "T"};
 constexpr FormalParameter kTanh_1Inputs[] = {
@@ -885,7 +885,7 @@ constexpr FormalParameter kTanh_1Inputs[] = {
 constexpr FormalParameter kTanh_1Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTanh_1Attributes[] = {
-    {"consumed_inputs", AttributeProto::INTS, false}};
+    {"consumed_inputs", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTanh_1Variables[] = {
     "T"};
 constexpr FormalParameter kTile_1Inputs[] = {
@@ -903,8 +903,8 @@ constexpr FormalParameter kTopK_1Outputs[] = {
     {"Values", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTopK_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"k", AttributeProto::INT, true}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"k", AttributeProto::INT, true, ""}};
 constexpr std::string_view kTopK_1Variables[] = {
     "T",
     "I"};
@@ -913,7 +913,7 @@ constexpr FormalParameter kTranspose_1Inputs[] = {
 constexpr FormalParameter kTranspose_1Outputs[] = {
     {"transposed", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTranspose_1Attributes[] = {
-    {"perm", AttributeProto::INTS, false}};
+    {"perm", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTranspose_1Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_1Inputs[] = {
@@ -921,7 +921,7 @@ constexpr FormalParameter kUnsqueeze_1Inputs[] = {
 constexpr FormalParameter kUnsqueeze_1Outputs[] = {
     {"expanded", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kUnsqueeze_1Attributes[] = {
-    {"axes", AttributeProto::INTS, true}};
+    {"axes", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kUnsqueeze_1Variables[] = {
     "T"};
 constexpr FormalParameter kUpsample_1Inputs[] = {
@@ -929,9 +929,9 @@ constexpr FormalParameter kUpsample_1Inputs[] = {
 constexpr FormalParameter kUpsample_1Outputs[] = {
     {"Y", "T", 0, {0xec2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kUpsample_1Attributes[] = {
-    {"height_scale", AttributeProto::FLOAT, true},
-    {"mode", AttributeProto::STRING, false},
-    {"width_scale", AttributeProto::FLOAT, true}};
+    {"height_scale", AttributeProto::FLOAT, true, ""},
+    {"mode", AttributeProto::STRING, false, "nearest"},
+    {"width_scale", AttributeProto::FLOAT, true, ""}};
 constexpr std::string_view kUpsample_1Variables[] = {
     "T"};
 constexpr FormalParameter kXor_1Inputs[] = {
@@ -940,8 +940,8 @@ constexpr FormalParameter kXor_1Inputs[] = {
 constexpr FormalParameter kXor_1Outputs[] = {
     {"C", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kXor_1Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kXor_1Variables[] = {
     "T",
     "T1"};
@@ -950,7 +950,7 @@ constexpr FormalParameter kGlobalLpPool_2Inputs[] = {
 constexpr FormalParameter kGlobalLpPool_2Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGlobalLpPool_2Attributes[] = {
-    {"p", AttributeProto::INT, false}};
+    {"p", AttributeProto::INT, false, "2"}};
 constexpr std::string_view kGlobalLpPool_2Variables[] = {
     "T"};
 constexpr FormalParameter kLpPool_2Inputs[] = {
@@ -958,11 +958,11 @@ constexpr FormalParameter kLpPool_2Inputs[] = {
 constexpr FormalParameter kLpPool_2Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpPool_2Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"p", AttributeProto::INT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"p", AttributeProto::INT, false, "2"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLpPool_2Variables[] = {
     "T"};
 constexpr FormalParameter kPad_2Inputs[] = {
@@ -970,9 +970,9 @@ constexpr FormalParameter kPad_2Inputs[] = {
 constexpr FormalParameter kPad_2Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_2Attributes[] = {
-    {"mode", AttributeProto::STRING, false},
-    {"pads", AttributeProto::INTS, true},
-    {"value", AttributeProto::FLOAT, false}};
+    {"mode", AttributeProto::STRING, false, "constant"},
+    {"pads", AttributeProto::INTS, true, ""},
+    {"value", AttributeProto::FLOAT, false, "0.0"}};
 constexpr std::string_view kPad_2Variables[] = {
     "T"};
 constexpr FormalParameter kSplit_2Inputs[] = {
@@ -980,8 +980,8 @@ constexpr FormalParameter kSplit_2Inputs[] = {
 constexpr FormalParameter kSplit_2Outputs[] = {
     {"outputs", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, false}};
 constexpr AttributeSchema kSplit_2Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"split", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"split", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSplit_2Variables[] = {
     "T"};
 constexpr FormalParameter kGRU_3Inputs[] = {
@@ -995,14 +995,14 @@ constexpr FormalParameter kGRU_3Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kGRU_3Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"linear_before_reset", AttributeProto::INT, false},
-    {"output_sequence", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"linear_before_reset", AttributeProto::INT, false, "0"},
+    {"output_sequence", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGRU_3Variables[] = {
     "T",
     "T1"};
@@ -1011,7 +1011,7 @@ constexpr FormalParameter kConcat_4Inputs[] = {
 constexpr FormalParameter kConcat_4Outputs[] = {
     {"concat_result", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConcat_4Attributes[] = {
-    {"axis", AttributeProto::INT, true}};
+    {"axis", AttributeProto::INT, true, ""}};
 constexpr std::string_view kConcat_4Variables[] = {
     "T"};
 constexpr FormalParameter kReshape_5Inputs[] = {
@@ -1033,8 +1033,8 @@ constexpr FormalParameter kAdd_6Inputs[] = {
 constexpr FormalParameter kAdd_6Outputs[] = {
     {"C", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAdd_6Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kAdd_6Variables[] = {
     "T"};
 constexpr FormalParameter kBatchNormalization_6Inputs[] = {
@@ -1050,10 +1050,10 @@ constexpr FormalParameter kBatchNormalization_6Outputs[] = {
     {"saved_mean", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"saved_var", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kBatchNormalization_6Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"is_test", AttributeProto::INT, false},
-    {"momentum", AttributeProto::FLOAT, false},
-    {"spatial", AttributeProto::INT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"is_test", AttributeProto::INT, false, "0"},
+    {"momentum", AttributeProto::FLOAT, false, "0.9"},
+    {"spatial", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kBatchNormalization_6Variables[] = {
     "T"};
 constexpr FormalParameter kCast_6Inputs[] = {
@@ -1061,7 +1061,7 @@ constexpr FormalParameter kCast_6Inputs[] = {
 constexpr FormalParameter kCast_6Outputs[] = {
     {"output", "T2", 1, {0x3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_6Attributes[] = {
-    {"to", AttributeProto::INT, true}};
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_6Variables[] = {
     "T1",
     "T2"};
@@ -1076,8 +1076,8 @@ constexpr FormalParameter kClip_6Inputs[] = {
 constexpr FormalParameter kClip_6Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kClip_6Attributes[] = {
-    {"max", AttributeProto::FLOAT, false},
-    {"min", AttributeProto::FLOAT, false}};
+    {"max", AttributeProto::FLOAT, false, "3.402823e+38"},
+    {"min", AttributeProto::FLOAT, false, "-3.402823e+38"}};
 constexpr std::string_view kClip_6Variables[] = {
     "T"};
 constexpr FormalParameter kDiv_6Inputs[] = {
@@ -1086,8 +1086,8 @@ constexpr FormalParameter kDiv_6Inputs[] = {
 constexpr FormalParameter kDiv_6Outputs[] = {
     {"C", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDiv_6Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDiv_6Variables[] = {
     "T"};
 constexpr FormalParameter kDropout_6Inputs[] = {
@@ -1096,8 +1096,8 @@ constexpr FormalParameter kDropout_6Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_6Attributes[] = {
-    {"is_test", AttributeProto::INT, false},
-    {"ratio", AttributeProto::FLOAT, false}};
+    {"is_test", AttributeProto::INT, false, "0"},
+    {"ratio", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kDropout_6Variables[] = {
     "T"};
 constexpr FormalParameter kElu_6Inputs[] = {
@@ -1105,7 +1105,7 @@ constexpr FormalParameter kElu_6Inputs[] = {
 constexpr FormalParameter kElu_6Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kElu_6Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kElu_6Variables[] = {
     "T"};
 constexpr FormalParameter kExp_6Inputs[] = {
@@ -1127,11 +1127,11 @@ constexpr FormalParameter kGemm_6Inputs[] = {
 constexpr FormalParameter kGemm_6Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGemm_6Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"broadcast", AttributeProto::INT, false},
-    {"transA", AttributeProto::INT, false},
-    {"transB", AttributeProto::INT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"beta", AttributeProto::FLOAT, false, "1.0"},
+    {"broadcast", AttributeProto::INT, false, "0"},
+    {"transA", AttributeProto::INT, false, "0"},
+    {"transB", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGemm_6Variables[] = {
     "T"};
 constexpr FormalParameter kHardSigmoid_6Inputs[] = {
@@ -1139,8 +1139,8 @@ constexpr FormalParameter kHardSigmoid_6Inputs[] = {
 constexpr FormalParameter kHardSigmoid_6Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHardSigmoid_6Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.2"},
+    {"beta", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kHardSigmoid_6Variables[] = {
     "T"};
 constexpr FormalParameter kInstanceNormalization_6Inputs[] = {
@@ -1150,7 +1150,7 @@ constexpr FormalParameter kInstanceNormalization_6Inputs[] = {
 constexpr FormalParameter kInstanceNormalization_6Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kInstanceNormalization_6Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"}};
 constexpr std::string_view kInstanceNormalization_6Variables[] = {
     "T"};
 constexpr FormalParameter kLeakyRelu_6Inputs[] = {
@@ -1158,7 +1158,7 @@ constexpr FormalParameter kLeakyRelu_6Inputs[] = {
 constexpr FormalParameter kLeakyRelu_6Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLeakyRelu_6Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.01"}};
 constexpr std::string_view kLeakyRelu_6Variables[] = {
     "T"};
 constexpr FormalParameter kLog_6Inputs[] = {
@@ -1191,8 +1191,8 @@ constexpr FormalParameter kMul_6Inputs[] = {
 constexpr FormalParameter kMul_6Outputs[] = {
     {"C", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMul_6Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kMul_6Variables[] = {
     "T"};
 constexpr FormalParameter kNeg_6Inputs[] = {
@@ -1225,8 +1225,8 @@ constexpr FormalParameter kSelu_6Inputs[] = {
 constexpr FormalParameter kSelu_6Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSelu_6Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"gamma", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.67326"},
+    {"gamma", AttributeProto::FLOAT, false, "1.0507"}};
 constexpr std::string_view kSelu_6Variables[] = {
     "T"};
 constexpr FormalParameter kSigmoid_6Inputs[] = {
@@ -1247,8 +1247,8 @@ constexpr FormalParameter kSub_6Inputs[] = {
 constexpr FormalParameter kSub_6Outputs[] = {
     {"C", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSub_6Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"broadcast", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"broadcast", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kSub_6Variables[] = {
     "T"};
 constexpr FormalParameter kSum_6Inputs[] = {
@@ -1309,11 +1309,11 @@ constexpr FormalParameter kAveragePool_7Inputs[] = {
 constexpr FormalParameter kAveragePool_7Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAveragePool_7Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"count_include_pad", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"count_include_pad", AttributeProto::INT, false, "0"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAveragePool_7Variables[] = {
     "T"};
 constexpr FormalParameter kBatchNormalization_7Inputs[] = {
@@ -1329,9 +1329,9 @@ constexpr FormalParameter kBatchNormalization_7Outputs[] = {
     {"saved_mean", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"saved_var", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kBatchNormalization_7Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"momentum", AttributeProto::FLOAT, false},
-    {"spatial", AttributeProto::INT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"momentum", AttributeProto::FLOAT, false, "0.9"},
+    {"spatial", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kBatchNormalization_7Variables[] = {
     "T"};
 constexpr FormalParameter kCos_7Inputs[] = {
@@ -1353,7 +1353,7 @@ constexpr FormalParameter kDropout_7Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_7Attributes[] = {
-    {"ratio", AttributeProto::FLOAT, false}};
+    {"ratio", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kDropout_7Variables[] = {
     "T"};
 constexpr FormalParameter kEqual_7Inputs[] = {
@@ -1375,13 +1375,13 @@ constexpr FormalParameter kGRU_7Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kGRU_7Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"linear_before_reset", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"linear_before_reset", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGRU_7Variables[] = {
     "T",
     "T1"};
@@ -1392,10 +1392,10 @@ constexpr FormalParameter kGemm_7Inputs[] = {
 constexpr FormalParameter kGemm_7Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGemm_7Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"transA", AttributeProto::INT, false},
-    {"transB", AttributeProto::INT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"beta", AttributeProto::FLOAT, false, "1.0"},
+    {"transA", AttributeProto::INT, false, "0"},
+    {"transB", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGemm_7Variables[] = {
     "T"};
 constexpr FormalParameter kGreater_7Inputs[] = {
@@ -1420,13 +1420,13 @@ constexpr FormalParameter kLSTM_7Outputs[] = {
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_c", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kLSTM_7Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"input_forget", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"input_forget", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kLSTM_7Variables[] = {
     "T",
     "T1"};
@@ -1450,9 +1450,9 @@ constexpr FormalParameter kMultinomial_7Inputs[] = {
 constexpr FormalParameter kMultinomial_7Outputs[] = {
     {"output", "T2", 1, {0xc0, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMultinomial_7Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"sample_size", AttributeProto::INT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, "6"},
+    {"sample_size", AttributeProto::INT, false, "1"},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kMultinomial_7Variables[] = {
     "T1",
     "T2"};
@@ -1489,12 +1489,12 @@ constexpr FormalParameter kRNN_7Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kRNN_7Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""}};
 constexpr std::string_view kRNN_7Variables[] = {
     "T",
     "T1"};
@@ -1522,8 +1522,8 @@ constexpr FormalParameter kUpsample_7Inputs[] = {
 constexpr FormalParameter kUpsample_7Outputs[] = {
     {"Y", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kUpsample_7Attributes[] = {
-    {"mode", AttributeProto::STRING, false},
-    {"scales", AttributeProto::FLOATS, true}};
+    {"mode", AttributeProto::STRING, false, "nearest"},
+    {"scales", AttributeProto::FLOATS, true, ""}};
 constexpr std::string_view kUpsample_7Variables[] = {
     "T"};
 constexpr FormalParameter kXor_7Inputs[] = {
@@ -1553,11 +1553,11 @@ constexpr FormalParameter kMaxPool_8Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kMaxPool_8Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"storage_order", AttributeProto::INT, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"storage_order", AttributeProto::INT, false, "0"},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxPool_8Variables[] = {
     "T",
     "I"};
@@ -1579,9 +1579,9 @@ constexpr FormalParameter kScan_8Inputs[] = {
 constexpr FormalParameter kScan_8Outputs[] = {
     {"final_state_and_scan_outputs", "V", 1, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_8Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"directions", AttributeProto::INTS, false},
-    {"num_scan_inputs", AttributeProto::INT, true}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"directions", AttributeProto::INTS, false, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""}};
 constexpr std::string_view kScan_8Variables[] = {
     "I",
     "V"};
@@ -1622,8 +1622,8 @@ constexpr FormalParameter kBatchNormalization_9Outputs[] = {
     {"saved_mean", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"saved_var", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kBatchNormalization_9Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"momentum", AttributeProto::FLOAT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"momentum", AttributeProto::FLOAT, false, "0.9"}};
 constexpr std::string_view kBatchNormalization_9Variables[] = {
     "T"};
 constexpr FormalParameter kCast_9Inputs[] = {
@@ -1631,7 +1631,7 @@ constexpr FormalParameter kCast_9Inputs[] = {
 constexpr FormalParameter kCast_9Outputs[] = {
     {"output", "T2", 1, {0x3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_9Attributes[] = {
-    {"to", AttributeProto::INT, true}};
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_9Variables[] = {
     "T1",
     "T2"};
@@ -1641,14 +1641,14 @@ constexpr FormalParameter kCompress_9Inputs[] = {
 constexpr FormalParameter kCompress_9Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCompress_9Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""}};
 constexpr std::string_view kCompress_9Variables[] = {
     "T",
     "T1"};
 constexpr FormalParameter kConstant_9Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_9Attributes[] = {
-    {"value", AttributeProto::TENSOR, true}};
+    {"value", AttributeProto::TENSOR, true, ""}};
 constexpr std::string_view kConstant_9Variables[] = {
     "T"};
 constexpr FormalParameter kConstantOfShape_9Inputs[] = {
@@ -1656,7 +1656,7 @@ constexpr FormalParameter kConstantOfShape_9Inputs[] = {
 constexpr FormalParameter kConstantOfShape_9Outputs[] = {
     {"output", "T2", 1, {0x3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstantOfShape_9Attributes[] = {
-    {"value", AttributeProto::TENSOR, false}};
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstantOfShape_9Variables[] = {
     "T1",
     "T2"};
@@ -1677,8 +1677,8 @@ constexpr FormalParameter kEyeLike_9Inputs[] = {
 constexpr FormalParameter kEyeLike_9Outputs[] = {
     {"output", "T2", 1, {0x3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kEyeLike_9Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"k", AttributeProto::INT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"k", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kEyeLike_9Variables[] = {
     "T1",
     "T2"};
@@ -1687,7 +1687,7 @@ constexpr FormalParameter kFlatten_9Inputs[] = {
 constexpr FormalParameter kFlatten_9Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_9Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_9Variables[] = {
     "T"};
 constexpr FormalParameter kGemm_9Inputs[] = {
@@ -1697,10 +1697,10 @@ constexpr FormalParameter kGemm_9Inputs[] = {
 constexpr FormalParameter kGemm_9Outputs[] = {
     {"Y", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGemm_9Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"transA", AttributeProto::INT, false},
-    {"transB", AttributeProto::INT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"beta", AttributeProto::FLOAT, false, "1.0"},
+    {"transA", AttributeProto::INT, false, "0"},
+    {"transB", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGemm_9Variables[] = {
     "T"};
 constexpr FormalParameter kGreater_9Inputs[] = {
@@ -1740,9 +1740,9 @@ constexpr FormalParameter kMaxUnpool_9Inputs[] = {
 constexpr FormalParameter kMaxUnpool_9Outputs[] = {
     {"output", "T1", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMaxUnpool_9Attributes[] = {
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxUnpool_9Variables[] = {
     "T1",
     "T2"};
@@ -1751,7 +1751,7 @@ constexpr FormalParameter kMeanVarianceNormalization_9Inputs[] = {
 constexpr FormalParameter kMeanVarianceNormalization_9Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMeanVarianceNormalization_9Attributes[] = {
-    {"axes", AttributeProto::INTS, false}};
+    {"axes", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMeanVarianceNormalization_9Variables[] = {
     "T"};
 constexpr FormalParameter kNonZero_9Inputs[] = {
@@ -1767,7 +1767,7 @@ constexpr FormalParameter kOneHot_9Inputs[] = {
 constexpr FormalParameter kOneHot_9Outputs[] = {
     {"output", "T3", 2, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kOneHot_9Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"}};
 constexpr std::string_view kOneHot_9Variables[] = {
     "T1",
     "T2",
@@ -1784,12 +1784,12 @@ constexpr FormalParameter kScan_9Inputs[] = {
 constexpr FormalParameter kScan_9Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_9Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_9Variables[] = {
     "V"};
 constexpr FormalParameter kScatter_9Inputs[] = {
@@ -1799,7 +1799,7 @@ constexpr FormalParameter kScatter_9Inputs[] = {
 constexpr FormalParameter kScatter_9Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatter_9Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kScatter_9Variables[] = {
     "T",
     "Tind"};
@@ -1808,8 +1808,8 @@ constexpr FormalParameter kShrink_9Inputs[] = {
 constexpr FormalParameter kShrink_9Outputs[] = {
     {"output", "T", 0, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShrink_9Attributes[] = {
-    {"bias", AttributeProto::FLOAT, false},
-    {"lambd", AttributeProto::FLOAT, false}};
+    {"bias", AttributeProto::FLOAT, false, "0.0"},
+    {"lambd", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kShrink_9Variables[] = {
     "T"};
 constexpr FormalParameter kSign_9Inputs[] = {
@@ -1829,15 +1829,15 @@ constexpr FormalParameter kTfIdfVectorizer_9Inputs[] = {
 constexpr FormalParameter kTfIdfVectorizer_9Outputs[] = {
     {"Y", "T1", 1, {0x2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTfIdfVectorizer_9Attributes[] = {
-    {"max_gram_length", AttributeProto::INT, true},
-    {"max_skip_count", AttributeProto::INT, true},
-    {"min_gram_length", AttributeProto::INT, true},
-    {"mode", AttributeProto::STRING, true},
-    {"ngram_counts", AttributeProto::INTS, true},
-    {"ngram_indexes", AttributeProto::INTS, true},
-    {"pool_int64s", AttributeProto::INTS, false},
-    {"pool_strings", AttributeProto::STRINGS, false},
-    {"weights", AttributeProto::FLOATS, false}};
+    {"max_gram_length", AttributeProto::INT, true, ""},
+    {"max_skip_count", AttributeProto::INT, true, ""},
+    {"min_gram_length", AttributeProto::INT, true, ""},
+    {"mode", AttributeProto::STRING, true, ""},
+    {"ngram_counts", AttributeProto::INTS, true, ""},
+    {"ngram_indexes", AttributeProto::INTS, true, ""},
+    {"pool_int64s", AttributeProto::INTS, false, ""},
+    {"pool_strings", AttributeProto::STRINGS, false, ""},
+    {"weights", AttributeProto::FLOATS, false, ""}};
 constexpr std::string_view kTfIdfVectorizer_9Variables[] = {
     "T",
     "T1"};
@@ -1847,7 +1847,7 @@ constexpr FormalParameter kUpsample_9Inputs[] = {
 constexpr FormalParameter kUpsample_9Outputs[] = {
     {"Y", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kUpsample_9Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "nearest"}};
 constexpr std::string_view kUpsample_9Variables[] = {
     "T"};
 constexpr FormalParameter kWhere_9Inputs[] = {
@@ -1864,12 +1864,12 @@ constexpr FormalParameter kAveragePool_10Inputs[] = {
 constexpr FormalParameter kAveragePool_10Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAveragePool_10Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"count_include_pad", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"count_include_pad", AttributeProto::INT, false, "0"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAveragePool_10Variables[] = {
     "T"};
 constexpr FormalParameter kConvInteger_10Inputs[] = {
@@ -1880,12 +1880,12 @@ constexpr FormalParameter kConvInteger_10Inputs[] = {
 constexpr FormalParameter kConvInteger_10Outputs[] = {
     {"y", "T3", 2, {0x40, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConvInteger_10Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConvInteger_10Variables[] = {
     "T1",
     "T2",
@@ -1904,7 +1904,7 @@ constexpr FormalParameter kDropout_10Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T1", 1, {0x200, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_10Attributes[] = {
-    {"ratio", AttributeProto::FLOAT, false}};
+    {"ratio", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kDropout_10Variables[] = {
     "T",
     "T1"};
@@ -1913,8 +1913,8 @@ constexpr FormalParameter kIsInf_10Inputs[] = {
 constexpr FormalParameter kIsInf_10Outputs[] = {
     {"Y", "T2", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kIsInf_10Attributes[] = {
-    {"detect_negative", AttributeProto::INT, false},
-    {"detect_positive", AttributeProto::INT, false}};
+    {"detect_negative", AttributeProto::INT, false, "1"},
+    {"detect_positive", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kIsInf_10Variables[] = {
     "T1",
     "T2"};
@@ -1935,13 +1935,13 @@ constexpr FormalParameter kMaxPool_10Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kMaxPool_10Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"storage_order", AttributeProto::INT, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"storage_order", AttributeProto::INT, false, "0"},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxPool_10Variables[] = {
     "T",
     "I"};
@@ -1951,7 +1951,7 @@ constexpr FormalParameter kMod_10Inputs[] = {
 constexpr FormalParameter kMod_10Outputs[] = {
     {"C", "T", 0, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMod_10Attributes[] = {
-    {"fmod", AttributeProto::INT, false}};
+    {"fmod", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kMod_10Variables[] = {
     "T"};
 constexpr FormalParameter kNonMaxSuppression_10Inputs[] = {
@@ -1963,7 +1963,7 @@ constexpr FormalParameter kNonMaxSuppression_10Inputs[] = {
 constexpr FormalParameter kNonMaxSuppression_10Outputs[] = {
     {"selected_indices", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kNonMaxSuppression_10Attributes[] = {
-    {"center_point_box", AttributeProto::INT, false}};
+    {"center_point_box", AttributeProto::INT, false, "0"}};
 constexpr FormalParameter kQLinearConv_10Inputs[] = {
     {"x", "T1", 0, {0xc, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"x_scale", "tensor(float)", -1, {0x2, 0x0, 0x0, 0x0}, Option::kSingle, false},
@@ -1977,12 +1977,12 @@ constexpr FormalParameter kQLinearConv_10Inputs[] = {
 constexpr FormalParameter kQLinearConv_10Outputs[] = {
     {"y", "T3", 2, {0xc, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQLinearConv_10Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kQLinearConv_10Variables[] = {
     "T1",
     "T2",
@@ -2018,7 +2018,7 @@ constexpr FormalParameter kResize_10Inputs[] = {
 constexpr FormalParameter kResize_10Outputs[] = {
     {"Y", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kResize_10Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "nearest"}};
 constexpr std::string_view kResize_10Variables[] = {
     "T"};
 constexpr FormalParameter kReverseSequence_10Inputs[] = {
@@ -2027,8 +2027,8 @@ constexpr FormalParameter kReverseSequence_10Inputs[] = {
 constexpr FormalParameter kReverseSequence_10Outputs[] = {
     {"Y", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReverseSequence_10Attributes[] = {
-    {"batch_axis", AttributeProto::INT, false},
-    {"time_axis", AttributeProto::INT, false}};
+    {"batch_axis", AttributeProto::INT, false, "1"},
+    {"time_axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReverseSequence_10Variables[] = {
     "T"};
 constexpr FormalParameter kRoiAlign_10Inputs[] = {
@@ -2038,11 +2038,11 @@ constexpr FormalParameter kRoiAlign_10Inputs[] = {
 constexpr FormalParameter kRoiAlign_10Outputs[] = {
     {"Y", "T1", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRoiAlign_10Attributes[] = {
-    {"mode", AttributeProto::STRING, false},
-    {"output_height", AttributeProto::INT, false},
-    {"output_width", AttributeProto::INT, false},
-    {"sampling_ratio", AttributeProto::INT, false},
-    {"spatial_scale", AttributeProto::FLOAT, false}};
+    {"mode", AttributeProto::STRING, false, "avg"},
+    {"output_height", AttributeProto::INT, false, "1"},
+    {"output_width", AttributeProto::INT, false, "1"},
+    {"sampling_ratio", AttributeProto::INT, false, "0"},
+    {"spatial_scale", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kRoiAlign_10Variables[] = {
     "T1",
     "T2"};
@@ -2062,16 +2062,16 @@ constexpr FormalParameter kStringNormalizer_10Inputs[] = {
 constexpr FormalParameter kStringNormalizer_10Outputs[] = {
     {"Y", "tensor(string)", -1, {0x100, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kStringNormalizer_10Attributes[] = {
-    {"case_change_action", AttributeProto::STRING, false},
-    {"is_case_sensitive", AttributeProto::INT, false},
-    {"locale", AttributeProto::STRING, false},
-    {"stopwords", AttributeProto::STRINGS, false}};
+    {"case_change_action", AttributeProto::STRING, false, "NONE"},
+    {"is_case_sensitive", AttributeProto::INT, false, "0"},
+    {"locale", AttributeProto::STRING, false, ""},
+    {"stopwords", AttributeProto::STRINGS, false, ""}};
 constexpr FormalParameter kThresholdedRelu_10Inputs[] = {
     {"X", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr FormalParameter kThresholdedRelu_10Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kThresholdedRelu_10Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kThresholdedRelu_10Variables[] = {
     "T"};
 constexpr FormalParameter kTopK_10Inputs[] = {
@@ -2081,7 +2081,7 @@ constexpr FormalParameter kTopK_10Outputs[] = {
     {"Values", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTopK_10Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"}};
 constexpr std::string_view kTopK_10Variables[] = {
     "T",
     "I"};
@@ -2090,8 +2090,8 @@ constexpr FormalParameter kArgMax_11Inputs[] = {
 constexpr FormalParameter kArgMax_11Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMax_11Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kArgMax_11Variables[] = {
     "T"};
 constexpr FormalParameter kArgMin_11Inputs[] = {
@@ -2099,8 +2099,8 @@ constexpr FormalParameter kArgMin_11Inputs[] = {
 constexpr FormalParameter kArgMin_11Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMin_11Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kArgMin_11Variables[] = {
     "T"};
 constexpr FormalParameter kAveragePool_11Inputs[] = {
@@ -2108,12 +2108,12 @@ constexpr FormalParameter kAveragePool_11Inputs[] = {
 constexpr FormalParameter kAveragePool_11Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAveragePool_11Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"count_include_pad", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"count_include_pad", AttributeProto::INT, false, "0"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAveragePool_11Variables[] = {
     "T"};
 constexpr FormalParameter kBitShift_11Inputs[] = {
@@ -2122,7 +2122,7 @@ constexpr FormalParameter kBitShift_11Inputs[] = {
 constexpr FormalParameter kBitShift_11Outputs[] = {
     {"Z", "T", 0, {0x3014, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kBitShift_11Attributes[] = {
-    {"direction", AttributeProto::STRING, true}};
+    {"direction", AttributeProto::STRING, true, ""}};
 constexpr std::string_view kBitShift_11Variables[] = {
     "T"};
 constexpr FormalParameter kClip_11Inputs[] = {
@@ -2139,7 +2139,7 @@ constexpr FormalParameter kCompress_11Inputs[] = {
 constexpr FormalParameter kCompress_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCompress_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""}};
 constexpr std::string_view kCompress_11Variables[] = {
     "T",
     "T1"};
@@ -2148,7 +2148,7 @@ constexpr FormalParameter kConcat_11Inputs[] = {
 constexpr FormalParameter kConcat_11Outputs[] = {
     {"concat_result", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConcat_11Attributes[] = {
-    {"axis", AttributeProto::INT, true}};
+    {"axis", AttributeProto::INT, true, ""}};
 constexpr std::string_view kConcat_11Variables[] = {
     "T"};
 constexpr FormalParameter kConcatFromSequence_11Inputs[] = {
@@ -2156,16 +2156,16 @@ constexpr FormalParameter kConcatFromSequence_11Inputs[] = {
 constexpr FormalParameter kConcatFromSequence_11Outputs[] = {
     {"concat_result", "T", 1, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConcatFromSequence_11Attributes[] = {
-    {"axis", AttributeProto::INT, true},
-    {"new_axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, true, ""},
+    {"new_axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kConcatFromSequence_11Variables[] = {
     "S",
     "T"};
 constexpr FormalParameter kConstant_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_11Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstant_11Variables[] = {
     "T"};
 constexpr FormalParameter kConv_11Inputs[] = {
@@ -2175,12 +2175,12 @@ constexpr FormalParameter kConv_11Inputs[] = {
 constexpr FormalParameter kConv_11Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConv_11Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConv_11Variables[] = {
     "T"};
 constexpr FormalParameter kConvTranspose_11Inputs[] = {
@@ -2190,14 +2190,14 @@ constexpr FormalParameter kConvTranspose_11Inputs[] = {
 constexpr FormalParameter kConvTranspose_11Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConvTranspose_11Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"output_padding", AttributeProto::INTS, false},
-    {"output_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"output_padding", AttributeProto::INTS, false, ""},
+    {"output_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConvTranspose_11Variables[] = {
     "T"};
 constexpr FormalParameter kCumSum_11Inputs[] = {
@@ -2206,8 +2206,8 @@ constexpr FormalParameter kCumSum_11Inputs[] = {
 constexpr FormalParameter kCumSum_11Outputs[] = {
     {"y", "T", 0, {0x38c2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCumSum_11Attributes[] = {
-    {"exclusive", AttributeProto::INT, false},
-    {"reverse", AttributeProto::INT, false}};
+    {"exclusive", AttributeProto::INT, false, "0"},
+    {"reverse", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kCumSum_11Variables[] = {
     "T",
     "T2"};
@@ -2216,8 +2216,8 @@ constexpr FormalParameter kDepthToSpace_11Inputs[] = {
 constexpr FormalParameter kDepthToSpace_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDepthToSpace_11Attributes[] = {
-    {"blocksize", AttributeProto::INT, true},
-    {"mode", AttributeProto::STRING, false}};
+    {"blocksize", AttributeProto::INT, true, ""},
+    {"mode", AttributeProto::STRING, false, "DCR"}};
 constexpr std::string_view kDepthToSpace_11Variables[] = {
     "T"};
 constexpr FormalParameter kDet_11Inputs[] = {
@@ -2248,7 +2248,7 @@ constexpr FormalParameter kFlatten_11Inputs[] = {
 constexpr FormalParameter kFlatten_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_11Variables[] = {
     "T"};
 constexpr FormalParameter kGather_11Inputs[] = {
@@ -2257,7 +2257,7 @@ constexpr FormalParameter kGather_11Inputs[] = {
 constexpr FormalParameter kGather_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGather_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGather_11Variables[] = {
     "T",
     "Tind"};
@@ -2267,7 +2267,7 @@ constexpr FormalParameter kGatherElements_11Inputs[] = {
 constexpr FormalParameter kGatherElements_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGatherElements_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGatherElements_11Variables[] = {
     "T",
     "Tind"};
@@ -2285,10 +2285,10 @@ constexpr FormalParameter kGemm_11Inputs[] = {
 constexpr FormalParameter kGemm_11Outputs[] = {
     {"Y", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGemm_11Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"transA", AttributeProto::INT, false},
-    {"transB", AttributeProto::INT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"beta", AttributeProto::FLOAT, false, "1.0"},
+    {"transA", AttributeProto::INT, false, "0"},
+    {"transB", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGemm_11Variables[] = {
     "T"};
 constexpr FormalParameter kHardmax_11Inputs[] = {
@@ -2296,7 +2296,7 @@ constexpr FormalParameter kHardmax_11Inputs[] = {
 constexpr FormalParameter kHardmax_11Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHardmax_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kHardmax_11Variables[] = {
     "T"};
 constexpr FormalParameter kIf_11Inputs[] = {
@@ -2304,8 +2304,8 @@ constexpr FormalParameter kIf_11Inputs[] = {
 constexpr FormalParameter kIf_11Outputs[] = {
     {"outputs", "V", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_11Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_11Variables[] = {
     "V",
     "B"};
@@ -2314,7 +2314,7 @@ constexpr FormalParameter kLogSoftmax_11Inputs[] = {
 constexpr FormalParameter kLogSoftmax_11Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLogSoftmax_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kLogSoftmax_11Variables[] = {
     "T"};
 constexpr FormalParameter kLoop_11Inputs[] = {
@@ -2324,7 +2324,7 @@ constexpr FormalParameter kLoop_11Inputs[] = {
 constexpr FormalParameter kLoop_11Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_11Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_11Variables[] = {
     "V",
     "I",
@@ -2334,11 +2334,11 @@ constexpr FormalParameter kLpPool_11Inputs[] = {
 constexpr FormalParameter kLpPool_11Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpPool_11Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"p", AttributeProto::INT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"p", AttributeProto::INT, false, "2"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLpPool_11Variables[] = {
     "T"};
 constexpr FormalParameter kMaxPool_11Inputs[] = {
@@ -2347,13 +2347,13 @@ constexpr FormalParameter kMaxPool_11Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kMaxPool_11Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"storage_order", AttributeProto::INT, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"storage_order", AttributeProto::INT, false, "0"},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxPool_11Variables[] = {
     "T",
     "I"};
@@ -2364,9 +2364,9 @@ constexpr FormalParameter kMaxUnpool_11Inputs[] = {
 constexpr FormalParameter kMaxUnpool_11Outputs[] = {
     {"output", "T1", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMaxUnpool_11Attributes[] = {
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxUnpool_11Variables[] = {
     "T1",
     "T2"};
@@ -2379,7 +2379,7 @@ constexpr FormalParameter kNonMaxSuppression_11Inputs[] = {
 constexpr FormalParameter kNonMaxSuppression_11Outputs[] = {
     {"selected_indices", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kNonMaxSuppression_11Attributes[] = {
-    {"center_point_box", AttributeProto::INT, false}};
+    {"center_point_box", AttributeProto::INT, false, "0"}};
 constexpr FormalParameter kOneHot_11Inputs[] = {
     {"indices", "T1", 0, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"depth", "T2", 1, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false},
@@ -2387,7 +2387,7 @@ constexpr FormalParameter kOneHot_11Inputs[] = {
 constexpr FormalParameter kOneHot_11Outputs[] = {
     {"output", "T3", 2, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kOneHot_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"}};
 constexpr std::string_view kOneHot_11Variables[] = {
     "T1",
     "T2",
@@ -2399,7 +2399,7 @@ constexpr FormalParameter kPad_11Inputs[] = {
 constexpr FormalParameter kPad_11Outputs[] = {
     {"output", "T", 0, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_11Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_11Variables[] = {
     "T"};
 constexpr FormalParameter kRange_11Inputs[] = {
@@ -2415,8 +2415,8 @@ constexpr FormalParameter kReduceL1_11Inputs[] = {
 constexpr FormalParameter kReduceL1_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL1_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceL1_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceL2_11Inputs[] = {
@@ -2424,8 +2424,8 @@ constexpr FormalParameter kReduceL2_11Inputs[] = {
 constexpr FormalParameter kReduceL2_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL2_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceL2_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSum_11Inputs[] = {
@@ -2433,8 +2433,8 @@ constexpr FormalParameter kReduceLogSum_11Inputs[] = {
 constexpr FormalParameter kReduceLogSum_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSum_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceLogSum_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSumExp_11Inputs[] = {
@@ -2442,8 +2442,8 @@ constexpr FormalParameter kReduceLogSumExp_11Inputs[] = {
 constexpr FormalParameter kReduceLogSumExp_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSumExp_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceLogSumExp_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMax_11Inputs[] = {
@@ -2451,8 +2451,8 @@ constexpr FormalParameter kReduceMax_11Inputs[] = {
 constexpr FormalParameter kReduceMax_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMax_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMax_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMean_11Inputs[] = {
@@ -2460,8 +2460,8 @@ constexpr FormalParameter kReduceMean_11Inputs[] = {
 constexpr FormalParameter kReduceMean_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMean_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMean_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMin_11Inputs[] = {
@@ -2469,8 +2469,8 @@ constexpr FormalParameter kReduceMin_11Inputs[] = {
 constexpr FormalParameter kReduceMin_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMin_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMin_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceProd_11Inputs[] = {
@@ -2478,8 +2478,8 @@ constexpr FormalParameter kReduceProd_11Inputs[] = {
 constexpr FormalParameter kReduceProd_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceProd_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceProd_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSum_11Inputs[] = {
@@ -2487,8 +2487,8 @@ constexpr FormalParameter kReduceSum_11Inputs[] = {
 constexpr FormalParameter kReduceSum_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSum_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceSum_11Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSumSquare_11Inputs[] = {
@@ -2496,8 +2496,8 @@ constexpr FormalParameter kReduceSumSquare_11Inputs[] = {
 constexpr FormalParameter kReduceSumSquare_11Outputs[] = {
     {"reduced", "T", 0, {0x3cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSumSquare_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceSumSquare_11Variables[] = {
     "T"};
 constexpr FormalParameter kResize_11Inputs[] = {
@@ -2508,12 +2508,12 @@ constexpr FormalParameter kResize_11Inputs[] = {
 constexpr FormalParameter kResize_11Outputs[] = {
     {"Y", "T1", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kResize_11Attributes[] = {
-    {"coordinate_transformation_mode", AttributeProto::STRING, false},
-    {"cubic_coeff_a", AttributeProto::FLOAT, false},
-    {"exclude_outside", AttributeProto::INT, false},
-    {"extrapolation_value", AttributeProto::FLOAT, false},
-    {"mode", AttributeProto::STRING, false},
-    {"nearest_mode", AttributeProto::STRING, false}};
+    {"coordinate_transformation_mode", AttributeProto::STRING, false, "half_pixel"},
+    {"cubic_coeff_a", AttributeProto::FLOAT, false, "-0.75"},
+    {"exclude_outside", AttributeProto::INT, false, "0"},
+    {"extrapolation_value", AttributeProto::FLOAT, false, "0.0"},
+    {"mode", AttributeProto::STRING, false, "nearest"},
+    {"nearest_mode", AttributeProto::STRING, false, "round_prefer_floor"}};
 constexpr std::string_view kResize_11Variables[] = {
     "T1",
     "T2"};
@@ -2528,12 +2528,12 @@ constexpr FormalParameter kScan_11Inputs[] = {
 constexpr FormalParameter kScan_11Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_11Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_11Variables[] = {
     "V"};
 constexpr FormalParameter kScatterElements_11Inputs[] = {
@@ -2543,7 +2543,7 @@ constexpr FormalParameter kScatterElements_11Inputs[] = {
 constexpr FormalParameter kScatterElements_11Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatterElements_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kScatterElements_11Variables[] = {
     "T",
     "Tind"};
@@ -2574,7 +2574,7 @@ constexpr std::string_view kSequenceConstruct_11Variables[] = {
 constexpr FormalParameter kSequenceEmpty_11Outputs[] = {
     {"output", "S", 0, {0x0, 0xfffe, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSequenceEmpty_11Attributes[] = {
-    {"dtype", AttributeProto::INT, false}};
+    {"dtype", AttributeProto::INT, false, ""}};
 constexpr std::string_view kSequenceEmpty_11Variables[] = {
     "S"};
 constexpr FormalParameter kSequenceErase_11Inputs[] = {
@@ -2618,7 +2618,7 @@ constexpr FormalParameter kSoftmax_11Inputs[] = {
 constexpr FormalParameter kSoftmax_11Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSoftmax_11Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kSoftmax_11Variables[] = {
     "T"};
 constexpr FormalParameter kSplit_11Inputs[] = {
@@ -2626,8 +2626,8 @@ constexpr FormalParameter kSplit_11Inputs[] = {
 constexpr FormalParameter kSplit_11Outputs[] = {
     {"outputs", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kVariadic, false}};
 constexpr AttributeSchema kSplit_11Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"split", AttributeProto::INTS, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"split", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSplit_11Variables[] = {
     "T"};
 constexpr FormalParameter kSplitToSequence_11Inputs[] = {
@@ -2636,8 +2636,8 @@ constexpr FormalParameter kSplitToSequence_11Inputs[] = {
 constexpr FormalParameter kSplitToSequence_11Outputs[] = {
     {"output_sequence", "S", 2, {0x0, 0xfffe, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSplitToSequence_11Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kSplitToSequence_11Variables[] = {
     "T",
     "I",
@@ -2647,7 +2647,7 @@ constexpr FormalParameter kSqueeze_11Inputs[] = {
 constexpr FormalParameter kSqueeze_11Outputs[] = {
     {"squeezed", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSqueeze_11Attributes[] = {
-    {"axes", AttributeProto::INTS, false}};
+    {"axes", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kSqueeze_11Variables[] = {
     "T"};
 constexpr FormalParameter kTopK_11Inputs[] = {
@@ -2657,9 +2657,9 @@ constexpr FormalParameter kTopK_11Outputs[] = {
     {"Values", "T", 0, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTopK_11Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"largest", AttributeProto::INT, false},
-    {"sorted", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"largest", AttributeProto::INT, false, "1"},
+    {"sorted", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kTopK_11Variables[] = {
     "T",
     "I"};
@@ -2671,8 +2671,8 @@ constexpr FormalParameter kUnique_11Outputs[] = {
     {"inverse_indices", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"counts", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kUnique_11Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"sorted", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, ""},
+    {"sorted", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kUnique_11Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_11Inputs[] = {
@@ -2680,7 +2680,7 @@ constexpr FormalParameter kUnsqueeze_11Inputs[] = {
 constexpr FormalParameter kUnsqueeze_11Outputs[] = {
     {"expanded", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kUnsqueeze_11Attributes[] = {
-    {"axes", AttributeProto::INTS, true}};
+    {"axes", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kUnsqueeze_11Variables[] = {
     "T"};
 constexpr FormalParameter kArgMax_12Inputs[] = {
@@ -2688,9 +2688,9 @@ constexpr FormalParameter kArgMax_12Inputs[] = {
 constexpr FormalParameter kArgMax_12Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMax_12Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false},
-    {"select_last_index", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"select_last_index", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kArgMax_12Variables[] = {
     "T"};
 constexpr FormalParameter kArgMin_12Inputs[] = {
@@ -2698,9 +2698,9 @@ constexpr FormalParameter kArgMin_12Inputs[] = {
 constexpr FormalParameter kArgMin_12Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMin_12Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false},
-    {"select_last_index", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"select_last_index", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kArgMin_12Variables[] = {
     "T"};
 constexpr FormalParameter kCelu_12Inputs[] = {
@@ -2708,7 +2708,7 @@ constexpr FormalParameter kCelu_12Inputs[] = {
 constexpr FormalParameter kCelu_12Outputs[] = {
     {"Y", "T", 0, {0x2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCelu_12Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kCelu_12Variables[] = {
     "T"};
 constexpr FormalParameter kClip_12Inputs[] = {
@@ -2722,14 +2722,14 @@ constexpr std::string_view kClip_12Variables[] = {
 constexpr FormalParameter kConstant_12Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_12Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_12Variables[] = {
     "T"};
 constexpr FormalParameter kDropout_12Inputs[] = {
@@ -2740,7 +2740,7 @@ constexpr FormalParameter kDropout_12Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T2", 2, {0x200, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_12Attributes[] = {
-    {"seed", AttributeProto::INT, false}};
+    {"seed", AttributeProto::INT, false, ""}};
 constexpr std::string_view kDropout_12Variables[] = {
     "T",
     "T1",
@@ -2750,7 +2750,7 @@ constexpr FormalParameter kEinsum_12Inputs[] = {
 constexpr FormalParameter kEinsum_12Outputs[] = {
     {"Output", "T", 0, {0x3cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kEinsum_12Attributes[] = {
-    {"equation", AttributeProto::STRING, true}};
+    {"equation", AttributeProto::STRING, true, ""}};
 constexpr std::string_view kEinsum_12Variables[] = {
     "T"};
 constexpr FormalParameter kGatherND_12Inputs[] = {
@@ -2759,7 +2759,7 @@ constexpr FormalParameter kGatherND_12Inputs[] = {
 constexpr FormalParameter kGatherND_12Outputs[] = {
     {"output", "T", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGatherND_12Attributes[] = {
-    {"batch_dims", AttributeProto::INT, false}};
+    {"batch_dims", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGatherND_12Variables[] = {
     "T"};
 constexpr FormalParameter kGreaterOrEqual_12Inputs[] = {
@@ -2790,13 +2790,13 @@ constexpr FormalParameter kMaxPool_12Outputs[] = {
     {"Y", "T", 0, {0xc0e, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kMaxPool_12Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"storage_order", AttributeProto::INT, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"storage_order", AttributeProto::INT, false, "0"},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxPool_12Variables[] = {
     "T",
     "I"};
@@ -2813,8 +2813,8 @@ constexpr FormalParameter kNegativeLogLikelihoodLoss_12Inputs[] = {
 constexpr FormalParameter kNegativeLogLikelihoodLoss_12Outputs[] = {
     {"loss", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kNegativeLogLikelihoodLoss_12Attributes[] = {
-    {"ignore_index", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"ignore_index", AttributeProto::INT, false, ""},
+    {"reduction", AttributeProto::STRING, false, "mean"}};
 constexpr std::string_view kNegativeLogLikelihoodLoss_12Variables[] = {
     "T",
     "Tind"};
@@ -2831,8 +2831,8 @@ constexpr FormalParameter kReduceMax_12Inputs[] = {
 constexpr FormalParameter kReduceMax_12Outputs[] = {
     {"reduced", "T", 0, {0x3cce, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMax_12Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMax_12Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMin_12Inputs[] = {
@@ -2840,8 +2840,8 @@ constexpr FormalParameter kReduceMin_12Inputs[] = {
 constexpr FormalParameter kReduceMin_12Outputs[] = {
     {"reduced", "T", 0, {0x3cce, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMin_12Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMin_12Variables[] = {
     "T"};
 constexpr FormalParameter kSoftmaxCrossEntropyLoss_12Inputs[] = {
@@ -2852,8 +2852,8 @@ constexpr FormalParameter kSoftmaxCrossEntropyLoss_12Outputs[] = {
     {"output", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"log_prob", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kSoftmaxCrossEntropyLoss_12Attributes[] = {
-    {"ignore_index", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"ignore_index", AttributeProto::INT, false, ""},
+    {"reduction", AttributeProto::STRING, false, "mean"}};
 constexpr std::string_view kSoftmaxCrossEntropyLoss_12Variables[] = {
     "T",
     "Tind"};
@@ -2875,9 +2875,9 @@ constexpr FormalParameter kArgMax_13Inputs[] = {
 constexpr FormalParameter kArgMax_13Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMax_13Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false},
-    {"select_last_index", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"select_last_index", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kArgMax_13Variables[] = {
     "T"};
 constexpr FormalParameter kArgMin_13Inputs[] = {
@@ -2885,9 +2885,9 @@ constexpr FormalParameter kArgMin_13Inputs[] = {
 constexpr FormalParameter kArgMin_13Outputs[] = {
     {"reduced", "tensor(int64)", -1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kArgMin_13Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false},
-    {"select_last_index", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"select_last_index", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kArgMin_13Variables[] = {
     "T"};
 constexpr FormalParameter kCast_13Inputs[] = {
@@ -2895,7 +2895,7 @@ constexpr FormalParameter kCast_13Inputs[] = {
 constexpr FormalParameter kCast_13Outputs[] = {
     {"output", "T2", 1, {0x13ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_13Attributes[] = {
-    {"to", AttributeProto::INT, true}};
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_13Variables[] = {
     "T1",
     "T2"};
@@ -2918,20 +2918,20 @@ constexpr FormalParameter kConcat_13Inputs[] = {
 constexpr FormalParameter kConcat_13Outputs[] = {
     {"concat_result", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConcat_13Attributes[] = {
-    {"axis", AttributeProto::INT, true}};
+    {"axis", AttributeProto::INT, true, ""}};
 constexpr std::string_view kConcat_13Variables[] = {
     "T"};
 constexpr FormalParameter kConstant_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_13Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_13Variables[] = {
     "T"};
 constexpr FormalParameter kDepthToSpace_13Inputs[] = {
@@ -2939,8 +2939,8 @@ constexpr FormalParameter kDepthToSpace_13Inputs[] = {
 constexpr FormalParameter kDepthToSpace_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDepthToSpace_13Attributes[] = {
-    {"blocksize", AttributeProto::INT, true},
-    {"mode", AttributeProto::STRING, false}};
+    {"blocksize", AttributeProto::INT, true, ""},
+    {"mode", AttributeProto::STRING, false, "DCR"}};
 constexpr std::string_view kDepthToSpace_13Variables[] = {
     "T"};
 constexpr FormalParameter kDequantizeLinear_13Inputs[] = {
@@ -2950,7 +2950,7 @@ constexpr FormalParameter kDequantizeLinear_13Inputs[] = {
 constexpr FormalParameter kDequantizeLinear_13Outputs[] = {
     {"y", "tensor(float)", -1, {0x2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDequantizeLinear_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kDequantizeLinear_13Variables[] = {
     "T"};
 constexpr FormalParameter kDiv_13Inputs[] = {
@@ -2968,7 +2968,7 @@ constexpr FormalParameter kDropout_13Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T2", 2, {0x200, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_13Attributes[] = {
-    {"seed", AttributeProto::INT, false}};
+    {"seed", AttributeProto::INT, false, ""}};
 constexpr std::string_view kDropout_13Variables[] = {
     "T",
     "T1",
@@ -3005,7 +3005,7 @@ constexpr FormalParameter kFlatten_13Inputs[] = {
 constexpr FormalParameter kFlatten_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_13Variables[] = {
     "T"};
 constexpr FormalParameter kFloor_13Inputs[] = {
@@ -3020,7 +3020,7 @@ constexpr FormalParameter kGather_13Inputs[] = {
 constexpr FormalParameter kGather_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGather_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGather_13Variables[] = {
     "T",
     "Tind"};
@@ -3030,7 +3030,7 @@ constexpr FormalParameter kGatherElements_13Inputs[] = {
 constexpr FormalParameter kGatherElements_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGatherElements_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGatherElements_13Variables[] = {
     "T",
     "Tind"};
@@ -3040,7 +3040,7 @@ constexpr FormalParameter kGatherND_13Inputs[] = {
 constexpr FormalParameter kGatherND_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGatherND_13Attributes[] = {
-    {"batch_dims", AttributeProto::INT, false}};
+    {"batch_dims", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGatherND_13Variables[] = {
     "T"};
 constexpr FormalParameter kGemm_13Inputs[] = {
@@ -3050,10 +3050,10 @@ constexpr FormalParameter kGemm_13Inputs[] = {
 constexpr FormalParameter kGemm_13Outputs[] = {
     {"Y", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGemm_13Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"transA", AttributeProto::INT, false},
-    {"transB", AttributeProto::INT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"},
+    {"beta", AttributeProto::FLOAT, false, "1.0"},
+    {"transA", AttributeProto::INT, false, "0"},
+    {"transB", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGemm_13Variables[] = {
     "T"};
 constexpr FormalParameter kGreater_13Inputs[] = {
@@ -3069,7 +3069,7 @@ constexpr FormalParameter kHardmax_13Inputs[] = {
 constexpr FormalParameter kHardmax_13Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHardmax_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"}};
 constexpr std::string_view kHardmax_13Variables[] = {
     "T"};
 constexpr FormalParameter kIdentity_13Inputs[] = {
@@ -3083,8 +3083,8 @@ constexpr FormalParameter kIf_13Inputs[] = {
 constexpr FormalParameter kIf_13Outputs[] = {
     {"outputs", "V", 0, {0xfffe, 0xfffe, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_13Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_13Variables[] = {
     "V",
     "B"};
@@ -3100,10 +3100,10 @@ constexpr FormalParameter kLRN_13Inputs[] = {
 constexpr FormalParameter kLRN_13Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLRN_13Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"bias", AttributeProto::FLOAT, false},
-    {"size", AttributeProto::INT, true}};
+    {"alpha", AttributeProto::FLOAT, false, "0.0001"},
+    {"beta", AttributeProto::FLOAT, false, "0.75"},
+    {"bias", AttributeProto::FLOAT, false, "1.0"},
+    {"size", AttributeProto::INT, true, ""}};
 constexpr std::string_view kLRN_13Variables[] = {
     "T"};
 constexpr FormalParameter kLess_13Inputs[] = {
@@ -3125,7 +3125,7 @@ constexpr FormalParameter kLogSoftmax_13Inputs[] = {
 constexpr FormalParameter kLogSoftmax_13Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLogSoftmax_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"}};
 constexpr std::string_view kLogSoftmax_13Variables[] = {
     "T"};
 constexpr FormalParameter kLoop_13Inputs[] = {
@@ -3135,7 +3135,7 @@ constexpr FormalParameter kLoop_13Inputs[] = {
 constexpr FormalParameter kLoop_13Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0xfffe, 0xfffe, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_13Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_13Variables[] = {
     "V",
     "I",
@@ -3164,7 +3164,7 @@ constexpr FormalParameter kMeanVarianceNormalization_13Inputs[] = {
 constexpr FormalParameter kMeanVarianceNormalization_13Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMeanVarianceNormalization_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false}};
+    {"axes", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMeanVarianceNormalization_13Variables[] = {
     "T"};
 constexpr FormalParameter kMin_13Inputs[] = {
@@ -3179,7 +3179,7 @@ constexpr FormalParameter kMod_13Inputs[] = {
 constexpr FormalParameter kMod_13Outputs[] = {
     {"C", "T", 0, {0x13cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMod_13Attributes[] = {
-    {"fmod", AttributeProto::INT, false}};
+    {"fmod", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kMod_13Variables[] = {
     "T"};
 constexpr FormalParameter kMul_13Inputs[] = {
@@ -3202,8 +3202,8 @@ constexpr FormalParameter kNegativeLogLikelihoodLoss_13Inputs[] = {
 constexpr FormalParameter kNegativeLogLikelihoodLoss_13Outputs[] = {
     {"loss", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kNegativeLogLikelihoodLoss_13Attributes[] = {
-    {"ignore_index", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"ignore_index", AttributeProto::INT, false, ""},
+    {"reduction", AttributeProto::STRING, false, "mean"}};
 constexpr std::string_view kNegativeLogLikelihoodLoss_13Variables[] = {
     "T",
     "Tind"};
@@ -3220,7 +3220,7 @@ constexpr FormalParameter kPad_13Inputs[] = {
 constexpr FormalParameter kPad_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_13Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_13Variables[] = {
     "T"};
 constexpr FormalParameter kPow_13Inputs[] = {
@@ -3238,7 +3238,7 @@ constexpr FormalParameter kQuantizeLinear_13Inputs[] = {
 constexpr FormalParameter kQuantizeLinear_13Outputs[] = {
     {"y", "T2", 1, {0xc, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQuantizeLinear_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kQuantizeLinear_13Variables[] = {
     "T1",
     "T2"};
@@ -3253,8 +3253,8 @@ constexpr FormalParameter kReduceL1_13Inputs[] = {
 constexpr FormalParameter kReduceL1_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL1_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceL1_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceL2_13Inputs[] = {
@@ -3262,8 +3262,8 @@ constexpr FormalParameter kReduceL2_13Inputs[] = {
 constexpr FormalParameter kReduceL2_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL2_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceL2_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSum_13Inputs[] = {
@@ -3271,8 +3271,8 @@ constexpr FormalParameter kReduceLogSum_13Inputs[] = {
 constexpr FormalParameter kReduceLogSum_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSum_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceLogSum_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSumExp_13Inputs[] = {
@@ -3280,8 +3280,8 @@ constexpr FormalParameter kReduceLogSumExp_13Inputs[] = {
 constexpr FormalParameter kReduceLogSumExp_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSumExp_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceLogSumExp_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMax_13Inputs[] = {
@@ -3289,8 +3289,8 @@ constexpr FormalParameter kReduceMax_13Inputs[] = {
 constexpr FormalParameter kReduceMax_13Outputs[] = {
     {"reduced", "T", 0, {0x13cce, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMax_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMax_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMean_13Inputs[] = {
@@ -3298,8 +3298,8 @@ constexpr FormalParameter kReduceMean_13Inputs[] = {
 constexpr FormalParameter kReduceMean_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMean_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMean_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMin_13Inputs[] = {
@@ -3307,8 +3307,8 @@ constexpr FormalParameter kReduceMin_13Inputs[] = {
 constexpr FormalParameter kReduceMin_13Outputs[] = {
     {"reduced", "T", 0, {0x13cce, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMin_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceMin_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceProd_13Inputs[] = {
@@ -3316,8 +3316,8 @@ constexpr FormalParameter kReduceProd_13Inputs[] = {
 constexpr FormalParameter kReduceProd_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceProd_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceProd_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSum_13Inputs[] = {
@@ -3326,8 +3326,8 @@ constexpr FormalParameter kReduceSum_13Inputs[] = {
 constexpr FormalParameter kReduceSum_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSum_13Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceSum_13Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSumSquare_13Inputs[] = {
@@ -3335,8 +3335,8 @@ constexpr FormalParameter kReduceSumSquare_13Inputs[] = {
 constexpr FormalParameter kReduceSumSquare_13Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSumSquare_13Attributes[] = {
-    {"axes", AttributeProto::INTS, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axes", AttributeProto::INTS, false, ""},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kReduceSumSquare_13Variables[] = {
     "T"};
 constexpr FormalParameter kRelu_13Inputs[] = {
@@ -3360,12 +3360,12 @@ constexpr FormalParameter kResize_13Inputs[] = {
 constexpr FormalParameter kResize_13Outputs[] = {
     {"Y", "T1", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kResize_13Attributes[] = {
-    {"coordinate_transformation_mode", AttributeProto::STRING, false},
-    {"cubic_coeff_a", AttributeProto::FLOAT, false},
-    {"exclude_outside", AttributeProto::INT, false},
-    {"extrapolation_value", AttributeProto::FLOAT, false},
-    {"mode", AttributeProto::STRING, false},
-    {"nearest_mode", AttributeProto::STRING, false}};
+    {"coordinate_transformation_mode", AttributeProto::STRING, false, "half_pixel"},
+    {"cubic_coeff_a", AttributeProto::FLOAT, false, "-0.75"},
+    {"exclude_outside", AttributeProto::INT, false, "0"},
+    {"extrapolation_value", AttributeProto::FLOAT, false, "0.0"},
+    {"mode", AttributeProto::STRING, false, "nearest"},
+    {"nearest_mode", AttributeProto::STRING, false, "round_prefer_floor"}};
 constexpr std::string_view kResize_13Variables[] = {
     "T1",
     "T2"};
@@ -3376,7 +3376,7 @@ constexpr FormalParameter kScatterElements_13Inputs[] = {
 constexpr FormalParameter kScatterElements_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatterElements_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kScatterElements_13Variables[] = {
     "T",
     "Tind"};
@@ -3430,7 +3430,7 @@ constexpr FormalParameter kSoftmax_13Inputs[] = {
 constexpr FormalParameter kSoftmax_13Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSoftmax_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"}};
 constexpr std::string_view kSoftmax_13Variables[] = {
     "T"};
 constexpr FormalParameter kSoftmaxCrossEntropyLoss_13Inputs[] = {
@@ -3441,8 +3441,8 @@ constexpr FormalParameter kSoftmaxCrossEntropyLoss_13Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"log_prob", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kSoftmaxCrossEntropyLoss_13Attributes[] = {
-    {"ignore_index", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"ignore_index", AttributeProto::INT, false, ""},
+    {"reduction", AttributeProto::STRING, false, "mean"}};
 constexpr std::string_view kSoftmaxCrossEntropyLoss_13Variables[] = {
     "T",
     "Tind"};
@@ -3451,7 +3451,7 @@ constexpr FormalParameter kSpaceToDepth_13Inputs[] = {
 constexpr FormalParameter kSpaceToDepth_13Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSpaceToDepth_13Attributes[] = {
-    {"blocksize", AttributeProto::INT, true}};
+    {"blocksize", AttributeProto::INT, true, ""}};
 constexpr std::string_view kSpaceToDepth_13Variables[] = {
     "T"};
 constexpr FormalParameter kSplit_13Inputs[] = {
@@ -3460,7 +3460,7 @@ constexpr FormalParameter kSplit_13Inputs[] = {
 constexpr FormalParameter kSplit_13Outputs[] = {
     {"outputs", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kVariadic, false}};
 constexpr AttributeSchema kSplit_13Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kSplit_13Variables[] = {
     "T"};
 constexpr FormalParameter kSqrt_13Inputs[] = {
@@ -3508,7 +3508,7 @@ constexpr FormalParameter kTranspose_13Inputs[] = {
 constexpr FormalParameter kTranspose_13Outputs[] = {
     {"transposed", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTranspose_13Attributes[] = {
-    {"perm", AttributeProto::INTS, false}};
+    {"perm", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTranspose_13Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_13Inputs[] = {
@@ -3536,9 +3536,9 @@ constexpr FormalParameter kBatchNormalization_14Outputs[] = {
     {"running_mean", "U", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"running_var", "U", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kBatchNormalization_14Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"momentum", AttributeProto::FLOAT, false},
-    {"training_mode", AttributeProto::INT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"momentum", AttributeProto::FLOAT, false, "0.9"},
+    {"training_mode", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kBatchNormalization_14Variables[] = {
     "T",
     "U"};
@@ -3548,8 +3548,8 @@ constexpr FormalParameter kCumSum_14Inputs[] = {
 constexpr FormalParameter kCumSum_14Outputs[] = {
     {"y", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCumSum_14Attributes[] = {
-    {"exclusive", AttributeProto::INT, false},
-    {"reverse", AttributeProto::INT, false}};
+    {"exclusive", AttributeProto::INT, false, "0"},
+    {"reverse", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kCumSum_14Variables[] = {
     "T",
     "T2"};
@@ -3571,14 +3571,14 @@ constexpr FormalParameter kGRU_14Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kGRU_14Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"layout", AttributeProto::INT, false},
-    {"linear_before_reset", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"layout", AttributeProto::INT, false, "0"},
+    {"linear_before_reset", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGRU_14Variables[] = {
     "T",
     "T1"};
@@ -3608,14 +3608,14 @@ constexpr FormalParameter kLSTM_14Outputs[] = {
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_c", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kLSTM_14Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"input_forget", AttributeProto::INT, false},
-    {"layout", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"input_forget", AttributeProto::INT, false, "0"},
+    {"layout", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kLSTM_14Variables[] = {
     "T",
     "T1"};
@@ -3637,13 +3637,13 @@ constexpr FormalParameter kRNN_14Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kRNN_14Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"layout", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"layout", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kRNN_14Variables[] = {
     "T",
     "T1"};
@@ -3659,7 +3659,7 @@ constexpr FormalParameter kReshape_14Inputs[] = {
 constexpr FormalParameter kReshape_14Outputs[] = {
     {"reshaped", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_14Attributes[] = {
-    {"allowzero", AttributeProto::INT, false}};
+    {"allowzero", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReshape_14Variables[] = {
     "T"};
 constexpr FormalParameter kSub_14Inputs[] = {
@@ -3675,7 +3675,7 @@ constexpr FormalParameter kTrilu_14Inputs[] = {
 constexpr FormalParameter kTrilu_14Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTrilu_14Attributes[] = {
-    {"upper", AttributeProto::INT, false}};
+    {"upper", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kTrilu_14Variables[] = {
     "T"};
 constexpr FormalParameter kBatchNormalization_15Inputs[] = {
@@ -3689,9 +3689,9 @@ constexpr FormalParameter kBatchNormalization_15Outputs[] = {
     {"running_mean", "T2", 2, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"running_var", "T2", 2, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kBatchNormalization_15Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"momentum", AttributeProto::FLOAT, false},
-    {"training_mode", AttributeProto::INT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"momentum", AttributeProto::FLOAT, false, "0.9"},
+    {"training_mode", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kBatchNormalization_15Variables[] = {
     "T",
     "T1",
@@ -3701,8 +3701,8 @@ constexpr FormalParameter kBernoulli_15Inputs[] = {
 constexpr FormalParameter kBernoulli_15Outputs[] = {
     {"output", "T2", 1, {0x13efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kBernoulli_15Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kBernoulli_15Variables[] = {
     "T1",
     "T2"};
@@ -3719,7 +3719,7 @@ constexpr FormalParameter kOptional_15Inputs[] = {
 constexpr FormalParameter kOptional_15Outputs[] = {
     {"output", "O", 1, {0x0, 0x0, 0xfffe, 0xfffe}, Option::kSingle, false}};
 constexpr AttributeSchema kOptional_15Attributes[] = {
-    {"type", AttributeProto::TYPE_PROTO, false}};
+    {"type", AttributeProto::TYPE_PROTO, false, ""}};
 constexpr std::string_view kOptional_15Variables[] = {
     "V",
     "O"};
@@ -3750,8 +3750,8 @@ constexpr FormalParameter kShape_15Inputs[] = {
 constexpr FormalParameter kShape_15Outputs[] = {
     {"shape", "T1", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShape_15Attributes[] = {
-    {"end", AttributeProto::INT, false},
-    {"start", AttributeProto::INT, false}};
+    {"end", AttributeProto::INT, false, ""},
+    {"start", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kShape_15Variables[] = {
     "T",
     "T1"};
@@ -3769,9 +3769,9 @@ constexpr FormalParameter kGridSample_16Inputs[] = {
 constexpr FormalParameter kGridSample_16Outputs[] = {
     {"Y", "T1", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGridSample_16Attributes[] = {
-    {"align_corners", AttributeProto::INT, false},
-    {"mode", AttributeProto::STRING, false},
-    {"padding_mode", AttributeProto::STRING, false}};
+    {"align_corners", AttributeProto::INT, false, "0"},
+    {"mode", AttributeProto::STRING, false, "bilinear"},
+    {"padding_mode", AttributeProto::STRING, false, "zeros"}};
 constexpr std::string_view kGridSample_16Variables[] = {
     "T1",
     "T2"};
@@ -3786,8 +3786,8 @@ constexpr FormalParameter kIf_16Inputs[] = {
 constexpr FormalParameter kIf_16Outputs[] = {
     {"outputs", "V", 0, {0x1fffe, 0x1fffe, 0x1fffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_16Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_16Variables[] = {
     "V",
     "B"};
@@ -3796,7 +3796,7 @@ constexpr FormalParameter kLeakyRelu_16Inputs[] = {
 constexpr FormalParameter kLeakyRelu_16Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLeakyRelu_16Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.01"}};
 constexpr std::string_view kLeakyRelu_16Variables[] = {
     "T"};
 constexpr FormalParameter kLessOrEqual_16Inputs[] = {
@@ -3814,7 +3814,7 @@ constexpr FormalParameter kLoop_16Inputs[] = {
 constexpr FormalParameter kLoop_16Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0x1fffe, 0x1fffe, 0x1fffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_16Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_16Variables[] = {
     "V",
     "I",
@@ -3833,12 +3833,12 @@ constexpr FormalParameter kRoiAlign_16Inputs[] = {
 constexpr FormalParameter kRoiAlign_16Outputs[] = {
     {"Y", "T1", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRoiAlign_16Attributes[] = {
-    {"coordinate_transformation_mode", AttributeProto::STRING, false},
-    {"mode", AttributeProto::STRING, false},
-    {"output_height", AttributeProto::INT, false},
-    {"output_width", AttributeProto::INT, false},
-    {"sampling_ratio", AttributeProto::INT, false},
-    {"spatial_scale", AttributeProto::FLOAT, false}};
+    {"coordinate_transformation_mode", AttributeProto::STRING, false, "half_pixel"},
+    {"mode", AttributeProto::STRING, false, "avg"},
+    {"output_height", AttributeProto::INT, false, "1"},
+    {"output_width", AttributeProto::INT, false, "1"},
+    {"sampling_ratio", AttributeProto::INT, false, "0"},
+    {"spatial_scale", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kRoiAlign_16Variables[] = {
     "T1",
     "T2"};
@@ -3847,12 +3847,12 @@ constexpr FormalParameter kScan_16Inputs[] = {
 constexpr FormalParameter kScan_16Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_16Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_16Variables[] = {
     "V"};
 constexpr FormalParameter kScatterElements_16Inputs[] = {
@@ -3862,8 +3862,8 @@ constexpr FormalParameter kScatterElements_16Inputs[] = {
 constexpr FormalParameter kScatterElements_16Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatterElements_16Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"reduction", AttributeProto::STRING, false, "none"}};
 constexpr std::string_view kScatterElements_16Variables[] = {
     "T",
     "Tind"};
@@ -3874,7 +3874,7 @@ constexpr FormalParameter kScatterND_16Inputs[] = {
 constexpr FormalParameter kScatterND_16Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatterND_16Attributes[] = {
-    {"reduction", AttributeProto::STRING, false}};
+    {"reduction", AttributeProto::STRING, false, "none"}};
 constexpr std::string_view kScatterND_16Variables[] = {
     "T"};
 constexpr FormalParameter kWhere_16Inputs[] = {
@@ -3891,8 +3891,8 @@ constexpr FormalParameter kBlackmanWindow_17Inputs[] = {
 constexpr FormalParameter kBlackmanWindow_17Outputs[] = {
     {"output", "T2", 1, {0x13cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kBlackmanWindow_17Attributes[] = {
-    {"output_datatype", AttributeProto::INT, false},
-    {"periodic", AttributeProto::INT, false}};
+    {"output_datatype", AttributeProto::INT, false, "1"},
+    {"periodic", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kBlackmanWindow_17Variables[] = {
     "T1",
     "T2"};
@@ -3902,9 +3902,9 @@ constexpr FormalParameter kDFT_17Inputs[] = {
 constexpr FormalParameter kDFT_17Outputs[] = {
     {"output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDFT_17Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"inverse", AttributeProto::INT, false},
-    {"onesided", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"inverse", AttributeProto::INT, false, "0"},
+    {"onesided", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDFT_17Variables[] = {
     "T1",
     "T2"};
@@ -3913,8 +3913,8 @@ constexpr FormalParameter kHammingWindow_17Inputs[] = {
 constexpr FormalParameter kHammingWindow_17Outputs[] = {
     {"output", "T2", 1, {0x13cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHammingWindow_17Attributes[] = {
-    {"output_datatype", AttributeProto::INT, false},
-    {"periodic", AttributeProto::INT, false}};
+    {"output_datatype", AttributeProto::INT, false, "1"},
+    {"periodic", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kHammingWindow_17Variables[] = {
     "T1",
     "T2"};
@@ -3923,8 +3923,8 @@ constexpr FormalParameter kHannWindow_17Inputs[] = {
 constexpr FormalParameter kHannWindow_17Outputs[] = {
     {"output", "T2", 1, {0x13cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHannWindow_17Attributes[] = {
-    {"output_datatype", AttributeProto::INT, false},
-    {"periodic", AttributeProto::INT, false}};
+    {"output_datatype", AttributeProto::INT, false, "1"},
+    {"periodic", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kHannWindow_17Variables[] = {
     "T1",
     "T2"};
@@ -3937,9 +3937,9 @@ constexpr FormalParameter kLayerNormalization_17Outputs[] = {
     {"Mean", "U", 1, {0x10002, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"InvStdDev", "U", 1, {0x10002, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kLayerNormalization_17Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"stash_type", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"stash_type", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kLayerNormalization_17Variables[] = {
     "T",
     "U"};
@@ -3952,7 +3952,7 @@ constexpr FormalParameter kMelWeightMatrix_17Inputs[] = {
 constexpr FormalParameter kMelWeightMatrix_17Outputs[] = {
     {"output", "T3", 2, {0x13cfe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMelWeightMatrix_17Attributes[] = {
-    {"output_datatype", AttributeProto::INT, false}};
+    {"output_datatype", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kMelWeightMatrix_17Variables[] = {
     "T1",
     "T2",
@@ -3965,7 +3965,7 @@ constexpr FormalParameter kSTFT_17Inputs[] = {
 constexpr FormalParameter kSTFT_17Outputs[] = {
     {"output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSTFT_17Attributes[] = {
-    {"onesided", AttributeProto::INT, false}};
+    {"onesided", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kSTFT_17Variables[] = {
     "T1",
     "T2"};
@@ -3975,7 +3975,7 @@ constexpr FormalParameter kSequenceMap_17Inputs[] = {
 constexpr FormalParameter kSequenceMap_17Outputs[] = {
     {"out_sequence", "S", 0, {0x0, 0xfffe, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kSequenceMap_17Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kSequenceMap_17Variables[] = {
     "S",
     "V"};
@@ -4012,7 +4012,7 @@ constexpr FormalParameter kCenterCropPad_18Inputs[] = {
 constexpr FormalParameter kCenterCropPad_18Outputs[] = {
     {"output_data", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCenterCropPad_18Attributes[] = {
-    {"axes", AttributeProto::INTS, false}};
+    {"axes", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kCenterCropPad_18Variables[] = {
     "T",
     "Tind"};
@@ -4023,9 +4023,9 @@ constexpr FormalParameter kCol2Im_18Inputs[] = {
 constexpr FormalParameter kCol2Im_18Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCol2Im_18Attributes[] = {
-    {"dilations", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kCol2Im_18Variables[] = {
     "T"};
 constexpr FormalParameter kLpPool_18Inputs[] = {
@@ -4033,13 +4033,13 @@ constexpr FormalParameter kLpPool_18Inputs[] = {
 constexpr FormalParameter kLpPool_18Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpPool_18Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"p", AttributeProto::INT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"p", AttributeProto::INT, false, "2"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLpPool_18Variables[] = {
     "T"};
 constexpr FormalParameter kMish_18Inputs[] = {
@@ -4070,7 +4070,7 @@ constexpr FormalParameter kPad_18Inputs[] = {
 constexpr FormalParameter kPad_18Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_18Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_18Variables[] = {
     "T",
     "Tind"};
@@ -4080,8 +4080,8 @@ constexpr FormalParameter kReduceL1_18Inputs[] = {
 constexpr FormalParameter kReduceL1_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL1_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceL1_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceL2_18Inputs[] = {
@@ -4090,8 +4090,8 @@ constexpr FormalParameter kReduceL2_18Inputs[] = {
 constexpr FormalParameter kReduceL2_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceL2_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceL2_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSum_18Inputs[] = {
@@ -4100,8 +4100,8 @@ constexpr FormalParameter kReduceLogSum_18Inputs[] = {
 constexpr FormalParameter kReduceLogSum_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSum_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceLogSum_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceLogSumExp_18Inputs[] = {
@@ -4110,8 +4110,8 @@ constexpr FormalParameter kReduceLogSumExp_18Inputs[] = {
 constexpr FormalParameter kReduceLogSumExp_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceLogSumExp_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceLogSumExp_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMax_18Inputs[] = {
@@ -4120,8 +4120,8 @@ constexpr FormalParameter kReduceMax_18Inputs[] = {
 constexpr FormalParameter kReduceMax_18Outputs[] = {
     {"reduced", "T", 0, {0x13cce, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMax_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceMax_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMean_18Inputs[] = {
@@ -4130,8 +4130,8 @@ constexpr FormalParameter kReduceMean_18Inputs[] = {
 constexpr FormalParameter kReduceMean_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMean_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceMean_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMin_18Inputs[] = {
@@ -4140,8 +4140,8 @@ constexpr FormalParameter kReduceMin_18Inputs[] = {
 constexpr FormalParameter kReduceMin_18Outputs[] = {
     {"reduced", "T", 0, {0x13cce, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMin_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceMin_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceProd_18Inputs[] = {
@@ -4150,8 +4150,8 @@ constexpr FormalParameter kReduceProd_18Inputs[] = {
 constexpr FormalParameter kReduceProd_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceProd_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceProd_18Variables[] = {
     "T"};
 constexpr FormalParameter kReduceSumSquare_18Inputs[] = {
@@ -4160,8 +4160,8 @@ constexpr FormalParameter kReduceSumSquare_18Inputs[] = {
 constexpr FormalParameter kReduceSumSquare_18Outputs[] = {
     {"reduced", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceSumSquare_18Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceSumSquare_18Variables[] = {
     "T"};
 constexpr FormalParameter kResize_18Inputs[] = {
@@ -4172,15 +4172,15 @@ constexpr FormalParameter kResize_18Inputs[] = {
 constexpr FormalParameter kResize_18Outputs[] = {
     {"Y", "T1", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kResize_18Attributes[] = {
-    {"antialias", AttributeProto::INT, false},
-    {"axes", AttributeProto::INTS, false},
-    {"coordinate_transformation_mode", AttributeProto::STRING, false},
-    {"cubic_coeff_a", AttributeProto::FLOAT, false},
-    {"exclude_outside", AttributeProto::INT, false},
-    {"extrapolation_value", AttributeProto::FLOAT, false},
-    {"keep_aspect_ratio_policy", AttributeProto::STRING, false},
-    {"mode", AttributeProto::STRING, false},
-    {"nearest_mode", AttributeProto::STRING, false}};
+    {"antialias", AttributeProto::INT, false, "0"},
+    {"axes", AttributeProto::INTS, false, ""},
+    {"coordinate_transformation_mode", AttributeProto::STRING, false, "half_pixel"},
+    {"cubic_coeff_a", AttributeProto::FLOAT, false, "-0.75"},
+    {"exclude_outside", AttributeProto::INT, false, "0"},
+    {"extrapolation_value", AttributeProto::FLOAT, false, "0.0"},
+    {"keep_aspect_ratio_policy", AttributeProto::STRING, false, "stretch"},
+    {"mode", AttributeProto::STRING, false, "nearest"},
+    {"nearest_mode", AttributeProto::STRING, false, "round_prefer_floor"}};
 constexpr std::string_view kResize_18Variables[] = {
     "T1",
     "T2"};
@@ -4191,8 +4191,8 @@ constexpr FormalParameter kScatterElements_18Inputs[] = {
 constexpr FormalParameter kScatterElements_18Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatterElements_18Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"reduction", AttributeProto::STRING, false, "none"}};
 constexpr std::string_view kScatterElements_18Variables[] = {
     "T",
     "Tind"};
@@ -4203,7 +4203,7 @@ constexpr FormalParameter kScatterND_18Inputs[] = {
 constexpr FormalParameter kScatterND_18Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kScatterND_18Attributes[] = {
-    {"reduction", AttributeProto::STRING, false}};
+    {"reduction", AttributeProto::STRING, false, "none"}};
 constexpr std::string_view kScatterND_18Variables[] = {
     "T"};
 constexpr FormalParameter kSplit_18Inputs[] = {
@@ -4212,8 +4212,8 @@ constexpr FormalParameter kSplit_18Inputs[] = {
 constexpr FormalParameter kSplit_18Outputs[] = {
     {"outputs", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kVariadic, false}};
 constexpr AttributeSchema kSplit_18Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"num_outputs", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"num_outputs", AttributeProto::INT, false, ""}};
 constexpr std::string_view kSplit_18Variables[] = {
     "T"};
 constexpr FormalParameter kAveragePool_19Inputs[] = {
@@ -4221,13 +4221,13 @@ constexpr FormalParameter kAveragePool_19Inputs[] = {
 constexpr FormalParameter kAveragePool_19Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAveragePool_19Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"count_include_pad", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"count_include_pad", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAveragePool_19Variables[] = {
     "T"};
 constexpr FormalParameter kCast_19Inputs[] = {
@@ -4235,8 +4235,8 @@ constexpr FormalParameter kCast_19Inputs[] = {
 constexpr FormalParameter kCast_19Outputs[] = {
     {"output", "T2", 1, {0x1f3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_19Attributes[] = {
-    {"saturate", AttributeProto::INT, false},
-    {"to", AttributeProto::INT, true}};
+    {"saturate", AttributeProto::INT, false, "1"},
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_19Variables[] = {
     "T1",
     "T2"};
@@ -4246,21 +4246,21 @@ constexpr FormalParameter kCastLike_19Inputs[] = {
 constexpr FormalParameter kCastLike_19Outputs[] = {
     {"output", "T2", 1, {0x1f3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCastLike_19Attributes[] = {
-    {"saturate", AttributeProto::INT, false}};
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kCastLike_19Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kConstant_19Outputs[] = {
     {"output", "T", 0, {0x1ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_19Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_19Variables[] = {
     "T"};
 constexpr FormalParameter kDeformConv_19Inputs[] = {
@@ -4272,12 +4272,12 @@ constexpr FormalParameter kDeformConv_19Inputs[] = {
 constexpr FormalParameter kDeformConv_19Outputs[] = {
     {"Y", "T", 0, {0xc02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDeformConv_19Attributes[] = {
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"offset_group", AttributeProto::INT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"offset_group", AttributeProto::INT, false, "1"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kDeformConv_19Variables[] = {
     "T"};
 constexpr FormalParameter kDequantizeLinear_19Inputs[] = {
@@ -4287,7 +4287,7 @@ constexpr FormalParameter kDequantizeLinear_19Inputs[] = {
 constexpr FormalParameter kDequantizeLinear_19Outputs[] = {
     {"y", "T2", 1, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDequantizeLinear_19Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kDequantizeLinear_19Variables[] = {
     "T1",
     "T2"};
@@ -4310,8 +4310,8 @@ constexpr FormalParameter kIf_19Inputs[] = {
 constexpr FormalParameter kIf_19Outputs[] = {
     {"outputs", "V", 0, {0x1ffffe, 0x1ffffe, 0x1ffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_19Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_19Variables[] = {
     "V",
     "B"};
@@ -4322,7 +4322,7 @@ constexpr FormalParameter kLoop_19Inputs[] = {
 constexpr FormalParameter kLoop_19Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0x1ffffe, 0x1ffffe, 0x1ffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_19Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_19Variables[] = {
     "V",
     "I",
@@ -4335,7 +4335,7 @@ constexpr FormalParameter kPad_19Inputs[] = {
 constexpr FormalParameter kPad_19Outputs[] = {
     {"output", "T", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_19Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_19Variables[] = {
     "T",
     "Tind"};
@@ -4346,8 +4346,8 @@ constexpr FormalParameter kQuantizeLinear_19Inputs[] = {
 constexpr FormalParameter kQuantizeLinear_19Outputs[] = {
     {"y", "T2", 1, {0x1e000c, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQuantizeLinear_19Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kQuantizeLinear_19Variables[] = {
     "T1",
     "T2"};
@@ -4357,7 +4357,7 @@ constexpr FormalParameter kReshape_19Inputs[] = {
 constexpr FormalParameter kReshape_19Outputs[] = {
     {"reshaped", "T", 0, {0x1ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_19Attributes[] = {
-    {"allowzero", AttributeProto::INT, false}};
+    {"allowzero", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReshape_19Variables[] = {
     "T"};
 constexpr FormalParameter kResize_19Inputs[] = {
@@ -4368,15 +4368,15 @@ constexpr FormalParameter kResize_19Inputs[] = {
 constexpr FormalParameter kResize_19Outputs[] = {
     {"Y", "T1", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kResize_19Attributes[] = {
-    {"antialias", AttributeProto::INT, false},
-    {"axes", AttributeProto::INTS, false},
-    {"coordinate_transformation_mode", AttributeProto::STRING, false},
-    {"cubic_coeff_a", AttributeProto::FLOAT, false},
-    {"exclude_outside", AttributeProto::INT, false},
-    {"extrapolation_value", AttributeProto::FLOAT, false},
-    {"keep_aspect_ratio_policy", AttributeProto::STRING, false},
-    {"mode", AttributeProto::STRING, false},
-    {"nearest_mode", AttributeProto::STRING, false}};
+    {"antialias", AttributeProto::INT, false, "0"},
+    {"axes", AttributeProto::INTS, false, ""},
+    {"coordinate_transformation_mode", AttributeProto::STRING, false, "half_pixel"},
+    {"cubic_coeff_a", AttributeProto::FLOAT, false, "-0.75"},
+    {"exclude_outside", AttributeProto::INT, false, "0"},
+    {"extrapolation_value", AttributeProto::FLOAT, false, "0.0"},
+    {"keep_aspect_ratio_policy", AttributeProto::STRING, false, "stretch"},
+    {"mode", AttributeProto::STRING, false, "nearest"},
+    {"nearest_mode", AttributeProto::STRING, false, "round_prefer_floor"}};
 constexpr std::string_view kResize_19Variables[] = {
     "T1",
     "T2"};
@@ -4385,12 +4385,12 @@ constexpr FormalParameter kScan_19Inputs[] = {
 constexpr FormalParameter kScan_19Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0x1ffffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_19Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_19Variables[] = {
     "V"};
 constexpr FormalParameter kShape_19Inputs[] = {
@@ -4398,8 +4398,8 @@ constexpr FormalParameter kShape_19Inputs[] = {
 constexpr FormalParameter kShape_19Outputs[] = {
     {"shape", "T1", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShape_19Attributes[] = {
-    {"end", AttributeProto::INT, false},
-    {"start", AttributeProto::INT, false}};
+    {"end", AttributeProto::INT, false, ""},
+    {"start", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kShape_19Variables[] = {
     "T",
     "T1"};
@@ -4416,7 +4416,7 @@ constexpr FormalParameter kAffineGrid_20Inputs[] = {
 constexpr FormalParameter kAffineGrid_20Outputs[] = {
     {"grid", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAffineGrid_20Attributes[] = {
-    {"align_corners", AttributeProto::INT, false}};
+    {"align_corners", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kAffineGrid_20Variables[] = {
     "T1",
     "T2"};
@@ -4425,7 +4425,7 @@ constexpr FormalParameter kConstantOfShape_20Inputs[] = {
 constexpr FormalParameter kConstantOfShape_20Outputs[] = {
     {"output", "T2", 1, {0x1f3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstantOfShape_20Attributes[] = {
-    {"value", AttributeProto::TENSOR, false}};
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstantOfShape_20Variables[] = {
     "T1",
     "T2"};
@@ -4436,8 +4436,8 @@ constexpr FormalParameter kDFT_20Inputs[] = {
 constexpr FormalParameter kDFT_20Outputs[] = {
     {"output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDFT_20Attributes[] = {
-    {"inverse", AttributeProto::INT, false},
-    {"onesided", AttributeProto::INT, false}};
+    {"inverse", AttributeProto::INT, false, "0"},
+    {"onesided", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDFT_20Variables[] = {
     "T1",
     "T2"};
@@ -4446,7 +4446,7 @@ constexpr FormalParameter kGelu_20Inputs[] = {
 constexpr FormalParameter kGelu_20Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGelu_20Attributes[] = {
-    {"approximate", AttributeProto::STRING, false}};
+    {"approximate", AttributeProto::STRING, false, "none"}};
 constexpr std::string_view kGelu_20Variables[] = {
     "T"};
 constexpr FormalParameter kGridSample_20Inputs[] = {
@@ -4455,9 +4455,9 @@ constexpr FormalParameter kGridSample_20Inputs[] = {
 constexpr FormalParameter kGridSample_20Outputs[] = {
     {"Y", "T1", 0, {0xfffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGridSample_20Attributes[] = {
-    {"align_corners", AttributeProto::INT, false},
-    {"mode", AttributeProto::STRING, false},
-    {"padding_mode", AttributeProto::STRING, false}};
+    {"align_corners", AttributeProto::INT, false, "0"},
+    {"mode", AttributeProto::STRING, false, "linear"},
+    {"padding_mode", AttributeProto::STRING, false, "zeros"}};
 constexpr std::string_view kGridSample_20Variables[] = {
     "T1",
     "T2"};
@@ -4466,7 +4466,7 @@ constexpr FormalParameter kImageDecoder_20Inputs[] = {
 constexpr FormalParameter kImageDecoder_20Outputs[] = {
     {"image", "T2", 1, {0x4, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kImageDecoder_20Attributes[] = {
-    {"pixel_format", AttributeProto::STRING, false}};
+    {"pixel_format", AttributeProto::STRING, false, "RGB"}};
 constexpr std::string_view kImageDecoder_20Variables[] = {
     "T1",
     "T2"};
@@ -4475,8 +4475,8 @@ constexpr FormalParameter kIsInf_20Inputs[] = {
 constexpr FormalParameter kIsInf_20Outputs[] = {
     {"Y", "T2", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kIsInf_20Attributes[] = {
-    {"detect_negative", AttributeProto::INT, false},
-    {"detect_positive", AttributeProto::INT, false}};
+    {"detect_negative", AttributeProto::INT, false, "1"},
+    {"detect_positive", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kIsInf_20Variables[] = {
     "T1",
     "T2"};
@@ -4493,8 +4493,8 @@ constexpr FormalParameter kReduceMax_20Inputs[] = {
 constexpr FormalParameter kReduceMax_20Outputs[] = {
     {"reduced", "T", 0, {0x13ece, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMax_20Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceMax_20Variables[] = {
     "T"};
 constexpr FormalParameter kReduceMin_20Inputs[] = {
@@ -4503,8 +4503,8 @@ constexpr FormalParameter kReduceMin_20Inputs[] = {
 constexpr FormalParameter kReduceMin_20Outputs[] = {
     {"reduced", "T", 0, {0x13ece, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReduceMin_20Attributes[] = {
-    {"keepdims", AttributeProto::INT, false},
-    {"noop_with_empty_axes", AttributeProto::INT, false}};
+    {"keepdims", AttributeProto::INT, false, "1"},
+    {"noop_with_empty_axes", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReduceMin_20Variables[] = {
     "T"};
 constexpr FormalParameter kRegexFullMatch_20Inputs[] = {
@@ -4512,7 +4512,7 @@ constexpr FormalParameter kRegexFullMatch_20Inputs[] = {
 constexpr FormalParameter kRegexFullMatch_20Outputs[] = {
     {"Y", "T2", 1, {0x200, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRegexFullMatch_20Attributes[] = {
-    {"pattern", AttributeProto::STRING, false}};
+    {"pattern", AttributeProto::STRING, false, ""}};
 constexpr std::string_view kRegexFullMatch_20Variables[] = {
     "T1",
     "T2"};
@@ -4529,8 +4529,8 @@ constexpr FormalParameter kStringSplit_20Outputs[] = {
     {"Y", "T2", 1, {0x100, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Z", "T3", 2, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kStringSplit_20Attributes[] = {
-    {"delimiter", AttributeProto::STRING, false},
-    {"maxsplit", AttributeProto::INT, false}};
+    {"delimiter", AttributeProto::STRING, false, ""},
+    {"maxsplit", AttributeProto::INT, false, ""}};
 constexpr std::string_view kStringSplit_20Variables[] = {
     "T1",
     "T2",
@@ -4540,8 +4540,8 @@ constexpr FormalParameter kCast_21Inputs[] = {
 constexpr FormalParameter kCast_21Outputs[] = {
     {"output", "T2", 1, {0x7f3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_21Attributes[] = {
-    {"saturate", AttributeProto::INT, false},
-    {"to", AttributeProto::INT, true}};
+    {"saturate", AttributeProto::INT, false, "1"},
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_21Variables[] = {
     "T1",
     "T2"};
@@ -4551,21 +4551,21 @@ constexpr FormalParameter kCastLike_21Inputs[] = {
 constexpr FormalParameter kCastLike_21Outputs[] = {
     {"output", "T2", 1, {0x7f3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCastLike_21Attributes[] = {
-    {"saturate", AttributeProto::INT, false}};
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kCastLike_21Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kConstant_21Outputs[] = {
     {"output", "T", 0, {0x7ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_21Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_21Variables[] = {
     "T"};
 constexpr FormalParameter kConstantOfShape_21Inputs[] = {
@@ -4573,7 +4573,7 @@ constexpr FormalParameter kConstantOfShape_21Inputs[] = {
 constexpr FormalParameter kConstantOfShape_21Outputs[] = {
     {"output", "T2", 1, {0x7f3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstantOfShape_21Attributes[] = {
-    {"value", AttributeProto::TENSOR, false}};
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstantOfShape_21Variables[] = {
     "T1",
     "T2"};
@@ -4584,8 +4584,8 @@ constexpr FormalParameter kDequantizeLinear_21Inputs[] = {
 constexpr FormalParameter kDequantizeLinear_21Outputs[] = {
     {"y", "T2", 1, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDequantizeLinear_21Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDequantizeLinear_21Variables[] = {
     "T1",
     "T2"};
@@ -4594,7 +4594,7 @@ constexpr FormalParameter kFlatten_21Inputs[] = {
 constexpr FormalParameter kFlatten_21Outputs[] = {
     {"output", "T", 0, {0x7ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_21Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_21Variables[] = {
     "T"};
 constexpr FormalParameter kGroupNormalization_21Inputs[] = {
@@ -4604,9 +4604,9 @@ constexpr FormalParameter kGroupNormalization_21Inputs[] = {
 constexpr FormalParameter kGroupNormalization_21Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGroupNormalization_21Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"num_groups", AttributeProto::INT, true},
-    {"stash_type", AttributeProto::INT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"num_groups", AttributeProto::INT, true, ""},
+    {"stash_type", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kGroupNormalization_21Variables[] = {
     "T"};
 constexpr FormalParameter kIdentity_21Inputs[] = {
@@ -4620,8 +4620,8 @@ constexpr FormalParameter kIf_21Inputs[] = {
 constexpr FormalParameter kIf_21Outputs[] = {
     {"outputs", "V", 0, {0x7ffffe, 0x7ffffe, 0x7ffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_21Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_21Variables[] = {
     "V",
     "B"};
@@ -4632,7 +4632,7 @@ constexpr FormalParameter kLoop_21Inputs[] = {
 constexpr FormalParameter kLoop_21Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0x7ffffe, 0x7ffffe, 0x7ffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_21Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_21Variables[] = {
     "V",
     "I",
@@ -4645,7 +4645,7 @@ constexpr FormalParameter kPad_21Inputs[] = {
 constexpr FormalParameter kPad_21Outputs[] = {
     {"output", "T", 0, {0x7ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_21Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_21Variables[] = {
     "T",
     "Tind"};
@@ -4672,10 +4672,10 @@ constexpr FormalParameter kQuantizeLinear_21Inputs[] = {
 constexpr FormalParameter kQuantizeLinear_21Outputs[] = {
     {"y", "T2", 1, {0x7e003c, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQuantizeLinear_21Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kQuantizeLinear_21Variables[] = {
     "T1",
     "T2"};
@@ -4685,7 +4685,7 @@ constexpr FormalParameter kReshape_21Inputs[] = {
 constexpr FormalParameter kReshape_21Outputs[] = {
     {"reshaped", "T", 0, {0x7ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_21Attributes[] = {
-    {"allowzero", AttributeProto::INT, false}};
+    {"allowzero", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReshape_21Variables[] = {
     "T"};
 constexpr FormalParameter kScan_21Inputs[] = {
@@ -4693,12 +4693,12 @@ constexpr FormalParameter kScan_21Inputs[] = {
 constexpr FormalParameter kScan_21Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0x7ffffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_21Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_21Variables[] = {
     "V"};
 constexpr FormalParameter kShape_21Inputs[] = {
@@ -4706,8 +4706,8 @@ constexpr FormalParameter kShape_21Inputs[] = {
 constexpr FormalParameter kShape_21Outputs[] = {
     {"shape", "T1", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShape_21Attributes[] = {
-    {"end", AttributeProto::INT, false},
-    {"start", AttributeProto::INT, false}};
+    {"end", AttributeProto::INT, false, ""},
+    {"start", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kShape_21Variables[] = {
     "T",
     "T1"};
@@ -4730,7 +4730,7 @@ constexpr FormalParameter kTranspose_21Inputs[] = {
 constexpr FormalParameter kTranspose_21Outputs[] = {
     {"transposed", "T", 0, {0x7ffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTranspose_21Attributes[] = {
-    {"perm", AttributeProto::INTS, false}};
+    {"perm", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTranspose_21Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_21Inputs[] = {
@@ -4781,13 +4781,13 @@ constexpr FormalParameter kAveragePool_22Inputs[] = {
 constexpr FormalParameter kAveragePool_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kAveragePool_22Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"count_include_pad", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"count_include_pad", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kAveragePool_22Variables[] = {
     "T"};
 constexpr FormalParameter kBernoulli_22Inputs[] = {
@@ -4795,8 +4795,8 @@ constexpr FormalParameter kBernoulli_22Inputs[] = {
 constexpr FormalParameter kBernoulli_22Outputs[] = {
     {"output", "T2", 1, {0x13efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kBernoulli_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kBernoulli_22Variables[] = {
     "T1",
     "T2"};
@@ -4807,12 +4807,12 @@ constexpr FormalParameter kConv_22Inputs[] = {
 constexpr FormalParameter kConv_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConv_22Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConv_22Variables[] = {
     "T"};
 constexpr FormalParameter kConvTranspose_22Inputs[] = {
@@ -4822,14 +4822,14 @@ constexpr FormalParameter kConvTranspose_22Inputs[] = {
 constexpr FormalParameter kConvTranspose_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConvTranspose_22Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"output_padding", AttributeProto::INTS, false},
-    {"output_shape", AttributeProto::INTS, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"output_padding", AttributeProto::INTS, false, ""},
+    {"output_shape", AttributeProto::INTS, false, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kConvTranspose_22Variables[] = {
     "T"};
 constexpr FormalParameter kCos_22Inputs[] = {
@@ -4853,12 +4853,12 @@ constexpr FormalParameter kDeformConv_22Inputs[] = {
 constexpr FormalParameter kDeformConv_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDeformConv_22Attributes[] = {
-    {"dilations", AttributeProto::INTS, false},
-    {"group", AttributeProto::INT, false},
-    {"kernel_shape", AttributeProto::INTS, false},
-    {"offset_group", AttributeProto::INT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"group", AttributeProto::INT, false, "1"},
+    {"kernel_shape", AttributeProto::INTS, false, ""},
+    {"offset_group", AttributeProto::INT, false, "1"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kDeformConv_22Variables[] = {
     "T"};
 constexpr FormalParameter kDet_22Inputs[] = {
@@ -4875,7 +4875,7 @@ constexpr FormalParameter kDropout_22Outputs[] = {
     {"output", "T", 0, {0x1f0c02, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"mask", "T2", 2, {0x200, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kDropout_22Attributes[] = {
-    {"seed", AttributeProto::INT, false}};
+    {"seed", AttributeProto::INT, false, ""}};
 constexpr std::string_view kDropout_22Variables[] = {
     "T",
     "T1",
@@ -4885,7 +4885,7 @@ constexpr FormalParameter kElu_22Inputs[] = {
 constexpr FormalParameter kElu_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kElu_22Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kElu_22Variables[] = {
     "T"};
 constexpr FormalParameter kEyeLike_22Inputs[] = {
@@ -4893,8 +4893,8 @@ constexpr FormalParameter kEyeLike_22Inputs[] = {
 constexpr FormalParameter kEyeLike_22Outputs[] = {
     {"output", "T2", 1, {0x13efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kEyeLike_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"k", AttributeProto::INT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"k", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kEyeLike_22Variables[] = {
     "T1",
     "T2"};
@@ -4909,14 +4909,14 @@ constexpr FormalParameter kGRU_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kGRU_22Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"layout", AttributeProto::INT, false},
-    {"linear_before_reset", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"layout", AttributeProto::INT, false, "0"},
+    {"linear_before_reset", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kGRU_22Variables[] = {
     "T",
     "T1"};
@@ -4931,7 +4931,7 @@ constexpr FormalParameter kGlobalLpPool_22Inputs[] = {
 constexpr FormalParameter kGlobalLpPool_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGlobalLpPool_22Attributes[] = {
-    {"p", AttributeProto::INT, false}};
+    {"p", AttributeProto::INT, false, "2"}};
 constexpr std::string_view kGlobalLpPool_22Variables[] = {
     "T"};
 constexpr FormalParameter kGlobalMaxPool_22Inputs[] = {
@@ -4946,9 +4946,9 @@ constexpr FormalParameter kGridSample_22Inputs[] = {
 constexpr FormalParameter kGridSample_22Outputs[] = {
     {"Y", "T1", 0, {0x1fffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kGridSample_22Attributes[] = {
-    {"align_corners", AttributeProto::INT, false},
-    {"mode", AttributeProto::STRING, false},
-    {"padding_mode", AttributeProto::STRING, false}};
+    {"align_corners", AttributeProto::INT, false, "0"},
+    {"mode", AttributeProto::STRING, false, "linear"},
+    {"padding_mode", AttributeProto::STRING, false, "zeros"}};
 constexpr std::string_view kGridSample_22Variables[] = {
     "T1",
     "T2"};
@@ -4957,8 +4957,8 @@ constexpr FormalParameter kHardSigmoid_22Inputs[] = {
 constexpr FormalParameter kHardSigmoid_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kHardSigmoid_22Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.2"},
+    {"beta", AttributeProto::FLOAT, false, "0.5"}};
 constexpr std::string_view kHardSigmoid_22Variables[] = {
     "T"};
 constexpr FormalParameter kHardSwish_22Inputs[] = {
@@ -4974,7 +4974,7 @@ constexpr FormalParameter kInstanceNormalization_22Inputs[] = {
 constexpr FormalParameter kInstanceNormalization_22Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kInstanceNormalization_22Attributes[] = {
-    {"epsilon", AttributeProto::FLOAT, false}};
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"}};
 constexpr std::string_view kInstanceNormalization_22Variables[] = {
     "T"};
 constexpr FormalParameter kLSTM_22Inputs[] = {
@@ -4991,14 +4991,14 @@ constexpr FormalParameter kLSTM_22Outputs[] = {
     {"Y_h", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_c", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kLSTM_22Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"input_forget", AttributeProto::INT, false},
-    {"layout", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"input_forget", AttributeProto::INT, false, "0"},
+    {"layout", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kLSTM_22Variables[] = {
     "T",
     "T1"};
@@ -5007,8 +5007,8 @@ constexpr FormalParameter kLpNormalization_22Inputs[] = {
 constexpr FormalParameter kLpNormalization_22Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpNormalization_22Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"p", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"p", AttributeProto::INT, false, "2"}};
 constexpr std::string_view kLpNormalization_22Variables[] = {
     "T"};
 constexpr FormalParameter kLpPool_22Inputs[] = {
@@ -5016,13 +5016,13 @@ constexpr FormalParameter kLpPool_22Inputs[] = {
 constexpr FormalParameter kLpPool_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLpPool_22Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"p", AttributeProto::INT, false},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"p", AttributeProto::INT, false, "2"},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kLpPool_22Variables[] = {
     "T"};
 constexpr FormalParameter kMaxPool_22Inputs[] = {
@@ -5031,13 +5031,13 @@ constexpr FormalParameter kMaxPool_22Outputs[] = {
     {"Y", "T", 0, {0x10c0e, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kMaxPool_22Attributes[] = {
-    {"auto_pad", AttributeProto::STRING, false},
-    {"ceil_mode", AttributeProto::INT, false},
-    {"dilations", AttributeProto::INTS, false},
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"storage_order", AttributeProto::INT, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"auto_pad", AttributeProto::STRING, false, "NOTSET"},
+    {"ceil_mode", AttributeProto::INT, false, "0"},
+    {"dilations", AttributeProto::INTS, false, ""},
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"storage_order", AttributeProto::INT, false, "0"},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxPool_22Variables[] = {
     "T",
     "I"};
@@ -5047,8 +5047,8 @@ constexpr FormalParameter kMaxRoiPool_22Inputs[] = {
 constexpr FormalParameter kMaxRoiPool_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMaxRoiPool_22Attributes[] = {
-    {"pooled_shape", AttributeProto::INTS, true},
-    {"spatial_scale", AttributeProto::FLOAT, false}};
+    {"pooled_shape", AttributeProto::INTS, true, ""},
+    {"spatial_scale", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kMaxRoiPool_22Variables[] = {
     "T"};
 constexpr FormalParameter kMaxUnpool_22Inputs[] = {
@@ -5058,9 +5058,9 @@ constexpr FormalParameter kMaxUnpool_22Inputs[] = {
 constexpr FormalParameter kMaxUnpool_22Outputs[] = {
     {"output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMaxUnpool_22Attributes[] = {
-    {"kernel_shape", AttributeProto::INTS, true},
-    {"pads", AttributeProto::INTS, false},
-    {"strides", AttributeProto::INTS, false}};
+    {"kernel_shape", AttributeProto::INTS, true, ""},
+    {"pads", AttributeProto::INTS, false, ""},
+    {"strides", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kMaxUnpool_22Variables[] = {
     "T1",
     "T2"};
@@ -5075,9 +5075,9 @@ constexpr FormalParameter kMultinomial_22Inputs[] = {
 constexpr FormalParameter kMultinomial_22Outputs[] = {
     {"output", "T2", 1, {0xc0, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kMultinomial_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"sample_size", AttributeProto::INT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, "6"},
+    {"sample_size", AttributeProto::INT, false, "1"},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kMultinomial_22Variables[] = {
     "T1",
     "T2"};
@@ -5088,8 +5088,8 @@ constexpr FormalParameter kNegativeLogLikelihoodLoss_22Inputs[] = {
 constexpr FormalParameter kNegativeLogLikelihoodLoss_22Outputs[] = {
     {"loss", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kNegativeLogLikelihoodLoss_22Attributes[] = {
-    {"ignore_index", AttributeProto::INT, false},
-    {"reduction", AttributeProto::STRING, false}};
+    {"ignore_index", AttributeProto::INT, false, ""},
+    {"reduction", AttributeProto::STRING, false, "mean"}};
 constexpr std::string_view kNegativeLogLikelihoodLoss_22Variables[] = {
     "T",
     "Tind"};
@@ -5104,24 +5104,24 @@ constexpr FormalParameter kRNN_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"Y_h", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kRNN_22Attributes[] = {
-    {"activation_alpha", AttributeProto::FLOATS, false},
-    {"activation_beta", AttributeProto::FLOATS, false},
-    {"activations", AttributeProto::STRINGS, false},
-    {"clip", AttributeProto::FLOAT, false},
-    {"direction", AttributeProto::STRING, false},
-    {"hidden_size", AttributeProto::INT, false},
-    {"layout", AttributeProto::INT, false}};
+    {"activation_alpha", AttributeProto::FLOATS, false, ""},
+    {"activation_beta", AttributeProto::FLOATS, false, ""},
+    {"activations", AttributeProto::STRINGS, false, ""},
+    {"clip", AttributeProto::FLOAT, false, ""},
+    {"direction", AttributeProto::STRING, false, "forward"},
+    {"hidden_size", AttributeProto::INT, false, ""},
+    {"layout", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kRNN_22Variables[] = {
     "T",
     "T1"};
 constexpr FormalParameter kRandomNormal_22Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomNormal_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"mean", AttributeProto::FLOAT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false},
-    {"shape", AttributeProto::INTS, true}};
+    {"dtype", AttributeProto::INT, false, "1"},
+    {"mean", AttributeProto::FLOAT, false, "0.0"},
+    {"scale", AttributeProto::FLOAT, false, "1.0"},
+    {"seed", AttributeProto::FLOAT, false, ""},
+    {"shape", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kRandomNormal_22Variables[] = {
     "T"};
 constexpr FormalParameter kRandomNormalLike_22Inputs[] = {
@@ -5129,21 +5129,21 @@ constexpr FormalParameter kRandomNormalLike_22Inputs[] = {
 constexpr FormalParameter kRandomNormalLike_22Outputs[] = {
     {"output", "T2", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomNormalLike_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"mean", AttributeProto::FLOAT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"mean", AttributeProto::FLOAT, false, "0.0"},
+    {"scale", AttributeProto::FLOAT, false, "1.0"},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kRandomNormalLike_22Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kRandomUniform_22Outputs[] = {
     {"output", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomUniform_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"high", AttributeProto::FLOAT, false},
-    {"low", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false},
-    {"shape", AttributeProto::INTS, true}};
+    {"dtype", AttributeProto::INT, false, "1"},
+    {"high", AttributeProto::FLOAT, false, "1.0"},
+    {"low", AttributeProto::FLOAT, false, "0.0"},
+    {"seed", AttributeProto::FLOAT, false, ""},
+    {"shape", AttributeProto::INTS, true, ""}};
 constexpr std::string_view kRandomUniform_22Variables[] = {
     "T"};
 constexpr FormalParameter kRandomUniformLike_22Inputs[] = {
@@ -5151,10 +5151,10 @@ constexpr FormalParameter kRandomUniformLike_22Inputs[] = {
 constexpr FormalParameter kRandomUniformLike_22Outputs[] = {
     {"output", "T2", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRandomUniformLike_22Attributes[] = {
-    {"dtype", AttributeProto::INT, false},
-    {"high", AttributeProto::FLOAT, false},
-    {"low", AttributeProto::FLOAT, false},
-    {"seed", AttributeProto::FLOAT, false}};
+    {"dtype", AttributeProto::INT, false, ""},
+    {"high", AttributeProto::FLOAT, false, "1.0"},
+    {"low", AttributeProto::FLOAT, false, "0.0"},
+    {"seed", AttributeProto::FLOAT, false, ""}};
 constexpr std::string_view kRandomUniformLike_22Variables[] = {
     "T1",
     "T2"};
@@ -5165,12 +5165,12 @@ constexpr FormalParameter kRoiAlign_22Inputs[] = {
 constexpr FormalParameter kRoiAlign_22Outputs[] = {
     {"Y", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRoiAlign_22Attributes[] = {
-    {"coordinate_transformation_mode", AttributeProto::STRING, false},
-    {"mode", AttributeProto::STRING, false},
-    {"output_height", AttributeProto::INT, false},
-    {"output_width", AttributeProto::INT, false},
-    {"sampling_ratio", AttributeProto::INT, false},
-    {"spatial_scale", AttributeProto::FLOAT, false}};
+    {"coordinate_transformation_mode", AttributeProto::STRING, false, "half_pixel"},
+    {"mode", AttributeProto::STRING, false, "avg"},
+    {"output_height", AttributeProto::INT, false, "1"},
+    {"output_width", AttributeProto::INT, false, "1"},
+    {"sampling_ratio", AttributeProto::INT, false, "0"},
+    {"spatial_scale", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kRoiAlign_22Variables[] = {
     "T1",
     "T2"};
@@ -5185,8 +5185,8 @@ constexpr FormalParameter kSelu_22Inputs[] = {
 constexpr FormalParameter kSelu_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSelu_22Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"gamma", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.67326"},
+    {"gamma", AttributeProto::FLOAT, false, "1.0507"}};
 constexpr std::string_view kSelu_22Variables[] = {
     "T"};
 constexpr FormalParameter kSin_22Inputs[] = {
@@ -5224,7 +5224,7 @@ constexpr FormalParameter kThresholdedRelu_22Inputs[] = {
 constexpr FormalParameter kThresholdedRelu_22Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kThresholdedRelu_22Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kThresholdedRelu_22Variables[] = {
     "T"};
 constexpr FormalParameter kAttention_23Inputs[] = {
@@ -5240,13 +5240,13 @@ constexpr FormalParameter kAttention_23Outputs[] = {
     {"present_value", "T2", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"qk_matmul_output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kAttention_23Attributes[] = {
-    {"is_causal", AttributeProto::INT, false},
-    {"kv_num_heads", AttributeProto::INT, false},
-    {"q_num_heads", AttributeProto::INT, false},
-    {"qk_matmul_output_mode", AttributeProto::INT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"softcap", AttributeProto::FLOAT, false},
-    {"softmax_precision", AttributeProto::INT, false}};
+    {"is_causal", AttributeProto::INT, false, "0"},
+    {"kv_num_heads", AttributeProto::INT, false, ""},
+    {"q_num_heads", AttributeProto::INT, false, ""},
+    {"qk_matmul_output_mode", AttributeProto::INT, false, "0"},
+    {"scale", AttributeProto::FLOAT, false, ""},
+    {"softcap", AttributeProto::FLOAT, false, "0.0"},
+    {"softmax_precision", AttributeProto::INT, false, ""}};
 constexpr std::string_view kAttention_23Variables[] = {
     "T1",
     "T2",
@@ -5256,8 +5256,8 @@ constexpr FormalParameter kCast_23Inputs[] = {
 constexpr FormalParameter kCast_23Outputs[] = {
     {"output", "T2", 1, {0xff3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_23Attributes[] = {
-    {"saturate", AttributeProto::INT, false},
-    {"to", AttributeProto::INT, true}};
+    {"saturate", AttributeProto::INT, false, "1"},
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_23Variables[] = {
     "T1",
     "T2"};
@@ -5267,21 +5267,21 @@ constexpr FormalParameter kCastLike_23Inputs[] = {
 constexpr FormalParameter kCastLike_23Outputs[] = {
     {"output", "T2", 1, {0xff3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCastLike_23Attributes[] = {
-    {"saturate", AttributeProto::INT, false}};
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kCastLike_23Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kConstant_23Outputs[] = {
     {"output", "T", 0, {0xfffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_23Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_23Variables[] = {
     "T"};
 constexpr FormalParameter kConstantOfShape_23Inputs[] = {
@@ -5289,7 +5289,7 @@ constexpr FormalParameter kConstantOfShape_23Inputs[] = {
 constexpr FormalParameter kConstantOfShape_23Outputs[] = {
     {"output", "T2", 1, {0xff3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstantOfShape_23Attributes[] = {
-    {"value", AttributeProto::TENSOR, false}};
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstantOfShape_23Variables[] = {
     "T1",
     "T2"};
@@ -5300,9 +5300,9 @@ constexpr FormalParameter kDequantizeLinear_23Inputs[] = {
 constexpr FormalParameter kDequantizeLinear_23Outputs[] = {
     {"y", "T3", 2, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDequantizeLinear_23Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDequantizeLinear_23Variables[] = {
     "T1",
     "T2",
@@ -5312,7 +5312,7 @@ constexpr FormalParameter kFlatten_23Inputs[] = {
 constexpr FormalParameter kFlatten_23Outputs[] = {
     {"output", "T", 0, {0xfffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_23Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_23Variables[] = {
     "T"};
 constexpr FormalParameter kIdentity_23Inputs[] = {
@@ -5326,8 +5326,8 @@ constexpr FormalParameter kIf_23Inputs[] = {
 constexpr FormalParameter kIf_23Outputs[] = {
     {"outputs", "V", 0, {0xfffffe, 0xfffffe, 0xfffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_23Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_23Variables[] = {
     "V",
     "B"};
@@ -5338,7 +5338,7 @@ constexpr FormalParameter kLoop_23Inputs[] = {
 constexpr FormalParameter kLoop_23Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0xfffffe, 0xfffffe, 0xfffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_23Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_23Variables[] = {
     "V",
     "I",
@@ -5351,7 +5351,7 @@ constexpr FormalParameter kPad_23Inputs[] = {
 constexpr FormalParameter kPad_23Outputs[] = {
     {"output", "T", 0, {0xfffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_23Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_23Variables[] = {
     "T",
     "Tind"};
@@ -5362,11 +5362,11 @@ constexpr FormalParameter kQuantizeLinear_23Inputs[] = {
 constexpr FormalParameter kQuantizeLinear_23Outputs[] = {
     {"y", "T3", 2, {0xfe003c, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQuantizeLinear_23Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false},
-    {"precision", AttributeProto::INT, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"},
+    {"precision", AttributeProto::INT, false, "0"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kQuantizeLinear_23Variables[] = {
     "T1",
     "T2",
@@ -5377,9 +5377,9 @@ constexpr FormalParameter kRMSNormalization_23Inputs[] = {
 constexpr FormalParameter kRMSNormalization_23Outputs[] = {
     {"Y", "V", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRMSNormalization_23Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"stash_type", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"epsilon", AttributeProto::FLOAT, false, "1e-05"},
+    {"stash_type", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kRMSNormalization_23Variables[] = {
     "T",
     "V"};
@@ -5389,7 +5389,7 @@ constexpr FormalParameter kReshape_23Inputs[] = {
 constexpr FormalParameter kReshape_23Outputs[] = {
     {"reshaped", "T", 0, {0xfffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_23Attributes[] = {
-    {"allowzero", AttributeProto::INT, false}};
+    {"allowzero", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReshape_23Variables[] = {
     "T"};
 constexpr FormalParameter kRotaryEmbedding_23Inputs[] = {
@@ -5400,9 +5400,9 @@ constexpr FormalParameter kRotaryEmbedding_23Inputs[] = {
 constexpr FormalParameter kRotaryEmbedding_23Outputs[] = {
     {"Y", "T", 0, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRotaryEmbedding_23Attributes[] = {
-    {"interleaved", AttributeProto::INT, false},
-    {"num_heads", AttributeProto::INT, false},
-    {"rotary_embedding_dim", AttributeProto::INT, false}};
+    {"interleaved", AttributeProto::INT, false, "0"},
+    {"num_heads", AttributeProto::INT, false, ""},
+    {"rotary_embedding_dim", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kRotaryEmbedding_23Variables[] = {
     "T",
     "M"};
@@ -5411,12 +5411,12 @@ constexpr FormalParameter kScan_23Inputs[] = {
 constexpr FormalParameter kScan_23Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0xfffffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_23Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_23Variables[] = {
     "V"};
 constexpr FormalParameter kShape_23Inputs[] = {
@@ -5424,8 +5424,8 @@ constexpr FormalParameter kShape_23Inputs[] = {
 constexpr FormalParameter kShape_23Outputs[] = {
     {"shape", "T1", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShape_23Attributes[] = {
-    {"end", AttributeProto::INT, false},
-    {"start", AttributeProto::INT, false}};
+    {"end", AttributeProto::INT, false, ""},
+    {"start", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kShape_23Variables[] = {
     "T",
     "T1"};
@@ -5448,7 +5448,7 @@ constexpr FormalParameter kTranspose_23Inputs[] = {
 constexpr FormalParameter kTranspose_23Outputs[] = {
     {"transposed", "T", 0, {0xfffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTranspose_23Attributes[] = {
-    {"perm", AttributeProto::INTS, false}};
+    {"perm", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTranspose_23Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_23Inputs[] = {
@@ -5472,13 +5472,13 @@ constexpr FormalParameter kAttention_24Outputs[] = {
     {"present_value", "T2", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"qk_matmul_output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kAttention_24Attributes[] = {
-    {"is_causal", AttributeProto::INT, false},
-    {"kv_num_heads", AttributeProto::INT, false},
-    {"q_num_heads", AttributeProto::INT, false},
-    {"qk_matmul_output_mode", AttributeProto::INT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"softcap", AttributeProto::FLOAT, false},
-    {"softmax_precision", AttributeProto::INT, false}};
+    {"is_causal", AttributeProto::INT, false, "0"},
+    {"kv_num_heads", AttributeProto::INT, false, ""},
+    {"q_num_heads", AttributeProto::INT, false, ""},
+    {"qk_matmul_output_mode", AttributeProto::INT, false, "0"},
+    {"scale", AttributeProto::FLOAT, false, ""},
+    {"softcap", AttributeProto::FLOAT, false, "0.0"},
+    {"softmax_precision", AttributeProto::INT, false, ""}};
 constexpr std::string_view kAttention_24Variables[] = {
     "T1",
     "T2",
@@ -5488,9 +5488,9 @@ constexpr FormalParameter kCast_24Inputs[] = {
 constexpr FormalParameter kCast_24Outputs[] = {
     {"output", "T2", 1, {0x1ff3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_24Attributes[] = {
-    {"round_mode", AttributeProto::STRING, false},
-    {"saturate", AttributeProto::INT, false},
-    {"to", AttributeProto::INT, true}};
+    {"round_mode", AttributeProto::STRING, false, "up"},
+    {"saturate", AttributeProto::INT, false, "1"},
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_24Variables[] = {
     "T1",
     "T2"};
@@ -5500,22 +5500,22 @@ constexpr FormalParameter kCastLike_24Inputs[] = {
 constexpr FormalParameter kCastLike_24Outputs[] = {
     {"output", "T2", 1, {0x1ff3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCastLike_24Attributes[] = {
-    {"round_mode", AttributeProto::STRING, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"round_mode", AttributeProto::STRING, false, "up"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kCastLike_24Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kConstant_24Outputs[] = {
     {"output", "T", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_24Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_24Variables[] = {
     "T"};
 constexpr FormalParameter kConstantOfShape_24Inputs[] = {
@@ -5523,7 +5523,7 @@ constexpr FormalParameter kConstantOfShape_24Inputs[] = {
 constexpr FormalParameter kConstantOfShape_24Outputs[] = {
     {"output", "T2", 1, {0x1ff3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstantOfShape_24Attributes[] = {
-    {"value", AttributeProto::TENSOR, false}};
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstantOfShape_24Variables[] = {
     "T1",
     "T2"};
@@ -5534,9 +5534,9 @@ constexpr FormalParameter kDequantizeLinear_24Inputs[] = {
 constexpr FormalParameter kDequantizeLinear_24Outputs[] = {
     {"y", "T3", 2, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDequantizeLinear_24Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDequantizeLinear_24Variables[] = {
     "T1",
     "T2",
@@ -5546,7 +5546,7 @@ constexpr FormalParameter kFlatten_24Inputs[] = {
 constexpr FormalParameter kFlatten_24Outputs[] = {
     {"output", "T", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_24Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_24Variables[] = {
     "T"};
 constexpr FormalParameter kIdentity_24Inputs[] = {
@@ -5560,8 +5560,8 @@ constexpr FormalParameter kIf_24Inputs[] = {
 constexpr FormalParameter kIf_24Outputs[] = {
     {"outputs", "V", 0, {0x1fffffe, 0x1fffffe, 0x1fffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_24Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_24Variables[] = {
     "V",
     "B"};
@@ -5572,7 +5572,7 @@ constexpr FormalParameter kLoop_24Inputs[] = {
 constexpr FormalParameter kLoop_24Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0x1fffffe, 0x1fffffe, 0x1fffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_24Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_24Variables[] = {
     "V",
     "I",
@@ -5585,7 +5585,7 @@ constexpr FormalParameter kPad_24Inputs[] = {
 constexpr FormalParameter kPad_24Outputs[] = {
     {"output", "T", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_24Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_24Variables[] = {
     "T",
     "Tind"};
@@ -5596,11 +5596,11 @@ constexpr FormalParameter kQuantizeLinear_24Inputs[] = {
 constexpr FormalParameter kQuantizeLinear_24Outputs[] = {
     {"y", "T3", 2, {0xfe003c, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQuantizeLinear_24Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false},
-    {"precision", AttributeProto::INT, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"},
+    {"precision", AttributeProto::INT, false, "0"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kQuantizeLinear_24Variables[] = {
     "T1",
     "T2",
@@ -5611,7 +5611,7 @@ constexpr FormalParameter kReshape_24Inputs[] = {
 constexpr FormalParameter kReshape_24Outputs[] = {
     {"reshaped", "T", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_24Attributes[] = {
-    {"allowzero", AttributeProto::INT, false}};
+    {"allowzero", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReshape_24Variables[] = {
     "T"};
 constexpr FormalParameter kScan_24Inputs[] = {
@@ -5619,12 +5619,12 @@ constexpr FormalParameter kScan_24Inputs[] = {
 constexpr FormalParameter kScan_24Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_24Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_24Variables[] = {
     "V"};
 constexpr FormalParameter kShape_24Inputs[] = {
@@ -5632,8 +5632,8 @@ constexpr FormalParameter kShape_24Inputs[] = {
 constexpr FormalParameter kShape_24Outputs[] = {
     {"shape", "T1", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShape_24Attributes[] = {
-    {"end", AttributeProto::INT, false},
-    {"start", AttributeProto::INT, false}};
+    {"end", AttributeProto::INT, false, ""},
+    {"start", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kShape_24Variables[] = {
     "T",
     "T1"};
@@ -5650,8 +5650,8 @@ constexpr FormalParameter kSplitToSequence_24Inputs[] = {
 constexpr FormalParameter kSplitToSequence_24Outputs[] = {
     {"output_sequence", "S", 2, {0x0, 0x1fffe, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSplitToSequence_24Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"keepdims", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "0"},
+    {"keepdims", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kSplitToSequence_24Variables[] = {
     "T",
     "I",
@@ -5668,7 +5668,7 @@ constexpr FormalParameter kSwish_24Inputs[] = {
 constexpr FormalParameter kSwish_24Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSwish_24Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kSwish_24Variables[] = {
     "T"};
 constexpr FormalParameter kTensorScatter_24Inputs[] = {
@@ -5678,8 +5678,8 @@ constexpr FormalParameter kTensorScatter_24Inputs[] = {
 constexpr FormalParameter kTensorScatter_24Outputs[] = {
     {"present_cache", "T", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTensorScatter_24Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"mode", AttributeProto::STRING, false}};
+    {"axis", AttributeProto::INT, false, "-2"},
+    {"mode", AttributeProto::STRING, false, "linear"}};
 constexpr std::string_view kTensorScatter_24Variables[] = {
     "T"};
 constexpr FormalParameter kTopK_24Inputs[] = {
@@ -5689,9 +5689,9 @@ constexpr FormalParameter kTopK_24Outputs[] = {
     {"Values", "T", 0, {0x13cfe, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"Indices", "I", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTopK_24Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"largest", AttributeProto::INT, false},
-    {"sorted", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "-1"},
+    {"largest", AttributeProto::INT, false, "1"},
+    {"sorted", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kTopK_24Variables[] = {
     "T",
     "I"};
@@ -5700,7 +5700,7 @@ constexpr FormalParameter kTranspose_24Inputs[] = {
 constexpr FormalParameter kTranspose_24Outputs[] = {
     {"transposed", "T", 0, {0x1fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTranspose_24Attributes[] = {
-    {"perm", AttributeProto::INTS, false}};
+    {"perm", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTranspose_24Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_24Inputs[] = {
@@ -5724,15 +5724,15 @@ constexpr FormalParameter kAttention_25Outputs[] = {
     {"present_value", "T2", 1, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false},
     {"qk_matmul_output", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kOptional, false}};
 constexpr AttributeSchema kAttention_25Attributes[] = {
-    {"is_causal", AttributeProto::INT, false},
-    {"kv_num_heads", AttributeProto::INT, false},
-    {"left_window_size", AttributeProto::INT, false},
-    {"q_num_heads", AttributeProto::INT, false},
-    {"qk_matmul_output_mode", AttributeProto::INT, false},
-    {"right_window_size", AttributeProto::INT, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"softcap", AttributeProto::FLOAT, false},
-    {"softmax_precision", AttributeProto::INT, false}};
+    {"is_causal", AttributeProto::INT, false, "0"},
+    {"kv_num_heads", AttributeProto::INT, false, ""},
+    {"left_window_size", AttributeProto::INT, false, "-1"},
+    {"q_num_heads", AttributeProto::INT, false, ""},
+    {"qk_matmul_output_mode", AttributeProto::INT, false, "0"},
+    {"right_window_size", AttributeProto::INT, false, "-1"},
+    {"scale", AttributeProto::FLOAT, false, ""},
+    {"softcap", AttributeProto::FLOAT, false, "0.0"},
+    {"softmax_precision", AttributeProto::INT, false, ""}};
 constexpr std::string_view kAttention_25Variables[] = {
     "T1",
     "T2",
@@ -5742,9 +5742,9 @@ constexpr FormalParameter kCast_25Inputs[] = {
 constexpr FormalParameter kCast_25Outputs[] = {
     {"output", "T2", 1, {0x7ff3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCast_25Attributes[] = {
-    {"round_mode", AttributeProto::STRING, false},
-    {"saturate", AttributeProto::INT, false},
-    {"to", AttributeProto::INT, true}};
+    {"round_mode", AttributeProto::STRING, false, "up"},
+    {"saturate", AttributeProto::INT, false, "1"},
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kCast_25Variables[] = {
     "T1",
     "T2"};
@@ -5754,22 +5754,22 @@ constexpr FormalParameter kCastLike_25Inputs[] = {
 constexpr FormalParameter kCastLike_25Outputs[] = {
     {"output", "T2", 1, {0x7ff3ffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCastLike_25Attributes[] = {
-    {"round_mode", AttributeProto::STRING, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"round_mode", AttributeProto::STRING, false, "up"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kCastLike_25Variables[] = {
     "T1",
     "T2"};
 constexpr FormalParameter kConstant_25Outputs[] = {
     {"output", "T", 0, {0x7fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstant_25Attributes[] = {
-    {"sparse_value", AttributeProto::SPARSE_TENSOR, false},
-    {"value", AttributeProto::TENSOR, false},
-    {"value_float", AttributeProto::FLOAT, false},
-    {"value_floats", AttributeProto::FLOATS, false},
-    {"value_int", AttributeProto::INT, false},
-    {"value_ints", AttributeProto::INTS, false},
-    {"value_string", AttributeProto::STRING, false},
-    {"value_strings", AttributeProto::STRINGS, false}};
+    {"sparse_value", AttributeProto::SPARSE_TENSOR, false, ""},
+    {"value", AttributeProto::TENSOR, false, ""},
+    {"value_float", AttributeProto::FLOAT, false, ""},
+    {"value_floats", AttributeProto::FLOATS, false, ""},
+    {"value_int", AttributeProto::INT, false, ""},
+    {"value_ints", AttributeProto::INTS, false, ""},
+    {"value_string", AttributeProto::STRING, false, ""},
+    {"value_strings", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kConstant_25Variables[] = {
     "T"};
 constexpr FormalParameter kConstantOfShape_25Inputs[] = {
@@ -5777,7 +5777,7 @@ constexpr FormalParameter kConstantOfShape_25Inputs[] = {
 constexpr FormalParameter kConstantOfShape_25Outputs[] = {
     {"output", "T2", 1, {0x7ff3efe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kConstantOfShape_25Attributes[] = {
-    {"value", AttributeProto::TENSOR, false}};
+    {"value", AttributeProto::TENSOR, false, ""}};
 constexpr std::string_view kConstantOfShape_25Variables[] = {
     "T1",
     "T2"};
@@ -5788,9 +5788,9 @@ constexpr FormalParameter kDequantizeLinear_25Inputs[] = {
 constexpr FormalParameter kDequantizeLinear_25Outputs[] = {
     {"y", "T3", 2, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kDequantizeLinear_25Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kDequantizeLinear_25Variables[] = {
     "T1",
     "T2",
@@ -5800,7 +5800,7 @@ constexpr FormalParameter kFlatten_25Inputs[] = {
 constexpr FormalParameter kFlatten_25Outputs[] = {
     {"output", "T", 0, {0x7fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kFlatten_25Attributes[] = {
-    {"axis", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kFlatten_25Variables[] = {
     "T"};
 constexpr FormalParameter kIdentity_25Inputs[] = {
@@ -5814,8 +5814,8 @@ constexpr FormalParameter kIf_25Inputs[] = {
 constexpr FormalParameter kIf_25Outputs[] = {
     {"outputs", "V", 0, {0x7fffffe, 0x7fffffe, 0x7fffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kIf_25Attributes[] = {
-    {"else_branch", AttributeProto::GRAPH, true},
-    {"then_branch", AttributeProto::GRAPH, true}};
+    {"else_branch", AttributeProto::GRAPH, true, ""},
+    {"then_branch", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kIf_25Variables[] = {
     "V",
     "B"};
@@ -5826,7 +5826,7 @@ constexpr FormalParameter kLoop_25Inputs[] = {
 constexpr FormalParameter kLoop_25Outputs[] = {
     {"v_final_and_scan_outputs", "V", 0, {0x7fffffe, 0x7fffffe, 0x7fffffe, 0x1fffe}, Option::kVariadic, true}};
 constexpr AttributeSchema kLoop_25Attributes[] = {
-    {"body", AttributeProto::GRAPH, true}};
+    {"body", AttributeProto::GRAPH, true, ""}};
 constexpr std::string_view kLoop_25Variables[] = {
     "V",
     "I",
@@ -5839,7 +5839,7 @@ constexpr FormalParameter kPad_25Inputs[] = {
 constexpr FormalParameter kPad_25Outputs[] = {
     {"output", "T", 0, {0x7fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kPad_25Attributes[] = {
-    {"mode", AttributeProto::STRING, false}};
+    {"mode", AttributeProto::STRING, false, "constant"}};
 constexpr std::string_view kPad_25Variables[] = {
     "T",
     "Tind"};
@@ -5850,11 +5850,11 @@ constexpr FormalParameter kQuantizeLinear_25Inputs[] = {
 constexpr FormalParameter kQuantizeLinear_25Outputs[] = {
     {"y", "T3", 2, {0x6fe003c, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kQuantizeLinear_25Attributes[] = {
-    {"axis", AttributeProto::INT, false},
-    {"block_size", AttributeProto::INT, false},
-    {"output_dtype", AttributeProto::INT, false},
-    {"precision", AttributeProto::INT, false},
-    {"saturate", AttributeProto::INT, false}};
+    {"axis", AttributeProto::INT, false, "1"},
+    {"block_size", AttributeProto::INT, false, "0"},
+    {"output_dtype", AttributeProto::INT, false, "0"},
+    {"precision", AttributeProto::INT, false, "0"},
+    {"saturate", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kQuantizeLinear_25Variables[] = {
     "T1",
     "T2",
@@ -5865,7 +5865,7 @@ constexpr FormalParameter kReshape_25Inputs[] = {
 constexpr FormalParameter kReshape_25Outputs[] = {
     {"reshaped", "T", 0, {0x7fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kReshape_25Attributes[] = {
-    {"allowzero", AttributeProto::INT, false}};
+    {"allowzero", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kReshape_25Variables[] = {
     "T"};
 constexpr FormalParameter kScan_25Inputs[] = {
@@ -5873,12 +5873,12 @@ constexpr FormalParameter kScan_25Inputs[] = {
 constexpr FormalParameter kScan_25Outputs[] = {
     {"final_state_and_scan_outputs", "V", 0, {0x7fffffe, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kScan_25Attributes[] = {
-    {"body", AttributeProto::GRAPH, true},
-    {"num_scan_inputs", AttributeProto::INT, true},
-    {"scan_input_axes", AttributeProto::INTS, false},
-    {"scan_input_directions", AttributeProto::INTS, false},
-    {"scan_output_axes", AttributeProto::INTS, false},
-    {"scan_output_directions", AttributeProto::INTS, false}};
+    {"body", AttributeProto::GRAPH, true, ""},
+    {"num_scan_inputs", AttributeProto::INT, true, ""},
+    {"scan_input_axes", AttributeProto::INTS, false, ""},
+    {"scan_input_directions", AttributeProto::INTS, false, ""},
+    {"scan_output_axes", AttributeProto::INTS, false, ""},
+    {"scan_output_directions", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kScan_25Variables[] = {
     "V"};
 constexpr FormalParameter kShape_25Inputs[] = {
@@ -5886,8 +5886,8 @@ constexpr FormalParameter kShape_25Inputs[] = {
 constexpr FormalParameter kShape_25Outputs[] = {
     {"shape", "T1", 1, {0x80, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kShape_25Attributes[] = {
-    {"end", AttributeProto::INT, false},
-    {"start", AttributeProto::INT, false}};
+    {"end", AttributeProto::INT, false, ""},
+    {"start", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kShape_25Variables[] = {
     "T",
     "T1"};
@@ -5910,7 +5910,7 @@ constexpr FormalParameter kTranspose_25Inputs[] = {
 constexpr FormalParameter kTranspose_25Outputs[] = {
     {"transposed", "T", 0, {0x7fffffe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kTranspose_25Attributes[] = {
-    {"perm", AttributeProto::INTS, false}};
+    {"perm", AttributeProto::INTS, false, ""}};
 constexpr std::string_view kTranspose_25Variables[] = {
     "T"};
 constexpr FormalParameter kUnsqueeze_25Inputs[] = {
@@ -5925,7 +5925,7 @@ constexpr FormalParameter kBitCast_26Inputs[] = {
 constexpr FormalParameter kBitCast_26Outputs[] = {
     {"output", "T2", 1, {0x7fffefe, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kBitCast_26Attributes[] = {
-    {"to", AttributeProto::INT, true}};
+    {"to", AttributeProto::INT, true, ""}};
 constexpr std::string_view kBitCast_26Variables[] = {
     "T1",
     "T2"};
@@ -5935,8 +5935,8 @@ constexpr FormalParameter kCumProd_26Inputs[] = {
 constexpr FormalParameter kCumProd_26Outputs[] = {
     {"y", "T", 0, {0x13cc2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCumProd_26Attributes[] = {
-    {"exclusive", AttributeProto::INT, false},
-    {"reverse", AttributeProto::INT, false}};
+    {"exclusive", AttributeProto::INT, false, "0"},
+    {"reverse", AttributeProto::INT, false, "0"}};
 constexpr std::string_view kCumProd_26Variables[] = {
     "T",
     "T2"};
@@ -5949,7 +5949,7 @@ constexpr FormalParameter kCausalConvWithState_27Outputs[] = {
     {"output", "T", 0, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"present_state", "T", 0, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCausalConvWithState_27Attributes[] = {
-    {"activation", AttributeProto::STRING, false}};
+    {"activation", AttributeProto::STRING, false, "none"}};
 constexpr std::string_view kCausalConvWithState_27Variables[] = {
     "T"};
 constexpr FormalParameter kLinearAttention_27Inputs[] = {
@@ -5963,11 +5963,11 @@ constexpr FormalParameter kLinearAttention_27Outputs[] = {
     {"output", "T", 0, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false},
     {"present_state", "S", 1, {0x10402, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kLinearAttention_27Attributes[] = {
-    {"chunk_size", AttributeProto::INT, false},
-    {"kv_num_heads", AttributeProto::INT, true},
-    {"q_num_heads", AttributeProto::INT, true},
-    {"scale", AttributeProto::FLOAT, false},
-    {"update_rule", AttributeProto::STRING, false}};
+    {"chunk_size", AttributeProto::INT, false, "64"},
+    {"kv_num_heads", AttributeProto::INT, true, ""},
+    {"q_num_heads", AttributeProto::INT, true, ""},
+    {"scale", AttributeProto::FLOAT, false, "0.0"},
+    {"update_rule", AttributeProto::STRING, false, "gated_delta"}};
 constexpr std::string_view kLinearAttention_27Variables[] = {
     "T",
     "S"};
@@ -5978,7 +5978,7 @@ constexpr FormalParameter kRange_27Inputs[] = {
 constexpr FormalParameter kRange_27Outputs[] = {
     {"output", "T", 0, {0x10ce2, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kRange_27Attributes[] = {
-    {"stash_type", AttributeProto::INT, false}};
+    {"stash_type", AttributeProto::INT, false, "1"}};
 constexpr std::string_view kRange_27Variables[] = {
     "T"};
 constexpr FormalParameter kCelu_28Inputs[] = {
@@ -5986,7 +5986,7 @@ constexpr FormalParameter kCelu_28Inputs[] = {
 constexpr FormalParameter kCelu_28Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kCelu_28Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kCelu_28Variables[] = {
     "T"};
 constexpr FormalParameter kSwiGLU_28Inputs[] = {
@@ -5995,7 +5995,7 @@ constexpr FormalParameter kSwiGLU_28Inputs[] = {
 constexpr FormalParameter kSwiGLU_28Outputs[] = {
     {"Y", "T", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kSwiGLU_28Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "1.0"}};
 constexpr std::string_view kSwiGLU_28Variables[] = {
     "T"};
 constexpr FormalParameter kai_onnx_preview_FlexAttention_1Inputs[] = {
@@ -6005,10 +6005,10 @@ constexpr FormalParameter kai_onnx_preview_FlexAttention_1Inputs[] = {
 constexpr FormalParameter kai_onnx_preview_FlexAttention_1Outputs[] = {
     {"Y", "T1", 0, {0x10c02, 0x0, 0x0, 0x0}, Option::kSingle, false}};
 constexpr AttributeSchema kai_onnx_preview_FlexAttention_1Attributes[] = {
-    {"prob_mod", AttributeProto::GRAPH, false},
-    {"scale", AttributeProto::FLOAT, false},
-    {"score_mod", AttributeProto::GRAPH, false},
-    {"softmax_precision", AttributeProto::INT, false}};
+    {"prob_mod", AttributeProto::GRAPH, false, ""},
+    {"scale", AttributeProto::FLOAT, false, ""},
+    {"score_mod", AttributeProto::GRAPH, false, ""},
+    {"softmax_precision", AttributeProto::INT, false, ""}};
 constexpr std::string_view kai_onnx_preview_FlexAttention_1Variables[] = {
     "T1"};
 constexpr FormalParameter kai_onnx_preview_training_Adagrad_1Inputs[] = {
@@ -6018,9 +6018,9 @@ constexpr FormalParameter kai_onnx_preview_training_Adagrad_1Inputs[] = {
 constexpr FormalParameter kai_onnx_preview_training_Adagrad_1Outputs[] = {
     {"outputs", "T3", 2, {0x802, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kai_onnx_preview_training_Adagrad_1Attributes[] = {
-    {"decay_factor", AttributeProto::FLOAT, false},
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"norm_coefficient", AttributeProto::FLOAT, false}};
+    {"decay_factor", AttributeProto::FLOAT, false, "0.0"},
+    {"epsilon", AttributeProto::FLOAT, false, "0.0"},
+    {"norm_coefficient", AttributeProto::FLOAT, false, "0.0"}};
 constexpr std::string_view kai_onnx_preview_training_Adagrad_1Variables[] = {
     "T1",
     "T2",
@@ -6032,11 +6032,11 @@ constexpr FormalParameter kai_onnx_preview_training_Adam_1Inputs[] = {
 constexpr FormalParameter kai_onnx_preview_training_Adam_1Outputs[] = {
     {"outputs", "T3", 2, {0x802, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kai_onnx_preview_training_Adam_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, false},
-    {"beta", AttributeProto::FLOAT, false},
-    {"epsilon", AttributeProto::FLOAT, false},
-    {"norm_coefficient", AttributeProto::FLOAT, false},
-    {"norm_coefficient_post", AttributeProto::FLOAT, false}};
+    {"alpha", AttributeProto::FLOAT, false, "0.9"},
+    {"beta", AttributeProto::FLOAT, false, "0.999"},
+    {"epsilon", AttributeProto::FLOAT, false, "0.0"},
+    {"norm_coefficient", AttributeProto::FLOAT, false, "0.0"},
+    {"norm_coefficient_post", AttributeProto::FLOAT, false, "0.0"}};
 constexpr std::string_view kai_onnx_preview_training_Adam_1Variables[] = {
     "T1",
     "T2",
@@ -6046,9 +6046,9 @@ constexpr FormalParameter kai_onnx_preview_training_Gradient_1Inputs[] = {
 constexpr FormalParameter kai_onnx_preview_training_Gradient_1Outputs[] = {
     {"Outputs", "T2", 1, {0xc02, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kai_onnx_preview_training_Gradient_1Attributes[] = {
-    {"xs", AttributeProto::STRINGS, true},
-    {"y", AttributeProto::STRING, true},
-    {"zs", AttributeProto::STRINGS, false}};
+    {"xs", AttributeProto::STRINGS, true, ""},
+    {"y", AttributeProto::STRING, true, ""},
+    {"zs", AttributeProto::STRINGS, false, ""}};
 constexpr std::string_view kai_onnx_preview_training_Gradient_1Variables[] = {
     "T1",
     "T2"};
@@ -6059,10 +6059,10 @@ constexpr FormalParameter kai_onnx_preview_training_Momentum_1Inputs[] = {
 constexpr FormalParameter kai_onnx_preview_training_Momentum_1Outputs[] = {
     {"outputs", "T3", 2, {0x802, 0x0, 0x0, 0x0}, Option::kVariadic, true}};
 constexpr AttributeSchema kai_onnx_preview_training_Momentum_1Attributes[] = {
-    {"alpha", AttributeProto::FLOAT, true},
-    {"beta", AttributeProto::FLOAT, true},
-    {"mode", AttributeProto::STRING, true},
-    {"norm_coefficient", AttributeProto::FLOAT, true}};
+    {"alpha", AttributeProto::FLOAT, true, ""},
+    {"beta", AttributeProto::FLOAT, true, ""},
+    {"mode", AttributeProto::STRING, true, ""},
+    {"norm_coefficient", AttributeProto::FLOAT, true, ""}};
 constexpr std::string_view kai_onnx_preview_training_Momentum_1Variables[] = {
     "T1",
     "T2",

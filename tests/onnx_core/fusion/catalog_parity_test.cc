@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "bench/declarative_catalog.h"
+#include "onnx_core/fusion/fusion_pass.h"
 #include "onnx_core/ir/model_io.h"
 #include "tests/onnx_core/fusion/fusion_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -60,7 +61,7 @@ void ExpectParity(const ModelProto& model, std::map<std::string, std::size_t>& a
     std::vector<std::string> names{pair.handwritten->Name()};
     Rules declarative;
     for (const auto& pattern : pair.declarative) {
-      names.push_back(pattern->Name());
+      for (std::string& name : fusion::ReportedNames(*pattern)) names.push_back(std::move(name));
       declarative.push_back(pattern);
     }
     const RuleRun hand = RunRules({pair.handwritten}, model);

@@ -6,6 +6,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/pattern_alternatives.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -68,9 +69,15 @@ RuleRun RunRules(const Rules& rules, const ModelProto& model) {
   GraphGraph graph(builder, rules, options);
   RuleRun run;
   run.records = graph.Optimize(-1, &run.report);
+  // A group's records name the alternative that matched (fusion::DeclarativePatternGroup).
+  auto made_by = [](const core::builder::LocalRewriting& record, const core::builder::PatternOptimization& rule) {
+    if (record.pattern.get() == &rule) return true;
+    const auto* group = dynamic_cast<const core::builder::PatternAlternatives*>(&rule);
+    return group && group->FindAlternative(*record.pattern);
+  };
   for (const auto& record : run.records)
     for (const auto& rule : rules)
-      if (record.pattern.get() == rule.get()) ++run.applied;
+      if (made_by(record, *rule)) ++run.applied;
   run.model = std::move(builder).TakeModel();
   return run;
 }

@@ -87,6 +87,25 @@ TEST(DeclarativeOptions, T34_ConstValueMatchOn) {
       << "a Constant node's value_float is normalized to a tensor";
 }
 
+// T34, last sentence: rewriting Add(a, z) away leaves z's Constant node to its other reader.
+TEST(DeclarativeOptions, T34_ConstantStillUsedElsewhereSurvives) {
+  const Rules rules = LambdaRules(
+      "AddZeroValue",
+      [] {
+        PatternBuilder b("add_zero");
+        auto x = b.Input();
+        return std::vector<Pattern>{b.Build({b.Op("Add", {x, b.Constant(Float(0.0f), "zero")})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); },
+      [](const MatchResult& m, PassContext& ctx) { return SameTypeAndShape(ctx.Graph(), m.Input(0), m.Output(0)); },
+      PatternMatcherConfigBuilder().EnableConstValueMatch().Build());
+  ExpectRewritten(rules,
+                  Model("(float[3] a) => (float[3] u, float[3] w)",
+                        "z = Constant<value_float = 0.0>()\n t = Add(a, z)\n u = Relu(t)\n w = Mul(a, z)"),
+                  Model("(float[3] a) => (float[3] u, float[3] w)",
+                        "z = Constant<value_float = 0.0>()\n u = Relu(a)\n w = Mul(a, z)"));
+}
+
 TEST(DeclarativeOptions, T35_ConstValueMatchOnValueless) {
   const Rules rules = AddConstantRecorder(nullptr, PatternMatcherConfigBuilder().EnableConstValueMatch().Build());
   EXPECT_EQ(Matches(rules, AddInitializer(Float(5.0f))), 1u);
@@ -160,12 +179,28 @@ TEST(DeclarativeOptions, T38_AttributeMatchOn) {
       },
       on);
   const std::string signature = "(float[2,3] a, float[3,4] b, float[4] c) => (float[2,4] y)";
-  // Without an attribute-default registry, an explicit default (transB = 0) is not an
-  // unset attribute (declarative-fusion.md §12): that case does not match yet.
-  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<transB = 0>(a, b, c)"))), 0u);
+  // The schema's defaults (Gemm-13: transB 0, alpha 1.0): an explicit default is an unset
+  // attribute, another value is not.
+  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<transB = 0>(a, b, c)"))), 1u);
   EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm(a, b, c)"))), 1u);
   EXPECT_EQ(Matches(gemm, ParseText(Model("(float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y)",
                                           "y = Gemm<transB = 1>(a, b, c)"))),
+            0u);
+  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<alpha = 1.0, transA = 0>(a, b, c)"))), 1u);
+  EXPECT_EQ(Matches(gemm, ParseText(Model(signature, "y = Gemm<alpha = 2.0>(a, b, c)"))), 0u);
+  // The other way round: a pattern that spells a default out matches a node without it.
+  const Rules explicit_default = RecordingRule(
+      "GemmTransB0",
+      [] {
+        PatternBuilder b("gemm_transb0");
+        std::vector<fusion::ValueRef> inputs = b.Inputs(3);
+        return std::vector<Pattern>{b.Build({b.Op("Gemm", inputs).Attr("transB", 0)})};
+      },
+      on);
+  EXPECT_EQ(Matches(explicit_default, ParseText(Model(signature, "y = Gemm(a, b, c)"))), 1u);
+  EXPECT_EQ(Matches(explicit_default, ParseText(Model(signature, "y = Gemm<transB = 0>(a, b, c)"))), 1u);
+  EXPECT_EQ(Matches(explicit_default, ParseText(Model("(float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y)",
+                                                      "y = Gemm<transB = 1>(a, b, c)"))),
             0u);
   const Rules leaky = RecordingRule(
       "Leaky",
@@ -178,6 +213,12 @@ TEST(DeclarativeOptions, T38_AttributeMatchOn) {
   EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu<alpha = 0.0100001>(a)"))),
             0u)
       << "floats compare bit for bit";
+  EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu(a)"))), 1u)
+      << "LeakyRelu-16's alpha defaults to 0.01";
+  // The spec's 0.0099999998 is the float32 nearest to 0.01 (attributes are float32), so it
+  // is 0.01f bit for bit and matches; 0.0100001 above is the case that differs.
+  EXPECT_EQ(Matches(leaky, ParseText(Model("(float[3] a) => (float[3] y)", "y = LeakyRelu<alpha = 0.0099999998>(a)"))),
+            1u);
 }
 
 TEST(DeclarativeOptions, T39_AttributeMatchOnChecksTypes) {

@@ -205,6 +205,60 @@ TEST(DeclarativeValidation, T47_ReplacementPassthroughAndConstant) {
   EXPECT_TRUE(recorded) << "the constant output is an initializer recorded in added_initializers";
 }
 
+// T47 as the spec writes it, with Identity. The driver's cleanup removes Identity nodes
+// before any rule runs (there is no option to skip it), so the compiled rule is matched and
+// applied directly on a GraphGraph, as the driver would: the passthrough output becomes an
+// Identity copy of `a` named `y` (which the cleanup then removes, giving u = Add(a, a)), and
+// the constant output an int64 initializer [3] copied under the name `s`.
+TEST(DeclarativeValidation, T47_IdentityVersionAppliedDirectly) {
+  const Rules rules = LambdaRules(
+      "ShapeOfIdentity",
+      [] {
+        PatternBuilder b("shape_of_identity");
+        auto y = b.Op("Identity", {b.Input()});
+        return std::vector<Pattern>{b.Build({y, b.Op("Shape", {y})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) {
+        return rb.Build({rb.Input(0), rb.Constant(core::builder::IntTensor({3}))});
+      },
+      [](const MatchResult& m, PassContext& ctx) {
+        return core::builder::StaticDims(ctx.Graph(), m.Input(0)) == std::vector<std::int64_t>{3};
+      });
+  onnx_shapes::RegisterShapeFunctions();
+  core::builder::GraphBuilder builder{ParseText(Model("(float[3] a) => (float[3] u, float[3] v)",
+                                                      "y = Identity(a)\n s = Shape(y)\n u = Add(y, y)\n "
+                                                      "v = Cast<to = 1>(s)"))};
+  builder.InferShapes();
+  core::builder::OptimizerOptions options;
+  options.registered = core::builder::PatternSelection::None();
+  core::builder::GraphGraph graph(builder, rules, options);
+  ASSERT_EQ(rules[0]->FastOpType().size(), 1u);
+  const std::string anchor = *rules[0]->FastOpType().begin();
+  const NodeProto* candidate = nullptr;
+  for (const NodeProto& node : builder.Nodes())
+    if (node.op_type() == anchor) candidate = &node;
+  ASSERT_NE(candidate, nullptr);
+  const core::builder::MatchResult match = rules[0]->Match(graph, *candidate);
+  ASSERT_TRUE(match) << match.ToString();
+  const int initializers = builder.Initializers().size();
+  const utils::RepeatedProtoField<NodeProto> emitted = rules[0]->Apply(graph, match.nodes);
+  ASSERT_EQ(emitted.size(), 2);
+  EXPECT_EQ(emitted[0].op_type(), "Identity");
+  EXPECT_EQ(std::vector<std::string>(emitted[0].input().begin(), emitted[0].input().end()),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(std::vector<std::string>(emitted[0].output().begin(), emitted[0].output().end()),
+            std::vector<std::string>{"y"});
+  EXPECT_EQ(emitted[1].op_type(), "Identity");
+  EXPECT_EQ(std::vector<std::string>(emitted[1].output().begin(), emitted[1].output().end()),
+            std::vector<std::string>{"s"});
+  ASSERT_EQ(builder.Initializers().size(), initializers + 1) << "one initializer added";
+  const TensorProto& added = builder.Initializers().Get(initializers);
+  EXPECT_EQ(emitted[1].input(0), added.name());
+  EXPECT_EQ(added.data_type(), TensorProto::INT64);
+  EXPECT_EQ(std::vector<std::int64_t>(added.dims().begin(), added.dims().end()), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(core::builder::AllElementsEqual(added, 3.0)) << added.ShortDebugString();
+}
+
 TEST(DeclarativeValidation, T48_ReplacementTypeMismatch) {
   // R: a float16 constant where the match produced float32. (Outputs computed by new nodes
   // are not checked here: the driver infers them after the batch.)
@@ -222,6 +276,31 @@ TEST(DeclarativeValidation, T48_ReplacementTypeMismatch) {
       });
   EXPECT_EQ(ApplyError(rules, kAddZeroModel),
             "HalfZero/add_constant: replacement output 0 has element type 10 where the match produced 1 ('t')");
+  // An output computed by a new node: its type is inferred when the replacement is built.
+  const Rules computed = LambdaRules(
+      "HalfCast",
+      [] {
+        PatternBuilder b("add_constant");
+        return std::vector<Pattern>{b.Build({b.Op("Add", {b.Input(), b.AnyConstant()})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) {
+        return rb.Build({rb.Op("Cast", {rb.Input(0)}).Attr("to", std::int64_t{TensorProto::FLOAT16})});
+      });
+  EXPECT_EQ(ApplyError(computed, kAddZeroModel),
+            "HalfCast/add_constant: replacement output 0 has element type 10 where the match produced 1 ('t')");
+  // The same through an intermediate node: Cast to float16, then Relu.
+  const Rules through = LambdaRules(
+      "HalfRelu",
+      [] {
+        PatternBuilder b("add_constant");
+        return std::vector<Pattern>{b.Build({b.Op("Add", {b.Input(), b.AnyConstant()})})};
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) {
+        auto half = rb.Op("Cast", {rb.Input(0)}).Attr("to", std::int64_t{TensorProto::FLOAT16});
+        return rb.Build({rb.Op("Relu", {half})});
+      });
+  EXPECT_EQ(ApplyError(through, kAddZeroModel),
+            "HalfRelu/add_constant: replacement output 0 has element type 10 where the match produced 1 ('t')");
 }
 
 // --- DecomposePass: T14-T17, T49 -----------------------------------------------------

@@ -2,6 +2,10 @@
 // shared/docs/declarative-fusion.md §11.
 #include <gtest/gtest.h>
 
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/shapes/inference.h"
+#include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_core/fusion/test_rules.h"
 #include "tests/support/test_support.h"
 
@@ -19,6 +23,43 @@ TEST(DeclarativeStages, T51_ShapesAreKnownAfterShapeInferenceOnly) {
                   kAddZeroModel, R"(
     <ir_version: 8, opset_import: ["" : 17]>
     g (float[2,3] a) => (float[2,3] u) { u = Relu(a) })");
+}
+
+// T51, last sentence: Add(x, y) => Sub(x, Neg(y)) (equal bit for bit) adds a Neg with a new
+// output and a Sub that takes y's name; after every stage both have their inferred shapes.
+TEST(DeclarativeStages, T51_AddedNodesHaveInferredShapesAfterEveryStage) {
+  onnx_shapes::RegisterShapeFunctions();
+  for (PassStage stage : {PassStage::kBeforeShapeInference, PassStage::kAfterShapeInference,
+                          PassStage::kAfterBuiltinPatterns, PassStage::kAfterOptimization}) {
+    SCOPED_TRACE(std::string(fusion::PassStageName(stage)));
+    const auto pass = std::make_shared<LambdaPass>(
+        [] {
+          PatternBuilder b("add");
+          auto x = b.Input();
+          auto y = b.Input();
+          return std::vector<Pattern>{b.Build({b.Op("Add", {x, y})})};
+        },
+        [](const MatchResult&, ReplacementBuilder& rb) {
+          return rb.Build({rb.Op("Sub", {rb.Input(0), rb.Op("Neg", {rb.Input(1)})})});
+        });
+    const Rules rules = Shared(fusion::Compile(pass, "AddToSubNeg", stage));
+    core::builder::GraphBuilder builder{ParseText(R"(
+      <ir_version: 8, opset_import: ["" : 17]>
+      g (float[2,3] a, float[3] b) => (float[2,3] u) { y = Add(a, b)
+ u = Relu(y) })")};
+    core::builder::OptimizerOptions options;
+    options.registered = core::builder::PatternSelection::None();
+    core::builder::GraphGraph graph(builder, rules, options);
+    const std::vector<core::builder::LocalRewriting> records = graph.Optimize();
+    std::vector<std::string> shapes;
+    for (const auto& record : records)
+      if (record.Name() == "AddToSubNeg/add")
+        for (const NodeProto& node : record.added_nodes) {
+          const core::shapes::SymTensor* shape = builder.GetShape(node.output(0));
+          shapes.push_back(node.op_type() + " " + (shape ? shape->ToString() : "unknown"));
+        }
+    EXPECT_EQ(shapes, (std::vector<std::string>{"Neg float[3]", "Sub float[2,3]"}));
+  }
 }
 
 // A rule on Relu whose MeetRequirements logs its rule's name and rejects.

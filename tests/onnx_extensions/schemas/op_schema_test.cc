@@ -75,6 +75,21 @@ TEST_F(OpSchemaTest, KeepsTypeConstraints) {
   EXPECT_THAT(DescribeTypeSet(sequence_at->Input(0)->allowed), HasSubstr("seq(tensor(float))"));
 }
 
+TEST_F(OpSchemaTest, KeepsTheDefaultsOfScalarAttributes) {
+  const OpSchema* gemm = FindOpSchema("", "Gemm", 13);
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(DefaultAttribute(*gemm, "transB")->ShortDebugString(), R"(name: "transB" i: 0 type: INT)");
+  EXPECT_EQ(DefaultAttribute(*gemm, "alpha")->f(), 1.0f);
+  const OpSchema* leaky = FindOpSchema("", "LeakyRelu", 16);
+  EXPECT_EQ(DefaultAttribute(*leaky, "alpha")->f(), 0.01f) << "the float nearest to the decimal default";
+  const OpSchema* conv = FindOpSchema("", "Conv", 11);
+  EXPECT_EQ(DefaultAttribute(*conv, "auto_pad")->s(), "NOTSET");
+  EXPECT_EQ(DefaultAttribute(*conv, "strides"), std::nullopt) << "lists have no default in the table";
+  EXPECT_EQ(DefaultAttribute(*conv, "no_such_attribute"), std::nullopt);
+  const OpSchema* cast = FindOpSchema("", "Cast", 13);
+  EXPECT_EQ(DefaultAttribute(*cast, "to"), std::nullopt) << "a required attribute has no default";
+}
+
 TEST_F(OpSchemaTest, AcceptsValidNodes) {
   EXPECT_EQ(CheckError(R"(
 g (float[N] x, bool c) => (float[N] y, float[M] z) {
