@@ -9,6 +9,7 @@
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/optimizer/rewrite_batches.h"
 
 namespace onnxopt::core::builder {
 
@@ -180,10 +181,7 @@ void ReplayFunctions(const Batch& batch, const std::vector<LocalRewriting>& rewr
 void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites, const BatchHooks& hooks) {
   for (std::size_t begin = 0; begin < rewrites.size();) {
     const LocalRewriting& first = rewrites[begin];
-    std::size_t end = begin + 1;
-    while (end < rewrites.size() && rewrites[end].iteration == first.iteration &&
-           rewrites[end].graph_path == first.graph_path)
-      ++end;
+    const std::size_t end = BatchEnd(rewrites, begin);
     BatchEdit edit;
     // The name comes from a rewrite file: quoted, so that no byte of it hides the message.
     edit.label = "Replay: batch " + std::to_string(first.iteration) + " (record " + std::to_string(begin) + ", " +

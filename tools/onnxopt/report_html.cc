@@ -6,10 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "onnx_core/optimizer/rewrite_batches.h"
+
 namespace onnxopt::cli {
 
 namespace {
 
+using core::builder::BatchEnd;
 using core::builder::LocalRewriting;
 using core::builder::OptimizationReport;
 using core::builder::SubgraphKey;
@@ -184,10 +187,7 @@ std::vector<BatchView> BuildBatches(const std::vector<LocalRewriting>& rewrites,
   std::vector<BatchView> batches;
   for (std::size_t begin = 0; begin < rewrites.size();) {
     const LocalRewriting& first = rewrites[begin];
-    std::size_t end = begin + 1;
-    while (end < rewrites.size() && rewrites[end].iteration == first.iteration &&
-           rewrites[end].graph_path == first.graph_path)
-      ++end;
+    const std::size_t end = BatchEnd(rewrites, begin);
     const std::ptrdiff_t index = static_cast<std::ptrdiff_t>(batches.size());
     BatchView& batch = batches.emplace_back();
     batch.begin = begin;
