@@ -64,6 +64,13 @@ constexpr const char* kAfterColor = "#0969da";
 constexpr const char* kPhaseColors[] = {"#0969da", "#1a7f37", "#bf8700", "#cf222e", "#8250df",
                                         "#1b7c83", "#bc4c00", "#57606a", "#e85aad"};
 
+// How many of `total` rows a table cut at `limit` shows; says so on the page when it cuts.
+std::size_t ListedRows(std::ostringstream& html, std::size_t total, std::size_t limit) {
+  const std::size_t shown = std::min(total, limit);
+  if (shown < total) html << "<p class=\"note\">The first " << shown << " of " << total << " are listed.</p>\n";
+  return shown;
+}
+
 std::string Milliseconds(std::int64_t ns) {
   if (ns == 0) return "0 ms";
   char text[32];
@@ -536,9 +543,7 @@ void OtherSections(std::ostringstream& html, const OptimizationReport& report, c
   }
   if (!report.not_folded.empty()) {
     html << "<section id=\"not-folded\"><h2>Constants not folded</h2>\n";
-    const std::size_t shown = std::min(report.not_folded.size(), limits.table_rows);
-    if (shown < report.not_folded.size())
-      html << "<p class=\"note\">The first " << shown << " of " << report.not_folded.size() << " are listed.</p>\n";
+    const std::size_t shown = ListedRows(html, report.not_folded.size(), limits.table_rows);
     html << "<ul>";
     for (std::size_t i = 0; i < shown; ++i)
       html << "<li class=\"name\">" << EscapeHtml(report.not_folded[i]) << "</li>";
@@ -546,9 +551,7 @@ void OtherSections(std::ostringstream& html, const OptimizationReport& report, c
   }
   if (!report.subgraphs.empty()) {
     html << "<section id=\"subgraphs\"><h2>Nested graphs</h2>\n";
-    const std::size_t shown = std::min(report.subgraphs.size(), limits.table_rows);
-    if (shown < report.subgraphs.size())
-      html << "<p class=\"note\">The first " << shown << " of " << report.subgraphs.size() << " are listed.</p>\n";
+    const std::size_t shown = ListedRows(html, report.subgraphs.size(), limits.table_rows);
     html << "<table><tr><th>graph</th><th class=\"num\">time</th><th class=\"num\">rounds</th>"
          << "<th class=\"num\">rewrites</th></tr>\n";
     for (std::size_t i = 0; i < shown; ++i) {
