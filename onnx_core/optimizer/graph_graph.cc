@@ -12,6 +12,7 @@
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/tensor_data.h"
+#include "onnx_core/optimizer/match_cache.h"
 
 namespace onnxopt::core::builder {
 
@@ -96,6 +97,7 @@ GraphGraph::ValueUses& GraphGraph::AddValue(std::string_view name) const {
 }
 
 std::size_t GraphGraph::NodeCount() const {
+  NoteWholeGraphRead();
   Refresh();
   return positions_.size();
 }
@@ -116,13 +118,17 @@ std::size_t GraphGraph::IndexedPosition(const NodeProto& node) const {
 
 // --- Structure --------------------------------------------------------------------------
 
+// Every query about a value notes which side of it it looked at (NoteRead): the incremental
+// matching (match_cache.h) learns what a Match depends on.
 const NodeProto* GraphGraph::NodeBefore(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
   const ValueUses* uses = Uses(name);
   return uses ? uses->producer : nullptr;
 }
 
 const std::vector<const NodeProto*>& GraphGraph::NextNodes(std::string_view name) const {
   static const std::vector<const NodeProto*> kNone;
+  NoteRead(name, ValueSide::kReaders);
   const ValueUses* uses = Uses(name);
   return uses ? uses->consumers : kNone;
 }
@@ -151,11 +157,13 @@ std::vector<const NodeProto*> GraphGraph::Successors(const NodeProto& node) cons
 }
 
 bool GraphGraph::IsOutput(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
   Refresh();
   return outputs_.contains(name);
 }
 
 bool GraphGraph::IsUsedBySubgraph(std::string_view name) const {
+  NoteRead(name, ValueSide::kReaders);
   Refresh();
   return subgraph_readers_.contains(name);
 }
@@ -180,26 +188,38 @@ bool GraphGraph::Contains(const NodeProto& node) const {
 
 // --- Shapes and types -------------------------------------------------------------------
 
-bool GraphGraph::HasShape(std::string_view name) const { return builder_.HasShape(name); }
+bool GraphGraph::HasShape(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
+  return builder_.HasShape(name);
+}
 
 const shapes::SymTensor& GraphGraph::GetShape(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
   const shapes::SymTensor* shape = builder_.GetShape(name);
   if (!shape) throw BuilderError("GraphGraph::GetShape: nothing is known about '" + std::string(name) + "'");
   return *shape;
 }
 
-bool GraphGraph::HasType(std::string_view name) const { return builder_.HasType(name); }
+bool GraphGraph::HasType(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
+  return builder_.HasType(name);
+}
 
-int GraphGraph::GetType(std::string_view name) const { return builder_.GetType(name); }
+int GraphGraph::GetType(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
+  return builder_.GetType(name);
+}
 
 // --- Constants --------------------------------------------------------------------------
 
 // What is known about `name` without looking at its producer's inputs. A definite answer
 // is kept in the index: patterns ask about the same values again and again.
 std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
   ValueUses* uses = FindUses(name);
   if (uses && uses->constant) return uses->constant;
   const std::optional<bool> known = ConstantWithoutInputs(name, uses ? uses->producer : nullptr);
+  if (known) NoteConstness(name, *known);
   if (uses && known) uses->constant = known;
   return known;
 }
@@ -246,7 +266,10 @@ bool GraphGraph::IsConstant(std::string_view name) const {
       continue;
     }
     for (const std::string& output : node->output())
-      if (!output.empty()) FindUses(output)->constant = all_constant;
+      if (!output.empty()) {
+        FindUses(output)->constant = all_constant;
+        NoteConstness(output, all_constant);
+      }
     stack.pop_back();
   }
   return *Uses(name)->constant;
@@ -263,6 +286,7 @@ bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broa
 }
 
 const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
+  NoteRead(name, ValueSide::kDefinition);
   ValueUses* uses = FindUses(name);
   if (uses && uses->computed) return *uses->computed;
   const TensorProto* value = FindOrComputeConstant(name);

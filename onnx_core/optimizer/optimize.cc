@@ -4,7 +4,9 @@
 #include <array>
 #include <climits>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,6 +16,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/graph_pass.h"
+#include "onnx_core/optimizer/match_cache.h"
 #include "onnx_core/optimizer/pattern_alternatives.h"
 
 namespace onnxopt::core::builder {
@@ -68,6 +71,14 @@ std::vector<const NodeProto*> WithoutIdentities(const std::vector<const NodeProt
   return kept;
 }
 
+// ONNXOPT_INCREMENTAL=0 turns incremental matching (match_cache.h) off, to compare;
+// ONNXOPT_CHECK_INCREMENTAL=1 also tries the nodes it skips and fails on a match.
+bool EnvironmentFlag(const char* name, bool default_value) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return default_value;
+  return std::string_view(value) != "0";
+}
+
 template <class T>
 std::vector<const T*> Addresses(const utils::RepeatedProtoField<T>& field) {
   std::vector<const T*> addresses;
@@ -82,7 +93,12 @@ std::vector<const T*> Addresses(const utils::RepeatedProtoField<T>& field) {
 class GraphGraph::Driver {
  public:
   Driver(GraphGraph& graph, OptimizationReport& report, std::vector<LocalRewriting>& records, std::size_t& batch)
-      : g_(graph), report_(report), records_(records), batch_(batch) {}
+      : g_(graph),
+        report_(report),
+        records_(records),
+        batch_(batch),
+        incremental_(EnvironmentFlag("ONNXOPT_INCREMENTAL", true)),
+        check_incremental_(EnvironmentFlag("ONNXOPT_CHECK_INCREMENTAL", false)) {}
 
   void Run(int max_iter) {
     GraphBuilder& builder = g_.builder_;
@@ -155,6 +171,14 @@ class GraphGraph::Driver {
                                   priorities.size());
     if (builder.IsRoot()) report_.max_iter = std::max(report_.max_iter, max_iter);
 
+    // Incremental matching: a node on which nothing matched is tried again only after
+    // something its patterns looked at changed.
+    std::optional<MatchCache> cache;
+    ConstnessMemory constness;
+    ScopedConstnessMemory observe_constness(constness);
+    if (incremental_) cache.emplace();
+    fresh_.clear();
+
     std::size_t level = 0;
     bool changed = true;  // by the last iteration
     for (int iteration = 0;;) {
@@ -170,11 +194,17 @@ class GraphGraph::Driver {
                              std::to_string(builder.Nodes().size()) + " nodes");
       }
       RefreshIndex();
+      if (cache && changed) {
+        const auto start = Clock::now();
+        cache->Update(g_, fresh_, constness);
+        fresh_.clear();
+        report_.indexing_time_ns += Since(start);
+      }
       // When the previous iteration applied nothing, the graph is the same: the patterns it
       // tried would find nothing to apply again (Match only reads the graph), so only those
       // of the new priority run.
       const int tried = level > 0 && !changed ? priorities[level - 1] : INT_MIN;
-      std::vector<Found> found = MatchAll(members, priorities[level], tried);
+      std::vector<Found> found = MatchAll(members, priorities[level], tried, cache ? &*cache : nullptr);
       if (found.empty()) {
         if (level + 1 == priorities.size()) break;
         ++level;
@@ -224,16 +254,15 @@ class GraphGraph::Driver {
 
   // --- Matching -------------------------------------------------------------------------
 
-  // The nodes of the pattern's op types, in graph order.
-  std::vector<const NodeProto*> Candidates(std::size_t pattern_index) const {
+  // Positions of the nodes of the pattern's op types, in graph order.
+  std::vector<std::size_t> Candidates(std::size_t pattern_index) const {
     const std::set<std::string>& ops = fast_op_types_[pattern_index];
-    const auto& nodes = g_.builder_.Nodes();
-    std::vector<const NodeProto*> candidates;
-    if (ops.empty()) {
-      for (const NodeProto& node : nodes) candidates.push_back(&node);
-      return candidates;
-    }
     std::vector<std::size_t> positions;
+    if (ops.empty()) {
+      positions.resize(static_cast<std::size_t>(g_.builder_.Nodes().size()));
+      for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
+      return positions;
+    }
     for (const std::string& op : ops)
       if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end()) {
         // Each op type's positions are ascending: merge instead of sorting them all.
@@ -241,24 +270,38 @@ class GraphGraph::Driver {
         positions.insert(positions.end(), it->second.begin(), it->second.end());
         std::inplace_merge(positions.begin(), positions.begin() + middle, positions.end());
       }
-    candidates.reserve(positions.size());
-    for (std::size_t position : positions) candidates.push_back(&nodes.Get(static_cast<int>(position)));
-    return candidates;
+    return positions;
   }
 
   // Matches the `members` (indices into g_.patterns_) of priority in (tried, threshold].
-  std::vector<Found> MatchAll(const std::vector<std::size_t>& members, int threshold, int tried) {
+  // With a cache, nodes it knows clean are skipped and what each Match reads is noted.
+  std::vector<Found> MatchAll(const std::vector<std::size_t>& members, int threshold, int tried, MatchCache* cache) {
     const auto start = Clock::now();
+    const auto& nodes = g_.builder_.Nodes();
     std::vector<Found> found;
     utils::DenseIndex<const NodeProto*, utils::PointerHash> marked;
     for (std::size_t p : members) {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold || pattern->priority <= tried) continue;
       PatternStats& stats = report_.Pattern(pattern->Name(), pattern->priority);
-      for (const NodeProto* candidate : Candidates(p)) {
-        if (marked.contains(candidate)) continue;
+      for (std::size_t position : Candidates(p)) {
+        const NodeProto* candidate = &nodes.Get(static_cast<int>(position));
+        if (marked.contains(candidate)) {
+          if (cache) cache->Unclean(position);
+          continue;
+        }
+        if (cache && cache->Clean(position, pattern->priority)) {
+          if (check_incremental_) CheckSkipped(*pattern, *candidate);
+          continue;
+        }
         const auto match_start = Clock::now();
-        MatchResult match = pattern->Match(g_, *candidate);
+        MatchResult match;
+        if (cache) {
+          ScopedReads reads(cache->Reads(position));
+          match = pattern->Match(g_, *candidate);
+        } else {
+          match = pattern->Match(g_, *candidate);
+        }
         const std::int64_t elapsed = Since(match_start);
         stats.match_time_ns += elapsed;
         ++stats.match_calls;
@@ -277,14 +320,24 @@ class GraphGraph::Driver {
           if (!matched) throw BuilderError(pattern->Name() + "::Match returned a result of another pattern");
         }
         ++stats.matched;
+        if (cache) cache->Unclean(position);
         if (!Claimable(**matched, match, marked)) continue;
         for (const NodeProto* node : match.nodes)
           if (node) marked.insert(node);
         found.push_back(Found{std::move(match), matched, elapsed});
       }
     }
+    if (cache) cache->EndRound(threshold);
     report_.matching_time_ns += Since(start);
     return found;
+  }
+
+  // ONNXOPT_CHECK_INCREMENTAL: the cache skipped `node` for `pattern`; a match there means
+  // the cache missed a change.
+  void CheckSkipped(const PatternOptimization& pattern, const NodeProto& node) {
+    if (pattern.Match(g_, node))
+      throw BuilderError("incremental matching skipped " + Describe(node) + ", where " + pattern.Name() +
+                         " matches: a change it depends on was not seen (ONNXOPT_CHECK_INCREMENTAL)");
   }
 
   // Whether no node of `match` is claimed already or protected. Nodes outside the graph
@@ -418,8 +471,10 @@ class GraphGraph::Driver {
 
     std::vector<AddedNode> added;
     for (std::size_t p = 0; p < planned.size(); ++p)
-      for (std::size_t position : added_positions[p])
+      for (std::size_t position : added_positions[p]) {
         added.push_back(AddedNode{position, p, &g_.builder_.Nodes().Get(static_cast<int>(position))});
+        fresh_.insert(added.back().node);
+      }
     std::sort(added.begin(), added.end(),
               [](const AddedNode& a, const AddedNode& b) { return a.position < b.position; });
     std::vector<const NodeProto*> in_order;
@@ -829,6 +884,9 @@ class GraphGraph::Driver {
   std::size_t& batch_;
   std::vector<std::set<std::string>> fast_op_types_;
   std::array<Stage, kStages> stages_;
+  const bool incremental_, check_incremental_;
+  // Nodes the current match/apply loop created since the cache last looked at the graph.
+  std::unordered_set<const NodeProto*> fresh_;
 };
 
 std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {

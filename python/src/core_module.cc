@@ -23,6 +23,7 @@
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/match_cache.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/optimizer/rewrite_file.h"
@@ -460,6 +461,7 @@ void BindGraph(py::module_& b) {
       .def("nodes",
            [](const PyGraph& self) {
              py::list views;
+             core::builder::NoteWholeGraphRead();  // a Match that lists every node depends on all of them
              for (const NodeProto& node : self.Get().Builder().Nodes()) views.append(py::cast(NodeView(&node)));
              return views;
            })

@@ -1,0 +1,270 @@
+// MatchCache: see match_cache.h.
+
+#include "onnx_core/optimizer/match_cache.h"
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+
+#include "onnx_core/optimizer/graph_graph.h"
+
+namespace onnxopt::core::builder {
+
+namespace {
+
+std::uint64_t Hash64(std::string_view text) { return std::hash<std::string_view>{}(text); }
+
+template <class Field>
+std::vector<NameHash> SortedNames(const Field& elements) {
+  std::vector<NameHash> names;
+  names.reserve(static_cast<std::size_t>(elements.size()));
+  for (const auto& element : elements) names.push_back(SideKey(element.name(), ValueSide::kDefinition));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The names of sorted `a` that are not in sorted `b`.
+std::vector<NameHash> Difference(const std::vector<NameHash>& a, const std::vector<NameHash>& b) {
+  std::vector<NameHash> only;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only));
+  return only;
+}
+
+NameHash DefinitionKey(std::string_view name) { return SideKey(name, ValueSide::kDefinition); }
+
+bool IsShapeOp(const NodeProto& node) {
+  return (node.op_type() == "Shape" || node.op_type() == "Size") && IsOnnxDomain(node.domain());
+}
+
+// What this thread's queries report to (null: nobody listens).
+thread_local ReadSet* t_reads = nullptr;
+thread_local ConstnessMemory* t_constness = nullptr;
+
+std::uint64_t Mix(std::uint64_t seed, std::uint64_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+}  // namespace
+
+NameHash KeyOf(std::uint64_t hash, ValueSide side) {
+  return (static_cast<NameHash>(hash ^ (hash >> 32)) & ~NameHash{1}) | static_cast<NameHash>(side);
+}
+
+NameHash SideKey(std::string_view name, ValueSide side) { return KeyOf(Hash64(name), side); }
+
+void NoteRead(std::string_view name, ValueSide side) {
+  if (t_reads) t_reads->names.push_back(SideKey(name, side));
+}
+
+void NoteWholeGraphRead() {
+  if (t_reads) t_reads->whole_graph = true;
+}
+
+void NoteConstness(std::string_view name, bool constant) {
+  if (t_constness) t_constness->Record(name, constant);
+}
+
+void ConstnessMemory::Record(std::string_view name, bool constant) {
+  Answer* answer = answers_.find(name);
+  if (!answer) {
+    answers_.set(name, Answer{constant, false, false, round_});
+    return;
+  }
+  if (answer->round != round_) {
+    answer->before = answer->now;
+    answer->had_before = true;
+    answer->round = round_;
+  }
+  answer->now = constant;
+}
+
+const bool* ConstnessMemory::Previous(std::string_view name) const {
+  const Answer* answer = answers_.find(name);
+  if (!answer) return nullptr;
+  if (answer->round != round_) return &answer->now;
+  return answer->had_before ? &answer->before : nullptr;
+}
+
+ScopedConstnessMemory::ScopedConstnessMemory(ConstnessMemory& memory) : previous_(t_constness) {
+  t_constness = &memory;
+}
+ScopedConstnessMemory::~ScopedConstnessMemory() { t_constness = previous_; }
+
+ScopedReads::ScopedReads(ReadSet& reads) : previous_(t_reads) { t_reads = &reads; }
+ScopedReads::~ScopedReads() { t_reads = previous_; }
+
+std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set<const NodeProto*>& fresh,
+                               ConstnessMemory& constness) {
+  const GraphBuilder& builder = graph.Builder();
+  const auto& nodes = builder.Nodes();
+  const auto count = static_cast<std::size_t>(nodes.size());
+  dirty_.Clear();
+  constness.StartRound();
+
+  // Nodes: compare each with the snapshot of the same address.
+  std::vector<Entry> entries(count);
+  std::vector<Snapshot> snapshot(count);
+  utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index;
+  snapshot_index.reserve(count);
+  std::vector<bool> seen(snapshot_.size(), false);
+  std::vector<std::string_view> changed_names;  // for constness
+  std::vector<std::size_t> changed;
+  for (std::size_t i = 0; i < count; ++i) {
+    const NodeProto& node = nodes.Get(static_cast<int>(i));
+    snapshot_index.insert(&node);
+    Snapshot& now = snapshot[i];
+    now.signature = Mix(Hash64(node.op_type()), Hash64(node.domain()));
+    now.names.reserve(static_cast<std::size_t>(node.input_size() + node.output_size()));
+    // A changed node changes the readers of its inputs and the definitions of its outputs.
+    for (const auto& [names, side] : {std::pair{&node.input(), ValueSide::kReaders},
+                                      std::pair{&node.output(), ValueSide::kDefinition}}) {
+      now.signature = Mix(now.signature, static_cast<std::uint64_t>(names->size()));
+      for (const std::string& name : *names) {
+        const std::uint64_t hash = Hash64(name);
+        now.signature = Mix(now.signature, hash);
+        if (!name.empty()) now.names.push_back(KeyOf(hash, side));
+      }
+    }
+    const std::uint32_t before = snapshot_index_.find(&node);
+    if (before != snapshot_index_.kNone) {
+      seen[before] = true;
+      if (!fresh.contains(&node) && snapshot_[before].signature == now.signature) {
+        entries[i] = std::move(entries_[before]);
+        continue;
+      }
+      MarkDirty(snapshot_[before].names);
+    }
+    MarkDirty(now.names);
+    changed.push_back(i);
+  }
+  for (std::size_t i = 0; i < snapshot_.size(); ++i)
+    if (!seen[i]) MarkDirty(snapshot_[i].names);
+  const bool first = snapshot_.empty();
+
+  // Initializers and graph outputs: added or removed names are dirty.
+  std::vector<NameHash> initializers = SortedNames(builder.Initializers());
+  std::vector<NameHash> outputs = SortedNames(builder.Outputs());
+  std::vector<NameHash> added_initializers = Difference(initializers, initializers_);
+  MarkDirty(added_initializers);
+  MarkDirty(Difference(initializers_, initializers));
+  // A graph output counts as a reader too (IsUsed): both sides.
+  for (const std::vector<NameHash>& changed_outputs : {Difference(outputs, outputs_), Difference(outputs_, outputs)})
+    for (NameHash key : changed_outputs) {
+      dirty_.Insert(key);
+      dirty_.Insert(key | static_cast<NameHash>(ValueSide::kReaders));
+    }
+
+  // Constness, from the values whose producer or readers changed (at the first round no
+  // answer is known and no entry is kept: nothing to follow).
+  if (first) dirty_.Clear();
+  std::vector<std::string_view> seeds;
+  if (!first && !added_initializers.empty()) {
+    std::sort(added_initializers.begin(), added_initializers.end());
+    for (const TensorProto& initializer : builder.Initializers())
+      if (std::binary_search(added_initializers.begin(), added_initializers.end(),
+                             SideKey(initializer.name(), ValueSide::kDefinition)))
+        seeds.push_back(initializer.name());
+  }
+  if (first) changed.clear();
+  for (std::size_t i : changed) {
+    const NodeProto& node = nodes.Get(static_cast<int>(i));
+    for (const auto* names : {&node.input(), &node.output()})
+      for (const std::string& name : *names)
+        if (!name.empty()) seeds.push_back(name);
+  }
+  FollowConstness(graph, seeds, constness);
+
+  // Entries that read a dirty name are dropped; the others keep their level.
+  std::size_t kept = 0;
+  for (Entry& entry : entries) {
+    entry.unclean = false;
+    if (entry.clean_level == kNotClean) continue;
+    if (entry.reads.whole_graph || ReadsDirty(entry.reads)) {
+      entry = Entry{};
+      continue;
+    }
+    ++kept;
+  }
+  entries_ = std::move(entries);
+  snapshot_ = std::move(snapshot);
+  snapshot_index_ = std::move(snapshot_index);
+  initializers_ = std::move(initializers);
+  outputs_ = std::move(outputs);
+  return kept;
+}
+
+void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds,
+                                 ConstnessMemory& constness) {
+  // Whether the answer about `name` changed since the previous round; false when none was
+  // established (no answer depended on it).
+  auto changed = [&](std::string_view name) {
+    const bool* before = constness.Previous(name);
+    if (!before) return false;
+    const bool was = *before;
+    return graph.IsConstant(name) != was;
+  };
+  // Values whose answer changed: the outputs of their readers are asked about again. A
+  // Shape or Size of a value with a new producer may now be static (a constant) without
+  // any answer having changed.
+  std::vector<std::string_view> work;
+  utils::DenseIndex<std::string_view> seen;  // a value read by many changed nodes comes once
+  for (std::string_view seed : seeds) {
+    if (!seen.insert(seed).second) continue;
+    if (changed(seed)) {
+      dirty_.Insert(DefinitionKey(seed));
+      work.push_back(seed);
+      continue;
+    }
+    for (const NodeProto* reader : graph.NextNodes(seed))
+      if (IsShapeOp(*reader) && !reader->output().empty() && changed(reader->output(0))) {
+        dirty_.Insert(DefinitionKey(reader->output(0)));
+        work.push_back(reader->output(0));
+      }
+  }
+  std::unordered_set<std::string_view> followed;
+  while (!work.empty()) {
+    const std::string_view name = work.back();
+    work.pop_back();
+    if (!followed.insert(name).second) continue;
+    for (const NodeProto* reader : graph.NextNodes(name))
+      for (const std::string& output : reader->output())
+        if (!output.empty() && changed(output)) {
+          dirty_.Insert(DefinitionKey(output));
+          work.push_back(output);
+        }
+  }
+}
+
+bool MatchCache::ReadsDirty(const ReadSet& reads) const {
+  if (dirty_.Count() == 0) return false;
+  return std::any_of(reads.names.begin(), reads.names.end(), [&](NameHash name) { return dirty_.Contains(name); });
+}
+
+void MatchCache::DirtyBits::Insert(NameHash name) {
+  const std::size_t slot = Slot(name);
+  std::uint64_t& word = bits_[slot / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (slot % 64);
+  if (word & bit) return;
+  word |= bit;
+  set_.push_back(slot);
+}
+
+void MatchCache::DirtyBits::Clear() {
+  for (std::size_t slot : set_) bits_[slot / 64] = 0;
+  set_.clear();
+}
+
+void MatchCache::EndRound(int threshold) {
+  for (Entry& entry : entries_) {
+    if (entry.unclean) {
+      entry = Entry{};
+      continue;
+    }
+    entry.clean_level = std::max(entry.clean_level, threshold);
+    // Several patterns read the same names: keep each once.
+    std::sort(entry.reads.names.begin(), entry.reads.names.end());
+    entry.reads.names.erase(std::unique(entry.reads.names.begin(), entry.reads.names.end()), entry.reads.names.end());
+  }
+}
+
+}  // namespace onnxopt::core::builder

@@ -1,0 +1,174 @@
+#pragma once
+// MatchCache: incremental matching. A candidate node on which every pattern of a round
+// found nothing is not tried again until something those patterns looked at changes.
+//
+// What a Match looked at: while it runs, GraphGraph's queries note the names of the values
+// they are asked about, and which side of the value: its definition (producer, shape,
+// type, constness, initializer, being a graph output) or its readers (NextNodes, read by
+// a nested graph). A node's entry keeps the union of those (name, side) keys over the
+// patterns tried on it, as 32-bit hashes (a collision only makes a node be tried again).
+//
+// What changed: before each round the cache compares the graph with the snapshot it took
+// at the previous one. A node added, removed, or edited in place (cleanup renames its
+// inputs or outputs) makes the readers of its inputs and the definitions of its outputs
+// dirty; an initializer added or removed makes its definition dirty, a graph output
+// changed both sides. Keeping the sides apart matters: a value read by every layer (a
+// mask, a shape) gets or loses a reader in most rounds, and most patterns only look at
+// where their inputs come from. Constness (IsConstant) is derived from
+// producers far upstream: for every value whose producer or readers changed, the cache
+// asks again about the readers' outputs whose constness some query established before,
+// and follows the values whose answer changed downstream, as far as answers change.
+// Then every entry that read a dirty name is dropped.
+//
+// Why no match is missed: a Match reaches other nodes only through the values it asks
+// about (NodeBefore, NextNodes, Predecessors, ...), and everything it can learn about a
+// value changes only through the changes above. Positions keep their relative order
+// between rounds (a batch keeps the surviving nodes in order). A query that depends on
+// the whole graph (GraphGraph::NodeCount, Python's `nodes`) notes so, and its node is
+// tried again every round. ONNXOPT_CHECK_INCREMENTAL=1 tries the skipped nodes as well
+// and fails on any match: the invariant test of CI runs with it.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/utils/dense_index.h"
+#include "onnx_core/utils/name_table.h"
+
+namespace onnxopt::core::builder {
+
+class GraphGraph;
+
+using NameHash = std::uint32_t;
+enum class ValueSide : std::uint32_t { kDefinition = 0, kReaders = 1 };
+// The key of one side of a value.
+NameHash SideKey(std::string_view name, ValueSide side);
+
+// --- What GraphGraph's queries report (graph_graph.cc calls these) ----------------------
+
+// A query about one side of `name` (no-op unless a Match is being observed on this thread).
+void NoteRead(std::string_view name, ValueSide side);
+// A query whose answer depends on the whole graph.
+void NoteWholeGraphRead();
+// IsConstant established `constant` for `name` (no-op unless an optimization observes
+// constness on this thread).
+void NoteConstness(std::string_view name, bool constant);
+
+// The constness answers of one optimization, with the previous round's answer of each
+// value whose answer was established again in this round.
+class ConstnessMemory {
+ public:
+  void StartRound() { ++round_; }
+  void Record(std::string_view name, bool constant);
+  // The answer known at the end of the previous round, if any.
+  const bool* Previous(std::string_view name) const;
+
+ private:
+  struct Answer {
+    bool now = false, before = false, had_before = false;
+    std::uint32_t round = 0;
+  };
+  utils::NameTable<Answer> answers_;
+  std::uint32_t round_ = 1;
+};
+
+// Makes this thread's queries report constness to `memory` while it lives.
+class ScopedConstnessMemory {
+ public:
+  explicit ScopedConstnessMemory(ConstnessMemory& memory);
+  ~ScopedConstnessMemory();
+  ScopedConstnessMemory(const ScopedConstnessMemory&) = delete;
+  ScopedConstnessMemory& operator=(const ScopedConstnessMemory&) = delete;
+
+ private:
+  ConstnessMemory* previous_;
+};
+
+// The (name, side) keys one Match call (or several) asked about.
+struct ReadSet {
+  std::vector<NameHash> names;
+  bool whole_graph = false;
+};
+
+// Makes this thread's queries note their names in `reads` while it lives.
+class ScopedReads {
+ public:
+  explicit ScopedReads(ReadSet& reads);
+  ~ScopedReads();
+  ScopedReads(const ScopedReads&) = delete;
+  ScopedReads& operator=(const ScopedReads&) = delete;
+
+ private:
+  ReadSet* previous_;
+};
+
+// --- The cache ------------------------------------------------------------------------
+
+class MatchCache {
+ public:
+  static constexpr int kNotClean = INT32_MIN;
+
+  // Compares the graph with the previous round's snapshot and drops the entries of nodes
+  // that changed or read a dirty name (see above). `fresh` are the nodes created since the
+  // last Update (their addresses may be those of deleted nodes). The graph's index must be
+  // up to date. Returns the number of entries kept.
+  std::size_t Update(const GraphGraph& graph, const std::unordered_set<const NodeProto*>& fresh,
+                     ConstnessMemory& constness);
+
+  // Whether every pattern of priority <= `priority` found nothing at the node at
+  // `position` (in the graph as of the last Update) and nothing it read changed since.
+  bool Clean(std::size_t position, int priority) const { return entries_[position].clean_level >= priority; }
+  // Where a Match at that node notes its reads.
+  ReadSet& Reads(std::size_t position) { return entries_[position].reads; }
+  // Something matched at the node, or it was not tried: it is tried again next round.
+  void Unclean(std::size_t position) { entries_[position].unclean = true; }
+  // Ends a round in which the patterns of priority <= `threshold` were tried (or skipped
+  // as clean) on every node that was not marked Unclean.
+  void EndRound(int threshold);
+
+  std::size_t DirtyNames() const { return dirty_.Count(); }
+
+ private:
+  struct Entry {
+    int clean_level = kNotClean;
+    bool unclean = false;
+    ReadSet reads;
+  };
+  // A node as the previous round saw it: what it is, and the names it reads and writes.
+  struct Snapshot {
+    std::uint64_t signature = 0;
+    std::vector<NameHash> names;
+  };
+
+  // The dirty names as bits of a hash (a false positive only makes a node be tried again).
+  class DirtyBits {
+   public:
+    void Insert(NameHash name);
+    bool Contains(NameHash name) const { return (bits_[Slot(name) / 64] >> (Slot(name) % 64)) & 1; }
+    void Clear();
+    std::size_t Count() const { return set_.size(); }
+
+   private:
+    static constexpr std::size_t kBits = std::size_t{1} << 24;
+    static std::size_t Slot(NameHash name) { return name & (kBits - 1); }
+    std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(kBits / 64);
+    std::vector<std::size_t> set_;  // the slots set, to clear them
+  };
+
+  void MarkDirty(const std::vector<NameHash>& names) {
+    for (NameHash name : names) dirty_.Insert(name);
+  }
+  void FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds, ConstnessMemory& constness);
+  bool ReadsDirty(const ReadSet& reads) const;
+
+  std::vector<Entry> entries_;  // by node position
+  std::vector<Snapshot> snapshot_;
+  utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index_;
+  std::vector<NameHash> initializers_, outputs_;  // sorted
+  DirtyBits dirty_;
+};
+
+}  // namespace onnxopt::core::builder
