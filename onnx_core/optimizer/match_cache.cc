@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <cstring>
 #include <iterator>
+#include <span>
 
 #include "onnx_core/optimizer/graph_graph.h"
 
@@ -12,7 +14,26 @@ namespace onnxopt::core::builder {
 
 namespace {
 
-std::uint64_t Hash64(std::string_view text) { return std::hash<std::string_view>{}(text); }
+// A hash of a value name, 8 bytes at a time: every query of a Match hashes its name (a
+// collision only makes a node be tried again).
+std::uint64_t Hash64(std::string_view text) {
+  std::uint64_t hash = 0x9e3779b97f4a7c15ULL ^ text.size();
+  const char* data = text.data();
+  std::size_t left = text.size();
+  auto mix = [&](std::uint64_t word) {
+    hash = (hash ^ word) * 0xbf58476d1ce4e5b9ULL;
+    hash ^= hash >> 31;
+  };
+  for (; left >= 8; data += 8, left -= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, data, 8);
+    mix(word);
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, data, left);
+  mix(tail);
+  return hash * 0x94d049bb133111ebULL ^ (hash >> 29);
+}
 
 template <class Field>
 std::vector<NameHash> SortedNames(const Field& elements) {
@@ -53,7 +74,10 @@ NameHash KeyOf(std::uint64_t hash, ValueSide side) {
 NameHash SideKey(std::string_view name, ValueSide side) { return KeyOf(Hash64(name), side); }
 
 void NoteRead(std::string_view name, ValueSide side) {
-  if (t_reads) t_reads->names.push_back(SideKey(name, side));
+  if (!t_reads) return;
+  const NameHash key = SideKey(name, side);
+  // Patterns often ask twice in a row about the same value.
+  if (t_reads->names.empty() || t_reads->names.back() != key) t_reads->names.push_back(key);
 }
 
 void NoteWholeGraphRead() {
@@ -104,17 +128,21 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
   // Nodes: compare each with the snapshot of the same address.
   std::vector<Entry> entries(count);
   std::vector<Snapshot> snapshot(count);
+  std::vector<NameHash> snapshot_names;
+  snapshot_names.reserve(snapshot_names_.size());
   utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index;
   snapshot_index.reserve(count);
   std::vector<bool> seen(snapshot_.size(), false);
-  std::vector<std::string_view> changed_names;  // for constness
+  auto names_of = [](const std::vector<NameHash>& names, const Snapshot& node) {
+    return std::span<const NameHash>(names.data() + node.first, node.count);
+  };
   std::vector<std::size_t> changed;
   for (std::size_t i = 0; i < count; ++i) {
     const NodeProto& node = nodes.Get(static_cast<int>(i));
     snapshot_index.insert(&node);
     Snapshot& now = snapshot[i];
     now.signature = Mix(Hash64(node.op_type()), Hash64(node.domain()));
-    now.names.reserve(static_cast<std::size_t>(node.input_size() + node.output_size()));
+    now.first = static_cast<std::uint32_t>(snapshot_names.size());
     // A changed node changes the readers of its inputs and the definitions of its outputs.
     for (const auto& [names, side] : {std::pair{&node.input(), ValueSide::kReaders},
                                       std::pair{&node.output(), ValueSide::kDefinition}}) {
@@ -122,9 +150,10 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
       for (const std::string& name : *names) {
         const std::uint64_t hash = Hash64(name);
         now.signature = Mix(now.signature, hash);
-        if (!name.empty()) now.names.push_back(KeyOf(hash, side));
+        if (!name.empty()) snapshot_names.push_back(KeyOf(hash, side));
       }
     }
+    now.count = static_cast<std::uint32_t>(snapshot_names.size()) - now.first;
     const std::uint32_t before = snapshot_index_.find(&node);
     if (before != snapshot_index_.kNone) {
       seen[before] = true;
@@ -132,13 +161,13 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
         entries[i] = std::move(entries_[before]);
         continue;
       }
-      MarkDirty(snapshot_[before].names);
+      MarkDirty(names_of(snapshot_names_, snapshot_[before]));
     }
-    MarkDirty(now.names);
+    MarkDirty(names_of(snapshot_names, now));
     changed.push_back(i);
   }
   for (std::size_t i = 0; i < snapshot_.size(); ++i)
-    if (!seen[i]) MarkDirty(snapshot_[i].names);
+    if (!seen[i]) MarkDirty(names_of(snapshot_names_, snapshot_[i]));
   const bool first = snapshot_.empty();
 
   // Initializers and graph outputs: added or removed names are dirty.
@@ -154,8 +183,8 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
       dirty_.Insert(key | static_cast<NameHash>(ValueSide::kReaders));
     }
 
-  // Constness, from the values whose producer or readers changed (at the first round no
-  // answer is known and no entry is kept: nothing to follow).
+  // Constness, from the values whose definition changed (at the first round no answer is
+  // known and no entry is kept: nothing to follow).
   if (first) dirty_.Clear();
   std::vector<std::string_view> seeds;
   if (!first && !added_initializers.empty()) {
@@ -166,12 +195,9 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
         seeds.push_back(initializer.name());
   }
   if (first) changed.clear();
-  for (std::size_t i : changed) {
-    const NodeProto& node = nodes.Get(static_cast<int>(i));
-    for (const auto* names : {&node.input(), &node.output()})
-      for (const std::string& name : *names)
-        if (!name.empty()) seeds.push_back(name);
-  }
+  for (std::size_t i : changed)
+    for (const std::string& name : nodes.Get(static_cast<int>(i)).output())
+      if (!name.empty()) seeds.push_back(name);
   FollowConstness(graph, seeds, constness);
 
   // Entries that read a dirty name are dropped; the others keep their level.
@@ -187,6 +213,7 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
   }
   entries_ = std::move(entries);
   snapshot_ = std::move(snapshot);
+  snapshot_names_ = std::move(snapshot_names);
   snapshot_index_ = std::move(snapshot_index);
   initializers_ = std::move(initializers);
   outputs_ = std::move(outputs);
@@ -203,13 +230,11 @@ void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std:
     const bool was = *before;
     return graph.IsConstant(name) != was;
   };
-  // Values whose answer changed: the outputs of their readers are asked about again. A
-  // Shape or Size of a value with a new producer may now be static (a constant) without
-  // any answer having changed.
+  // The seeds (each value once: a value has one definition) and the values whose answer
+  // changed: the outputs of their readers are asked about again. A Shape or Size of a
+  // seed may now be static (a constant) though no answer changed.
   std::vector<std::string_view> work;
-  utils::DenseIndex<std::string_view> seen;  // a value read by many changed nodes comes once
   for (std::string_view seed : seeds) {
-    if (!seen.insert(seed).second) continue;
     if (changed(seed)) {
       dirty_.Insert(DefinitionKey(seed));
       work.push_back(seed);

@@ -137,10 +137,11 @@ class MatchCache {
     bool unclean = false;
     ReadSet reads;
   };
-  // A node as the previous round saw it: what it is, and the names it reads and writes.
+  // A node as the previous round saw it: what it is, and the keys of the values it reads
+  // and writes ([first, first + count) of the snapshot's names).
   struct Snapshot {
     std::uint64_t signature = 0;
-    std::vector<NameHash> names;
+    std::uint32_t first = 0, count = 0;
   };
 
   // The dirty names as bits of a hash (a false positive only makes a node be tried again).
@@ -158,7 +159,8 @@ class MatchCache {
     std::vector<std::size_t> set_;  // the slots set, to clear them
   };
 
-  void MarkDirty(const std::vector<NameHash>& names) {
+  template <class Names>
+  void MarkDirty(const Names& names) {
     for (NameHash name : names) dirty_.Insert(name);
   }
   void FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds, ConstnessMemory& constness);
@@ -166,6 +168,7 @@ class MatchCache {
 
   std::vector<Entry> entries_;  // by node position
   std::vector<Snapshot> snapshot_;
+  std::vector<NameHash> snapshot_names_;
   utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index_;
   std::vector<NameHash> initializers_, outputs_;  // sorted
   DirtyBits dirty_;
