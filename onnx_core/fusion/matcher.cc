@@ -12,6 +12,7 @@
 #include "onnx_core/ir/op_schema.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match_cache.h"
 
 namespace onnxopt::fusion {
 
@@ -131,6 +132,7 @@ const std::string& AbsentValue() {
 // The value a materialized constant of this graph holds: an initializer that is not also
 // a graph input (IR < 4 lets an input override it), or a Constant node's output.
 std::optional<TensorProto> MaterializedConstant(const GraphGraph& graph, std::string_view name) {
+  core::builder::NoteRead(name, core::builder::ValueSide::kDefinition);  // asks the builder, not the graph
   if (const TensorProto* init = graph.Builder().Initializer(name); init && !graph.Builder().IsGraphInput(name))
     return *init;
   if (const NodeProto* node = ConstantNode(graph, name)) return core::ir::ConstantNodeValue(*node);
@@ -138,6 +140,7 @@ std::optional<TensorProto> MaterializedConstant(const GraphGraph& graph, std::st
 }
 
 bool IsMaterializedConstant(const GraphGraph& graph, std::string_view name) {
+  core::builder::NoteRead(name, core::builder::ValueSide::kDefinition);  // asks the builder, not the graph
   const TensorProto* init = graph.Builder().Initializer(name);
   if (init) return !graph.Builder().IsGraphInput(name);
   return ConstantNode(graph, name) != nullptr;
