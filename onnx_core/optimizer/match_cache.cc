@@ -8,6 +8,7 @@
 #include <iterator>
 #include <span>
 
+#include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 
 namespace onnxopt::core::builder {
@@ -117,8 +118,8 @@ ScopedConstnessMemory::~ScopedConstnessMemory() { t_constness = previous_; }
 ScopedReads::ScopedReads(ReadSet& reads) : previous_(t_reads) { t_reads = &reads; }
 ScopedReads::~ScopedReads() { t_reads = previous_; }
 
-std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set<const NodeProto*>& fresh,
-                               ConstnessMemory& constness) {
+std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness,
+                               bool verify) {
   const GraphBuilder& builder = graph.Builder();
   const auto& nodes = builder.Nodes();
   const auto count = static_cast<std::size_t>(nodes.size());
@@ -136,14 +137,30 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
   auto names_of = [](const std::vector<NameHash>& names, const Snapshot& node) {
     return std::span<const NameHash>(names.data() + node.first, node.count);
   };
-  std::vector<std::size_t> changed;
-  for (std::size_t i = 0; i < count; ++i) {
-    const NodeProto& node = nodes.Get(static_cast<int>(i));
-    snapshot_index.insert(&node);
-    Snapshot& now = snapshot[i];
+  // Nodes edited in place by renames: those that read a renamed value's new name now and
+  // one of the old names before (renames may chain: a -> b, b -> c).
+  std::vector<NameHash> renamed_from;
+  for (const auto& [from, to] : changes.renames) renamed_from.push_back(SideKey(from, ValueSide::kReaders));
+  std::sort(renamed_from.begin(), renamed_from.end());
+  std::unordered_set<const NodeProto*> edited;
+  std::unordered_set<std::string_view> targets;  // many values may be merged into one
+  for (const auto& [from, to] : changes.renames) {
+    if (!targets.insert(to).second) continue;
+    for (const NodeProto* reader : graph.NextNodes(to)) {
+      const std::uint32_t before = snapshot_index_.find(reader);
+      if (before == snapshot_index_.kNone) continue;  // new: compared anyway
+      const auto old_names = names_of(snapshot_names_, snapshot_[before]);
+      if (std::any_of(old_names.begin(), old_names.end(), [&](NameHash name) {
+            return std::binary_search(renamed_from.begin(), renamed_from.end(), name);
+          }))
+        edited.insert(reader);
+    }
+  }
+  // What a node is and the keys of the values it reads and writes (a changed node changes
+  // the readers of its inputs and the definitions of its outputs).
+  auto describe = [&](const NodeProto& node, Snapshot& now) {
     now.signature = Mix(Hash64(node.op_type()), Hash64(node.domain()));
     now.first = static_cast<std::uint32_t>(snapshot_names.size());
-    // A changed node changes the readers of its inputs and the definitions of its outputs.
     for (const auto& [names, side] : {std::pair{&node.input(), ValueSide::kReaders},
                                       std::pair{&node.output(), ValueSide::kDefinition}}) {
       now.signature = Mix(now.signature, static_cast<std::uint64_t>(names->size()));
@@ -154,15 +171,28 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const std::unordered_set
       }
     }
     now.count = static_cast<std::uint32_t>(snapshot_names.size()) - now.first;
+  };
+  std::vector<std::size_t> changed;
+  for (std::size_t i = 0; i < count; ++i) {
+    const NodeProto& node = nodes.Get(static_cast<int>(i));
+    snapshot_index.insert(&node);
+    Snapshot& now = snapshot[i];
     const std::uint32_t before = snapshot_index_.find(&node);
     if (before != snapshot_index_.kNone) {
       seen[before] = true;
-      if (!fresh.contains(&node) && snapshot_[before].signature == now.signature) {
+      if (!changes.nodes.contains(&node) && !edited.contains(&node)) {
+        // The same node as in the previous round: keep its description and its entry.
+        const Snapshot& old = snapshot_[before];
+        now = Snapshot{old.signature, static_cast<std::uint32_t>(snapshot_names.size()), old.count};
+        const auto old_names = names_of(snapshot_names_, old);
+        snapshot_names.insert(snapshot_names.end(), old_names.begin(), old_names.end());
+        if (verify) CheckUnchanged(node, now.signature);
         entries[i] = std::move(entries_[before]);
         continue;
       }
       MarkDirty(names_of(snapshot_names_, snapshot_[before]));
     }
+    describe(node, now);
     MarkDirty(names_of(snapshot_names, now));
     changed.push_back(i);
   }
@@ -258,6 +288,17 @@ void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std:
           work.push_back(output);
         }
   }
+}
+
+void MatchCache::CheckUnchanged(const NodeProto& node, std::uint64_t signature) {
+  std::uint64_t now = Mix(Hash64(node.op_type()), Hash64(node.domain()));
+  for (const auto* names : {&node.input(), &node.output()}) {
+    now = Mix(now, static_cast<std::uint64_t>(names->size()));
+    for (const std::string& name : *names) now = Mix(now, Hash64(name));
+  }
+  if (now != signature)
+    throw BuilderError("incremental matching: node " + node.op_type() + " '" + node.name() +
+                       "' was edited in place, and the optimizer did not report it (ONNXOPT_CHECK_INCREMENTAL)");
 }
 
 bool MatchCache::ReadsDirty(const ReadSet& reads) const {

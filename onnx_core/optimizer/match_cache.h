@@ -9,9 +9,10 @@
 // patterns tried on it, as 32-bit hashes (a collision only makes a node be tried again).
 //
 // What changed: before each round the cache compares the graph with the snapshot it took
-// at the previous one. A node added, removed, or edited in place (cleanup renames its
-// inputs or outputs) makes the readers of its inputs and the definitions of its outputs
-// dirty; an initializer added or removed makes its definition dirty, a graph output
+// at the previous one, by node address, and with what the driver tells it: the nodes it
+// created and the values the cleanup renamed (their readers were edited in place, and
+// identity removal hands an output name to a producer). A node added, removed or edited
+// makes the readers of its inputs and the definitions of its outputs dirty; an initializer added or removed makes its definition dirty, a graph output
 // changed both sides. Keeping the sides apart matters: a value read by every layer (a
 // mask, a shape) gets or loses a reader in most rounds, and most patterns only look at
 // where their inputs come from. Constness (IsConstant) is derived from
@@ -30,8 +31,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "onnx_core/builder/graph_builder.h"
@@ -107,16 +110,31 @@ class ScopedReads {
 
 // --- The cache ------------------------------------------------------------------------
 
+// What the driver knows changed since the cache's last Update, besides deletions.
+struct GraphChanges {
+  // Nodes created or edited in place (identity removal renaming a producer's output);
+  // an address may be that of a deleted node.
+  std::unordered_set<const NodeProto*> nodes;
+  // Values the cleanup renamed (from, to): the readers of `from` read `to` now, edited in
+  // place.
+  std::vector<std::pair<std::string, std::string>> renames;
+
+  void Clear() {
+    nodes.clear();
+    renames.clear();
+  }
+};
+
 class MatchCache {
  public:
   static constexpr int kNotClean = INT32_MIN;
 
   // Compares the graph with the previous round's snapshot and drops the entries of nodes
-  // that changed or read a dirty name (see above). `fresh` are the nodes created since the
-  // last Update (their addresses may be those of deleted nodes). The graph's index must be
-  // up to date. Returns the number of entries kept.
-  std::size_t Update(const GraphGraph& graph, const std::unordered_set<const NodeProto*>& fresh,
-                     ConstnessMemory& constness);
+  // that changed or read a dirty name (see above). The graph's index must be up to date.
+  // With `verify`, also compares every node the driver did not report with its snapshot
+  // and throws BuilderError if one was edited (ONNXOPT_CHECK_INCREMENTAL). Returns the
+  // number of entries kept.
+  std::size_t Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness, bool verify);
 
   // Whether every pattern of priority <= `priority` found nothing at the node at
   // `position` (in the graph as of the last Update) and nothing it read changed since.
@@ -165,6 +183,7 @@ class MatchCache {
   }
   void FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds, ConstnessMemory& constness);
   bool ReadsDirty(const ReadSet& reads) const;
+  static void CheckUnchanged(const NodeProto& node, std::uint64_t signature);
 
   std::vector<Entry> entries_;  // by node position
   std::vector<Snapshot> snapshot_;

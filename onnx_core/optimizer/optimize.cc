@@ -177,7 +177,7 @@ class GraphGraph::Driver {
     ConstnessMemory constness;
     ScopedConstnessMemory observe_constness(constness);
     if (incremental_) cache.emplace();
-    fresh_.clear();
+    changes_.Clear();
 
     std::size_t level = 0;
     bool changed = true;  // by the last iteration
@@ -196,8 +196,8 @@ class GraphGraph::Driver {
       RefreshIndex();
       if (cache && changed) {
         const auto start = Clock::now();
-        cache->Update(g_, fresh_, constness);
-        fresh_.clear();
+        cache->Update(g_, changes_, constness, check_incremental_);
+        changes_.Clear();
         report_.indexing_time_ns += Since(start);
       }
       // When the previous iteration applied nothing, the graph is the same: the patterns it
@@ -473,7 +473,7 @@ class GraphGraph::Driver {
     for (std::size_t p = 0; p < planned.size(); ++p)
       for (std::size_t position : added_positions[p]) {
         added.push_back(AddedNode{position, p, &g_.builder_.Nodes().Get(static_cast<int>(position))});
-        fresh_.insert(added.back().node);
+        changes_.nodes.insert(added.back().node);
       }
     std::sort(added.begin(), added.end(),
               [](const AddedNode& a, const AddedNode& b) { return a.position < b.position; });
@@ -863,6 +863,9 @@ class GraphGraph::Driver {
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
     CleanupResult result = pass();
     if (!result.Changed() && result.renames.empty()) return false;
+    // For incremental matching: nodes edited in place.
+    for (const NodeProto* node : result.redefined_nodes) changes_.nodes.insert(node);
+    for (const ValueRename& rename : result.renames) changes_.renames.emplace_back(rename.from, rename.to);
     LocalRewriting record = OperationRecord(result.pass, nodes, initializers, result.redefined_nodes);
     for (ValueRename& rename : result.renames)
       record.value_renames.emplace_back(std::move(rename.from), std::move(rename.to));
@@ -885,8 +888,8 @@ class GraphGraph::Driver {
   std::vector<std::set<std::string>> fast_op_types_;
   std::array<Stage, kStages> stages_;
   const bool incremental_, check_incremental_;
-  // Nodes the current match/apply loop created since the cache last looked at the graph.
-  std::unordered_set<const NodeProto*> fresh_;
+  // What the current match/apply loop changed since the cache last looked at the graph.
+  GraphChanges changes_;
 };
 
 std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {
