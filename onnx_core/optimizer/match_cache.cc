@@ -36,6 +36,15 @@ std::uint64_t Hash64(std::string_view text) {
   return hash * 0x94d049bb133111ebULL ^ (hash >> 29);
 }
 
+std::uint64_t Mix(std::uint64_t seed, std::uint64_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+// The key of one side of a value, from the hash of its name (the low bit is the side).
+NameHash KeyOf(std::uint64_t hash, ValueSide side) {
+  return (static_cast<NameHash>(hash ^ (hash >> 32)) & ~NameHash{1}) | static_cast<NameHash>(side);
+}
+
 template <class Field>
 std::vector<NameHash> SortedNames(const Field& elements) {
   std::vector<NameHash> names;
@@ -54,6 +63,17 @@ std::vector<NameHash> Difference(const std::vector<NameHash>& a, const std::vect
 
 NameHash DefinitionKey(std::string_view name) { return SideKey(name, ValueSide::kDefinition); }
 
+// What a node is: op type, domain, input and output names (not attributes: a node whose
+// attributes change is a new node, which the driver reports).
+std::uint64_t Signature(const NodeProto& node) {
+  std::uint64_t signature = Mix(Hash64(node.op_type()), Hash64(node.domain()));
+  for (const auto* names : {&node.input(), &node.output()}) {
+    signature = Mix(signature, static_cast<std::uint64_t>(names->size()));
+    for (const std::string& name : *names) signature = Mix(signature, Hash64(name));
+  }
+  return signature;
+}
+
 bool IsShapeOp(const NodeProto& node) {
   return (node.op_type() == "Shape" || node.op_type() == "Size") && IsOnnxDomain(node.domain());
 }
@@ -62,15 +82,7 @@ bool IsShapeOp(const NodeProto& node) {
 thread_local ReadSet* t_reads = nullptr;
 thread_local ConstnessMemory* t_constness = nullptr;
 
-std::uint64_t Mix(std::uint64_t seed, std::uint64_t value) {
-  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
-}
-
 }  // namespace
-
-NameHash KeyOf(std::uint64_t hash, ValueSide side) {
-  return (static_cast<NameHash>(hash ^ (hash >> 32)) & ~NameHash{1}) | static_cast<NameHash>(side);
-}
 
 NameHash SideKey(std::string_view name, ValueSide side) { return KeyOf(Hash64(name), side); }
 
@@ -134,42 +146,16 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& chan
   utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index;
   snapshot_index.reserve(count);
   std::vector<bool> seen(snapshot_.size(), false);
-  auto names_of = [](const std::vector<NameHash>& names, const Snapshot& node) {
-    return std::span<const NameHash>(names.data() + node.first, node.count);
-  };
-  // Nodes edited in place by renames: those that read a renamed value's new name now and
-  // one of the old names before (renames may chain: a -> b, b -> c).
-  std::vector<NameHash> renamed_from;
-  for (const auto& [from, to] : changes.renames) renamed_from.push_back(SideKey(from, ValueSide::kReaders));
-  std::sort(renamed_from.begin(), renamed_from.end());
-  std::unordered_set<const NodeProto*> edited;
-  std::unordered_set<std::string_view> targets;  // many values may be merged into one
-  for (const auto& [from, to] : changes.renames) {
-    if (!targets.insert(to).second) continue;
-    for (const NodeProto* reader : graph.NextNodes(to)) {
-      const std::uint32_t before = snapshot_index_.find(reader);
-      if (before == snapshot_index_.kNone) continue;  // new: compared anyway
-      const auto old_names = names_of(snapshot_names_, snapshot_[before]);
-      if (std::any_of(old_names.begin(), old_names.end(), [&](NameHash name) {
-            return std::binary_search(renamed_from.begin(), renamed_from.end(), name);
-          }))
-        edited.insert(reader);
-    }
-  }
+  const std::unordered_set<const NodeProto*> edited = EditedByRenames(graph, changes.renames);
   // What a node is and the keys of the values it reads and writes (a changed node changes
   // the readers of its inputs and the definitions of its outputs).
   auto describe = [&](const NodeProto& node, Snapshot& now) {
-    now.signature = Mix(Hash64(node.op_type()), Hash64(node.domain()));
+    now.signature = Signature(node);
     now.first = static_cast<std::uint32_t>(snapshot_names.size());
     for (const auto& [names, side] : {std::pair{&node.input(), ValueSide::kReaders},
-                                      std::pair{&node.output(), ValueSide::kDefinition}}) {
-      now.signature = Mix(now.signature, static_cast<std::uint64_t>(names->size()));
-      for (const std::string& name : *names) {
-        const std::uint64_t hash = Hash64(name);
-        now.signature = Mix(now.signature, hash);
-        if (!name.empty()) snapshot_names.push_back(KeyOf(hash, side));
-      }
-    }
+                                      std::pair{&node.output(), ValueSide::kDefinition}})
+      for (const std::string& name : *names)
+        if (!name.empty()) snapshot_names.push_back(SideKey(name, side));
     now.count = static_cast<std::uint32_t>(snapshot_names.size()) - now.first;
   };
   std::vector<std::size_t> changed;
@@ -184,20 +170,22 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& chan
         // The same node as in the previous round: keep its description and its entry.
         const Snapshot& old = snapshot_[before];
         now = Snapshot{old.signature, static_cast<std::uint32_t>(snapshot_names.size()), old.count};
-        const auto old_names = names_of(snapshot_names_, old);
+        const auto old_names = NamesOf(snapshot_names_, old);
         snapshot_names.insert(snapshot_names.end(), old_names.begin(), old_names.end());
-        if (verify) CheckUnchanged(node, now.signature);
+        if (verify && Signature(node) != old.signature)
+          throw BuilderError("incremental matching: node " + node.op_type() + " '" + node.name() +
+                             "' was edited in place, and the optimizer did not report it (ONNXOPT_CHECK_INCREMENTAL)");
         entries[i] = std::move(entries_[before]);
         continue;
       }
-      MarkDirty(names_of(snapshot_names_, snapshot_[before]));
+      MarkDirty(NamesOf(snapshot_names_, snapshot_[before]));
     }
     describe(node, now);
-    MarkDirty(names_of(snapshot_names, now));
+    MarkDirty(NamesOf(snapshot_names, now));
     changed.push_back(i);
   }
   for (std::size_t i = 0; i < snapshot_.size(); ++i)
-    if (!seen[i]) MarkDirty(names_of(snapshot_names_, snapshot_[i]));
+    if (!seen[i]) MarkDirty(NamesOf(snapshot_names_, snapshot_[i]));
   const bool first = snapshot_.empty();
 
   // Initializers and graph outputs: added or removed names are dirty.
@@ -218,7 +206,6 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& chan
   if (first) dirty_.Clear();
   std::vector<std::string_view> seeds;
   if (!first && !added_initializers.empty()) {
-    std::sort(added_initializers.begin(), added_initializers.end());
     for (const TensorProto& initializer : builder.Initializers())
       if (std::binary_search(added_initializers.begin(), added_initializers.end(),
                              SideKey(initializer.name(), ValueSide::kDefinition)))
@@ -290,15 +277,27 @@ void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std:
   }
 }
 
-void MatchCache::CheckUnchanged(const NodeProto& node, std::uint64_t signature) {
-  std::uint64_t now = Mix(Hash64(node.op_type()), Hash64(node.domain()));
-  for (const auto* names : {&node.input(), &node.output()}) {
-    now = Mix(now, static_cast<std::uint64_t>(names->size()));
-    for (const std::string& name : *names) now = Mix(now, Hash64(name));
+std::unordered_set<const NodeProto*> MatchCache::EditedByRenames(
+    const GraphGraph& graph, const std::vector<std::pair<std::string, std::string>>& renames) const {
+  // A reader of a rename's target that read one of the renamed values before (renames may
+  // chain: a -> b, b -> c).
+  std::vector<NameHash> renamed;
+  for (const auto& [from, to] : renames) renamed.push_back(SideKey(from, ValueSide::kReaders));
+  std::sort(renamed.begin(), renamed.end());
+  std::unordered_set<const NodeProto*> edited;
+  std::unordered_set<std::string_view> targets;  // many values may be merged into one
+  for (const auto& [from, to] : renames) {
+    if (!targets.insert(to).second) continue;
+    for (const NodeProto* reader : graph.NextNodes(to)) {
+      const std::uint32_t before = snapshot_index_.find(reader);
+      if (before == snapshot_index_.kNone) continue;  // new: compared anyway
+      const auto read = NamesOf(snapshot_names_, snapshot_[before]);
+      if (std::any_of(read.begin(), read.end(),
+                      [&](NameHash name) { return std::binary_search(renamed.begin(), renamed.end(), name); }))
+        edited.insert(reader);
+    }
   }
-  if (now != signature)
-    throw BuilderError("incremental matching: node " + node.op_type() + " '" + node.name() +
-                       "' was edited in place, and the optimizer did not report it (ONNXOPT_CHECK_INCREMENTAL)");
+  return edited;
 }
 
 bool MatchCache::ReadsDirty(const ReadSet& reads) const {

@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -183,7 +184,12 @@ class MatchCache {
   }
   void FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds, ConstnessMemory& constness);
   bool ReadsDirty(const ReadSet& reads) const;
-  static void CheckUnchanged(const NodeProto& node, std::uint64_t signature);
+  // The nodes the cleanup's renames edited in place (their snapshot read a renamed value).
+  std::unordered_set<const NodeProto*> EditedByRenames(
+      const GraphGraph& graph, const std::vector<std::pair<std::string, std::string>>& renames) const;
+  static std::span<const NameHash> NamesOf(const std::vector<NameHash>& names, const Snapshot& node) {
+    return {names.data() + node.first, node.count};
+  }
 
   std::vector<Entry> entries_;  // by node position
   std::vector<Snapshot> snapshot_;
