@@ -130,8 +130,8 @@ ScopedConstnessMemory::~ScopedConstnessMemory() { t_constness = previous_; }
 ScopedReads::ScopedReads(ReadSet& reads) : previous_(t_reads) { t_reads = &reads; }
 ScopedReads::~ScopedReads() { t_reads = previous_; }
 
-std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness,
-                               bool verify) {
+void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness,
+                         bool verify) {
   const GraphBuilder& builder = graph.Builder();
   const auto& nodes = builder.Nodes();
   const auto count = static_cast<std::size_t>(nodes.size());
@@ -218,15 +218,9 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& chan
   FollowConstness(graph, seeds, constness);
 
   // Entries that read a dirty name are dropped; the others keep their level.
-  std::size_t kept = 0;
   for (Entry& entry : entries) {
     entry.unclean = false;
-    if (entry.clean_level == kNotClean) continue;
-    if (entry.reads.whole_graph || ReadsDirty(entry.reads)) {
-      entry = Entry{};
-      continue;
-    }
-    ++kept;
+    if (entry.clean_level != kNotClean && (entry.reads.whole_graph || ReadsDirty(entry.reads))) entry = Entry{};
   }
   entries_ = std::move(entries);
   snapshot_ = std::move(snapshot);
@@ -234,7 +228,6 @@ std::size_t MatchCache::Update(const GraphGraph& graph, const GraphChanges& chan
   snapshot_index_ = std::move(snapshot_index);
   initializers_ = std::move(initializers);
   outputs_ = std::move(outputs);
-  return kept;
 }
 
 void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds,

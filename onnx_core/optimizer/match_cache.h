@@ -12,13 +12,15 @@
 // at the previous one, by node address, and with what the driver tells it: the nodes it
 // created and the values the cleanup renamed (their readers were edited in place, and
 // identity removal hands an output name to a producer). A node added, removed or edited
-// makes the readers of its inputs and the definitions of its outputs dirty; an initializer added or removed makes its definition dirty, a graph output
-// changed both sides. Keeping the sides apart matters: a value read by every layer (a
-// mask, a shape) gets or loses a reader in most rounds, and most patterns only look at
-// where their inputs come from. Constness (IsConstant) is derived from
-// producers far upstream: for every value whose producer or readers changed, the cache
-// asks again about the readers' outputs whose constness some query established before,
-// and follows the values whose answer changed downstream, as far as answers change.
+// makes the readers of its inputs and the definitions of its outputs dirty; an
+// initializer added or removed makes its definition dirty, a graph output changed both
+// sides. Keeping the sides apart matters: a value read by every layer (a mask, a shape)
+// gets or loses a reader in most rounds, and most patterns only look at where their
+// inputs come from. Constness (IsConstant) is derived from producers far upstream: for
+// every value whose definition changed, the cache asks again whether it is constant (when
+// a query established that before; a Shape or Size reading it may have become static
+// too), and follows each changed answer downstream through the readers, as far as
+// answers change.
 // Then every entry that read a dirty name is dropped.
 //
 // Why no match is missed: a Match reaches other nodes only through the values it asks
@@ -27,7 +29,8 @@
 // between rounds (a batch keeps the surviving nodes in order). A query that depends on
 // the whole graph (GraphGraph::NodeCount, Python's `nodes`) notes so, and its node is
 // tried again every round. ONNXOPT_CHECK_INCREMENTAL=1 tries the skipped nodes as well
-// and fails on any match: the invariant test of CI runs with it.
+// and fails on any match, and checks that no node the driver did not report was edited:
+// the invariant test of CI runs with it.
 
 #include <cstddef>
 #include <cstdint>
@@ -133,9 +136,8 @@ class MatchCache {
   // Compares the graph with the previous round's snapshot and drops the entries of nodes
   // that changed or read a dirty name (see above). The graph's index must be up to date.
   // With `verify`, also compares every node the driver did not report with its snapshot
-  // and throws BuilderError if one was edited (ONNXOPT_CHECK_INCREMENTAL). Returns the
-  // number of entries kept.
-  std::size_t Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness, bool verify);
+  // and throws BuilderError if one was edited (ONNXOPT_CHECK_INCREMENTAL).
+  void Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness, bool verify);
 
   // Whether every pattern of priority <= `priority` found nothing at the node at
   // `position` (in the graph as of the last Update) and nothing it read changed since.
@@ -147,8 +149,6 @@ class MatchCache {
   // Ends a round in which the patterns of priority <= `threshold` were tried (or skipped
   // as clean) on every node that was not marked Unclean.
   void EndRound(int threshold);
-
-  std::size_t DirtyNames() const { return dirty_.Count(); }
 
  private:
   struct Entry {
