@@ -74,6 +74,7 @@ std::uint64_t Signature(const NodeProto& node) {
   return signature;
 }
 
+// The nodes whose constness depends on their input's shape (HasStaticShapeValue).
 bool IsShapeOp(const NodeProto& node) {
   return (node.op_type() == "Shape" || node.op_type() == "Size") && IsOnnxDomain(node.domain());
 }
@@ -130,13 +131,12 @@ ScopedConstnessMemory::~ScopedConstnessMemory() { t_constness = previous_; }
 ScopedReads::ScopedReads(ReadSet& reads) : previous_(t_reads) { t_reads = &reads; }
 ScopedReads::~ScopedReads() { t_reads = previous_; }
 
-void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness,
-                         bool verify) {
+void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes) {
   const GraphBuilder& builder = graph.Builder();
   const auto& nodes = builder.Nodes();
   const auto count = static_cast<std::size_t>(nodes.size());
   dirty_.Clear();
-  constness.StartRound();
+  constness_.StartRound();
 
   // Nodes: compare each with the snapshot of the same address.
   std::vector<Entry> entries(count);
@@ -150,7 +150,7 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, Co
   // What a node is and the keys of the values it reads and writes (a changed node changes
   // the readers of its inputs and the definitions of its outputs).
   auto describe = [&](const NodeProto& node, Snapshot& now) {
-    now.signature = Signature(node);
+    if (verify_) now.signature = Signature(node);
     now.first = static_cast<std::uint32_t>(snapshot_names.size());
     for (const auto& [names, side] : {std::pair{&node.input(), ValueSide::kReaders},
                                       std::pair{&node.output(), ValueSide::kDefinition}})
@@ -172,7 +172,7 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, Co
         now = Snapshot{old.signature, static_cast<std::uint32_t>(snapshot_names.size()), old.count};
         const auto old_names = NamesOf(snapshot_names_, old);
         snapshot_names.insert(snapshot_names.end(), old_names.begin(), old_names.end());
-        if (verify && Signature(node) != old.signature)
+        if (verify_ && Signature(node) != old.signature)
           throw BuilderError("incremental matching: node " + node.op_type() + " '" + node.name() +
                              "' was edited in place, and the optimizer did not report it (ONNXOPT_CHECK_INCREMENTAL)");
         entries[i] = std::move(entries_[before]);
@@ -215,7 +215,7 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, Co
   for (std::size_t i : changed)
     for (const std::string& name : nodes.Get(static_cast<int>(i)).output())
       if (!name.empty()) seeds.push_back(name);
-  FollowConstness(graph, seeds, constness);
+  FollowConstness(graph, seeds);
 
   // Entries that read a dirty name are dropped; the others keep their level.
   for (Entry& entry : entries) {
@@ -230,12 +230,11 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes, Co
   outputs_ = std::move(outputs);
 }
 
-void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds,
-                                 ConstnessMemory& constness) {
+void MatchCache::FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds) {
   // Whether the answer about `name` changed since the previous round; false when none was
   // established (no answer depended on it).
   auto changed = [&](std::string_view name) {
-    const bool* before = constness.Previous(name);
+    const bool* before = constness_.Previous(name);
     if (!before) return false;
     const bool was = *before;
     return graph.IsConstant(name) != was;

@@ -129,15 +129,21 @@ struct GraphChanges {
   }
 };
 
+// One match/apply loop's cache. While it lives, this thread's constness answers are
+// recorded for it.
 class MatchCache {
  public:
   static constexpr int kNotClean = INT32_MIN;
 
+  // With `verify`, each Update also compares every node the driver did not report with
+  // its snapshot and throws BuilderError if one was edited (ONNXOPT_CHECK_INCREMENTAL).
+  explicit MatchCache(bool verify) : verify_(verify) {}
+  MatchCache(const MatchCache&) = delete;
+  MatchCache& operator=(const MatchCache&) = delete;
+
   // Compares the graph with the previous round's snapshot and drops the entries of nodes
   // that changed or read a dirty name (see above). The graph's index must be up to date.
-  // With `verify`, also compares every node the driver did not report with its snapshot
-  // and throws BuilderError if one was edited (ONNXOPT_CHECK_INCREMENTAL).
-  void Update(const GraphGraph& graph, const GraphChanges& changes, ConstnessMemory& constness, bool verify);
+  void Update(const GraphGraph& graph, const GraphChanges& changes);
 
   // Whether every pattern of priority <= `priority` found nothing at the node at
   // `position` (in the graph as of the last Update) and nothing it read changed since.
@@ -156,8 +162,8 @@ class MatchCache {
     bool unclean = false;
     ReadSet reads;
   };
-  // A node as the previous round saw it: what it is, and the keys of the values it reads
-  // and writes ([first, first + count) of the snapshot's names).
+  // A node as the previous round saw it: what it is (only when verifying), and the keys of
+  // the values it reads and writes ([first, first + count) of the snapshot's names).
   struct Snapshot {
     std::uint64_t signature = 0;
     std::uint32_t first = 0, count = 0;
@@ -182,7 +188,7 @@ class MatchCache {
   void MarkDirty(const Names& names) {
     for (NameHash name : names) dirty_.Insert(name);
   }
-  void FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds, ConstnessMemory& constness);
+  void FollowConstness(const GraphGraph& graph, const std::vector<std::string_view>& seeds);
   bool ReadsDirty(const ReadSet& reads) const;
   // The nodes the cleanup's renames edited in place (their snapshot read a renamed value).
   std::unordered_set<const NodeProto*> EditedByRenames(
@@ -191,6 +197,9 @@ class MatchCache {
     return {names.data() + node.first, node.count};
   }
 
+  const bool verify_;
+  ConstnessMemory constness_;
+  ScopedConstnessMemory observe_constness_{constness_};
   std::vector<Entry> entries_;  // by node position
   std::vector<Snapshot> snapshot_;
   std::vector<NameHash> snapshot_names_;

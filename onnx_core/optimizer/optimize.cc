@@ -174,9 +174,7 @@ class GraphGraph::Driver {
     // Incremental matching: a node on which nothing matched is tried again only after
     // something its patterns looked at changed.
     std::optional<MatchCache> cache;
-    ConstnessMemory constness;
-    ScopedConstnessMemory observe_constness(constness);
-    if (incremental_) cache.emplace();
+    if (incremental_) cache.emplace(check_incremental_);
     changes_.Clear();
 
     std::size_t level = 0;
@@ -196,7 +194,7 @@ class GraphGraph::Driver {
       RefreshIndex();
       if (cache && changed) {
         const auto start = Clock::now();
-        cache->Update(g_, changes_, constness, check_incremental_);
+        cache->Update(g_, changes_);
         changes_.Clear();
         report_.indexing_time_ns += Since(start);
       }
@@ -295,13 +293,10 @@ class GraphGraph::Driver {
           continue;
         }
         const auto match_start = Clock::now();
-        MatchResult match;
-        if (cache) {
-          ScopedReads reads(cache->Reads(position));
-          match = pattern->Match(g_, *candidate);
-        } else {
-          match = pattern->Match(g_, *candidate);
-        }
+        std::optional<ScopedReads> reads;
+        if (cache) reads.emplace(cache->Reads(position));
+        MatchResult match = pattern->Match(g_, *candidate);
+        reads.reset();
         const std::int64_t elapsed = Since(match_start);
         stats.match_time_ns += elapsed;
         ++stats.match_calls;
