@@ -405,6 +405,38 @@ std::optional<std::string_view> TensorBytes(const TensorProto& tensor, std::dequ
   return std::string_view(storage.emplace_back(std::move(*bytes)));
 }
 
+// The distinct byte strings met so far among initializers of one layout, each with the
+// first tensor that holds it. Weights of one layout usually differ within their first
+// bytes: they are told apart by a fingerprint of their ends, and only tensors with the same
+// fingerprint are compared in full (hashing every weight whole at each cleanup cost more
+// than the rest of the pass).
+class DistinctBytes {
+ public:
+  // The first tensor added with these bytes; null (and `tensor` is added) if none.
+  const TensorProto* FindOrAdd(std::string_view bytes, const TensorProto* tensor) {
+    std::vector<Entry>& same_fingerprint = by_fingerprint_[Fingerprint(bytes)];
+    for (const Entry& entry : same_fingerprint)
+      if (entry.bytes == bytes) return entry.tensor;
+    same_fingerprint.push_back(Entry{bytes, tensor});
+    return nullptr;
+  }
+
+ private:
+  struct Entry {
+    std::string_view bytes;
+    const TensorProto* tensor;
+  };
+  static std::size_t Fingerprint(std::string_view bytes) {
+    constexpr std::size_t kEnd = 64;
+    if (bytes.size() <= 2 * kEnd) return std::hash<std::string_view>{}(bytes);
+    std::size_t hash = std::hash<std::string_view>{}(bytes.substr(0, kEnd));
+    Mix(hash, std::hash<std::string_view>{}(bytes.substr(bytes.size() - kEnd)));
+    Mix(hash, bytes.size());
+    return hash;
+  }
+  std::unordered_map<std::size_t, std::vector<Entry>> by_fingerprint_;
+};
+
 // Initializers that could be equal: same element type and dims.
 std::string LayoutKey(const TensorProto& tensor) {
   std::string key = std::to_string(tensor.data_type());
@@ -439,13 +471,13 @@ void RemoveDuplicateInitializersInGraph(GraphBuilder& builder, CleanupResult& re
   RenameChain renames;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].size() < 2 || !touched[g]) continue;
-    std::unordered_map<std::string_view, const TensorProto*> first_with_bytes;
+    DistinctBytes distinct;
     for (const TensorProto* tensor : groups[g]) {
       const std::optional<std::string_view> bytes = TensorBytes(*tensor, converted);
       if (!bytes) continue;
-      auto [same, inserted] = first_with_bytes.try_emplace(*bytes, tensor);
-      if (inserted || outputs.contains(tensor->name())) continue;
-      renames.Add(tensor->name(), same->second->name());
+      const TensorProto* same = distinct.FindOrAdd(*bytes, tensor);
+      if (!same || outputs.contains(tensor->name())) continue;
+      renames.Add(tensor->name(), same->name());
       dead.insert(tensor);
     }
   }

@@ -334,6 +334,28 @@ TEST(RemoveDuplicateInitializers, MergesEqualTypeShapeAndBytes) {
   EXPECT_THAT(RenameLines(result), ElementsAre("w2 -> w1", "w5 -> w1"));
 }
 
+// Large tensors are told apart by their ends first: two that differ only in the middle
+// must still be compared whole.
+TEST(RemoveDuplicateInitializers, ComparesLargeTensorsWhole) {
+  GraphBuilder builder = Parse(R"(g (float[100] x) => (float[100] y) {
+      y = Sum(x, a, b, c, d)
+    })");
+  GraphProto& graph = builder.Graph();
+  std::vector<float> values(100);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  std::vector<float> middle = values;
+  middle[50] = -1;
+  AddRawInitializer(graph, "a", values, {100});
+  AddRawInitializer(graph, "b", middle, {100});  // same ends as a
+  AddRawInitializer(graph, "c", middle, {100});
+  AddRawInitializer(graph, "d", values, {100});
+
+  const CleanupResult result = RemoveDuplicateInitializers(builder);
+  EXPECT_THAT(InitializerNames(graph), ElementsAre("a", "b"));
+  EXPECT_THAT(NodeLines(graph), ElementsAre("y = Sum(x, a, b, b, a)"));
+  EXPECT_THAT(RenameLines(result), ElementsAre("c -> b", "d -> a"));
+}
+
 TEST(RemoveDuplicateInitializers, RenamesReadsInNestedGraphs) {
   GraphBuilder builder = Parse(R"(g (float[2] x, bool c) => (float[2] y) <float[2] w1 = {1.0, 2.0}, float[2] w2 = {1.0, 2.0}> {
       y = If(c) <then_branch = g1 () => (float[2] r) { r = Add(x, w2) },
