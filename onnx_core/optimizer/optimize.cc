@@ -110,17 +110,9 @@ class GraphGraph::Driver {
       const bool had_shapes = builder.Shapes() != nullptr;
       const std::size_t first_record = records_.size();
       RunStage(OptimizationStage::kBeforeShapeInference, max_iter);
-      if (had_shapes && records_.size() != first_record) {
-        const auto start = Clock::now();
-        builder.InferShapes();
-        report_.shape_inference_time_ns += Since(start);
-      }
+      if (had_shapes && records_.size() != first_record) InferAllShapes();
     }
-    if (builder.IsRoot() && !builder.Shapes()) {
-      const auto start = Clock::now();
-      builder.InferShapes();
-      report_.shape_inference_time_ns += Since(start);
-    }
+    if (builder.IsRoot() && !builder.Shapes()) InferAllShapes();
     OptimizeSubgraphs();
     if (g_.options_.fold_constants_first) FoldAll();
     Cleanup();
@@ -195,6 +187,7 @@ class GraphGraph::Driver {
       if (cache && changed) {
         const auto start = Clock::now();
         cache->Update(g_, changes_);
+        report_.nodes_visited.indexing += NodeCount();  // the comparison with the snapshot
         changes_.Clear();
         report_.indexing_time_ns += Since(start);
       }
@@ -219,8 +212,18 @@ class GraphGraph::Driver {
     if (!g_.index_stale_) return;
     const auto start = Clock::now();
     g_.BuildIndex();
+    report_.nodes_visited.indexing += NodeCount();
     report_.indexing_time_ns += Since(start);
   }
+
+  void InferAllShapes() {
+    const auto start = Clock::now();
+    g_.builder_.InferShapes();
+    report_.nodes_visited.shape_inference += NodeCount();
+    report_.shape_inference_time_ns += Since(start);
+  }
+
+  std::size_t NodeCount() const { return static_cast<std::size_t>(g_.builder_.Nodes().size()); }
 
   struct Found {
     MatchResult match;
@@ -300,6 +303,7 @@ class GraphGraph::Driver {
         const std::int64_t elapsed = Since(match_start);
         stats.match_time_ns += elapsed;
         ++stats.match_calls;
+        ++report_.nodes_visited.matching;
         if (!match) {
           if (g_.options_.collect_no_match)
             report_.AddNoMatch(pattern->Name(), match.no_match.FileName(), match.no_match.Line(),
@@ -461,6 +465,7 @@ class GraphGraph::Driver {
     ++batch_;
     const auto old_initializers = static_cast<std::size_t>(g_.builder_.Initializers().size());
     ApplyBatch(g_.builder_, edit);
+    report_.nodes_visited.rewriting += old_size;
     g_.index_stale_ = true;
     report_.rewriting_time_ns += Since(start);
 
@@ -482,12 +487,16 @@ class GraphGraph::Driver {
     // inferred and nothing folds.
     const bool shapes_known = g_.builder_.Shapes() != nullptr;
     start = Clock::now();
-    if (shapes_known) g_.builder_.InferShapesOf(in_order);
+    if (shapes_known) {
+      g_.builder_.InferShapesOf(in_order);
+      report_.nodes_visited.shape_inference += in_order.size();
+    }
     report_.shape_inference_time_ns += Since(start);
 
     start = Clock::now();
-    const FoldResult folding =
-        FoldNodes(g_.builder_, shapes_known ? WithoutIdentities(in_order) : std::vector<const NodeProto*>{}, g_.options_.fold);
+    const std::vector<const NodeProto*> to_fold = shapes_known ? WithoutIdentities(in_order) : std::vector<const NodeProto*>{};
+    const FoldResult folding = FoldNodes(g_.builder_, to_fold, g_.options_.fold);
+    report_.nodes_visited.constant_folding += to_fold.size();
     report_.AddNotFolded(folding.skipped);
     report_.constant_folding_time_ns += Since(start);
     const std::unordered_set<const NodeProto*> folded(folding.folded_node_addresses.begin(),
@@ -645,6 +654,7 @@ class GraphGraph::Driver {
     // is Run alone).
     const auto phase_start = Clock::now();
     const std::vector<const NodeProto*> nodes_before = Addresses(builder.Nodes());
+    report_.nodes_visited.graph_passes += nodes_before.size();
     // Content as it was: an address alone does not identify a node (a pass may edit it in
     // place, or delete it and allocate a new one at the same address).
     std::vector<std::string> content_before;
@@ -690,6 +700,7 @@ class GraphGraph::Driver {
     if (builder.Shapes()) {
       const auto shapes_start = Clock::now();
       builder.InferShapesOf(changed_nodes);
+      report_.nodes_visited.shape_inference += changed_nodes.size();
       report_.shape_inference_time_ns += Since(shapes_start);
       Fold(WithoutIdentities(changed_nodes));
     }
@@ -807,6 +818,7 @@ class GraphGraph::Driver {
     const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
     const FoldResult folding = FoldNodes(builder, candidates, g_.options_.fold);
+    report_.nodes_visited.constant_folding += candidates.size();
     report_.AddNotFolded(folding.skipped);
     if (folding.folded_nodes > 0) {
       LocalRewriting record = OperationRecord("FoldConstants", nodes, initializers, {});
@@ -856,6 +868,7 @@ class GraphGraph::Driver {
     GraphBuilder& builder = g_.builder_;
     const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
+    report_.nodes_visited.cleanup += nodes.size();
     CleanupResult result = pass();
     if (!result.Changed() && result.renames.empty()) return false;
     // For incremental matching: nodes edited in place.

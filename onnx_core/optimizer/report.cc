@@ -30,6 +30,16 @@ std::int64_t OptimizationReport::TotalTimeNs() const {
          shape_inference_time_ns + indexing_time_ns + subgraph_optimization_time_ns + passes_time_ns;
 }
 
+void PhaseNodes::Add(const PhaseNodes& other) {
+  indexing += other.indexing;
+  matching += other.matching;
+  rewriting += other.rewriting;
+  shape_inference += other.shape_inference;
+  constant_folding += other.constant_folding;
+  cleanup += other.cleanup;
+  graph_passes += other.graph_passes;
+}
+
 PatternStats& OptimizationReport::Pattern(const std::string& name, int priority) {
   auto it = std::find_if(patterns.begin(), patterns.end(), [&](const PatternStats& s) { return s.name == name; });
   if (it != patterns.end()) return *it;
@@ -64,6 +74,7 @@ void OptimizationReport::AddNoMatch(const std::string& pattern, const char* file
 void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
   iterations += nested.iterations;
   rewrites += nested.rewrites;
+  nodes_visited.Add(nested.nodes_visited);
   reached_max_iter = reached_max_iter || nested.reached_max_iter;
   for (const PatternStats& stats : nested.patterns) {
     PatternStats& mine = Pattern(stats.name, stats.priority);
@@ -120,19 +131,25 @@ std::string OptimizationReport::ToString() const {
   if (reached_max_iter)
     text += "  stopped at the iteration bound (max_iter = " + std::to_string(max_iter) +
             ") before convergence: a pattern may keep matching its own output\n";
-  text += "time per phase:\n";
-  const std::pair<const char*, std::int64_t> phases[] = {
-      {"graph passes", passes_time_ns},
-      {"indexing", indexing_time_ns},
-      {"matching", matching_time_ns},
-      {"rewriting", rewriting_time_ns},
-      {"shape inference", shape_inference_time_ns},
-      {"constant folding", constant_folding_time_ns},
-      {"cleanup", cleanup_time_ns},
-      {"subgraphs", subgraph_optimization_time_ns}};
-  for (const auto& [phase, ns] : phases) {
-    AppendCell(text, phase, 18);
-    text += Milliseconds(ns) + "\n";
+  text += "time per phase and nodes visited:\n";
+  struct Phase {
+    const char* name;
+    std::int64_t ns;
+    const std::size_t* nodes;  // null: the nested graphs' visits are in the other phases
+  };
+  const Phase phases[] = {{"graph passes", passes_time_ns, &nodes_visited.graph_passes},
+                          {"indexing", indexing_time_ns, &nodes_visited.indexing},
+                          {"matching", matching_time_ns, &nodes_visited.matching},
+                          {"rewriting", rewriting_time_ns, &nodes_visited.rewriting},
+                          {"shape inference", shape_inference_time_ns, &nodes_visited.shape_inference},
+                          {"constant folding", constant_folding_time_ns, &nodes_visited.constant_folding},
+                          {"cleanup", cleanup_time_ns, &nodes_visited.cleanup},
+                          {"subgraphs", subgraph_optimization_time_ns, nullptr}};
+  for (const Phase& phase : phases) {
+    AppendCell(text, phase.name, 18);
+    std::string time = Milliseconds(phase.ns);
+    if (phase.nodes) time.append(time.size() < 12 ? 12 - time.size() : 1, ' ') += std::to_string(*phase.nodes) + " nodes";
+    text += time + "\n";
   }
   bool any_pattern = false;
   for (const PatternStats& stats : patterns) {
@@ -199,6 +216,16 @@ std::string OptimizationReport::ToJson() const {
   json.Key("cleanup").Int(cleanup_time_ns);
   json.Key("subgraphs").Int(subgraph_optimization_time_ns);
   json.Key("graph_passes").Int(passes_time_ns);
+  json.EndObject();
+  json.Key("nodes_visited").BeginObject();
+  json.Key("total").Int(static_cast<std::int64_t>(nodes_visited.Total()));
+  json.Key("indexing").Int(static_cast<std::int64_t>(nodes_visited.indexing));
+  json.Key("matching").Int(static_cast<std::int64_t>(nodes_visited.matching));
+  json.Key("rewriting").Int(static_cast<std::int64_t>(nodes_visited.rewriting));
+  json.Key("shape_inference").Int(static_cast<std::int64_t>(nodes_visited.shape_inference));
+  json.Key("constant_folding").Int(static_cast<std::int64_t>(nodes_visited.constant_folding));
+  json.Key("cleanup").Int(static_cast<std::int64_t>(nodes_visited.cleanup));
+  json.Key("graph_passes").Int(static_cast<std::int64_t>(nodes_visited.graph_passes));
   json.EndObject();
   json.Key("patterns").BeginArray();
   for (const PatternStats& stats : patterns) {

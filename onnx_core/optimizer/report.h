@@ -66,6 +66,24 @@ struct SubgraphStats {
   std::size_t rewrites = 0;   // records, cleanup included
 };
 
+// Nodes each phase visited, summed over the whole optimization: a phase that walks the
+// whole graph counts every node of it, so these show how far each phase stays from
+// "nodes x iterations" (what incremental work saves, and what is still whole-graph).
+struct PhaseNodes {
+  std::size_t indexing = 0;          // index builds; incremental matching comparing the graph with its snapshot
+  std::size_t matching = 0;          // Match calls (a node skipped by incremental matching is not visited)
+  std::size_t rewriting = 0;         // rebuilds of the node field, one visit per node before the batch
+  std::size_t shape_inference = 0;   // nodes whose shapes were inferred
+  std::size_t constant_folding = 0;  // nodes examined for folding
+  std::size_t cleanup = 0;           // each cleanup pass run counts the nodes of the graph it ran on
+  std::size_t graph_passes = 0;      // each graph pass run counts the nodes of the graph it ran on
+
+  std::size_t Total() const {
+    return indexing + matching + rewriting + shape_inference + constant_folding + cleanup + graph_passes;
+  }
+  void Add(const PhaseNodes& other);
+};
+
 struct OptimizationReport {
   std::int64_t matching_time_ns = 0;
   std::int64_t rewriting_time_ns = 0;  // Apply, validation, rebuilding the node field
@@ -75,6 +93,7 @@ struct OptimizationReport {
   std::int64_t indexing_time_ns = 0;
   std::int64_t subgraph_optimization_time_ns = 0;
   std::int64_t passes_time_ns = 0;  // GraphPass::Run
+  PhaseNodes nodes_visited;  // a counter: nested graphs included
 
   std::size_t iterations = 0;
   int max_iter = 0;  // the main graph's bound

@@ -713,6 +713,17 @@ void BindReport(py::module_& b) {
       .def_readonly("time_ns", &SubgraphStats::time_ns)
       .def_readonly("iterations", &SubgraphStats::iterations)
       .def_readonly("rewrites", &SubgraphStats::rewrites);
+  py::class_<PhaseNodes>(b, "PhaseNodes",
+                         "Nodes each phase of an optimization visited (a phase that walks the whole graph counts "
+                         "each of its nodes), nested graphs included.")
+      .def_readonly("indexing", &PhaseNodes::indexing)
+      .def_readonly("matching", &PhaseNodes::matching)
+      .def_readonly("rewriting", &PhaseNodes::rewriting)
+      .def_readonly("shape_inference", &PhaseNodes::shape_inference)
+      .def_readonly("constant_folding", &PhaseNodes::constant_folding)
+      .def_readonly("cleanup", &PhaseNodes::cleanup)
+      .def_readonly("graph_passes", &PhaseNodes::graph_passes)
+      .def("total", &PhaseNodes::Total);
   py::class_<OptimizationReport>(b, "OptimizationReport",
                                  "What an optimization did: times per phase, iterations, rewrites, per-pattern and "
                                  "per-pass counters, rejections (with collect_no_match) and nested graphs.")
@@ -724,6 +735,7 @@ void BindReport(py::module_& b) {
       .def_readonly("indexing_time_ns", &OptimizationReport::indexing_time_ns)
       .def_readonly("subgraph_optimization_time_ns", &OptimizationReport::subgraph_optimization_time_ns)
       .def_readonly("passes_time_ns", &OptimizationReport::passes_time_ns)
+      .def_readonly("nodes_visited", &OptimizationReport::nodes_visited)
       .def_readonly("iterations", &OptimizationReport::iterations)
       .def_readonly("max_iter", &OptimizationReport::max_iter)
       .def_readonly("reached_max_iter", &OptimizationReport::reached_max_iter)

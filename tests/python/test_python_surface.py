@@ -3,6 +3,7 @@ Python line of a no_match, do_not_remove, optimize(check=N), simplify, the type 
 
 import ast
 import inspect
+import json
 import os
 
 import onnx
@@ -108,6 +109,17 @@ def test_no_match_reports_the_python_file_and_line():
     assert rejections == {("a Relu", __file__, line_of("REJECT_RELU"), 1),
                           ("a Neg", __file__, line_of("REJECT_NEG"), 3)}
     assert f"{os.path.basename(__file__)}:{line_of('REJECT_NEG')}" in report.to_string()
+
+
+def test_the_report_counts_the_nodes_each_phase_visited():
+    _, report = onnxopt.optimize(neg_model(), patterns=[RejectingPattern()], report=True)
+    visited = report.nodes_visited
+    # Every Match call visits one node (Python patterns included).
+    assert visited.matching == sum(p.match_calls for p in report.patterns) >= 4
+    assert visited.indexing >= report.nodes_before and visited.cleanup >= report.nodes_before
+    assert visited.total() == sum(getattr(visited, phase) for phase in (
+        "indexing", "matching", "rewriting", "shape_inference", "constant_folding", "cleanup", "graph_passes"))
+    assert json.loads(report.to_json())["nodes_visited"]["total"] == visited.total()
 
 
 def test_a_match_result_shows_the_python_line():
@@ -292,7 +304,7 @@ def test_the_core_stub_covers_every_binding():
         missing = public(getattr(_onnxpycore, submodule)) - stub[submodule]
         assert not missing, f"not in the stub of _onnxpycore.{submodule}: {sorted(missing)}"
     for class_name in ("GraphGraph", "GraphBuilder", "PatternOptimization", "NodeView", "OptimizationReport",
-                       "MatchResult", "LocalRewriting", "PatternStats", "NoMatchStats", "ValueShape"):
+                       "MatchResult", "LocalRewriting", "PatternStats", "NoMatchStats", "ValueShape", "PhaseNodes"):
         members = public(getattr(_onnxpycore.builder, class_name))
         declared = stub_class("_onnxpycore.pyi", class_name)
         assert declared is not None, class_name

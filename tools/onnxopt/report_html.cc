@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -15,6 +16,7 @@ namespace {
 using core::builder::BatchEnd;
 using core::builder::LocalRewriting;
 using core::builder::OptimizationReport;
+using core::builder::PhaseNodes;
 using core::builder::SubgraphKey;
 
 // Inline, so that the file needs nothing else. Colors: before grey, after blue, as in the
@@ -361,15 +363,20 @@ void SummarySection(std::ostringstream& html, const HtmlReportInput& input, std:
 }
 
 void PhaseSection(std::ostringstream& html, const OptimizationReport& report) {
-  const std::vector<std::pair<const char*, std::int64_t>> phases = {
-      {"indexing", report.indexing_time_ns},
-      {"matching", report.matching_time_ns},
-      {"rewriting", report.rewriting_time_ns},
-      {"shape inference", report.shape_inference_time_ns},
-      {"constant folding", report.constant_folding_time_ns},
-      {"cleanup", report.cleanup_time_ns},
-      {"graph passes", report.passes_time_ns},
-      {"nested graphs", report.subgraph_optimization_time_ns}};
+  struct Phase {
+    const char* name;
+    std::int64_t ns;
+    std::optional<std::size_t> nodes;  // visited (none for nested graphs: counted in the other phases)
+  };
+  const PhaseNodes& visited = report.nodes_visited;
+  const std::vector<Phase> phases = {{"indexing", report.indexing_time_ns, visited.indexing},
+                                     {"matching", report.matching_time_ns, visited.matching},
+                                     {"rewriting", report.rewriting_time_ns, visited.rewriting},
+                                     {"shape inference", report.shape_inference_time_ns, visited.shape_inference},
+                                     {"constant folding", report.constant_folding_time_ns, visited.constant_folding},
+                                     {"cleanup", report.cleanup_time_ns, visited.cleanup},
+                                     {"graph passes", report.passes_time_ns, visited.graph_passes},
+                                     {"nested graphs", report.subgraph_optimization_time_ns, std::nullopt}};
   const std::int64_t total = report.TotalTimeNs();
   html << "<section id=\"phases\"><h2>Time per phase</h2>\n";
   constexpr int kWidth = 1000, kHeight = 30;
@@ -377,20 +384,23 @@ void PhaseSection(std::ostringstream& html, const OptimizationReport& report) {
        << kHeight << "\" viewBox=\"0 0 " << kWidth << " " << kHeight << "\"><title>time per phase</title>";
   double x = 0;
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    if (total <= 0 || phases[i].second <= 0) continue;
-    const double width = static_cast<double>(phases[i].second) / static_cast<double>(total) * kWidth;
+    if (total <= 0 || phases[i].ns <= 0) continue;
+    const double width = static_cast<double>(phases[i].ns) / static_cast<double>(total) * kWidth;
     html << "<rect x=\"" << static_cast<int>(x) << "\" y=\"0\" width=\"" << std::max(1, static_cast<int>(width + 0.5))
-         << "\" height=\"" << kHeight << "\" fill=\"" << kPhaseColors[i] << "\"><title>" << phases[i].first << ": "
-         << Milliseconds(phases[i].second) << "</title></rect>";
+         << "\" height=\"" << kHeight << "\" fill=\"" << kPhaseColors[i] << "\"><title>" << phases[i].name << ": "
+         << Milliseconds(phases[i].ns) << "</title></rect>";
     x += width;
   }
-  html << "</svg>\n<table><tr><th></th><th>phase</th><th class=\"num\">time</th><th class=\"num\">share</th></tr>\n";
+  html << "</svg>\n<table><tr><th></th><th>phase</th><th class=\"num\">time</th><th class=\"num\">share</th>"
+       << "<th class=\"num\" title=\"a phase that walks the whole graph counts each of its nodes\">nodes visited</th></tr>\n";
   for (std::size_t i = 0; i < phases.size(); ++i)
     html << "<tr><td><svg width=\"10\" height=\"10\"><rect width=\"10\" height=\"10\" fill=\"" << kPhaseColors[i]
-         << "\"/></svg></td><td>" << phases[i].first << "</td><td class=\"num\">" << Milliseconds(phases[i].second)
-         << "</td><td class=\"num\">" << Percent(static_cast<double>(phases[i].second), static_cast<double>(total))
+         << "\"/></svg></td><td>" << phases[i].name << "</td><td class=\"num\">" << Milliseconds(phases[i].ns)
+         << "</td><td class=\"num\">" << Percent(static_cast<double>(phases[i].ns), static_cast<double>(total))
+         << "</td><td class=\"num\">" << (phases[i].nodes ? std::to_string(*phases[i].nodes) : std::string("\u2014"))
          << "</td></tr>\n";
-  html << "<tr><th></th><th>total</th><th class=\"num\">" << Milliseconds(total) << "</th><th></th></tr></table>\n"
+  html << "<tr><th></th><th>total</th><th class=\"num\">" << Milliseconds(total) << "</th><th></th><th class=\"num\">"
+       << visited.Total() << "</th></tr></table>\n"
        << "</section>\n";
 }
 

@@ -20,6 +20,7 @@ using core::builder::LocalRewriting;
 using core::builder::OptimizationReport;
 using core::builder::OptimizerOptions;
 using core::builder::PatternSelection;
+using core::builder::PhaseNodes;
 using ::testing::HasSubstr;
 
 constexpr std::string_view kTwoChains = R"ONNX(
@@ -431,6 +432,27 @@ TEST(OptimizationReport, PrintsPhasesPatternsAndCleanup) {
             run.report.matching_time_ns + run.report.rewriting_time_ns + run.report.cleanup_time_ns +
                 run.report.constant_folding_time_ns + run.report.shape_inference_time_ns +
                 run.report.indexing_time_ns + run.report.subgraph_optimization_time_ns);
+}
+
+TEST(OptimizationReport, CountsTheNodesEachPhaseVisited) {
+  Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
+  const PhaseNodes& visited = run.report.nodes_visited;
+  // Shapes of the 6 nodes as loaded, then of the 2 Identity nodes the batch added.
+  EXPECT_EQ(visited.shape_inference, 6u + 2u);
+  // Cleanup before the loop: 4 passes over 6 nodes. After the batch (4 nodes, no new
+  // initializer): identities, unused nodes and duplicates, each walking the nodes it finds
+  // (4, then 2 once the identities are gone).
+  EXPECT_EQ(visited.cleanup, 4u * 6u + 4u + 2u + 2u);
+  // Iteration 1: the index and incremental matching's comparison over 6 nodes; iteration 2
+  // (nothing left to match): the same over 2.
+  EXPECT_EQ(visited.indexing, 6u + 6u + 2u + 2u);
+  EXPECT_EQ(visited.matching, 4u);   // the 4 Neg nodes of iteration 1
+  EXPECT_EQ(visited.rewriting, 6u);  // one batch over the 6 nodes
+  EXPECT_EQ(visited.constant_folding, 0u);  // the added Identity nodes are left to the cleanup
+  EXPECT_EQ(visited.graph_passes, 0u);
+  EXPECT_EQ(visited.Total(), 8u + 32u + 16u + 4u + 6u);
+  EXPECT_THAT(run.report.ToString(), HasSubstr("matching          "));
+  EXPECT_THAT(run.report.ToJson(), HasSubstr("\"nodes_visited\":{\"total\":66,\"indexing\":16,\"matching\":4,"));
 }
 
 TEST(LocalRewriting, ToStringSummarizesTheRecord) {
