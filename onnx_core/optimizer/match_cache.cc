@@ -179,6 +179,8 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes) {
         continue;
       }
       MarkDirty(NamesOf(snapshot_names_, snapshot_[before]));
+      entries[i] = std::move(entries_[before]);  // for the memory of its reads
+      entries[i].Forget();
     }
     describe(node, now);
     MarkDirty(NamesOf(snapshot_names, now));
@@ -220,7 +222,7 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes) {
   // Entries that read a dirty name are dropped; the others keep their level.
   for (Entry& entry : entries) {
     entry.unclean = false;
-    if (entry.clean_level != kNotClean && (entry.reads.whole_graph || ReadsDirty(entry.reads))) entry = Entry{};
+    if (entry.clean_level != kNotClean && (entry.reads.whole_graph || ReadsDirty(entry.reads))) entry.Forget();
   }
   entries_ = std::move(entries);
   snapshot_ = std::move(snapshot);
@@ -314,7 +316,7 @@ void MatchCache::DirtyBits::Clear() {
 void MatchCache::EndRound(int threshold) {
   for (Entry& entry : entries_) {
     if (entry.unclean) {
-      entry = Entry{};
+      entry.Forget();
       continue;
     }
     entry.clean_level = std::max(entry.clean_level, threshold);

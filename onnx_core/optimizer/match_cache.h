@@ -148,8 +148,13 @@ class MatchCache {
   // Whether every pattern of priority <= `priority` found nothing at the node at
   // `position` (in the graph as of the last Update) and nothing it read changed since.
   bool Clean(std::size_t position, int priority) const { return entries_[position].clean_level >= priority; }
-  // Where a Match at that node notes its reads.
-  ReadSet& Reads(std::size_t position) { return entries_[position].reads; }
+  // Where a Match at that node notes its reads. The patterns tried at a node note a few
+  // dozen names together: room for them is made once instead of growing by doubling.
+  ReadSet& Reads(std::size_t position) {
+    ReadSet& reads = entries_[position].reads;
+    if (reads.names.capacity() == 0) reads.names.reserve(kReadsReserved);
+    return reads;
+  }
   // Something matched at the node, or it was not tried: it is tried again next round.
   void Unclean(std::size_t position) { entries_[position].unclean = true; }
   // Ends a round in which the patterns of priority <= `threshold` were tried (or skipped
@@ -157,10 +162,18 @@ class MatchCache {
   void EndRound(int threshold);
 
  private:
+  static constexpr std::size_t kReadsReserved = 32;
   struct Entry {
     int clean_level = kNotClean;
     bool unclean = false;
     ReadSet reads;
+    // Back to a new entry's state, keeping the memory of the reads for the next round.
+    void Forget() {
+      clean_level = kNotClean;
+      unclean = false;
+      reads.names.clear();
+      reads.whole_graph = false;
+    }
   };
   // A node as the previous round saw it: what it is (only when verifying), and the keys of
   // the values it reads and writes ([first, first + count) of the snapshot's names).

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -86,6 +87,27 @@ std::vector<const T*> Addresses(const utils::RepeatedProtoField<T>& field) {
   for (const T& element : field) addresses.push_back(&element);
   return addresses;
 }
+
+// The serialized content of nodes, one buffer for all (a snapshot of a large graph would
+// otherwise allocate a string per node): what a graph pass may have edited in place.
+class SerializedNodes {
+ public:
+  explicit SerializedNodes(const std::vector<const NodeProto*>& nodes) {
+    ends_.reserve(nodes.size());
+    for (const NodeProto* node : nodes) {
+      node->AppendToString(&bytes_);
+      ends_.push_back(bytes_.size());
+    }
+  }
+  std::string_view Of(std::size_t i) const {
+    const std::size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<std::size_t> ends_;
+};
 
 }  // namespace
 
@@ -657,9 +679,7 @@ class GraphGraph::Driver {
     report_.nodes_visited.graph_passes += nodes_before.size();
     // Content as it was: an address alone does not identify a node (a pass may edit it in
     // place, or delete it and allocate a new one at the same address).
-    std::vector<std::string> content_before;
-    content_before.reserve(nodes_before.size());
-    for (const NodeProto* node : nodes_before) content_before.push_back(node->SerializeAsString());
+    const SerializedNodes content_before(nodes_before);
     std::vector<std::pair<const TensorProto*, std::string>> initializers_before;
     for (const TensorProto& initializer : builder.Initializers())
       initializers_before.emplace_back(&initializer, initializer.name());
@@ -709,7 +729,7 @@ class GraphGraph::Driver {
 
   // What a pass changed: see RunPass.
   LocalRewriting PassRecord(const std::string& pass, const std::vector<const NodeProto*>& nodes_before,
-                            const std::vector<std::string>& content_before,
+                            const SerializedNodes& content_before,
                             const std::vector<std::pair<const TensorProto*, std::string>>& initializers_before,
                             std::size_t functions_before, PassResult& result) {
     GraphBuilder& builder = g_.builder_;
@@ -717,23 +737,29 @@ class GraphGraph::Driver {
 
     // Nodes: a node kept at its address, with its content and in order, survives; every
     // other node before is removed, every other node after is added.
-    std::unordered_map<const NodeProto*, std::size_t> position_before;
+    // Numbered by position: nodes_before lists distinct nodes.
+    utils::DenseIndex<const NodeProto*, utils::PointerHash> position_before;
     position_before.reserve(nodes_before.size());
-    for (std::size_t i = 0; i < nodes_before.size(); ++i) position_before.emplace(nodes_before[i], i);
+    for (const NodeProto* node : nodes_before) position_before.insert(node);
     const std::unordered_set<const NodeProto*> declared(result.modified_nodes.begin(), result.modified_nodes.end());
     std::vector<bool> survives(nodes_before.size(), false);
     std::size_t last_survivor = 0;
     bool any_survivor = false;
     const auto& nodes = builder.Nodes();
+    std::string content;  // of one node after the pass
     for (int i = 0; i < nodes.size(); ++i) {
       const NodeProto* node = &nodes.Get(i);
-      auto before = position_before.find(node);
-      const bool kept = before != position_before.end() && !declared.contains(node) &&
-                        (!any_survivor || before->second > last_survivor) &&
-                        node->SerializeAsString() == content_before[before->second];
+      const std::uint32_t before = position_before.find(node);
+      bool kept = before != position_before.kNone && !declared.contains(node) &&
+                  (!any_survivor || before > last_survivor);
       if (kept) {
-        survives[before->second] = true;
-        last_survivor = before->second;
+        content.clear();
+        node->AppendToString(&content);
+        kept = content == content_before.Of(before);
+      }
+      if (kept) {
+        survives[before] = true;
+        last_survivor = before;
         any_survivor = true;
         continue;
       }
