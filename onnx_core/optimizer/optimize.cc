@@ -503,6 +503,7 @@ class GraphGraph::Driver {
     std::unordered_map<std::string, std::size_t> plan_of_output;  // to attribute folded values
     for (const AddedNode& node : added) {
       in_order.push_back(node.node);
+      identities_possible_ = identities_possible_ || node.node->op_type() == "Identity";
       for (const std::string& output : node.node->output()) plan_of_output.emplace(output, node.plan);
     }
     // Before shape inference (OptimizationStage::kBeforeShapeInference) nothing is
@@ -707,6 +708,7 @@ class GraphGraph::Driver {
       return;
     record.pattern = g_.patterns_[index];
     record.iteration = ++batch_;
+    identities_possible_ = true;
     record.graph_path = builder.Path();
     ++stats.changed;
     stats.removed_nodes += record.matched_nodes.size();
@@ -871,7 +873,7 @@ class GraphGraph::Driver {
   void Cleanup(const std::vector<const TensorProto*>* recent = nullptr) {
     const auto start = Clock::now();
     GraphBuilder& builder = g_.builder_;
-    RunCleanupPass([&] { return RemoveIdentityNodes(builder, CleanupScope::kThisGraph); });
+    RemoveIdentities();
     RunCleanupPass([&] { return RemoveUnusedNodes(builder, CleanupScope::kThisGraph); });
     RunCleanupPass([&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
     if (recent == nullptr || !recent->empty()) {
@@ -886,6 +888,24 @@ class GraphGraph::Driver {
     if (builder.IsRoot() && !builder.Functions().empty())
       RunCleanupPass([&] { return RemoveUnusedFunctions(builder); });
     report_.cleanup_time_ns += Since(start);
+  }
+
+  // The identity pass, skipped when it is known to find nothing: its last run kept no
+  // Identity node and none was added since (Identity nodes come from rewrites and graph
+  // passes only: folding and the other cleanup passes create none). With
+  // ONNXOPT_CHECK_INCREMENTAL it runs anyway and must then find nothing.
+  void RemoveIdentities() {
+    if (!identities_possible_ && !check_incremental_) return;
+    std::size_t kept = 0;
+    const bool changed = RunCleanupPass([&] {
+      CleanupResult result = RemoveIdentityNodes(g_.builder_, CleanupScope::kThisGraph);
+      kept = result.kept_identities;
+      return result;
+    });
+    if (!identities_possible_ && (changed || kept > 0))
+      throw BuilderError("incremental cleanup: the identity pass was skipped, but the graph holds an Identity node "
+                         "(ONNXOPT_CHECK_INCREMENTAL)");
+    identities_possible_ = kept > 0 || !incremental_;
   }
 
   // Runs one pass and records what it changed; returns whether it changed anything.
@@ -924,6 +944,8 @@ class GraphGraph::Driver {
   const bool incremental_, check_incremental_;
   // What the current match/apply loop changed since the cache last looked at the graph.
   GraphChanges changes_;
+  // Whether the graph may hold a plain Identity node (see RemoveIdentities).
+  bool identities_possible_ = true;
 };
 
 std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {

@@ -130,15 +130,17 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
   // Most calls find nothing to do: a scan of op types is much cheaper than the walk below.
   const NameSet outputs = OutputNames(builder);
   NameSet identity_inputs;
+  std::size_t identities = 0;
   // Producers matter only to identities that write a graph output; when none does (the
   // usual case), the walk need not look up every node's outputs.
   bool output_identities = false;
   for (const NodeProto& node : builder.Nodes()) {
     if (!IsPlainIdentity(node)) continue;
+    ++identities;
     identity_inputs.insert(node.input(0));
     output_identities = output_identities || outputs.contains(node.output(0));
   }
-  if (identity_inputs.empty()) return;
+  if (identities == 0) return;
 
   // Producers of the values identities read (only those can take over a graph output).
   std::unordered_map<std::string, Slot> producers;
@@ -178,6 +180,7 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
     for (int i = 0; i < node.output_size(); ++i)
       if (identity_inputs.contains(node.output(i))) producers.emplace(node.output(i), Slot{&node, i});
   }
+  result.kept_identities += identities - dead.size();
   result.removed_nodes += RemoveNodes(builder, dead);
   Commit(builder, renames, result);
 }

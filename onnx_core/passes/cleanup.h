@@ -30,6 +30,9 @@ struct CleanupResult {
   std::vector<const NodeProto*> redefined_nodes;
   // Positions (in the model's local functions before the pass) of the functions removed.
   std::vector<std::size_t> removed_functions;
+  // RemoveIdentityNodes: the plain Identity nodes it had to keep (an input or initializer
+  // written to a graph output...). None kept and no node added since: nothing to remove.
+  std::size_t kept_identities = 0;
 
   bool Changed() const { return removed_nodes != 0 || removed_initializers != 0 || !removed_functions.empty(); }
   std::string ToString() const;

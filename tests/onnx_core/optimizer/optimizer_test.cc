@@ -1,5 +1,7 @@
 // The match/apply loop, records and replay, with the engine alone.
 
+#include <cstdlib>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -453,6 +455,30 @@ TEST(OptimizationReport, CountsTheNodesEachPhaseVisited) {
   EXPECT_EQ(visited.Total(), 8u + 32u + 16u + 4u + 6u);
   EXPECT_THAT(run.report.ToString(), HasSubstr("matching          "));
   EXPECT_THAT(run.report.ToJson(), HasSubstr("\"nodes_visited\":{\"total\":66,\"indexing\":16,\"matching\":4,"));
+}
+
+// The identity pass is skipped when its last run kept no Identity node and no rewrite added
+// one since; the whole-graph version (ONNXOPT_INCREMENTAL=0) runs it after every batch.
+TEST(OptimizationReport, CleanupSkipsTheIdentityPassWhenNoIdentityCanBeThere) {
+  constexpr std::string_view kSub = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a, float[2] b) => (float[2] y) {
+      y = Sub(a, b)
+    })ONNX";
+  auto run_with = [&](const char* incremental) {
+    setenv("ONNXOPT_INCREMENTAL", incremental, 1);
+    Outcome run = Optimize(kSub, {std::make_shared<SubToAddNegPattern>()});
+    unsetenv("ONNXOPT_INCREMENTAL");
+    return run;
+  };
+  const Outcome incremental = run_with("1"), whole = run_with("0");
+  EXPECT_EQ(NodesText(incremental.optimized.graph()), NodesText(whole.optimized.graph()));
+  EXPECT_EQ(incremental.records.size(), whole.records.size());
+  // Before the loop: 4 passes over 1 node. After the batch (Neg and Add, no Identity): the
+  // dead-code and duplicate passes over 2 nodes, and the identity pass only in the
+  // whole-graph version.
+  EXPECT_EQ(incremental.report.nodes_visited.cleanup, 4u * 1u + 2u * 2u);
+  EXPECT_EQ(whole.report.nodes_visited.cleanup, 4u * 1u + 3u * 2u);
 }
 
 TEST(LocalRewriting, ToStringSummarizesTheRecord) {
