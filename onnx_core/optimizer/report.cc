@@ -147,9 +147,14 @@ std::string OptimizationReport::ToString() const {
                           {"subgraphs", subgraph_optimization_time_ns, nullptr}};
   for (const Phase& phase : phases) {
     AppendCell(text, phase.name, 18);
-    std::string time = Milliseconds(phase.ns);
-    if (phase.nodes) time.append(time.size() < 12 ? 12 - time.size() : 1, ' ') += std::to_string(*phase.nodes) + " nodes";
-    text += time + "\n";
+    const std::string time = Milliseconds(phase.ns);
+    text += time;
+    if (phase.nodes) {
+      constexpr std::size_t kTimeWidth = 12;  // the counts line up in a column
+      text.append(time.size() < kTimeWidth ? kTimeWidth - time.size() : 1, ' ');
+      text += std::to_string(*phase.nodes) + " nodes";
+    }
+    text += "\n";
   }
   bool any_pattern = false;
   for (const PatternStats& stats : patterns) {
