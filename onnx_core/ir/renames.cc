@@ -13,14 +13,6 @@ void Rename(std::string& name, const RenameMap& renames) {
   if (it != renames.end()) name = it->second;
 }
 
-// A value_info entry of a renamed name would describe a value the graph no longer reads.
-void DropValueInfo(GraphProto& graph, const RenameMap& renames) {
-  auto& infos = *graph.mutable_value_info();
-  infos.erase(std::remove_if(infos.begin(), infos.end(),
-                             [&](const ValueInfoProto& info) { return renames.contains(info.name()); }),
-              infos.end());
-}
-
 // A nested graph's outputs that name an outer value read it, so they follow the rename.
 void RenameInNested(GraphProto& graph, const RenameMap& renames) {
   RenameMap filtered;
@@ -38,6 +30,13 @@ void RenameInNested(GraphProto& graph, const RenameMap& renames) {
 }
 
 }  // namespace
+
+void DropValueInfo(GraphProto& graph, const RenameMap& renames) {
+  auto& infos = *graph.mutable_value_info();
+  infos.erase(std::remove_if(infos.begin(), infos.end(),
+                             [&](const ValueInfoProto& info) { return renames.contains(info.name()); }),
+              infos.end());
+}
 
 void RenameReads(utils::RepeatedProtoField<NodeProto>& nodes, const RenameMap& renames) {
   for (NodeProto& node : nodes) {

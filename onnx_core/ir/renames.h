@@ -32,4 +32,8 @@ void RenameReads(utils::RepeatedProtoField<NodeProto>& nodes, const RenameMap& r
 // dropped. The graph's own inputs, outputs and initializers are its interface and stay.
 void RenameReads(GraphProto& graph, const RenameMap& renames);
 
+// Drops `graph`'s value_info entries of the renamed names (RenameReads does it): one would
+// describe a value the graph no longer reads.
+void DropValueInfo(GraphProto& graph, const RenameMap& renames);
+
 }  // namespace onnxopt::core::ir

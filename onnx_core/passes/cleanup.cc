@@ -16,6 +16,7 @@
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/renames.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::builder {
@@ -115,11 +116,8 @@ CleanupResult RunPass(std::string name, GraphBuilder& builder, CleanupScope scop
 
 // --- Identity ------------------------------------------------------------------------
 
-bool IsPlainIdentity(const NodeProto& node) {
-  return node.op_type() == "Identity" && IsOnnxDomain(node.domain()) && node.input_size() == 1 &&
-         node.output_size() == 1 && !node.input(0).empty() && !node.output(0).empty() &&
-         node.input(0) != node.output(0);
-}
+constexpr const char* kRemoveIdentityNodes = "RemoveIdentityNodes";
+
 
 struct Slot {
   NodeProto* node;
@@ -187,6 +185,8 @@ void RemoveIdentitiesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
 
 // --- Unused nodes --------------------------------------------------------------------
 
+constexpr const char* kRemoveUnusedNodes = "RemoveUnusedNodes";
+
 void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
   // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
   utils::DenseIndex<std::string_view> live;
@@ -224,6 +224,8 @@ void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResul
 
 // --- Duplicate nodes -----------------------------------------------------------------
 
+}  // namespace
+
 // Custom domains are excluded: their operators may have side effects or randomness we
 // know nothing about. Graph attributes are excluded: comparing bodies is not worth it.
 bool IsMergeable(const NodeProto& node) {
@@ -233,6 +235,8 @@ bool IsMergeable(const NodeProto& node) {
          node.output_size() > 0 &&
          !HasSubgraph(node);
 }
+
+namespace {
 
 // NodeProto.overload (field 8, IR 10) is newer than the onnx 1.12 classes and survives as
 // an unknown field: two calls differing only by overload are different computations.
@@ -268,6 +272,8 @@ std::size_t AttributeHash(const AttributeProto& attr) {
   return hash;
 }
 
+}  // namespace
+
 // Everything that determines what a node computes; names, doc strings and metadata do
 // not. Attribute order does not matter.
 std::size_t ComputationHash(const NodeProto& node) {
@@ -282,6 +288,8 @@ std::size_t ComputationHash(const NodeProto& node) {
   Mix(hash, attributes);
   return hash;
 }
+
+namespace {
 
 std::vector<const AttributeProto*> SortedAttributes(const NodeProto& node) {
   std::vector<const AttributeProto*> attributes;
@@ -307,6 +315,8 @@ bool SameAttribute(const AttributeProto& a, const AttributeProto& b) {
          std::equal(a.strings().begin(), a.strings().end(), b.strings().begin(), b.strings().end());
 }
 
+}  // namespace
+
 bool SameComputation(const NodeProto& a, const NodeProto& b) {
   if ((IsOnnxDomain(a.domain()) ? "" : a.domain()) != (IsOnnxDomain(b.domain()) ? "" : b.domain()) ||
       a.op_type() != b.op_type() || Overload(a) != Overload(b) || a.output_size() != b.output_size() ||
@@ -318,6 +328,8 @@ bool SameComputation(const NodeProto& a, const NodeProto& b) {
     if (!SameAttribute(*first[i], *second[i])) return false;
   return true;
 }
+
+namespace {
 
 // Whether every output of `duplicate` can be redirected to the same output of `kept`.
 bool CanMerge(const NodeProto& duplicate, const NodeProto& kept, const NameSet& outputs) {
@@ -541,12 +553,58 @@ CleanupResult RemoveUnusedFunctions(GraphBuilder& builder) {
   return result;
 }
 
+bool IsPlainIdentity(const NodeProto& node) {
+  return node.op_type() == "Identity" && IsOnnxDomain(node.domain()) && node.input_size() == 1 &&
+         node.output_size() == 1 && !node.input(0).empty() && !node.output(0).empty() &&
+         node.input(0) != node.output(0);
+}
+
 CleanupResult RemoveIdentityNodes(GraphBuilder& builder, CleanupScope scope) {
-  return RunPass("RemoveIdentityNodes", builder, scope, RemoveIdentitiesInGraph);
+  return RunPass(kRemoveIdentityNodes, builder, scope, RemoveIdentitiesInGraph);
+}
+
+CleanupResult RemoveIdentityNodesAmong(GraphBuilder& builder, const std::vector<const NodeProto*>& identities,
+                                       const std::function<const std::vector<NodeProto*>&(const std::string&)>& readers_of) {
+  CleanupResult result;
+  result.pass = kRemoveIdentityNodes;
+  if (identities.empty()) return result;
+  const NameSet outputs = OutputNames(builder);
+  // As RemoveIdentitiesInGraph decides when no Identity writes a graph output.
+  NodeSet dead;
+  RenameChain renames;
+  for (const NodeProto* node : identities) {
+    if (!IsPlainIdentity(*node) || outputs.contains(node->output(0)))
+      throw BuilderError("RemoveIdentityNodesAmong: " + node->op_type() + " '" + node->name() +
+                         "' is no plain Identity or writes a graph output");
+    renames.Add(node->output(0), renames.Resolve(node->input(0)));
+    dead.insert(node);
+  }
+  const RenameMap& map = renames.Finish();
+  for (const auto& [from, to] : map)
+    for (NodeProto* reader : readers_of(from)) {
+      if (dead.contains(reader)) continue;
+      for (std::string& input : *reader->mutable_input())
+        if (input == from) input = to;
+    }
+  ir::DropValueInfo(builder.Graph(), map);
+  result.removed_nodes = RemoveNodes(builder, dead);
+  renames.Record(builder, result);
+  return result;
 }
 
 CleanupResult RemoveUnusedNodes(GraphBuilder& builder, CleanupScope scope) {
-  return RunPass("RemoveUnusedNodes", builder, scope, RemoveUnusedInGraph);
+  return RunPass(kRemoveUnusedNodes, builder, scope, RemoveUnusedInGraph);
+}
+
+CleanupResult RemoveUnusedElements(GraphBuilder& builder, const std::function<bool(const NodeProto&)>& unused_node,
+                                   const std::function<bool(const TensorProto&)>& unused_initializer) {
+  CleanupResult result;
+  result.pass = kRemoveUnusedNodes;
+  // Initializers first: the caller may identify them by views into names of the nodes it removes.
+  result.removed_initializers =
+      KeepIf(builder.Initializers(), [&](const TensorProto& init) { return !unused_initializer(init); });
+  result.removed_nodes = KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !unused_node(node); });
+  return result;
 }
 
 CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope) {

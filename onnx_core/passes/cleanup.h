@@ -7,6 +7,7 @@
 // a graph output and never remove a value that a nested graph reads.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,17 +48,39 @@ enum class CleanupScope { kNestedGraphs, kThisGraph };
 // the producer of x is made to write y instead (if x is itself no graph output, input,
 // initializer or outer value); otherwise the Identity stays (e.g. input -> output).
 CleanupResult RemoveIdentityNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
+// The Identity nodes that pass removes or hands over: ONNX Identity, one input, one
+// output, both named and different.
+bool IsPlainIdentity(const NodeProto& node);
+// The same on `builder`'s graph alone, for a caller that knows where its plain Identity
+// nodes are and what reads each value (the optimizer after a rewrite batch), without
+// walking the graph: `identities` are all the plain Identity nodes of the graph, in graph
+// order, none writing a graph output (BuilderError otherwise), and `readers_of(name)`
+// returns every node that reads `name` (none holding a nested graph that reads it).
+CleanupResult RemoveIdentityNodesAmong(GraphBuilder& builder, const std::vector<const NodeProto*>& identities,
+                                       const std::function<const std::vector<NodeProto*>&(const std::string&)>& readers_of);
 
 // Removes nodes none of whose outputs is needed for a graph output (dead code), and
 // initializers nothing reads (unless they are graph inputs). A value read by a nested
 // graph counts as read by the node holding that graph.
 CleanupResult RemoveUnusedNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
+// What RemoveUnusedNodes does to `builder`'s graph, for a caller that found the unused
+// nodes and initializers itself (the optimizer looks only around a rewrite batch): the
+// same removal, reported under the same pass name.
+CleanupResult RemoveUnusedElements(GraphBuilder& builder, const std::function<bool(const NodeProto&)>& unused_node,
+                                   const std::function<bool(const TensorProto&)>& unused_initializer);
 
 // Common subexpression elimination: a node with the same domain, op type, overload,
 // inputs and attributes as an earlier one is removed and its outputs redirected to the
 // earlier node's outputs. Only deterministic ONNX operators qualify (no random
 // generators, no custom domains whose semantics we do not know, no graph attributes).
 CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
+// What RemoveDuplicateNodes compares (the optimizer also uses them to prove that a rewrite
+// created no duplicate): whether a node may be merged at all, and whether two nodes
+// compute the same.
+bool IsMergeable(const NodeProto& node);
+bool SameComputation(const NodeProto& a, const NodeProto& b);
+// Equal for nodes that compute the same (SameComputation), and usually different otherwise.
+std::size_t ComputationHash(const NodeProto& node);
 
 // Initializers with the same element type, shape and bytes are merged into the first;
 // graph inputs and outputs are never merged away.

@@ -57,6 +57,57 @@ TEST(RemoveIdentityNodes, CollapsesAChainIntoItsSource) {
   EXPECT_EQ(result.kept_identities, 0u);
 }
 
+// The caller names the Identity nodes and the readers: the same graph and result as the
+// whole-graph pass, and only the readers given are renamed.
+TEST(RemoveIdentityNodesAmong, RemovesTheNamedIdentitiesAndRenamesTheirReaders) {
+  const std::string chain = R"(g (float[2] x) => (float[2] y) {
+      a = Neg(x)
+      b = Identity(a)
+      c = Identity(b)
+      y = Relu(c)
+    })";
+  GraphBuilder whole = Parse(chain), local = Parse(chain);
+  const CleanupResult expected = RemoveIdentityNodes(whole);
+  auto& nodes = local.Nodes();
+  const std::vector<const NodeProto*> identities{&nodes.Get(1), &nodes.Get(2)};
+  const std::vector<NodeProto*> relu{nodes.Mutable(3)}, none;
+  const CleanupResult result =
+      RemoveIdentityNodesAmong(local, identities, [&](const std::string& value) -> const std::vector<NodeProto*>& {
+        return value == "c" ? relu : none;
+      });
+  EXPECT_THAT(NodeLines(local.Graph()), ElementsAre("a = Neg(x)", "y = Relu(a)"));
+  EXPECT_EQ(result.ToString(), expected.ToString());
+  EXPECT_THAT(RenameLines(result), ElementsAre("b -> a", "c -> a"));
+}
+
+TEST(RemoveIdentityNodesAmong, RefusesAnIdentityWritingAGraphOutput) {
+  GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) {
+      a = Neg(x)
+      y = Identity(a)
+    })");
+  const std::vector<const NodeProto*> identities{&builder.Nodes().Get(1)};
+  const std::vector<NodeProto*> none;
+  EXPECT_THROW(RemoveIdentityNodesAmong(builder, identities,
+                                        [&](const std::string&) -> const std::vector<NodeProto*>& { return none; }),
+               BuilderError);
+  EXPECT_THAT(NodeLines(builder.Graph()), ElementsAre("a = Neg(x)", "y = Identity(a)"));
+}
+
+// The removal of nodes and initializers found unused elsewhere, reported as the pass.
+TEST(RemoveUnusedElements, RemovesWhatItIsToldAsTheUnusedNodePass) {
+  GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.0}> {
+      a = Add(x, w)
+      y = Neg(x)
+    })");
+  const NodeProto* add = &builder.Nodes().Get(0);
+  const CleanupResult result = RemoveUnusedElements(
+      builder, [&](const NodeProto& node) { return &node == add; },
+      [](const TensorProto& initializer) { return initializer.name() == "w"; });
+  EXPECT_THAT(NodeLines(builder.Graph()), ElementsAre("y = Neg(x)"));
+  EXPECT_THAT(InitializerNames(builder.Graph()), IsEmpty());
+  EXPECT_EQ(result.ToString(), "RemoveUnusedNodes: removed 1 nodes, 1 initializers, 0 renames");
+}
+
 TEST(RemoveIdentityNodes, LetsTheProducerWriteTheGraphOutput) {
   GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y, float[2] z) {
       a = Neg(x)
