@@ -16,6 +16,7 @@
 #include "onnx_core/passes/constant_folding.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/batch_cleanup.h"
 #include "onnx_core/optimizer/graph_pass.h"
 #include "onnx_core/optimizer/match_cache.h"
 #include "onnx_core/optimizer/pattern_alternatives.h"
@@ -151,6 +152,13 @@ class GraphGraph::Driver {
     bool Empty() const { return passes.empty() && patterns.empty(); }
   };
   static constexpr std::size_t kStages = 4;
+  // The cleanup after a batch looks only around it when the batch changes (removes or adds)
+  // at most 1/kLocalCleanupShare of the graph's nodes. Looking around costs several times
+  // more per changed node than a whole-graph pass per node (bench/RESULTS-incremental.md:
+  // about 10 000 instructions per changed node against 1 200 per node and pass, at 400
+  // layers): the decoder's batches, which change 10 to 35 % of the graph, are cleaned no
+  // faster locally, a batch that changes a few nodes of a large graph much faster.
+  static constexpr std::size_t kLocalCleanupShare = 8;
   static std::size_t StageIndex(OptimizationStage stage) { return static_cast<std::size_t>(stage); }
 
   void ClassifyByStage() {
@@ -224,8 +232,8 @@ class GraphGraph::Driver {
         changed = false;
         continue;
       }
-      const std::vector<const TensorProto*> added_initializers = ApplyAll(found);
-      Cleanup(&added_initializers);
+      const BatchFootprint footprint = ApplyAll(found);
+      Cleanup(&footprint);
       changed = true;
     }
   }
@@ -273,6 +281,7 @@ class GraphGraph::Driver {
     report_.subgraph_optimization_time_ns += Since(start);
     // Nested graphs may read fewer outer values now.
     g_.index_stale_ = true;
+    graph_clean_ = false;
   }
 
   // --- Matching -------------------------------------------------------------------------
@@ -393,8 +402,8 @@ class GraphGraph::Driver {
     std::size_t first_function = 0, end_function = 0;
   };
 
-  // Applies the matches as one batch; returns the initializers it added.
-  std::vector<const TensorProto*> ApplyAll(std::vector<Found>& found) {
+  // Applies the matches as one batch; returns what it changed.
+  BatchFootprint ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
     // Owns the replacement nodes until the batch takes them: an Apply that throws after
@@ -425,7 +434,8 @@ class GraphGraph::Driver {
         if (!added.empty()) builder.RemoveFunctions(added, "undoing a failed batch");
       }
     } added_by_apply{g_.builder_};
-    utils::DenseIndex<const NodeProto*, utils::PointerHash> removed;
+    BatchFootprint footprint;
+    NodeSet& removed = footprint.removed;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
       const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
@@ -479,6 +489,31 @@ class GraphGraph::Driver {
       }
     }
     CheckBatch(planned, removed, added_positions, new_position);
+    // ONNXOPT_CHECK_INCREMENTAL takes the local path for every batch, to check it.
+    footprint.local = incremental_ && graph_clean_ &&
+                      (check_incremental_ ||
+                       (edit.removed_nodes.size() + edit.added_nodes.size()) * kLocalCleanupShare <= old_size);
+    if (footprint.local) {
+      std::vector<const NodeProto*> removed_nodes, added_nodes;
+      for (const Planned& plan : planned) {
+        for (const NodeProto* node : plan.found->match.nodes)
+          if (node) removed_nodes.push_back(node);
+        added_nodes.insert(added_nodes.end(), plan.added.begin(), plan.added.end());
+      }
+      footprint.duplicate_nodes = DuplicatesAfterBatch(IndexView(g_), removed_nodes, removed, added_nodes);
+      // Moves the content out (Swap between heap-allocated messages exchanges pointers:
+      // the strings the index views stay where they are); the batch deletes the husks.
+      for (std::size_t position : edit.removed_nodes) {
+        NodeProto* node = g_.builder_.Nodes().Mutable(static_cast<int>(position));
+        if (node->GetArena() != nullptr) {  // a copy would move the strings: no local cleanup
+          footprint.local = false;
+          footprint.removed_content.clear();
+          break;
+        }
+        footprint.removed_content.push_back(std::make_unique<NodeProto>());
+        footprint.removed_content.back()->Swap(node);
+      }
+    }
     added_by_apply.committed = true;
     report_.rewriting_time_ns += Since(start);
 
@@ -486,7 +521,14 @@ class GraphGraph::Driver {
     start = Clock::now();
     ++batch_;
     const auto old_initializers = static_cast<std::size_t>(g_.builder_.Initializers().size());
-    ApplyBatch(g_.builder_, edit);
+    try {
+      ApplyBatch(g_.builder_, edit);
+    } catch (...) {
+      // The graph as it was: the removed nodes get their content back.
+      for (std::size_t i = 0; i < footprint.removed_content.size(); ++i)
+        footprint.removed_content[i]->Swap(g_.builder_.Nodes().Mutable(static_cast<int>(edit.removed_nodes[i])));
+      throw;
+    }
     report_.nodes_visited.rewriting += old_size;
     g_.index_stale_ = true;
     report_.rewriting_time_ns += Since(start);
@@ -518,6 +560,14 @@ class GraphGraph::Driver {
 
     start = Clock::now();
     const std::vector<const NodeProto*> to_fold = shapes_known ? WithoutIdentities(in_order) : std::vector<const NodeProto*>{};
+    // What the candidates read, for the cleanup: folding deletes the nodes it folds.
+    NameList candidate_inputs;
+    std::vector<std::size_t> inputs_end;
+    if (footprint.local)
+      for (const NodeProto* node : to_fold) {
+        for (const std::string& input : node->input()) candidate_inputs.Add(input);
+        inputs_end.push_back(candidate_inputs.size());
+      }
     const FoldResult folding = FoldNodes(g_.builder_, to_fold, g_.options_.fold);
     report_.nodes_visited.constant_folding += to_fold.size();
     report_.AddNotFolded(folding.skipped);
@@ -552,10 +602,15 @@ class GraphGraph::Driver {
       *record.added_initializers.Add() = g_.builder_.Initializers().Get(static_cast<int>(position));
     }
     if (!folded.empty()) report_.Cleanup("FoldConstants").removed_nodes += folded.size();
-    std::vector<const TensorProto*> added_initializers;
     for (const LocalRewriting& record : batch)
       for (std::size_t position : record.added_initializer_positions)
-        added_initializers.push_back(&g_.builder_.Initializers().Get(static_cast<int>(position)));
+        footprint.added_initializers.push_back(&g_.builder_.Initializers().Get(static_cast<int>(position)));
+    for (const AddedNode& node : added)
+      if (!folded.contains(node.node)) footprint.added.push_back(node.node);
+    for (std::size_t k = 0; k < inputs_end.size() && !folded.empty(); ++k)
+      if (folded.contains(to_fold[k]))
+        for (std::size_t i = k == 0 ? 0 : inputs_end[k - 1]; i < inputs_end[k]; ++i)
+          footprint.folded_inputs.Add(candidate_inputs[i]);
     for (std::size_t p = 0; p < planned.size(); ++p) {
       const Found& f = *planned[p].found;
       LocalRewriting& record = batch[p];
@@ -573,7 +628,7 @@ class GraphGraph::Driver {
       stats.added_nodes += planned[p].added.size();
       records_.push_back(std::move(record));
     }
-    return added_initializers;
+    return footprint;
   }
 
   struct AddedNode {
@@ -709,6 +764,7 @@ class GraphGraph::Driver {
     record.pattern = g_.patterns_[index];
     record.iteration = ++batch_;
     identities_possible_ = true;
+    graph_clean_ = false;
     record.graph_path = builder.Path();
     ++stats.changed;
     stats.removed_nodes += record.matched_nodes.size();
@@ -859,6 +915,7 @@ class GraphGraph::Driver {
       stats.removed_nodes += folding.folded_nodes;
       records_.push_back(std::move(record));
       g_.index_stale_ = true;
+      graph_clean_ = false;
     }
     report_.constant_folding_time_ns += Since(start);
   }
@@ -868,26 +925,137 @@ class GraphGraph::Driver {
   // code creates neither identities nor duplicates), duplicate nodes (merging never
   // leaves a producer dead: the kept node reads the same values), duplicate
   // initializers, and duplicate nodes again when merged initializers made two nodes
-  // read the same values. `recent` lists the initializers added since the last full
-  // comparison (null: compare all).
-  void Cleanup(const std::vector<const TensorProto*>* recent = nullptr) {
+  // read the same values. After a batch, the node passes are decided from what it
+  // changed (CleanupAroundBatch) and duplicate initializers are looked for only among
+  // those it added; without a batch, or without a local proof, the passes look at the
+  // whole graph.
+  void Cleanup(const BatchFootprint* batch = nullptr) {
     const auto start = Clock::now();
     GraphBuilder& builder = g_.builder_;
-    RemoveIdentities();
-    RunCleanupPass([&] { return RemoveUnusedNodes(builder, CleanupScope::kThisGraph); });
-    RunCleanupPass([&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
+    auto remove_duplicate_nodes = [&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); };
+    // The plan the node passes followed, when they were decided around the batch and the
+    // duplicate pass changed nothing (it then renamed values the index no longer follows).
+    std::optional<BatchCleanupPlan> plan;
+    bool merged_nodes = false;
+    if (batch && batch->local) plan = CleanupAroundBatch(*batch, merged_nodes);
+    if (!plan) {
+      RemoveIdentities();
+      RunCleanupPass([&] { return RemoveUnusedNodes(builder, CleanupScope::kThisGraph); });
+      RunCleanupPass(remove_duplicate_nodes);
+    } else if (merged_nodes) {
+      plan.reset();
+    }
+    const std::vector<const TensorProto*>* recent = batch ? &batch->added_initializers : nullptr;
     if (recent == nullptr || !recent->empty()) {
+      std::vector<ValueRename> merges;
       const bool merged = RunCleanupPass([&] {
-        return recent ? RemoveDuplicateInitializers(builder, *recent)
-                      : RemoveDuplicateInitializers(builder, CleanupScope::kThisGraph);
+        CleanupResult result = recent ? RemoveDuplicateInitializers(builder, *recent)
+                                      : RemoveDuplicateInitializers(builder, CleanupScope::kThisGraph);
+        merges = result.renames;
+        return result;
       });
-      if (merged) RunCleanupPass([&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
+      if (merged)
+        RunUnlessNothingToFind(!plan || DuplicatesAfterMerge(IndexView(g_), *batch, *plan, merges), "duplicate-node",
+                               remove_duplicate_nodes);
     }
     // Functions belong to the model: the main graph's driver removes those that rewrites (or
     // dead code removal, here or in nested graphs) left without a call.
     if (builder.IsRoot() && !builder.Functions().empty())
       RunCleanupPass([&] { return RemoveUnusedFunctions(builder); });
+    graph_clean_ = true;
     report_.cleanup_time_ns += Since(start);
+  }
+
+  // The identity, unused-node and duplicate passes after `batch`, decided from what it
+  // changed and the index (PlanCleanupAfterBatch), and recorded as the whole-graph passes
+  // would be. Returns the plan, or nullopt, having changed nothing, when a proof is
+  // missing; `merged_nodes`: whether the duplicate pass ran and merged nodes.
+  std::optional<BatchCleanupPlan> CleanupAroundBatch(const BatchFootprint& batch, bool& merged_nodes) {
+    GraphBuilder& builder = g_.builder_;
+    // When the last identity pass kept none, the plain Identity nodes are among the added.
+    const bool identities_known = !identities_kept_;
+    std::optional<BatchCleanupPlan> plan = PlanCleanupAfterBatch(IndexView(g_), batch, identities_known);
+    if (!plan) return plan;
+    report_.nodes_visited.cleanup += plan->nodes_visited;
+    if (!plan->identities.empty())
+      RunCleanupPass([&] {
+        return RemoveIdentityNodesAmong(builder, plan->identities,
+                                        [&](const std::string& value) -> const std::vector<NodeProto*>& {
+                                          return plan->identity_readers.at(value);
+                                        });
+      });
+    // No plain Identity node is left (otherwise those the last pass kept are, which the
+    // batch cannot have made removable: the plan sees no node holding a nested graph go).
+    if (identities_known) identities_possible_ = false;
+    if (!plan->unused_nodes.empty() || !plan->unused_initializers.empty()) {
+      // By address: the removal walks every initializer, and reading each name would touch
+      // every weight's message.
+      std::unordered_set<const TensorProto*> unused_initializers;
+      for (const TensorProto* initializer : batch.added_initializers)
+        if (plan->unused_initializers.contains(initializer->name())) unused_initializers.insert(initializer);
+      for (const std::string& name : plan->unused_initializers)
+        if (auto known = g_.initializers_.find(name); known != g_.initializers_.end())
+          unused_initializers.insert(known->second);
+      RunCleanupPass([&] {
+        return RemoveUnusedElements(
+            builder, [&](const NodeProto& node) { return plan->unused_nodes.contains(&node); },
+            [&](const TensorProto& initializer) { return unused_initializers.contains(&initializer); });
+      });
+    }
+    if (check_incremental_) {
+      RemoveIdentities();  // fails if it finds something
+      if (RunCleanupPass([&] { return RemoveUnusedNodes(builder, CleanupScope::kThisGraph); }))
+        throw BuilderError("incremental cleanup: the batch left unused nodes the local search did not find "
+                           "(ONNXOPT_CHECK_INCREMENTAL)");
+    }
+    merged_nodes = RunUnlessNothingToFind(plan->duplicate_nodes, "duplicate-node",
+                                          [&] { return RemoveDuplicateNodes(builder, CleanupScope::kThisGraph); });
+    return plan;
+  }
+
+  // The index as it is, stale or not (GraphGraph::FindUses would rebuild a stale one):
+  // until the next iteration rebuilds it, it describes the graph before the last batch.
+  // These are the driver's lookups, not a Match's reads (nothing is noted).
+  class IndexView final : public IndexBeforeBatch {
+   public:
+    explicit IndexView(const GraphGraph& graph) : graph_(graph) {}
+    const NodeProto* Producer(std::string_view value) const override {
+      const GraphGraph::ValueUses* uses = Find(value);
+      return uses ? uses->producer : nullptr;
+    }
+    const std::vector<const NodeProto*>& Readers(std::string_view value) const override {
+      static const std::vector<const NodeProto*> kNone;
+      const GraphGraph::ValueUses* uses = Find(value);
+      return uses ? uses->consumers : kNone;
+    }
+    const std::vector<const NodeProto*>* NestedReaders(std::string_view value) const override {
+      auto holders = graph_.subgraph_readers_.find(value);
+      return holders == graph_.subgraph_readers_.end() ? nullptr : &holders->second;
+    }
+    bool IsGraphOutput(std::string_view value) const override { return graph_.outputs_.contains(value); }
+    bool IsPlainInitializer(std::string_view value) const override {
+      return graph_.initializers_.contains(value) && !graph_.inputs_.contains(value);
+    }
+
+   private:
+    const GraphGraph::ValueUses* Find(std::string_view value) const {
+      const std::uint32_t entry = graph_.value_index_.find(value);
+      return entry == graph_.value_index_.kNone ? nullptr : &graph_.values_[entry];
+    }
+    const GraphGraph& graph_;
+  };
+
+  // Runs a cleanup pass when `can_find` (else skips it: proven to find nothing);
+  // ONNXOPT_CHECK_INCREMENTAL runs it anyway and fails if a skipped pass finds something.
+  // Returns whether the pass changed anything.
+  template <class Pass>
+  bool RunUnlessNothingToFind(bool can_find, const char* what, Pass&& pass) {
+    if (!can_find && !check_incremental_) return false;
+    const bool changed = RunCleanupPass(std::forward<Pass>(pass));
+    if (!can_find && changed)
+      throw BuilderError(std::string("incremental cleanup: the ") + what +
+                         " pass was skipped after a batch, but it finds something (ONNXOPT_CHECK_INCREMENTAL)");
+    return changed;
   }
 
   // The identity pass, skipped when it is known to find nothing: its last run kept no
@@ -906,6 +1074,7 @@ class GraphGraph::Driver {
       throw BuilderError("incremental cleanup: the identity pass was skipped, but the graph holds an Identity node "
                          "(ONNXOPT_CHECK_INCREMENTAL)");
     identities_possible_ = kept > 0 || !incremental_;
+    identities_kept_ = kept > 0;
   }
 
   // Runs one pass and records what it changed; returns whether it changed anything.
@@ -946,6 +1115,13 @@ class GraphGraph::Driver {
   GraphChanges changes_;
   // Whether the graph may hold a plain Identity node (see RemoveIdentities).
   bool identities_possible_ = true;
+  // Whether the last identity pass kept a plain Identity node (or none ran yet): if not,
+  // those after a batch are among its added nodes.
+  bool identities_kept_ = true;
+  // Whether the graph has no unused node or initializer and no two nodes to merge: true
+  // after a cleanup, false after a change no cleanup followed (the graph as loaded,
+  // folding everything, optimizing nested graphs).
+  bool graph_clean_ = false;
 };
 
 std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {

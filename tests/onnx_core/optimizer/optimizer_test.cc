@@ -442,8 +442,9 @@ TEST(OptimizationReport, CountsTheNodesEachPhaseVisited) {
   // Shapes of the 6 nodes as loaded, then of the 2 Identity nodes the batch added.
   EXPECT_EQ(visited.shape_inference, 6u + 2u);
   // Cleanup before the loop: 4 passes over 6 nodes. After the batch (4 nodes, no new
-  // initializer): identities, unused nodes and duplicates, each walking the nodes it finds
-  // (4, then 2 once the identities are gone).
+  // initializer; it changed too much of the graph for the cleanup to look only around it):
+  // identities, unused nodes and duplicates, each walking the nodes it finds (4, then 2
+  // once the identities are gone).
   EXPECT_EQ(visited.cleanup, 4u * 6u + 4u + 2u + 2u);
   // Iteration 1: the index and incremental matching's comparison over 6 nodes; iteration 2
   // (nothing left to match): the same over 2.
@@ -457,28 +458,113 @@ TEST(OptimizationReport, CountsTheNodesEachPhaseVisited) {
   EXPECT_THAT(run.report.ToJson(), HasSubstr("\"nodes_visited\":{\"total\":66,\"indexing\":16,\"matching\":4,"));
 }
 
-// The identity pass is skipped when its last run kept no Identity node and no rewrite added
-// one since; the whole-graph version (ONNXOPT_INCREMENTAL=0) runs it after every batch.
-TEST(OptimizationReport, CleanupSkipsTheIdentityPassWhenNoIdentityCanBeThere) {
-  constexpr std::string_view kSub = R"ONNX(
-    <ir_version: 8, opset_import: ["" : 18]>
-    g (float[2] a, float[2] b) => (float[2] y) {
-      y = Sub(a, b)
-    })ONNX";
-  auto run_with = [&](const char* incremental) {
+// Runs `text` with `patterns` three ways: the whole-graph version (ONNXOPT_INCREMENTAL=0),
+// as users run it, and checked (ONNXOPT_CHECK_INCREMENTAL=1, which fails on a difference
+// between a local decision and the whole-graph pass).
+struct ThreeRuns {
+  Outcome whole, incremental, checked;
+};
+ThreeRuns RunThreeWays(std::string_view text, const Patterns& patterns) {
+  auto run_with = [&](const char* incremental, const char* check) {
     setenv("ONNXOPT_INCREMENTAL", incremental, 1);
-    Outcome run = Optimize(kSub, {std::make_shared<SubToAddNegPattern>()});
+    setenv("ONNXOPT_CHECK_INCREMENTAL", check, 1);
+    Outcome run = Optimize(text, patterns);
     unsetenv("ONNXOPT_INCREMENTAL");
+    unsetenv("ONNXOPT_CHECK_INCREMENTAL");
     return run;
   };
-  const Outcome incremental = run_with("1"), whole = run_with("0");
-  EXPECT_EQ(NodesText(incremental.optimized.graph()), NodesText(whole.optimized.graph()));
-  EXPECT_EQ(incremental.records.size(), whole.records.size());
-  // Before the loop: 4 passes over 1 node. After the batch (Neg and Add, no Identity): the
-  // dead-code and duplicate passes over 2 nodes, and the identity pass only in the
-  // whole-graph version.
-  EXPECT_EQ(incremental.report.nodes_visited.cleanup, 4u * 1u + 2u * 2u);
-  EXPECT_EQ(whole.report.nodes_visited.cleanup, 4u * 1u + 3u * 2u);
+  return ThreeRuns{run_with("0", "0"), run_with("1", "0"), run_with("1", "1")};
+}
+
+// The records without their times (which differ run to run), serialized.
+std::string RecordsText(std::vector<LocalRewriting> records) {
+  for (LocalRewriting& record : records) record.match_time_ns = record.apply_time_ns = 0;
+  return core::builder::SerializeRewrites(records);
+}
+
+void ExpectSameAsWholeGraph(const ThreeRuns& runs) {
+  for (const Outcome* run : {&runs.incremental, &runs.checked}) {
+    EXPECT_EQ(core::ir::SerializeDeterministic(run->optimized), core::ir::SerializeDeterministic(runs.whole.optimized));
+    EXPECT_EQ(RecordsText(run->records), RecordsText(runs.whole.records));
+  }
+}
+
+// `count` + 1 Sigmoid nodes in a chain from input `a` to graph output `tail`: the part of a
+// graph a batch leaves alone. The cleanup looks only around a batch that changes at most
+// an eighth of the graph.
+std::string UntouchedChain(int count) {
+  std::string text = "t1 = Sigmoid(a)\n";
+  for (int i = 2; i <= count; ++i) text += "t" + std::to_string(i) + " = Sigmoid(t" + std::to_string(i - 1) + ")\n";
+  return text + "tail = Sigmoid(t" + std::to_string(count) + ")\n";
+}
+
+// After a batch the cleanup looks only around it: the identity, unused-node and duplicate
+// passes are decided from what the batch removed and added. Sub => Add(a, Neg(b)) leaves
+// nothing to clean.
+TEST(OptimizationReport, CleanupAfterABatchLooksOnlyAroundIt) {
+  const std::string sub = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a, float[2] b) => (float[2] y, float[2] tail) {
+      y = Sub(a, b)
+    )ONNX" + UntouchedChain(23) + "}";
+  const ThreeRuns runs = RunThreeWays(sub, {std::make_shared<SubToAddNegPattern>()});
+  EXPECT_THAT(NodesText(runs.incremental.optimized.graph()), HasSubstr("negated = Neg(b); y = Add(a,negated); "));
+  ExpectSameAsWholeGraph(runs);
+  // Before the loop: 4 passes over 25 nodes. After the batch (26 nodes): the whole-graph
+  // version runs the identity, dead-code and duplicate passes over the graph; the
+  // incremental one checks the 2 added nodes for readers, and records nothing.
+  EXPECT_EQ(runs.incremental.report.nodes_visited.cleanup, 4u * 25u + 2u);
+  EXPECT_EQ(runs.whole.report.nodes_visited.cleanup, 4u * 25u + 3u * 26u);
+}
+
+// Max(a, b) => Identity(a) leaves b's producers and the weight they read unused, and the
+// Identity's reader Relu(y) becomes Relu(a), a duplicate of the Relu already reading a:
+// each pass finds what the whole-graph version finds, recorded the same.
+TEST(OptimizationReport, CleanupAfterABatchFindsWhatTheWholeGraphPassesFind) {
+  const std::string max = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] out, float[2] tail) <float[2] w = {1.0, 2.0}> {
+      c = Abs(w)
+      b = Neg(c)
+      s2 = Relu(a)
+      y = Max(a, b)
+      s1 = Relu(y)
+      out = Add(s2, s1)
+    )ONNX" + UntouchedChain(23) + "}";
+  const ThreeRuns runs = RunThreeWays(max, {std::make_shared<MaxTakesFirstPattern>()});
+  EXPECT_THAT(NodesText(runs.incremental.optimized.graph()), HasSubstr("s2 = Relu(a); out = Add(s2,s2); "));
+  EXPECT_EQ(runs.incremental.optimized.graph().node_size(), 2 + 24);
+  EXPECT_EQ(runs.incremental.optimized.graph().initializer_size(), 0);
+  ExpectSameAsWholeGraph(runs);
+  std::vector<std::string> passes;
+  for (const LocalRewriting& record : runs.incremental.records) passes.push_back(record.Name());
+  EXPECT_EQ(passes, (std::vector<std::string>{"MaxTakesFirstPattern", "RemoveIdentityNodes", "RemoveUnusedNodes",
+                                              "RemoveDuplicateNodes"}));
+  // Before the loop: 4 passes over 30 nodes. After the batch (30 nodes): the Identity and
+  // its reader; the added node and, following what lost its reader, Neg and Abs checked;
+  // the identity and unused-node records (snapshots of 30 and 29 nodes); the duplicate
+  // pass over the 27 nodes left.
+  EXPECT_EQ(runs.incremental.report.nodes_visited.cleanup, 4u * 30u + 2u + 3u + 30u + 29u + 27u);
+}
+
+// An Identity writing a graph output is taken over by its input's producer, which only the
+// whole-graph identity pass does: the cleanup after that batch looks at the whole graph.
+TEST(OptimizationReport, CleanupAfterABatchFallsBackToTheWholeGraph) {
+  const std::string chain_to_output = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y, float[2] tail) {
+      a1 = Abs(a)
+      n1 = Neg(a1)
+      y = Neg(n1)
+    )ONNX" + UntouchedChain(23) + "}";
+  const ThreeRuns runs = RunThreeWays(chain_to_output, {std::make_shared<NegNegPattern>()});
+  EXPECT_THAT(NodesText(runs.incremental.optimized.graph()), HasSubstr("y = Abs(a); "));
+  ExpectSameAsWholeGraph(runs);
+  // Before the loop: 4 passes over 27 nodes. After the batch (26 nodes): the identity pass
+  // (Abs takes the output over), then the dead-code and duplicate passes over 25 nodes, as
+  // the whole-graph version does.
+  EXPECT_EQ(runs.incremental.report.nodes_visited.cleanup, 4u * 27u + 26u + 25u + 25u);
+  EXPECT_EQ(runs.whole.report.nodes_visited.cleanup, runs.incremental.report.nodes_visited.cleanup);
 }
 
 TEST(LocalRewriting, ToStringSummarizesTheRecord) {

@@ -74,6 +74,25 @@ class SubToAddNegPattern final : public PatternOptimization {
   }
 };
 
+/// Max(x, ...) => Identity(x): drops the other inputs, whose producers and initializers
+/// may then be left unused.
+class MaxTakesFirstPattern final : public PatternOptimization {
+ public:
+  static constexpr std::string_view kName = "MaxTakesFirstPattern";
+  std::string Name() const override { return std::string(kName); }
+  std::set<std::string> FastOpType() const override { return {"Max"}; }
+  MatchResult Match(GraphGraph&, const NodeProto& node) const override { return Matched({&node}); }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph&, const std::vector<const NodeProto*>& nodes) const override {
+    core::builder::ExpectMatchedNodes(*this, nodes, {"Max"});
+    utils::RepeatedProtoField<NodeProto> result;
+    NodeProto& identity = *result.Add();
+    identity.set_op_type("Identity");
+    identity.add_input(nodes[0]->input(0));
+    identity.add_output(nodes[0]->output(0));
+    return result;
+  }
+};
+
 /// Abs(x) => Abs(x): always matches its own output again (never converges).
 class AbsForeverPattern final : public PatternOptimization {
  public:
