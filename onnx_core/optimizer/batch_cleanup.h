@@ -26,11 +26,8 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/passes/cleanup.h"
-#include "onnx_core/utils/dense_index.h"
 
 namespace onnxopt::core::builder {
-
-using NodeSet = utils::DenseIndex<const NodeProto*, utils::PointerHash>;
 
 // What the optimizer's index says about the graph before the batch.
 class IndexBeforeBatch {

@@ -311,7 +311,7 @@ class GraphGraph::Driver {
     const auto start = Clock::now();
     const auto& nodes = g_.builder_.Nodes();
     std::vector<Found> found;
-    utils::DenseIndex<const NodeProto*, utils::PointerHash> marked;
+    NodeSet marked;
     for (std::size_t p : members) {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold || pattern->priority <= tried) continue;
@@ -373,7 +373,7 @@ class GraphGraph::Driver {
   // Whether no node of `match` is claimed already or protected. Nodes outside the graph
   // are a bug in the pattern.
   bool Claimable(const PatternOptimization& pattern, const MatchResult& match,
-                 const utils::DenseIndex<const NodeProto*, utils::PointerHash>& marked) const {
+                 const NodeSet& marked) const {
     bool any = false, claimable = true;
     for (const NodeProto* node : match.nodes) {
       if (!node) continue;
@@ -639,7 +639,7 @@ class GraphGraph::Driver {
 
   // The contract every batch keeps (see pattern.h): a pattern that breaks it is a bug,
   // reported with its name before the graph changes.
-  void CheckBatch(const std::vector<Planned>& planned, const utils::DenseIndex<const NodeProto*, utils::PointerHash>& removed,
+  void CheckBatch(const std::vector<Planned>& planned, const NodeSet& removed,
                   const std::vector<std::vector<std::size_t>>& added_positions,
                   const std::vector<std::size_t>& new_position) const {
     const GraphBuilder& builder = g_.builder_;

@@ -87,8 +87,6 @@ NameSet InputNames(const GraphBuilder& builder) {
   return names;
 }
 
-using NodeSet = utils::DenseIndex<const NodeProto*, utils::PointerHash>;
-
 std::size_t RemoveNodes(GraphBuilder& builder, const NodeSet& dead) {
   if (dead.empty()) return 0;
   return KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !dead.contains(&node); });
@@ -117,7 +115,6 @@ CleanupResult RunPass(std::string name, GraphBuilder& builder, CleanupScope scop
 // --- Identity ------------------------------------------------------------------------
 
 constexpr const char* kRemoveIdentityNodes = "RemoveIdentityNodes";
-
 
 struct Slot {
   NodeProto* node;
@@ -600,7 +597,8 @@ CleanupResult RemoveUnusedElements(GraphBuilder& builder, const std::function<bo
                                    const std::function<bool(const TensorProto&)>& unused_initializer) {
   CleanupResult result;
   result.pass = kRemoveUnusedNodes;
-  // Initializers first: the caller may identify them by views into names of the nodes it removes.
+  // Initializers first, as RemoveUnusedInGraph: a caller may identify them by views into
+  // names of the nodes it removes.
   result.removed_initializers =
       KeepIf(builder.Initializers(), [&](const TensorProto& init) { return !unused_initializer(init); });
   result.removed_nodes = KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !unused_node(node); });

@@ -12,8 +12,12 @@
 #include <vector>
 
 #include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/utils/dense_index.h"
 
 namespace onnxopt::core::builder {
+
+// A set of nodes, by address.
+using NodeSet = utils::DenseIndex<const NodeProto*, utils::PointerHash>;
 
 struct ValueRename {
   std::string graph_path;  // GraphBuilder::PathString() of the graph where `from` is defined
