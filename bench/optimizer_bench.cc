@@ -58,6 +58,7 @@
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/patterns/dispatch_table.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
+#include "tools/allocator/allocator.h"
 
 namespace {
 
@@ -318,6 +319,7 @@ int main(int argc, char** argv) {
   onnxopt::onnx_kernels::RegisterKernels();
   onnxopt::onnx_patterns::RegisterPatterns();
   const auto registered = cb::RegisteredPatternNames();
+  std::printf("allocator: %s\n", onnxopt::tools::AllocatorDescription().c_str());
   std::printf("registered patterns (%zu):", registered.size());
   for (const auto& name : registered) std::printf(" %s", name.c_str());
   std::printf("\n");

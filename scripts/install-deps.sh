@@ -10,6 +10,7 @@ debian_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   libre2-dev
+  libmimalloc-dev  # the allocator of the executables (CMakeLists.txt, ONNXOPT_ALLOCATOR)
   pybind11-dev python3-dev python3-onnx python3-numpy python3-pytest
   libjpeg62-turbo-dev libpng-dev
   clang-14 libclang-rt-14-dev

@@ -101,6 +101,19 @@ TEST_F(CliTest, HelpAndUsageErrors) {
   EXPECT_NE(bad_option.output.find("unknown option --frob"), std::string::npos) << bad_option.output;
 }
 
+// ONNXOPT_EXPECTED_ALLOCATOR (tests/tools/CMakeLists.txt): what the build linked the
+// command line with. The line must also show that malloc reaches it.
+TEST_F(CliTest, VersionNamesTheAllocatorServingMalloc) {
+  const CommandResult version = RunCommand({OnnxoptExe().string(), "--version"});
+  EXPECT_EQ(version.exit_code, 0) << version.output;
+  const std::string expected = std::string("\nallocator: ") + ONNXOPT_EXPECTED_ALLOCATOR;
+  const std::size_t at = version.output.find(expected);
+  ASSERT_NE(at, std::string::npos) << version.output;
+  const std::string line = version.output.substr(at + 1, version.output.find('\n', at + 1) - at - 1);
+  EXPECT_EQ(line.find("system's"), std::string::npos) << line;
+  EXPECT_NE(RunCommand({OnnxoptExe().string(), "--help"}).output.find("--version"), std::string::npos);
+}
+
 TEST_F(CliTest, InfoDescribesTheModel) {
   WriteFile(dir_ / "model.onnx", Serialized(ParseText(kSmallModel)));
   auto result = RunCommand({OnnxoptExe().string(), "info", (dir_ / "model.onnx").string()});

@@ -11,6 +11,7 @@
 #include "onnx_extensions/patterns/dispatch_table.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "onnx_core/ir/tensor_data.h"
+#include "tools/allocator/allocator.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
 
@@ -47,10 +48,20 @@ void PrintHelp(const std::vector<onnxopt::cli::Command>& commands) {
                "usage: onnxopt COMMAND [OPTIONS] ...\n\ncommands:\n";
   for (const auto& command : commands)
     std::cout << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary << "\n";
+  std::cout << "  --version   the versions of onnxopt's dependencies and its memory allocator\n";
   std::cout << "\n'onnxopt COMMAND --help' describes a command. Every command accepts --max-tensor-bytes N,\n"
                "the largest tensor onnxopt may allocate (default: a quarter of the physical memory).\n"
                "Exit codes: 0 success, 1 usage error, 2 invalid model or unreadable/unwritable file, 3 internal error,\n"
                "5 (verify, optimize --check) the models' outputs differ.\n";
+}
+
+// What a bug report needs besides the model: the libraries onnxopt was built with and
+// the allocator serving it (tools/allocator/allocator.h).
+void PrintVersion() {
+  std::cout << "onnxopt\n"
+            << "ONNX IR version " << onnx::Version::IR_VERSION << " (libonnx), protobuf "
+            << google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION) << "\n"
+            << "allocator: " << onnxopt::tools::AllocatorDescription() << "\n";
 }
 
 }  // namespace
@@ -80,6 +91,10 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     PrintHelp(commands);
+    return onnxopt::cli::kOk;
+  }
+  if (args[0] == "--version") {
+    PrintVersion();
     return onnxopt::cli::kOk;
   }
   for (const auto& command : commands) {
