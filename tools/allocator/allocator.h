@@ -1,6 +1,6 @@
 #pragma once
 
-// The memory allocator of the executables (the command line and the benchmarks).
+// The memory allocator of the executables (the command line and optimizer_bench).
 //
 // The optimizer allocates and frees millions of small objects (protobuf strings and
 // messages, hash-table nodes), in bursts that glibc's malloc serves slowly: freeing a
