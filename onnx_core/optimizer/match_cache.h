@@ -137,7 +137,8 @@ class MatchCache {
 
   // With `verify`, each Update also compares every node the driver did not report with
   // its snapshot and throws BuilderError if one was edited (ONNXOPT_CHECK_INCREMENTAL).
-  explicit MatchCache(bool verify) : verify_(verify) {}
+  // `nodes`: the graph's size when the loop starts, which sizes the dirty-name bits.
+  MatchCache(bool verify, std::size_t nodes) : verify_(verify), dirty_(nodes) {}
   MatchCache(const MatchCache&) = delete;
   MatchCache& operator=(const MatchCache&) = delete;
 
@@ -185,15 +186,18 @@ class MatchCache {
   // The dirty names as bits of a hash (a false positive only makes a node be tried again).
   class DirtyBits {
    public:
+    // Sized for a graph of `nodes` nodes (see BitsFor).
+    explicit DirtyBits(std::size_t nodes);
     void Insert(NameHash name);
     bool Contains(NameHash name) const { return (bits_[Slot(name) / 64] >> (Slot(name) % 64)) & 1; }
     void Clear();
     std::size_t Count() const { return set_.size(); }
 
    private:
-    static constexpr std::size_t kBits = std::size_t{1} << 24;
-    static std::size_t Slot(NameHash name) { return name & (kBits - 1); }
-    std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(kBits / 64);
+    static std::size_t BitsFor(std::size_t nodes);
+    std::size_t Slot(NameHash name) const { return name & mask_; }
+    std::size_t mask_;
+    std::vector<std::uint64_t> bits_;
     std::vector<std::size_t> set_;  // the slots set, to clear them
   };
 

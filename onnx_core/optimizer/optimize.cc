@@ -196,7 +196,7 @@ class GraphGraph::Driver {
     // Incremental matching: a node on which nothing matched is tried again only after
     // something its patterns looked at changed.
     std::optional<MatchCache> cache;
-    if (incremental_) cache.emplace(check_incremental_);
+    if (incremental_) cache.emplace(check_incremental_, NodeCount());
     changes_.Clear();
 
     std::size_t level = 0;
