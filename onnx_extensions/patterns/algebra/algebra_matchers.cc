@@ -90,12 +90,31 @@ std::vector<std::string_view> CanonicalInputs(const NodeProto& node) {
   return inputs;
 }
 
+// What two duplicates with the same inputs share, as bytes: whether the node is
+// deterministic, its number of outputs, and its attributes sorted by name, each serialized
+// and prefixed by its size (equal keys: SameAttributes holds).
+std::string DuplicateKey(const NodeProto& node) {
+  std::string key(1, IsDeterministicOnnxNode(node) ? 'd' : 'n');
+  key += std::to_string(node.output_size()) + ":";
+  std::vector<const AttributeProto*> attributes;
+  for (const AttributeProto& attr : node.attribute()) attributes.push_back(&attr);
+  std::sort(attributes.begin(), attributes.end(),
+            [](const AttributeProto* a, const AttributeProto* b) { return a->name() < b->name(); });
+  for (const AttributeProto* attr : attributes) {
+    const std::string bytes = core::ir::SerializeDeterministic(*attr);
+    key += std::to_string(bytes.size()) + ":" + bytes;
+  }
+  return key;
+}
+
 // The first pair (a, b), a < b in `group` order, of duplicates among readers of one op
 // type. Up to a few readers, every pair is compared; beyond, only readers with the same
 // inputs can be duplicates (WhyNotDuplicates compares inputs before anything else), so
 // the readers are sorted by their inputs and compared within runs of equal inputs: a
 // value read by the same operator in each of 400 layers costs a sort, not 80 000
-// comparisons, and the pair found is the same.
+// comparisons, and the pair found is the same. A long run (a condition read by each of
+// 300 If nodes) is split the same way by DuplicateKey: comparing all its pairs would
+// serialize their attributes, nested graphs included, quadratically many times.
 std::optional<NodePair> FirstDuplicatePair(const std::vector<const NodeProto*>& group) {
   constexpr std::size_t kCompareAllUpTo = 8;
   if (group.size() <= kCompareAllUpTo) {
@@ -109,21 +128,37 @@ std::optional<NodePair> FirstDuplicatePair(const std::vector<const NodeProto*>& 
   for (const NodeProto* node : group) inputs.push_back(CanonicalInputs(*node));
   std::vector<std::size_t> order(group.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // Stable: within a run of equal inputs, readers stay in group order.
+  // Stable: within a run of equal inputs (and keys), readers stay in group order.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return inputs[x] < inputs[y]; });
   std::optional<std::pair<std::size_t, std::size_t>> best;
+  // Compares the readers of order[first, last), in group order; keeps the pair whose first
+  // reader comes first in the group.
+  auto compare_within = [&](std::size_t first, std::size_t last) {
+    for (std::size_t x = first; x < last; ++x) {
+      if (best && order[x] >= best->first) return;
+      for (std::size_t y = x + 1; y < last; ++y)
+        if (WhyNotDuplicates(*group[order[x]], *group[order[y]]).empty()) {
+          best = std::pair{order[x], order[y]};
+          return;
+        }
+    }
+  };
+  std::vector<std::string> keys(group.size());
   for (std::size_t run = 0, end = 0; run < order.size(); run = end) {
     end = run + 1;
     while (end < order.size() && inputs[order[end]] == inputs[order[run]]) ++end;
-    bool found = false;
-    for (std::size_t x = run; x < end && !found; ++x) {
-      if (best && order[x] >= best->first) break;
-      for (std::size_t y = x + 1; y < end; ++y)
-        if (WhyNotDuplicates(*group[order[x]], *group[order[y]]).empty()) {
-          best = std::pair{order[x], order[y]};
-          found = true;
-          break;
-        }
+    if (end - run <= kCompareAllUpTo) {
+      compare_within(run, end);
+      continue;
+    }
+    for (std::size_t x = run; x < end; ++x) keys[order[x]] = DuplicateKey(*group[order[x]]);
+    const auto first = order.begin() + static_cast<std::ptrdiff_t>(run);
+    const auto last = order.begin() + static_cast<std::ptrdiff_t>(end);
+    std::stable_sort(first, last, [&](std::size_t x, std::size_t y) { return keys[x] < keys[y]; });
+    for (std::size_t part = run, part_end = run; part < end; part = part_end) {
+      part_end = part + 1;
+      while (part_end < end && keys[order[part_end]] == keys[order[part]]) ++part_end;
+      if (keys[order[part]][0] == 'd') compare_within(part, part_end);
     }
   }
   if (!best) return std::nullopt;

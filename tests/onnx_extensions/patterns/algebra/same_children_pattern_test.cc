@@ -94,6 +94,69 @@ TEST(SameChildrenPattern, FindsTheFirstDuplicatePairAmongManyReaders) {
     })ONNX");
 }
 
+// More than eight readers with the same inputs are split by attributes before they are
+// compared (a condition read by every If of a graph): the duplicates among ten LeakyRelus
+// of one value are found, the ten Dropouts, alike but counted as random, are left alone.
+TEST(SameChildrenPattern, SplitsManyReadersWithTheSameInputsByAttributes) {
+  ExpectRewrite<SameChildrenPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X)
+      => (float[N,4] Y0, float[N,4] Y1, float[N,4] Y2, float[N,4] Y3, float[N,4] Y4, float[N,4] Y5,
+          float[N,4] Y6, float[N,4] Y7, float[N,4] Y8, float[N,4] Y9, float[N,4] R0, float[N,4] R1,
+          float[N,4] R2, float[N,4] R3, float[N,4] R4, float[N,4] R5, float[N,4] R6, float[N,4] R7,
+          float[N,4] R8, float[N,4] R9) {
+      a = Relu(X)
+      Y0 = LeakyRelu<alpha = 0.9>(a)
+      Y1 = LeakyRelu<alpha = 0.2>(a)
+      Y2 = LeakyRelu<alpha = 0.3>(a)
+      Y3 = LeakyRelu<alpha = 0.4>(a)
+      Y4 = LeakyRelu<alpha = 0.5>(a)
+      Y5 = LeakyRelu<alpha = 0.2>(a)
+      Y6 = LeakyRelu<alpha = 0.9>(a)
+      Y7 = LeakyRelu<alpha = 0.7>(a)
+      Y8 = LeakyRelu<alpha = 0.4>(a)
+      Y9 = LeakyRelu<alpha = 0.8>(a)
+      R0 = Dropout(a)
+      R1 = Dropout(a)
+      R2 = Dropout(a)
+      R3 = Dropout(a)
+      R4 = Dropout(a)
+      R5 = Dropout(a)
+      R6 = Dropout(a)
+      R7 = Dropout(a)
+      R8 = Dropout(a)
+      R9 = Dropout(a)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X)
+      => (float[N,4] Y0, float[N,4] Y1, float[N,4] Y2, float[N,4] Y3, float[N,4] Y4, float[N,4] Y5,
+          float[N,4] Y6, float[N,4] Y7, float[N,4] Y8, float[N,4] Y9, float[N,4] R0, float[N,4] R1,
+          float[N,4] R2, float[N,4] R3, float[N,4] R4, float[N,4] R5, float[N,4] R6, float[N,4] R7,
+          float[N,4] R8, float[N,4] R9) {
+      a = Relu(X)
+      Y0 = LeakyRelu<alpha = 0.9>(a)
+      Y6 = Identity(Y0)
+      Y1 = LeakyRelu<alpha = 0.2>(a)
+      Y5 = Identity(Y1)
+      Y2 = LeakyRelu<alpha = 0.3>(a)
+      Y3 = LeakyRelu<alpha = 0.4>(a)
+      Y8 = Identity(Y3)
+      Y4 = LeakyRelu<alpha = 0.5>(a)
+      Y7 = LeakyRelu<alpha = 0.7>(a)
+      Y9 = LeakyRelu<alpha = 0.8>(a)
+      R0 = Dropout(a)
+      R1 = Dropout(a)
+      R2 = Dropout(a)
+      R3 = Dropout(a)
+      R4 = Dropout(a)
+      R5 = Dropout(a)
+      R6 = Dropout(a)
+      R7 = Dropout(a)
+      R8 = Dropout(a)
+      R9 = Dropout(a)
+    })ONNX");
+}
+
 // One pair per op type, in one rewrite; no chain extension with two pairs.
 TEST(SameChildrenPattern, MergesOnePairPerOpType) {
   ExpectRewrite<SameChildrenPattern>(R"ONNX(
