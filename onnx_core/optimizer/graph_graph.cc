@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
@@ -37,14 +38,18 @@ GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const 
     : builder_(builder), options_(std::move(options)) {
   if (!options_.do_not_remove) options_.do_not_remove = DefaultDoNotRemove;
   for (auto& pattern : CreateSelectedPatterns(builder_, options_.registered)) patterns_.push_back(std::move(pattern));
+  // A pattern given replaces the one of the same name, registered or given before. By a
+  // map of names, not a search per pattern: each nested graph's optimizer is built with
+  // all its parent's patterns.
+  std::unordered_map<std::string, std::size_t> position_of_name;
+  for (std::size_t i = 0; i < patterns_.size(); ++i) position_of_name.emplace(patterns_[i]->Name(), i);
   for (auto& pattern : patterns) {
     if (!pattern) throw BuilderError("GraphGraph: a null pattern was given");
-    const std::string name = pattern->Name();
-    auto same = std::find_if(patterns_.begin(), patterns_.end(), [&](const auto& p) { return p->Name() == name; });
-    if (same != patterns_.end())
-      *same = std::move(pattern);
-    else
+    const auto [same, added] = position_of_name.emplace(pattern->Name(), patterns_.size());
+    if (added)
       patterns_.push_back(std::move(pattern));
+    else
+      patterns_[same->second] = std::move(pattern);
   }
   std::stable_sort(patterns_.begin(), patterns_.end(),
                    [](const auto& a, const auto& b) { return a->priority < b->priority; });

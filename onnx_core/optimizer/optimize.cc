@@ -315,7 +315,7 @@ class GraphGraph::Driver {
     for (std::size_t p : members) {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold || pattern->priority <= tried) continue;
-      PatternStats& stats = report_.Pattern(pattern->Name(), pattern->priority);
+      PatternStats& stats = StatsOf(p);
       for (std::size_t position : Candidates(p)) {
         const NodeProto* candidate = &nodes.Get(static_cast<int>(position));
         if (marked.contains(candidate)) {
@@ -1104,11 +1104,25 @@ class GraphGraph::Driver {
     return true;
   }
 
+  // The report's entry of g_.patterns_[p]. Found by name once: each nested graph has its
+  // driver, and a search by name per pattern and round added up to more than optimizing a
+  // small branch. Entries are only ever appended, so positions stay valid.
+  PatternStats& StatsOf(std::size_t p) {
+    if (stats_position_.empty()) stats_position_.assign(g_.patterns_.size(), SIZE_MAX);
+    if (stats_position_[p] == SIZE_MAX) {
+      const PatternOptimization& pattern = *g_.patterns_[p];
+      const PatternStats& stats = report_.Pattern(pattern.Name(), pattern.priority);
+      stats_position_[p] = static_cast<std::size_t>(&stats - report_.patterns.data());
+    }
+    return report_.patterns[stats_position_[p]];
+  }
+
   GraphGraph& g_;
   OptimizationReport& report_;
   std::vector<LocalRewriting>& records_;
   std::size_t& batch_;
   std::vector<std::set<std::string>> fast_op_types_;
+  std::vector<std::size_t> stats_position_;  // StatsOf
   std::array<Stage, kStages> stages_;
   const bool incremental_, check_incremental_;
   // What the current match/apply loop changed since the cache last looked at the graph.

@@ -275,6 +275,9 @@ std::string PatternSelection::ToString() const {
 
 std::vector<std::unique_ptr<PatternOptimization>> CreateSelectedPatterns(const GraphBuilder& builder,
                                                                          const PatternSelection& selection) {
+  // The optimizer of each nested graph selects nothing (it takes its parent's patterns):
+  // copying the registry for it cost as much as optimizing a small branch.
+  if (selection.SelectsNothing()) return {};
   PatternRegistry merged;
   {
     std::lock_guard lock(Global().mutex);

@@ -133,6 +133,8 @@ class PatternSelection {
   // not available.
   std::vector<std::string> Resolve(const std::vector<RegisteredPattern>& available) const;
   std::string ToString() const;
+  // "none" with no edit: Resolve returns nothing whatever is available.
+  bool SelectsNothing() const { return base_ == Base::kNone && edits_.empty(); }
 
  private:
   enum class Base { kNone, kDefault, kAll };

@@ -8,6 +8,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_extensions/transpose/handlers.h"
 
@@ -50,13 +51,14 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
       if (const ValueId output = OutputOf(id, k); output != kNone)
         values_[static_cast<std::size_t>(output)].producer = id;
   }
+  // The values nested graphs read from here, as the optimizer's index finds them
+  // (GraphBuilder::SubgraphsOf would list every name of the graph for each such node).
   for (NodeId id : snapshot_) {
-    for (GraphBuilder* nested : builder_.SubgraphsOf(Node(id))) {
-      for (const std::string& read : nested->OuterScopeReads()) {
-        const ValueId value = Intern(read);
-        values_[static_cast<std::size_t>(value)].read_by_subgraph = true;
-        implicit_inputs_[id].push_back(value);
-      }
+    if (!core::ir::HasSubgraph(Node(id))) continue;
+    for (const std::string& read : core::ir::SubgraphReads(Node(id))) {
+      const ValueId value = Intern(read);
+      values_[static_cast<std::size_t>(value)].read_by_subgraph = true;
+      implicit_inputs_[id].push_back(value);
     }
   }
   for (ValueEntry& value : values_) value.initializer_was_used = value.initializer && !value.uses.empty();
