@@ -46,21 +46,25 @@ bool SameInputs(const NodeProto& first, const NodeProto& second, const Aliases* 
          first.input(1) == second.input(0);
 }
 
-// Attributes compared by name, then by their serialized bytes (graphs and tensors too;
-// stricter than value equality for floats: -0 and 0 differ, which only costs a merge).
+// A node's attributes sorted by name, each serialized and prefixed by its size: two
+// nodes' keys are equal exactly when their attributes are, compared by name, then by
+// their serialized bytes (graphs and tensors too; stricter than value equality for floats:
+// -0 and 0 differ, which only costs a merge).
+std::string AttributesKey(const NodeProto& node) {
+  std::vector<const AttributeProto*> attributes;
+  for (const AttributeProto& attr : node.attribute()) attributes.push_back(&attr);
+  std::sort(attributes.begin(), attributes.end(),
+            [](const AttributeProto* a, const AttributeProto* b) { return a->name() < b->name(); });
+  std::string key;
+  for (const AttributeProto* attr : attributes) {
+    const std::string bytes = core::ir::SerializeDeterministic(*attr);
+    key += std::to_string(bytes.size()) + ":" + bytes;
+  }
+  return key;
+}
+
 bool SameAttributes(const NodeProto& first, const NodeProto& second) {
-  if (first.attribute_size() != second.attribute_size()) return false;
-  auto sorted = [](const NodeProto& node) {
-    std::vector<const AttributeProto*> attributes;
-    for (const AttributeProto& attr : node.attribute()) attributes.push_back(&attr);
-    std::sort(attributes.begin(), attributes.end(),
-              [](const AttributeProto* a, const AttributeProto* b) { return a->name() < b->name(); });
-    return attributes;
-  };
-  const std::vector<const AttributeProto*> a = sorted(first), b = sorted(second);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (core::ir::SerializeDeterministic(*a[i]) != core::ir::SerializeDeterministic(*b[i])) return false;
-  return true;
+  return first.attribute_size() == second.attribute_size() && AttributesKey(first) == AttributesKey(second);
 }
 
 }  // namespace
@@ -91,20 +95,9 @@ std::vector<std::string_view> CanonicalInputs(const NodeProto& node) {
 }
 
 // What two duplicates with the same inputs share, as bytes: whether the node is
-// deterministic, its number of outputs, and its attributes sorted by name, each serialized
-// and prefixed by its size (equal keys: SameAttributes holds).
+// deterministic, its number of outputs and its attributes (equal keys: SameAttributes).
 std::string DuplicateKey(const NodeProto& node) {
-  std::string key(1, IsDeterministicOnnxNode(node) ? 'd' : 'n');
-  key += std::to_string(node.output_size()) + ":";
-  std::vector<const AttributeProto*> attributes;
-  for (const AttributeProto& attr : node.attribute()) attributes.push_back(&attr);
-  std::sort(attributes.begin(), attributes.end(),
-            [](const AttributeProto* a, const AttributeProto* b) { return a->name() < b->name(); });
-  for (const AttributeProto* attr : attributes) {
-    const std::string bytes = core::ir::SerializeDeterministic(*attr);
-    key += std::to_string(bytes.size()) + ":" + bytes;
-  }
-  return key;
+  return (IsDeterministicOnnxNode(node) ? "d" : "n") + std::to_string(node.output_size()) + ":" + AttributesKey(node);
 }
 
 // The first pair (a, b), a < b in `group` order, of duplicates among readers of one op
