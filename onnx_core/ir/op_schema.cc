@@ -14,6 +14,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/attributes.h"
 #include "onnx_core/ir/op_registry.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::core::ir {
 
@@ -26,12 +27,8 @@ constexpr std::string_view kTypeNames[] = {
     "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1", "float8e8m0", "uint2", "int2"};
 
 // Maps keyed by strings, looked up by string_view without building a key.
-struct NameHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-};
 template <class Value>
-using NameMap = std::unordered_map<std::string, Value, NameHash, std::equal_to<>>;
+using NameMap = std::unordered_map<std::string, Value, utils::StringHash, std::equal_to<>>;
 
 class SchemaRegistry {
  public:

@@ -30,6 +30,7 @@
 #include "onnx_core/optimizer/report.h"
 #include "onnx_core/shapes/sym_tensor.h"
 #include "onnx_core/utils/name_table.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::core::builder {
 
@@ -53,15 +54,11 @@ struct OptimizerOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// Hashing for string-keyed maps that are looked up with string_views, without building a
-// std::string per query (queries run for every candidate of every pattern).
-struct TransparentStringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-};
+// String-keyed maps looked up with string_views, without building a std::string per query
+// (queries run for every candidate of every pattern).
 template <class T>
-using StringMap = std::unordered_map<std::string, T, TransparentStringHash, std::equal_to<>>;
-using StringSet = std::unordered_set<std::string, TransparentStringHash, std::equal_to<>>;
+using StringMap = std::unordered_map<std::string, T, utils::StringHash, std::equal_to<>>;
+using StringSet = std::unordered_set<std::string, utils::StringHash, std::equal_to<>>;
 
 class GraphGraph {
  public:
@@ -198,17 +195,17 @@ class GraphGraph {
   // The index (views into the builder's names: valid until the graph changes). Value
   // names number the entries of values_; values_ keeps the entries (and the capacity of
   // their consumer lists) of earlier builds beyond value_index_.size() for reuse.
-  mutable utils::DenseIndex<std::string_view> value_index_;
+  mutable utils::DenseIndex<std::string_view, utils::StringHash> value_index_;
   mutable std::vector<ValueUses> values_;
   // Nodes numbered by position.
   mutable utils::DenseIndex<const NodeProto*, utils::PointerHash> positions_;
   // Positions of the nodes of each op type, ascending.
-  mutable std::unordered_map<std::string_view, std::vector<std::size_t>> by_op_type_;
+  mutable std::unordered_map<std::string_view, std::vector<std::size_t>, utils::StringHash> by_op_type_;
   mutable StringSet outputs_;
   // Value -> nodes of this graph holding a nested graph that reads it.
   mutable StringMap<std::vector<const NodeProto*>> subgraph_readers_;
   mutable StringSet inputs_;
-  mutable std::unordered_map<std::string_view, const TensorProto*> initializers_;
+  mutable std::unordered_map<std::string_view, const TensorProto*, utils::StringHash> initializers_;
 
   // Constants computed so far, by value name (kept across batches: names are not reused
   // with another value); null for the values found not computable. One table, so that the

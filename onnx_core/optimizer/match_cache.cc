@@ -11,31 +11,11 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::core::builder {
 
 namespace {
-
-// A hash of a value name, 8 bytes at a time: every query of a Match hashes its name (a
-// collision only makes a node be tried again).
-std::uint64_t Hash64(std::string_view text) {
-  std::uint64_t hash = 0x9e3779b97f4a7c15ULL ^ text.size();
-  const char* data = text.data();
-  std::size_t left = text.size();
-  auto mix = [&](std::uint64_t word) {
-    hash = (hash ^ word) * 0xbf58476d1ce4e5b9ULL;
-    hash ^= hash >> 31;
-  };
-  for (; left >= 8; data += 8, left -= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, data, 8);
-    mix(word);
-  }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, data, left);
-  mix(tail);
-  return hash * 0x94d049bb133111ebULL ^ (hash >> 29);
-}
 
 std::uint64_t Mix(std::uint64_t seed, std::uint64_t value) {
   return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
@@ -67,10 +47,10 @@ NameHash DefinitionKey(std::string_view name) { return SideKey(name, ValueSide::
 // What a node is: op type, domain, input and output names (not attributes: a node whose
 // attributes change is a new node, which the driver reports).
 std::uint64_t Signature(const NodeProto& node) {
-  std::uint64_t signature = Mix(Hash64(node.op_type()), Hash64(node.domain()));
+  std::uint64_t signature = Mix(utils::HashString(node.op_type()), utils::HashString(node.domain()));
   for (const auto* names : {&node.input(), &node.output()}) {
     signature = Mix(signature, static_cast<std::uint64_t>(names->size()));
-    for (const std::string& name : *names) signature = Mix(signature, Hash64(name));
+    for (const std::string& name : *names) signature = Mix(signature, utils::HashString(name));
   }
   return signature;
 }
@@ -86,7 +66,7 @@ thread_local ConstnessMemory* t_constness = nullptr;
 
 }  // namespace
 
-NameHash SideKey(std::string_view name, ValueSide side) { return KeyOf(Hash64(name), side); }
+NameHash SideKey(std::string_view name, ValueSide side) { return KeyOf(utils::HashString(name), side); }
 
 void NoteRead(std::string_view name, ValueSide side) {
   if (!t_reads) return;

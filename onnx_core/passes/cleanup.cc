@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "onnx_core/utils/dense_index.h"
+#include "onnx_core/utils/string_hash.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/local_functions.h"
@@ -186,7 +187,7 @@ constexpr const char* kRemoveUnusedNodes = "RemoveUnusedNodes";
 
 void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
   // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
-  utils::DenseIndex<std::string_view> live;
+  utils::DenseIndex<std::string_view, utils::StringHash> live;
   live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
   for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
   std::deque<std::set<std::string>> nested_reads;
@@ -249,7 +250,7 @@ std::string_view Overload(const NodeProto& node) {
 
 void Mix(std::size_t& hash, std::size_t value) { hash = (hash ^ value) * 0x100000001b3ULL; }
 
-std::size_t HashOf(std::string_view text) { return std::hash<std::string_view>{}(text); }
+std::size_t HashOf(std::string_view text) { return static_cast<std::size_t>(utils::HashString(text)); }
 
 // Hashes the fields that usually tell attributes apart; equal attributes hash equally.
 std::size_t AttributeHash(const AttributeProto& attr) {

@@ -13,12 +13,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "onnx_core/utils/probe_index.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::utils {
 
@@ -47,7 +47,7 @@ class NameTable {
   const std::deque<std::pair<std::string, T>>& entries() const { return entries_; }
 
  private:
-  static std::size_t Hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+  static std::size_t Hash(std::string_view name) { return static_cast<std::size_t>(HashString(name)); }
   auto Is(std::string_view name) const {
     return [this, name](std::uint32_t entry) { return entries_[entry].first == name; };
   }

@@ -8,6 +8,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/utils/string_hash.h"
 #include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_extensions/transpose/handlers.h"
@@ -67,7 +68,7 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
 PushGraph::~PushGraph() = default;
 
 ValueId PushGraph::Intern(std::string_view name) {
-  const auto [id, added] = ids_.Insert(std::hash<std::string_view>{}(name), static_cast<std::uint32_t>(values_.size()),
+  const auto [id, added] = ids_.Insert(utils::HashString(name), static_cast<std::uint32_t>(values_.size()),
                                        [&](std::uint32_t known) { return values_[known].name == name; });
   if (added) {
     ValueEntry entry;
@@ -86,7 +87,7 @@ int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
 
 ValueId PushGraph::Find(std::string_view name) const {
   if (name.empty()) return kNone;
-  const std::uint32_t id = ids_.Find(std::hash<std::string_view>{}(name),
+  const std::uint32_t id = ids_.Find(utils::HashString(name),
                                      [&](std::uint32_t known) { return values_[known].name == name; });
   return id == utils::ProbeIndex::kNone ? kNone : static_cast<ValueId>(id);
 }
