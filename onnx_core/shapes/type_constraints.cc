@@ -2,14 +2,11 @@
 
 #include <string>
 
-#include "onnx_core/ir/op_schema.h"
-
 namespace onnxopt::core::shapes {
 
 namespace {
 
 using ir::FormalParameter;
-using ir::OpSchema;
 
 // The type of a value of known kind and element type as the specification writes it
 // ("tensor(float)").
@@ -43,76 +40,47 @@ std::string DescribeArgument(bool input, std::size_t position, const FormalParam
   return std::string(input ? "input " : "output ") + std::to_string(position) + " '" + std::string(formal.name) + "'";
 }
 
-// Walks the arguments of a node (inputs, then outputs) binding each type variable to the
-// first known type of its arguments. Messages are built only when a rule is broken.
-class TypeChecker {
- public:
-  TypeChecker(const InferenceContext& ctx, const OpSchema& schema)
-      : ctx_(ctx), schema_(schema), bound_(schema.variables.size()) {}
-
-  void Inputs() {
-    for (std::size_t i = 0; i < ctx_.InputCount(); ++i)
-      if (ctx_.HasInput(i)) Check(schema_.Input(static_cast<int>(i)), true, i, ctx_.Input(i));
-  }
-
-  void Outputs(const std::vector<SymTensor>& outputs) {
-    for (std::size_t i = 0; i < outputs.size(); ++i)
-      if (!ctx_.Node().output(static_cast<int>(i)).empty())
-        Check(schema_.Output(static_cast<int>(i)), false, i, outputs[i]);
-  }
-
- private:
-  // The first argument of known type of a type variable.
-  struct Binding {
-    const SymTensor* value = nullptr;  // null while unbound
-    const FormalParameter* formal = nullptr;
-    bool input = true;
-    std::size_t position = 0;
-  };
-
-  void Check(const FormalParameter* formal, bool input, std::size_t position, const SymTensor& value) {
-    if (!formal || value.kind == SymTensor::Kind::kUnknown || !value.HasElemType()) return;
-    if (!Allows(formal->allowed, value)) {
-      ctx_.Refuse(DescribeArgument(input, position, *formal) + " of " + schema_.Name() + " has type " +
-                      std::string(formal->type_name) + ": " + ir::DescribeTypeSet(formal->allowed),
-                  TypeString(value));
-    }
-    if (formal->variable < 0 || formal->heterogeneous) return;
-    Binding& binding = bound_[static_cast<std::size_t>(formal->variable)];
-    if (!binding.value) {
-      binding = {&value, formal, input, position};
-    } else if (binding.value->kind != value.kind || binding.value->elem_type != value.elem_type) {
-      ctx_.Refuse(DescribeArgument(binding.input, binding.position, *binding.formal) + " and " +
-                      DescribeArgument(input, position, *formal) + " of " + schema_.Name() + " have one type " +
-                      std::string(formal->type_name),
-                  TypeString(*binding.value) + " and " + TypeString(value));
-    }
-  }
-
-  const InferenceContext& ctx_;
-  const OpSchema& schema_;
-  std::vector<Binding> bound_;  // by type variable
-};
-
 }  // namespace
 
-void CheckInputTypes(const InferenceContext& ctx) {
-  const OpSchema* schema = ir::FindOpSchema(ctx.Node().domain(), ctx.Node().op_type(), ctx.OpsetVersion());
-  if (!schema) return;
-  TypeChecker(ctx, *schema).Inputs();
+// Walks the arguments of a node (inputs, then outputs) binding each type variable to the
+// first known type of its arguments. Messages are built only when a rule is broken.
+NodeTypeCheck::NodeTypeCheck(const InferenceContext& ctx)
+    : ctx_(ctx), schema_(ir::FindOpSchema(ctx.Node().domain(), ctx.Node().op_type(), ctx.OpsetVersion())) {
+  if (!schema_) return;
+  bound_.resize(schema_->variables.size());
+  for (std::size_t i = 0; i < ctx_.InputCount(); ++i)
+    if (ctx_.HasInput(i)) Check(schema_->Input(static_cast<int>(i)), true, i, ctx_.Input(i));
 }
 
-void CheckOutputTypes(const InferenceContext& ctx, std::vector<SymTensor>& outputs) {
-  if (outputs.size() != ctx.OutputCount()) return;
-  if (ir::HasToleratedAttributeType(ctx.Node())) {
+void NodeTypeCheck::Outputs(std::vector<SymTensor>& outputs) {
+  if (outputs.size() != ctx_.OutputCount()) return;
+  if (ir::HasToleratedAttributeType(ctx_.Node())) {
     for (SymTensor& output : outputs) output.elem_type = 0;
     return;
   }
-  const OpSchema* schema = ir::FindOpSchema(ctx.Node().domain(), ctx.Node().op_type(), ctx.OpsetVersion());
-  if (!schema) return;
-  TypeChecker checker(ctx, *schema);
-  checker.Inputs();
-  checker.Outputs(outputs);
+  if (!schema_) return;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (!ctx_.Node().output(static_cast<int>(i)).empty())
+      Check(schema_->Output(static_cast<int>(i)), false, i, outputs[i]);
+}
+
+void NodeTypeCheck::Check(const FormalParameter* formal, bool input, std::size_t position, const SymTensor& value) {
+  if (!formal || value.kind == SymTensor::Kind::kUnknown || !value.HasElemType()) return;
+  if (!Allows(formal->allowed, value)) {
+    ctx_.Refuse(DescribeArgument(input, position, *formal) + " of " + schema_->Name() + " has type " +
+                    std::string(formal->type_name) + ": " + ir::DescribeTypeSet(formal->allowed),
+                TypeString(value));
+  }
+  if (formal->variable < 0 || formal->heterogeneous) return;
+  Binding& binding = bound_[static_cast<std::size_t>(formal->variable)];
+  if (!binding.value) {
+    binding = {&value, formal, input, position};
+  } else if (binding.value->kind != value.kind || binding.value->elem_type != value.elem_type) {
+    ctx_.Refuse(DescribeArgument(binding.input, binding.position, *binding.formal) + " and " +
+                    DescribeArgument(input, position, *formal) + " of " + schema_->Name() + " have one type " +
+                    std::string(formal->type_name),
+                TypeString(*binding.value) + " and " + TypeString(value));
+  }
 }
 
 }  // namespace onnxopt::core::shapes

@@ -6,18 +6,41 @@
 // inputs before the shape function runs (so that it never sees an argument of a type
 // its operator excludes) and the outputs after. A violation throws InvalidNodeError.
 
+#include <cstddef>
 #include <vector>
 
+#include "onnx_core/ir/op_schema.h"
 #include "onnx_core/shapes/shape_registry.h"
 #include "onnx_core/shapes/sym_tensor.h"
 
 namespace onnxopt::core::shapes {
 
-void CheckInputTypes(const InferenceContext& ctx);
-// `outputs`: what the shape function returned, one per output of the node. The outputs
-// of a node whose output type is disputed (ir::HasToleratedAttributeType: a Constant
-// whose value_float is written as an INT) lose their element type instead: onnxruntime
-// checks its consumers against the type the attribute's name gives.
-void CheckOutputTypes(const InferenceContext& ctx, std::vector<SymTensor>& outputs);
+// The check of one node: its inputs when constructed, its outputs by Outputs. One schema
+// lookup and one walk of the inputs serve both (the type variables bound by the inputs
+// constrain the outputs).
+class NodeTypeCheck {
+ public:
+  explicit NodeTypeCheck(const InferenceContext& ctx);
+  // `outputs`: what the shape function returned, one per output of the node. The outputs
+  // of a node whose output type is disputed (ir::HasToleratedAttributeType: a Constant
+  // whose value_float is written as an INT) lose their element type instead: onnxruntime
+  // checks its consumers against the type the attribute's name gives.
+  void Outputs(std::vector<SymTensor>& outputs);
+
+ private:
+  // The first argument of known type of a type variable.
+  struct Binding {
+    const SymTensor* value = nullptr;  // null while unbound
+    const ir::FormalParameter* formal = nullptr;
+    bool input = true;
+    std::size_t position = 0;
+  };
+
+  void Check(const ir::FormalParameter* formal, bool input, std::size_t position, const SymTensor& value);
+
+  const InferenceContext& ctx_;
+  const ir::OpSchema* schema_;  // null: the operator has no schema here, nothing is checked
+  std::vector<Binding> bound_;  // by type variable
+};
 
 }  // namespace onnxopt::core::shapes
