@@ -167,13 +167,22 @@ void Tensor::CheckShape(int elem_type, const std::vector<std::int64_t>& shape) {
   ir::CheckTensorBytes(BufferBytes(elem_type, *count), "tensor " + DescribeShape(elem_type, shape));
 }
 
-Tensor::Tensor(int elem_type, std::vector<std::int64_t> shape) : elem_type_(elem_type), shape_(std::move(shape)) {
+Tensor::Tensor(int elem_type, std::vector<std::int64_t> shape, Unfilled)
+    : elem_type_(elem_type), shape_(std::move(shape)) {
   CheckShape(elem_type, shape_);
   size_ = *ir::ElementCount(shape_);
   if (elem_type == TensorProto::STRING)
     strings_ = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(size_));
   else
-    bytes_ = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(*BufferBytes(elem_type, size_)));
+    bytes_ = std::make_shared<Bytes>(static_cast<std::size_t>(*BufferBytes(elem_type, size_)));
+}
+
+Tensor::Tensor(int elem_type, std::vector<std::int64_t> shape) : Tensor(elem_type, std::move(shape), Unfilled{}) {
+  if (bytes_) std::fill(bytes_->begin(), bytes_->end(), std::byte{0});
+}
+
+Tensor Tensor::ForOverwrite(int elem_type, std::vector<std::int64_t> shape) {
+  return Tensor(elem_type, std::move(shape), Unfilled{});
 }
 
 const std::byte* Tensor::RawData() const {
@@ -183,7 +192,7 @@ const std::byte* Tensor::RawData() const {
 
 std::byte* Tensor::MutableRawData() {
   if (elem_type_ == TensorProto::STRING) TypeMismatch("raw bytes");
-  if (bytes_ && bytes_.use_count() > 1) bytes_ = std::make_shared<std::vector<std::byte>>(*bytes_);
+  if (bytes_ && bytes_.use_count() > 1) bytes_ = std::make_shared<Bytes>(*bytes_);
   return bytes_ ? bytes_->data() : nullptr;
 }
 
@@ -253,7 +262,7 @@ Tensor Tensor::FromProto(const TensorProto& proto) {
   // Before allocating: the shape may claim far more than the data holds.
   if (const std::optional<std::string> mismatch = ir::DataSizeMismatch(proto))
     throw ModelError(TensorLabel(proto) + " " + *mismatch);
-  Tensor tensor(elem_type, std::vector<std::int64_t>(proto.dims().begin(), proto.dims().end()));
+  Tensor tensor = ForOverwrite(elem_type, std::vector<std::int64_t>(proto.dims().begin(), proto.dims().end()));
   const auto count = static_cast<std::size_t>(tensor.size());
   if (elem_type == TensorProto::STRING) {
     std::copy(proto.string_data().begin(), proto.string_data().end(), tensor.strings_->begin());
@@ -273,8 +282,12 @@ Tensor Tensor::FromProto(const TensorProto& proto) {
     }
   } else if (elem_type == TensorProto::BOOL) {
     for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<std::byte>(raw[i] != 0 ? 1 : 0);
-  } else if (!raw.empty()) {
-    std::memcpy(out, raw.data(), raw.size());
+  } else {
+    // DataSizeMismatch proved that raw holds the whole buffer; were it short, the rest
+    // would read as zeros, not as whatever the allocation held.
+    const std::size_t bytes = tensor.bytes_->size(), copied = std::min(raw.size(), bytes);
+    if (copied > 0) std::memcpy(out, raw.data(), copied);
+    std::fill(out + copied, out + bytes, std::byte{0});
   }
   return tensor;
 }

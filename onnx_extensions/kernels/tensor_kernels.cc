@@ -53,7 +53,7 @@ void StridedCopy(const T* src, T* dst, const Shape& out_shape, const Shape& stri
 
 Tensor StridedView(const Tensor& x, const Shape& out_shape, const Shape& strides, std::int64_t offset) {
   return DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
-    Tensor out(x.elem_type(), out_shape);
+    Tensor out = Tensor::ForOverwrite(x.elem_type(), out_shape);  // StridedCopy writes every element
     StridedCopy(x.Data<T>(), out.MutableData<T>(), out_shape, strides, offset);
     return out;
   });

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -47,6 +48,26 @@ TEST(Tensor, ConstructorZeroFillsAndChecks) {
   EXPECT_THROW(Tensor(TensorProto::COMPLEX64, {1}), ModelError);
   EXPECT_THROW(Tensor(TensorProto::UINT8, {1 << 20, 1 << 20}), ModelError);
   EXPECT_THROW(Tensor(TensorProto::UINT8, {std::int64_t{1} << 40, std::int64_t{1} << 40}), ModelError);
+}
+
+// The buffer is left unfilled only by ForOverwrite: memory freed dirty and allocated again
+// (same size, so the allocator hands the same block back) reads as zeros.
+TEST(Tensor, OnlyForOverwriteLeavesTheBufferUnfilled) {
+  constexpr std::int64_t kCount = 4096;
+  for (int round = 0; round < 4; ++round) {
+    {
+      Tensor dirty(TensorProto::INT32, {kCount});
+      std::fill_n(dirty.MutableData<std::int32_t>(), kCount, -1);
+    }
+    Tensor fresh(TensorProto::INT32, {kCount});
+    const std::int32_t* data = fresh.Data<std::int32_t>();
+    EXPECT_TRUE(std::all_of(data, data + kCount, [](std::int32_t v) { return v == 0; })) << "round " << round;
+  }
+  Tensor unfilled = Tensor::ForOverwrite(TensorProto::INT32, {2, 3});
+  EXPECT_EQ(unfilled.Describe(), "int32[2,3]");
+  EXPECT_EQ(unfilled.ByteSize(), 24u);
+  EXPECT_EQ(Tensor::ForOverwrite(TensorProto::STRING, {2}).Data<std::string>()[1], "") << "strings are constructed";
+  EXPECT_THROW(Tensor::ForOverwrite(TensorProto::FLOAT, {-1}), ModelError) << "the constructor's checks";
 }
 
 std::string ErrorOf(const std::function<void()>& body) {
