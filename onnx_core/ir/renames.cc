@@ -1,6 +1,7 @@
 #include "onnx_core/ir/renames.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "onnx_core/ir/graph_queries.h"
 
@@ -12,6 +13,25 @@ void Rename(std::string& name, const RenameMap& renames) {
   auto it = renames.find(name);
   if (it != renames.end()) name = it->second;
 }
+
+// The renames, looked up for every input of every node of a graph: a read whose length
+// (modulo 64) no renamed name has, most reads when few names are renamed, is passed over
+// without hashing it (a cleanup renames a few names per round and walks the whole graph).
+class RenameFilter {
+ public:
+  explicit RenameFilter(const RenameMap& renames) : renames_(renames) {
+    for (const auto& entry : renames) lengths_ |= Bit(entry.first);
+  }
+  void Apply(std::string& name) const {
+    if (lengths_ & Bit(name)) Rename(name, renames_);
+  }
+  bool Contains(const std::string& name) const { return (lengths_ & Bit(name)) && renames_.contains(name); }
+
+ private:
+  static std::uint64_t Bit(const std::string& name) { return std::uint64_t{1} << (name.size() % 64); }
+  const RenameMap& renames_;
+  std::uint64_t lengths_ = 0;
+};
 
 // A nested graph's outputs that name an outer value read it, so they follow the rename.
 void RenameInNested(GraphProto& graph, const RenameMap& renames) {
@@ -32,15 +52,17 @@ void RenameInNested(GraphProto& graph, const RenameMap& renames) {
 }  // namespace
 
 void DropValueInfo(GraphProto& graph, const RenameMap& renames) {
+  const RenameFilter filter(renames);
   auto& infos = *graph.mutable_value_info();
   infos.erase(std::remove_if(infos.begin(), infos.end(),
-                             [&](const ValueInfoProto& info) { return renames.contains(info.name()); }),
+                             [&](const ValueInfoProto& info) { return filter.Contains(info.name()); }),
               infos.end());
 }
 
 void RenameReads(utils::RepeatedProtoField<NodeProto>& nodes, const RenameMap& renames) {
+  const RenameFilter filter(renames);
   for (NodeProto& node : nodes) {
-    for (std::string& input : *node.mutable_input()) Rename(input, renames);
+    for (std::string& input : *node.mutable_input()) filter.Apply(input);
     ForEachMutableSubgraph(node, [&](GraphProto& nested) { RenameInNested(nested, renames); });
   }
 }

@@ -316,6 +316,11 @@ class GraphGraph::Driver {
       const auto& pattern = g_.patterns_[p];
       if (pattern->priority > threshold || pattern->priority <= tried) continue;
       PatternStats& stats = StatsOf(p);
+      // One clock read per Match call: a call's time runs from the previous one's end (or
+      // the pattern's first candidate), so it includes the skipping and bookkeeping of
+      // the candidates between them. Two reads per call were 35 600 reads of about 40 ns
+      // on the 8-layer decoder: 2 to 3 % of its optimization.
+      auto since = Clock::now();
       for (std::size_t position : Candidates(p)) {
         const NodeProto* candidate = &nodes.Get(static_cast<int>(position));
         if (marked.contains(candidate)) {
@@ -326,12 +331,13 @@ class GraphGraph::Driver {
           if (check_incremental_) CheckSkipped(*pattern, *candidate);
           continue;
         }
-        const auto match_start = Clock::now();
         std::optional<ScopedReads> reads;
         if (cache) reads.emplace(cache->Reads(position));
         MatchResult match = pattern->Match(g_, *candidate);
         reads.reset();
-        const std::int64_t elapsed = Since(match_start);
+        const auto now = Clock::now();
+        const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(now - since).count();
+        since = now;
         stats.match_time_ns += elapsed;
         ++stats.match_calls;
         ++report_.nodes_visited.matching;
