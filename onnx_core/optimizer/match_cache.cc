@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <functional>
-#include <cstring>
 #include <iterator>
 #include <span>
 
