@@ -96,13 +96,13 @@ GraphBuilder::GraphBuilder(ModelProto model)
 
 GraphBuilder::GraphBuilder(GraphProto graph, std::set<std::string> outer_scope)
     : owned_model_(std::make_unique<ModelProto>()),
-      outer_scope_(std::move(outer_scope)),
+      outer_scope_(outer_scope),
       names_(std::make_unique<NameGenerator>()) {
   graph_ = owned_model_->mutable_graph();
   *graph_ = std::move(graph);
   CollectNames(*graph_, *names_);
   // A new name equal to an outer one would shadow it, which the IR forbids.
-  for (const std::string& name : outer_scope_) names_->Reserve(name);
+  for (const std::string& name : outer_scope) names_->Reserve(name);
 }
 
 GraphBuilder::GraphBuilder(GraphProto* graph, GraphBuilder* parent, SubgraphKey key)
@@ -308,7 +308,7 @@ const TensorProto* GraphBuilder::Initializer(std::string_view name) const {
 
 std::set<std::string> GraphBuilder::OuterScopeReads() const {
   std::set<std::string> reads = FreeReads(*graph_);
-  std::erase_if(reads, [&](const std::string& name) { return !outer_scope_.contains(name); });
+  std::erase_if(reads, [&](const std::string& name) { return !outer_scope_.Contains(name); });
   return reads;
 }
 
@@ -323,13 +323,41 @@ const PatternRegistry* GraphBuilder::LocalPatternRegistry() const { return Root(
 
 // --- Nested graphs -------------------------------------------------------------------
 
-std::set<std::string> GraphBuilder::VisibleToNested() const {
-  std::set<std::string> visible = outer_scope_;
-  ForEachDefinition(*graph_, [&](const std::string& name) { visible.insert(name); });
-  return visible;
+EnclosingNames::EnclosingNames(const std::set<std::string>& names) {
+  if (names.empty()) return;
+  auto level = std::make_shared<Level>();
+  level->names.insert(names.begin(), names.end());
+  innermost_ = std::move(level);
 }
 
-void GraphBuilder::AttachNested(const NodeProto& node, const std::set<std::string>& visible,
+EnclosingNames::EnclosingNames(std::vector<std::string> names, const EnclosingNames& enclosing) {
+  auto level = std::make_shared<Level>();
+  level->names.reserve(names.size());
+  for (std::string& name : names) level->names.insert(std::move(name));
+  level->enclosing = enclosing.innermost_;
+  innermost_ = std::move(level);
+}
+
+bool EnclosingNames::Contains(std::string_view name) const {
+  for (const Level* level = innermost_.get(); level; level = level->enclosing.get())
+    if (level->names.contains(name)) return true;
+  return false;
+}
+
+std::set<std::string> EnclosingNames::Names() const {
+  std::set<std::string> all;
+  for (const Level* level = innermost_.get(); level; level = level->enclosing.get())
+    all.insert(level->names.begin(), level->names.end());
+  return all;
+}
+
+EnclosingNames GraphBuilder::VisibleToNested() const {
+  std::vector<std::string> definitions;
+  ForEachDefinition(*graph_, [&](const std::string& name) { definitions.push_back(name); });
+  return EnclosingNames(std::move(definitions), outer_scope_);
+}
+
+void GraphBuilder::AttachNested(const NodeProto& node, const EnclosingNames& visible,
                                 std::vector<GraphBuilder*>& out) {
   ForEachSubgraph(node, [&](const std::string& attribute, int index, const GraphProto& graph) {
     SubgraphKey key{FirstOutput(node), attribute, index};
@@ -346,7 +374,7 @@ void GraphBuilder::AttachNested(const NodeProto& node, const std::set<std::strin
 
 std::vector<GraphBuilder*> GraphBuilder::Subgraphs() {
   std::vector<GraphBuilder*> result;
-  std::optional<std::set<std::string>> visible;
+  std::optional<EnclosingNames> visible;
   for (const NodeProto& node : Nodes()) {
     if (!HasSubgraph(node)) continue;
     if (!visible) visible = VisibleToNested();

@@ -29,6 +29,7 @@
 #include "onnx_core/shapes/inference.h"
 #include "onnx_core/shapes/sym_tensor.h"
 #include "onnx_core/utils/repeated_proto_field.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::core::builder {
 
@@ -47,6 +48,31 @@ class NameGenerator {
  private:
   std::unordered_set<std::string> used_;
   std::map<std::string, std::uint64_t, std::less<>> next_suffix_;
+};
+
+// The value names a nested graph can read from the graphs around it. Each enclosing
+// graph's definitions form one level, shared by every graph nested in it: copying them
+// into each nested builder made a graph with many branches (thousands of If nodes on one
+// level) quadratic in time and memory.
+class EnclosingNames {
+ public:
+  EnclosingNames() = default;
+  // One level: `names` (a standalone graph's outer scope).
+  explicit EnclosingNames(const std::set<std::string>& names);
+  // `names`, the definitions of a graph, seen from inside it: a level over `enclosing`.
+  EnclosingNames(std::vector<std::string> names, const EnclosingNames& enclosing);
+
+  bool Contains(std::string_view name) const;
+  bool Empty() const { return innermost_ == nullptr; }
+  // Every name of every level, sorted.
+  std::set<std::string> Names() const;
+
+ private:
+  struct Level {
+    std::unordered_set<std::string, utils::StringHash, std::equal_to<>> names;
+    std::shared_ptr<const Level> enclosing;
+  };
+  std::shared_ptr<const Level> innermost_;
 };
 
 // Where a nested graph sits: the node that holds it (identified by its first non-empty
@@ -131,7 +157,7 @@ class GraphBuilder {
   // Initializer of this graph named `name`, or null.
   const TensorProto* Initializer(std::string_view name) const;
   // Names visible from enclosing graphs (empty for a root built from a ModelProto).
-  const std::set<std::string>& OuterScope() const { return outer_scope_; }
+  const EnclosingNames& OuterScope() const { return outer_scope_; }
   // Names this graph (or any graph nested in it) reads from its enclosing graphs.
   std::set<std::string> OuterScopeReads() const;
 
@@ -206,19 +232,18 @@ class GraphBuilder {
   GraphBuilder(GraphProto* graph, GraphBuilder* parent, SubgraphKey key);
   GraphBuilder& Root();
   const GraphBuilder& Root() const;
-  std::set<std::string> VisibleToNested() const;
+  EnclosingNames VisibleToNested() const;
   // The inference context of this graph, created when missing.
   shapes::ShapesContext& MutableShapes();
   // Finds or creates the nested builders of `node`, refreshes their path and outer scope
   // (a cached GraphProto address may have been reused by a new node) and appends them.
-  void AttachNested(const NodeProto& node, const std::set<std::string>& visible,
-                    std::vector<GraphBuilder*>& out);
+  void AttachNested(const NodeProto& node, const EnclosingNames& visible, std::vector<GraphBuilder*>& out);
 
   std::unique_ptr<ModelProto> owned_model_;  // root only
   GraphProto* graph_ = nullptr;
   GraphBuilder* parent_ = nullptr;
   std::vector<SubgraphKey> path_;
-  std::set<std::string> outer_scope_;
+  EnclosingNames outer_scope_;
   std::unique_ptr<NameGenerator> names_;  // root only
   // Nested builders, keyed by the address of the GraphProto they edit (stable while the
   // owning node lives).

@@ -653,7 +653,7 @@ class GraphGraph::Driver {
       throw BuilderError(pattern.Name() + ": " + message);
     };
     auto defined_outside = [&](const std::string& name) {
-      return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().contains(name);
+      return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().Contains(name);
     };
     // Value -> position of its definer after the batch (views into the replacement nodes).
     std::unordered_map<std::string_view, std::size_t> defined;

@@ -31,7 +31,7 @@ bool HasTheTypeItsNameSays(const AttributeProto& attr) {
 MatchResult ConstantToInitializerPattern::Match(GraphGraph& graph, const NodeProto& constant) const {
   if (!core::builder::IsOp(constant, "Constant") || constant.output_size() != 1)
     return NoMatch(constant, "the node is not a default-domain Constant with one output");
-  if (graph.Builder().OuterScope().contains(constant.output(0)))
+  if (graph.Builder().OuterScope().Contains(constant.output(0)))
     return NoMatch(constant, "the output name is also a value of an enclosing graph");
   // Some exporters write value_float with type INT: onnxruntime then declares a float and
   // computes an int64, and an int64 initializer in its place no longer loads.

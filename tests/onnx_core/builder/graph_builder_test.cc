@@ -79,7 +79,7 @@ TEST(GraphBuilder, StandaloneGraphHasOuterScopeAndNoOpsets) {
   GraphProto then_branch = SubgraphOf(*model.mutable_graph(), "y", "then_branch");
   GraphBuilder builder(then_branch, Names{"t", "w", "unused"});
   EXPECT_TRUE(builder.IsRoot());
-  EXPECT_EQ(builder.OuterScope(), (Names{"t", "unused", "w"}));
+  EXPECT_EQ(builder.OuterScope().Names(), (Names{"t", "unused", "w"}));
   EXPECT_EQ(builder.OuterScopeReads(), (Names{"t", "w"}));
   EXPECT_TRUE(builder.OpsetImports().empty());
   EXPECT_EQ(builder.ToModel().graph().SerializeAsString(), then_branch.SerializeAsString());
@@ -151,7 +151,7 @@ TEST(GraphBuilder, SubgraphsHavePathsAndOuterScopes) {
   const std::vector<GraphBuilder*> nested = builder.Subgraphs();
   EXPECT_THAT(Paths(nested), ElementsAre("y:then_branch", "y:else_branch", "z:body"));
   EXPECT_EQ(nested[0]->Parent(), &builder);
-  EXPECT_EQ(nested[0]->OuterScope(), (Names{"c", "n", "t", "w", "x", "y", "z"}));
+  EXPECT_EQ(nested[0]->OuterScope().Names(), (Names{"c", "n", "t", "w", "x", "y", "z"}));
   EXPECT_EQ(nested[0]->OuterScopeReads(), (Names{"t", "w"}));
   EXPECT_TRUE(nested[1]->OuterScopeReads().empty());
 
@@ -159,10 +159,30 @@ TEST(GraphBuilder, SubgraphsHavePathsAndOuterScopes) {
   EXPECT_EQ(body->OuterScopeReads(), (Names{"y"}));  // through the inner If
   const std::vector<GraphBuilder*> inner = body->Subgraphs();
   EXPECT_THAT(Paths(inner), ElementsAre("z:body/acc_out:then_branch", "z:body/acc_out:else_branch"));
-  EXPECT_TRUE(inner[0]->OuterScope().contains("acc"));
-  EXPECT_TRUE(inner[0]->OuterScope().contains("t"));
+  EXPECT_TRUE(inner[0]->OuterScope().Contains("acc"));
+  EXPECT_TRUE(inner[0]->OuterScope().Contains("t"));
   EXPECT_EQ(inner[0]->OuterScopeReads(), (Names{"acc", "y"}));
   EXPECT_EQ(inner[0]->Path().size(), 2u);
+}
+
+TEST(GraphBuilder, EnclosingNamesAreLevelsOverTheEnclosingOnes) {
+  const EnclosingNames none;
+  EXPECT_TRUE(none.Empty());
+  EXPECT_FALSE(none.Contains("a"));
+  EXPECT_TRUE(EnclosingNames(Names{}).Empty());
+
+  const EnclosingNames outer(Names{"a", "b"});
+  const EnclosingNames inner({"c", "a"}, outer);
+  EXPECT_TRUE(inner.Contains("a"));
+  EXPECT_TRUE(inner.Contains("b"));
+  EXPECT_TRUE(inner.Contains("c"));
+  EXPECT_FALSE(inner.Contains("d"));
+  EXPECT_EQ(inner.Names(), (Names{"a", "b", "c"}));
+  // A level does not change the levels it is over.
+  EXPECT_FALSE(outer.Contains("c"));
+  EXPECT_EQ(outer.Names(), (Names{"a", "b"}));
+  const EnclosingNames over_nothing({"x"}, none);
+  EXPECT_EQ(over_nothing.Names(), (Names{"x"}));
 }
 
 TEST(GraphBuilder, SubgraphsAreCachedAndDroppedWithTheirNode) {
