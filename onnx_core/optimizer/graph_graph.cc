@@ -55,6 +55,11 @@ GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const 
                    [](const auto& a, const auto& b) { return a->priority < b->priority; });
 }
 
+GraphGraph::GraphGraph(GraphBuilder& nested, const GraphGraph& outer)
+    : outer_(&outer), builder_(nested), patterns_(outer.patterns_), options_(outer.options_) {
+  options_.registered = PatternSelection::None();
+}
+
 GraphGraph::~GraphGraph() = default;
 
 void GraphGraph::BuildIndex() const {

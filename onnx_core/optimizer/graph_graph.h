@@ -151,6 +151,10 @@ class GraphGraph {
   class Driver;
   friend class Driver;
 
+  // The optimizer of a graph nested in `outer`'s graph: `outer`'s patterns as they are
+  // (already selected, deduplicated and ordered) and options.
+  GraphGraph(GraphBuilder& nested, const GraphGraph& outer);
+
   struct ValueUses {
     const NodeProto* producer = nullptr;
     std::vector<const NodeProto*> consumers;
@@ -184,6 +188,9 @@ class GraphGraph {
   bool ComputeNode(const NodeProto& node);
   // The GraphGraph of the enclosing graph when optimizing recursively (null otherwise).
   const GraphGraph* outer_ = nullptr;
+  // The constants of the enclosing graphs for folding, indexed once for all their nested
+  // graphs (null for the root graph).
+  const EnclosingConstants* enclosing_constants_ = nullptr;
   // The index is built on first use and after each change of the graph.
   mutable bool index_stale_ = true;
   GraphGraph* MutableOuter() const { return const_cast<GraphGraph*>(outer_); }

@@ -114,20 +114,25 @@ class SerializedNodes {
 
 // One Optimize call over one graph (nested graphs get their own driver).
 class GraphGraph::Driver {
+  struct PatternClasses;
+
  public:
-  Driver(GraphGraph& graph, OptimizationReport& report, std::vector<LocalRewriting>& records, std::size_t& batch)
+  // `classes`: the classification of the patterns when the caller has it (a nested graph's
+  // optimizer has exactly its parent's patterns); null to compute it.
+  Driver(GraphGraph& graph, OptimizationReport& report, std::vector<LocalRewriting>& records, std::size_t& batch,
+         std::shared_ptr<const PatternClasses> classes = nullptr)
       : g_(graph),
         report_(report),
         records_(records),
         batch_(batch),
+        classes_(classes ? std::move(classes) : Classify(graph.patterns_)),
         incremental_(EnvironmentFlag("ONNXOPT_INCREMENTAL", true)),
         check_incremental_(EnvironmentFlag("ONNXOPT_CHECK_INCREMENTAL", false)) {}
 
   void Run(int max_iter) {
     GraphBuilder& builder = g_.builder_;
     report_.nodes_before += static_cast<std::size_t>(builder.Nodes().size());
-    ClassifyByStage();
-    if (builder.IsRoot() && !stages_[StageIndex(OptimizationStage::kBeforeShapeInference)].Empty()) {
+    if (builder.IsRoot() && !classes_->stages[StageIndex(OptimizationStage::kBeforeShapeInference)].Empty()) {
       // On the graph as loaded: shapes inferred earlier by the caller describe a graph the
       // stage may change, so they are inferred again after it.
       const bool had_shapes = builder.Shapes() != nullptr;
@@ -161,23 +166,34 @@ class GraphGraph::Driver {
   static constexpr std::size_t kLocalCleanupShare = 8;
   static std::size_t StageIndex(OptimizationStage stage) { return static_cast<std::size_t>(stage); }
 
-  void ClassifyByStage() {
-    for (std::size_t p = 0; p < g_.patterns_.size(); ++p) {
-      const PatternOptimization& pattern = *g_.patterns_[p];
+  // The patterns and passes of each stage and the op types of each pattern, for one
+  // pattern list. Computed once and shared with the drivers of the nested graphs: asking
+  // every pattern for its op types cost more than optimizing a small branch.
+  struct PatternClasses {
+    std::array<Stage, kStages> stages;
+    std::vector<std::set<std::string>> fast_op_types;  // by index into the pattern list
+  };
+
+  static std::shared_ptr<const PatternClasses> Classify(
+      const std::vector<std::shared_ptr<const PatternOptimization>>& patterns) {
+    auto classes = std::make_shared<PatternClasses>();
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+      const PatternOptimization& pattern = *patterns[p];
       const std::size_t stage = StageIndex(pattern.Stage());
       if (stage >= kStages) throw BuilderError(pattern.Name() + ": unknown optimization stage");
       if (dynamic_cast<const GraphPass*>(&pattern))
-        stages_[stage].passes.push_back(p);
+        classes->stages[stage].passes.push_back(p);
       else
-        stages_[stage].patterns.push_back(p);
-      fast_op_types_.push_back(pattern.FastOpType());
+        classes->stages[stage].patterns.push_back(p);
+      classes->fast_op_types.push_back(pattern.FastOpType());
     }
+    return classes;
   }
 
   // The stage's passes, then its match/apply loop. `max_iter` (< 0: the default) bounds the
   // iterations of each stage's loop.
   void RunStage(OptimizationStage stage, int max_iter) {
-    const Stage& members = stages_[StageIndex(stage)];
+    const Stage& members = classes_->stages[StageIndex(stage)];
     for (std::size_t p : members.passes) RunPass(p);
     if (!members.patterns.empty()) MatchApplyLoop(members.patterns, max_iter);
   }
@@ -265,15 +281,15 @@ class GraphGraph::Driver {
     std::vector<GraphBuilder*> nested = g_.builder_.Subgraphs();
     if (nested.empty()) return;
     const auto start = Clock::now();
+    // This graph is not edited while its nested graphs are optimized.
+    const EnclosingConstants enclosing_constants(g_.builder_, g_.enclosing_constants_);
     for (GraphBuilder* subgraph : nested) {
-      OptimizerOptions options = g_.options_;
-      options.registered = PatternSelection::None();  // exactly this graph's patterns
-      GraphGraph child(*subgraph, g_.patterns_, std::move(options));
-      child.outer_ = &g_;
+      GraphGraph child(*subgraph, g_);
+      child.enclosing_constants_ = &enclosing_constants;
       OptimizationReport child_report;
       const std::size_t first_record = records_.size();
       const auto child_start = Clock::now();
-      Driver(child, child_report, records_, batch_).Run(-1);
+      Driver(child, child_report, records_, batch_, classes_).Run(-1);
       report_.MergeCounters(child_report);
       report_.subgraphs.push_back(SubgraphStats{subgraph->PathString(), Since(child_start), child_report.iterations,
                                                 records_.size() - first_record});
@@ -288,7 +304,7 @@ class GraphGraph::Driver {
 
   // Positions of the nodes of the pattern's op types, in graph order.
   std::vector<std::size_t> Candidates(std::size_t pattern_index) const {
-    const std::set<std::string>& ops = fast_op_types_[pattern_index];
+    const std::set<std::string>& ops = classes_->fast_op_types[pattern_index];
     std::vector<std::size_t> positions;
     if (ops.empty()) {
       positions.resize(static_cast<std::size_t>(g_.builder_.Nodes().size()));
@@ -574,7 +590,7 @@ class GraphGraph::Driver {
         for (const std::string& input : node->input()) candidate_inputs.Add(input);
         inputs_end.push_back(candidate_inputs.size());
       }
-    const FoldResult folding = FoldNodes(g_.builder_, to_fold, g_.options_.fold);
+    const FoldResult folding = FoldNodes(g_.builder_, to_fold, g_.options_.fold, g_.enclosing_constants_);
     report_.nodes_visited.constant_folding += to_fold.size();
     report_.AddNotFolded(folding.skipped);
     report_.constant_folding_time_ns += Since(start);
@@ -907,7 +923,7 @@ class GraphGraph::Driver {
     GraphBuilder& builder = g_.builder_;
     const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
-    const FoldResult folding = FoldNodes(builder, candidates, g_.options_.fold);
+    const FoldResult folding = FoldNodes(builder, candidates, g_.options_.fold, g_.enclosing_constants_);
     report_.nodes_visited.constant_folding += candidates.size();
     report_.AddNotFolded(folding.skipped);
     if (folding.folded_nodes > 0) {
@@ -1127,9 +1143,8 @@ class GraphGraph::Driver {
   OptimizationReport& report_;
   std::vector<LocalRewriting>& records_;
   std::size_t& batch_;
-  std::vector<std::set<std::string>> fast_op_types_;
   std::vector<std::size_t> stats_position_;  // StatsOf
-  std::array<Stage, kStages> stages_;
+  std::shared_ptr<const PatternClasses> classes_;
   const bool incremental_, check_incremental_;
   // What the current match/apply loop changed since the cache last looked at the graph.
   GraphChanges changes_;

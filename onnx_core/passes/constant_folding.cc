@@ -14,6 +14,50 @@
 
 namespace onnxopt::core::builder {
 
+struct ConstantSources {
+  // What one name is in the graph: one lookup per input name tells all.
+  struct Value {
+    const TensorProto* initializer = nullptr;
+    const SparseTensorProto* sparse_initializer = nullptr;
+    const NodeProto* constant_node = nullptr;
+    bool graph_input = false;  // never constant: a caller may override it
+    bool IsConstant() const { return initializer || sparse_initializer || constant_node; }
+  };
+
+  explicit ConstantSources(const GraphBuilder& builder);
+
+  std::unordered_map<std::string, Value> values;
+  std::optional<std::unordered_set<std::string>> nested_definitions;  // ir::NestedDefinitions, when needed
+};
+
+ConstantSources::ConstantSources(const GraphBuilder& builder) {
+  for (const TensorProto& init : builder.Initializers()) {
+    Value& source = values[init.name()];
+    if (!source.initializer) source.initializer = &init;
+  }
+  for (const SparseTensorProto& init : builder.Graph().sparse_initializer()) {
+    Value& source = values[init.values().name()];
+    if (!source.sparse_initializer) source.sparse_initializer = &init;
+  }
+  for (const ValueInfoProto& input : builder.Inputs()) values[input.name()].graph_input = true;
+  for (const NodeProto& node : builder.Nodes())
+    if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1) {
+      Value& source = values[node.output(0)];
+      if (!source.constant_node) source.constant_node = &node;
+    }
+}
+
+EnclosingConstants::EnclosingConstants(const GraphBuilder& graph, const EnclosingConstants* outer)
+    : graph_(graph), outer_(outer) {}
+
+EnclosingConstants::~EnclosingConstants() = default;
+
+const ConstantSources* EnclosingConstants::Find(const GraphBuilder& graph) const {
+  if (&graph != &graph_) return outer_ ? outer_->Find(graph) : nullptr;
+  if (!sources_) sources_ = std::make_unique<ConstantSources>(graph_);
+  return sources_.get();
+}
+
 namespace {
 
 using eval::Tensor;
@@ -35,14 +79,6 @@ std::uint64_t StoredBytes(const Tensor& tensor) {
   return bytes;
 }
 
-// What one graph defines as constants: one lookup per input name tells all.
-struct ValueSource {
-  const TensorProto* initializer = nullptr;
-  const SparseTensorProto* sparse_initializer = nullptr;
-  const NodeProto* constant_node = nullptr;
-  bool graph_input = false;  // never constant: a caller may override it
-  bool IsConstant() const { return initializer || sparse_initializer || constant_node; }
-};
 
 // Bytes of a node output that inference knows statically (element type and every dim),
 // as StoredBytes would count them; UINT64_MAX when the size overflows; nullopt when
@@ -62,14 +98,11 @@ std::optional<std::uint64_t> InferredOutputBytes(const GraphBuilder& builder, co
   return bytes;
 }
 
-struct GraphIndex {
-  std::unordered_map<std::string, ValueSource> values;
-  std::optional<std::unordered_set<std::string>> nested_definitions;  // ir::NestedDefinitions, when needed
-};
 
 class Folder {
  public:
-  Folder(const FoldOptions& options, FoldResult& result) : options_(options), result_(result) {}
+  Folder(const FoldOptions& options, FoldResult& result, const EnclosingConstants* enclosing = nullptr)
+      : options_(options), result_(result), enclosing_(enclosing) {}
 
   // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
   void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
@@ -91,31 +124,24 @@ class Folder {
   }
 
  private:
-  GraphIndex& Index(const GraphBuilder& builder) {
-    auto [it, inserted] = indexes_.try_emplace(&builder);
-    if (!inserted) return it->second;
-    GraphIndex& index = it->second;
-    for (const TensorProto& init : builder.Initializers()) {
-      ValueSource& source = index.values[init.name()];
-      if (!source.initializer) source.initializer = &init;
-    }
-    for (const SparseTensorProto& init : builder.Graph().sparse_initializer()) {
-      ValueSource& source = index.values[init.values().name()];
-      if (!source.sparse_initializer) source.sparse_initializer = &init;
-    }
-    for (const ValueInfoProto& input : builder.Inputs()) index.values[input.name()].graph_input = true;
-    for (const NodeProto& node : builder.Nodes())
-      if (node.op_type() == "Constant" && IsOnnxDomain(node.domain()) && node.output_size() == 1) {
-        ValueSource& source = index.values[node.output(0)];
-        if (!source.constant_node) source.constant_node = &node;
-      }
-    return index;
+  // The sources of a graph this folder folds, which folding edits.
+  ConstantSources& Index(const GraphBuilder& builder) {
+    auto it = indexes_.find(&builder);
+    if (it == indexes_.end()) it = indexes_.emplace(&builder, std::make_unique<ConstantSources>(builder)).first;
+    return *it->second;
+  }
+
+  // The sources of `graph`: an enclosing graph's from `enclosing_` when given.
+  const ConstantSources& Sources(const GraphBuilder& graph) {
+    if (enclosing_)
+      if (const ConstantSources* sources = enclosing_->Find(graph)) return *sources;
+    return Index(graph);
   }
 
   // The graph (this one or an enclosing one) where `name` is a constant; null otherwise.
-  const GraphIndex* ConstantScope(const GraphBuilder& builder, const std::string& name) {
+  const ConstantSources* ConstantScope(const GraphBuilder& builder, const std::string& name) {
     for (const GraphBuilder* graph = &builder; graph != nullptr; graph = graph->Parent()) {
-      const GraphIndex& index = Index(*graph);
+      const ConstantSources& index = Sources(*graph);
       auto it = index.values.find(name);
       if (it == index.values.end()) continue;
       if (it->second.graph_input) return nullptr;
@@ -126,10 +152,10 @@ class Folder {
 
   // The constant's value; throws ModelError when it cannot be read (external data, data
   // that does not match the shape, a sparse tensor too large to make dense).
-  Tensor ConstantValue(const GraphIndex& index, const std::string& name) {
+  Tensor ConstantValue(const ConstantSources& index, const std::string& name) {
     if (auto it = cache_.find(name); it != cache_.end()) return it->second;
     Tensor tensor;
-    const ValueSource& source = index.values.at(name);
+    const ConstantSources::Value& source = index.values.at(name);
     if (source.initializer) {
       tensor = Tensor::FromProto(*source.initializer);
     } else if (source.sparse_initializer) {
@@ -180,7 +206,7 @@ class Folder {
         return false;
       }
     }
-    GraphIndex& index = Index(builder);
+    ConstantSources& index = Index(builder);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       if (!outputs[i]) continue;
       // An initializer is visible in every nested graph of its graph: one that defines
@@ -215,10 +241,10 @@ class Folder {
 
   bool FoldNode(GraphBuilder& builder, const NodeProto& node) {
     if (node.op_type() == "Constant" && IsOnnxDomain(node.domain())) return false;
-    std::vector<const GraphIndex*> scopes;
+    std::vector<const ConstantSources*> scopes;
     for (const std::string& input : node.input()) {
       if (input.empty()) continue;
-      const GraphIndex* scope = ConstantScope(builder, input);
+      const ConstantSources* scope = ConstantScope(builder, input);
       if (!scope) return FoldStaticShape(builder, node);
       scopes.push_back(scope);
     }
@@ -239,7 +265,7 @@ class Folder {
       std::size_t next = 0;
       for (const std::string& input : node.input()) {
         if (input.empty()) continue;
-        const GraphIndex* scope = scopes[next++];
+        const ConstantSources* scope = scopes[next++];
         if (!known.contains(input)) known.insert_or_assign(input, ConstantValue(*scope, input));
       }
     } catch (const ModelError& error) {
@@ -287,7 +313,8 @@ class Folder {
 
   const FoldOptions& options_;
   FoldResult& result_;
-  std::unordered_map<const GraphBuilder*, GraphIndex> indexes_;
+  const EnclosingConstants* enclosing_;
+  std::unordered_map<const GraphBuilder*, std::unique_ptr<ConstantSources>> indexes_;
   std::unordered_map<std::string, Tensor> cache_;
 };
 
@@ -357,9 +384,10 @@ FoldResult FoldConstants(GraphBuilder& builder, const FoldOptions& options) {
   return result;
 }
 
-FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes, const FoldOptions& options) {
+FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes, const FoldOptions& options,
+                     const EnclosingConstants* enclosing) {
   FoldResult result;
-  Folder(options, result).FoldGraph(builder, nodes);
+  Folder(options, result, enclosing).FoldGraph(builder, nodes);
   return result;
 }
 

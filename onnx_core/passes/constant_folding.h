@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,13 +57,38 @@ bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 // Shape's start and end are applied.
 std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 
+// What one graph defines as constants (initializers, sparse initializers, Constant
+// nodes) and its inputs, by name.
+struct ConstantSources;
+
+// The constants of the graphs around a nested graph, indexed once for all the graphs
+// nested in them. The optimizer folds each nested graph with calls of its own; indexing
+// the enclosing graphs again in each call made a graph with thousands of branches
+// quadratic. Each level indexes one graph, on first use, and asks `outer` (null at the
+// root) about the graphs around it. Valid while those graphs are not edited.
+class EnclosingConstants {
+ public:
+  EnclosingConstants(const GraphBuilder& graph, const EnclosingConstants* outer);
+  EnclosingConstants(const EnclosingConstants&) = delete;
+  EnclosingConstants& operator=(const EnclosingConstants&) = delete;
+  ~EnclosingConstants();
+
+  // The sources of `graph` when it is this level's graph or one around it; null otherwise.
+  const ConstantSources* Find(const GraphBuilder& graph) const;
+
+ private:
+  const GraphBuilder& graph_;
+  const EnclosingConstants* outer_;
+  mutable std::unique_ptr<ConstantSources> sources_;
+};
+
 // Folds every foldable node of `builder` (nested graphs included), in graph order, so
 // that chains of constant nodes fold in one call.
 FoldResult FoldConstants(GraphBuilder& builder, const FoldOptions& options = {});
 
 // Folds only `nodes` (nodes of `builder`'s graph, e.g. added by a rewrite) when all
-// their inputs are constant.
+// their inputs are constant. `enclosing`, when given, holds the graphs around `builder`.
 FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes,
-                     const FoldOptions& options = {});
+                     const FoldOptions& options = {}, const EnclosingConstants* enclosing = nullptr);
 
 }  // namespace onnxopt::core::builder

@@ -253,6 +253,44 @@ TEST_F(ConstantFoldingTest, FoldsInNestedGraphsWithEnclosingConstants) {
   EXPECT_EQ(then_branch.initializer(0).name(), "ty");
 }
 
+TEST_F(ConstantFoldingTest, FoldNodesFindsEnclosingConstantsThroughEnclosingConstants) {
+  // a: an initializer of the main graph, k: a Constant node of the If's branch, x: an input.
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (bool c, float[2] x) => (float[2] y) <float[2] a = {1, 2}> {
+      y = If (c) <then_branch = th () => (float[2] ty) {
+                    k = Constant <value = float[2] {10, 20}> ()
+                    ty, tz = If (c) <then_branch = inner () => (float[2] iy, float[2] iz) {
+                                   iy = fold.Add (a, k)
+                                   iz = fold.Add (x, k)
+                                 },
+                                 else_branch = inner_else () => (float[2] ey, float[2] ez) {
+                                   ey = Identity (a)
+                                   ez = Identity (k)
+                                 }>
+                  },
+                  else_branch = el () => (float[2] ey) { ey = Identity (x) }>
+    })ONNX"));
+  GraphBuilder& then_branch = *builder.Subgraphs().at(0);
+  GraphBuilder& inner = *then_branch.Subgraphs().at(0);
+  const EnclosingConstants main_level(builder, nullptr);
+  const EnclosingConstants branch_level(then_branch, &main_level);
+
+  // Each graph is indexed once, by its own level, whichever level is asked.
+  const ConstantSources* main_sources = main_level.Find(builder);
+  ASSERT_NE(main_sources, nullptr);
+  EXPECT_EQ(branch_level.Find(builder), main_sources);
+  EXPECT_EQ(main_level.Find(builder), main_sources);
+  EXPECT_NE(branch_level.Find(then_branch), nullptr);
+  EXPECT_EQ(main_level.Find(then_branch), nullptr);
+  EXPECT_EQ(branch_level.Find(inner), nullptr);
+
+  const FoldResult result = FoldNodes(inner, {&inner.Nodes().Get(0), &inner.Nodes().Get(1)}, {}, &branch_level);
+  EXPECT_THAT(result.folded, ElementsAre("iy (Add)"));
+  EXPECT_THAT(OpTypes(inner), ElementsAre("Add"));
+  EXPECT_THAT(InitializerValues(inner, "iy"), ElementsAre(11, 22));
+}
+
 TEST_F(ConstantFoldingTest, FoldsShapeAndSizeOfStaticValues) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
