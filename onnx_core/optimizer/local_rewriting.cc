@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "onnx_core/common/error.h"
@@ -81,19 +83,40 @@ void Commit(utils::RepeatedProtoField<T>& field, FieldPlan<T>& plan) {
   for (T* element : plan.result) field.AddAllocated(element);
 }
 
-GraphBuilder& FindGraph(GraphBuilder& root, const std::vector<SubgraphKey>& path, const std::string& label) {
-  GraphBuilder* current = &root;
-  for (const SubgraphKey& key : path) {
-    GraphBuilder* next = nullptr;
-    for (GraphBuilder* nested : current->Subgraphs())
-      if (nested->Path().back() == key) next = nested;
-    if (!next)
-      throw BuilderError(label + ": no nested graph " + Quote(key.ToString()) + " in graph " +
-                         Quote(current->PathString()));
-    current = next;
+// The graphs that batches apply to, by path. Listing the nested graphs of each graph on
+// the path for every batch (GraphBuilder::Subgraphs() indexes every name of the graph)
+// made a replay over thousands of branches quadratic: each graph's nested graphs are
+// listed once, and again only after a batch edited that graph or one around it.
+class GraphsByPath {
+ public:
+  explicit GraphsByPath(GraphBuilder& root) : root_(root) {}
+
+  GraphBuilder& Find(const std::vector<SubgraphKey>& path, const std::string& label) {
+    if (path.empty()) return root_;
+    if (auto it = found_.find(path); it != found_.end()) return *it->second;
+    const std::vector<SubgraphKey> parent_path(path.begin(), path.end() - 1);
+    GraphBuilder& parent = Find(parent_path, label);
+    if (!listed_.insert(parent_path).second)  // listed already: the graph is not there
+      throw BuilderError(label + ": no nested graph " + Quote(path.back().ToString()) + " in graph " +
+                         Quote(parent.PathString()));
+    for (GraphBuilder* nested : parent.Subgraphs()) found_.emplace(nested->Path(), nested);
+    return Find(path, label);
   }
-  return *current;
-}
+
+  // A batch edited the graph at `path`: the graphs nested in it may have gone.
+  void Edited(const std::vector<SubgraphKey>& path) {
+    auto under = [&](const std::vector<SubgraphKey>& key) {
+      return key.size() >= path.size() && std::equal(path.begin(), path.end(), key.begin());
+    };
+    for (auto it = listed_.lower_bound(path); it != listed_.end() && under(*it);) it = listed_.erase(it);
+    for (auto it = found_.upper_bound(path); it != found_.end() && under(it->first);) it = found_.erase(it);
+  }
+
+ private:
+  GraphBuilder& root_;
+  std::map<std::vector<SubgraphKey>, GraphBuilder*> found_;  // every graph listed so far
+  std::set<std::vector<SubgraphKey>> listed_;                // graphs whose nested graphs are in found_
+};
 
 }  // namespace
 
@@ -179,6 +202,7 @@ void ReplayFunctions(const Batch& batch, const std::vector<LocalRewriting>& rewr
 }
 
 void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites, const BatchHooks& hooks) {
+  GraphsByPath graphs(builder);
   for (std::size_t begin = 0; begin < rewrites.size();) {
     const LocalRewriting& first = rewrites[begin];
     const std::size_t end = BatchEnd(rewrites, begin);
@@ -186,7 +210,7 @@ void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rew
     // The name comes from a rewrite file: quoted, so that no byte of it hides the message.
     edit.label = "Replay: batch " + std::to_string(first.iteration) + " (record " + std::to_string(begin) + ", " +
                  Quote(first.Name()) + ")";
-    Batch batch{begin, end, &FindGraph(builder, first.graph_path, edit.label), edit.label};
+    Batch batch{begin, end, &graphs.Find(first.graph_path, edit.label), edit.label};
     for (std::size_t r = begin; r < end; ++r)
       batch.changes_functions = batch.changes_functions || !rewrites[r].added_functions.empty() ||
                                 !rewrites[r].removed_functions.empty();
@@ -214,6 +238,7 @@ void ReplayBatches(GraphBuilder& builder, const std::vector<LocalRewriting>& rew
                                record.removed_functions.end());
     }
     ApplyBatch(*batch.graph, edit);
+    graphs.Edited(first.graph_path);
     if (!renames.empty()) batch.graph->RenameUses(renames);
     if (batch.changes_functions) ReplayFunctions(batch, rewrites, removed_functions);
     hooks.after(batch);

@@ -145,6 +145,24 @@ TEST(Optimize, OptimizesSubgraphsFirstAndReplayRoutesByPath) {
   ExpectReplayed(run);
 }
 
+TEST(Optimize, ReplayNamesANestedGraphTheModelDoesNotHave) {
+  Outcome run = Optimize(kNestedIfs, {std::make_shared<NegNegPattern>()});
+  // The first record is in y:then_branch/t:then_branch; the last nested one in
+  // y:else_branch. Point the last at a branch that does not exist, after the graphs
+  // around it were found for the batches before.
+  std::size_t last_nested = 0;
+  for (std::size_t r = 0; r < run.records.size(); ++r)
+    if (!run.records[r].graph_path.empty()) last_nested = r;
+  ASSERT_EQ(run.records[last_nested].graph_path.size(), 1u);
+  run.records[last_nested].graph_path.back().attribute = "other_branch";
+  try {
+    core::builder::Replay(ParseText(kNestedIfs), run.records);
+    FAIL() << "Replay accepted a record of a nested graph the model does not have";
+  } catch (const BuilderError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("no nested graph 'y:other_branch' in graph ''"));
+  }
+}
+
 TEST(Optimize, DoNotRemoveProtectsNodes) {
   ModelProto model = ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
