@@ -202,10 +202,10 @@ class GraphGraph {
   // The index (views into the builder's names: valid until the graph changes). Value
   // names number the entries of values_; values_ keeps the entries (and the capacity of
   // their consumer lists) of earlier builds beyond value_index_.size() for reuse.
-  mutable utils::DenseIndex<std::string_view, utils::StringHash> value_index_;
+  mutable utils::DenseIndex<std::string_view> value_index_;
   mutable std::vector<ValueUses> values_;
   // Nodes numbered by position.
-  mutable utils::DenseIndex<const NodeProto*, utils::PointerHash> positions_;
+  mutable utils::DenseIndex<const NodeProto*> positions_;
   // Positions of the nodes of each op type, ascending.
   mutable std::unordered_map<std::string_view, std::vector<std::size_t>, utils::StringHash> by_op_type_;
   mutable StringSet outputs_;

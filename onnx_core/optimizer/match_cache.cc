@@ -122,7 +122,7 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes) {
   std::vector<Snapshot> snapshot(count);
   std::vector<NameHash> snapshot_names;
   snapshot_names.reserve(snapshot_names_.size());
-  utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index;
+  utils::DenseIndex<const NodeProto*> snapshot_index;
   snapshot_index.reserve(count);
   std::vector<bool> seen(snapshot_.size(), false);
   const std::unordered_set<const NodeProto*> edited = EditedByRenames(graph, changes.renames);

@@ -220,7 +220,7 @@ class MatchCache {
   std::vector<Entry> entries_;  // by node position
   std::vector<Snapshot> snapshot_;
   std::vector<NameHash> snapshot_names_;
-  utils::DenseIndex<const NodeProto*, utils::PointerHash> snapshot_index_;
+  utils::DenseIndex<const NodeProto*> snapshot_index_;
   std::vector<NameHash> initializers_, outputs_;  // sorted
   DirtyBits dirty_;
 };

@@ -818,7 +818,7 @@ class GraphGraph::Driver {
     // Nodes: a node kept at its address, with its content and in order, survives; every
     // other node before is removed, every other node after is added.
     // Numbered by position: nodes_before lists distinct nodes.
-    utils::DenseIndex<const NodeProto*, utils::PointerHash> position_before;
+    utils::DenseIndex<const NodeProto*> position_before;
     position_before.reserve(nodes_before.size());
     for (const NodeProto* node : nodes_before) position_before.insert(node);
     const std::unordered_set<const NodeProto*> declared(result.modified_nodes.begin(), result.modified_nodes.end());

@@ -187,7 +187,7 @@ constexpr const char* kRemoveUnusedNodes = "RemoveUnusedNodes";
 
 void RemoveUnusedInGraph(GraphBuilder& builder, CleanupScope scope, CleanupResult& result) {
   // Views into the names of nodes that stay (or of `nested_reads`): valid for the pass.
-  utils::DenseIndex<std::string_view, utils::StringHash> live;
+  utils::DenseIndex<std::string_view> live;
   live.reserve(static_cast<std::size_t>(builder.Nodes().size()) * 2);
   for (const ValueInfoProto& output : builder.Outputs()) live.insert(output.name());
   std::deque<std::set<std::string>> nested_reads;

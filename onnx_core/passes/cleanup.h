@@ -17,7 +17,7 @@
 namespace onnxopt::core::builder {
 
 // A set of nodes, by address.
-using NodeSet = utils::DenseIndex<const NodeProto*, utils::PointerHash>;
+using NodeSet = utils::DenseIndex<const NodeProto*>;
 
 struct ValueRename {
   std::string graph_path;  // GraphBuilder::PathString() of the graph where `from` is defined

@@ -14,10 +14,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "onnx_core/utils/probe_index.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::utils {
 
@@ -31,7 +33,23 @@ struct PointerHash {
   }
 };
 
-template <class Key, class Hash = std::hash<Key>>
+// The hash a DenseIndex uses unless given one: HashString for names (libstdc++'s
+// std::hash of a string is out of line and slow), PointerHash for pointers (std::hash
+// leaves their low bits alike), std::hash otherwise.
+template <class Key>
+struct DenseIndexHash {
+  using type = std::hash<Key>;
+};
+template <>
+struct DenseIndexHash<std::string_view> {
+  using type = StringHash;
+};
+template <class T>
+struct DenseIndexHash<T*> {
+  using type = PointerHash;
+};
+
+template <class Key, class Hash = typename DenseIndexHash<Key>::type>
 class DenseIndex {
  public:
   static constexpr std::uint32_t kNone = ProbeIndex::kNone;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -62,6 +63,21 @@ TEST(DenseIndex, NumbersAlignedPointers) {
   }
   for (std::uint32_t i = 0; i < 5000; ++i) EXPECT_EQ(index.find(blocks[i].get()), i);
   EXPECT_FALSE(index.contains(nullptr));
+}
+
+TEST(DenseIndex, HashesNamesAndPointersWithTheProjectsHashesByDefault) {
+  // Names are queried for every input of every node: libstdc++'s std::hash of a string
+  // view was 13 % of the optimizer's instructions; std::hash of a pointer keeps the
+  // alignment's zero low bits, which the table uses.
+  static_assert(std::is_same_v<DenseIndexHash<std::string_view>::type, StringHash>);
+  static_assert(std::is_same_v<DenseIndexHash<const int*>::type, PointerHash>);
+  static_assert(std::is_same_v<DenseIndexHash<std::size_t>::type, std::hash<std::size_t>>);
+  DenseIndex<std::string_view> names;
+  const std::vector<std::string> owned = {"a", "b/c", "a_long_value_name_of_an_exporter:0"};
+  for (const std::string& name : owned) names.insert(name);
+  EXPECT_EQ(names.find("b/c"), 1u);
+  EXPECT_EQ(names.find(owned[2]), 2u);
+  EXPECT_FALSE(names.contains("c"));
 }
 
 }  // namespace
