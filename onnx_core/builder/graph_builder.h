@@ -63,7 +63,6 @@ class EnclosingNames {
   EnclosingNames(std::vector<std::string> names, const EnclosingNames& enclosing);
 
   bool Contains(std::string_view name) const;
-  bool Empty() const { return innermost_ == nullptr; }
   // Every name of every level, sorted.
   std::set<std::string> Names() const;
 

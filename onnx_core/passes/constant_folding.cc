@@ -79,7 +79,6 @@ std::uint64_t StoredBytes(const Tensor& tensor) {
   return bytes;
 }
 
-
 // Bytes of a node output that inference knows statically (element type and every dim),
 // as StoredBytes would count them; UINT64_MAX when the size overflows; nullopt when
 // not known before running the kernel (or a STRING, whose size depends on the strings).
@@ -97,7 +96,6 @@ std::optional<std::uint64_t> InferredOutputBytes(const GraphBuilder& builder, co
   if (!count || __builtin_mul_overflow(static_cast<std::uint64_t>(*count), element_bytes, &bytes)) return UINT64_MAX;
   return bytes;
 }
-
 
 class Folder {
  public:

@@ -167,9 +167,9 @@ TEST(GraphBuilder, SubgraphsHavePathsAndOuterScopes) {
 
 TEST(GraphBuilder, EnclosingNamesAreLevelsOverTheEnclosingOnes) {
   const EnclosingNames none;
-  EXPECT_TRUE(none.Empty());
   EXPECT_FALSE(none.Contains("a"));
-  EXPECT_TRUE(EnclosingNames(Names{}).Empty());
+  EXPECT_TRUE(none.Names().empty());
+  EXPECT_TRUE(EnclosingNames(Names{}).Names().empty());
 
   const EnclosingNames outer(Names{"a", "b"});
   const EnclosingNames inner({"c", "a"}, outer);
