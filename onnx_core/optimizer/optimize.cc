@@ -302,67 +302,81 @@ class GraphGraph::Driver {
 
   // --- Matching -------------------------------------------------------------------------
 
-  // Positions of the nodes of the pattern's op types, in graph order.
-  std::vector<std::size_t> Candidates(std::size_t pattern_index) const {
-    const std::set<std::string>& ops = classes_->fast_op_types[pattern_index];
-    std::vector<std::size_t> positions;
-    if (ops.empty()) {
-      positions.resize(static_cast<std::size_t>(g_.builder_.Nodes().size()));
-      for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
-      return positions;
-    }
-    for (const std::string& op : ops)
-      if (auto it = g_.by_op_type_.find(op); it != g_.by_op_type_.end()) {
-        // Each op type's positions are ascending: merge instead of sorting them all.
-        const auto middle = static_cast<std::ptrdiff_t>(positions.size());
-        positions.insert(positions.end(), it->second.begin(), it->second.end());
-        std::inplace_merge(positions.begin(), positions.begin() + middle, positions.end());
-      }
-    return positions;
-  }
+  // A pattern's turn at a candidate node in one round.
+  struct Turn {
+    enum class Kind : std::uint8_t {
+      kMatched,
+      kNoMatch,
+      kLeftOut,  // a match of an earlier pattern included the node: Match when the turn comes
+      kClean,    // the cache knows the node clean (noted only for ONNXOPT_CHECK_INCREMENTAL)
+    };
+    static constexpr std::uint32_t kNoResult = UINT32_MAX;
+    std::uint32_t position = 0;
+    Kind kind = Kind::kClean;
+    std::uint16_t pattern = 0;  // index into the round
+    // What Match returned, by index into Turns::results: every match, and the reason of a
+    // rejection when the report collects them.
+    std::uint32_t result = kNoResult;
+    std::int64_t time_ns = 0;  // of the Match call
+  };
+  struct Turns {
+    // Pattern after pattern (in the round's order), each pattern's in graph order: those of
+    // the round's pattern r are [first[r], first[r + 1]).
+    std::vector<Turn> turns;
+    std::vector<std::size_t> first;
+    std::vector<MatchResult> results;
+  };
 
   // Matches the `members` (indices into g_.patterns_) of priority in (tried, threshold].
   // With a cache, nodes it knows clean are skipped and what each Match reads is noted.
+  //
+  // The matches are claimed pattern by pattern, in driver order, each pattern's in graph
+  // order: a node an earlier claim took is not offered to later patterns. The Match calls
+  // themselves are made beforehand, node after node (TakeTurns), so that a node, its
+  // neighbours and their entries in the index are still in the memory caches for the next
+  // pattern; one walk of the graph per pattern missed the caches on every call once the
+  // graph outgrew them (bench/RESULTS-incremental.md). Match only reads the graph, so a call
+  // returns the same in either order.
   std::vector<Found> MatchAll(const std::vector<std::size_t>& members, int threshold, int tried, MatchCache* cache) {
     const auto start = Clock::now();
     const auto& nodes = g_.builder_.Nodes();
+    std::vector<std::size_t> round;  // the patterns of this round, in driver order
+    for (std::size_t p : members) {
+      const int priority = g_.patterns_[p]->priority;
+      if (priority <= threshold && priority > tried) round.push_back(p);
+    }
+    Turns turns = TakeTurns(round, cache);
     std::vector<Found> found;
     NodeSet marked;
-    for (std::size_t p : members) {
-      const auto& pattern = g_.patterns_[p];
-      if (pattern->priority > threshold || pattern->priority <= tried) continue;
-      PatternStats& stats = StatsOf(p);
-      // One clock read per Match call: a call's time runs from the previous one's end (the
-      // first from here, listing the candidates included), so it includes the skipping and
-      // bookkeeping of the candidates between them. Two reads per call were 35 600 reads of about 40 ns
-      // on the 8-layer decoder: 2 to 3 % of its optimization.
-      auto since = Clock::now();
-      for (std::size_t position : Candidates(p)) {
-        const NodeProto* candidate = &nodes.Get(static_cast<int>(position));
+    for (std::size_t r = 0; r < round.size(); ++r) {
+      const auto& pattern = g_.patterns_[round[r]];
+      PatternStats& stats = StatsOf(round[r]);
+      for (std::size_t t = turns.first[r]; t < turns.first[r + 1]; ++t) {
+        Turn& turn = turns.turns[t];
+        const NodeProto* candidate = &nodes.Get(static_cast<int>(turn.position));
         if (marked.contains(candidate)) {
-          if (cache) cache->Unclean(position);
+          stats.match_time_ns += turn.time_ns;
           continue;
         }
-        if (cache && cache->Clean(position, pattern->priority)) {
-          if (check_incremental_) CheckSkipped(*pattern, *candidate);
+        if (turn.kind == Turn::Kind::kClean) {
+          CheckSkipped(*pattern, *candidate);
           continue;
         }
-        std::optional<ScopedReads> reads;
-        if (cache) reads.emplace(cache->Reads(position));
-        MatchResult match = pattern->Match(g_, *candidate);
-        reads.reset();
-        const auto now = Clock::now();
-        const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(now - since).count();
-        since = now;
-        stats.match_time_ns += elapsed;
+        if (turn.kind == Turn::Kind::kLeftOut) {  // that earlier match was not claimed
+          auto since = Clock::now();
+          turn = Try(*pattern, turn.position, cache, since, turns.results);
+        }
+        stats.match_time_ns += turn.time_ns;
         ++stats.match_calls;
         ++report_.nodes_visited.matching;
-        if (!match) {
-          if (g_.options_.collect_no_match)
-            report_.AddNoMatch(pattern->Name(), match.no_match.FileName(), match.no_match.Line(),
-                               match.no_match.reason);
+        if (turn.kind == Turn::Kind::kNoMatch) {
+          if (turn.result != Turn::kNoResult) {
+            const NoMatchReason& why = turns.results[turn.result].no_match;
+            report_.AddNoMatch(pattern->Name(), why.FileName(), why.Line(), why.reason);
+          }
           continue;
         }
+        MatchResult& match = turns.results[turn.result];
         // The pattern that matched: `pattern`, or one of its alternatives (pattern_alternatives.h),
         // which the record and Apply then use.
         const std::shared_ptr<const PatternOptimization>* matched = &pattern;
@@ -372,16 +386,109 @@ class GraphGraph::Driver {
           if (!matched) throw BuilderError(pattern->Name() + "::Match returned a result of another pattern");
         }
         ++stats.matched;
-        if (cache) cache->Unclean(position);
+        if (cache) cache->Unclean(turn.position);
         if (!Claimable(**matched, match, marked)) continue;
-        for (const NodeProto* node : match.nodes)
-          if (node) marked.insert(node);
-        found.push_back(Found{std::move(match), matched, elapsed});
+        for (const NodeProto* node : match.nodes) {
+          if (!node) continue;
+          marked.insert(node);
+          // Not tried by the later patterns: tried again next round (if the batch keeps it).
+          if (cache) cache->Unclean(g_.Position(*node));
+        }
+        found.push_back(Found{std::move(match), matched, turn.time_ns});
       }
     }
     if (cache) cache->EndRound(threshold);
     report_.matching_time_ns += Since(start);
     return found;
+  }
+
+  // Tries the patterns `round` (indices into g_.patterns_, in driver order) on the nodes of
+  // their op types, node after node. Leaves out the nodes the cache knows clean, and a
+  // pattern's call on a node that a match of an earlier pattern includes: that node will
+  // most likely be claimed before the pattern's turn. The walk goes from the last node to
+  // the first, because a match mostly includes nodes before its root (the producers of its
+  // inputs): they are then known to be in a match when their turn comes.
+  Turns TakeTurns(const std::vector<std::size_t>& round, MatchCache* cache) {
+    // The patterns (indices into `round`, ascending) tried on each node: those of its op
+    // type, merged with those tried on every node.
+    std::vector<std::uint32_t> on_every_node;
+    std::unordered_map<std::string_view, std::vector<std::uint32_t>, utils::StringHash> by_op_type;
+    for (std::uint32_t r = 0; r < round.size(); ++r) {
+      const std::set<std::string>& ops = classes_->fast_op_types[round[r]];
+      if (ops.empty()) on_every_node.push_back(r);
+      for (const std::string& op : ops)
+        if (g_.by_op_type_.contains(op)) by_op_type[op].push_back(r);
+    }
+    const auto& nodes = g_.builder_.Nodes();
+    std::vector<const std::vector<std::uint32_t>*> patterns_at(static_cast<std::size_t>(nodes.size()), &on_every_node);
+    for (auto& [op, patterns] : by_op_type) {
+      const auto middle = static_cast<std::ptrdiff_t>(patterns.size());
+      patterns.insert(patterns.end(), on_every_node.begin(), on_every_node.end());
+      std::inplace_merge(patterns.begin(), patterns.begin() + middle, patterns.end());
+      for (std::size_t position : g_.by_op_type_.at(op)) patterns_at[position] = &patterns;
+    }
+
+    if (round.size() > UINT16_MAX) throw BuilderError("more than 65 535 patterns in one round");
+    std::vector<Turn> walked;  // in the order of the walk
+    std::vector<MatchResult> results;
+    // The first pattern (index into `round`) whose match includes the node, by position.
+    std::vector<std::uint32_t> in_match_of(patterns_at.size(), UINT32_MAX);
+    auto since = Clock::now();
+    for (std::size_t position = patterns_at.size(); position-- > 0;) {
+      const auto at = static_cast<std::uint32_t>(position);
+      for (std::uint32_t r : *patterns_at[position]) {
+        const PatternOptimization& pattern = *g_.patterns_[round[r]];
+        const auto index = static_cast<std::uint16_t>(r);
+        if (cache && cache->Clean(position, pattern.priority)) {
+          if (check_incremental_) walked.push_back(Turn{at, Turn::Kind::kClean, index});
+          continue;
+        }
+        if (r > in_match_of[position]) {
+          walked.push_back(Turn{at, Turn::Kind::kLeftOut, index});
+          continue;
+        }
+        Turn& turn = walked.emplace_back(Try(pattern, position, cache, since, results));
+        turn.pattern = index;
+        if (turn.kind != Turn::Kind::kMatched) continue;
+        for (const NodeProto* node : results[turn.result].nodes)
+          if (node && g_.Contains(*node)) {
+            std::uint32_t& first = in_match_of[g_.Position(*node)];
+            first = std::min(first, r);
+          }
+      }
+    }
+    // Grouped by pattern, each group in graph order (the walk's order reversed).
+    Turns turns;
+    turns.first.assign(round.size() + 1, 0);
+    for (const Turn& turn : walked) ++turns.first[turn.pattern + 1];
+    for (std::size_t r = 0; r < round.size(); ++r) turns.first[r + 1] += turns.first[r];
+    std::vector<std::size_t> next(turns.first.begin(), turns.first.end() - 1);
+    turns.turns.resize(walked.size());
+    for (auto it = walked.rbegin(); it != walked.rend(); ++it) turns.turns[next[it->pattern]++] = *it;
+    turns.results = std::move(results);
+    return turns;
+  }
+
+  // Calls `pattern`'s Match on the node at `position`, noting its reads in the cache, and
+  // keeps its result in `results` when it is needed later. One clock read per call: its
+  // time runs from `since` (the previous call's end), so that it includes the skipping and
+  // bookkeeping between calls. Two reads per call were 35 600 reads of about 40 ns on the
+  // 8-layer decoder: 2 to 3 % of its optimization.
+  Turn Try(const PatternOptimization& pattern, std::size_t position, MatchCache* cache,
+           std::chrono::steady_clock::time_point& since, std::vector<MatchResult>& results) {
+    std::optional<ScopedReads> reads;
+    if (cache) reads.emplace(cache->Reads(position));
+    MatchResult match = pattern.Match(g_, g_.builder_.Nodes().Get(static_cast<int>(position)));
+    reads.reset();
+    const auto now = Clock::now();
+    Turn turn{static_cast<std::uint32_t>(position), match ? Turn::Kind::kMatched : Turn::Kind::kNoMatch, 0,
+              Turn::kNoResult, std::chrono::duration_cast<std::chrono::nanoseconds>(now - since).count()};
+    since = now;
+    if (match || g_.options_.collect_no_match) {
+      turn.result = static_cast<std::uint32_t>(results.size());
+      results.push_back(std::move(match));
+    }
+    return turn;
   }
 
   // ONNXOPT_CHECK_INCREMENTAL: the cache skipped `node` for `pattern`; a match there means

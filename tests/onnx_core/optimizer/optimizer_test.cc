@@ -437,6 +437,43 @@ TEST(Optimize, MatchesOverlappingAnEarlierOneWaitForTheNextIteration) {
   ExpectReplayed(run);
 }
 
+// The driver makes a round's Match calls node after node, and claims the matches pattern
+// after pattern: a node an earlier pattern's match includes is not tried by the later
+// ones then, and is tried at their turn when that match is not claimed after all.
+constexpr const char* kNegChain = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] y) {
+      n1 = Neg(a)
+      y = Neg(n1)
+    })ONNX";
+
+TEST(Optimize, ALaterPatternDoesNotGetANodeAnEarlierOneClaimed) {
+  Outcome run = Optimize(kNegChain, {std::make_shared<NegNegPattern>(),
+                                     std::make_shared<RenameOpPattern>("NegToSin", "Neg", "Sin", 1)});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Identity(a); ");
+  EXPECT_EQ(run.report.patterns.at(1).name, "NegToSin");
+  EXPECT_EQ(run.report.patterns.at(1).match_calls, 0u);
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, ALaterPatternGetsANodeWhenTheEarlierMatchIsNotClaimed) {
+  // NegNeg matches (n1, y), but y may not be removed: NegToSin takes n1 in the same batch.
+  OptimizerOptions options;
+  options.do_not_remove = [](const NodeProto& node) { return node.output(0) == "y"; };
+  Outcome run = Optimize(kNegChain,
+                         {std::make_shared<NegNegPattern>(),
+                          std::make_shared<RenameOpPattern>("NegToSin", "Neg", "Sin", 1)},
+                         -1, options);
+  EXPECT_EQ(NodesText(run.optimized.graph()), "n1 = Sin(a); y = Neg(n1); ");
+  ASSERT_EQ(run.records.size(), 1u);
+  EXPECT_EQ(run.records[0].Name(), "NegToSin");
+  EXPECT_EQ(run.records[0].iteration, 1u);
+  EXPECT_EQ(run.report.patterns.at(0).matched, 1u);
+  // n1 and y in the first round; y again in the second (it matched, but may not be removed).
+  EXPECT_EQ(run.report.patterns.at(1).match_calls, 3u);
+  ExpectReplayed(run);
+}
+
 TEST(OptimizationReport, PrintsPhasesPatternsAndCleanup) {
   Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
   const std::string text = run.report.ToString();
