@@ -55,22 +55,22 @@ void CollectNames(const GraphProto& graph, NameGenerator& names) {
 // --- NameGenerator -------------------------------------------------------------------
 
 void NameGenerator::Reserve(std::string_view name) {
-  if (!name.empty()) used_.emplace(name);
+  if (!name.empty()) used_.set(name, true);
 }
 
-bool NameGenerator::IsUsed(std::string_view name) const { return used_.contains(std::string(name)); }
+bool NameGenerator::IsUsed(std::string_view name) const { return used_.contains(name); }
 
 std::string NameGenerator::Unique(std::string_view prefix) {
   if (!prefix.empty() && !IsUsed(prefix)) {
     Reserve(prefix);
     return std::string(prefix);
   }
-  auto next = next_suffix_.find(prefix);
-  if (next == next_suffix_.end()) next = next_suffix_.emplace(std::string(prefix), 1).first;
-  for (;; ++next->second) {
-    std::string candidate = std::string(prefix) + "_" + std::to_string(next->second);
+  std::uint64_t* next = next_suffix_.find(prefix);
+  if (!next) next = &next_suffix_.set(prefix, 1);
+  for (;; ++*next) {
+    std::string candidate = std::string(prefix) + "_" + std::to_string(*next);
     if (IsUsed(candidate)) continue;
-    ++next->second;
+    ++*next;
     Reserve(candidate);
     return candidate;
   }

@@ -28,6 +28,7 @@
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/shapes/inference.h"
 #include "onnx_core/shapes/sym_tensor.h"
+#include "onnx_core/utils/name_table.h"
 #include "onnx_core/utils/repeated_proto_field.h"
 #include "onnx_core/utils/string_hash.h"
 
@@ -46,8 +47,10 @@ class NameGenerator {
   std::string Unique(std::string_view prefix);
 
  private:
-  std::unordered_set<std::string> used_;
-  std::map<std::string, std::uint64_t, std::less<>> next_suffix_;
+  // Flat tables looked up without building a string: every node a rewrite adds asks for
+  // a name or two, against the 100k+ names of a large model.
+  utils::NameTable<bool> used_;
+  utils::NameTable<std::uint64_t> next_suffix_;  // by prefix
 };
 
 // The value names a nested graph can read from the graphs around it. Each enclosing
