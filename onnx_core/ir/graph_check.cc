@@ -94,6 +94,13 @@ class BodyChecker {
     CheckOutputs();
   }
 
+  // What the body defines, checked as Run checks it, without the checks of its nodes: the
+  // scope a graph nested in it sees.
+  Scope Definitions() && {
+    DefineAll();
+    return std::move(scope_);
+  }
+
  private:
   std::string Describe(const Definition& definition) const {
     switch (definition.kind) {
@@ -291,14 +298,29 @@ std::vector<std::string_view> Names(const Values& values) {
   return names;
 }
 
-void CheckGraph(const GraphProto& graph, OuterScopes& outer, int depth, const Signatures& signatures) {
+Body GraphBody(const GraphProto& graph, int depth) {
   Body body{"graph " + Quote(graph.name()), graph.node(), Names(graph.input()), Names(graph.initializer()),
             Names(graph.output())};
   if (depth > kMaxNesting)
     throw ModelError(body.label + " is nested too deeply (more than onnxopt's limit of " +
                      std::to_string(kMaxNesting) + " levels)");
   for (const SparseTensorProto& sparse : graph.sparse_initializer()) body.initializers.push_back(sparse.values().name());
+  return body;
+}
+
+void CheckGraph(const GraphProto& graph, OuterScopes& outer, int depth, const Signatures& signatures) {
+  const Body body = GraphBody(graph, depth);
   BodyChecker(body, outer, depth, signatures).Run();
+}
+
+// Whether one of `node`'s attributes is `graph`.
+bool Holds(const NodeProto& node, const GraphProto* graph) {
+  for (const AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() && &attribute.g() == graph) return true;
+    for (const GraphProto& nested : attribute.graphs())
+      if (&nested == graph) return true;
+  }
+  return false;
 }
 
 void BodyChecker::CheckNestedGraphs(const NodeProto& node, int index) {
@@ -331,6 +353,55 @@ void CheckOpsetImports(const OpsetImports& imports, const std::string& owner) {
 }
 
 }  // namespace
+
+struct NestedGraphChecker::Kept {
+  Body body;
+  Scope scope;
+  std::vector<const GraphProto*> around;  // the graphs around it, the main graph first
+};
+
+NestedGraphChecker::NestedGraphChecker(const ModelProto& model)
+    : model_(model), functions_(std::make_unique<LocalFunctions>(model.functions())) {}
+
+NestedGraphChecker::~NestedGraphChecker() = default;
+
+bool NestedGraphChecker::Check(const std::vector<Level>& around, const GraphProto& graph) {
+  const Signatures signatures{&model_.opset_import(), nullptr, functions_.get()};
+  OuterScopes outer;
+  std::vector<const GraphProto*> graphs_around;
+  for (std::size_t depth = 0; depth < around.size(); ++depth) {
+    const GraphProto& level = *around[depth].graph;
+    std::unique_ptr<Kept>& kept = kept_[&level];
+    if (!kept) {
+      Body body = GraphBody(level, static_cast<int>(depth));
+      Scope scope = BodyChecker(body, outer, static_cast<int>(depth), signatures).Definitions();
+      // The scope views the graph's strings, not the body's: the body can move.
+      kept.reset(new Kept{std::move(body), std::move(scope), graphs_around});
+    }
+    const auto holder = kept->scope.find(around[depth].holding_node_output);
+    if (holder == kept->scope.end() || holder->second.kind != Definition::Kind::kNode) return false;
+    const GraphProto* next = depth + 1 < around.size() ? around[depth + 1].graph : &graph;
+    if (!Holds(level.node(holder->second.node), next)) return false;
+    outer.push_back({&kept->scope, &kept->body, holder->second.node});
+    graphs_around.push_back(&level);
+  }
+  CheckGraph(graph, outer, static_cast<int>(around.size()), signatures);
+  return true;
+}
+
+void NestedGraphChecker::Forget(const GraphProto* graph) {
+  // A graph nested in `graph` is kept only around a checked one, and then so is `graph`.
+  if (kept_.erase(graph) == 0) return;
+  std::erase_if(kept_, [&](const auto& entry) {
+    const std::vector<const GraphProto*>& around = entry.second->around;
+    return std::find(around.begin(), around.end(), graph) != around.end();
+  });
+}
+
+void NestedGraphChecker::Clear() {
+  kept_.clear();
+  functions_ = std::make_unique<LocalFunctions>(model_.functions());
+}
 
 void CheckModel(const ModelProto& model) {
   CheckOpsetImports(model.opset_import(), "the model");

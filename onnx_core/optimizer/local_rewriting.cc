@@ -268,29 +268,61 @@ void CheckRemovedNodes(const Batch& batch, const std::vector<LocalRewriting>& re
   }
 }
 
-// The checks of loading, on the model a root builder holds after a batch. The graph is
-// moved into a model beside copies of the opset imports and functions, and back.
+// The checks of loading, on the model a root builder holds after a batch. A batch in the
+// main graph, or one that changes the local functions, has the whole model checked: the
+// graph is moved into a model beside copies of the opset imports and functions, and back.
+// A batch in a nested graph has that graph checked where it sits (NestedGraphChecker):
+// checking the whole model after each batch of each branch was quadratic in the branches.
 class BatchChecker {
  public:
-  explicit BatchChecker(GraphBuilder& root) : root_(root) { *model_.mutable_functions() = root.Functions(); }
+  explicit BatchChecker(GraphBuilder& root) : root_(root), nested_(model_) {
+    *model_.mutable_functions() = root.Functions();
+    nested_.Clear();
+  }
 
   void Check(const Batch& batch) {
-    if (batch.changes_functions) *model_.mutable_functions() = root_.Functions();
-    *model_.mutable_opset_import() = root_.OpsetImports();
-    model_.mutable_graph()->Swap(&root_.Graph());
     std::optional<std::string> problem;
     try {
-      ir::CheckModel(model_);
+      *model_.mutable_opset_import() = root_.OpsetImports();
+      if (batch.changes_functions) {
+        *model_.mutable_functions() = root_.Functions();
+        nested_.Clear();
+      }
+      if (batch.changes_functions || !CheckNested(*batch.graph)) CheckWhole();
     } catch (const ModelError& error) {
       problem = error.what();
     }
-    model_.mutable_graph()->Swap(&root_.Graph());
     if (problem) throw BuilderError(batch.label + ": after the batch, the model is invalid: " + *problem);
   }
 
  private:
+  void CheckWhole() {
+    nested_.Clear();
+    model_.mutable_graph()->Swap(&root_.Graph());
+    try {
+      ir::CheckModel(model_);
+    } catch (...) {
+      model_.mutable_graph()->Swap(&root_.Graph());
+      throw;
+    }
+    model_.mutable_graph()->Swap(&root_.Graph());
+  }
+
+  // Checks `graph`, a nested graph the batch changed, against the graphs around it. False
+  // for the main graph, or when the graphs around it cannot be followed down to it.
+  bool CheckNested(GraphBuilder& graph) {
+    if (graph.IsRoot()) return false;
+    nested_.Forget(&graph.Graph());
+    std::vector<ir::NestedGraphChecker::Level> around;
+    for (const GraphBuilder* inner = &graph; inner->Parent(); inner = inner->Parent())
+      around.push_back({&inner->Parent()->Graph(), inner->Path().back().node_output});
+    std::reverse(around.begin(), around.end());
+    return nested_.Check(around, graph.Graph());
+  }
+
   GraphBuilder& root_;
-  ModelProto model_;
+  ModelProto model_;  // the opset imports and functions of the model; the graph while checked
+  ir::NestedGraphChecker nested_;
 };
 
 }  // namespace

@@ -583,8 +583,10 @@ TEST_F(OptimizeReplayTest, FailedSaveLeavesNoRecordNorReport) {
 
 class ReplayRejectsTest : public OptimizeReplayTest {
  protected:
+  // The model optimized and recorded in SetUp.
+  virtual const char* ModelText() const { return kCastModel; }
   void SetUp() override {
-    model_ = WriteModel(kCastModel);
+    model_ = WriteModel(ModelText());
     const CommandResult result = Onnxopt({"optimize", model_.string(), "-o", (in_ / "opt.onnx").string(),
                                           "--record", (in_ / "good.rewrites").string()});
     ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -742,6 +744,48 @@ TEST_F(ReplayChecksTest, RefusesAMissingNestedGraph) {
                   First(rewrites, "CastCastPattern").graph_path = {core::builder::SubgraphKey{"y", "then_branch", -1}};
                 }),
                 {"no nested graph 'y:then_branch' in graph ''"});
+}
+
+// Batches in a nested graph have that graph checked where it sits, against the graphs
+// around it, not the whole model (which made a model with thousands of branches replay in
+// quadratic time): the same problems are refused.
+class ReplayNestedChecksTest : public ReplayChecksTest {
+ protected:
+  const char* ModelText() const override { return kIfModel; }
+  // The first record of `name` in the then branch.
+  static core::builder::LocalRewriting& InThenBranch(std::vector<core::builder::LocalRewriting>& rewrites,
+                                                     const std::string& name) {
+    for (auto& record : rewrites)
+      if (record.Name() == name && !record.graph_path.empty() && record.graph_path[0].attribute == "then_branch")
+        return record;
+    ADD_FAILURE() << "no record of " << name << " in the then branch";
+    return rewrites.front();
+  }
+};
+
+TEST_F(ReplayNestedChecksTest, ReplaysTheRecordedRewritesOfTheBranches) {
+  const CommandResult result = ReplayEdited([](auto& rewrites) { InThenBranch(rewrites, "CastCastPattern"); });
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(ReadFile(Out("o.onnx")), ReadFile(in_ / "opt.onnx"));
+}
+
+TEST_F(ReplayNestedChecksTest, RefusesABatchThatLeavesAnInvalidBranch) {
+  // A value nothing defines.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  InThenBranch(rewrites, "CastCastPattern").added_nodes.Mutable(0)->set_input(0, "nowhere");
+                }),
+                {"after the batch, the model is invalid", "graph 'then_g' reads 'nowhere', which is not defined"});
+  // The output of the If holding the branch, visible only after it.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  InThenBranch(rewrites, "CastCastPattern").added_nodes.Mutable(0)->set_input(0, "y");
+                }),
+                {"after the batch, the model is invalid",
+                 "reads 'y', which node #2 (If) of graph 'g' produces only at or after the node holding graph 'then_g'"});
+  // A definition shadowing a value of the main graph.
+  ExpectRefused(ReplayEdited([](auto& rewrites) {
+                  InThenBranch(rewrites, "CastCastPattern").added_nodes.Mutable(0)->set_output(0, "t");
+                }),
+                {"after the batch, the model is invalid", "shadows the value of graph 'g' visible there"});
 }
 
 // Whoever changes a file can compute its checksum again: Replay then still refuses what

@@ -272,6 +272,77 @@ main (bool c, float[N] x) => (float[N] y) {
   EXPECT_THAT(CheckError(model), HasSubstr("output 'y' of graph 'then_graph' is not defined"));
 }
 
+// NestedGraphChecker: one nested graph checked where it sits, as CheckModel checks it.
+
+// The message of the ModelError the checker raises for `graph` in `around`, "" when none.
+std::string NestedError(NestedGraphChecker& checker, const std::vector<NestedGraphChecker::Level>& around,
+                        const GraphProto& graph) {
+  try {
+    EXPECT_TRUE(checker.Check(around, graph));
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+const GraphProto& ThenBranch(const ModelProto& model) {
+  return model.graph().node(model.graph().node_size() - 1).attribute(0).g();
+}
+
+TEST(NestedGraphCheckerTest, ChecksABranchAsCheckModelDoes) {
+  for (const char* input : {"x", "t", "ghost", "y"}) {
+    SCOPED_TRACE(input);
+    const ModelProto model = IfModel(input);
+    NestedGraphChecker checker(model);
+    EXPECT_EQ(NestedError(checker, {{&model.graph(), "y"}}, ThenBranch(model)), CheckError(model));
+  }
+  EXPECT_EQ(CheckError(IfModel("y")),
+            "node #0 (Relu) in graph 'then_graph' reads 'y', which node #1 (If) of graph 'main' produces only at or "
+            "after the node holding graph 'then_graph' (IR.md: the nodes of a graph are topologically sorted)");
+}
+
+TEST(NestedGraphCheckerTest, ChecksTwoLevelsDownAsCheckModelDoes) {
+  const ModelProto model = Model(R"(
+main (bool c, float[N] x) => (float[N] y) {
+  y = If(c) <then_branch = then_graph () => (float[N] r) {
+               r = If(c) <then_branch = inner () => (float[N] x) { x = Neg(c) },
+                          else_branch = inner_else () => (float[N] u) { u = Neg(c) }>
+             },
+             else_branch = else_graph () => (float[N] s) { s = Identity(x) }>
+})");
+  const GraphProto& then_graph = ThenBranch(model);
+  NestedGraphChecker checker(model);
+  const std::string error = NestedError(checker, {{&model.graph(), "y"}, {&then_graph, "r"}},
+                                        then_graph.node(0).attribute(0).g());
+  EXPECT_THAT(error, HasSubstr("value 'x' defined by node #0 (Neg) in graph 'inner' shadows the value of graph 'main'"));
+  EXPECT_EQ(error, CheckError(model));
+}
+
+TEST(NestedGraphCheckerTest, SeesAChangedEnclosingGraphAfterForget) {
+  ModelProto model = IfModel("later");
+  NestedGraphChecker checker(model);
+  const std::vector<NestedGraphChecker::Level> around{{&model.graph(), "y"}};
+  EXPECT_THAT(NestedError(checker, around, ThenBranch(model)), HasSubstr("reads 'later', which is not defined"));
+  // `later` defined before the If: the kept scope of the main graph does not know it yet.
+  NodeProto& defined = *model.mutable_graph()->mutable_node(0);
+  defined.set_output(0, "later");
+  defined.set_input(0, "x");
+  checker.Forget(&model.graph());
+  EXPECT_EQ(NestedError(checker, around, ThenBranch(model)), "");
+  EXPECT_EQ(CheckError(model), "");
+}
+
+TEST(NestedGraphCheckerTest, ChecksNothingWhenTheHoldingNodeIsNotFound) {
+  const ModelProto model = IfModel("ghost");
+  NestedGraphChecker checker(model);
+  // No node outputs 'nothing'; the node outputting 't' holds no graph.
+  EXPECT_FALSE(checker.Check({{&model.graph(), "nothing"}}, ThenBranch(model)));
+  EXPECT_FALSE(checker.Check({{&model.graph(), "t"}}, ThenBranch(model)));
+  // The If holds the else branch, not a copy of the then branch.
+  const GraphProto copy = ThenBranch(model);
+  EXPECT_FALSE(checker.Check({{&model.graph(), "y"}}, copy));
+}
+
 TEST(GraphCheckTest, RejectsOpsetVersionBelowOne) {
   ModelProto model = Model(R"(
 main (float[N] x) => (float[N] y) {
