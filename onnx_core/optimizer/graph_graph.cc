@@ -203,6 +203,12 @@ bool GraphGraph::HasShape(std::string_view name) const {
   return builder_.HasShape(name);
 }
 
+const shapes::SymTensor* GraphGraph::FindShape(std::string_view name) const {
+  NoteRead(name, ValueSide::kDefinition);
+  const shapes::SymTensor* shape = builder_.GetShape(name);
+  return shape && shape->shape.HasRank() ? shape : nullptr;
+}
+
 const shapes::SymTensor& GraphGraph::GetShape(std::string_view name) const {
   NoteRead(name, ValueSide::kDefinition);
   const shapes::SymTensor* shape = builder_.GetShape(name);

@@ -98,6 +98,9 @@ class GraphGraph {
 
   // --- Values ------------------------------------------------------------------------
   bool HasShape(std::string_view name) const;
+  // GetShape(name) when HasShape(name), else null: one lookup for both (shapes are asked
+  // about for most candidates).
+  const shapes::SymTensor* FindShape(std::string_view name) const;
   // Throws BuilderError when nothing is known (check HasShape or HasType first).
   const shapes::SymTensor& GetShape(std::string_view name) const;
   bool HasType(std::string_view name) const;

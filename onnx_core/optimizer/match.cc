@@ -65,8 +65,9 @@ const NodeProto* SoleConsumer(const GraphGraph& graph, std::string_view value, s
 }
 
 std::optional<std::size_t> RankOf(const GraphGraph& graph, std::string_view value) {
-  if (!graph.HasShape(value)) return std::nullopt;
-  return graph.GetShape(value).shape.Rank();
+  const shapes::SymTensor* tensor = graph.FindShape(value);
+  if (!tensor) return std::nullopt;
+  return tensor->shape.Rank();
 }
 
 namespace {
@@ -115,10 +116,9 @@ std::optional<std::vector<std::int64_t>> ConstantInts(GraphGraph& graph, std::st
 
 std::optional<std::vector<shapes::SymDim>> ShapeValue(GraphGraph& graph, std::string_view value) {
   if (const auto ints = ConstantInts(graph, value)) return std::vector<shapes::SymDim>(ints->begin(), ints->end());
-  if (!graph.HasShape(value)) return std::nullopt;
-  const shapes::SymTensor& tensor = graph.GetShape(value);
-  if (!tensor.HasValue() || !tensor.shape.HasRank() || tensor.shape.Rank() != 1) return std::nullopt;
-  return tensor.value;
+  const shapes::SymTensor* tensor = graph.FindShape(value);
+  if (!tensor || !tensor->HasValue() || tensor->shape.Rank() != 1) return std::nullopt;
+  return tensor->value;
 }
 
 bool IsConstantScalarShaped(GraphGraph& graph, std::string_view value) {
@@ -195,9 +195,8 @@ bool IsConstantFilledWith(GraphGraph& graph, std::string_view value, double expe
 }
 
 const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view value) {
-  if (!graph.HasShape(value)) return nullptr;
-  const shapes::SymShape& shape = graph.GetShape(value).shape;
-  return shape.HasRank() && shape.IsFullyKnown() ? &shape : nullptr;
+  const shapes::SymTensor* tensor = graph.FindShape(value);
+  return tensor && tensor->shape.IsFullyKnown() ? &tensor->shape : nullptr;
 }
 
 std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std::string_view value) {
@@ -209,9 +208,9 @@ std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std
 }
 
 std::optional<std::int64_t> StaticDim(const GraphGraph& graph, std::string_view value, std::int64_t axis) {
-  if (!graph.HasShape(value)) return std::nullopt;
-  const shapes::SymShape& shape = graph.GetShape(value).shape;
-  if (!shape.HasRank()) return std::nullopt;
+  const shapes::SymTensor* tensor = graph.FindShape(value);
+  if (!tensor) return std::nullopt;
+  const shapes::SymShape& shape = tensor->shape;
   const std::optional<std::int64_t> a = NormalizeAxis(axis, shape.Rank());
   if (!a) return std::nullopt;
   return shape[static_cast<std::size_t>(*a)].Constant();

@@ -96,6 +96,12 @@ TEST(GraphGraph, ReadsIntegerConstantsAndRanks) {
   EXPECT_EQ(core::builder::ConstantInts(graph, "x"), std::nullopt);
   EXPECT_EQ(core::builder::RankOf(graph, "x"), 2u);
   EXPECT_EQ(core::builder::RankOf(graph, "y"), std::nullopt);
+  // FindShape: GetShape when HasShape, else null.
+  ASSERT_TRUE(graph.HasShape("x"));
+  EXPECT_EQ(graph.FindShape("x"), &graph.GetShape("x"));
+  EXPECT_FALSE(graph.HasShape("y"));
+  EXPECT_EQ(graph.FindShape("y"), nullptr);
+  EXPECT_EQ(graph.FindShape("missing"), nullptr);
 }
 
 TEST(MatchVocabulary, ReadsOpsAndAttributes) {
