@@ -206,15 +206,18 @@ main (bool c, float[N] x) => (float[N] y) {
                                            "value of graph 'main' visible there (IR.md:"));
 }
 
-TEST(GraphCheckTest, RejectsShadowingTwoLevelsDown) {
-  const ModelProto model = Model(R"(
+// An If in a branch of an If; its inner branch redefines the main graph's input x.
+constexpr std::string_view kShadowingTwoLevelsDown = R"(
 main (bool c, float[N] x) => (float[N] y) {
   y = If(c) <then_branch = then_graph () => (float[N] r) {
                r = If(c) <then_branch = inner () => (float[N] x) { x = Neg(c) },
                           else_branch = inner_else () => (float[N] u) { u = Neg(c) }>
              },
              else_branch = else_graph () => (float[N] s) { s = Identity(x) }>
-})");
+})";
+
+TEST(GraphCheckTest, RejectsShadowingTwoLevelsDown) {
+  const ModelProto model = Model(kShadowingTwoLevelsDown);
   EXPECT_THAT(CheckError(model), HasSubstr("value 'x' defined by node #0 (Neg) in graph 'inner' shadows the value of "
                                            "graph 'main' visible there"));
 }
@@ -302,14 +305,7 @@ TEST(NestedGraphCheckerTest, ChecksABranchAsCheckModelDoes) {
 }
 
 TEST(NestedGraphCheckerTest, ChecksTwoLevelsDownAsCheckModelDoes) {
-  const ModelProto model = Model(R"(
-main (bool c, float[N] x) => (float[N] y) {
-  y = If(c) <then_branch = then_graph () => (float[N] r) {
-               r = If(c) <then_branch = inner () => (float[N] x) { x = Neg(c) },
-                          else_branch = inner_else () => (float[N] u) { u = Neg(c) }>
-             },
-             else_branch = else_graph () => (float[N] s) { s = Identity(x) }>
-})");
+  const ModelProto model = Model(kShadowingTwoLevelsDown);
   const GraphProto& then_graph = ThenBranch(model);
   NestedGraphChecker checker(model);
   const std::string error = NestedError(checker, {{&model.graph(), "y"}, {&then_graph, "r"}},
