@@ -277,7 +277,7 @@ class BatchChecker {
  public:
   explicit BatchChecker(GraphBuilder& root) : root_(root), nested_(model_) {
     *model_.mutable_functions() = root.Functions();
-    nested_.Clear();
+    nested_.Clear();  // reads the functions again
   }
 
   void Check(const Batch& batch) {
@@ -298,14 +298,14 @@ class BatchChecker {
  private:
   void CheckWhole() {
     nested_.Clear();
-    model_.mutable_graph()->Swap(&root_.Graph());
-    try {
-      ir::CheckModel(model_);
-    } catch (...) {
-      model_.mutable_graph()->Swap(&root_.Graph());
-      throw;
-    }
-    model_.mutable_graph()->Swap(&root_.Graph());
+    // The root's graph, lent to model_ while it is checked.
+    struct Lent {
+      GraphProto& to;
+      GraphProto& from;
+      Lent(GraphProto& to, GraphProto& from) : to(to), from(from) { to.Swap(&from); }
+      ~Lent() { to.Swap(&from); }
+    } lent(*model_.mutable_graph(), root_.Graph());
+    ir::CheckModel(model_);
   }
 
   // Checks `graph`, a nested graph the batch changed, against the graphs around it. False

@@ -312,11 +312,11 @@ class GraphGraph::Driver {
     };
     static constexpr std::uint32_t kNoResult = UINT32_MAX;
     std::uint32_t position = 0;
-    Kind kind = Kind::kClean;
-    std::uint16_t pattern = 0;  // index into the round
+    std::uint32_t pattern = 0;  // index into the round
     // What Match returned, by index into Turns::results: every match, and the reason of a
     // rejection when the report collects them.
     std::uint32_t result = kNoResult;
+    Kind kind = Kind::kClean;
     std::int64_t time_ns = 0;  // of the Match call
   };
   struct Turns {
@@ -428,7 +428,6 @@ class GraphGraph::Driver {
       for (std::size_t position : g_.by_op_type_.at(op)) patterns_at[position] = &patterns;
     }
 
-    if (round.size() > UINT16_MAX) throw BuilderError("more than 65 535 patterns in one round");
     std::vector<Turn> walked;  // in the order of the walk
     std::vector<MatchResult> results;
     // The first pattern (index into `round`) whose match includes the node, by position.
@@ -438,17 +437,16 @@ class GraphGraph::Driver {
       const auto at = static_cast<std::uint32_t>(position);
       for (std::uint32_t r : *patterns_at[position]) {
         const PatternOptimization& pattern = *g_.patterns_[round[r]];
-        const auto index = static_cast<std::uint16_t>(r);
         if (cache && cache->Clean(position, pattern.priority)) {
-          if (check_incremental_) walked.push_back(Turn{at, Turn::Kind::kClean, index});
+          if (check_incremental_) walked.push_back(Turn{.position = at, .pattern = r, .kind = Turn::Kind::kClean});
           continue;
         }
         if (r > in_match_of[position]) {
-          walked.push_back(Turn{at, Turn::Kind::kLeftOut, index});
+          walked.push_back(Turn{.position = at, .pattern = r, .kind = Turn::Kind::kLeftOut});
           continue;
         }
         Turn& turn = walked.emplace_back(Try(pattern, position, cache, since, results));
-        turn.pattern = index;
+        turn.pattern = r;
         if (turn.kind != Turn::Kind::kMatched) continue;
         for (const NodeProto* node : results[turn.result].nodes)
           if (node && g_.Contains(*node)) {
@@ -481,8 +479,9 @@ class GraphGraph::Driver {
     MatchResult match = pattern.Match(g_, g_.builder_.Nodes().Get(static_cast<int>(position)));
     reads.reset();
     const auto now = Clock::now();
-    Turn turn{static_cast<std::uint32_t>(position), match ? Turn::Kind::kMatched : Turn::Kind::kNoMatch, 0,
-              Turn::kNoResult, std::chrono::duration_cast<std::chrono::nanoseconds>(now - since).count()};
+    Turn turn{.position = static_cast<std::uint32_t>(position),
+              .kind = match ? Turn::Kind::kMatched : Turn::Kind::kNoMatch,
+              .time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - since).count()};
     since = now;
     if (match || g_.options_.collect_no_match) {
       turn.result = static_cast<std::uint32_t>(results.size());
