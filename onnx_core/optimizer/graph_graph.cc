@@ -198,10 +198,7 @@ bool GraphGraph::Contains(const NodeProto& node) const {
 
 // --- Shapes and types -------------------------------------------------------------------
 
-bool GraphGraph::HasShape(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  return builder_.HasShape(name);
-}
+bool GraphGraph::HasShape(std::string_view name) const { return FindShape(name) != nullptr; }
 
 const shapes::SymTensor* GraphGraph::FindShape(std::string_view name) const {
   NoteRead(name, ValueSide::kDefinition);

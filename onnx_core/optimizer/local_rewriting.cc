@@ -275,10 +275,7 @@ void CheckRemovedNodes(const Batch& batch, const std::vector<LocalRewriting>& re
 // checking the whole model after each batch of each branch was quadratic in the branches.
 class BatchChecker {
  public:
-  explicit BatchChecker(GraphBuilder& root) : root_(root), nested_(model_) {
-    *model_.mutable_functions() = root.Functions();
-    nested_.Clear();  // reads the functions again
-  }
+  explicit BatchChecker(GraphBuilder& root) : root_(root), model_(WithFunctionsOf(root)), nested_(model_) {}
 
   void Check(const Batch& batch) {
     std::optional<std::string> problem;
@@ -318,6 +315,12 @@ class BatchChecker {
       around.push_back({&inner->Parent()->Graph(), inner->Path().back().node_output});
     std::reverse(around.begin(), around.end());
     return nested_.Check(around, graph.Graph());
+  }
+
+  static ModelProto WithFunctionsOf(const GraphBuilder& root) {
+    ModelProto model;
+    *model.mutable_functions() = root.Functions();
+    return model;
   }
 
   GraphBuilder& root_;

@@ -611,10 +611,10 @@ SymDim::SymDim() = default;
 
 namespace {
 
-std::shared_ptr<const SymDim::Expr> MakeConstantExpr(std::int64_t value) {
-  auto e = std::make_shared<SymDim::Expr>();
-  e->terms = ConstPoly(value);
-  e->text = std::to_string(value);
+SymDim::Expr ConstantExpr(std::int64_t value) {
+  SymDim::Expr e;
+  e.terms = ConstPoly(value);
+  e.text = std::to_string(value);
   return e;
 }
 
@@ -631,9 +631,7 @@ const SymDim::Expr* SharedConstant(std::int64_t value) {
   std::atomic<const SymDim::Expr*>& slot = table[static_cast<std::size_t>(value - kFirstShared)];
   const SymDim::Expr* expr = slot.load(std::memory_order_acquire);
   if (expr) return expr;
-  auto* made = new SymDim::Expr();
-  made->terms = ConstPoly(value);
-  made->text = std::to_string(value);
+  auto* made = new SymDim::Expr(ConstantExpr(value));
   // Another thread may have made it meanwhile: keep the first.
   if (slot.compare_exchange_strong(expr, made, std::memory_order_acq_rel)) return made;
   delete made;
@@ -646,7 +644,7 @@ SymDim::SymDim(std::int64_t value) {
   if (value >= kFirstShared && value <= kLastShared)
     expr_ = std::shared_ptr<const Expr>(std::shared_ptr<const Expr>(), SharedConstant(value));
   else
-    expr_ = MakeConstantExpr(value);
+    expr_ = std::make_shared<const Expr>(ConstantExpr(value));
 }
 
 SymDim::SymDim(std::shared_ptr<const Expr> expr) : expr_(std::move(expr)) {}
