@@ -203,7 +203,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     return false;
   }
   slots = handler->slots(graph_, consumer);
-  for (int i = 0; i < proto.input_size(); ++i) {
+  for (int i = 0; i < graph_.InputCount(consumer); ++i) {
     if (graph_.InputOf(consumer, i) != value) continue;
     if (std::find(slots.begin(), slots.end(), i) == slots.end()) {
       flags.stranded = true;

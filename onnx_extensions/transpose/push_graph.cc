@@ -85,6 +85,39 @@ int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
   return first;
 }
 
+const std::string& PushGraph::Name(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.name.empty() && entry.name_source != kNone) NameValue(value);
+  return entry.name;
+}
+
+void PushGraph::NameValue(ValueId value) const {
+  // The sources are named first, oldest first (a loop: a chain of copies can be
+  // long).
+  std::vector<ValueId> unnamed{value};
+  for (ValueId source = values_[static_cast<std::size_t>(value)].name_source;
+       source != kNone && values_[static_cast<std::size_t>(source)].name.empty();
+       source = values_[static_cast<std::size_t>(source)].name_source)
+    unnamed.push_back(source);
+  for (auto it = unnamed.rbegin(); it != unnamed.rend(); ++it) {
+    const ValueEntry& entry = values_[static_cast<std::size_t>(*it)];
+    std::string prefix = values_[static_cast<std::size_t>(entry.name_source)].name;
+    prefix += entry.name_suffix;
+    entry.name = builder_.UniqueName(prefix);
+    ids_.Insert(utils::HashString(entry.name), static_cast<std::uint32_t>(*it),
+                [&](std::uint32_t known) { return values_[known].name == entry.name; });
+  }
+}
+
+ValueId PushGraph::NewValue(ValueId name_source, std::string_view suffix) {
+  ValueEntry entry;
+  entry.name_source = name_source;
+  entry.name_suffix = suffix;
+  entry.shape_known = true;  // unknown until SetShape or SetTransposedShape
+  values_.push_back(std::move(entry));
+  return static_cast<ValueId>(values_.size() - 1);
+}
+
 ValueId PushGraph::Find(std::string_view name) const {
   if (name.empty()) return kNone;
   const std::uint32_t id = ids_.Find(utils::HashString(name),
@@ -131,6 +164,7 @@ const TensorProto* PushGraph::LocalConstant(ValueId value) const {
 
 const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.shape_from != kNone) ResolveTransposedShapes(value);
   if (!entry.shape_known) {
     // Values the pass created have their shape set by SetShape; the others
     // keep the one inference gave their name.
@@ -242,27 +276,22 @@ NodeProto& PushGraph::MutableNode(NodeId node) {
 }
 
 void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
-  NodeProto& proto = MutableNode(node);
+  MutableNode(node);
   if (const ValueId old = InputOf(node, slot); old != kNone) RemoveUse(old, node);
   const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   slot_values_[static_cast<std::size_t>(entry.inputs + slot)] = value;
-  if (value == kNone) {
-    proto.set_input(slot, "");
-    return;
-  }
-  proto.set_input(slot, Name(value));
+  if (value == kNone) return;
   values_[static_cast<std::size_t>(value)].uses.push_back(node);
   MarkDirty(value);
   MarkNodeDirty(node);
 }
 
 void PushGraph::ResizeInputs(NodeId node, int count) {
-  NodeProto& proto = MutableNode(node);
+  MutableNode(node);
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   if (count <= entry.input_count) {
     for (int slot = count; slot < entry.input_count; ++slot)
       if (const ValueId value = InputOf(node, slot); value != kNone) RemoveUse(value, node);
-    proto.mutable_input()->DeleteSubrange(count, entry.input_count - count);
     entry.input_count = count;
     return;
   }
@@ -272,16 +301,13 @@ void PushGraph::ResizeInputs(NodeId node, int count) {
     const ValueId value = slot_values_[static_cast<std::size_t>(entry.inputs + slot)];
     slot_values_.push_back(value);
   }
-  for (int slot = entry.input_count; slot < count; ++slot) {
-    slot_values_.push_back(kNone);
-    proto.add_input("");
-  }
+  slot_values_.insert(slot_values_.end(), static_cast<std::size_t>(count - entry.input_count), kNone);
   entry.inputs = first;
   entry.input_count = count;
 }
 
 NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
-                          const std::vector<std::string>& outputs, NodeId anchor, bool after) {
+                          const std::vector<ValueId>& outputs, NodeId anchor, bool after) {
   NodeEntry entry;
   if (spare_protos_.empty()) {
     entry.owned = std::make_unique<NodeProto>();
@@ -293,7 +319,7 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
   entry.proto = entry.owned.get();
   entry.proto->set_op_type(std::string(op_type));
   if (!domain.empty()) entry.proto->set_domain(std::string(domain));
-  entry.proto->set_name(NewName(std::string("TransposeOptimizer--") + std::string(op_type)));
+  entry.created = true;
   const NodeEntry& reference = nodes_[static_cast<std::size_t>(anchor)];
   entry.position = reference.position;
   entry.side = reference.side != 0 ? reference.side : (after ? 1 : -1);
@@ -301,24 +327,22 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
   entry.inputs = static_cast<int>(slot_values_.size());
   entry.input_count = static_cast<int>(inputs.size());
   slot_values_.insert(slot_values_.end(), inputs.begin(), inputs.end());
+  entry.outputs = static_cast<int>(slot_values_.size());
+  entry.output_count = static_cast<int>(outputs.size());
+  slot_values_.insert(slot_values_.end(), outputs.begin(), outputs.end());
   nodes_.push_back(std::move(entry));
   const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
-  NodeProto& proto = *nodes_.back().proto;
   for (ValueId input : inputs) {
-    proto.add_input(input == kNone ? std::string() : Name(input));
-    if (input != kNone) {
-      values_[static_cast<std::size_t>(input)].uses.push_back(id);
-      MarkDirty(input);
-    }
+    if (input == kNone) continue;
+    values_[static_cast<std::size_t>(input)].uses.push_back(id);
+    MarkDirty(input);
   }
-  nodes_.back().outputs = static_cast<int>(slot_values_.size());
-  nodes_.back().output_count = static_cast<int>(outputs.size());
-  for (const std::string& output : outputs) {
-    proto.add_output(output);
-    const ValueId value = Intern(output);
-    slot_values_.push_back(value);
-    values_[static_cast<std::size_t>(value)].producer = id;
-    MarkDirty(value);
+  for (ValueId output : outputs) {
+    ValueEntry& value = values_[static_cast<std::size_t>(output)];
+    if (value.producer != kNone)
+      throw BuilderError("TransposeOptimizer: the output '" + Name(output) + "' of a new node already has a producer");
+    value.producer = id;
+    MarkDirty(output);
   }
   changed_ = true;
   return id;
@@ -354,15 +378,14 @@ bool PushGraph::RemoveIfUnused(NodeId node) {
   return true;
 }
 
-ValueId PushGraph::RenameOutput(NodeId node, int slot, const std::string& fresh) {
-  NodeProto& proto = MutableNode(node);
+ValueId PushGraph::RenameOutput(NodeId node, int slot, std::string_view suffix) {
+  MutableNode(node);
   const ValueId old = OutputOf(node, slot);
   values_[static_cast<std::size_t>(old)].producer = kNone;
   MarkDirty(old);
   // The consumers' acceptance may read the producer of this value (6.2).
   for (NodeId reader : Uses(old)) MarkNodeDirty(reader);
-  proto.set_output(slot, fresh);
-  const ValueId value = Intern(fresh);
+  const ValueId value = NewValue(old, suffix);
   slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(value)].producer = node;
   return value;
@@ -377,15 +400,13 @@ void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
     for (int i = 0; i < InputCount(reader); ++i)
       if (InputOf(reader, i) == old) SetInput(reader, i, value);
   }
-  MutableNode(node).set_output(slot, Name(value));
+  MutableNode(node);
   slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(old)].producer = kNone;
   values_[static_cast<std::size_t>(value)].producer = node;
   MarkDirty(old);
   MarkDirty(value);
 }
-
-std::string PushGraph::NewName(std::string_view prefix) { return builder_.UniqueName(prefix); }
 
 ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
   const std::string name = graph_.MakeInitializer(prefix, std::move(tensor));
@@ -410,12 +431,69 @@ void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
 }
 
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
+  values_[static_cast<std::size_t>(value)].shape_from = kNone;
+  StoreShape(value, std::move(shape));
+}
+
+void PushGraph::SetTransposedShape(ValueId value, ValueId from, Perm perm) {
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  entry.shape_from = from;
+  entry.shape_perm = std::move(perm);
+  entry.shape_known = false;
+  entry.weight = -1;
+}
+
+void PushGraph::ResolveTransposedShapes(ValueId value) const {
+  // The values each one is derived from are resolved first, deepest first (a
+  // loop: copies of copies can be many).
+  std::vector<ValueId> pending{value};
+  for (ValueId from = values_[static_cast<std::size_t>(value)].shape_from;
+       from != kNone && values_[static_cast<std::size_t>(from)].shape_from != kNone;
+       from = values_[static_cast<std::size_t>(from)].shape_from)
+    pending.push_back(from);
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+    const ValueEntry& entry = values_[static_cast<std::size_t>(*it)];
+    const core::shapes::SymTensor* known = Shape(entry.shape_from);
+    core::shapes::SymTensor shape = core::shapes::SymTensor::Unknown();
+    const Perm& perm = entry.shape_perm;
+    if (known && (!known->shape.HasRank() || known->shape.Rank() != perm.size())) {
+      shape = core::shapes::SymTensor::Tensor(known->elem_type, core::shapes::SymShape());
+    } else if (known) {
+      std::vector<core::shapes::SymDim> dims;
+      dims.reserve(perm.size());
+      for (std::int64_t axis : perm) dims.push_back(known->shape[static_cast<std::size_t>(axis)]);
+      shape = core::shapes::SymTensor::Tensor(known->elem_type, core::shapes::SymShape(std::move(dims)));
+    }
+    entry.shape_from = kNone;
+    StoreShape(*it, std::move(shape));
+  }
+}
+
+void PushGraph::StoreShape(ValueId value, core::shapes::SymTensor shape) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
   // Nodes of an unordered_map do not move: the cached pointer stays valid.
   const core::shapes::SymTensor& stored = created_shapes_.insert_or_assign(value, std::move(shape)).first->second;
   entry.shape = stored.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &stored;
   entry.shape_known = true;
   entry.weight = -1;
+}
+
+void PushGraph::WriteSlots(NodeId node, NodeProto& proto) const {
+  auto write = [&](google::protobuf::RepeatedPtrField<std::string>& names, int first, int count) {
+    // Shrink or grow to `count`, then overwrite: assigning keeps each string's memory.
+    if (names.size() > count) names.DeleteSubrange(count, names.size() - count);
+    while (names.size() < count) names.Add();
+    for (int i = 0; i < count; ++i) {
+      const ValueId value = slot_values_[static_cast<std::size_t>(first + i)];
+      if (value == kNone)
+        names.Mutable(i)->clear();
+      else
+        *names.Mutable(i) = Name(value);
+    }
+  };
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  write(*proto.mutable_input(), entry.inputs, entry.input_count);
+  write(*proto.mutable_output(), entry.outputs, entry.output_count);
 }
 
 void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
@@ -483,6 +561,8 @@ void PushGraph::Finish(std::vector<const NodeProto*>& modified) {
     NodeEntry& entry = nodes_[static_cast<std::size_t>(id)];
     NodeProto* proto = entry.owned ? entry.owned.release()
                                    : std::exchange(originals[static_cast<std::size_t>(entry.position)], nullptr);
+    if (entry.created || entry.modified) WriteSlots(id, *proto);
+    if (entry.created) proto->set_name(builder_.UniqueName("TransposeOptimizer--" + proto->op_type()));
     field.AddAllocated(proto);
     entry.proto = proto;
     if (entry.side != 0) continue;

@@ -9,6 +9,12 @@
 // them). Names are interned once, when the view is built: every node keeps the
 // ids of its inputs and outputs, so queries and edits hash no string; a value's
 // shape is looked up by name once and then cached.
+//
+// Edits change the ids only. The protos' input and output names, the names of
+// the values the pass creates and the names of the nodes it creates are written
+// by Finish: on a chain, most copies a push creates are removed by the next
+// push, and naming them would cost more than the rest of the push. Read a
+// node's inputs and outputs through InputOf/OutputOf, never from its proto.
 
 #include <cstdint>
 #include <functional>
@@ -74,7 +80,9 @@ class PushGraph {
   }
   int InputCount(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].input_count; }
   int OutputCount(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].output_count; }
-  const std::string& Name(ValueId value) const { return values_[static_cast<std::size_t>(value)].name; }
+  // The value's name; a value the pass created is named on the first call
+  // (GraphBuilder::UniqueName of its name source's name and its suffix).
+  const std::string& Name(ValueId value) const;
   NodeId Producer(ValueId value) const { return values_[static_cast<std::size_t>(value)].producer; }
   // One entry per input slot reading the value, in the order the uses were
   // made (valid until the next edit).
@@ -115,31 +123,35 @@ class PushGraph {
   // Gives `node` exactly `count` inputs: new slots are empty, dropped ones stop
   // being uses.
   void ResizeInputs(NodeId node, int count);
+  // A new value, named (when first needed) after `name_source` with `suffix`
+  // (a literal); no producer, no uses, unknown shape.
+  ValueId NewValue(ValueId name_source, std::string_view suffix);
   // A new node `outputs = op(inputs)` placed just before (or after) `anchor` in
-  // the final order; outputs named by the caller (new names from NewName).
-  // Returns its id.
+  // the final order; its outputs are values without producer (NewValue, or one
+  // whose producer was renamed away). Named by Finish. Returns its id.
   NodeId AddNode(std::string_view op_type, std::string_view domain, const std::vector<ValueId>& inputs,
-                 const std::vector<std::string>& outputs, NodeId anchor, bool after);
+                 const std::vector<ValueId>& outputs, NodeId anchor, bool after);
   // Removes a node none of whose outputs is used.
   void RemoveNode(NodeId node);
   // Removes `node` when none of its outputs is used any more; returns whether
   // it did.
   bool RemoveIfUnused(NodeId node);
-  // Output `slot` of `node` gets the fresh name `fresh`; returns its value id.
-  // The old value (consumers, graph output) is left without producer for the
-  // caller to give one.
-  ValueId RenameOutput(NodeId node, int slot, const std::string& fresh);
+  // Output `slot` of `node` becomes a new value (NewValue of the old one with
+  // `suffix`); returns its id. The old value (consumers, graph output) is left
+  // without producer for the caller to give one.
+  ValueId RenameOutput(NodeId node, int slot, std::string_view suffix);
   // Output `slot` of `node` takes the name of `value` (which must have no
   // producer) and every use of the node's old output value reads `value`
   // instead.
   void TakeOverOutput(NodeId node, int slot, ValueId value);
   // Marks `node` changed in place (attributes edited).
   NodeProto& MutableNode(NodeId node);
-  // A new name from GraphBuilder::UniqueName.
-  std::string NewName(std::string_view prefix);
   // A new initializer (GraphGraph::MakeInitializer) and its value id.
   ValueId AddInitializer(std::string_view prefix, TensorProto tensor);
   void SetShape(ValueId value, core::shapes::SymTensor shape);
+  // The shape of `value` is that of `from` transposed by `perm`, worked out when
+  // first asked for (most copies are removed before anything asks).
+  void SetTransposedShape(ValueId value, ValueId from, Perm perm);
   // Constants derived from a constant (reshaped to a rank, permuted by a perm) are made
   // once per run: a constant shared by many pushed nodes (a per-channel scale) gets one
   // copy per distinct perm, not one per push.
@@ -152,9 +164,10 @@ class PushGraph {
   std::vector<ValueId> TakeDirtyValues();
   bool Changed() const { return changed_; }
 
-  // Writes the node list back in a stable topological order, removes the
-  // initializers the pass left unused, and lists in `modified` the surviving
-  // original nodes it edited.
+  // Writes the node list back in a stable topological order with the inputs
+  // and outputs of every node the pass edited or created, names the nodes it
+  // created, removes the initializers the pass left unused, and lists in
+  // `modified` the surviving original nodes it edited.
   void Finish(std::vector<const NodeProto*>& modified);
 
  private:
@@ -170,6 +183,7 @@ class PushGraph {
     int output_count = 0;
     bool removed = false;
     bool modified = false;
+    bool created = false;
     std::uint32_t edits = 0;
     mutable std::int8_t modifiable = -1;  // IsModifiable, once computed
     mutable std::int8_t has_perm = -1;    // TransposePerm, once computed
@@ -179,7 +193,10 @@ class PushGraph {
     std::int64_t sequence = 0;
   };
   struct ValueEntry {
-    std::string name;
+    // Empty until Name() names a value the pass created after `name_source`.
+    mutable std::string name;
+    ValueId name_source = kNone;
+    std::string_view name_suffix;
     NodeId producer = kNone;
     // The uses are uses[uses_begin, end): removing an early use (the sweep
     // removes a shared constant's uses in node order) moves the entries before
@@ -197,9 +214,21 @@ class PushGraph {
     mutable bool shape_known = false;
     mutable const core::shapes::SymTensor* shape = nullptr;
     mutable std::int64_t weight = -1;  // Weight(), once computed
+    // SetTransposedShape: Shape() transposes the shape of `shape_from` by
+    // `shape_perm` (kNone: nothing to work out).
+    mutable ValueId shape_from = kNone;
+    Perm shape_perm;
   };
 
   ValueId Intern(std::string_view name);
+  // Names the values the pass created (Name()).
+  void NameValue(ValueId value) const;
+  // Works out the shapes SetTransposedShape left pending, for `value` and the
+  // values it derives from.
+  void ResolveTransposedShapes(ValueId value) const;
+  void StoreShape(ValueId value, core::shapes::SymTensor shape) const;
+  // Sets the proto's inputs and outputs to the names of the node's values.
+  void WriteSlots(NodeId node, NodeProto& proto) const;
   // Interns the input (or output) names of `proto` and appends their ids to
   // slot_values_; returns the index of the first.
   int AppendSlots(const NodeProto& proto, bool outputs);
@@ -223,9 +252,9 @@ class PushGraph {
   mutable std::uint32_t consumer_mark_ = 0;
   // Name -> value id (the index of the value in values_, which holds the
   // name): an open-addressing index, no allocation per name.
-  utils::ProbeIndex ids_;
+  mutable utils::ProbeIndex ids_;
   // Shapes of the values the pass created (few, kept apart from ValueEntry).
-  std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
+  mutable std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
   std::vector<NodeId> snapshot_;
   std::function<bool(const NodeProto&)> locked_;
   // Values a node's nested graphs read from this graph (ordering constraints of

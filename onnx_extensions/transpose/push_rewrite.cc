@@ -36,25 +36,12 @@ void DropAttribute(NodeProto& node, const std::string& name) {
     if (node.attribute(i).name() == name) node.mutable_attribute()->DeleteSubrange(i--, 1);
 }
 
-// The shape of `value` transposed by `perm` (unknown when the rank does not
-// match).
-SymTensor TransposedShape(const PushGraph& graph, ValueId value, const Perm& perm) {
-  const SymTensor* known = graph.Shape(value);
-  if (!known) return SymTensor::Unknown();
-  if (!known->shape.HasRank() || known->shape.Rank() != perm.size())
-    return SymTensor::Tensor(known->elem_type, SymShape());
-  std::vector<SymDim> dims;
-  for (std::int64_t axis : perm) dims.push_back(known->shape[static_cast<std::size_t>(axis)]);
-  return SymTensor::Tensor(known->elem_type, SymShape(std::move(dims)));
-}
-
 ValueId NewTranspose(PushGraph& graph, ValueId input, const Perm& perm, NodeId anchor, bool after) {
-  const std::string output = graph.NewName(graph.Name(input) + "_transposed");
+  const ValueId output = graph.NewValue(input, "_transposed");
   const NodeId node = graph.AddNode("Transpose", "", {input}, {output}, anchor, after);
   SetIntsAttribute(graph.MutableNode(node), "perm", perm);
-  const ValueId value = graph.Find(output);
-  graph.SetShape(value, TransposedShape(graph, input, perm));
-  return value;
+  graph.SetTransposedShape(output, input, perm);
+  return output;
 }
 
 ValueId NewIntConstant(PushGraph& graph, std::string_view prefix, const std::vector<std::int64_t>& values,
@@ -134,12 +121,11 @@ void NormalizeRank(PushGraph& graph, NodeId node, int slot, std::size_t rank) {
   // can compose next.
   const NodeId transpose = TransposeProducer(graph, value);
   const ValueId source = transpose != kNone ? graph.InputOf(transpose, 0) : value;
-  const std::string output = graph.NewName(graph.Name(source) + "_unsqueezed");
+  ValueId result = graph.NewValue(source, "_unsqueezed");
   std::vector<ValueId> inputs{source};
   if (graph.Opset() >= 13) inputs.push_back(NewIntConstant(graph, "unsqueeze_axes", axes, TensorProto::INT64));
-  const NodeId unsqueeze = graph.AddNode("Unsqueeze", "", inputs, {output}, node, false);
+  const NodeId unsqueeze = graph.AddNode("Unsqueeze", "", inputs, {result}, node, false);
   if (graph.Opset() < 13) SetIntsAttribute(graph.MutableNode(unsqueeze), "axes", axes);
-  ValueId result = graph.Find(output);
   if (const SymTensor* known = graph.Shape(source); known && known->shape.HasRank()) {
     std::vector<SymDim> dims(axes.size(), SymDim(1));
     for (const SymDim& dim : known->shape.Dims()) dims.push_back(dim);
@@ -160,10 +146,9 @@ void EditInputs(PushGraph& graph, NodeId node, const PushPlan& plan) {
     if (edit.gather) {
       const ValueId indices = NewIntConstant(graph, "transpose_indices", edit.values, TensorProto::INT64);
       const ValueId source = graph.InputOf(node, edit.slot);
-      const std::string output = graph.NewName(graph.Name(source) + "_permuted");
-      const NodeId gather = graph.AddNode("Gather", "", {source, indices}, {output}, node, false);
+      replacement = graph.NewValue(source, "_permuted");
+      const NodeId gather = graph.AddNode("Gather", "", {source, indices}, {replacement}, node, false);
       SetIntAttribute(graph.MutableNode(gather), "axis", 0);
-      replacement = graph.Find(output);
       if (const SymTensor* known = graph.Shape(source)) graph.SetShape(replacement, *known);
     } else {
       replacement = NewIntConstant(graph, "transpose_axes", edit.values, edit.elem_type);
@@ -177,9 +162,9 @@ void EditInputs(PushGraph& graph, NodeId node, const PushPlan& plan) {
 // old output.
 void AbsorbIntoShape(PushGraph& graph, NodeId node, const PushPlan& plan) {
   const ValueId old = graph.OutputOf(node, 0);
-  const ValueId fresh = graph.RenameOutput(node, 0, graph.NewName(graph.Name(old) + "_untransposed"));
+  const ValueId fresh = graph.RenameOutput(node, 0, "_untransposed");
   const ValueId indices = NewIntConstant(graph, "shape_indices", plan.absorbed_indices, TensorProto::INT64);
-  const NodeId gather = graph.AddNode("Gather", "", {fresh, indices}, {graph.Name(old)}, node, true);
+  const NodeId gather = graph.AddNode("Gather", "", {fresh, indices}, {old}, node, true);
   SetIntAttribute(graph.MutableNode(gather), "axis", 0);
 }
 
@@ -188,9 +173,9 @@ void AbsorbIntoShape(PushGraph& graph, NodeId node, const PushPlan& plan) {
 void AddOutputCopy(PushGraph& graph, NodeId node, int slot, const Perm& perm) {
   const ValueId old = graph.OutputOf(node, slot);
   if (old == kNone) return;
-  const ValueId fresh = graph.RenameOutput(node, slot, graph.NewName(graph.Name(old) + "_untransposed"));
-  graph.SetShape(fresh, TransposedShape(graph, old, InversePermutation(perm)));
-  const NodeId copy = graph.AddNode("Transpose", "", {fresh}, {graph.Name(old)}, node, true);
+  const ValueId fresh = graph.RenameOutput(node, slot, "_untransposed");
+  graph.SetTransposedShape(fresh, old, InversePermutation(perm));
+  const NodeId copy = graph.AddNode("Transpose", "", {fresh}, {old}, node, true);
   SetIntsAttribute(graph.MutableNode(copy), "perm", perm);
 }
 
@@ -260,8 +245,7 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
   }
   const ValueId output = graph.OutputOf(second, 0);
   for (NodeId reader : graph.Consumers(output)) {
-    const NodeProto& proto = graph.Node(reader);
-    for (int i = 0; i < proto.input_size(); ++i)
+    for (int i = 0; i < graph.InputCount(reader); ++i)
       if (graph.InputOf(reader, i) == output) graph.SetInput(reader, i, source);
   }
   if (graph.IsGraphOutput(output)) {
@@ -273,7 +257,7 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
     const bool movable = producer != kNone && graph.HasCompleteConsumers(source) &&
                          graph.Consumers(source) == std::vector<NodeId>{first} && graph.HasCompleteConsumers(middle) &&
                          graph.Consumers(middle) == std::vector<NodeId>{second} && graph.IsModifiable(producer);
-    graph.RenameOutput(second, 0, graph.NewName(graph.Name(output) + "_cancelled"));
+    graph.RenameOutput(second, 0, "_cancelled");
     if (movable) {
       graph.RemoveNode(second);
       graph.RemoveNode(first);
@@ -282,7 +266,7 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
       graph.TakeOverOutput(producer, slot, output);
       return TransposePair::kCancelled;
     }
-    graph.AddNode("Identity", "", {source}, {graph.Name(output)}, second, true);
+    graph.AddNode("Identity", "", {source}, {output}, second, true);
   }
   graph.RemoveNode(second);
   graph.RemoveIfUnused(first);

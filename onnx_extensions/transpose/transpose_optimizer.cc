@@ -89,16 +89,17 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
 bool SameQuantization(const PushGraph& graph, NodeId dq, NodeId q) {
   const NodeProto& a = graph.Node(dq);
   const NodeProto& b = graph.Node(q);
-  if (a.domain() != b.domain() || a.input_size() != b.input_size()) return false;
-  for (int i = 1; i < a.input_size(); ++i)
-    if (a.input(i) != b.input(i)) return false;
+  const int inputs = graph.InputCount(dq);
+  if (a.domain() != b.domain() || inputs != graph.InputCount(q)) return false;
+  for (int i = 1; i < inputs; ++i)
+    if (graph.InputOf(dq, i) != graph.InputOf(q, i)) return false;
   if (a.attribute_size() != b.attribute_size()) return false;
   for (int i = 0; i < a.attribute_size(); ++i)
     if (a.attribute(i).SerializeAsString() != b.attribute(i).SerializeAsString()) return false;
   // Without a zero point the Q produces uint8: the DQ's input must be uint8 as
   // well.
   const int quantized = graph.Shape(graph.InputOf(dq, 0)) ? graph.Shape(graph.InputOf(dq, 0))->elem_type : 0;
-  return a.input_size() > 2 || quantized == TensorProto::UINT8;
+  return inputs > 2 || quantized == TensorProto::UINT8;
 }
 
 void RemoveEmptyQdqPairs(PushGraph& graph, PassResult& result) {
@@ -114,7 +115,7 @@ void RemoveEmptyQdqPairs(PushGraph& graph, PassResult& result) {
     if (graph.IsGraphOutput(output)) {
       const NodeId producer = graph.Producer(source);
       if (producer == kNone || !graph.IsUnshared(source) || !graph.IsModifiable(producer)) continue;
-      graph.RenameOutput(q, 0, graph.NewName(graph.Name(output) + "_removed"));
+      graph.RenameOutput(q, 0, "_removed");
       graph.RemoveNode(q);
       graph.RemoveNode(dq);
       int slot = 0;
@@ -123,7 +124,7 @@ void RemoveEmptyQdqPairs(PushGraph& graph, PassResult& result) {
     } else {
       if (!graph.HasCompleteConsumers(output)) continue;
       for (NodeId reader : graph.Consumers(output))
-        for (int i = 0; i < graph.Node(reader).input_size(); ++i)
+        for (int i = 0; i < graph.InputCount(reader); ++i)
           if (graph.InputOf(reader, i) == output) graph.SetInput(reader, i, source);
       graph.RemoveNode(q);
       graph.RemoveNode(dq);
@@ -147,7 +148,7 @@ void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& resul
   StopCounts stops;
   for (NodeId node : push_graph.Snapshot()) {
     if (push_graph.IsRemoved(node)) continue;
-    for (int slot = 0; slot < push_graph.Node(node).input_size(); ++slot) {
+    for (int slot = 0; slot < push_graph.InputCount(node); ++slot) {
       const NodeId transpose = IncomingTranspose(push_graph, node, slot);
       if (transpose == kNone) continue;
       if (!push_graph.IsModifiable(node)) {
