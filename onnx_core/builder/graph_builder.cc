@@ -61,17 +61,13 @@ void NameGenerator::Reserve(std::string_view name) {
 bool NameGenerator::IsUsed(std::string_view name) const { return used_.contains(name); }
 
 std::string NameGenerator::Unique(std::string_view prefix) {
-  if (!prefix.empty() && !IsUsed(prefix)) {
-    Reserve(prefix);
-    return std::string(prefix);
-  }
+  if (!prefix.empty() && used_.insert(prefix, true)) return std::string(prefix);
   std::uint64_t* next = next_suffix_.find(prefix);
   if (!next) next = &next_suffix_.set(prefix, 1);
   for (;; ++*next) {
     std::string candidate = std::string(prefix) + "_" + std::to_string(*next);
-    if (IsUsed(candidate)) continue;
+    if (!used_.insert(candidate, true)) continue;
     ++*next;
-    Reserve(candidate);
     return candidate;
   }
 }

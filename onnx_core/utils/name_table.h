@@ -43,6 +43,14 @@ class NameTable {
     return entries_.emplace_back(std::string(name), std::move(value)).second;
   }
 
+  // Inserts `name` with `value` unless it is present (its value is kept); true when
+  // inserted. One probe, where find then set would make two.
+  bool insert(std::string_view name, T value) {
+    const auto [entry, added] = index_.Insert(Hash(name), static_cast<std::uint32_t>(entries_.size()), Is(name));
+    if (added) entries_.emplace_back(std::string(name), std::move(value));
+    return added;
+  }
+
   // Entries in insertion order.
   const std::deque<std::pair<std::string, T>>& entries() const { return entries_; }
 

@@ -72,15 +72,15 @@ void CostModelContext::ComputePrefilter() {
   const std::vector<NodeId>& nodes = graph_.Snapshot();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const NodeId node = *it;
-    const NodeProto& proto = graph_.Node(node);
-    if (IsOpType(proto, "Transpose")) {
+    if (graph_.Is(node, OpKind::kTranspose)) {
       if (const ValueId input = graph_.InputOf(node, 0); input != kNone)
         prefilter_[static_cast<std::size_t>(input)] = true;
       continue;
     }
     const Handler* handler = HandlerOf(node);
     if (!handler || !handler->inserts_output_transposes || !InPrefilter(node)) continue;
-    for (int slot : handler->slots(graph_, node))
+    handler->slots(graph_, node, slots_);
+    for (int slot : slots_)
       if (const ValueId input = graph_.InputOf(node, slot); input != kNone)
         prefilter_[static_cast<std::size_t>(input)] = true;
   }
@@ -119,12 +119,12 @@ std::int64_t CostModelContext::InputCost(NodeId node, const Perm& perm, const st
     }
     if (graph_.LocalConstant(value)) continue;
     const NodeId producer = graph_.Producer(value);
-    if (producer != kNone && !graph_.IsRemoved(producer) && IsOpType(graph_.Node(producer), "Transpose")) {
+    if (graph_.Is(producer, OpKind::kTranspose)) {
       if (const Perm* own = graph_.TransposePerm(producer); own && *own == perm && LikelyRemovable(value))
         cost -= graph_.Weight(value);
       continue;
     }
-    if (producer != kNone && IsDequantizeLinear(graph_.Node(producer)) && graph_.IsUnshared(value)) {
+    if (graph_.Is(producer, OpKind::kDequantizeLinear) && graph_.IsUnshared(value)) {
       const ValueId data = graph_.InputOf(producer, 0);
       if (data != kNone && graph_.LocalConstant(data)) continue;
     }
@@ -145,10 +145,11 @@ bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
   if (proto.output_size() != 1) return false;
   const Handler* handler = HandlerOf(producer);
   if (!handler || !handler->preview || handler->broadcasting || !handler->inserts_output_transposes) return false;
-  if (handler->slots(graph_, producer) != std::vector<int>{0}) return false;
+  handler->slots(graph_, producer, pending_copy_slots_);
+  if (pending_copy_slots_.size() != 1 || pending_copy_slots_.front() != 0) return false;
   const ValueId input = graph_.InputOf(producer, 0);
   const NodeId transpose = input == kNone ? kNone : graph_.Producer(input);
-  if (transpose == kNone || graph_.IsRemoved(transpose) || !IsOpType(graph_.Node(transpose), "Transpose")) return false;
+  if (!graph_.Is(transpose, OpKind::kTranspose)) return false;
   if (const Perm* own = graph_.TransposePerm(transpose); !own || *own != perm || !LikelyRemovable(input)) return false;
   const Preview preview = PreviewPush(graph_, producer, *handler, perm);
   return preview.plan && preview.plan->output_perms == std::vector<Perm>{perm};
@@ -162,14 +163,14 @@ std::int64_t CostModelContext::OutputCost(NodeId node) const {
 }
 
 bool CostModelContext::QdqGuardApplies(NodeId transpose, NodeId node) const {
-  if (!IsQuantizeLinear(graph_.Node(node))) return false;
+  if (!graph_.Is(node, OpKind::kQuantizeLinear)) return false;
   const ValueId input = graph_.InputOf(transpose, 0);
   const NodeId producer = input == kNone ? kNone : graph_.Producer(input);
-  if (producer == kNone || !IsDequantizeLinear(graph_.Node(producer))) return false;
+  if (!graph_.Is(producer, OpKind::kDequantizeLinear)) return false;
   const ValueId output = graph_.OutputOf(transpose, 0);
   if (!graph_.HasCompleteConsumers(output)) return false;
   for (NodeId consumer : graph_.Consumers(output))
-    if (!IsQuantizeLinear(graph_.Node(consumer))) return false;
+    if (!graph_.Is(consumer, OpKind::kQuantizeLinear)) return false;
   return true;
 }
 
@@ -183,8 +184,8 @@ int CostModelContext::Intern(const Perm& perm) {
 
 bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId consumer, WalkFlags& flags,
                                         std::vector<int>& slots, std::vector<int>& sub_perm_ids) {
-  const NodeProto& proto = graph_.Node(consumer);
-  if (IsOpType(proto, "Transpose") || IsOpType(proto, "Reshape")) {
+  const OpKind kind = graph_.Kind(consumer);
+  if (kind == OpKind::kTranspose || kind == OpKind::kReshape) {
     // A Transpose, or a Reshape equivalent to one, cancels or merges; any other Reshape
     // strands the copy (5.2.3 rules 2-3).
     const std::optional<Perm> second = TransposeLikePerm(graph_, consumer);
@@ -202,7 +203,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     flags.stranded = true;
     return false;
   }
-  slots = handler->slots(graph_, consumer);
+  handler->slots(graph_, consumer, slots);
   for (int i = 0; i < graph_.InputCount(consumer); ++i) {
     if (graph_.InputOf(consumer, i) != value) continue;
     if (std::find(slots.begin(), slots.end(), i) == slots.end()) {
@@ -218,7 +219,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     for (int slot : slots) {
       const ValueId other = graph_.InputOf(consumer, slot);
       const NodeId producer = other == kNone || other == value ? kNone : graph_.Producer(other);
-      if (producer == kNone || graph_.IsRemoved(producer) || !IsOpType(graph_.Node(producer), "Transpose")) continue;
+      if (!graph_.Is(producer, OpKind::kTranspose)) continue;
       const Perm* full = graph_.TransposePerm(producer);
       if (full && full->size() == *output_rank && graph_.Rank(other) == output_rank) {
         flags.reaches_transpose = true;
@@ -258,10 +259,9 @@ bool CostModelContext::AcceptWithSub(ValueId value, const Perm& perm, NodeId con
   const bool waived = sub.Removed() && !sub.stranded && (sub.Cancelled() || graph_.IsUnshared(value));
   if (input_cost + OutputCost(consumer) >= 0 && !waived) return false;
   // The QDQ guard, as if the copy sat on `value` (5.2.4 rule 8).
-  if (IsQuantizeLinear(graph_.Node(consumer))) {
-    const NodeId producer = graph_.Producer(value);
-    bool unit = producer != kNone && IsDequantizeLinear(graph_.Node(producer)) && graph_.HasCompleteConsumers(value);
-    for (NodeId other : graph_.Consumers(value)) unit = unit && IsQuantizeLinear(graph_.Node(other));
+  if (graph_.Is(consumer, OpKind::kQuantizeLinear)) {
+    bool unit = graph_.Is(graph_.Producer(value), OpKind::kDequantizeLinear) && graph_.HasCompleteConsumers(value);
+    for (NodeId other : graph_.Consumers(value)) unit = unit && graph_.Is(other, OpKind::kQuantizeLinear);
     if (unit && !sub.Cancelled()) return false;
   }
   return true;
@@ -413,7 +413,8 @@ std::string_view CostModelContext::Decide(NodeId transpose, NodeId node, const P
   if (hook == HookDecision::kStop) return "the cost hook refused";
   if (hook == HookDecision::kPush) return "";
   if (TransposeLikePerm(graph_, node)) return "";
-  const std::int64_t input_cost = InputCost(node, perm, handler.slots(graph_, node), kNone);
+  handler.slots(graph_, node, slots_);
+  const std::int64_t input_cost = InputCost(node, perm, slots_, kNone);
   if (input_cost >= 0) return "pushing does not lower the input cost";
   WalkFlags walk;
   bool walked = false;

@@ -184,6 +184,10 @@ class CostModelContext {
   };
   mutable std::vector<CachedHandler> handlers_;
   WalkMemo memo_;
+  // Handler::slots of the node at hand (the prefilter, Decide) and of the
+  // producer IsPendingCopy looks at (while InputCost iterates other slots).
+  std::vector<int> slots_;
+  mutable std::vector<int> pending_copy_slots_;
   std::vector<Frame> frames_;
   std::map<Perm, int> perm_ids_;
   std::deque<Perm> perms_;  // by id; a deque keeps references valid while interning

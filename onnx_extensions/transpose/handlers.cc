@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "onnx_core/optimizer/match.h"
+#include "onnx_core/utils/string_hash.h"
 
 namespace onnxopt::onnx_transpose {
 
@@ -19,24 +20,22 @@ std::vector<Perm> SamePermOnEveryOutput(const PushGraph& graph, NodeId node, con
   return std::vector<Perm>(static_cast<std::size_t>(graph.Node(node).output_size()), perm);
 }
 
-std::vector<int> FirstInput(const PushGraph&, NodeId) { return {0}; }
+void FirstInput(const PushGraph&, NodeId, std::vector<int>& slots) { slots.assign(1, 0); }
 
-std::vector<int> EveryInput(const PushGraph& graph, NodeId node) {
-  std::vector<int> slots;
+void EveryInput(const PushGraph& graph, NodeId node, std::vector<int>& slots) {
+  slots.clear();
   for (int i = 0; i < graph.InputCount(node); ++i)
     if (graph.InputOf(node, i) != kNone) slots.push_back(i);
-  return slots;
 }
 
 // Broadcasting ops: scalars broadcast as they are; an unknown rank counts as
 // transposable.
-std::vector<int> NonScalarInputs(const PushGraph& graph, NodeId node) {
-  std::vector<int> slots;
+void NonScalarInputs(const PushGraph& graph, NodeId node, std::vector<int>& slots) {
+  slots.clear();
   for (int i = 0; i < graph.InputCount(node); ++i) {
     const ValueId input = graph.InputOf(node, i);
     if (input != kNone && graph.Rank(input) != std::optional<std::size_t>(0)) slots.push_back(i);
   }
-  return slots;
 }
 
 // --- 4.2 elementwise unary, Clip, CastLike
@@ -53,7 +52,7 @@ Preview PreviewUnary(const PushGraph& graph, NodeId node, const Perm& perm) {
 Preview PreviewBroadcast(const PushGraph& graph, NodeId node, const Perm& perm) {
   PushPlan plan;
   plan.broadcast = true;
-  plan.slots = NonScalarInputs(graph, node);
+  NonScalarInputs(graph, node, plan.slots);
   for (int slot : plan.slots) {
     const std::optional<std::size_t> rank = graph.Rank(graph.InputOf(node, slot));
     if (!rank) return Refuse("a broadcast input has an unknown rank");
@@ -71,7 +70,7 @@ Preview PreviewConcat(const PushGraph& graph, NodeId node, const Perm& perm) {
   const std::optional<std::int64_t> normalized = NormalizedAxis(*axis, perm.size());
   if (!normalized) return Refuse("the axis is out of range");
   PushPlan plan;
-  plan.slots = EveryInput(graph, node);
+  EveryInput(graph, node, plan.slots);
   plan.set_int = {{"axis", perm[static_cast<std::size_t>(*normalized)]}};
   plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
   return Accept(std::move(plan));
@@ -364,9 +363,12 @@ Preview PreviewReshape(const PushGraph& graph, NodeId node, const Perm& perm) {
 const Handler kUnary{FirstInput, PreviewUnary};
 const Handler kBroadcast{NonScalarInputs, PreviewBroadcast, true, 1, true};
 
-const std::unordered_map<std::string, Handler>& DefaultTable() {
-  static const std::unordered_map<std::string, Handler> table = [] {
-    std::unordered_map<std::string, Handler> t;
+// Keyed by op type (ONNX domain) or "domain.op_type"; looked up once per node.
+using DefaultHandlers = std::unordered_map<std::string, Handler, utils::StringHash, std::equal_to<>>;
+
+const DefaultHandlers& DefaultTable() {
+  static const DefaultHandlers table = [] {
+    DefaultHandlers t;
     for (const char* op :
          {"Abs",         "Acos",       "Acosh",    "Asin",     "Asinh", "Atan",      "Atanh",   "Cast",
           "Ceil",        "Celu",       "Cos",      "Cosh",     "Elu",   "Erf",       "Exp",     "Floor",
@@ -413,7 +415,7 @@ std::string HandlerKey(const NodeProto& node) {
 }  // namespace
 
 std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape) {
-  if (!IsOpType(graph.Node(reshape), "Reshape")) return std::nullopt;
+  if (!graph.Is(reshape, OpKind::kReshape)) return std::nullopt;
   const ValueId shape = graph.InputOf(reshape, 1);
   if (shape == kNone || !graph.ConstantInts(shape)) return std::nullopt;
   const core::shapes::SymTensor* in = graph.Shape(graph.InputOf(reshape, 0));
@@ -443,25 +445,10 @@ std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape) {
 }
 
 std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
-  const NodeProto& proto = graph.Node(node);
-  if (IsOpType(proto, "Reshape")) return ReshapeAsPerm(graph, node);
+  if (graph.Is(node, OpKind::kReshape)) return ReshapeAsPerm(graph, node);
   const Perm* perm = graph.TransposePerm(node);
   if (!perm) return std::nullopt;
   return *perm;
-}
-
-bool IsOpType(const NodeProto& node, std::string_view op_type) {
-  return (node.domain().empty() || node.domain() == "ai.onnx") && node.op_type() == op_type;
-}
-
-bool IsQuantizeLinear(const NodeProto& node) {
-  return node.op_type() == "QuantizeLinear" &&
-         (node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == "com.microsoft");
-}
-
-bool IsDequantizeLinear(const NodeProto& node) {
-  return node.op_type() == "DequantizeLinear" &&
-         (node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == "com.microsoft");
 }
 
 Handler UnmodelledUnaryHandler() { return Handler{FirstInput, nullptr}; }

@@ -54,8 +54,9 @@ struct Preview {
 };
 
 struct Handler {
-  // Transposable input slots of `node`.
-  std::vector<int> (*slots)(const PushGraph& graph, NodeId node) = nullptr;
+  // Sets `slots` to the transposable input slots of `node` (a buffer the caller
+  // reuses: the walk asks for every node it crosses).
+  void (*slots)(const PushGraph& graph, NodeId node, std::vector<int>& slots) = nullptr;
   // Null for an extended handler without a model: the sweep pushes through it
   // as through a unary op, the cancellation walk treats it as a dead end.
   Preview (*preview)(const PushGraph& graph, NodeId node, const Perm& perm) = nullptr;
@@ -92,9 +93,5 @@ std::optional<Perm> ReshapeAsPerm(const PushGraph& graph, NodeId reshape);
 // The perm of a Transpose-like consumer: a Transpose's valid explicit perm, or the perm of
 // a Reshape equivalent to a Transpose.
 std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node);
-
-bool IsOpType(const NodeProto& node, std::string_view op_type);  // default domain
-bool IsQuantizeLinear(const NodeProto& node);                    // ONNX or com.microsoft
-bool IsDequantizeLinear(const NodeProto& node);
 
 }  // namespace onnxopt::onnx_transpose

@@ -87,7 +87,7 @@ int PushGraph::AppendSlots(const NodeProto& proto, bool outputs) {
 
 const std::string& PushGraph::Name(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  if (entry.name.empty() && entry.name_source != kNone) NameValue(value);
+  if (entry.name.empty() && entry.created >= 0) NameValue(value);
   return entry.name;
 }
 
@@ -95,27 +95,27 @@ void PushGraph::NameValue(ValueId value) const {
   // The sources are named first, oldest first (a loop: a chain of copies can be
   // long).
   std::vector<ValueId> unnamed{value};
-  for (ValueId source = values_[static_cast<std::size_t>(value)].name_source;
-       source != kNone && values_[static_cast<std::size_t>(source)].name.empty();
-       source = values_[static_cast<std::size_t>(source)].name_source)
+  for (ValueId source = Created(value).name_source; values_[static_cast<std::size_t>(source)].name.empty();
+       source = Created(source).name_source)
     unnamed.push_back(source);
   for (auto it = unnamed.rbegin(); it != unnamed.rend(); ++it) {
     const ValueEntry& entry = values_[static_cast<std::size_t>(*it)];
-    std::string prefix = values_[static_cast<std::size_t>(entry.name_source)].name;
-    prefix += entry.name_suffix;
+    const CreatedValue& created = Created(*it);
+    std::string prefix = values_[static_cast<std::size_t>(created.name_source)].name;
+    prefix += created.name_suffix;
     entry.name = builder_.UniqueName(prefix);
-    ids_.Insert(utils::HashString(entry.name), static_cast<std::uint32_t>(*it),
-                [&](std::uint32_t known) { return values_[known].name == entry.name; });
   }
 }
 
 ValueId PushGraph::NewValue(ValueId name_source, std::string_view suffix) {
+  const auto value = static_cast<ValueId>(values_.size());
   ValueEntry entry;
-  entry.name_source = name_source;
-  entry.name_suffix = suffix;
   entry.shape_known = true;  // unknown until SetShape or SetTransposedShape
   values_.push_back(std::move(entry));
-  return static_cast<ValueId>(values_.size() - 1);
+  CreatedValue& created = Created(value);
+  created.name_source = name_source;
+  created.name_suffix = suffix;
+  return value;
 }
 
 ValueId PushGraph::Find(std::string_view name) const {
@@ -164,7 +164,7 @@ const TensorProto* PushGraph::LocalConstant(ValueId value) const {
 
 const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  if (entry.shape_from != kNone) ResolveTransposedShapes(value);
+  if (entry.shape_pending) ResolveTransposedShapes(value);
   if (!entry.shape_known) {
     // Values the pass created have their shape set by SetShape; the others
     // keep the one inference gave their name.
@@ -184,7 +184,7 @@ std::int64_t PushGraph::Weight(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
   if (entry.weight >= 0) return entry.weight;
   const core::shapes::SymTensor* shape = Shape(value);
-  std::int64_t weight = 0;
+  std::int32_t weight = 0;
   if (!shape || !shape->shape.HasRank()) {
     weight = 5;
   } else {
@@ -206,7 +206,7 @@ std::optional<std::vector<std::int64_t>> PushGraph::ConstantInts(ValueId value) 
 const Perm* PushGraph::TransposePerm(NodeId node) const {
   const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   if (entry.has_perm < 0) {
-    std::optional<Perm> perm = IsOpType(*entry.proto, "Transpose") ? ExplicitPerm(*entry.proto) : std::nullopt;
+    std::optional<Perm> perm = Is(node, OpKind::kTranspose) ? ExplicitPerm(*entry.proto) : std::nullopt;
     entry.has_perm = perm ? 1 : 0;
     if (perm) entry.perm = std::move(*perm);
   }
@@ -263,20 +263,47 @@ void PushGraph::RemoveUse(ValueId value, NodeId node) {
   MarkDirty(value);
 }
 
-NodeProto& PushGraph::MutableNode(NodeId node) {
-  NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
-  entry.modified = true;
-  ++entry.edits;
-  // The caller may change what `locked` and TransposePerm look at.
-  entry.modifiable = -1;
-  entry.has_perm = -1;
+void PushGraph::MarkModified(NodeId node) {
+  nodes_[static_cast<std::size_t>(node)].modified = true;
   changed_ = true;
   MarkNodeDirty(node);
+}
+
+NodeProto& PushGraph::MutableNode(NodeId node) {
+  MarkModified(node);
+  NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  ++entry.edits;
+  // The caller may change what `locked`, Kind and TransposePerm look at.
+  entry.modifiable = -1;
+  entry.has_perm = -1;
+  entry.kind = -1;
   return *entry.proto;
 }
 
+OpKind PushGraph::Kind(NodeId node) const {
+  const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
+  if (entry.removed) return OpKind::kOther;
+  if (entry.kind < 0) {
+    const NodeProto& proto = *entry.proto;
+    const std::string& domain = proto.domain();
+    const bool onnx = domain.empty() || domain == "ai.onnx";
+    const std::string& op = proto.op_type();
+    OpKind kind = OpKind::kOther;
+    if (onnx && op == "Transpose")
+      kind = OpKind::kTranspose;
+    else if (onnx && op == "Reshape")
+      kind = OpKind::kReshape;
+    else if ((onnx || domain == "com.microsoft") && op == "QuantizeLinear")
+      kind = OpKind::kQuantizeLinear;
+    else if ((onnx || domain == "com.microsoft") && op == "DequantizeLinear")
+      kind = OpKind::kDequantizeLinear;
+    entry.kind = static_cast<std::int8_t>(kind);
+  }
+  return static_cast<OpKind>(entry.kind);
+}
+
 void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
-  MutableNode(node);
+  MarkModified(node);
   if (const ValueId old = InputOf(node, slot); old != kNone) RemoveUse(old, node);
   const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   slot_values_[static_cast<std::size_t>(entry.inputs + slot)] = value;
@@ -287,7 +314,7 @@ void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
 }
 
 void PushGraph::ResizeInputs(NodeId node, int count) {
-  MutableNode(node);
+  MarkModified(node);
   NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   if (count <= entry.input_count) {
     for (int slot = count; slot < entry.input_count; ++slot)
@@ -379,7 +406,7 @@ bool PushGraph::RemoveIfUnused(NodeId node) {
 }
 
 ValueId PushGraph::RenameOutput(NodeId node, int slot, std::string_view suffix) {
-  MutableNode(node);
+  MarkModified(node);
   const ValueId old = OutputOf(node, slot);
   values_[static_cast<std::size_t>(old)].producer = kNone;
   MarkDirty(old);
@@ -395,12 +422,10 @@ void PushGraph::TakeOverOutput(NodeId node, int slot, ValueId value) {
   const ValueId old = OutputOf(node, slot);
   const std::span<const NodeId> uses = Uses(old);
   const std::vector<NodeId> readers(uses.begin(), uses.end());
-  for (NodeId reader : readers) {
-    MutableNode(reader);
+  for (NodeId reader : readers)
     for (int i = 0; i < InputCount(reader); ++i)
       if (InputOf(reader, i) == old) SetInput(reader, i, value);
-  }
-  MutableNode(node);
+  MarkModified(node);
   slot_values_[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].outputs + slot)] = value;
   values_[static_cast<std::size_t>(old)].producer = kNone;
   values_[static_cast<std::size_t>(value)].producer = node;
@@ -431,14 +456,16 @@ void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
 }
 
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {
-  values_[static_cast<std::size_t>(value)].shape_from = kNone;
+  values_[static_cast<std::size_t>(value)].shape_pending = false;
   StoreShape(value, std::move(shape));
 }
 
 void PushGraph::SetTransposedShape(ValueId value, ValueId from, Perm perm) {
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  entry.shape_from = from;
-  entry.shape_perm = std::move(perm);
+  CreatedValue& created = Created(value);
+  created.shape_from = from;
+  created.shape_perm = std::move(perm);
+  entry.shape_pending = true;
   entry.shape_known = false;
   entry.weight = -1;
 }
@@ -447,15 +474,14 @@ void PushGraph::ResolveTransposedShapes(ValueId value) const {
   // The values each one is derived from are resolved first, deepest first (a
   // loop: copies of copies can be many).
   std::vector<ValueId> pending{value};
-  for (ValueId from = values_[static_cast<std::size_t>(value)].shape_from;
-       from != kNone && values_[static_cast<std::size_t>(from)].shape_from != kNone;
-       from = values_[static_cast<std::size_t>(from)].shape_from)
+  for (ValueId from = Created(value).shape_from; values_[static_cast<std::size_t>(from)].shape_pending;
+       from = Created(from).shape_from)
     pending.push_back(from);
   for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
-    const ValueEntry& entry = values_[static_cast<std::size_t>(*it)];
-    const core::shapes::SymTensor* known = Shape(entry.shape_from);
+    const CreatedValue& created = Created(*it);
+    const core::shapes::SymTensor* known = Shape(created.shape_from);
     core::shapes::SymTensor shape = core::shapes::SymTensor::Unknown();
-    const Perm& perm = entry.shape_perm;
+    const Perm& perm = created.shape_perm;
     if (known && (!known->shape.HasRank() || known->shape.Rank() != perm.size())) {
       shape = core::shapes::SymTensor::Tensor(known->elem_type, core::shapes::SymShape());
     } else if (known) {
@@ -464,15 +490,24 @@ void PushGraph::ResolveTransposedShapes(ValueId value) const {
       for (std::int64_t axis : perm) dims.push_back(known->shape[static_cast<std::size_t>(axis)]);
       shape = core::shapes::SymTensor::Tensor(known->elem_type, core::shapes::SymShape(std::move(dims)));
     }
-    entry.shape_from = kNone;
+    values_[static_cast<std::size_t>(*it)].shape_pending = false;
     StoreShape(*it, std::move(shape));
   }
 }
 
+PushGraph::CreatedValue& PushGraph::Created(ValueId value) const {
+  const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.created < 0) {
+    entry.created = static_cast<std::int32_t>(created_.size());
+    created_.emplace_back();
+  }
+  return created_[static_cast<std::size_t>(entry.created)];
+}
+
 void PushGraph::StoreShape(ValueId value, core::shapes::SymTensor shape) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  // Nodes of an unordered_map do not move: the cached pointer stays valid.
-  const core::shapes::SymTensor& stored = created_shapes_.insert_or_assign(value, std::move(shape)).first->second;
+  core::shapes::SymTensor& stored = Created(value).shape;
+  stored = std::move(shape);
   entry.shape = stored.kind == core::shapes::SymTensor::Kind::kUnknown ? nullptr : &stored;
   entry.shape_known = true;
   entry.weight = -1;

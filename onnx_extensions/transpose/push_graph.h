@@ -17,6 +17,7 @@
 // node's inputs and outputs through InputOf/OutputOf, never from its proto.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,6 +45,15 @@ using NodeId = int;
 using ValueId = int;
 inline constexpr int kNone = -1;
 
+// The operators the pass treats apart, told by (domain, op type) once per node.
+enum class OpKind : std::int8_t {
+  kOther,
+  kTranspose,         // default domain
+  kReshape,           // default domain
+  kQuantizeLinear,    // default domain or com.microsoft
+  kDequantizeLinear,  // default domain or com.microsoft
+};
+
 class PushGraph {
  public:
   // `locked` (may be empty) names nodes the caller forbids editing, besides the
@@ -60,13 +70,20 @@ class PushGraph {
   const NodeProto& Node(NodeId node) const { return *nodes_[static_cast<std::size_t>(node)].proto; }
   bool IsRemoved(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].removed; }
   // How many times MutableNode gave `node` out for editing (for caches of
-  // what depends on its op type or attributes).
+  // what depends on its op type or attributes; edits of its inputs do not count).
   std::uint32_t Edits(NodeId node) const { return nodes_[static_cast<std::size_t>(node)].edits; }
   std::size_t NodeCount() const { return nodes_.size(); }
   std::size_t ValueCount() const { return values_.size(); }
   std::int64_t Opset() const { return opset_; }
+  // What the node is, as far as the pass treats operators apart; a removed node
+  // is kOther.
+  OpKind Kind(NodeId node) const;
+  // A node of this kind that is not removed.
+  bool Is(NodeId node, OpKind kind) const { return node != kNone && Kind(node) == kind; }
 
-  // The id of `name` (kNone for the empty name of an absent optional input).
+  // The id of `name`: a name of the graph when the view was built, or of an
+  // initializer the pass added (kNone for the empty name of an absent optional
+  // input, and for the names Name() gave the values the pass created).
   ValueId Find(std::string_view name) const;
   // kNone for an empty or absent slot.
   ValueId InputOf(NodeId node, int slot) const {
@@ -144,7 +161,8 @@ class PushGraph {
   // producer) and every use of the node's old output value reads `value`
   // instead.
   void TakeOverOutput(NodeId node, int slot, ValueId value);
-  // Marks `node` changed in place (attributes edited).
+  // The node's proto, for edits of its op type or attributes (its inputs and
+  // outputs are edited through SetInput and the others).
   NodeProto& MutableNode(NodeId node);
   // A new initializer (GraphGraph::MakeInitializer) and its value id.
   ValueId AddInitializer(std::string_view prefix, TensorProto tensor);
@@ -187,22 +205,21 @@ class PushGraph {
     std::uint32_t edits = 0;
     mutable std::int8_t modifiable = -1;  // IsModifiable, once computed
     mutable std::int8_t has_perm = -1;    // TransposePerm, once computed
+    mutable std::int8_t kind = -1;        // Kind, once computed
     mutable Perm perm;
     std::int64_t position = 0;  // original position, or the anchor's
     int side = 0;               // -1 before the anchor, +1 after, 0 original
     std::int64_t sequence = 0;
   };
   struct ValueEntry {
-    // Empty until Name() names a value the pass created after `name_source`.
+    // Empty until Name() names a value the pass created (NewValue).
     mutable std::string name;
-    ValueId name_source = kNone;
-    std::string_view name_suffix;
     NodeId producer = kNone;
     // The uses are uses[uses_begin, end): removing an early use (the sweep
     // removes a shared constant's uses in node order) moves the entries before
     // it, not the thousands after it.
     std::vector<NodeId> uses;
-    std::size_t uses_begin = 0;
+    std::uint32_t uses_begin = 0;
     bool graph_output = false;
     bool read_by_subgraph = false;
     bool graph_input = false;
@@ -210,14 +227,26 @@ class PushGraph {
     bool initializer_was_used = false;
     bool initializer_added = false;
     bool dirty = false;
+    // Index in created_ of what the pass knows of a value it created or gave a
+    // shape (-1: nothing).
+    mutable std::int32_t created = -1;
+    // SetTransposedShape left the shape for Shape() to work out.
+    mutable bool shape_pending = false;
     // Shape(): looked up once (builder shapes do not change during the pass).
     mutable bool shape_known = false;
     mutable const core::shapes::SymTensor* shape = nullptr;
-    mutable std::int64_t weight = -1;  // Weight(), once computed
-    // SetTransposedShape: Shape() transposes the shape of `shape_from` by
-    // `shape_perm` (kNone: nothing to work out).
-    mutable ValueId shape_from = kNone;
+    mutable std::int32_t weight = -1;  // Weight(), once computed
+  };
+  // What is known of a value the pass created, kept apart from ValueEntry (few).
+  struct CreatedValue {
+    // Its name, when first needed: UniqueName(name of name_source + name_suffix).
+    ValueId name_source = kNone;
+    std::string_view name_suffix;
+    // Pending shape (ValueEntry::shape_pending): that of shape_from transposed by
+    // shape_perm.
+    ValueId shape_from = kNone;
     Perm shape_perm;
+    core::shapes::SymTensor shape;  // ValueEntry::shape points here
   };
 
   ValueId Intern(std::string_view name);
@@ -227,12 +256,17 @@ class PushGraph {
   // values it derives from.
   void ResolveTransposedShapes(ValueId value) const;
   void StoreShape(ValueId value, core::shapes::SymTensor shape) const;
+  // The CreatedValue of `value`, made on first use.
+  CreatedValue& Created(ValueId value) const;
   // Sets the proto's inputs and outputs to the names of the node's values.
   void WriteSlots(NodeId node, NodeProto& proto) const;
   // Interns the input (or output) names of `proto` and appends their ids to
   // slot_values_; returns the index of the first.
   int AppendSlots(const NodeProto& proto, bool outputs);
   void MarkDirty(ValueId value);
+  // The node's inputs or outputs changed: Finish writes them, the walk's memo
+  // forgets what went through it.
+  void MarkModified(NodeId node);
   void MarkNodeDirty(NodeId node);
   void RemoveUse(ValueId value, NodeId node);
 
@@ -252,9 +286,9 @@ class PushGraph {
   mutable std::uint32_t consumer_mark_ = 0;
   // Name -> value id (the index of the value in values_, which holds the
   // name): an open-addressing index, no allocation per name.
-  mutable utils::ProbeIndex ids_;
-  // Shapes of the values the pass created (few, kept apart from ValueEntry).
-  mutable std::unordered_map<ValueId, core::shapes::SymTensor> created_shapes_;
+  utils::ProbeIndex ids_;
+  // A deque does not move its elements: ValueEntry::shape stays valid.
+  mutable std::deque<CreatedValue> created_;
   std::vector<NodeId> snapshot_;
   std::function<bool(const NodeProto&)> locked_;
   // Values a node's nested graphs read from this graph (ordering constraints of

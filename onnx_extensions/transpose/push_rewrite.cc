@@ -53,7 +53,7 @@ ValueId NewIntConstant(PushGraph& graph, std::string_view prefix, const std::vec
 // The Transpose (not removed, valid perm) producing `value`, or kNone.
 NodeId TransposeProducer(const PushGraph& graph, ValueId value) {
   const NodeId producer = graph.Producer(value);
-  if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
+  if (!graph.Is(producer, OpKind::kTranspose)) return kNone;
   return graph.TransposePerm(producer) ? producer : kNone;
 }
 
@@ -86,7 +86,7 @@ void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse
     }
   }
   for (NodeId consumer : graph.Consumers(value)) {
-    if (graph.IsRemoved(consumer) || !IsOpType(graph.Node(consumer), "Transpose")) continue;
+    if (!graph.Is(consumer, OpKind::kTranspose)) continue;
     if (const Perm* perm = graph.TransposePerm(consumer); !perm || *perm != inverse) continue;
     graph.SetInput(node, slot, graph.OutputOf(consumer, 0));
     return;
@@ -231,7 +231,7 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
   const ValueId source = graph.InputOf(first, 0);
   if (!IsIdentityPermutation(composed)) {
     graph.SetInput(second, 0, source);
-    if (IsOpType(graph.Node(second), "Reshape")) {
+    if (graph.Is(second, OpKind::kReshape)) {
       // A Reshape that only moved axes becomes the Transpose it is equivalent to.
       graph.SetInput(second, 1, kNone);
       graph.ResizeInputs(second, 1);

@@ -22,7 +22,7 @@ using core::builder::PassResult;
 NodeId IncomingTranspose(const PushGraph& graph, NodeId node, int slot) {
   const ValueId input = graph.InputOf(node, slot);
   const NodeId producer = input == kNone ? kNone : graph.Producer(input);
-  if (producer == kNone || graph.IsRemoved(producer) || !IsOpType(graph.Node(producer), "Transpose")) return kNone;
+  if (!graph.Is(producer, OpKind::kTranspose)) return kNone;
   return graph.TransposePerm(producer) ? producer : kNone;
 }
 
@@ -55,7 +55,8 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
     stops.Add("no handler for this operator");
     return false;
   }
-  const std::vector<int> slots = handler->slots(graph, node);
+  std::vector<int> slots;
+  handler->slots(graph, node, slots);
   if (std::find(slots.begin(), slots.end(), slot) == slots.end()) {
     stops.Add("the Transpose feeds an input the handler does not transpose");
     return false;
@@ -105,11 +106,11 @@ bool SameQuantization(const PushGraph& graph, NodeId dq, NodeId q) {
 void RemoveEmptyQdqPairs(PushGraph& graph, PassResult& result) {
   const std::size_t count = graph.NodeCount();
   for (NodeId dq = 0; dq < static_cast<NodeId>(count); ++dq) {
-    if (graph.IsRemoved(dq) || !IsDequantizeLinear(graph.Node(dq)) || !graph.IsModifiable(dq)) continue;
+    if (!graph.Is(dq, OpKind::kDequantizeLinear) || !graph.IsModifiable(dq)) continue;
     const ValueId middle = graph.OutputOf(dq, 0);
     if (!graph.IsUnshared(middle)) continue;
     const NodeId q = graph.Uses(middle).front();
-    if (!IsQuantizeLinear(graph.Node(q)) || !graph.IsModifiable(q) || !SameQuantization(graph, dq, q)) continue;
+    if (!graph.Is(q, OpKind::kQuantizeLinear) || !graph.IsModifiable(q) || !SameQuantization(graph, dq, q)) continue;
     const ValueId source = graph.InputOf(dq, 0);
     const ValueId output = graph.OutputOf(q, 0);
     if (graph.IsGraphOutput(output)) {

@@ -29,6 +29,16 @@ TEST(NameTable, SetReplacesWithoutAddingAnEntry) {
   EXPECT_EQ(*table.find("x"), "second");
 }
 
+TEST(NameTable, InsertAddsOnlyWhatIsAbsentAndKeepsTheValue) {
+  NameTable<std::string> table;
+  EXPECT_TRUE(table.insert("x", "first"));
+  EXPECT_FALSE(table.insert("x", "second"));
+  EXPECT_TRUE(table.insert("y", "other"));
+  EXPECT_EQ(table.size(), 2u);
+  EXPECT_EQ(*table.find("x"), "first");
+  EXPECT_EQ(table.entries().back().first, "y");
+}
+
 TEST(NameTable, AgreesWithUnorderedMapThroughGrowthAndKeepsAddresses) {
   NameTable<int> table;
   std::unordered_map<std::string, int> reference;
