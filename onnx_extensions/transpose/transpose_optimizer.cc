@@ -26,9 +26,9 @@ NodeId IncomingTranspose(const PushGraph& graph, NodeId node, int slot) {
   return graph.TransposePerm(producer) ? producer : kNone;
 }
 
-// The "stop: <reason>" counters, gathered by reason (few distinct literals) and
-// added to the result once.
-class StopCounts {
+// Counters of the sweep ("pushes", "stop: <reason>", ...), gathered by name (a few
+// distinct literals) and added to the result's map once.
+class SweepCounts {
  public:
   void Add(std::string_view reason) {
     for (auto& [known, count] : counts_) {
@@ -39,8 +39,9 @@ class StopCounts {
     }
     counts_.emplace_back(reason, 1);
   }
-  void AddTo(PassResult& result) const {
-    for (const auto& [reason, count] : counts_) result.counters["stop: " + std::string(reason)] += count;
+  // Each name is prefixed with `prefix` in the result.
+  void AddTo(PassResult& result, std::string_view prefix) const {
+    for (const auto& [name, count] : counts_) result.counters[std::string(prefix) + std::string(name)] += count;
   }
 
  private:
@@ -48,8 +49,8 @@ class StopCounts {
 };
 
 // try_push (section 3.3): true when the graph changed.
-bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId node, int slot, StopCounts& stops,
-             PassResult& result) {
+bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId node, int slot, SweepCounts& stops,
+             SweepCounts& done) {
   const Handler* handler = cost.HandlerOf(node);
   if (!handler) {
     stops.Add("no handler for this operator");
@@ -75,10 +76,10 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
   }
   if (TransposeLikePerm(graph, node)) {
     const TransposePair pair = FoldTransposePair(graph, transpose, node);
-    ++result.counters[pair == TransposePair::kCancelled ? "cancelled" : "merged"];
+    done.Add(pair == TransposePair::kCancelled ? "cancelled" : "merged");
   } else {
     ExecutePlan(graph, node, perm, *preview.plan);
-    ++result.counters["pushes"];
+    done.Add("pushes");
   }
   cost.Invalidate(graph.TakeDirtyValues());
   return true;
@@ -146,7 +147,8 @@ void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& resul
   CostModelContext cost(push_graph, &options_.extended_handlers, options_.cost_model, options_.cost_hook);
   cost.SetUseMemo(options_.use_memo);
   cost.ComputePrefilter();
-  StopCounts stops;
+  SweepCounts stops;
+  SweepCounts done;
   for (NodeId node : push_graph.Snapshot()) {
     if (push_graph.IsRemoved(node)) continue;
     for (int slot = 0; slot < push_graph.InputCount(node); ++slot) {
@@ -156,10 +158,11 @@ void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& resul
         stops.Add("the node may not be modified");
         break;
       }
-      if (TryPush(push_graph, cost, transpose, node, slot, stops, result)) break;
+      if (TryPush(push_graph, cost, transpose, node, slot, stops, done)) break;
     }
   }
-  stops.AddTo(result);
+  stops.AddTo(result, "stop: ");
+  done.AddTo(result, "");
   if (push_graph.Changed()) RemoveEmptyQdqPairs(push_graph, result);
   const WalkCounters& walk = cost.Counters();
   result.counters["walk_frames"] += walk.frames;
