@@ -45,9 +45,6 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
     nodes_.push_back(std::move(entry));
     const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
     snapshot_.push_back(id);
-    for (int k = 0; k < nodes_.back().input_count; ++k)
-      if (const ValueId input = InputOf(id, k); input != kNone)
-        values_[static_cast<std::size_t>(input)].uses.push_back(id);
     for (int k = 0; k < nodes_.back().output_count; ++k)
       if (const ValueId output = OutputOf(id, k); output != kNone)
         values_[static_cast<std::size_t>(output)].producer = id;
@@ -62,7 +59,23 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
       implicit_inputs_[id].push_back(value);
     }
   }
-  for (ValueEntry& value : values_) value.initializer_was_used = value.initializer && !value.uses.empty();
+  // The use lists: counted, given their room in node order, then filled.
+  for (NodeId id : snapshot_)
+    for (int k = 0; k < InputCount(id); ++k)
+      if (const ValueId input = InputOf(id, k); input != kNone) ++values_[static_cast<std::size_t>(input)].uses_capacity;
+  std::uint32_t next_use = 0;
+  for (ValueEntry& value : values_) {
+    value.uses_first = next_use;
+    next_use += value.uses_capacity;
+  }
+  use_pool_.resize(next_use);
+  for (NodeId id : snapshot_)
+    for (int k = 0; k < InputCount(id); ++k)
+      if (const ValueId input = InputOf(id, k); input != kNone) {
+        ValueEntry& value = values_[static_cast<std::size_t>(input)];
+        use_pool_[value.uses_first + value.uses_count++] = id;
+      }
+  for (ValueEntry& value : values_) value.initializer_was_used = value.initializer && value.uses_count > 0;
 }
 
 PushGraph::~PushGraph() = default;
@@ -242,23 +255,36 @@ std::vector<ValueId> PushGraph::TakeDirtyValues() {
   return result;
 }
 
+void PushGraph::AddUse(ValueId value, NodeId node) {
+  ValueEntry& entry = values_[static_cast<std::size_t>(value)];
+  if (entry.uses_count == entry.uses_capacity) {
+    // Moves to the end with twice the room (amortized O(1) per use).
+    const auto first = static_cast<std::uint32_t>(use_pool_.size());
+    const std::uint32_t capacity = std::max<std::uint32_t>(2, 2 * entry.uses_count);
+    use_pool_.resize(use_pool_.size() + capacity);
+    std::copy_n(use_pool_.begin() + entry.uses_first, entry.uses_count, use_pool_.begin() + first);
+    entry.uses_first = first;
+    entry.uses_capacity = capacity;
+  }
+  use_pool_[entry.uses_first + entry.uses_count++] = node;
+}
+
 void PushGraph::RemoveUse(ValueId value, NodeId node) {
   ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  std::vector<NodeId>& uses = entry.uses;
-  const auto begin = uses.begin() + static_cast<std::ptrdiff_t>(entry.uses_begin);
-  const auto it = std::find(begin, uses.end(), node);
-  if (it != uses.end()) {
-    // The order is kept; the shorter side moves.
-    if (it - begin < uses.end() - it) {
+  const auto begin = use_pool_.begin() + entry.uses_first;
+  const auto end = begin + entry.uses_count;
+  const auto it = std::find(begin, end, node);
+  if (it != end) {
+    // The order is kept; the shorter side moves (an early use: the entries
+    // before it move one place on, and the list starts one place later).
+    if (it - begin < end - it) {
       std::move_backward(begin, it, it + 1);
-      ++entry.uses_begin;
-      if (2 * entry.uses_begin > uses.size()) {  // amortized: the dead prefix is longer than what is left
-        uses.erase(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(entry.uses_begin));
-        entry.uses_begin = 0;
-      }
+      ++entry.uses_first;
+      --entry.uses_capacity;
     } else {
-      uses.erase(it);
+      std::move(it + 1, end, it);
     }
+    --entry.uses_count;
   }
   MarkDirty(value);
 }
@@ -308,7 +334,7 @@ void PushGraph::SetInput(NodeId node, int slot, ValueId value) {
   const NodeEntry& entry = nodes_[static_cast<std::size_t>(node)];
   slot_values_[static_cast<std::size_t>(entry.inputs + slot)] = value;
   if (value == kNone) return;
-  values_[static_cast<std::size_t>(value)].uses.push_back(node);
+  AddUse(value, node);
   MarkDirty(value);
   MarkNodeDirty(node);
 }
@@ -361,7 +387,7 @@ NodeId PushGraph::AddNode(std::string_view op_type, std::string_view domain, con
   const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
   for (ValueId input : inputs) {
     if (input == kNone) continue;
-    values_[static_cast<std::size_t>(input)].uses.push_back(id);
+    AddUse(input, id);
     MarkDirty(input);
   }
   for (ValueId output : outputs) {

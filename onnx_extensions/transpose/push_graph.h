@@ -105,7 +105,7 @@ class PushGraph {
   // made (valid until the next edit).
   std::span<const NodeId> Uses(ValueId value) const {
     const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-    return std::span<const NodeId>(entry.uses).subspan(entry.uses_begin);
+    return std::span<const NodeId>(use_pool_.data() + entry.uses_first, entry.uses_count);
   }
   // Distinct consumer nodes, in node order of first use.
   std::vector<NodeId> Consumers(ValueId value) const;
@@ -215,11 +215,13 @@ class PushGraph {
     // Empty until Name() names a value the pass created (NewValue).
     mutable std::string name;
     NodeId producer = kNone;
-    // The uses are uses[uses_begin, end): removing an early use (the sweep
-    // removes a shared constant's uses in node order) moves the entries before
-    // it, not the thousands after it.
-    std::vector<NodeId> uses;
-    std::uint32_t uses_begin = 0;
+    // The uses are use_pool_[uses_first, uses_first + uses_count), with room up
+    // to uses_capacity. Removing an early use (the sweep removes a shared
+    // constant's uses in node order) moves the entries before it, not the
+    // thousands after it.
+    std::uint32_t uses_first = 0;
+    std::uint32_t uses_count = 0;
+    std::uint32_t uses_capacity = 0;
     bool graph_output = false;
     bool read_by_subgraph = false;
     bool graph_input = false;
@@ -268,6 +270,7 @@ class PushGraph {
   // forgets what went through it.
   void MarkModified(NodeId node);
   void MarkNodeDirty(NodeId node);
+  void AddUse(ValueId value, NodeId node);
   void RemoveUse(ValueId value, NodeId node);
 
   core::builder::GraphGraph& graph_;
@@ -276,6 +279,10 @@ class PushGraph {
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
   std::vector<ValueId> slot_values_;
+  // Every value's use list, in one array (ValueEntry::uses_first): the view is
+  // built with each list exactly as long as the graph's uses, in node order; a
+  // list that outgrows its room moves to the end with twice the room.
+  std::vector<NodeId> use_pool_;
   // Protos of nodes the pass created and removed again (on a chain, the copy
   // pushed one node further), reused by AddNode: their strings and repeated
   // fields keep their memory. A removed node's entry points to `removed_`.
