@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "onnx_core/ir/graph_check.h"
 #include "onnx_extensions/transpose/transpose_optimizer.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 #include "tests/onnx_extensions/transpose/transpose_test_util.h"
@@ -285,6 +286,35 @@ g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
   r = Relu (x)
   y = Neg (r)
 })");
+}
+
+// Finish names what the pass created; a name already in the graph is not reused.
+TEST(TransposeOptimizer, CreatedValuesGetNamesNotInTheGraph) {
+  const std::string model = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4,5] x, float[3] r_untransposed) => (float[2,3,4,5] y, float[3] z) {
+  a = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (a)
+  n = Neg (r)
+  y = Transpose <perm = [0, 3, 1, 2]> (n)
+  z = Identity (r_untransposed)
+})";
+  const ModelProto original = ParseText(model);
+  const TransposeRun run = RunTransposeOptimizer(original);
+  ASSERT_EQ(CountTransposes(run.model), 0);
+  EXPECT_NO_THROW(core::ir::CheckModel(run.model));
+  const GraphProto& graph = run.model.graph();
+  ASSERT_EQ(graph.node_size(), 3);
+  // Relu's output was renamed when the Transpose was pushed through it; the
+  // suffixed name is taken by a graph input.
+  const NodeProto& relu = graph.node(0);
+  ASSERT_EQ(relu.op_type(), "Relu");
+  EXPECT_EQ(relu.input(0), "x");
+  EXPECT_NE(relu.output(0), "r_untransposed");
+  EXPECT_EQ(relu.output(0).rfind("r_untransposed", 0), 0u) << relu.output(0);
+  EXPECT_EQ(graph.node(1).input(0), relu.output(0));
+  EXPECT_EQ(graph.node(1).output(0), "y");
+  EXPECT_EQ(graph.node(2).input(0), "r_untransposed");
+  ExpectSameOutputs(original, run.model, core::builder::NumericalClass::kExact);
 }
 
 TEST(TransposeOptimizer, T13_DeepChainNoStackOverflow) {
