@@ -336,6 +336,17 @@ NodeProto IdentityNode(GraphGraph& graph, std::string_view pattern, const NodePr
 }
 
 bool IsPermutation(const std::vector<std::int64_t>& perm) {
+  const auto size = static_cast<std::int64_t>(perm.size());
+  if (size <= 64) {
+    // Tensors have few axes: a bit per axis, no allocation (the transpose optimizer
+    // checks every perm its handlers produce).
+    std::uint64_t seen = 0;
+    for (std::int64_t axis : perm) {
+      if (axis < 0 || axis >= size || (seen >> axis & 1) != 0) return false;
+      seen |= std::uint64_t{1} << axis;
+    }
+    return true;
+  }
   std::vector<bool> seen(perm.size(), false);
   for (std::int64_t axis : perm) {
     if (axis < 0 || axis >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(axis)])
@@ -360,6 +371,7 @@ std::vector<std::int64_t> InversePermutation(const std::vector<std::int64_t>& pe
 
 std::vector<std::int64_t> ComposePermutations(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second) {
   std::vector<std::int64_t> composite;
+  composite.reserve(second.size());
   for (std::int64_t axis : second) composite.push_back(first[static_cast<std::size_t>(axis)]);
   return composite;
 }

@@ -77,8 +77,10 @@ void CostModelContext::ComputePrefilter() {
         prefilter_[static_cast<std::size_t>(input)] = true;
       continue;
     }
+    // The bitmap first: most nodes of most graphs lead to no Transpose.
+    if (!InPrefilter(node)) continue;
     const Handler* handler = HandlerOf(node);
-    if (!handler || !handler->inserts_output_transposes || !InPrefilter(node)) continue;
+    if (!handler || !handler->inserts_output_transposes) continue;
     handler->slots(graph_, node, slots_);
     for (int slot : slots_)
       if (const ValueId input = graph_.InputOf(node, slot); input != kNone)

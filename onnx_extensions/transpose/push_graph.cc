@@ -35,17 +35,19 @@ PushGraph::PushGraph(GraphGraph& graph, std::function<bool(const NodeProto&)> lo
   ids_.Reserve(2 * node_count);
   slot_values_.reserve(3 * node_count);
   for (int i = 0; i < protos.size(); ++i) {
-    NodeEntry entry;
-    entry.proto = protos.Mutable(i);
+    NodeProto* proto = protos.Mutable(i);
+    const int inputs = AppendSlots(*proto, false);
+    const int outputs = AppendSlots(*proto, true);
+    const auto id = static_cast<NodeId>(nodes_.size());
+    NodeEntry& entry = nodes_.emplace_back();
+    entry.proto = proto;
     entry.position = i;
-    entry.inputs = AppendSlots(*entry.proto, false);
-    entry.input_count = entry.proto->input_size();
-    entry.outputs = AppendSlots(*entry.proto, true);
-    entry.output_count = entry.proto->output_size();
-    nodes_.push_back(std::move(entry));
-    const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
+    entry.inputs = inputs;
+    entry.input_count = proto->input_size();
+    entry.outputs = outputs;
+    entry.output_count = proto->output_size();
     snapshot_.push_back(id);
-    for (int k = 0; k < nodes_.back().output_count; ++k)
+    for (int k = 0; k < entry.output_count; ++k)
       if (const ValueId output = OutputOf(id, k); output != kNone)
         values_[static_cast<std::size_t>(output)].producer = id;
   }
@@ -83,11 +85,7 @@ PushGraph::~PushGraph() = default;
 ValueId PushGraph::Intern(std::string_view name) {
   const auto [id, added] = ids_.Insert(utils::HashString(name), static_cast<std::uint32_t>(values_.size()),
                                        [&](std::uint32_t known) { return values_[known].name == name; });
-  if (added) {
-    ValueEntry entry;
-    entry.name = std::string(name);
-    values_.push_back(std::move(entry));
-  }
+  if (added) values_.emplace_back().name.assign(name.data(), name.size());
   return static_cast<ValueId>(id);
 }
 
@@ -313,15 +311,16 @@ OpKind PushGraph::Kind(NodeId node) const {
     const NodeProto& proto = *entry.proto;
     const std::string& domain = proto.domain();
     const bool onnx = domain.empty() || domain == "ai.onnx";
-    const std::string& op = proto.op_type();
+    const std::string_view op = proto.op_type();
+    const bool quantization = onnx || domain == "com.microsoft";
     OpKind kind = OpKind::kOther;
     if (onnx && op == "Transpose")
       kind = OpKind::kTranspose;
     else if (onnx && op == "Reshape")
       kind = OpKind::kReshape;
-    else if ((onnx || domain == "com.microsoft") && op == "QuantizeLinear")
+    else if (quantization && op == "QuantizeLinear")
       kind = OpKind::kQuantizeLinear;
-    else if ((onnx || domain == "com.microsoft") && op == "DequantizeLinear")
+    else if (quantization && op == "DequantizeLinear")
       kind = OpKind::kDequantizeLinear;
     entry.kind = static_cast<std::int8_t>(kind);
   }

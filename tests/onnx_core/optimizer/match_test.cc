@@ -330,6 +330,19 @@ TEST(MatchVocabulary, InvertsAndComposesPermutations) {
   EXPECT_TRUE(IsPermutation({2, 0, 1}));
   EXPECT_FALSE(IsPermutation({0, 0}));
   EXPECT_FALSE(IsPermutation({0, 2}));
+  EXPECT_FALSE(IsPermutation({-1, 0}));
+  // Up to 64 axes a bit mask checks them; beyond, a vector.
+  for (const std::size_t rank : {std::size_t{64}, std::size_t{65}, std::size_t{100}}) {
+    std::vector<std::int64_t> reversed(rank);
+    for (std::size_t i = 0; i < rank; ++i) reversed[i] = static_cast<std::int64_t>(rank - 1 - i);
+    EXPECT_TRUE(IsPermutation(reversed)) << rank;
+    std::vector<std::int64_t> repeated = reversed;
+    repeated.back() = repeated.front();
+    EXPECT_FALSE(IsPermutation(repeated)) << rank;
+    std::vector<std::int64_t> too_large = reversed;
+    too_large.front() = static_cast<std::int64_t>(rank);
+    EXPECT_FALSE(IsPermutation(too_large)) << rank;
+  }
   EXPECT_EQ(InversePermutation({1, 2, 0}), (std::vector<std::int64_t>{2, 0, 1}));
   EXPECT_EQ(ComposePermutations({1, 2, 0}, {1, 2, 0}), (std::vector<std::int64_t>{2, 0, 1}));
   EXPECT_TRUE(IsIdentityPermutation(ComposePermutations({0, 3, 1, 2}, {0, 2, 3, 1})));
