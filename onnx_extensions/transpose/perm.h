@@ -20,6 +20,8 @@ using core::builder::InversePermutation;
 using core::builder::IsIdentityPermutation;
 using core::builder::IsPermutation;
 
+// ComposePermutations(first, second) is the identity (no allocation).
+bool ComposesToIdentity(const Perm& first, const Perm& second);
 // The perm of a copy after a node removed the axes `removed` (sorted, in the
 // untransposed tensor): walk `perm`, drop the removed entries, renumber the
 // others by rank.

@@ -471,13 +471,13 @@ ValueId PushGraph::AddInitializer(std::string_view prefix, TensorProto tensor) {
   return value;
 }
 
-ValueId PushGraph::FindDerivedConstant(const DerivedKey& key) const {
-  auto it = derived_constants_.find(key);
+ValueId PushGraph::FindDerivedConstant(ValueId constant, std::size_t rank, const Perm& perm) const {
+  auto it = derived_constants_.find(std::forward_as_tuple(constant, rank, perm));
   return it == derived_constants_.end() ? kNone : it->second;
 }
 
-void PushGraph::RememberDerivedConstant(DerivedKey key, ValueId value) {
-  derived_constants_.emplace(std::move(key), value);
+void PushGraph::RememberDerivedConstant(ValueId constant, std::size_t rank, Perm perm, ValueId derived) {
+  derived_constants_.emplace(std::make_tuple(constant, rank, std::move(perm)), derived);
 }
 
 void PushGraph::SetShape(ValueId value, core::shapes::SymTensor shape) {

@@ -173,9 +173,10 @@ class PushGraph {
   // Constants derived from a constant (reshaped to a rank, permuted by a perm) are made
   // once per run: a constant shared by many pushed nodes (a per-channel scale) gets one
   // copy per distinct perm, not one per push.
-  using DerivedKey = std::tuple<ValueId, std::size_t, std::vector<std::int64_t>>;
-  ValueId FindDerivedConstant(const DerivedKey& key) const;
-  void RememberDerivedConstant(DerivedKey key, ValueId value);
+  // The constant derived from `constant` for (rank, perm) (an empty perm: reshaped
+  // only), or kNone.
+  ValueId FindDerivedConstant(ValueId constant, std::size_t rank, const Perm& perm) const;
+  void RememberDerivedConstant(ValueId constant, std::size_t rank, Perm perm, ValueId derived);
   // The values whose uses or producer changed since the last call, and every
   // value read by a node whose inputs changed since then (memo invalidation,
   // section 6.2).
@@ -302,7 +303,8 @@ class PushGraph {
   // Finish).
   std::unordered_map<NodeId, std::vector<ValueId>> implicit_inputs_;
   std::vector<ValueId> dirty_;
-  std::map<DerivedKey, ValueId> derived_constants_;
+  // (constant, rank, perm) -> derived constant; looked up without building a key.
+  std::map<std::tuple<ValueId, std::size_t, Perm>, ValueId, std::less<>> derived_constants_;
   std::int64_t next_sequence_ = 0;
   bool changed_ = false;
 };

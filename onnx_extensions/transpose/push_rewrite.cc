@@ -62,25 +62,27 @@ NodeId TransposeProducer(const PushGraph& graph, ValueId value) {
 void TransposeInput(PushGraph& graph, NodeId node, int slot, const Perm& inverse) {
   const ValueId value = graph.InputOf(node, slot);
   if (const TensorProto* constant = graph.LocalConstant(value)) {
-    PushGraph::DerivedKey key{value, inverse.size(), inverse};
-    if (const ValueId known = graph.FindDerivedConstant(key); known != kNone) {
+    if (const ValueId known = graph.FindDerivedConstant(value, inverse.size(), inverse); known != kNone) {
       graph.SetInput(node, slot, known);
       return;
     }
     if (std::optional<TensorProto> permuted = PermuteConstant(*constant, inverse)) {
       const ValueId derived = graph.AddInitializer(graph.Name(value), std::move(*permuted));
-      graph.RememberDerivedConstant(std::move(key), derived);
+      graph.RememberDerivedConstant(value, inverse.size(), inverse, derived);
       graph.SetInput(node, slot, derived);
       return;
     }
   }
   if (const NodeId producer = TransposeProducer(graph, value); producer != kNone) {
-    const Perm first = *graph.TransposePerm(producer);
+    const Perm& first = *graph.TransposePerm(producer);
     if (first.size() == inverse.size()) {
       const ValueId source = graph.InputOf(producer, 0);
-      const Perm composed = ComposePermutations(first, inverse);
-      graph.SetInput(node, slot,
-                     IsIdentityPermutation(composed) ? source : NewTranspose(graph, source, composed, node, false));
+      // Composed perm built only when it is not the identity (the usual case: the
+      // pushed Transpose's inverse meets the Transpose it came through).
+      const ValueId input = ComposesToIdentity(first, inverse)
+                                ? source
+                                : NewTranspose(graph, source, ComposePermutations(first, inverse), node, false);
+      graph.SetInput(node, slot, input);
       graph.RemoveIfUnused(producer);
       return;
     }
@@ -103,15 +105,14 @@ void NormalizeRank(PushGraph& graph, NodeId node, int slot, std::size_t rank) {
   for (std::size_t i = 0; i < rank - own; ++i) axes.push_back(static_cast<std::int64_t>(i));
   if (const TensorProto* constant = graph.LocalConstant(value);
       constant && constant->data_location() != TensorProto::EXTERNAL) {
-    PushGraph::DerivedKey key{value, rank, {}};
-    ValueId derived = graph.FindDerivedConstant(key);
+    ValueId derived = graph.FindDerivedConstant(value, rank, {});
     if (derived == kNone) {
       TensorProto reshaped = *constant;
       reshaped.clear_dims();
       for (std::size_t i = 0; i < axes.size(); ++i) reshaped.add_dims(1);
       for (std::int64_t dim : constant->dims()) reshaped.add_dims(dim);
       derived = graph.AddInitializer(graph.Name(value), std::move(reshaped));
-      graph.RememberDerivedConstant(std::move(key), derived);
+      graph.RememberDerivedConstant(value, rank, {}, derived);
     }
     graph.SetInput(node, slot, derived);
     return;
