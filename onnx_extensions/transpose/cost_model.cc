@@ -153,8 +153,8 @@ bool CostModelContext::IsPendingCopy(ValueId value, const Perm& perm) const {
   const NodeId transpose = input == kNone ? kNone : graph_.Producer(input);
   if (!graph_.Is(transpose, OpKind::kTranspose)) return false;
   if (const Perm* own = graph_.TransposePerm(transpose); !own || *own != perm || !LikelyRemovable(input)) return false;
-  const Preview preview = PreviewPush(graph_, producer, *handler, perm);
-  return preview.plan && preview.plan->output_perms == std::vector<Perm>{perm};
+  return PreviewPush(graph_, producer, *handler, perm, pending_copy_plan_).empty() &&
+         pending_copy_plan_.output_perms.size() == 1 && pending_copy_plan_.output_perms.front() == perm;
 }
 
 std::int64_t CostModelContext::OutputCost(NodeId node) const {
@@ -236,8 +236,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     flags.stranded = true;
     return false;
   }
-  const Preview preview = PreviewPush(graph_, consumer, *handler, perm);
-  if (!preview.plan) {
+  if (!PreviewPush(graph_, consumer, *handler, perm, walk_plan_).empty()) {
     flags.stranded = true;
     return false;
   }
@@ -245,12 +244,12 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
     flags.stranded = true;
     return false;
   }
-  if (!handler->inserts_output_transposes || preview.plan->absorbs) {
+  if (!handler->inserts_output_transposes || walk_plan_.absorbs) {
     flags.absorbed = true;
     return false;
   }
   sub_perm_ids.clear();
-  for (const Perm& output_perm : preview.plan->output_perms) sub_perm_ids.push_back(Intern(output_perm));
+  for (const Perm& output_perm : walk_plan_.output_perms) sub_perm_ids.push_back(Intern(output_perm));
   return true;
 }
 

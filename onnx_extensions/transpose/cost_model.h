@@ -188,6 +188,10 @@ class CostModelContext {
   // producer IsPendingCopy looks at (while InputCost iterates other slots).
   std::vector<int> slots_;
   mutable std::vector<int> pending_copy_slots_;
+  // The plans the walk previews into: a consumer's, and (InputCost looking at a
+  // sibling input while the consumer's plan is still needed) IsPendingCopy's.
+  PushPlan walk_plan_;
+  mutable PushPlan pending_copy_plan_;
   std::vector<Frame> frames_;
   std::map<Perm, int> perm_ids_;
   std::deque<Perm> perms_;  // by id; a deque keeps references valid while interning

@@ -13,11 +13,11 @@ namespace {
 using core::builder::IntAttr;
 using core::builder::IntsAttr;
 
-Preview Refuse(std::string_view reason) { return Preview{std::nullopt, reason}; }
-Preview Accept(PushPlan plan) { return Preview{std::move(plan), {}}; }
+// A preview accepts the node with this (empty) reason.
+constexpr std::string_view kAccepted;
 
-std::vector<Perm> SamePermOnEveryOutput(const PushGraph& graph, NodeId node, const Perm& perm) {
-  return std::vector<Perm>(static_cast<std::size_t>(graph.Node(node).output_size()), perm);
+void SamePermOnEveryOutput(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
+  plan.output_perms.assign(static_cast<std::size_t>(graph.OutputCount(node)), perm);
 }
 
 void FirstInput(const PushGraph&, NodeId, std::vector<int>& slots) { slots.assign(1, 0); }
@@ -40,78 +40,75 @@ void NonScalarInputs(const PushGraph& graph, NodeId node, std::vector<int>& slot
 
 // --- 4.2 elementwise unary, Clip, CastLike
 // ------------------------------------------
-Preview PreviewUnary(const PushGraph& graph, NodeId node, const Perm& perm) {
-  PushPlan plan;
-  plan.slots = {0};
-  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
-  return Accept(std::move(plan));
+std::string_view PreviewUnary(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
+  plan.slots.assign(1, 0);
+  SamePermOnEveryOutput(graph, node, perm, plan);
+  return kAccepted;
 }
 
 // --- 4.3 broadcasting
 // ------------------------------------------------------------------
-Preview PreviewBroadcast(const PushGraph& graph, NodeId node, const Perm& perm) {
-  PushPlan plan;
+std::string_view PreviewBroadcast(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   plan.broadcast = true;
   NonScalarInputs(graph, node, plan.slots);
   for (int slot : plan.slots) {
     const std::optional<std::size_t> rank = graph.Rank(graph.InputOf(node, slot));
-    if (!rank) return Refuse("a broadcast input has an unknown rank");
-    if (*rank > perm.size()) return Refuse("a broadcast input has a rank above the perm's");
+    if (!rank) return "a broadcast input has an unknown rank";
+    if (*rank > perm.size()) return "a broadcast input has a rank above the perm's";
   }
-  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
-  return Accept(std::move(plan));
+  SamePermOnEveryOutput(graph, node, perm, plan);
+  return kAccepted;
 }
 
 // --- 4.4 single-axis ops
 // -----------------------------------------------------------------
-Preview PreviewConcat(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewConcat(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const std::optional<std::int64_t> axis = IntAttr(graph.Node(node), "axis");
-  if (!axis) return Refuse("Concat has no axis");
+  if (!axis) return "Concat has no axis";
   const std::optional<std::int64_t> normalized = NormalizedAxis(*axis, perm.size());
-  if (!normalized) return Refuse("the axis is out of range");
-  PushPlan plan;
+  if (!normalized) return "the axis is out of range";
   EveryInput(graph, node, plan.slots);
   plan.set_int = {{"axis", perm[static_cast<std::size_t>(*normalized)]}};
-  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
-  return Accept(std::move(plan));
+  SamePermOnEveryOutput(graph, node, perm, plan);
+  return kAccepted;
 }
 
 // Ops with one `axis` attribute that moves with the perm (Split; Softmax family
 // >= 13).
-Preview PreviewAxisAttribute(const PushGraph& graph, NodeId node, const Perm& perm, std::int64_t default_axis) {
+std::string_view PreviewAxisAttribute(const PushGraph& graph, NodeId node, const Perm& perm, std::int64_t default_axis,
+                                      PushPlan& plan) {
   const std::int64_t axis = IntAttr(graph.Node(node), "axis").value_or(default_axis);
   const std::optional<std::int64_t> normalized = NormalizedAxis(axis, perm.size());
-  if (!normalized) return Refuse("the axis is out of range");
-  PushPlan plan;
-  plan.slots = {0};
+  if (!normalized) return "the axis is out of range";
+  plan.slots.assign(1, 0);
   plan.set_int = {{"axis", perm[static_cast<std::size_t>(*normalized)]}};
-  plan.output_perms = SamePermOnEveryOutput(graph, node, perm);
-  return Accept(std::move(plan));
+  SamePermOnEveryOutput(graph, node, perm, plan);
+  return kAccepted;
 }
 
-Preview PreviewSplit(const PushGraph& graph, NodeId node, const Perm& perm) {
-  return PreviewAxisAttribute(graph, node, perm, 0);
+std::string_view PreviewSplit(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
+  return PreviewAxisAttribute(graph, node, perm, 0, plan);
 }
 
-Preview PreviewSoftmax(const PushGraph& graph, NodeId node, const Perm& perm) {
-  if (graph.Opset() >= 13) return PreviewAxisAttribute(graph, node, perm, -1);
+std::string_view PreviewSoftmax(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
+  if (graph.Opset() >= 13) return PreviewAxisAttribute(graph, node, perm, -1, plan);
   // Before opset 13 the input is coerced to 2-D at `axis`: the perm must keep
   // every axis on its side of that point.
   const std::optional<std::int64_t> axis =
       NormalizedAxis(IntAttr(graph.Node(node), "axis").value_or(1), perm.size() + 1);
-  if (!axis) return Refuse("the axis is out of range");
+  if (!axis) return "the axis is out of range";
   for (std::size_t i = 0; i < perm.size(); ++i)
     if ((static_cast<std::int64_t>(i) < *axis) != (perm[i] < *axis))
-      return Refuse("the perm moves an axis across the 2-D coercion point of opset < 13");
-  return PreviewUnary(graph, node, perm);
+      return "the perm moves an axis across the 2-D coercion point of opset < 13";
+  return PreviewUnary(graph, node, perm, plan);
 }
 
-Preview PreviewArgMinMax(const PushGraph& graph, NodeId node, const Perm& perm) {
-  Preview preview = PreviewAxisAttribute(graph, node, perm, 0);
-  if (!preview.plan || IntAttr(graph.Node(node), "keepdims").value_or(1) != 0) return preview;
-  const std::int64_t removed = preview.plan->set_int.front().second;
-  preview.plan->output_perms = {SqueezePerm({removed}, perm)};
-  return preview;
+std::string_view PreviewArgMinMax(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
+  const std::string_view refused = PreviewAxisAttribute(graph, node, perm, 0, plan);
+  if (!refused.empty() || IntAttr(graph.Node(node), "keepdims").value_or(1) != 0) return refused;
+  const std::int64_t removed = plan.set_int.front().second;
+  plan.output_perms = {SqueezePerm({removed}, perm)};
+  return kAccepted;
 }
 
 // --- 4.5 reductions
@@ -126,32 +123,31 @@ std::vector<std::int64_t> SortedMappedAxes(const std::vector<std::int64_t>& mapp
   return sorted;
 }
 
-Preview PreviewReduce(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewReduce(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const NodeProto& proto = graph.Node(node);
   const bool keepdims = IntAttr(proto, "keepdims").value_or(1) != 0;
-  PushPlan plan;
-  plan.slots = {0};
+  plan.slots.assign(1, 0);
   std::optional<std::vector<std::int64_t>> axes;
   if (ReduceAxesAreInput(graph, proto)) {
     const ValueId axes_input = graph.InputOf(node, 1);
     if (axes_input != kNone) {
       axes = graph.ConstantInts(axes_input);
-      if (!axes) return Refuse("the axes input is not constant");
+      if (!axes) return "the axes input is not constant";
     }
     if (!axes || axes->empty()) {
       const bool noop = IntAttr(proto, "noop_with_empty_axes").value_or(0) != 0;
       plan.output_perms = {(noop || keepdims) ? perm : Perm{}};
-      return Accept(std::move(plan));
+      return kAccepted;
     }
   } else {
     axes = IntsAttr(proto, "axes");
     if (!axes) {
       plan.output_perms = {keepdims ? perm : Perm{}};
-      return Accept(std::move(plan));
+      return kAccepted;
     }
   }
   const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
-  if (!mapped) return Refuse("the axes are invalid");
+  if (!mapped) return "the axes are invalid";
   const std::vector<std::int64_t> sorted = SortedMappedAxes(*mapped);
   if (ReduceAxesAreInput(graph, proto)) {
     const TensorProto* old = graph.LocalConstant(graph.InputOf(node, 1));
@@ -160,7 +156,7 @@ Preview PreviewReduce(const PushGraph& graph, NodeId node, const Perm& perm) {
     plan.set_ints = {{"axes", sorted}};
   }
   plan.output_perms = {keepdims ? perm : SqueezePerm(sorted, perm)};
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 // --- 4.6 Squeeze / Unsqueeze
@@ -180,54 +176,51 @@ void WriteAxes(const PushGraph& graph, NodeId node, const std::vector<std::int64
   plan.input_edits.push_back({1, false, axes, graph.LocalConstant(graph.InputOf(node, 1))->data_type()});
 }
 
-Preview PreviewSqueeze(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewSqueeze(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const std::optional<std::vector<std::int64_t>> axes = SqueezeAxes(graph, node);
-  if (!axes) return Refuse("the Squeeze axes are absent or not constant");
+  if (!axes) return "the Squeeze axes are absent or not constant";
   const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
-  if (!mapped) return Refuse("the axes are invalid");
+  if (!mapped) return "the axes are invalid";
   const std::vector<std::int64_t> sorted = SortedMappedAxes(*mapped);
-  PushPlan plan;
-  plan.slots = {0};
+  plan.slots.assign(1, 0);
   WriteAxes(graph, node, sorted, plan);
   plan.output_perms = {SqueezePerm(sorted, perm)};
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
-Preview PreviewUnsqueeze(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewUnsqueeze(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const std::optional<std::vector<std::int64_t>> axes = SqueezeAxes(graph, node);
-  if (!axes) return Refuse("the Unsqueeze axes are absent or not constant");
+  if (!axes) return "the Unsqueeze axes are absent or not constant";
   std::vector<std::int64_t> positions;
   for (std::int64_t axis : *axes) {
     const std::optional<std::int64_t> normalized = NormalizedAxis(axis, perm.size() + axes->size());
     if (!normalized || std::find(positions.begin(), positions.end(), *normalized) != positions.end())
-      return Refuse("the axes are invalid");
+      return "the axes are invalid";
     positions.push_back(*normalized);
   }
   std::sort(positions.begin(), positions.end());
-  PushPlan plan;
-  plan.slots = {0};
+  plan.slots.assign(1, 0);
   plan.output_perms = {UnsqueezePerm(positions, perm)};
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 // --- 4.7 Slice, Pad, Tile
 // The plan with the constant axes input at `slot` mapped through the perm, order kept
 // (Slice, Pad-18 `axes`), in a new constant of the same element type.
-Preview RemapAxesInput(const PushGraph& graph, NodeId node, int slot, const Perm& perm, PushPlan plan) {
+std::string_view RemapAxesInput(const PushGraph& graph, NodeId node, int slot, const Perm& perm, PushPlan& plan) {
   const ValueId axes_input = graph.InputOf(node, slot);
   const std::optional<std::vector<std::int64_t>> axes = graph.ConstantInts(axes_input);
-  if (!axes) return Refuse("the axes input is not constant");
+  if (!axes) return "the axes input is not constant";
   const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
-  if (!mapped) return Refuse("the axes are invalid");
+  if (!mapped) return "the axes are invalid";
   plan.input_edits.push_back({slot, false, *mapped, graph.LocalConstant(axes_input)->data_type()});
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 // ------------------------------------------------------------------
-Preview PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const NodeProto& proto = graph.Node(node);
-  PushPlan plan;
-  plan.slots = {0};
+  plan.slots.assign(1, 0);
   plan.output_perms = {perm};
   if (graph.Opset() < 10) {
     std::optional<std::vector<std::int64_t>> axes = IntsAttr(proto, "axes");
@@ -237,21 +230,21 @@ Preview PreviewSlice(const PushGraph& graph, NodeId node, const Perm& perm) {
       for (std::size_t i = 0; i < count; ++i) axes->push_back(static_cast<std::int64_t>(i));
     }
     const std::optional<std::vector<std::int64_t>> mapped = MapAxes(*axes, perm);
-    if (!mapped) return Refuse("the axes are invalid");
+    if (!mapped) return "the axes are invalid";
     plan.set_ints = {{"axes", *mapped}};
-    return Accept(std::move(plan));
+    return kAccepted;
   }
-  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, std::move(plan));
+  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, plan);
   // No axes: they are 0..n-1 with n the length of `starts`, which must be
   // static.
   const core::shapes::SymTensor* starts = graph.Shape(graph.InputOf(node, 1));
   if (!starts || !starts->shape.HasRank() || starts->shape.Rank() != 1 || !starts->shape[0].Constant())
-    return Refuse("the Slice has no axes and the length of starts is unknown");
+    return "the Slice has no axes and the length of starts is unknown";
   const std::int64_t count = *starts->shape[0].Constant();
-  if (count > static_cast<std::int64_t>(perm.size())) return Refuse("the axes are invalid");
+  if (count > static_cast<std::int64_t>(perm.size())) return "the axes are invalid";
   std::vector<std::int64_t> mapped(perm.begin(), perm.begin() + count);
   plan.input_edits.push_back({3, false, mapped, starts->elem_type ? starts->elem_type : TensorProto::INT64});
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 // [P⁻¹, P⁻¹ + R]: the gather indices of a begin/end vector such as pads.
@@ -268,48 +261,46 @@ std::vector<std::int64_t> PermuteTwoHalves(const std::vector<std::int64_t>& valu
   return result;
 }
 
-Preview PreviewPad(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewPad(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const NodeProto& proto = graph.Node(node);
-  PushPlan plan;
-  plan.slots = {0};
+  plan.slots.assign(1, 0);
   plan.output_perms = {perm};
   const std::size_t rank = perm.size();
   if (graph.Opset() < 11) {
     const std::optional<std::vector<std::int64_t>> pads = IntsAttr(proto, "pads");
-    if (!pads || pads->size() != 2 * rank) return Refuse("the pads are absent or not of length 2 * rank");
+    if (!pads || pads->size() != 2 * rank) return "the pads are absent or not of length 2 * rank";
     plan.set_ints = {{"pads", PermuteTwoHalves(*pads, perm)}};
-    return Accept(std::move(plan));
+    return kAccepted;
   }
-  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, std::move(plan));
+  if (graph.InputOf(node, 3) != kNone) return RemapAxesInput(graph, node, 3, perm, plan);
   const ValueId pads_input = graph.InputOf(node, 1);
-  if (pads_input == kNone) return Refuse("the pads input is absent");
+  if (pads_input == kNone) return "the pads input is absent";
   if (const auto pads = graph.ConstantInts(pads_input)) {
-    if (pads->size() != 2 * rank) return Refuse("the pads are absent or not of length 2 * rank");
+    if (pads->size() != 2 * rank) return "the pads are absent or not of length 2 * rank";
     plan.input_edits.push_back({1, false, PermuteTwoHalves(*pads, perm), TensorProto::INT64});
   } else {
     plan.input_edits.push_back({1, true, TwoHalvesIndices(perm), TensorProto::INT64});
   }
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
-Preview PreviewTile(const PushGraph& graph, NodeId node, const Perm& perm) {
-  PushPlan plan;
-  plan.slots = {0};
+std::string_view PreviewTile(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
+  plan.slots.assign(1, 0);
   plan.output_perms = {perm};
   const ValueId repeats_input = graph.InputOf(node, 1);
-  if (repeats_input == kNone) return Refuse("the repeats input is absent");
+  if (repeats_input == kNone) return "the repeats input is absent";
   if (const auto repeats = graph.ConstantInts(repeats_input)) {
-    if (repeats->size() != perm.size()) return Refuse("the repeats are not of length rank");
+    if (repeats->size() != perm.size()) return "the repeats are not of length rank";
     plan.input_edits.push_back({1, false, PermuteVector(*repeats, perm), TensorProto::INT64});
   } else {
     plan.input_edits.push_back({1, true, InversePermutation(perm), TensorProto::INT64});
   }
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 // --- 4.8 Shape
 // -----------------------------------------------------------------------------
-Preview PreviewShape(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewShape(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const NodeProto& proto = graph.Node(node);
   const auto rank = static_cast<std::int64_t>(perm.size());
   auto clamp = [rank](std::int64_t bound) {
@@ -317,47 +308,44 @@ Preview PreviewShape(const PushGraph& graph, NodeId node, const Perm& perm) {
   };
   const std::int64_t start = clamp(IntAttr(proto, "start").value_or(0));
   const std::int64_t end = clamp(IntAttr(proto, "end").value_or(rank));
-  PushPlan plan;
-  plan.slots = {0};
+  plan.slots.assign(1, 0);
   plan.absorbs = true;
   plan.drop_attributes = {"start", "end"};
   for (std::int64_t i = start; i < end; ++i) plan.absorbed_indices.push_back(perm[static_cast<std::size_t>(i)]);
   plan.output_perms = {Perm{}};
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 // --- 4.9 QuantizeLinear / DequantizeLinear
 // ---------------------------------------------------
-Preview PreviewQuantize(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewQuantize(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const NodeProto& proto = graph.Node(node);
-  if (graph.Opset() < 13) return PreviewUnary(graph, node, perm);
-  if (IntAttr(proto, "block_size").value_or(0) != 0) return Refuse("blocked quantization is not supported");
+  if (graph.Opset() < 13) return PreviewUnary(graph, node, perm, plan);
+  if (IntAttr(proto, "block_size").value_or(0) != 0) return "blocked quantization is not supported";
   const ValueId scale = graph.InputOf(node, 1);
-  if (scale != kNone && graph.Rank(scale) == std::optional<std::size_t>(0)) return PreviewUnary(graph, node, perm);
-  return PreviewAxisAttribute(graph, node, perm, 1);
+  if (scale != kNone && graph.Rank(scale) == std::optional<std::size_t>(0)) return PreviewUnary(graph, node, perm, plan);
+  return PreviewAxisAttribute(graph, node, perm, 1, plan);
 }
 
 // --- 4.10 Transpose
 // ------------------------------------------------------------------------
 // Cancel or merge; the optimizer does it itself (no plan execution), the
 // preview only tells the walk that nothing is inserted downstream.
-Preview PreviewTranspose(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewTranspose(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const std::optional<std::vector<std::int64_t>> second = IntsAttr(graph.Node(node), "perm");
   if (!second || !IsPermutation(*second) || second->size() != perm.size())
-    return Refuse("the second Transpose has no valid perm of the same rank");
-  PushPlan plan;
-  plan.slots = {0};
+    return "the second Transpose has no valid perm of the same rank";
+  plan.slots.assign(1, 0);
   plan.output_perms = {Perm{}};
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
-Preview PreviewReshape(const PushGraph& graph, NodeId node, const Perm& perm) {
+std::string_view PreviewReshape(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const std::optional<Perm> own = ReshapeAsPerm(graph, node);
-  if (!own || own->size() != perm.size()) return Refuse("the Reshape is not a Transpose of the same rank");
-  PushPlan plan;
-  plan.slots = {0};
+  if (!own || own->size() != perm.size()) return "the Reshape is not a Transpose of the same rank";
+  plan.slots.assign(1, 0);
   plan.output_perms = {Perm{}};
-  return Accept(std::move(plan));
+  return kAccepted;
 }
 
 const Handler kUnary{FirstInput, PreviewUnary};
@@ -451,6 +439,18 @@ std::optional<Perm> TransposeLikePerm(const PushGraph& graph, NodeId node) {
   return *perm;
 }
 
+void PushPlan::Reset() {
+  slots.clear();
+  broadcast = false;
+  output_perms.clear();
+  set_int.clear();
+  set_ints.clear();
+  drop_attributes.clear();
+  input_edits.clear();
+  absorbs = false;
+  absorbed_indices.clear();
+}
+
 Handler UnmodelledUnaryHandler() { return Handler{FirstInput, nullptr}; }
 
 const Handler* FindHandler(const PushGraph& graph, NodeId node, const HandlerTable* extended) {
@@ -469,19 +469,22 @@ const Handler* FindHandler(const PushGraph& graph, NodeId node, const HandlerTab
   return &it->second;
 }
 
-Preview PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm) {
-  Preview preview = handler.preview ? handler.preview(graph, node, perm) : PreviewUnary(graph, node, perm);
-  if (!preview.plan) return preview;
-  for (std::size_t k = 0; k < preview.plan->output_perms.size(); ++k) {
-    const Perm& out = preview.plan->output_perms[k];
+std::string_view PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm,
+                             PushPlan& plan) {
+  plan.Reset();
+  const std::string_view refused =
+      handler.preview ? handler.preview(graph, node, perm, plan) : PreviewUnary(graph, node, perm, plan);
+  if (!refused.empty()) return refused;
+  for (std::size_t k = 0; k < plan.output_perms.size(); ++k) {
+    const Perm& out = plan.output_perms[k];
     if (out.empty()) continue;
-    if (!IsPermutation(out)) return Refuse("the handler produced an invalid output perm");
+    if (!IsPermutation(out)) return "the handler produced an invalid output perm";
     const ValueId output = graph.OutputOf(node, static_cast<int>(k));
     if (output == kNone) continue;
     const std::optional<std::size_t> rank = graph.Rank(output);
-    if (rank && *rank != out.size()) return Refuse("an output perm does not match the output's rank");
+    if (rank && *rank != out.size()) return "an output perm does not match the output's rank";
   }
-  return preview;
+  return kAccepted;
 }
 
 }  // namespace onnxopt::onnx_transpose

@@ -45,13 +45,15 @@ struct PushPlan {
   // `absorbed_indices` produces its old output (no copy).
   bool absorbs = false;
   std::vector<std::int64_t> absorbed_indices;
+
+  // Empties the plan for the next preview (the vectors keep their memory: the walk
+  // previews every node it crosses).
+  void Reset();
 };
 
-// A plan, or the reason the handler refuses the node (a literal).
-struct Preview {
-  std::optional<PushPlan> plan;
-  std::string_view reason;
-};
+// A handler's preview: fills `plan` (empty when called) and returns "", or returns
+// the reason it refuses the node (a literal; `plan` is then meaningless).
+using PreviewFunction = std::string_view (*)(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan);
 
 struct Handler {
   // Sets `slots` to the transposable input slots of `node` (a buffer the caller
@@ -59,7 +61,7 @@ struct Handler {
   void (*slots)(const PushGraph& graph, NodeId node, std::vector<int>& slots) = nullptr;
   // Null for an extended handler without a model: the sweep pushes through it
   // as through a unary op, the cancellation walk treats it as a dead end.
-  Preview (*preview)(const PushGraph& graph, NodeId node, const Perm& perm) = nullptr;
+  PreviewFunction preview = nullptr;
   // False for Transpose and Shape, which absorb the pushed Transpose.
   bool inserts_output_transposes = true;
   // Lowest opset (of the node's domain) the handler accepts.
@@ -81,10 +83,11 @@ const Handler* FindHandler(const PushGraph& graph, NodeId node, const HandlerTab
 // first (test and provider ops).
 Handler UnmodelledUnaryHandler();
 
-// The handler's preview, checked: every output perm is a valid perm whose
-// length equals the output's known rank. Handlers without a preview get the
-// unary plan.
-Preview PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm);
+// The handler's preview into `plan` (emptied first), checked: every output perm
+// is a valid perm whose length equals the output's known rank. Handlers without a
+// preview get the unary plan. "" when the plan holds, else the refusal.
+std::string_view PreviewPush(const PushGraph& graph, NodeId node, const Handler& handler, const Perm& perm,
+                             PushPlan& plan);
 
 // The perm a Reshape is equivalent to (section 4.10): constant shape input, static input
 // and output shapes of the same rank, and the dims other than 1 in the same order; nullopt

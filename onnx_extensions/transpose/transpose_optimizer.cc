@@ -49,8 +49,9 @@ class SweepCounts {
 };
 
 // try_push (section 3.3): true when the graph changed.
-bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId node, int slot, SweepCounts& stops,
-             SweepCounts& done) {
+// `plan` is a buffer the sweep reuses.
+bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId node, int slot, PushPlan& plan,
+             SweepCounts& stops, SweepCounts& done) {
   const Handler* handler = cost.HandlerOf(node);
   if (!handler) {
     stops.Add("no handler for this operator");
@@ -63,13 +64,12 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
     return false;
   }
   const Perm perm = *graph.TransposePerm(transpose);
-  const Preview preview = PreviewPush(graph, node, *handler, perm);
-  if (!preview.plan) {
+  if (const std::string_view rejected = PreviewPush(graph, node, *handler, perm, plan); !rejected.empty()) {
     stops.Add("the handler rejected the node");
-    stops.Add(preview.reason);
+    stops.Add(rejected);
     return false;
   }
-  const std::string_view refused = cost.Decide(transpose, node, perm, *handler, &*preview.plan);
+  const std::string_view refused = cost.Decide(transpose, node, perm, *handler, &plan);
   if (!refused.empty()) {
     stops.Add(refused);
     return false;
@@ -78,7 +78,7 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
     const TransposePair pair = FoldTransposePair(graph, transpose, node);
     done.Add(pair == TransposePair::kCancelled ? "cancelled" : "merged");
   } else {
-    ExecutePlan(graph, node, perm, *preview.plan);
+    ExecutePlan(graph, node, perm, plan);
     done.Add("pushes");
   }
   cost.Invalidate(graph.TakeDirtyValues());
@@ -149,6 +149,7 @@ void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& resul
   cost.ComputePrefilter();
   SweepCounts stops;
   SweepCounts done;
+  PushPlan plan;
   for (NodeId node : push_graph.Snapshot()) {
     if (push_graph.IsRemoved(node)) continue;
     for (int slot = 0; slot < push_graph.InputCount(node); ++slot) {
@@ -158,7 +159,7 @@ void TransposeOptimizer::Run(core::builder::GraphGraph& graph, PassResult& resul
         stops.Add("the node may not be modified");
         break;
       }
-      if (TryPush(push_graph, cost, transpose, node, slot, stops, done)) break;
+      if (TryPush(push_graph, cost, transpose, node, slot, plan, stops, done)) break;
     }
   }
   stops.AddTo(result, "stop: ");

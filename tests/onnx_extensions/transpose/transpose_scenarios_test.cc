@@ -1075,8 +1075,8 @@ g (float[2,3,4] x, bool c) => (float[2,3,4] y, float[4,2,3] z) {
 
 // T27: previews and the walk only read the graph (a compile-time property).
 static_assert(std::is_same_v<decltype(onnx_transpose::Handler::preview),
-                             onnx_transpose::Preview (*)(const onnx_transpose::PushGraph&, onnx_transpose::NodeId,
-                                                         const onnx_transpose::Perm&)>);
+                             std::string_view (*)(const onnx_transpose::PushGraph&, onnx_transpose::NodeId,
+                                                  const onnx_transpose::Perm&, onnx_transpose::PushPlan&)>);
 
 // Section 7: a shared Transpose is pushed only toward a cancellation on every branch, even
 // when one push looks cheaper (rank 5 in, rank 4 out): three copies would replace one.
