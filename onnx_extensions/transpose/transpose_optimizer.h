@@ -31,7 +31,10 @@ struct TransposeOptimizerOptions {
   CostHook cost_hook;
   // Looked up before the built-in table (provider ops, test ops).
   HandlerTable extended_handlers;
-  // Nodes the pass must not edit, besides those marked DoNotRemove.
+  // Nodes the pass must not edit, besides those marked DoNotRemove. Asked while the
+  // pass runs: decide on the op type, domain, name and attributes (a node's inputs
+  // and outputs in its proto are written at the end; a node the pass created has no
+  // name yet).
   std::function<bool(const NodeProto&)> locked;
   // Walks recompute everything instead of sharing the memo (to check the memo).
   bool use_memo = true;
