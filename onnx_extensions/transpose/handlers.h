@@ -47,7 +47,7 @@ struct PushPlan {
   std::vector<std::int64_t> absorbed_indices;
 
   // Empties the plan for the next preview (the vectors keep their memory: the walk
-  // previews every node it crosses).
+  // previews every node it crosses). A field added above must be emptied there too.
   void Reset();
 };
 

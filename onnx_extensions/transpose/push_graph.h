@@ -154,7 +154,7 @@ class PushGraph {
   // it did.
   bool RemoveIfUnused(NodeId node);
   // Output `slot` of `node` becomes a new value (NewValue of the old one with
-  // `suffix`); returns its id. The old value (consumers, graph output) is left
+  // `suffix`, a literal: it is kept until Finish); returns its id. The old value (consumers, graph output) is left
   // without producer for the caller to give one.
   ValueId RenameOutput(NodeId node, int slot, std::string_view suffix);
   // Output `slot` of `node` takes the name of `value` (which must have no
