@@ -376,4 +376,15 @@ std::vector<std::int64_t> ComposePermutations(const std::vector<std::int64_t>& f
   return composite;
 }
 
+bool ComposesToIdentity(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second) {
+  if (first.size() != second.size()) return false;
+  for (std::size_t i = 0; i < second.size(); ++i) {
+    const std::int64_t axis = second[i];
+    if (axis < 0 || static_cast<std::size_t>(axis) >= first.size() ||
+        first[static_cast<std::size_t>(axis)] != static_cast<std::int64_t>(i))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace onnxopt::core::builder

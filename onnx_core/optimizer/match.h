@@ -120,6 +120,9 @@ std::vector<std::int64_t> InversePermutation(const std::vector<std::int64_t>& pe
 // `first` and `second` are permutations of the same length.
 std::vector<std::int64_t> ComposePermutations(const std::vector<std::int64_t>& first,
                                               const std::vector<std::int64_t>& second);
+// IsIdentityPermutation(ComposePermutations(first, second)) without building the
+// composite (false when the lengths differ).
+bool ComposesToIdentity(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second);
 
 // The version of the default ONNX opset the model imports (0 when none).
 std::int64_t OnnxOpset(const GraphGraph& graph);

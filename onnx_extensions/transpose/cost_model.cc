@@ -195,7 +195,7 @@ bool CostModelContext::ClassifyConsumer(ValueId value, const Perm& perm, NodeId 
       flags.stranded = true;
     } else {
       flags.reaches_transpose = true;
-      flags.reaches_cancel = IsIdentityPermutation(ComposePermutations(perm, *second));
+      flags.reaches_cancel = ComposesToIdentity(perm, *second);
     }
     return false;
   }

@@ -5,17 +5,6 @@
 
 namespace onnxopt::onnx_transpose {
 
-bool ComposesToIdentity(const Perm& first, const Perm& second) {
-  if (first.size() != second.size()) return false;
-  for (std::size_t i = 0; i < second.size(); ++i) {
-    const std::int64_t axis = second[i];
-    if (axis < 0 || static_cast<std::size_t>(axis) >= first.size() ||
-        first[static_cast<std::size_t>(axis)] != static_cast<std::int64_t>(i))
-      return false;
-  }
-  return true;
-}
-
 Perm SqueezePerm(const std::vector<std::int64_t>& removed, const Perm& perm) {
   const std::set<std::int64_t> gone(removed.begin(), removed.end());
   // rank[a] = number of kept axes below a.

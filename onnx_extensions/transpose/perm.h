@@ -13,15 +13,15 @@ namespace onnxopt::onnx_transpose {
 
 using Perm = std::vector<std::int64_t>;
 
-// IsPermutation, IsIdentityPermutation, InversePermutation, ComposePermutations
+// IsPermutation, IsIdentityPermutation, InversePermutation, ComposePermutations,
+// ComposesToIdentity
 // ("first A, then B": result[i] = A[B[i]]) come from onnx_core/optimizer/match.h.
 using core::builder::ComposePermutations;
+using core::builder::ComposesToIdentity;
 using core::builder::InversePermutation;
 using core::builder::IsIdentityPermutation;
 using core::builder::IsPermutation;
 
-// ComposePermutations(first, second) is the identity (no allocation).
-bool ComposesToIdentity(const Perm& first, const Perm& second);
 // The perm of a copy after a node removed the axes `removed` (sorted, in the
 // untransposed tensor): walk `perm`, drop the removed entries, renumber the
 // others by rank.

@@ -56,9 +56,11 @@ Ints ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2);
 
 // --- Permutations -----------------------------------------------------------------------
 
-// IsPermutation, IsIdentityPermutation, InversePermutation, ComposePermutations: in
-// onnx_core/optimizer/match.h (the transpose optimizer uses them too).
+// IsPermutation, IsIdentityPermutation, InversePermutation, ComposePermutations,
+// ComposesToIdentity: in onnx_core/optimizer/match.h (the transpose optimizer uses them
+// too).
 using core::builder::ComposePermutations;
+using core::builder::ComposesToIdentity;
 using core::builder::InversePermutation;
 using core::builder::IsIdentityPermutation;
 using core::builder::IsPermutation;

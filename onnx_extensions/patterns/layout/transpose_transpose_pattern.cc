@@ -22,7 +22,7 @@ MatchResult TransposeTransposePattern::Match(GraphGraph& graph, const NodeProto&
   const auto p2 = layout::TransposePerm(graph, second, &why);
   if (!p2) return NoMatch(node, why);
   if (p1->size() != p2->size()) return NoMatch(node, "the perms of the two Transposes have different lengths");
-  if (!layout::IsIdentityPermutation(layout::ComposePermutations(*p1, *p2)) && graph.IsUsedMoreThanOnce(node.output(0)))
+  if (!layout::ComposesToIdentity(*p1, *p2) && graph.IsUsedMoreThanOnce(node.output(0)))
     return NoMatch(node, "the first Transpose has other readers and the composite is not the identity");
   return Matched({&node, &second});
 }

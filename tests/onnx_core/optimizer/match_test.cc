@@ -349,5 +349,20 @@ TEST(MatchVocabulary, InvertsAndComposesPermutations) {
   EXPECT_FALSE(IsIdentityPermutation({1, 0}));
 }
 
+TEST(MatchVocabulary, ComposesToIdentityAgreesWithCompose) {
+  using core::builder::ComposePermutations;
+  using core::builder::ComposesToIdentity;
+  using core::builder::IsIdentityPermutation;
+  using Perm = std::vector<std::int64_t>;
+  const std::vector<Perm> perms{{}, {0}, {1, 0}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 2, 0}, {2, 0, 1}, {0, 1, 2, 3}};
+  for (const Perm& first : perms) {
+    for (const Perm& second : perms) {
+      if (first.size() != second.size()) continue;
+      EXPECT_EQ(ComposesToIdentity(first, second), IsIdentityPermutation(ComposePermutations(first, second)));
+    }
+  }
+  EXPECT_FALSE(ComposesToIdentity({1, 0}, {0, 1, 2}));
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

@@ -17,17 +17,6 @@ TEST(TransposePerm, InverseAndCompose) {
   EXPECT_FALSE(IsPermutation({0, 2}));
 }
 
-TEST(TransposePerm, ComposesToIdentityAgreesWithCompose) {
-  const std::vector<Perm> perms{{}, {0}, {1, 0}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 2, 0}, {2, 0, 1}, {0, 1, 2, 3}};
-  for (const Perm& first : perms) {
-    for (const Perm& second : perms) {
-      if (first.size() != second.size()) continue;
-      EXPECT_EQ(ComposesToIdentity(first, second), IsIdentityPermutation(ComposePermutations(first, second)));
-    }
-  }
-  EXPECT_FALSE(ComposesToIdentity({1, 0}, {0, 1, 2}));
-}
-
 TEST(TransposePerm, MapsAxes) {
   EXPECT_EQ(MapAxes({2, 1}, {0, 3, 1, 2}), (std::vector<std::int64_t>{1, 3}));
   EXPECT_EQ(MapAxes({-1}, {0, 2, 3, 1}), (std::vector<std::int64_t>{1}));
