@@ -1,6 +1,7 @@
 #include "onnx_core/ir/op_schema.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <charconv>
 #include <optional>
@@ -34,6 +35,7 @@ class SchemaRegistry {
  public:
   void Register(std::span<const OpSchema> schemas) {
     std::lock_guard lock(mutex_);
+    NewGeneration();
     for (const OpSchema& schema : schemas) {
       Domain& domain = DomainOf(schema.domain);
       std::vector<const OpSchema*>& versions = Entry(domain.operators, schema.op_type);
@@ -49,10 +51,29 @@ class SchemaRegistry {
 
   void RegisterExtension(std::string_view domain, std::string_view op_type, int first_version, int last_version) {
     std::lock_guard lock(mutex_);
+    NewGeneration();
     Entry(DomainOf(domain).extensions, op_type).emplace_back(first_version, last_version);
   }
 
+  // Each thread remembers its recent answers (RecentLookups): a model asks about the same
+  // few operators for every node.
   SchemaLookup LookUp(std::string_view domain_name, std::string_view op_type, std::int64_t version) const {
+    thread_local RecentLookups<SchemaLookup> recent;
+    return recent.Get(generation_.load(std::memory_order_acquire), domain_name, op_type, version,
+                      [&] { return LookUpLocked(domain_name, op_type, version); });
+  }
+
+  std::size_t Count() const {
+    std::lock_guard lock(mutex_);
+    return count_;
+  }
+
+ private:
+  // Under the mutex, before the change: a lookup waiting for the mutex, or made before,
+  // is remembered under the old generation (RecentLookups).
+  void NewGeneration() { generation_.store(NewRegistryGeneration(), std::memory_order_release); }
+
+  SchemaLookup LookUpLocked(std::string_view domain_name, std::string_view op_type, std::int64_t version) const {
     std::lock_guard lock(mutex_);
     auto domain = domains_.find(NormalizedDomain(domain_name));
     // A version newer than the tables may have changed any operator.
@@ -70,12 +91,6 @@ class SchemaRegistry {
     return {schema->deprecated ? SchemaLookup::Status::kRemoved : SchemaLookup::Status::kFound, schema};
   }
 
-  std::size_t Count() const {
-    std::lock_guard lock(mutex_);
-    return count_;
-  }
-
- private:
   struct Domain {
     int newest_version = 0;
     NameMap<std::vector<const OpSchema*>> operators;  // versions by increasing since_version
@@ -92,6 +107,7 @@ class SchemaRegistry {
   mutable std::mutex mutex_;
   NameMap<Domain> domains_;
   std::size_t count_ = 0;
+  std::atomic<std::uint64_t> generation_{NewRegistryGeneration()};
 };
 
 SchemaRegistry& TheRegistry() {
