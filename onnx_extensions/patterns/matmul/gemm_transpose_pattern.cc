@@ -20,6 +20,9 @@ MatchResult GemmTransposePattern::Match(GraphGraph& graph, const NodeProto& node
   const TensorProto* weights = graph.GetComputedConstant(node.input(1));
   if (!weights || weights->ByteSizeLong() > graph.Folding().max_output_bytes)
     return NoMatch(node, "the second input of the Gemm is too large for its Transpose to be folded");
+  // Gemm needs a matrix; an invalid model may give it another rank, which shape inference
+  // only diagnoses: the Transpose {1, 0} would then be an invalid node.
+  if (weights->dims_size() != 2) return NoMatch(node, "the second input of the Gemm is not a matrix");
   return Matched({&node});
 }
 

@@ -67,6 +67,18 @@ TEST(GemmTransposePattern, RejectsWeightsTooLargeToFold) {
     })ONNX", "Y", "the second input of the Gemm is too large for its Transpose to be folded");
 }
 
+// An invalid Gemm (B of rank 3, which shape inference only diagnoses): the Transpose the
+// rewrite adds would be invalid too (found by graph_fuzzer: gemm-transpose-rank-3-weights).
+TEST(GemmTransposePattern, RejectsWeightsThatAreNotAMatrix) {
+  ExpectNoMatch<GemmTransposePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] X) => (float Y)
+    <float[1,3,4] W = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}>
+    {
+      Y = Gemm(X, W)
+    })ONNX", "Y", "the second input of the Gemm is not a matrix");
+}
+
 TEST(GemmTransposePattern, RejectsTransBAlreadySet) {
   ExpectNoMatch<GemmTransposePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
