@@ -829,10 +829,11 @@ std::vector<SymTensor> InferRange(InferenceContext& ctx) {
     auto cs = start->Constant();
     auto cl = limit->Constant();
     if (cs && cl) {
-      const std::int64_t diff = *cl - *cs;
-      std::int64_t q = diff / *cdelta;
-      if (diff % *cdelta != 0 && ((diff < 0) == (*cdelta < 0))) ++q;
-      n = SymDim(std::max<std::int64_t>(q, 0));
+      // In 128 bits, as the kernel: limit - start may overflow int64; a count beyond int64
+      // stays unknown (the kernel refuses it).
+      const __int128 diff = static_cast<__int128>(*cl) - static_cast<__int128>(*cs), step = *cdelta;
+      const __int128 q = diff / step + (diff % step != 0 && (diff > 0) == (step > 0) ? 1 : 0);
+      if (q <= INT64_MAX) n = SymDim(q > 0 ? static_cast<std::int64_t>(q) : 0);
     } else {
       const SymDim diff = *cdelta > 0 ? *limit - *start : *start - *limit;
       const std::int64_t step = *cdelta > 0 ? *cdelta : -*cdelta;
@@ -848,15 +849,23 @@ std::vector<SymTensor> InferRange(InferenceContext& ctx) {
     auto d = InputConstantDoubles(ctx, 2);
     if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1 && (*d)[0] != 0) {
       const double count = std::ceil(((*l)[0] - (*s)[0]) / (*d)[0]);
-      if (std::isfinite(count) && count < 1e15) n = SymDim(std::max<std::int64_t>(static_cast<std::int64_t>(count), 0));
+      // A negative count (down to -1e30 and beyond) is an empty range: not converted.
+      if (std::isfinite(count) && count < 1e15) n = SymDim(count > 0 ? static_cast<std::int64_t>(count) : 0);
     }
   }
   SymTensor out = SymTensor::Tensor(type, SymShape({n}));
   if (auto count = n.Constant(); count && start && cdelta && IsIntegerType(type)) {
     std::vector<SymDim> values;
-    for (std::int64_t k = 0; k < *count && values.size() <= SymTensor::kMaxValueElements; ++k)
-      values.push_back(*start + SymDim(k * *cdelta));
-    out = AttachValues(std::move(out), std::move(values));
+    // k * delta may overflow int64 where start + k * delta does not (start = INT64_MIN,
+    // delta = 2^62): the offsets are checked in 128 bits, and values are kept only when
+    // every one fits.
+    bool fits = true;
+    for (std::int64_t k = 0; k < *count && values.size() <= SymTensor::kMaxValueElements && fits; ++k) {
+      const __int128 offset = static_cast<__int128>(k) * *cdelta;
+      fits = offset >= INT64_MIN && offset <= INT64_MAX;
+      if (fits) values.push_back(*start + SymDim(static_cast<std::int64_t>(offset)));
+    }
+    if (fits) out = AttachValues(std::move(out), std::move(values));
   }
   return Outputs(ctx, std::move(out));
 }

@@ -628,6 +628,30 @@ TEST(TensorShapes, RangeWithConstantAndSymbolicBounds) {
   EXPECT_EQ(s.Get("f"), "float[3]");
 }
 
+// Bounds whose count or values do not fit in int64 (found by graph_fuzzer:
+// range-count-overflow-ubsan): an empty float range far below zero, an int64 range whose
+// limit - start overflows, and one whose offsets k * delta overflow though its values fit.
+TEST(TensorShapes, RangeBoundsBeyondInt64) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float x) => (float[?] y) {
+      fs = Constant <value = float {1e30}> ()
+      fl = Constant <value = float {-1e30}> ()
+      fd = Constant <value = float {1}> ()
+      y = Range (fs, fl, fd)
+      lowest = Constant <value = int64 {-9223372036854775808}> ()
+      highest = Constant <value = int64 {9223372036854775807}> ()
+      one = Constant <value = int64 {1}> ()
+      all = Range (lowest, highest, one)
+      quarter = Constant <value = int64 {4611686018427387904}> ()
+      steps = Range (lowest, highest, quarter)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "float[0]");
+  EXPECT_EQ(s.Get("all"), "int64[?]");
+  // 4 values, -2^63 + k * 2^62: k * 2^62 overflows at k = 2 and 3, so no values.
+  EXPECT_EQ(s.Get("steps"), "int64[4]");
+}
+
 TEST(TensorShapes, ConstantOfShapeTakesTheShapeValue) {
   auto s = InferText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 13]>
