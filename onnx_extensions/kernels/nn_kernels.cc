@@ -224,17 +224,19 @@ std::vector<Value> GemmKernel(KernelContext& ctx) {
     return WriteAs(et, {M, N}, y);
   };
   if (IsFloatType(et)) return {DispatchFloat(et, "Gemm", run)};
-  // Integer Gemm (int32, int64, uint32, uint64 in opset 11+).
+  // Integer Gemm (int32, int64, uint32, uint64 in opset 11+). The float scales meet
+  // integers through ConvertNumber: NaN is 0 and a value beyond int64 saturates (a plain
+  // conversion is undefined there).
   auto av = a.ToInt64Vector(), bv = b.ToInt64Vector();
   std::vector<std::int64_t> y(static_cast<std::size_t>(M * N), 0);
   bool acc = false;
   if (ctx.HasInput(2) && beta != 0.0) {
     const Tensor& c = ctx.TensorInput(2);
     auto cv = BroadcastTo(c.ToInt64Vector(), c.shape(), {M, N}, "C");
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] = static_cast<std::int64_t>(beta * static_cast<double>(cv[i]));
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = ConvertNumber<std::int64_t>(beta * static_cast<double>(cv[i]));
     acc = true;
   }
-  nn::Gemm<std::int64_t>(M, N, K, static_cast<std::int64_t>(alpha), av.data(), a.shape()[1], ta, bv.data(),
+  nn::Gemm<std::int64_t>(M, N, K, ConvertNumber<std::int64_t>(alpha), av.data(), a.shape()[1], ta, bv.data(),
                          b.shape()[1], tb, y.data(), N, acc);
   return {WriteInt(et, {M, N}, y)};
 }

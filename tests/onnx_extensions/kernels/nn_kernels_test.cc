@@ -127,6 +127,24 @@ TEST(MatMulKernel, ComputesIntegersAndHalf) {
   EXPECT_TENSOR(h, MakeHalf({2, 2}, {19, 22, 43, 50}));
 }
 
+// The float alpha and beta of an integer Gemm beyond int64 (found by graph_fuzzer with a
+// NaN alpha: gemm-integer-nan-alpha-ubsan) saturate, as in the other integer conversions.
+TEST(GemmKernel, IntegerScalesBeyondInt64Saturate) {
+  const char* text = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (int64[1,1] a, int64[1,1] b, int64[1,1] c) => (int64[1,1] y, int64[1,1] z) {
+      y = Gemm <alpha = 1e30, beta = 0.25> (a, b, c)
+      z = Gemm <alpha = 0.0, beta = -1e30> (a, b, c)
+    })ONNX";
+  const Inputs inputs = {{"a", MakeTensor<std::int64_t>({1, 1}, {1})},
+                         {"b", MakeTensor<std::int64_t>({1, 1}, {1})},
+                         {"c", MakeTensor<std::int64_t>({1, 1}, {2})}};
+  // alpha saturates to INT64_MAX, times 1 * 1; beta * c = 0.5 truncates to 0.
+  EXPECT_TENSOR(RunOne(text, inputs, "y"), MakeTensor<std::int64_t>({1, 1}, {std::numeric_limits<std::int64_t>::max()}));
+  // beta * c = -2e30 saturates to INT64_MIN.
+  EXPECT_TENSOR(RunOne(text, inputs, "z"), MakeTensor<std::int64_t>({1, 1}, {std::numeric_limits<std::int64_t>::min()}));
+}
+
 TEST(GemmKernel, MatchesNaiveWithTransposesAndBroadcastC) {
   const std::int64_t M = 19, K = 23, N = 37;
   for (int ta = 0; ta < 2; ++ta)
