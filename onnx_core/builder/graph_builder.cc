@@ -435,9 +435,13 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
 }
 
 const shapes::SymTensor* GraphBuilder::GetShape(std::string_view name) const {
+  return GetShape(name, utils::HashString(name));
+}
+
+const shapes::SymTensor* GraphBuilder::GetShape(std::string_view name, std::uint64_t name_hash) const {
   const shapes::ShapesContext* context = Shapes();
   if (!context) return nullptr;
-  const shapes::SymTensor* value = context->Find(name);
+  const shapes::SymTensor* value = context->Find(name, name_hash);
   if (!value || value->kind == shapes::SymTensor::Kind::kUnknown) return nullptr;
   return value;
 }

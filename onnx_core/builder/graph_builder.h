@@ -180,6 +180,9 @@ class GraphBuilder {
   // known (never inferred, or Kind::kUnknown). The pointer stays valid until the next
   // InferShapes / InferShapesOf.
   const shapes::SymTensor* GetShape(std::string_view name) const;
+  // The same, given utils::HashString(name) (for callers that hash the name for other
+  // tables too).
+  const shapes::SymTensor* GetShape(std::string_view name, std::uint64_t name_hash) const;
   // GetShape(name) is known with a known rank (dims may still be unknown).
   bool HasShape(std::string_view name) const;
   // GetShape(name) is known with a known element type.

@@ -88,9 +88,20 @@ void GraphGraph::BuildIndex() const {
     if (HasSubgraph(node))
       for (const std::string& name : SubgraphReads(node)) subgraph_readers_[name].push_back(&node);
   }
-  for (const ValueInfoProto& output : builder_.Outputs()) outputs_.insert(output.name());
-  for (const ValueInfoProto& input : builder_.Inputs()) inputs_.insert(input.name());
-  for (const TensorProto& init : builder_.Initializers()) initializers_.emplace(init.name(), &init);
+  for (const ValueInfoProto& output : builder_.Outputs()) {
+    outputs_.insert(output.name());
+    if (ValueUses* uses = FindUses(output.name())) uses->graph_output = true;
+  }
+  for (const auto& [name, readers] : subgraph_readers_)
+    if (ValueUses* uses = FindUses(name)) uses->nested_reader = true;
+  for (const ValueInfoProto& input : builder_.Inputs()) {
+    inputs_.insert(input.name());
+    if (ValueUses* uses = FindUses(input.name())) uses->graph_input = true;
+  }
+  for (const TensorProto& init : builder_.Initializers()) {
+    initializers_.emplace(init.name(), &init);
+    if (ValueUses* uses = FindUses(init.name())) uses->initializer = &init;
+  }
 }
 
 GraphGraph::ValueUses& GraphGraph::AddValue(std::string_view name) const {
@@ -102,6 +113,8 @@ GraphGraph::ValueUses& GraphGraph::AddValue(std::string_view name) const {
     uses.consumers.clear();
     uses.constant.reset();
     uses.computed.reset();
+    uses.graph_input = uses.graph_output = uses.nested_reader = false;
+    uses.initializer = nullptr;
   }
   return uses;
 }
@@ -118,6 +131,16 @@ GraphGraph::ValueUses* GraphGraph::FindUses(std::string_view name) const {
   return entry == value_index_.kNone ? nullptr : &values_[entry];
 }
 
+GraphGraph::ValueUses* GraphGraph::Lookup(std::string_view name, ValueSide side, std::uint64_t* hash) const {
+  // value_index_ hashes names with utils::StringHash, which is HashString.
+  const std::uint64_t name_hash = utils::HashString(name);
+  if (hash) *hash = name_hash;
+  NoteReadHashed(name_hash, side);
+  Refresh();
+  const std::uint32_t entry = value_index_.find(name, static_cast<std::size_t>(name_hash));
+  return entry == value_index_.kNone ? nullptr : &values_[entry];
+}
+
 std::size_t GraphGraph::IndexedPosition(const NodeProto& node) const {
   const std::uint32_t position = positions_.find(&node);
   if (position == positions_.kNone)
@@ -131,15 +154,13 @@ std::size_t GraphGraph::IndexedPosition(const NodeProto& node) const {
 // Every query about a value notes which side of it it looked at (NoteRead): the incremental
 // matching (match_cache.h) learns what a Match depends on.
 const NodeProto* GraphGraph::NodeBefore(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  const ValueUses* uses = Uses(name);
+  const ValueUses* uses = Lookup(name, ValueSide::kDefinition);
   return uses ? uses->producer : nullptr;
 }
 
 const std::vector<const NodeProto*>& GraphGraph::NextNodes(std::string_view name) const {
   static const std::vector<const NodeProto*> kNone;
-  NoteRead(name, ValueSide::kReaders);
-  const ValueUses* uses = Uses(name);
+  const ValueUses* uses = Lookup(name, ValueSide::kReaders);
   return uses ? uses->consumers : kNone;
 }
 
@@ -167,15 +188,13 @@ std::vector<const NodeProto*> GraphGraph::Successors(const NodeProto& node) cons
 }
 
 bool GraphGraph::IsOutput(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  Refresh();
-  return outputs_.contains(name);
+  const ValueUses* uses = Lookup(name, ValueSide::kDefinition);
+  return uses ? uses->graph_output : outputs_.contains(name);
 }
 
 bool GraphGraph::IsUsedBySubgraph(std::string_view name) const {
-  NoteRead(name, ValueSide::kReaders);
-  Refresh();
-  return subgraph_readers_.contains(name);
+  const ValueUses* uses = Lookup(name, ValueSide::kReaders);
+  return uses ? uses->nested_reader : subgraph_readers_.contains(name);
 }
 
 bool GraphGraph::IsUsed(std::string_view name) const {
@@ -200,46 +219,56 @@ bool GraphGraph::Contains(const NodeProto& node) const {
 
 bool GraphGraph::HasShape(std::string_view name) const { return FindShape(name) != nullptr; }
 
+// Shapes are the builder's (valid while the index is stale, unlike the index): a query
+// notes its read and looks the shape up with one hash of the name.
+const shapes::SymTensor* GraphGraph::KnownValue(std::string_view name) const {
+  const std::uint64_t hash = utils::HashString(name);
+  NoteReadHashed(hash, ValueSide::kDefinition);
+  return builder_.GetShape(name, hash);
+}
+
 const shapes::SymTensor* GraphGraph::FindShape(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  const shapes::SymTensor* shape = builder_.GetShape(name);
+  const shapes::SymTensor* shape = KnownValue(name);
   return shape && shape->shape.HasRank() ? shape : nullptr;
 }
 
 const shapes::SymTensor& GraphGraph::GetShape(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  const shapes::SymTensor* shape = builder_.GetShape(name);
+  const shapes::SymTensor* shape = KnownValue(name);
   if (!shape) throw BuilderError("GraphGraph::GetShape: nothing is known about '" + std::string(name) + "'");
   return *shape;
 }
 
 bool GraphGraph::HasType(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  return builder_.HasType(name);
+  const shapes::SymTensor* value = KnownValue(name);
+  return value && value->HasElemType();
 }
 
 int GraphGraph::GetType(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  return builder_.GetType(name);
+  const shapes::SymTensor* value = KnownValue(name);
+  return value ? value->elem_type : 0;
 }
 
 // --- Constants --------------------------------------------------------------------------
 
 // What is known about `name` without looking at its producer's inputs. A definite answer
 // is kept in the index: patterns ask about the same values again and again.
-std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name) const {
-  NoteRead(name, ValueSide::kDefinition);
-  ValueUses* uses = FindUses(name);
+std::optional<bool> GraphGraph::ConstantBaseCase(std::string_view name, ValueUses** entry) const {
+  std::uint64_t hash = 0;
+  ValueUses* uses = Lookup(name, ValueSide::kDefinition, &hash);
+  if (entry) *entry = uses;
   if (uses && uses->constant) return uses->constant;
-  const std::optional<bool> known = ConstantWithoutInputs(name, uses ? uses->producer : nullptr);
-  if (known) NoteConstness(name, *known);
+  const std::optional<bool> known = ConstantWithoutInputs(name, uses);
+  if (known) NoteConstnessHashed(name, hash, *known);
   if (uses && known) uses->constant = known;
   return known;
 }
 
-std::optional<bool> GraphGraph::ConstantWithoutInputs(std::string_view name, const NodeProto* producer) const {
-  if (inputs_.contains(name)) return false;
-  if (initializers_.contains(name)) return true;
+std::optional<bool> GraphGraph::ConstantWithoutInputs(std::string_view name, const ValueUses* uses) const {
+  // A value the index knows carries these answers; others (read by a nested graph only,
+  // say) are looked up.
+  if (uses ? uses->graph_input : inputs_.contains(name)) return false;
+  if (uses ? uses->initializer != nullptr : initializers_.contains(name)) return true;
+  const NodeProto* producer = uses ? uses->producer : nullptr;
   if (!producer) {
     if (outer_) return outer_->IsConstant(name);
     for (const GraphBuilder* scope = builder_.Parent(); scope; scope = scope->Parent()) {
@@ -255,18 +284,21 @@ std::optional<bool> GraphGraph::ConstantWithoutInputs(std::string_view name, con
 }
 
 bool GraphGraph::IsConstant(std::string_view name) const {
-  if (std::optional<bool> known = ConstantBaseCase(name)) return *known;
+  ValueUses* entry = nullptr;
+  if (std::optional<bool> known = ConstantBaseCase(name, &entry)) return *known;
+  // Open only for a value whose producer is a foldable node of this graph (ConstantWithoutInputs).
   // Depth-first over producers, without recursion: constant chains can be long.
-  std::vector<const NodeProto*> stack{NodeBefore(name)};
+  std::vector<const NodeProto*> stack{entry->producer};
   while (!stack.empty()) {
     const NodeProto* node = stack.back();
     bool all_constant = true;
     const NodeProto* pending = nullptr;
     for (const std::string& input : node->input()) {
       if (input.empty()) continue;
-      std::optional<bool> known = ConstantBaseCase(input);
+      ValueUses* input_entry = nullptr;
+      std::optional<bool> known = ConstantBaseCase(input, &input_entry);
       if (!known) {
-        pending = NodeBefore(input);
+        pending = input_entry->producer;
         break;
       }
       if (!*known) {
@@ -280,12 +312,13 @@ bool GraphGraph::IsConstant(std::string_view name) const {
     }
     for (const std::string& output : node->output())
       if (!output.empty()) {
-        FindUses(output)->constant = all_constant;
-        NoteConstness(output, all_constant);
+        const std::uint64_t hash = utils::HashString(output);
+        values_[value_index_.find(output, static_cast<std::size_t>(hash))].constant = all_constant;
+        NoteConstnessHashed(output, hash, all_constant);
       }
     stack.pop_back();
   }
-  return *Uses(name)->constant;
+  return *entry->constant;
 }
 
 bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broadcast) {
@@ -299,8 +332,7 @@ bool GraphGraph::IsConstantScalar(std::string_view name, double value, bool broa
 }
 
 const TensorProto* GraphGraph::GetComputedConstant(std::string_view name) {
-  NoteRead(name, ValueSide::kDefinition);
-  ValueUses* uses = FindUses(name);
+  ValueUses* uses = Lookup(name, ValueSide::kDefinition);
   if (uses && uses->computed) return *uses->computed;
   const TensorProto* value = FindOrComputeConstant(name);
   // The pointer stays valid as long as the index: computed values are never freed, and
@@ -404,7 +436,10 @@ std::string GraphGraph::MakeInitializer(std::string_view name_prefix, TensorProt
   *added = std::move(value);
   // A stale index is rebuilt whole on its next use, this initializer included: building it
   // here would cost a walk over the graph per call (graph passes edit with it stale).
-  if (!index_stale_) initializers_.emplace(added->name(), added);
+  if (!index_stale_) {
+    initializers_.emplace(added->name(), added);
+    if (ValueUses* uses = FindUses(added->name())) uses->initializer = added;
+  }
   return name;
 }
 

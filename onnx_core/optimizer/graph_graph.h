@@ -34,6 +34,9 @@
 
 namespace onnxopt::core::builder {
 
+// Which side of a value a query looked at (match_cache.h).
+enum class ValueSide : std::uint32_t;
+
 // The default DoNotRemove marker: a node whose name contains it is never matched.
 inline constexpr std::string_view kDoNotRemoveMarker = "_DONOTREMOVE_";
 
@@ -161,6 +164,11 @@ class GraphGraph {
   struct ValueUses {
     const NodeProto* producer = nullptr;
     std::vector<const NodeProto*> consumers;
+    // What the tables below say about the value, kept here so that a query hashes its name
+    // once: whether it is an input or an output of this graph, whether a nested graph reads
+    // it, and the initializer of this graph that defines it.
+    bool graph_input = false, graph_output = false, nested_reader = false;
+    const TensorProto* initializer = nullptr;
     // IsConstant's answer, once known for this index.
     std::optional<bool> constant;
     // GetComputedConstant's answer, once known for this index (null: none).
@@ -176,14 +184,21 @@ class GraphGraph {
   const ValueUses* Uses(std::string_view name) const { return FindUses(name); }
   // The same entry, for the answers the index caches (IsConstant).
   ValueUses* FindUses(std::string_view name) const;
+  // The entry of `name` (null when the index has none), noting that a query looked at
+  // `side` of it (NoteRead): the name is hashed once for both (and for the caller, through
+  // `hash`).
+  ValueUses* Lookup(std::string_view name, ValueSide side, std::uint64_t* hash = nullptr) const;
+  // The builder's SymTensor of `name` (null when unknown), noting a read of its definition.
+  const shapes::SymTensor* KnownValue(std::string_view name) const;
   // Position of `node` in the index as it is, even when a batch made it stale (records
   // name the positions before the batch); throws BuilderError for an unindexed node.
   std::size_t IndexedPosition(const NodeProto& node) const;
   // Whether `name` is constant when that follows without looking at its producer's
   // inputs; nullopt when it depends on them.
-  std::optional<bool> ConstantBaseCase(std::string_view name) const;
-  // The same, not cached; `producer` is the value's producer in this graph (or null).
-  std::optional<bool> ConstantWithoutInputs(std::string_view name, const NodeProto* producer) const;
+  // `entry`, when given, receives the index entry of `name` (null when none).
+  std::optional<bool> ConstantBaseCase(std::string_view name, ValueUses** entry = nullptr) const;
+  // The same, not cached; `uses` is the value's entry in the index (or null).
+  std::optional<bool> ConstantWithoutInputs(std::string_view name, const ValueUses* uses) const;
   // GetComputedConstant, not cached in the index.
   const TensorProto* FindOrComputeConstant(std::string_view name);
   // Computes the outputs of `target` and of the producers it needs, into computed_.

@@ -67,8 +67,12 @@ thread_local ConstnessMemory* t_constness = nullptr;
 NameHash SideKey(std::string_view name, ValueSide side) { return KeyOf(utils::HashString(name), side); }
 
 void NoteRead(std::string_view name, ValueSide side) {
+  if (t_reads) NoteReadHashed(utils::HashString(name), side);
+}
+
+void NoteReadHashed(std::uint64_t name_hash, ValueSide side) {
   if (!t_reads) return;
-  const NameHash key = SideKey(name, side);
+  const NameHash key = KeyOf(name_hash, side);
   // Patterns often ask twice in a row about the same value.
   if (t_reads->names.empty() || t_reads->names.back() != key) t_reads->names.push_back(key);
 }
@@ -78,15 +82,16 @@ void NoteWholeGraphRead() {
 }
 
 void NoteConstness(std::string_view name, bool constant) {
-  if (t_constness) t_constness->Record(name, constant);
+  if (t_constness) t_constness->Record(name, utils::HashString(name), constant);
 }
 
-void ConstnessMemory::Record(std::string_view name, bool constant) {
-  Answer* answer = answers_.find(name);
-  if (!answer) {
-    answers_.set(name, Answer{constant, false, false, round_});
-    return;
-  }
+void NoteConstnessHashed(std::string_view name, std::uint64_t name_hash, bool constant) {
+  if (t_constness) t_constness->Record(name, name_hash, constant);
+}
+
+void ConstnessMemory::Record(std::string_view name, std::uint64_t name_hash, bool constant) {
+  const auto [answer, added] = answers_.emplace(name, name_hash, Answer{constant, false, false, round_});
+  if (added) return;
   if (answer->round != round_) {
     answer->before = answer->now;
     answer->had_before = true;

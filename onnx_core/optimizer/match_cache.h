@@ -58,18 +58,24 @@ NameHash SideKey(std::string_view name, ValueSide side);
 
 // A query about one side of `name` (no-op unless a Match is being observed on this thread).
 void NoteRead(std::string_view name, ValueSide side);
+// The same, given utils::HashString(name): GraphGraph's queries hash a name once for the
+// note and the index.
+void NoteReadHashed(std::uint64_t name_hash, ValueSide side);
 // A query whose answer depends on the whole graph.
 void NoteWholeGraphRead();
 // IsConstant established `constant` for `name` (no-op unless an optimization observes
 // constness on this thread).
 void NoteConstness(std::string_view name, bool constant);
+// The same, given utils::HashString(name).
+void NoteConstnessHashed(std::string_view name, std::uint64_t name_hash, bool constant);
 
 // The constness answers of one optimization, with the previous round's answer of each
 // value whose answer was established again in this round.
 class ConstnessMemory {
  public:
   void StartRound() { ++round_; }
-  void Record(std::string_view name, bool constant);
+  // `name_hash`: utils::HashString(name).
+  void Record(std::string_view name, std::uint64_t name_hash, bool constant);
   // The answer known at the end of the previous round, if any.
   const bool* Previous(std::string_view name) const;
 

@@ -855,7 +855,8 @@ class GraphGraph::Driver {
     const auto& pass = static_cast<const GraphPass&>(*g_.patterns_[index]);
     GraphBuilder& builder = g_.builder_;
     if (!builder.IsRoot() && !pass.RunsOnSubgraphs()) return;
-    RefreshIndex();
+    // The index is not refreshed here: a pass that asks GraphGraph's queries gets it built
+    // then, and one that does not (the transpose optimizer has its own view) saves a build.
     // The report's "graph passes" phase: the snapshot, Run and the record (PassStats::time_ns
     // is Run alone).
     const auto phase_start = Clock::now();

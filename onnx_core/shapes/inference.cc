@@ -26,9 +26,11 @@ ShapesContext::ShapesContext(const ShapesContext* parent)
 
 ShapesContext::~ShapesContext() = default;
 
-const SymTensor* ShapesContext::Find(std::string_view name) const {
+const SymTensor* ShapesContext::Find(std::string_view name) const { return Find(name, utils::HashString(name)); }
+
+const SymTensor* ShapesContext::Find(std::string_view name, std::uint64_t name_hash) const {
   for (const ShapesContext* context = this; context; context = context->parent_) {
-    if (const SymTensor* value = context->values_.find(name)) return value;
+    if (const SymTensor* value = context->values_.find(name, name_hash)) return value;
   }
   return nullptr;
 }

@@ -49,6 +49,8 @@ class ShapesContext {
 
   // The SymTensor of `name`, looking in enclosing scopes; null when never inferred.
   const SymTensor* Find(std::string_view name) const;
+  // The same, given utils::HashString(name) (the optimizer's queries hash a name once).
+  const SymTensor* Find(std::string_view name, std::uint64_t name_hash) const;
   void Set(const std::string& name, SymTensor value) { values_.set(name, std::move(value)); }
   // The values of this scope only (not of enclosing ones).
   const utils::NameTable<SymTensor>& Values() const { return values_; }

@@ -71,6 +71,9 @@ class DenseIndex {
 
   // The number of `key`, or kNone.
   std::uint32_t find(const Key& key) const { return index_.Find(Hash{}(key), Is(key)); }
+  // The same, given Hash{}(key): a caller that needs the hash of a name for several tables
+  // computes it once.
+  std::uint32_t find(const Key& key, std::size_t hash) const { return index_.Find(hash, Is(key)); }
   bool contains(const Key& key) const { return find(key) != kNone; }
 
   // The number of `key`, and whether it was added now (with number size() - 1).

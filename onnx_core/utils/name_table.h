@@ -34,6 +34,14 @@ class NameTable {
     return entry == ProbeIndex::kNone ? nullptr : &entries_[entry].second;
   }
   const T* find(std::string_view name) const { return const_cast<NameTable*>(this)->find(name); }
+  // find, given HashString(name) (a caller hashing a name for several tables does it once).
+  T* find(std::string_view name, std::uint64_t hash) {
+    const std::uint32_t entry = index_.Find(static_cast<std::size_t>(hash), Is(name));
+    return entry == ProbeIndex::kNone ? nullptr : &entries_[entry].second;
+  }
+  const T* find(std::string_view name, std::uint64_t hash) const {
+    return const_cast<NameTable*>(this)->find(name, hash);
+  }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
 
   // Inserts or replaces the value of `name`.
@@ -49,6 +57,15 @@ class NameTable {
     const auto [entry, added] = index_.Insert(Hash(name), static_cast<std::uint32_t>(entries_.size()), Is(name));
     if (added) entries_.emplace_back(std::string(name), std::move(value));
     return added;
+  }
+
+  // The value of `name`, inserting `value` when it is absent (true then), given
+  // HashString(name): one probe.
+  std::pair<T*, bool> emplace(std::string_view name, std::uint64_t hash, T value) {
+    const auto [entry, added] =
+        index_.Insert(static_cast<std::size_t>(hash), static_cast<std::uint32_t>(entries_.size()), Is(name));
+    if (added) return {&entries_.emplace_back(std::string(name), std::move(value)).second, true};
+    return {&entries_[entry].second, false};
   }
 
   // Entries in insertion order.
