@@ -8,7 +8,7 @@
 // RecentLookups<Result>: each thread's memo of a registry's latest answers. Shape inference,
 // type checks and the evaluator ask a registry about every node, mostly about the few
 // operators one model uses; the registry answers under its mutex, after building a key and
-// hashing it (about 400 instructions a lookup, 2 % of optimizing a decoder).
+// hashing it (about 400 instructions a lookup; the memo saves 1 % of optimizing a decoder).
 
 #include <array>
 #include <atomic>
