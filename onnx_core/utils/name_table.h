@@ -29,10 +29,7 @@ class NameTable {
   bool empty() const { return entries_.empty(); }
   void reserve(std::size_t count) { index_.Reserve(count); }
 
-  T* find(std::string_view name) {
-    const std::uint32_t entry = index_.Find(Hash(name), Is(name));
-    return entry == ProbeIndex::kNone ? nullptr : &entries_[entry].second;
-  }
+  T* find(std::string_view name) { return find(name, HashString(name)); }
   const T* find(std::string_view name) const { return const_cast<NameTable*>(this)->find(name); }
   // find, given HashString(name) (a caller hashing a name for several tables does it once).
   T* find(std::string_view name, std::uint64_t hash) {
@@ -53,11 +50,7 @@ class NameTable {
 
   // Inserts `name` with `value` unless it is present (its value is kept); true when
   // inserted. One probe, where find then set would make two.
-  bool insert(std::string_view name, T value) {
-    const auto [entry, added] = index_.Insert(Hash(name), static_cast<std::uint32_t>(entries_.size()), Is(name));
-    if (added) entries_.emplace_back(std::string(name), std::move(value));
-    return added;
-  }
+  bool insert(std::string_view name, T value) { return emplace(name, HashString(name), std::move(value)).second; }
 
   // The value of `name`, inserting `value` when it is absent (true then), given
   // HashString(name): one probe.

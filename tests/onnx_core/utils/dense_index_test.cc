@@ -24,6 +24,14 @@ TEST(DenseIndex, NumbersKeysInInsertionOrder) {
   EXPECT_EQ(index.keys(), (std::vector<std::string_view>{"x", "y"}));
 }
 
+TEST(DenseIndex, FindGivenTheHashAgreesWithFind) {
+  DenseIndex<std::string_view> index;
+  const std::vector<std::string> names = {"a", "values.0", "a_much_longer_name_of_forty_bytes_or_so_x"};
+  for (const std::string& name : names) index.insert(name);
+  for (const std::string& name : names) EXPECT_EQ(index.find(name, StringHash{}(name)), index.find(name)) << name;
+  EXPECT_EQ(index.find("b", StringHash{}("b")), index.kNone);
+}
+
 TEST(DenseIndex, ClearForgetsEveryKeyAndNumbersFromZeroAgain) {
   DenseIndex<std::string_view> index;
   index.insert("a");

@@ -39,6 +39,25 @@ TEST(NameTable, InsertAddsOnlyWhatIsAbsentAndKeepsTheValue) {
   EXPECT_EQ(table.entries().back().first, "y");
 }
 
+// The hashed forms take HashString(name) from a caller that hashed the name already.
+TEST(NameTable, HashedFindAndEmplaceAgreeWithThePlainForms) {
+  NameTable<std::string> table;
+  const auto [first, added] = table.emplace("x", HashString("x"), "first");
+  EXPECT_TRUE(added);
+  const auto [again, added_again] = table.emplace("x", HashString("x"), "second");
+  EXPECT_FALSE(added_again);
+  EXPECT_EQ(again, first);  // the entry present, its value kept
+  EXPECT_EQ(*again, "first");
+  for (int i = 0; i < 100; ++i) table.set("name" + std::to_string(i), std::to_string(i));
+  for (int i = 0; i < 100; ++i) {
+    const std::string name = "name" + std::to_string(i);
+    ASSERT_NE(table.find(name, HashString(name)), nullptr) << name;
+    EXPECT_EQ(table.find(name, HashString(name)), table.find(name));
+  }
+  EXPECT_EQ(table.find("absent", HashString("absent")), nullptr);
+  EXPECT_EQ(table.find("x", HashString("x")), first);
+}
+
 TEST(NameTable, AgreesWithUnorderedMapThroughGrowthAndKeepsAddresses) {
   NameTable<int> table;
   std::unordered_map<std::string, int> reference;
