@@ -300,19 +300,20 @@ std::vector<Value> ClipKernel(KernelContext& ctx) {
   const Tensor& in = ctx.TensorInput(0);
   Tensor x = ToComputeType(in);
   const bool attrs = ctx.OpsetVersion() < 11;
-  std::optional<double> lo, hi;
-  if (attrs) {
-    lo = ctx.FloatAttribute("min").value_or(-std::numeric_limits<float>::max());
-    hi = ctx.FloatAttribute("max").value_or(std::numeric_limits<float>::max());
-  } else {
+  if (!attrs)
     for (std::size_t i : {1, 2})
       if (ctx.HasInput(i)) ExpectSameElemType(ctx.TensorInput(i), in, InputLabel(ctx, i), "the input");
-    if (ctx.HasInput(1)) lo = InputScalar(ctx, 1);
-    if (ctx.HasInput(2)) hi = InputScalar(ctx, 2);
-  }
   Tensor y = DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) {
-    const T l = lo ? static_cast<T>(*lo) : std::numeric_limits<T>::lowest();
-    const T h = hi ? static_cast<T>(*hi) : std::numeric_limits<T>::max();
+    // A bound input is read in the input's own type: an int64 bound beyond 2^53 passed
+    // through a double lost its value, and INT64_MAX became 2^63, which no int64 holds.
+    // The float attributes of opset 6 (float types only) are converted with ConvertNumber.
+    auto bound = [&](std::size_t input, std::string_view attribute, float attribute_default, T absent) -> T {
+      if (attrs) return ConvertNumber<T>(static_cast<double>(ctx.FloatAttribute(attribute).value_or(attribute_default)));
+      if (!ctx.HasInput(input)) return absent;
+      return ToComputeType(OneElementInput(ctx, input)).template Data<T>()[0];
+    };
+    const T l = bound(1, "min", -std::numeric_limits<float>::max(), std::numeric_limits<T>::lowest());
+    const T h = bound(2, "max", std::numeric_limits<float>::max(), std::numeric_limits<T>::max());
     return UnaryLoop<T, T>(x, x.elem_type(), [&](T v) {
       if constexpr (kIsFloat<T>) {
         if (std::isnan(v)) return v;

@@ -160,14 +160,12 @@ std::optional<std::vector<std::int64_t>> OptionalInputInts(const KernelContext& 
   return InputInts(ctx, i);
 }
 
-namespace {
 const Tensor& OneElementInput(const KernelContext& ctx, std::size_t i) {
   const Tensor& t = ctx.TensorInput(i);
   if (t.size() != 1 || t.rank() > 1)
     Fail(InputLabel(ctx, i) + " must be a scalar (or a one-element vector), found " + t.Describe());
   return t;
 }
-}  // namespace
 
 std::int64_t InputIntScalar(const KernelContext& ctx, std::size_t i) {
   const Tensor& t = OneElementInput(ctx, i);

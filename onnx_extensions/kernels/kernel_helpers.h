@@ -134,6 +134,9 @@ std::optional<std::vector<std::int64_t>> OptionalInputInts(const KernelContext& 
 std::int64_t InputIntScalar(const KernelContext& ctx, std::size_t i);
 // One numeric value (any numeric type, converted): rank 0 or a one-element vector.
 double InputScalar(const KernelContext& ctx, std::size_t i);
+// Input `i`, checked to hold one value (rank 0 or a one-element vector), for a caller that
+// reads it in its own type (an int64 beyond 2^53 does not survive InputScalar's double).
+const Tensor& OneElementInput(const KernelContext& ctx, std::size_t i);
 
 // Attributes: a required int; an int within [lo, hi] (default `def` when absent); a
 // string among `choices` (default `def`).

@@ -156,6 +156,20 @@ TEST(ElementwiseKernels, ClipUsesAttributesBefore11AndInputsSince) {
   EXPECT_TENSOR(b, MakeTensor<std::int32_t>({3}, {-1, 0, 2}));
 }
 
+// int64 bounds are used as they are (found by graph_fuzzer: clip-int64-max-bound-ubsan):
+// INT64_MAX read through a double became 2^63, undefined as an int64, and a bound beyond
+// 2^53 lost its low bits.
+TEST(ElementwiseKernels, ClipTakesInt64BoundsExactly) {
+  const std::int64_t big = (std::int64_t{1} << 53) + 1;
+  auto y = RunOne(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (int64[3] x, int64 lo, int64 hi) => (int64[3] y) { y = Clip (x, lo, hi) })ONNX",
+                  {{"x", MakeTensor<std::int64_t>({3}, {0, big + 1, std::numeric_limits<std::int64_t>::max()})},
+                   {"lo", MakeScalar<std::int64_t>(big)},
+                   {"hi", MakeScalar<std::int64_t>(std::numeric_limits<std::int64_t>::max())}});
+  EXPECT_TENSOR(y, MakeTensor<std::int64_t>({3}, {big, big + 1, std::numeric_limits<std::int64_t>::max()}));
+}
+
 TEST(ElementwiseKernels, VariadicMaxAndMeanBroadcast) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 13]>
