@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "onnx_core/utils/range_count.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
@@ -791,12 +792,11 @@ std::vector<Value> RangeKernel(KernelContext& ctx) {
              " has no finite element count in int64");
       count = static_cast<std::int64_t>(std::max(0.0, n));
     } else {
-      const __int128 span = static_cast<__int128>(limit) - static_cast<__int128>(start), step = delta;
-      const __int128 n = span / step + (span % step != 0 && (span > 0) == (step > 0) ? 1 : 0);
+      const __int128 n = utils::RangeCount(start, limit, delta);
       if (n > INT64_MAX)
         Fail("the range from " + std::to_string(start) + " to " + std::to_string(limit) + " by " + std::to_string(delta) +
              " has no finite element count in int64");
-      count = n > 0 ? static_cast<std::int64_t>(n) : 0;
+      count = static_cast<std::int64_t>(n);
     }
     Tensor out(s.elem_type(), {count});
     T* p = out.MutableData<T>();

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "onnx_core/utils/range_count.h"
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
-#include "onnx_extensions/shapes/shape_rules.h"
 #include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
@@ -829,11 +829,9 @@ std::vector<SymTensor> InferRange(InferenceContext& ctx) {
     auto cs = start->Constant();
     auto cl = limit->Constant();
     if (cs && cl) {
-      // In 128 bits, as the kernel: limit - start may overflow int64; a count beyond int64
-      // stays unknown (the kernel refuses it).
-      const __int128 diff = static_cast<__int128>(*cl) - static_cast<__int128>(*cs), step = *cdelta;
-      const __int128 q = diff / step + (diff % step != 0 && (diff > 0) == (step > 0) ? 1 : 0);
-      if (q <= INT64_MAX) n = SymDim(q > 0 ? static_cast<std::int64_t>(q) : 0);
+      // A count beyond int64 stays unknown (the kernel refuses it).
+      const __int128 count = utils::RangeCount(*cs, *cl, *cdelta);
+      if (count <= INT64_MAX) n = SymDim(static_cast<std::int64_t>(count));
     } else {
       const SymDim diff = *cdelta > 0 ? *limit - *start : *start - *limit;
       const std::int64_t step = *cdelta > 0 ? *cdelta : -*cdelta;
