@@ -329,13 +329,17 @@ bool SameComputation(const NodeProto& a, const NodeProto& b) {
 
 namespace {
 
-// Whether every output of `duplicate` can be redirected to the same output of `kept`.
-bool CanMerge(const NodeProto& duplicate, const NodeProto& kept, const NameSet& outputs) {
-  for (int i = 0; i < duplicate.output_size(); ++i) {
-    const std::string& output = duplicate.output(i);
-    if (output.empty()) continue;
-    if (outputs.contains(output) || kept.output(i).empty()) return false;
-  }
+// Whether a node writes a graph output: its outputs cannot be redirected, so it is never
+// merged away (it may still be the node others merge into).
+bool WritesGraphOutput(const NodeProto& node, const NameSet& outputs) {
+  return std::any_of(node.output().begin(), node.output().end(),
+                     [&](const std::string& output) { return !output.empty() && outputs.contains(output); });
+}
+
+// Whether `kept` has every output `duplicate` has (an optional output may be left empty).
+bool HasOutputsOf(const NodeProto& kept, const NodeProto& duplicate) {
+  for (int i = 0; i < duplicate.output_size(); ++i)
+    if (!duplicate.output(i).empty() && kept.output(i).empty()) return false;
   return true;
 }
 
@@ -349,12 +353,15 @@ class ComputationGroups {
     members_.reserve(nodes);
   }
 
-  // The first member of `node`'s group that computes the same, else null.
-  const NodeProto* FindSame(std::size_t hash, const NodeProto& node) const {
+  // The first member of `node`'s group that computes the same and has every output `node`
+  // has, else null.
+  const NodeProto* FindKeeper(std::size_t hash, const NodeProto& node) const {
     const std::uint32_t group = groups_.find(hash);
     if (group == groups_.kNone) return nullptr;
-    for (std::uint32_t member = ends_[group].first; member != kEnd; member = members_[member].next)
-      if (SameComputation(node, *members_[member].node)) return members_[member].node;
+    for (std::uint32_t member = ends_[group].first; member != kEnd; member = members_[member].next) {
+      const NodeProto& kept = *members_[member].node;
+      if (SameComputation(node, kept) && HasOutputsOf(kept, node)) return &kept;
+    }
     return nullptr;
   }
 
@@ -390,15 +397,16 @@ void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
     if (!renames.Empty())
       for (std::string& input : *node.mutable_input()) renames.Apply(input);
     if (!IsMergeable(node)) continue;
+    // A node that merges into none stays a keeper for later ones: no two nodes that could
+    // merge are left (a proof the optimizer's cleanup after a batch relies on).
     const std::size_t hash = ComputationHash(node);
-    const NodeProto* same = seen.FindSame(hash, node);
-    if (!same) {
+    const NodeProto* kept = seen.FindKeeper(hash, node);
+    if (!kept || WritesGraphOutput(node, outputs)) {
       seen.Add(hash, node);
       continue;
     }
-    if (!CanMerge(node, *same, outputs)) continue;
     for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty()) renames.Add(node.output(i), same->output(i));
+      if (!node.output(i).empty()) renames.Add(node.output(i), kept->output(i));
     dead.insert(&node);
   }
   result.removed_nodes += RemoveNodes(builder, dead);

@@ -77,6 +77,9 @@ CleanupResult RemoveUnusedElements(GraphBuilder& builder, const std::function<bo
 // inputs and attributes as an earlier one is removed and its outputs redirected to the
 // earlier node's outputs. Only deterministic ONNX operators qualify (no random
 // generators, no custom domains whose semantics we do not know, no graph attributes).
+// A node is merged into the first earlier one that computes the same and has each of its
+// outputs (an optional output may be empty); a node writing a graph output is kept. After
+// the pass, no node computes the same as an earlier one it could be merged into.
 CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
 // What RemoveDuplicateNodes compares (the optimizer also uses them to prove that a rewrite
 // created no duplicate): whether a node may be merged at all, and whether two nodes

@@ -319,6 +319,37 @@ TEST(RemoveDuplicateNodes, SkipsADuplicateWhoseOutputTheFirstDoesNotWrite) {
   EXPECT_FALSE(RemoveDuplicateNodes(builder).Changed());
 }
 
+// The first Split lacks an output the others write: the third merges into the second,
+// and the pass leaves no two nodes that could merge (the optimizer's cleanup after a batch
+// relies on that). Before, only the first equal node was tried, and all three stayed.
+TEST(RemoveDuplicateNodes, MergesIntoTheFirstNodeThatHasItsOutputs) {
+  GraphBuilder builder = Parse(R"(g (float[4] x) => (float[2] y) {
+      p, unnamed = Split(x)
+      q, r = Split(x)
+      s, t = Split(x)
+      y = Sum(p, q, r, s, t)
+    })");
+  builder.Nodes().Mutable(0)->set_output(1, "");
+  const CleanupResult result = RemoveDuplicateNodes(builder);
+  EXPECT_THAT(NodeLines(builder.Graph()), ElementsAre("p,  = Split(x)", "q, r = Split(x)", "y = Sum(p, q, r, q, r)"));
+  EXPECT_THAT(RenameLines(result), ElementsAre("s -> q", "t -> r"));
+  EXPECT_FALSE(RemoveDuplicateNodes(builder).Changed());
+}
+
+// A node writing a graph output is never merged away, but later equal nodes merge into it.
+TEST(RemoveDuplicateNodes, MergesIntoANodeWritingAGraphOutput) {
+  GraphBuilder builder = Parse(R"(g (float[4] x) => (float[2] q, float[2] y) {
+      p, unnamed = Split(x)
+      q, r = Split(x)
+      s, t = Split(x)
+      y = Sum(p, r, s, t)
+    })");
+  builder.Nodes().Mutable(0)->set_output(1, "");
+  const CleanupResult result = RemoveDuplicateNodes(builder);
+  EXPECT_THAT(NodeLines(builder.Graph()), ElementsAre("p,  = Split(x)", "q, r = Split(x)", "y = Sum(p, r, q, r)"));
+  EXPECT_THAT(RenameLines(result), ElementsAre("s -> q", "t -> r"));
+}
+
 TEST(RemoveDuplicateNodes, MergesEqualConstants) {
   GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) {
       k1 = Constant <value_floats = [1.0, 2.0]> ()
