@@ -170,6 +170,21 @@ TEST(SymDim, OverflowGivesUnknown) {
   EXPECT_FALSE((a * a).Evaluate({{"a", std::int64_t{1} << 32}}).has_value());
 }
 
+// Constants are added, subtracted and multiplied directly: the results equal the canonical
+// forms the polynomial path gives, and a difference that fits is exact even when the
+// negated operand would not (the polynomial path negates, and -kMin overflows).
+TEST(SymDim, ComputesConstantsDirectly) {
+  SymDim a = S("a");
+  EXPECT_EQ(SymDim(3) + SymDim(4), (a + 3) - a + 4);
+  EXPECT_EQ((SymDim(3) * SymDim(-4)).ToString(), "-12");
+  EXPECT_EQ(SymDim(3) * SymDim(-4), (a * 3 - a * 3) - 12);
+  EXPECT_EQ((SymDim(5) - SymDim(5)).ToString(), "0");
+  EXPECT_EQ(SymDim(5) - SymDim(5), a - a);
+  EXPECT_EQ(SymDim(-1) - SymDim(kMin), SymDim(kMax));
+  EXPECT_TRUE((SymDim(0) - SymDim(kMin)).IsUnknown());
+  EXPECT_TRUE((SymDim(kMin) * SymDim(-1)).IsUnknown());
+}
+
 TEST(SymDim, GivesUnknownBeyondSizeLimits) {
   SymDim a = S("a");
   SymDim power(1);
