@@ -142,10 +142,14 @@ class Context final : public KernelContext {
 
 class Evaluator {
  public:
-  Evaluator(const OpsetImports& opsets, const Functions& functions)
-      : opsets_(opsets), functions_(functions), expansions_([this](const NodeProto& node) {
+  Evaluator(const OpsetImports& opsets, const Functions& functions,
+            std::uint64_t max_nested_node_runs = RunOptions{}.max_nested_node_runs)
+      : opsets_(opsets),
+        functions_(functions),
+        expansions_([this](const NodeProto& node) {
           return FindKernel(node.domain(), node.op_type()) ? nullptr : FindFunction(node);
-        }) {}
+        }),
+        max_nested_node_runs_(max_nested_node_runs) {}
 
   Scope MainScope() const { return Scope{&opsets_, nullptr, 0}; }
 
@@ -216,6 +220,14 @@ class Evaluator {
     if (inputs.size() != static_cast<std::size_t>(graph.input_size()))
       throw ModelError("the graph '" + graph.name() + "' takes " + std::to_string(graph.input_size()) +
                        " inputs, " + std::to_string(inputs.size()) + " given");
+    // Counted before the run: a body of many nodes is refused whole, an empty one still counts.
+    const auto runs = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(graph.node_size()));
+    if (runs > max_nested_node_runs_ - nested_node_runs_)
+      throw ModelError("the nested graphs (If branches, Loop and Scan bodies) would run more than " +
+                       std::to_string(max_nested_node_runs_) + " nodes in one evaluation (" +
+                       std::to_string(nested_node_runs_) + " run so far); a loop that never ends, or loops " +
+                       "nested in loops, do that");
+    nested_node_runs_ += runs;
     Frame frame(&parent);
     frame.AddInitializers(graph);
     for (int i = 0; i < graph.input_size(); ++i) frame.Set(graph.input(i).name(), inputs[static_cast<std::size_t>(i)]);
@@ -391,6 +403,8 @@ class Evaluator {
   ir::CallExpansions expansions_;
   std::uint64_t function_nodes_run_ = 0;
   const NodeProto* outermost_call_ = nullptr;  // the call being run from a graph outside every function
+  const std::uint64_t max_nested_node_runs_;
+  std::uint64_t nested_node_runs_ = 0;  // RunGraph's count
 };
 
 std::vector<Value> Context::RunSubgraph(std::string_view attribute, const std::vector<Value>& inputs) {
@@ -423,7 +437,7 @@ ValueMap Run(const ModelProto& model, const ValueMap& inputs) { return Run(model
 
 ValueMap Run(const ModelProto& model, const ValueMap& inputs, const RunOptions& options, RunStats* stats) {
   const GraphProto& graph = model.graph();
-  Evaluator evaluator(model.opset_import(), model.functions());
+  Evaluator evaluator(model.opset_import(), model.functions(), options.max_nested_node_runs);
   Frame frame;
   frame.AddInitializers(graph);
   std::unordered_set<std::string_view> declared;

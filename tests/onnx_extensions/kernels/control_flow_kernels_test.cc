@@ -1,9 +1,13 @@
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
+#include "onnx_core/common/error.h"
+#include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
+#include "tests/support/test_support.h"
 
 namespace onnxopt::testing {
 namespace {
@@ -73,6 +77,66 @@ TEST(LoopKernel, ReturnsEmptyScanOutputsForZeroIterations) {
   auto out = RunText(text, {{"m", MakeScalar<std::int64_t>(0)}, {"a0", MakeTensor<float>({2}, {1, 2})}});
   EXPECT_TENSOR(Out(out, "acc"), MakeTensor<float>({2}, {1, 2}));
   EXPECT_EQ(Out(out, "sc").size(), 0);
+}
+
+// Runs `text` with the nested graphs limited to `budget` node runs (RunOptions).
+core::eval::ValueMap RunWithNestedBudget(std::string_view text, const Inputs& inputs, std::uint64_t budget) {
+  onnx_kernels::RegisterKernels();
+  core::eval::ValueMap values;
+  for (const auto& [name, tensor] : inputs) values[name] = tensor;
+  core::eval::RunOptions options;
+  options.max_nested_node_runs = budget;
+  return core::eval::Run(ParseText(text), values, options);
+}
+
+// Loops nested in loops multiply their iterations past the per-loop limit: the nested
+// graphs of one evaluation share one budget of node runs. Here 3 outer runs of 2 nodes and
+// 9 inner runs of 2 nodes: 24.
+TEST(LoopKernel, NestedLoopsShareOneBudgetOfNodeRuns) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (int64 m, bool c, float[1] a0) => (float[1] acc) {
+      acc = Loop <body = outer (int64 i, bool cin, float[1] a) => (bool cout, float[1] an) {
+        cout = Identity (cin)
+        an = Loop <body = inner (int64 j, bool din, float[1] b) => (bool dout, float[1] bn) {
+          dout = Identity (din)
+          bn = Add (b, a)
+        }> (m, cin, a)
+      }> (m, c, a0)
+    })ONNX";
+  const Inputs inputs{{"m", MakeScalar<std::int64_t>(3)}, {"c", MakeScalar<bool>(true)}, {"a0", MakeTensor<float>({1}, {1})}};
+  EXPECT_TENSOR(OutputTensor(RunWithNestedBudget(text, inputs, 24), "acc"), MakeTensor<float>({1}, {64}));
+  try {
+    RunWithNestedBudget(text, inputs, 23);
+    ADD_FAILURE() << "expected a ModelError";
+  } catch (const ModelError& error) {
+    EXPECT_STREQ(error.what(),
+                 "node 'acc' (Loop): node 'an' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run "
+                 "more than 23 nodes in one evaluation (22 run so far); a loop that never ends, or loops nested in "
+                 "loops, do that");
+  }
+}
+
+// A body without nodes still counts one run: a long loop of them is refused too.
+TEST(LoopKernel, EmptyBodiesCountAgainstTheBudget) {
+  const char* text = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (int64 m, bool c, float v) => (float done) {
+      done = Loop <body = empty (int64 i, bool cin, float vin) => (bool cin, float vin) {}> (m, c, v)
+    })ONNX";
+  const Inputs inputs{
+      {"m", MakeScalar<std::int64_t>(1'000'000)}, {"c", MakeScalar<bool>(true)}, {"v", MakeScalar<float>(2)}};
+  EXPECT_TENSOR(OutputTensor(RunWithNestedBudget(text, {{"m", MakeScalar<std::int64_t>(100)}, inputs[1], inputs[2]}, 100),
+                             "done"),
+                MakeScalar<float>(2));
+  try {
+    RunWithNestedBudget(text, inputs, 100);
+    ADD_FAILURE() << "expected a ModelError";
+  } catch (const ModelError& error) {
+    EXPECT_STREQ(error.what(),
+                 "node 'done' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run more than 100 "
+                 "nodes in one evaluation (100 run so far); a loop that never ends, or loops nested in loops, do that");
+  }
 }
 
 TEST(ScanKernel, ComputesCumulativeSumsInBothDirections) {
