@@ -17,8 +17,12 @@ constexpr int kFunctionOverloadField = 13;
 
 bool IsDefaultDomain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
 
-std::string UnknownString(const google::protobuf::Message& message, int number) {
-  const google::protobuf::UnknownFieldSet& fields = message.GetReflection()->GetUnknownFields(message);
+// The last length-delimited unknown field `number` of a NodeProto or FunctionProto. Read
+// with the generated accessor, not through reflection: the first reflection call builds
+// the descriptors of all of onnx.proto (about 900 000 instructions, once per process).
+template <class Message>
+std::string UnknownString(const Message& message, int number) {
+  const google::protobuf::UnknownFieldSet& fields = message.unknown_fields();
   std::string value;
   for (int i = 0; i < fields.field_count(); ++i) {
     const google::protobuf::UnknownField& field = fields.field(i);
@@ -40,7 +44,7 @@ std::string FunctionKey(std::string_view domain, std::string_view name, std::str
 // The function's attribute defaults (FunctionProto.attribute_proto, IR 9).
 std::vector<AttributeProto> AttributeDefaults(const FunctionProto& function) {
   std::vector<AttributeProto> defaults;
-  const google::protobuf::UnknownFieldSet& fields = function.GetReflection()->GetUnknownFields(function);
+  const google::protobuf::UnknownFieldSet& fields = function.unknown_fields();
   for (int i = 0; i < fields.field_count(); ++i) {
     const google::protobuf::UnknownField& field = fields.field(i);
     if (field.number() != kFunctionAttributeProtoField ||
