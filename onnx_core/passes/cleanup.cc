@@ -253,16 +253,22 @@ void Mix(std::size_t& hash, std::size_t value) { hash = (hash ^ value) * 0x10000
 std::size_t HashOf(std::string_view text) { return static_cast<std::size_t>(utils::HashString(text)); }
 
 // Hashes the fields that usually tell attributes apart; equal attributes hash equally.
+// A typed attribute hashes the field of its type (every node of a large graph is hashed
+// at each cleanup); one without a type hashes them all.
 std::size_t AttributeHash(const AttributeProto& attr) {
   std::size_t hash = HashOf(attr.name());
   Mix(hash, static_cast<std::size_t>(attr.type()));
-  Mix(hash, static_cast<std::size_t>(attr.i()));
-  Mix(hash, std::hash<float>{}(attr.f()));
-  Mix(hash, HashOf(attr.s()));
-  for (std::int64_t value : attr.ints()) Mix(hash, static_cast<std::size_t>(value));
-  for (float value : attr.floats()) Mix(hash, std::hash<float>{}(value));
-  for (const std::string& value : attr.strings()) Mix(hash, HashOf(value));
-  if (attr.has_t()) {
+  const bool all = attr.type() == AttributeProto::UNDEFINED;
+  if (all || attr.type() == AttributeProto::INT) Mix(hash, static_cast<std::size_t>(attr.i()));
+  if (all || attr.type() == AttributeProto::FLOAT) Mix(hash, std::hash<float>{}(attr.f()));
+  if (all || attr.type() == AttributeProto::STRING) Mix(hash, HashOf(attr.s()));
+  if (all || attr.type() == AttributeProto::INTS)
+    for (std::int64_t value : attr.ints()) Mix(hash, static_cast<std::size_t>(value));
+  if (all || attr.type() == AttributeProto::FLOATS)
+    for (float value : attr.floats()) Mix(hash, std::hash<float>{}(value));
+  if (all || attr.type() == AttributeProto::STRINGS)
+    for (const std::string& value : attr.strings()) Mix(hash, HashOf(value));
+  if ((all || attr.type() == AttributeProto::TENSOR) && attr.has_t()) {
     Mix(hash, static_cast<std::size_t>(attr.t().data_type()));
     for (std::int64_t dim : attr.t().dims()) Mix(hash, static_cast<std::size_t>(dim));
     Mix(hash, HashOf(attr.t().raw_data()));

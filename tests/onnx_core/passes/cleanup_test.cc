@@ -350,6 +350,26 @@ TEST(RemoveDuplicateNodes, MergesIntoANodeWritingAGraphOutput) {
   EXPECT_THAT(RenameLines(result), ElementsAre("s -> q", "t -> r"));
 }
 
+// Equal computations hash equally whatever the attribute order; a typed attribute hashes
+// the field of its type, one without a type (older exporters) every field.
+TEST(ComputationHash, FollowsWhatTheNodeComputes) {
+  GraphBuilder builder = Parse(R"(g (float[2,2] x) => (float[2,2] y) {
+      a = Gemm <alpha = 2.0, beta = 3.0, transA = 1> (x, x, x)
+      b = Gemm <transA = 1, beta = 3.0, alpha = 2.0> (x, x, x)
+      c = Gemm <alpha = 2.0, beta = 3.0, transA = 0> (x, x, x)
+      d = Gemm <alpha = 2.5, beta = 3.0, transA = 1> (x, x, x)
+      y = Sum(a, b, c, d)
+    })");
+  const auto& nodes = builder.Nodes();
+  EXPECT_EQ(ComputationHash(nodes.Get(0)), ComputationHash(nodes.Get(1)));
+  EXPECT_NE(ComputationHash(nodes.Get(0)), ComputationHash(nodes.Get(2)));
+  EXPECT_NE(ComputationHash(nodes.Get(0)), ComputationHash(nodes.Get(3)));
+  NodeProto untyped_a = nodes.Get(0), untyped_c = nodes.Get(2);
+  for (NodeProto* node : {&untyped_a, &untyped_c})
+    for (AttributeProto& attr : *node->mutable_attribute()) attr.set_type(AttributeProto::UNDEFINED);
+  EXPECT_NE(ComputationHash(untyped_a), ComputationHash(untyped_c));
+}
+
 TEST(RemoveDuplicateNodes, MergesEqualConstants) {
   GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) {
       k1 = Constant <value_floats = [1.0, 2.0]> ()
