@@ -320,8 +320,11 @@ void MatchCache::EndRound(int threshold) {
     }
     entry.clean_level = std::max(entry.clean_level, threshold);
     // Several patterns read the same names: keep each once.
-    std::sort(entry.reads.names.begin(), entry.reads.names.end());
-    entry.reads.names.erase(std::unique(entry.reads.names.begin(), entry.reads.names.end()), entry.reads.names.end());
+    std::vector<NameHash>& names = entry.reads.names;
+    if (names.size() == entry.sorted_reads) continue;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    entry.sorted_reads = names.size();
   }
 }
 

@@ -174,12 +174,16 @@ class MatchCache {
     int clean_level = kNotClean;
     bool unclean = false;
     ReadSet reads;
+    // How many names of `reads` EndRound sorted and made unique: a node no pattern tried
+    // since keeps them so, and is not sorted again.
+    std::size_t sorted_reads = 0;
     // Back to a new entry's state, keeping the memory of the reads for the next round.
     void Forget() {
       clean_level = kNotClean;
       unclean = false;
       reads.names.clear();
       reads.whole_graph = false;
+      sorted_reads = 0;
     }
   };
   // A node as the previous round saw it: what it is (only when verifying), and the keys of
