@@ -410,22 +410,35 @@ class GraphGraph::Driver {
   // inputs): they are then known to be in a match when their turn comes.
   Turns TakeTurns(const std::vector<std::size_t>& round, MatchCache* cache) {
     // The patterns (indices into `round`, ascending) tried on each node: those of its op
-    // type, merged with those tried on every node.
-    std::vector<std::uint32_t> on_every_node;
-    std::unordered_map<std::string_view, std::vector<std::uint32_t>, utils::StringHash> by_op_type;
+    // type, merged with those tried on every node; and the highest of their priorities (a
+    // node the cache knows clean up to it is passed over whole: most are, after a round).
+    struct PatternList {
+      std::vector<std::uint32_t> patterns;
+      int top_priority = INT_MIN;
+    };
+    PatternList on_every_node;
+    std::unordered_map<std::string_view, PatternList, utils::StringHash> by_op_type;
     for (std::uint32_t r = 0; r < round.size(); ++r) {
       const std::set<std::string>& ops = classes_->fast_op_types[round[r]];
-      if (ops.empty()) on_every_node.push_back(r);
+      if (ops.empty()) on_every_node.patterns.push_back(r);
       for (const std::string& op : ops)
-        if (g_.by_op_type_.contains(op)) by_op_type[op].push_back(r);
+        if (g_.by_op_type_.contains(op)) by_op_type[op].patterns.push_back(r);
     }
+    auto top_priority = [&](const std::vector<std::uint32_t>& patterns) {
+      int top = INT_MIN;
+      for (std::uint32_t r : patterns) top = std::max(top, g_.patterns_[round[r]]->priority);
+      return top;
+    };
+    on_every_node.top_priority = top_priority(on_every_node.patterns);
     const auto& nodes = g_.builder_.Nodes();
-    std::vector<const std::vector<std::uint32_t>*> patterns_at(static_cast<std::size_t>(nodes.size()), &on_every_node);
-    for (auto& [op, patterns] : by_op_type) {
+    std::vector<const PatternList*> patterns_at(static_cast<std::size_t>(nodes.size()), &on_every_node);
+    for (auto& [op, list] : by_op_type) {
+      std::vector<std::uint32_t>& patterns = list.patterns;
       const auto middle = static_cast<std::ptrdiff_t>(patterns.size());
-      patterns.insert(patterns.end(), on_every_node.begin(), on_every_node.end());
+      patterns.insert(patterns.end(), on_every_node.patterns.begin(), on_every_node.patterns.end());
       std::inplace_merge(patterns.begin(), patterns.begin() + middle, patterns.end());
-      for (std::size_t position : g_.by_op_type_.at(op)) patterns_at[position] = &patterns;
+      list.top_priority = top_priority(patterns);
+      for (std::size_t position : g_.by_op_type_.at(op)) patterns_at[position] = &list;
     }
 
     std::vector<Turn> walked;  // in the order of the walk
@@ -435,7 +448,9 @@ class GraphGraph::Driver {
     auto since = Clock::now();
     for (std::size_t position = patterns_at.size(); position-- > 0;) {
       const auto at = static_cast<std::uint32_t>(position);
-      for (std::uint32_t r : *patterns_at[position]) {
+      const PatternList& list = *patterns_at[position];
+      if (cache && !check_incremental_ && cache->Clean(position, list.top_priority)) continue;
+      for (std::uint32_t r : list.patterns) {
         const PatternOptimization& pattern = *g_.patterns_[round[r]];
         if (cache && cache->Clean(position, pattern.priority)) {
           if (check_incremental_) walked.push_back(Turn{.position = at, .pattern = r, .kind = Turn::Kind::kClean});
