@@ -89,6 +89,17 @@ core::eval::ValueMap RunWithNestedBudget(std::string_view text, const Inputs& in
   return core::eval::Run(ParseText(text), values, options);
 }
 
+// The message of the ModelError RunWithNestedBudget throws; "" and a test failure when it runs.
+std::string NestedBudgetError(std::string_view text, const Inputs& inputs, std::uint64_t budget) {
+  try {
+    RunWithNestedBudget(text, inputs, budget);
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "expected a ModelError";
+  return "";
+}
+
 // Loops nested in loops multiply their iterations past the per-loop limit: the nested
 // graphs of one evaluation share one budget of node runs. Here 3 outer runs of 2 nodes and
 // 9 inner runs of 2 nodes: 24.
@@ -106,15 +117,10 @@ TEST(LoopKernel, NestedLoopsShareOneBudgetOfNodeRuns) {
     })ONNX";
   const Inputs inputs{{"m", MakeScalar<std::int64_t>(3)}, {"c", MakeScalar<bool>(true)}, {"a0", MakeTensor<float>({1}, {1})}};
   EXPECT_TENSOR(OutputTensor(RunWithNestedBudget(text, inputs, 24), "acc"), MakeTensor<float>({1}, {64}));
-  try {
-    RunWithNestedBudget(text, inputs, 23);
-    ADD_FAILURE() << "expected a ModelError";
-  } catch (const ModelError& error) {
-    EXPECT_STREQ(error.what(),
-                 "node 'acc' (Loop): node 'an' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run "
-                 "more than 23 nodes in one evaluation (22 run so far); a loop that never ends, or loops nested in "
-                 "loops, do that");
-  }
+  EXPECT_EQ(NestedBudgetError(text, inputs, 23),
+            "node 'acc' (Loop): node 'an' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run "
+            "more than 23 nodes in one evaluation (22 run so far); a loop that never ends, or loops nested in loops, "
+            "do that");
 }
 
 // A body without nodes still counts one run: a long loop of them is refused too.
@@ -129,14 +135,9 @@ TEST(LoopKernel, EmptyBodiesCountAgainstTheBudget) {
   EXPECT_TENSOR(OutputTensor(RunWithNestedBudget(text, {{"m", MakeScalar<std::int64_t>(100)}, inputs[1], inputs[2]}, 100),
                              "done"),
                 MakeScalar<float>(2));
-  try {
-    RunWithNestedBudget(text, inputs, 100);
-    ADD_FAILURE() << "expected a ModelError";
-  } catch (const ModelError& error) {
-    EXPECT_STREQ(error.what(),
-                 "node 'done' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run more than 100 "
-                 "nodes in one evaluation (100 run so far); a loop that never ends, or loops nested in loops, do that");
-  }
+  EXPECT_EQ(NestedBudgetError(text, inputs, 100),
+            "node 'done' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run more than 100 "
+            "nodes in one evaluation (100 run so far); a loop that never ends, or loops nested in loops, do that");
 }
 
 TEST(ScanKernel, ComputesCumulativeSumsInBothDirections) {
