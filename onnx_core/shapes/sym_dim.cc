@@ -65,6 +65,11 @@ std::optional<std::int64_t> AddInt(std::int64_t a, std::int64_t b) {
   if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
   return r;
 }
+std::optional<std::int64_t> SubInt(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
 std::optional<std::int64_t> MulInt(std::int64_t a, std::int64_t b) {
   std::int64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
@@ -679,37 +684,35 @@ std::optional<std::int64_t> SymDim::Evaluate(const std::map<std::string, std::in
 
 namespace {
 
-// `a op b` for two constants that does not overflow, computed without building
-// polynomials (shape inference adds and multiplies constant dims at most nodes); else
-// nullopt, and the caller takes the general path.
-template <class Operation>
-std::optional<SymDim> ConstantArithmetic(const SymDim& a, const SymDim& b, Operation operation) {
+// `a op b` for two constants, computed without building polynomials (shape inference
+// adds and multiplies constant dims at most nodes); nullopt when an operand is not
+// constant or the result overflows: the caller takes the general path.
+std::optional<SymDim> ConstantArithmetic(const SymDim& a, const SymDim& b,
+                                         std::optional<std::int64_t> (*operation)(std::int64_t, std::int64_t)) {
   const std::optional<std::int64_t> x = ConstantOf(PolyOf(a)), y = ConstantOf(PolyOf(b));
-  std::int64_t result = 0;
-  if (!x || !y || operation(*x, *y, &result)) return std::nullopt;
-  return SymDim(result);
+  if (!x || !y) return std::nullopt;
+  const std::optional<std::int64_t> result = operation(*x, *y);
+  if (!result) return std::nullopt;
+  return SymDim(*result);
 }
 
 }  // namespace
 
 SymDim operator+(const SymDim& a, const SymDim& b) {
   if (a.IsUnknown() || b.IsUnknown()) return SymDim();
-  auto add = [](std::int64_t x, std::int64_t y, std::int64_t* r) { return __builtin_add_overflow(x, y, r); };
-  if (std::optional<SymDim> sum = ConstantArithmetic(a, b, add)) return *std::move(sum);
+  if (std::optional<SymDim> sum = ConstantArithmetic(a, b, AddInt)) return *std::move(sum);
   return SymDim::Expr::FromPoly(AddPolys(PolyOf(a), PolyOf(b)));
 }
 
 SymDim operator-(const SymDim& a, const SymDim& b) {
   if (a.IsUnknown() || b.IsUnknown()) return SymDim();
-  auto subtract = [](std::int64_t x, std::int64_t y, std::int64_t* r) { return __builtin_sub_overflow(x, y, r); };
-  if (std::optional<SymDim> difference = ConstantArithmetic(a, b, subtract)) return *std::move(difference);
+  if (std::optional<SymDim> difference = ConstantArithmetic(a, b, SubInt)) return *std::move(difference);
   return SymDim::Expr::FromPoly(SubPolys(PolyOf(a), PolyOf(b)));
 }
 
 SymDim operator*(const SymDim& a, const SymDim& b) {
   if (a.IsUnknown() || b.IsUnknown()) return SymDim();
-  auto multiply = [](std::int64_t x, std::int64_t y, std::int64_t* r) { return __builtin_mul_overflow(x, y, r); };
-  if (std::optional<SymDim> product = ConstantArithmetic(a, b, multiply)) return *std::move(product);
+  if (std::optional<SymDim> product = ConstantArithmetic(a, b, MulInt)) return *std::move(product);
   return SymDim::Expr::FromPoly(MulPolys(PolyOf(a), PolyOf(b)));
 }
 
