@@ -1,6 +1,7 @@
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "onnx_core/ir/tensor_data.h"
 
@@ -27,14 +28,24 @@ std::int64_t ShapeSize(const Shape& shape) { return ShapeSize(shape, 0); }
 
 std::int64_t ShapeSize(const Shape& shape, std::size_t from, std::size_t to) {
   const std::size_t end = std::min(to, shape.size());
+  if (from >= end) return 1;
+  // A dim of 0 makes the product 0 whatever the others, whose product may pass int64 in
+  // an empty tensor's shape; a product that overflows without one is refused.
+  if (std::find(shape.begin() + static_cast<std::ptrdiff_t>(from), shape.begin() + static_cast<std::ptrdiff_t>(end),
+                0) != shape.begin() + static_cast<std::ptrdiff_t>(end))
+    return 0;
   std::int64_t n = 1;
-  for (std::size_t i = from; i < end; ++i) n *= shape[i];
+  for (std::size_t i = from; i < end; ++i)
+    if (__builtin_mul_overflow(n, shape[i], &n)) Fail("the dims " + ShapeToString(shape) + " multiply past int64");
   return n;
 }
 
 Shape Strides(const Shape& shape) {
   Shape strides(shape.size(), 1);
-  for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  // Strides never pass the element count, but in an empty tensor's shape the dims right of
+  // a 0 may: no element is read through those, so they saturate instead of overflowing.
+  for (std::size_t i = shape.size(); i-- > 1;)
+    if (__builtin_mul_overflow(strides[i], shape[i], &strides[i - 1])) strides[i - 1] = INT64_MAX;
   return strides;
 }
 

@@ -130,9 +130,8 @@ std::vector<Value> FlattenKernel(KernelContext& ctx) {
   std::int64_t axis = ctx.IntAttribute("axis").value_or(1);
   if (axis < -rank || axis > rank) Fail("axis " + std::to_string(axis) + " is out of range");
   if (axis < 0) axis += rank;
-  std::int64_t outer = 1, inner = 1;
-  for (std::int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.shape()[static_cast<std::size_t>(i)];
-  return {x.Reshaped({outer, inner})};
+  const auto split = static_cast<std::size_t>(axis);
+  return {x.Reshaped({ShapeSize(x.shape(), 0, split), ShapeSize(x.shape(), split)})};
 }
 
 std::vector<std::int64_t> AxesFromAttrOrInput(KernelContext& ctx, std::int64_t input_since, std::size_t input) {
@@ -225,10 +224,7 @@ Tensor ConcatTensors(const std::vector<Tensor>& inputs, std::int64_t axis_attr) 
     shape[axis] = CheckedAdd(shape[axis], t.shape()[axis], "the concatenated dim");
   }
   Tensor::CheckShape(first.elem_type(), shape);
-  std::int64_t outer = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
-  std::int64_t inner = 1;
-  for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const std::int64_t outer = ShapeSize(shape, 0, axis), inner = ShapeSize(shape, axis + 1);
   return DispatchStorage(first.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(first.elem_type(), shape);
     T* dst = out.MutableData<T>();
@@ -474,9 +470,7 @@ std::vector<Value> GatherKernel(KernelContext& ctx) {
   shape.insert(shape.end(), ishape.begin(), ishape.end());
   shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.shape().end());
   const std::int64_t dim = x.shape()[axis];
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= x.shape()[d];
-  for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
   for (auto& i : indices) i = CheckIndex(i, dim);
   return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
@@ -619,12 +613,11 @@ NdIndex ResolveNd(const Shape& data, const Tensor& it, std::int64_t batch_dims) 
            ShapeToString(data) + " differ");
   NdIndex r;
   r.batch_shape.assign(it.shape().begin(), it.shape().end() - 1);
-  for (std::size_t d = b + static_cast<std::size_t>(k); d < data.size(); ++d) r.slice *= data[d];
+  r.slice = ShapeSize(data, b + static_cast<std::size_t>(k));
   Shape strides = Strides(data);
   auto idx = it.ToInt64Vector();
   const std::int64_t count = ShapeSize(r.batch_shape);
-  std::int64_t per_batch = 1;
-  for (std::size_t d = b; d < r.batch_shape.size(); ++d) per_batch *= r.batch_shape[d];
+  const std::int64_t per_batch = ShapeSize(r.batch_shape, b);
   for (std::int64_t i = 0; i < count; ++i) {
     std::int64_t off = 0;
     // Batch position: the first b dims of indices match the first b dims of data.
@@ -866,10 +859,8 @@ std::vector<Value> CumSumKernel(KernelContext& ctx) {
   const auto axis = static_cast<std::size_t>(NormalizeAxis(InputIntScalar(ctx, 1), static_cast<std::int64_t>(x.rank())));
   const bool exclusive = ctx.IntAttribute("exclusive").value_or(0) != 0;
   const bool reverse = ctx.IntAttribute("reverse").value_or(0) != 0;
-  std::int64_t outer = 1, inner = 1;
   const std::int64_t n = x.shape()[axis];
-  for (std::size_t d = 0; d < axis; ++d) outer *= x.shape()[d];
-  for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
   Tensor y = DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), x.shape());
     const T* src = x.Data<T>();
@@ -910,9 +901,7 @@ std::vector<Value> OneHotKernel(KernelContext& ctx) {
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(-1), out_rank));
   Shape shape = ishape;
   shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(axis), depth);
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= ishape[d];
-  for (std::size_t d = axis; d < ishape.size(); ++d) inner *= ishape[d];
+  const std::int64_t outer = ShapeSize(ishape, 0, axis), inner = ShapeSize(ishape, axis);
   return {DispatchStorage(values.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(values.elem_type(), shape);
     const T off = values.Data<T>()[0], on = values.Data<T>()[1];
@@ -974,7 +963,8 @@ std::vector<Value> DepthSpaceKernel(KernelContext& ctx, bool to_space) {
   }
   if (h % b || w % b) Fail("the spatial dims of " + x.Describe() + " are not divisible by blocksize");
   Tensor t = TransposeTensor(x.Reshaped({n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
-  return {t.Reshaped({n, CheckedMul(c, CheckedMul(b, b, what), what), h / b, w / b})};
+  // c first: 0 channels give 0 whatever the block size.
+  return {t.Reshaped({n, CheckedMul(CheckedMul(c, b, what), b, what), h / b, w / b})};
 }
 
 // TopK / ArgMax / reductions ----------------------------------------------------------
@@ -987,9 +977,7 @@ std::vector<Value> TopKKernel(KernelContext& ctx) {
   const bool largest = ctx.IntAttribute("largest").value_or(1) != 0;
   const std::int64_t n = x.shape()[axis];
   if (k < 0 || k > n) Fail("k " + std::to_string(k) + " is out of range for a dim of size " + std::to_string(n));
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= x.shape()[d];
-  for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
   Shape shape = x.shape();
   shape[axis] = k;
   Tensor idx(TensorProto::INT64, shape);
@@ -1030,9 +1018,7 @@ std::vector<Value> ArgKernel(KernelContext& ctx, bool max) {
   const bool last = ctx.IntAttribute("select_last_index").value_or(0) != 0;
   const std::int64_t n = x.shape()[axis];
   if (n == 0) Fail("cannot take ArgMax/ArgMin of an empty axis");
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= x.shape()[d];
-  for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
   Shape shape = x.shape();
   if (keepdims) shape[axis] = 1;
   else shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
