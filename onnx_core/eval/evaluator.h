@@ -36,10 +36,10 @@ struct RunOptions {
   bool measure_memory = false;
   // The nodes that nested graphs (If branches, Loop and Scan bodies) may run in one
   // evaluation, each run of a graph counting at least one; beyond it the evaluation is
-  // refused (ModelError). A Loop refuses more than 2^24 iterations of its own, but loops
-  // nested in loops multiply: 2^20 iterations in 2^20 run for days. The default allows
-  // what one Loop may run (2^24 iterations of a one-node body), about 15 s of the smallest
-  // nodes; a generation loop of 1 000 steps over a 10 000-node decoder runs 10^7.
+  // refused (ModelError). It bounds a loop whose condition never turns false, and loops
+  // nested in loops, whose iterations multiply (2^20 in 2^20 would run for days). The
+  // default is about 10 s of the smallest nodes; a generation loop of 1 000 steps over a
+  // 10 000-node decoder runs 10^7.
   std::uint64_t max_nested_node_runs = std::uint64_t{1} << 24;
 };
 struct RunStats {

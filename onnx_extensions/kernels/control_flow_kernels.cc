@@ -20,10 +20,6 @@ using core::eval::Arity;
 using core::eval::NoValue;
 using core::eval::Sequence;
 
-// A Loop runs its body at most this many times: a loop whose condition never turns
-// false (or a huge trip count) is refused instead of running for ever.
-constexpr std::int64_t kMaxLoopIterations = std::int64_t{1} << 24;
-
 // Copies `count` elements from src[src_at] to dst[dst_at] (any element type).
 void CopyElements(const Tensor& src, std::int64_t src_at, Tensor& dst, std::int64_t dst_at, std::int64_t count) {
   if (count <= 0) return;
@@ -147,8 +143,6 @@ std::vector<Value> LoopKernel(KernelContext& ctx) {
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::int64_t it = 0;
   while ((!has_m || it < max_trip) && cond) {
-    if (it == kMaxLoopIterations)
-      Fail("the loop runs more than " + std::to_string(kMaxLoopIterations) + " iterations");
     std::vector<Value> inputs{Int64Scalar(it), BoolScalar(cond)};
     inputs.insert(inputs.end(), carried.begin(), carried.end());
     auto out = ctx.RunSubgraph("body", inputs);

@@ -30,8 +30,8 @@ Runs MODEL (with its external data) with onnxopt's reference evaluator and print
 line per graph output: name, type and shape, min/max/mean of numeric outputs and the
 first values. Every input that is not an initializer needs a value: from a .npy file
 (--input), or drawn at random (--random-inputs), or both (files win). The nested graphs
-(If branches, Loop and Scan bodies) may run 2^24 nodes in one evaluation, as may one
-Loop's iterations: a model that asks more (a loop that never ends) is refused.
+(If branches, Loop and Scan bodies) may run 2^24 nodes in one evaluation: a model that
+asks more (a loop that never ends) is refused.
 
 options:
   --input NAME=FILE.npy   value of the graph input NAME (repeatable). C-order .npy of
