@@ -361,11 +361,15 @@ std::vector<SymTensor> InferConcat(InferenceContext& ctx) {
   }
   dims[a] = sum;
   SymTensor out = SymTensor::Tensor(type, SymShape(std::move(dims)));
-  // Values: blocks of each input, outer index by outer index.
+  // Values: blocks of each input, outer index by outer index. Inputs that differ on
+  // another axis were only diagnosed above: their blocks do not line up (and reading them
+  // by the first input's dims would run past the shorter ones), so no values.
   std::vector<StaticValue> parts;
   for (std::size_t i = 0; i < ctx.InputCount(); ++i) {
     auto v = ValueOf(ctx, i);
     if (!v) return Outputs(ctx, std::move(out));
+    for (std::size_t k = 0; k < *rank && !parts.empty(); ++k)
+      if (k != a && v->dims[k] != parts[0].dims[k]) return Outputs(ctx, std::move(out));
     parts.push_back(std::move(*v));
   }
   if (!parts.empty()) {

@@ -245,6 +245,21 @@ TEST(TensorShapes, ConcatOfUnknownAxisDimStaysUnknown) {
   EXPECT_EQ(s.Get("w"), "float[n,?]");
 }
 
+// Constant inputs that differ on an axis other than the concatenated one: diagnosed, and no
+// values attached. Before, the values were read by the first input's dims, past the end of
+// the shorter second one (a crash found by graph_fuzzer: concat-mismatched-constants-overread).
+TEST(TensorShapes, ConcatOfMismatchedConstantsAttachesNoValues) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2] x) => (int64[?,?] y) {
+      a = Constant <value = int64[2,1] {1, 2}> ()
+      b = Constant <value = int64[0,1] {}> ()
+      y = Concat <axis = 1> (a, b)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "int64[?,2]");
+  EXPECT_THAT(s.Diagnostics(), ElementsAre(HasSubstr("inputs differ on axis 0: 2 vs 0")));
+}
+
 TEST(TensorShapes, SplitAttributeForm) {
   auto s = InferText(R"ONNX(
     <ir_version: 7, opset_import: ["" : 11]>
