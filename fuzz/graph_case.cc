@@ -670,6 +670,15 @@ StepResult RunStep(std::string_view step, Body&& body) {
 
 constexpr std::uint64_t kEvaluationSeed = 7;
 
+// The evaluator's budget of nested node runs while fuzzing. The default (2^24 runs: a
+// loop that never ends is refused after about 10 s in a release build) takes minutes under
+// the sanitizers, past libFuzzer's timeout.
+core::eval::RunOptions FuzzRunOptions() {
+  core::eval::RunOptions options;
+  options.max_nested_node_runs = std::uint64_t{1} << 16;
+  return options;
+}
+
 }  // namespace
 
 GraphCase GenerateGraphCase(FuzzedDataProvider& data) { return Generator(data).Generate(); }
@@ -728,7 +737,7 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
   // `verify`: both models on the same inputs with the same evaluation seed.
   core::eval::SetEvaluationSeed(kEvaluationSeed);
   core::eval::ValueMap expected;
-  step = RunStep("evaluate the original", [&] { expected = core::eval::Run(original, graph_case.inputs); });
+  step = RunStep("evaluate the original", [&] { expected = core::eval::Run(original, graph_case.inputs, FuzzRunOptions()); });
   if (step.refused || step.finding) return step.finding;
   if (refusal) return "the original validates and runs, but " + *refusal;
 
@@ -737,7 +746,7 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
     if (auto it = graph_case.inputs.find(input.name()); it != graph_case.inputs.end()) optimized_inputs.insert(*it);
   core::eval::SetEvaluationSeed(kEvaluationSeed);
   core::eval::ValueMap actual;
-  step = RunStep("evaluate the optimized model", [&] { actual = core::eval::Run(optimized, optimized_inputs); });
+  step = RunStep("evaluate the optimized model", [&] { actual = core::eval::Run(optimized, optimized_inputs, FuzzRunOptions()); });
   if (step.refused) return "the optimized model fails to run while the original runs: " + step.message;
   if (step.finding) return step.finding;
   reached = GraphCaseOutcome::kCompared;
