@@ -735,9 +735,10 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
   if (!valid) return std::nullopt;
 
   // `verify`: both models on the same inputs with the same evaluation seed.
+  const core::eval::RunOptions run_options = FuzzRunOptions();
   core::eval::SetEvaluationSeed(kEvaluationSeed);
   core::eval::ValueMap expected;
-  step = RunStep("evaluate the original", [&] { expected = core::eval::Run(original, graph_case.inputs, FuzzRunOptions()); });
+  step = RunStep("evaluate the original", [&] { expected = core::eval::Run(original, graph_case.inputs, run_options); });
   if (step.refused || step.finding) return step.finding;
   if (refusal) return "the original validates and runs, but " + *refusal;
 
@@ -746,7 +747,7 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
     if (auto it = graph_case.inputs.find(input.name()); it != graph_case.inputs.end()) optimized_inputs.insert(*it);
   core::eval::SetEvaluationSeed(kEvaluationSeed);
   core::eval::ValueMap actual;
-  step = RunStep("evaluate the optimized model", [&] { actual = core::eval::Run(optimized, optimized_inputs, FuzzRunOptions()); });
+  step = RunStep("evaluate the optimized model", [&] { actual = core::eval::Run(optimized, optimized_inputs, run_options); });
   if (step.refused) return "the optimized model fails to run while the original runs: " + step.message;
   if (step.finding) return step.finding;
   reached = GraphCaseOutcome::kCompared;

@@ -27,16 +27,15 @@ std::string ElemTypeName(int elem_type) {
 std::int64_t ShapeSize(const Shape& shape) { return ShapeSize(shape, 0); }
 
 std::int64_t ShapeSize(const Shape& shape, std::size_t from, std::size_t to) {
-  const std::size_t end = std::min(to, shape.size());
-  if (from >= end) return 1;
   // A dim of 0 makes the product 0 whatever the others, whose product may pass int64 in
   // an empty tensor's shape; a product that overflows without one is refused.
-  if (std::find(shape.begin() + static_cast<std::ptrdiff_t>(from), shape.begin() + static_cast<std::ptrdiff_t>(end),
-                0) != shape.begin() + static_cast<std::ptrdiff_t>(end))
-    return 0;
   std::int64_t n = 1;
-  for (std::size_t i = from; i < end; ++i)
-    if (__builtin_mul_overflow(n, shape[i], &n)) Fail("the dims " + ShapeToString(shape) + " multiply past int64");
+  bool overflow = false;
+  for (std::size_t i = from; i < std::min(to, shape.size()); ++i) {
+    if (shape[i] == 0) return 0;
+    overflow = __builtin_mul_overflow(n, shape[i], &n) || overflow;
+  }
+  if (overflow) Fail("the dims " + ShapeToString(shape) + " multiply past int64");
   return n;
 }
 
