@@ -27,6 +27,13 @@ void ForEachSubgraph(const NodeProto& node, F&& f) {
   }
 }
 
+// The first tensor `node` holds whose data lives in an external file (data_location
+// EXTERNAL): in its attributes (sparse tensors included) or, at any depth, in the
+// initializers and nodes of the graphs it holds. nullptr when there is none.
+const TensorProto* FindExternalTensor(const NodeProto& node);
+// The same for a graph's initializers and nodes.
+const TensorProto* FindExternalTensor(const GraphProto& graph);
+
 // Calls f(name) for every value defined in `graph` itself (not in nested graphs).
 template <class F>
 void ForEachDefinition(const GraphProto& graph, F&& f) {

@@ -11,6 +11,7 @@
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/graph_check.h"
 #include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/rewrite_batches.h"
 
 namespace onnxopt::core::builder {
@@ -268,6 +269,30 @@ void CheckRemovedNodes(const Batch& batch, const std::vector<LocalRewriting>& re
   }
 }
 
+// Optimize rewrites a model whose external data was loaded, so no tensor a record adds
+// refers to a file. A record that adds one was made by hand or is hostile: replaying it
+// would write a model that points at a file of the record's choosing.
+void CheckNoExternalData(const Batch& batch, const std::vector<LocalRewriting>& rewrites) {
+  for (std::size_t r = batch.begin; r < batch.end; ++r) {
+    const LocalRewriting& record = rewrites[r];
+    const TensorProto* external = nullptr;
+    for (const TensorProto& tensor : record.added_initializers)
+      if (!external && ir::HasExternalData(tensor)) external = &tensor;
+    for (const NodeProto& node : record.added_nodes)
+      if (!external) external = ir::FindExternalTensor(node);
+    for (const FunctionProto& function : record.added_functions)
+      for (const NodeProto& node : function.node())
+        if (!external) external = ir::FindExternalTensor(node);
+    if (!external) continue;
+    std::string location;
+    for (const onnx::StringStringEntryProto& entry : external->external_data())
+      if (entry.key() == "location") location = entry.value();
+    throw BuilderError(batch.label + ": record " + std::to_string(r) + " adds tensor " + Quote(external->name()) +
+                       " with its data in external file " + Quote(location) +
+                       ": a rewrite record holds the data of the tensors it adds (the file was edited)");
+  }
+}
+
 // The checks of loading, on the model a root builder holds after a batch. A batch in the
 // main graph, or one that changes the local functions, has the whole model checked: the
 // graph is moved into a model beside copies of the opset imports and functions, and back.
@@ -344,7 +369,10 @@ void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites) 
   std::optional<BatchChecker> checker;
   if (builder.IsRoot()) checker.emplace(builder);
   BatchHooks hooks;
-  hooks.before = [&](const Batch& batch) { CheckRemovedNodes(batch, rewrites); };
+  hooks.before = [&](const Batch& batch) {
+    CheckRemovedNodes(batch, rewrites);
+    CheckNoExternalData(batch, rewrites);
+  };
   hooks.after = [&](const Batch& batch) {
     if (checker) checker->Check(batch);
   };

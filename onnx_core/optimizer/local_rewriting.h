@@ -88,8 +88,9 @@ GraphProto Replay(const ModelProto& model, const std::vector<LocalRewriting>& re
 // a record that does not fit raises BuilderError naming the batch, the record and what
 // differs, leaving the graph in an unspecified state. Checked: the nested graph exists;
 // positions are in range and not repeated; each removed node has the recorded signature
-// (when recorded); and, on a root builder, the model passes the checks of loading
-// (ir::CheckModel: values defined before use, no duplicate definition...) after the batch.
+// (when recorded); no tensor a record adds has its data in an external file; and, on a
+// root builder, the model passes the checks of loading (ir::CheckModel: values defined
+// before use, no duplicate definition...) after the batch.
 void Replay(GraphBuilder& builder, const std::vector<LocalRewriting>& rewrites);
 
 // A copy of `model` without the data of its main graph's initializers: all a replay needs

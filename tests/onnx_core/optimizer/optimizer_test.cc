@@ -103,6 +103,49 @@ TEST(Optimize, ReplayRejectsRecordsThatDoNotFitTheModel) {
   }
 }
 
+// Refers a tensor's data to a file outside any model folder.
+void MakeExternal(TensorProto& tensor, const std::string& name) {
+  tensor.set_name(name);
+  tensor.set_data_type(TensorProto::FLOAT);
+  tensor.add_dims(2);
+  tensor.set_data_location(TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto& location = *tensor.add_external_data();
+  location.set_key("location");
+  location.set_value("../../../etc/passwd");
+}
+
+TEST(Optimize, ReplayRefusesRecordsAddingTensorsWithExternalData) {
+  // Optimize rewrites a model whose external data is loaded: a record never adds a tensor
+  // that refers to a file. One that does would make replay save a model pointing anywhere.
+  const Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
+  std::vector<LocalRewriting> as_initializer = run.records;
+  MakeExternal(*as_initializer[1].added_initializers.Add(), "w");
+  as_initializer[1].added_initializer_positions.push_back(0);
+  // In a Constant's value, inside the branch of an If the record adds.
+  std::vector<LocalRewriting> in_branch = run.records;
+  AttributeProto& branch = *in_branch[1].added_nodes.Mutable(0)->add_attribute();
+  branch.set_name("then_branch");
+  branch.set_type(AttributeProto::GRAPH);
+  NodeProto& constant = *branch.mutable_g()->add_node();
+  constant.set_op_type("Constant");
+  constant.add_output("c");
+  AttributeProto& value = *constant.add_attribute();
+  value.set_name("value");
+  value.set_type(AttributeProto::TENSOR);
+  MakeExternal(*value.mutable_t(), "inner");
+  for (const auto& [records, tensor] : {std::pair{&as_initializer, "'w'"}, std::pair{&in_branch, "'inner'"}}) {
+    GraphBuilder builder{ModelProto(run.original)};
+    try {
+      core::builder::Replay(builder, *records);
+      ADD_FAILURE() << "Replay accepted a record adding tensor " << tensor << " with external data";
+    } catch (const BuilderError& error) {
+      EXPECT_THAT(error.what(), HasSubstr(std::string("record 1 adds tensor ") + tensor +
+                                          " with its data in external file '../../../etc/passwd'"));
+    }
+  }
+  ExpectReplayed(run);  // the records as recorded still replay
+}
+
 constexpr std::string_view kNestedIfs = R"ONNX(
   <ir_version: 8, opset_import: ["" : 18]>
   g (bool c, bool d, float[2] x) => (float[2] y) {
