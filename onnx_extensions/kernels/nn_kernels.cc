@@ -1377,8 +1377,10 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
   const auto yv = yd.ToDoubleVector();
   const auto [lo, hi] = IntRange(x.elem_type());
   std::vector<std::int64_t> yi(yv.size());
-  // Truncated toward zero like the ONNX reference (a float-to-integer cast), saturated.
-  for (std::size_t i = 0; i < yv.size(); ++i) yi[i] = static_cast<std::int64_t>(std::clamp(std::trunc(yv[i]), lo, hi));
+  // Truncated toward zero like the ONNX reference (a float-to-integer cast), saturated; NaN
+  // (an extrapolation_value) is 0, as QuantizeLinear maps it (a plain cast is undefined).
+  for (std::size_t i = 0; i < yv.size(); ++i)
+    yi[i] = std::isnan(yv[i]) ? 0 : static_cast<std::int64_t>(std::clamp(std::trunc(yv[i]), lo, hi));
   return {WriteInt(x.elem_type(), out_shape, yi)};
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "onnx_core/utils/range_count.h"
+#include "onnx_extensions/kernels/kernel_call.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
@@ -363,19 +364,23 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
   const auto rank = static_cast<std::int64_t>(x.rank());
   const std::string mode = StringAttributeIn(ctx, "mode", "constant", {"constant", "reflect", "edge", "wrap"});
   std::vector<std::int64_t> pads;
-  double value = 0;
-  bool has_value = false;
+  // The constant padding, a tensor of one element of x's type; none pads with zeros.
+  std::optional<Tensor> value;
   if (ctx.OpsetVersion() < 11) {
     pads = ctx.IntsAttribute(ctx.OpsetVersion() < 2 ? "paddings" : "pads").value_or(std::vector<std::int64_t>{});
-    value = ctx.FloatAttribute("value").value_or(0.0f);
-    has_value = true;
+    // A float attribute then, converted as Cast converts: float16 is encoded (a cast of the
+    // float to the storage type uint16 gave other bits, and inf is out of its range).
+    Tensor attribute(TensorProto::FLOAT, {});
+    attribute.MutableData<float>()[0] = ctx.FloatAttribute("value").value_or(0.0f);
+    value = core::eval::AsTensor(CallKernel("Cast", {MakeIntAttribute("to", x.elem_type())}, {attribute}, 21)[0],
+                                 "the padding value");
   } else {
     pads = InputInts(ctx, 1);
     if (ctx.HasInput(2)) {
       const Tensor& constant = ctx.TensorInput(2);
       ExpectSameElemType(constant, x, InputLabel(ctx, 2), "the data");
       if (constant.size() > 1) Fail(InputLabel(ctx, 2) + " must be a scalar, found " + constant.Describe());
-      has_value = constant.size() == 1;
+      if (constant.size() == 1) value = constant;
     }
   }
   std::vector<std::int64_t> axes;
@@ -406,11 +411,7 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
   Tensor::CheckShape(x.elem_type(), shape);
   return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
-    T fill{};
-    if (has_value) {
-      if (ctx.OpsetVersion() >= 11) fill = ctx.TensorInput(2).Data<T>()[0];
-      else if constexpr (std::is_arithmetic_v<T>) fill = static_cast<T>(value);
-    }
+    const T fill = value ? value->Data<T>()[0] : T{};
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
     Shape in_strides = Strides(x.shape());

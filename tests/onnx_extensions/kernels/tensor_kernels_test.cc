@@ -137,6 +137,21 @@ TEST(TensorKernels, PadModes) {
   EXPECT_TENSOR(old, MakeTensor<float>({4}, {5, 1, 2, 3}));
 }
 
+TEST(TensorKernels, PadBeforeOpset11ConvertsTheFloatValueToFloat16) {
+  // The value is a float attribute then; it was cast to float16's storage type: 1.5 gave
+  // the bits 0x0001, and a value out of its range (found by graph_fuzzer with inf) was
+  // undefined behaviour. As Cast converts it, -1e30 is -inf in float16.
+  auto out = RunText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 2]>
+    g (float16[2] x) => (float16[3] y, float16[3] z) {
+      y = Pad <pads = [1, 0], value = 1.5> (x)
+      z = Pad <pads = [0, 1], value = -1e30> (x)
+    })ONNX",
+                     {{"x", MakeHalf({2}, {1, 2})}});
+  EXPECT_TENSOR(Out(out, "y"), MakeHalf({3}, {1.5f, 1, 2}));
+  EXPECT_TENSOR(Out(out, "z"), MakeHalf({3}, {1, 2, -std::numeric_limits<float>::infinity()}));
+}
+
 TEST(TensorKernels, GatherFamily) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 13]>
