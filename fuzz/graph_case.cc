@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <typeinfo>
 #include <vector>
@@ -23,6 +24,8 @@
 #include "onnx_core/ir/op_schema.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/rewrite_file.h"
 #include "onnx_core/shapes/model_validity.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/patterns/dispatch_table.h"
@@ -42,6 +45,7 @@ constexpr int kNewestOpset = 23;
 constexpr int kMaxNodes = 6;
 // Arguments of an unbounded variadic parameter beyond its minimum.
 constexpr int kMaxExtraVariadic = 3;
+constexpr int kMaxRecordEdits = 4;
 constexpr int kNewestElemType = 23;  // FLOAT4E2M1
 constexpr const char* kSymbol = "N";
 
@@ -105,6 +109,12 @@ class Generator {
     const int node_count = data_.ConsumeIntegralInRange(1, kMaxNodes);
     for (int i = 0; i < node_count; ++i) AddNode(*PickFrom(SchemasInForce(opset_)));
     AddGraphOutputs();
+    // Drawn last, so that the bytes of earlier findings still make the same graph.
+    if (!Chance(2)) {
+      const int edits = data_.ConsumeIntegralInRange(1, kMaxRecordEdits);
+      for (int i = 0; i < edits; ++i)
+        case_.record_edits.push_back({data_.ConsumeIntegral<std::uint32_t>(), data_.ConsumeIntegral<std::uint8_t>()});
+    }
     return std::move(case_);
   }
 
@@ -668,6 +678,55 @@ StepResult RunStep(std::string_view step, Body&& body) {
   }
 }
 
+// `optimize --record` then `replay`, as the command line runs them: the rewrite file,
+// written and read back, must give the optimized model again, byte for byte. Edited by
+// `edits` (its checksum made right), it must be refused with a user-facing error (replay
+// exits 2 on a BuilderError of Replay: a record that does not fit), or give a model that
+// passes the model checks.
+std::optional<std::string> FindReplayProblem(const ModelProto& original, std::vector<core::builder::LocalRewriting> records,
+                                             const ModelProto& optimized, const std::vector<RecordEdit>& edits) {
+  const std::string fingerprint = core::builder::ModelFingerprint(original);
+  std::string file;
+  StepResult step = RunStep("record", [&] {
+    core::builder::DescribeRemovedNodes(core::builder::ReplaySkeleton(original), records);
+    file = core::builder::SerializeRewrites(records, fingerprint);
+  });
+  if (step.refused) return "optimize cannot record its rewrites: " + step.message;
+  if (step.finding) return step.finding;
+  step = RunStep("replay", [&] {
+    core::builder::GraphBuilder builder{ModelProto(original)};
+    core::builder::Replay(builder, core::builder::ParseRewriteFile(file).rewrites);
+    if (core::ir::SerializeDeterministic(std::move(builder).TakeModel()) != core::ir::SerializeDeterministic(optimized))
+      throw std::logic_error("replaying the rewrite file gives another model than optimize saved");
+  });
+  if (step.refused) return "replay refuses the rewrite file optimize wrote: " + step.message;
+  if (step.finding || edits.empty()) return step.finding;
+
+  // The header (signature, version, fingerprint, input shapes) is left as it is: edits
+  // there are refused before any record is read.
+  const std::size_t checksum_bytes = core::builder::RewriteFileChecksum("").size();
+  const std::size_t header = core::builder::SerializeRewrites({}, fingerprint).size() - 1 - checksum_bytes;
+  std::string edited = file.substr(0, file.size() - checksum_bytes);
+  for (const RecordEdit& edit : edits)
+    edited[header + edit.offset % (edited.size() - header)] = static_cast<char>(edit.value);
+  edited += core::builder::RewriteFileChecksum(edited);
+  ModelProto replayed;
+  step = RunStep("replay an edited rewrite file", [&] {
+    const core::builder::RewriteFile parsed = core::builder::ParseRewriteFile(edited);
+    core::builder::GraphBuilder builder{ModelProto(original)};
+    try {
+      core::builder::Replay(builder, parsed.rewrites);
+    } catch (const BuilderError& error) {
+      throw ModelError(error.what());
+    }
+    replayed = std::move(builder).TakeModel();
+  });
+  if (step.refused || step.finding) return step.finding;
+  step = RunStep("check the model replayed from an edited rewrite file", [&] { core::ir::CheckModel(replayed); });
+  if (step.refused) return "replay turns an edited rewrite file into a model that fails the model checks: " + step.message;
+  return step.finding;
+}
+
 constexpr std::uint64_t kEvaluationSeed = 7;
 
 // The evaluator's budget of nested node runs while fuzzing. The default (2^24 runs: a
@@ -709,11 +768,12 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
 
   // `optimize` with the default patterns, folding first.
   ModelProto optimized;
+  std::vector<core::builder::LocalRewriting> records;
   step = RunStep("optimize", [&] {
     core::builder::GraphBuilder builder(original);
     core::builder::OptimizerOptions options;
     options.fold_constants_first = true;
-    core::builder::GraphGraph(builder, {}, std::move(options)).Optimize();
+    records = core::builder::GraphGraph(builder, {}, std::move(options)).Optimize();
     optimized = std::move(builder).TakeModel();
   });
   if (step.finding) return step.finding;
@@ -726,6 +786,9 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
     step = RunStep("check the optimized model", [&] { core::ir::CheckModel(optimized); });
     if (step.refused) return "the optimized model fails the model checks: " + step.message;
     if (step.finding) return step.finding;
+    if (std::optional<std::string> problem =
+            FindReplayProblem(original, std::move(records), optimized, graph_case.record_edits))
+      return problem;
     if (valid) {
       step = RunStep("validate the optimized model", [&] { core::shapes::ValidateModel(optimized, "optimized"); });
       if (step.refused) refusal = "the optimized model is refused: " + step.message;

@@ -12,14 +12,18 @@
 // SequenceMap, and the values of the graph inputs. Some nodes break a rule on purpose
 // (input count, input type) so that invalid models are exercised too.
 //
-// FindGraphCaseProblem runs what `onnxopt optimize` and `onnxopt verify` run and reports
-// what must never happen for any model: an exception other than the user-facing ones
-// (ModelError, IoError: exit 2), an optimized model that fails the model checks, or one
-// whose outputs differ from the original's on the same inputs.
+// FindGraphCaseProblem runs what `onnxopt optimize --record`, `onnxopt replay` and
+// `onnxopt verify` run and reports what must never happen for any model: an exception
+// other than the user-facing ones (ModelError, IoError: exit 2), an optimized model that
+// fails the model checks, one whose outputs differ from the original's on the same inputs,
+// a rewrite file whose replay does not give the optimized model byte for byte, or an
+// edited rewrite file (record_edits, checksum made right: a hostile file) that replay
+// neither refuses nor turns into a model passing the model checks.
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -28,9 +32,17 @@
 
 namespace onnxopt::fuzz {
 
+// One byte of a rewrite file set to another value.
+struct RecordEdit {
+  std::uint32_t offset;  // counted from the first byte after the file's header, modulo what follows
+  std::uint8_t value;
+};
+
 struct GraphCase {
   ModelProto model;
   core::eval::ValueMap inputs;  // a value for every graph input that is not an initializer
+  // Edits of the rewrite file that optimizing the model records: none in half the cases.
+  std::vector<RecordEdit> record_edits;
 };
 
 GraphCase GenerateGraphCase(FuzzedDataProvider& data);
