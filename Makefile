@@ -82,8 +82,9 @@ clean:
 # and its findings in $(FUZZ_DIR)/<target>/findings:
 # - load_fuzzer: load + GraphBuilder + cleanup, seeded with small generated models
 #   (fuzz/make_seeds.py) and the corpus models;
-# - graph_fuzzer: random graphs from the operator schemas through validation, optimization and
-#   verify (fuzz/graph_case.h), seeded with the reproducers of past findings. Its tensor limit
+# - graph_fuzzer: random graphs from the operator schemas through validation, optimization,
+#   record and replay (also of edited rewrite files) and verify (fuzz/graph_case.h), seeded
+#   with the reproducers of past findings. Its tensor limit
 #   is 16 MiB (graph_fuzzer.cc): -malloc_limit_mb reports any larger allocation.
 # Both run even when the first one finds something; the exit status reports either. UBSan
 # reports are findings too (halt_on_error makes libFuzzer record the input).
