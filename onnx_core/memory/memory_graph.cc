@@ -45,9 +45,13 @@ std::string FirstOutputOf(const NodeProto& node) {
 // Element types inside a function instance: a formal input or output has the
 // type of the call's value bound to it; a Constant its value's; views and copies
 // their input's. Other values are unknown (0). Shapes compare only across
-// formal values.
-ElementTypeQuery InstanceTypes(const ElementTypeQuery& caller, const NodeProto& call, const FunctionProto& function,
-                               const GraphProto& body) {
+// formal values. Both queries share the caller's: each holding a copy of it (two
+// functions, each holding a copy of its own caller's) made an instance nested d deep
+// copy 2^d functions, and `onnxopt memory` of 10 functions each calling the next twice
+// took 5 s and 1 GB.
+ElementTypeQuery InstanceTypes(const ElementTypeQuery& caller_query, const NodeProto& call,
+                               const FunctionProto& function, const GraphProto& body) {
+  auto caller = std::make_shared<const ElementTypeQuery>(caller_query);
   auto outer = std::make_shared<std::unordered_map<std::string, std::string>>();
   for (int j = 0; j < function.input_size() && j < call.input_size(); ++j)
     if (!call.input(j).empty()) (*outer)[function.input(j)] = call.input(j);
@@ -58,7 +62,7 @@ ElementTypeQuery InstanceTypes(const ElementTypeQuery& caller, const NodeProto& 
     const std::string name(value);
     if (auto it = types->find(name); it != types->end()) return it->second;
     auto it = outer->find(name);
-    return it == outer->end() ? 0 : caller(it->second);
+    return it == outer->end() ? 0 : (*caller)(it->second);
   };
   static const std::set<std::string_view> kSameType{"Identity",  "Reshape", "Squeeze",
                                                     "Unsqueeze", "Flatten", "Dropout"};
@@ -76,7 +80,7 @@ ElementTypeQuery InstanceTypes(const ElementTypeQuery& caller, const NodeProto& 
   return ElementTypeQuery(lookup, [caller, outer](std::string_view a, std::string_view b) {
     auto first = outer->find(std::string(a));
     auto second = outer->find(std::string(b));
-    return first != outer->end() && second != outer->end() && caller.SameShape(first->second, second->second);
+    return first != outer->end() && second != outer->end() && caller->SameShape(first->second, second->second);
   });
 }
 
