@@ -110,7 +110,9 @@ SymDim WindowOutDim(InferenceContext& ctx, const Window& w, std::size_t i, const
   const SymDim& k = w.kernel[i];
   if (k.IsUnknown() || in.IsUnknown()) return SymDim::Unknown();
   const SymDim dk = SymDim(d) * (k - SymDim(1)) + SymDim(1);
-  const SymDim span = in + SymDim(pad_begin + pad_end) - dk;
+  // Attributes can hold any int64: sums and products of them go through SymDim, whose
+  // overflow is an unknown dim.
+  const SymDim span = in + SymDim(pad_begin) + SymDim(pad_end) - dk;
   if (auto c = span.Constant(); c && *c < 0) {
     ctx.Diagnose("the input spatial dimension " + in.ToString() + " is smaller than the kernel extent " +
                  dk.ToString());
@@ -126,14 +128,16 @@ SymDim WindowOutDim(InferenceContext& ctx, const Window& w, std::size_t i, const
   }
   // A last window starting in the right padding is dropped by the specification. It can
   // only happen when pad_end + stride > dilated kernel.
-  auto cin = in.Constant();
-  auto cout = ceil_out.Constant();
-  if (cin && cout) {
-    if ((*cout - 1) * s >= *cin + pad_begin) return SymDim::Unknown();  // implementations differ
+  const auto last_start = ((ceil_out - SymDim(1)) * SymDim(s)).Constant();
+  const auto padded_start_limit = (in + SymDim(pad_begin)).Constant();
+  if (in.Constant() && ceil_out.Constant()) {
+    if (!last_start || !padded_start_limit || *last_start >= *padded_start_limit)
+      return SymDim::Unknown();  // implementations differ
     return ceil_out;
   }
-  auto cdk = dk.Constant();
-  if (cdk && pad_end + s <= *cdk) return ceil_out;
+  const auto cdk = dk.Constant();
+  const auto reach = (SymDim(pad_end) + SymDim(s)).Constant();
+  if (cdk && reach && *reach <= *cdk) return ceil_out;
   return SymDim::Unknown();
 }
 
@@ -213,13 +217,13 @@ std::vector<SymTensor> InferConvTranspose(InferenceContext& ctx) {
     const SymDim dk = SymDim(window.dilations[i]) * (k - SymDim(1)) + SymDim(1);
     if (window.auto_pad == "SAME_UPPER" || window.auto_pad == "SAME_LOWER") {
       // in*stride needs a non-negative total padding (onnxruntime clamps it at 0).
-      auto cdk = dk.Constant();
-      if (cdk && adj + *cdk >= s) dims[i + 2] = in * SymDim(s);
+      const auto total = (SymDim(adj) + dk).Constant();
+      if (total && *total >= s) dims[i + 2] = in * SymDim(s);
       continue;
     }
-    std::int64_t pads = 0;
-    if (window.auto_pad == "NOTSET") pads = window.pads[i] + window.pads[i + n];
-    dims[i + 2] = SymDim(s) * (in - SymDim(1)) + SymDim(adj) + dk - SymDim(pads);
+    SymDim pads(0);
+    if (window.auto_pad == "NOTSET") pads = SymDim(window.pads[i]) + SymDim(window.pads[i + n]);
+    dims[i + 2] = SymDim(s) * (in - SymDim(1)) + SymDim(adj) + dk - pads;
   }
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(dims)));
 }
@@ -289,7 +293,7 @@ std::vector<SymTensor> InferMaxUnpool(InferenceContext& ctx) {
   if (!ks) return UnknownShapeOutputs(ctx, type);
   std::vector<SymDim> dims = {x[0], x[1]};
   for (std::size_t i = 0; i < n; ++i) {
-    dims.push_back(SymDim(strides[i]) * (x[i + 2] - SymDim(1)) + SymDim((*ks)[i]) - SymDim(pads[i] + pads[i + n]));
+    dims.push_back(SymDim(strides[i]) * (x[i + 2] - SymDim(1)) + SymDim((*ks)[i]) - SymDim(pads[i]) - SymDim(pads[i + n]));
   }
   return Outputs(ctx, SymTensor::Tensor(type, SymShape(dims)));
 }

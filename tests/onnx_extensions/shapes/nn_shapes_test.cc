@@ -132,6 +132,21 @@ TEST(PoolShape, CeilModeLastWindowInPaddingIsUnknown) {
   EXPECT_EQ(s.Get("y"), "float[1,1,?]");
 }
 
+TEST(PoolShape, SumsOfHugeAttributesGiveUnknownDims) {
+  // pads and strides of INT64_MAX: their sums overflowed int64 (found by graph_fuzzer).
+  constexpr const char* kMax = "9223372036854775807";
+  auto s = InferText(Model(
+      12, "g (float[1,1,5] x, int64[1,1,5] i, float[1,4,1] w) => (float[] y, float[] z, float[] t, float[] u)",
+      std::string("y = MaxPool <kernel_shape = [1], pads = [") + kMax + ", " + kMax + "]> (x)\n" +
+          "z = MaxPool <kernel_shape = [1], strides = [" + kMax + "], ceil_mode = 1, pads = [" + kMax + ", 1]> (x)\n" +
+          "t = ConvTranspose <pads = [" + kMax + ", " + kMax + "]> (x, w)\n" +
+          "u = MaxUnpool <kernel_shape = [1], pads = [" + kMax + ", " + kMax + "]> (x, i)"));
+  EXPECT_EQ(s.Get("y"), "float[1,1,?]");
+  EXPECT_EQ(s.Get("z"), "float[1,1,?]");
+  EXPECT_EQ(s.Get("t"), "float[1,4,?]");
+  EXPECT_EQ(s.Get("u"), "float[1,1,?]");
+}
+
 TEST(PoolShape, AveragePoolSameUpper) {
   auto s = InferText(Model(11, "g (float[N,C,H,W] x) => (float[] y)",
                            "y = AveragePool <kernel_shape = [3, 3], strides = [2, 2], auto_pad = \"SAME_UPPER\"> (x)"));
