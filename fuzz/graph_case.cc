@@ -23,6 +23,7 @@
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/op_schema.h"
 #include "onnx_core/ir/tensor_data.h"
+#include "onnx_core/memory/inplace_run.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/rewrite_file.h"
@@ -819,6 +820,22 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
     if (it == actual.end()) return "output '" + output.name() + "' is missing from the optimized model";
     const core::eval::Comparison comparison = core::eval::CompareValues(expected.at(output.name()), it->second);
     if (!comparison.ok) return "output '" + output.name() + "' differs after optimization: " + comparison.reason;
+  }
+
+  // `memory --run`: the original again, with the writers the memory plan lets write into
+  // their data input's buffer doing so, gives the same outputs.
+  core::eval::ValueMap in_place;
+  step = RunStep("evaluate the original in place", [&] {
+    core::eval::RunOptions options = core::memory::InPlaceRunOptions(original, {});
+    options.max_nested_node_runs = run_options.max_nested_node_runs;
+    core::eval::SetEvaluationSeed(kEvaluationSeed);
+    in_place = core::eval::Run(original, graph_case.inputs, options);
+  });
+  if (step.refused) return "the original fails to run in place while it runs: " + step.message;
+  if (step.finding) return step.finding;
+  for (const ValueInfoProto& output : original.graph().output()) {
+    const core::eval::Comparison comparison = core::eval::CompareValues(expected.at(output.name()), in_place.at(output.name()));
+    if (!comparison.ok) return "output '" + output.name() + "' differs when run in place: " + comparison.reason;
   }
   return std::nullopt;
 }

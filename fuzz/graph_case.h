@@ -12,10 +12,11 @@
 // SequenceMap, and the values of the graph inputs. Some nodes break a rule on purpose
 // (input count, input type) so that invalid models are exercised too.
 //
-// FindGraphCaseProblem runs what `onnxopt optimize --record`, `onnxopt replay` and
-// `onnxopt verify` run and reports what must never happen for any model: an exception
-// other than the user-facing ones (ModelError, IoError: exit 2), an optimized model that
-// fails the model checks, one whose outputs differ from the original's on the same inputs,
+// FindGraphCaseProblem runs what `onnxopt optimize --record`, `onnxopt replay`,
+// `onnxopt verify` and `onnxopt memory --run` run and reports what must never happen for
+// any model: an exception other than the user-facing ones (ModelError, IoError: exit 2),
+// an optimized model that fails the model checks, one whose outputs differ from the
+// original's on the same inputs, outputs that differ when writers run in place,
 // a rewrite file whose replay does not give the optimized model byte for byte, or an
 // edited rewrite file (record_edits, checksum made right: a hostile file) that replay
 // neither refuses nor turns into a model passing the model checks.
