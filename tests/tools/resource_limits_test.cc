@@ -252,6 +252,42 @@ TEST_F(ResourceLimitsTest, CallChainsFinishQuickly) {
   }
 }
 
+TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanKeeps) {
+  // 1 000 Identity nodes from a graph input to a graph output (copies copy elimination
+  // keeps) beside a chain of 20 000 nodes: the plan was analysed again for each kept copy
+  // (25 s in a release build).
+  constexpr int kCopies = 1000;
+  constexpr int kChain = 20000;
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] a) => (float[2] c) { c = Identity (a) })ONNX");
+  GraphProto& graph = *model.mutable_graph();
+  graph.clear_node();
+  std::string previous = "a";
+  for (int i = 0; i < kChain; ++i) {
+    NodeProto& node = *graph.add_node();
+    node.set_op_type("Neg");
+    node.add_input(previous);
+    node.add_output(i + 1 == kChain ? "c" : "c" + std::to_string(i));
+    previous = node.output(0);
+  }
+  for (int i = 0; i < kCopies; ++i) {
+    const std::string index = std::to_string(i);
+    *graph.add_input() = graph.input(0);
+    graph.mutable_input()->rbegin()->set_name("x" + index);
+    *graph.add_output() = graph.output(0);
+    graph.mutable_output()->rbegin()->set_name("y" + index);
+    NodeProto& copy = *graph.add_node();
+    copy.set_op_type("Identity");
+    copy.add_input("x" + index);
+    copy.add_output("y" + index);
+  }
+  const CommandResult memory = Onnxopt({"memory", Save("copies.onnx", model)});
+  EXPECT_EQ(memory.exit_code, 0) << memory.output;
+  EXPECT_NE(memory.output.find("copy nodes: 1000 -> 1000 (deleted 0, elided 0, kept 1000)"), std::string::npos)
+      << memory.output.substr(0, 2000);
+}
+
 TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
   // 3 000 If nodes reading one condition, 6 000 two-node branches. Each nested builder
   // copied the set of every name of the main graph (1.2 GB, 2.8 s), and folding each
