@@ -179,12 +179,9 @@ class CopyEliminator {
     std::vector<std::size_t> rank;
   };
 
-  MemoryGraph Analyse() const {
-    return MemoryGraph(builder_.Graph(), top_level_, options_, type_of_, builder_.Functions(), result_.elided, {},
-                       &edits_);
-  }
-  // Analyse() in place (instances point to their caller: a MemoryGraph does not move).
-  void Reanalyse(std::optional<MemoryGraph>& analysis) const {
+  // Builds the analysis of the graph as it is now into `analysis`, in place: instances
+  // point to their caller, so a MemoryGraph does not move.
+  void Analyse(std::optional<MemoryGraph>& analysis) const {
     analysis.reset();
     analysis.emplace(builder_.Graph(), top_level_, options_, type_of_, builder_.Functions(), result_.elided,
                      std::set<const NodeProto*>{}, &edits_);
@@ -501,41 +498,38 @@ CopyEliminationResult CopyEliminator::Run() {
     }
     order_.AddOrdered(a, b);
   }
-  {
-    const MemoryGraph graph = Analyse();
-    std::vector<Candidate> candidates;
-    Collect(graph, {}, candidates);
-    for (const Candidate& candidate : candidates) {
-      pending_.insert(candidate.id);
-      const std::string& label = candidate.graph->InstanceLabel();
-      original_name_[candidate.id] = (label.empty() ? "" : label + "/") + candidate.node->output(0);
-    }
-    // The node order of the input already keeps some in-place writes safe
-    // (every reader of the overwritten buffer runs before the writer), possibly
-    // thanks to constraints an earlier run landed: those orderings are
-    // constraints of this run too.
-    for (const InPlaceWrite& write : CheckInPlaceWrites(graph, options_))
-      if (write.violation.empty())
-        for (const NodeProto* reader : write.readers) order_.AddOrdered(reader, write.node);
-  }
-  const std::int64_t cap = 8 * static_cast<std::int64_t>(pending_.size()) + 16;
   // The analysis and its candidates, rebuilt only after an evaluation changed what they
   // are built from (the graph, the functions' edits, the elided copies): a copy kept
   // changes nothing, and rebuilding for each of k kept copies of an n-node graph took
   // k x n (2 000 copies kept in 22 000 nodes: 51 s).
   std::optional<MemoryGraph> analysis;
   std::vector<Candidate> candidates;
+  auto analyse = [&] {
+    Analyse(analysis);
+    candidates.clear();
+    Collect(*analysis, {}, candidates);
+  };
+  analyse();  // also the first evaluation's: the orderings below are not part of it
+  for (const Candidate& candidate : candidates) {
+    pending_.insert(candidate.id);
+    const std::string& label = candidate.graph->InstanceLabel();
+    original_name_[candidate.id] = (label.empty() ? "" : label + "/") + candidate.node->output(0);
+  }
+  // The node order of the input already keeps some in-place writes safe
+  // (every reader of the overwritten buffer runs before the writer), possibly
+  // thanks to constraints an earlier run landed: those orderings are
+  // constraints of this run too.
+  for (const InPlaceWrite& write : CheckInPlaceWrites(*analysis, options_))
+    if (write.violation.empty())
+      for (const NodeProto* reader : write.readers) order_.AddOrdered(reader, write.node);
+  const std::int64_t cap = 8 * static_cast<std::int64_t>(pending_.size()) + 16;
   while (!pending_.empty()) {
     if (result_.evaluations >= cap) {
       result_.capped = true;
       break;
     }
     ++result_.evaluations;
-    if (!analysis) {
-      Reanalyse(analysis);
-      candidates.clear();
-      Collect(*analysis, {}, candidates);
-    }
+    if (!analysis) analyse();
     std::erase_if(candidates, [&](const Candidate& candidate) { return !pending_.contains(candidate.id); });
     if (candidates.empty()) break;  // the pending copies are gone (not candidates any more)
     auto by_rank = [](const Candidate& a, const Candidate& b) { return a.rank < b.rank; };
@@ -597,7 +591,9 @@ void CopyEliminator::MarkElided(const MemoryGraph& instance, std::vector<BodyEdi
 
 void CopyEliminator::WriteBackFunctions() {
   if (edits_.empty()) return;
-  const MemoryGraph graph = Analyse();
+  std::optional<MemoryGraph> analysis;
+  Analyse(analysis);
+  const MemoryGraph& graph = *analysis;
   // Every instance in inline order, grouped by function, then by its edits.
   std::vector<const MemoryGraph*> instances = graph.Instances();
   for (std::size_t i = 0; i < instances.size(); ++i) {
