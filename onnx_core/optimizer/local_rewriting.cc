@@ -269,20 +269,25 @@ void CheckRemovedNodes(const Batch& batch, const std::vector<LocalRewriting>& re
   }
 }
 
+// The first tensor `record` adds (initializers, nodes, functions) whose data is in an
+// external file, or null.
+const TensorProto* FindExternalTensor(const LocalRewriting& record) {
+  for (const TensorProto& tensor : record.added_initializers)
+    if (ir::HasExternalData(tensor)) return &tensor;
+  for (const NodeProto& node : record.added_nodes)
+    if (const TensorProto* found = ir::FindExternalTensor(node)) return found;
+  for (const FunctionProto& function : record.added_functions)
+    for (const NodeProto& node : function.node())
+      if (const TensorProto* found = ir::FindExternalTensor(node)) return found;
+  return nullptr;
+}
+
 // Optimize rewrites a model whose external data was loaded, so no tensor a record adds
 // refers to a file. A record that adds one was made by hand or is hostile: replaying it
 // would write a model that points at a file of the record's choosing.
 void CheckNoExternalData(const Batch& batch, const std::vector<LocalRewriting>& rewrites) {
   for (std::size_t r = batch.begin; r < batch.end; ++r) {
-    const LocalRewriting& record = rewrites[r];
-    const TensorProto* external = nullptr;
-    for (const TensorProto& tensor : record.added_initializers)
-      if (!external && ir::HasExternalData(tensor)) external = &tensor;
-    for (const NodeProto& node : record.added_nodes)
-      if (!external) external = ir::FindExternalTensor(node);
-    for (const FunctionProto& function : record.added_functions)
-      for (const NodeProto& node : function.node())
-        if (!external) external = ir::FindExternalTensor(node);
+    const TensorProto* external = FindExternalTensor(rewrites[r]);
     if (!external) continue;
     std::string location;
     for (const onnx::StringStringEntryProto& entry : external->external_data())
