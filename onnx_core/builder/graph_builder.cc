@@ -512,4 +512,12 @@ void GraphBuilder::RenameUses(const std::unordered_map<std::string, std::string>
   if (!renames.empty()) ir::RenameReads(*graph_, renames);
 }
 
+void GraphBuilder::RenameUses(const std::string& from, const std::string& to,
+                              const std::vector<const NodeProto*>& readers) {
+  const ir::RenameMap renames{{from, to}};
+  // The builder owns its nodes; it hands them out read-only.
+  for (const NodeProto* reader : readers) ir::RenameReads(*const_cast<NodeProto*>(reader), renames);
+  ir::DropValueInfo(*graph_, renames);
+}
+
 }  // namespace onnxopt::core::builder

@@ -231,6 +231,10 @@ class GraphBuilder {
   // The same for many names in one walk over the graph (linear in the graph size, not in
   // the number of renames). Targets must not themselves be keys.
   void RenameUses(const std::unordered_map<std::string, std::string>& renames);
+  // RenameUses(from, to) where the caller knows every node of this graph that reads
+  // `from` (from an analysis of its own): only `readers` are visited, where the others
+  // walk the whole graph.
+  void RenameUses(const std::string& from, const std::string& to, const std::vector<const NodeProto*>& readers);
 
  private:
   // Nested builder over `graph`, which lives inside a node attribute of `parent`.

@@ -49,6 +49,11 @@ void RenameInNested(GraphProto& graph, const RenameMap& renames) {
   for (ValueInfoProto& output : *graph.mutable_output()) Rename(*output.mutable_name(), effective);
 }
 
+void RenameInNode(NodeProto& node, const RenameFilter& filter, const RenameMap& renames) {
+  for (std::string& input : *node.mutable_input()) filter.Apply(input);
+  ForEachMutableSubgraph(node, [&](GraphProto& nested) { RenameInNested(nested, renames); });
+}
+
 }  // namespace
 
 void DropValueInfo(GraphProto& graph, const RenameMap& renames) {
@@ -61,11 +66,10 @@ void DropValueInfo(GraphProto& graph, const RenameMap& renames) {
 
 void RenameReads(utils::RepeatedProtoField<NodeProto>& nodes, const RenameMap& renames) {
   const RenameFilter filter(renames);
-  for (NodeProto& node : nodes) {
-    for (std::string& input : *node.mutable_input()) filter.Apply(input);
-    ForEachMutableSubgraph(node, [&](GraphProto& nested) { RenameInNested(nested, renames); });
-  }
+  for (NodeProto& node : nodes) RenameInNode(node, filter, renames);
 }
+
+void RenameReads(NodeProto& node, const RenameMap& renames) { RenameInNode(node, RenameFilter(renames), renames); }
 
 void RenameReads(GraphProto& graph, const RenameMap& renames) {
   RenameReads(*graph.mutable_node(), renames);

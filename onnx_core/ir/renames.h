@@ -27,6 +27,8 @@ void ForEachMutableSubgraph(NodeProto& node, F&& f) {
 // itself (shadowing, invalid but possible in an unchecked model) keeps its own meaning of
 // that name. Definitions (node outputs) in `nodes` are not touched.
 void RenameReads(utils::RepeatedProtoField<NodeProto>& nodes, const RenameMap& renames);
+// The same for one node.
+void RenameReads(NodeProto& node, const RenameMap& renames);
 
 // RenameReads on the nodes of `graph`, and its value_info entries for a renamed name
 // dropped. The graph's own inputs, outputs and initializers are its interface and stay.

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "onnx_core/common/environment.h"
 #include "onnx_core/memory/memory_graph.h"
 
 namespace onnxopt::core::builder {
@@ -42,8 +43,14 @@ struct CopyVerdict {
 };
 std::string VerdictText(const CopyVerdict& verdict);  // "DELETED", "ELIDED", "KEPT(3, fanout-not-direct)"
 
-// Hooks for the rollback tests (§11 Y4, Y5).
+// Hooks for the rollback tests (§11 Y4, Y5), and the checks of the updated analysis.
 struct CopyEliminationHooks {
+  // After each copy the pass removes it updates its analysis of the graph rather than
+  // building it again (MemoryGraph::UpdateAfterCopyRemoval). Checked: it also builds it
+  // again and fails with an internal error on any difference. Off: it builds it again,
+  // as before the updates, to compare.
+  bool check_incremental = EnvironmentFlag("ONNXOPT_CHECK_INCREMENTAL", false);
+  bool incremental = EnvironmentFlag("ONNXOPT_INCREMENTAL", true);
   // Called after the pending constraints landed; returning false fails the
   // deletion.
   std::function<bool()> after_constraints_landed;

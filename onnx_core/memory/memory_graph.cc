@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/local_functions.h"
 #include "onnx_core/ir/renames.h"
@@ -212,8 +213,9 @@ MemoryGraph::MemoryGraph(const GraphProto& graph, bool top_level, const MemoryOp
       top_level_(top_level),
       options_(options),
       type_of_(type_of),
-      elided_(elided) {
-  Index(out_of_place);
+      elided_(elided),
+      out_of_place_(out_of_place) {
+  Index();
   BuildSymbols();
 }
 
@@ -242,7 +244,7 @@ MemoryGraph::MemoryGraph(const MemoryGraph& caller, const NodeProto& call, const
     if (at != original_position_.end()) elided_.insert(&graph_.node(static_cast<int>(at - original_position_.begin())));
   }
   type_of_ = InstanceTypes(caller.type_of_, call, function, graph_);
-  Index({});
+  Index();
   BuildSymbols();
 }
 
@@ -297,7 +299,20 @@ InputRW MemoryGraph::FormalInputUse(int input) const {
   return merged;
 }
 
-void MemoryGraph::Index(const std::set<const NodeProto*>& out_of_place) {
+OpMemoryTraits MemoryGraph::NodeTraits(const NodeProto& node) {
+  OpMemoryTraits traits = TraitsOf(node, type_of_, options_.inplace_ops);
+  if (out_of_place_.contains(&node)) {
+    // The writer copies its data input: its outputs are fresh buffers.
+    traits.aliases.clear();
+    traits.writes.clear();
+  }
+  if (IsFunctionCall(node)) Instantiate(node, traits);
+  if (IsCopy(node)) traits = {};  // a copy never aliases: its output is a fresh buffer
+  if (elided_.contains(&node)) traits.aliases = {{0, 0}};
+  return traits;
+}
+
+void MemoryGraph::Index() {
   for (const auto& init : graph_.initializer()) initializers_.insert(init.name());
   for (const auto& init : graph_.sparse_initializer()) initializers_.insert(init.values().name());
   for (int i = 0; i < graph_.input_size(); ++i)
@@ -307,16 +322,7 @@ void MemoryGraph::Index(const std::set<const NodeProto*>& out_of_place) {
   for (const NodeProto& node : graph_.node()) {
     position_[&node] = nodes_.size();
     nodes_.push_back(&node);
-    OpMemoryTraits traits = TraitsOf(node, type_of_, options_.inplace_ops);
-    if (out_of_place.contains(&node)) {
-      // The writer copies its data input: its outputs are fresh buffers.
-      traits.aliases.clear();
-      traits.writes.clear();
-    }
-    if (IsFunctionCall(node)) Instantiate(node, traits);
-    if (IsCopy(node)) traits = {};  // a copy never aliases: its output is a fresh buffer
-    if (elided_.contains(&node)) traits.aliases = {{0, 0}};
-    traits_[&node] = std::move(traits);
+    traits_[&node] = NodeTraits(node);
     for (int i = 0; i < node.input_size(); ++i) {
       const std::string& name = node.input(i);
       if (name.empty()) continue;
@@ -543,6 +549,149 @@ std::vector<const NodeProto*> MemoryGraph::DataSuccessors(const NodeProto& node)
 int MemoryGraph::SymbolOf(std::string_view value) const {
   auto it = symbol_of_.find(std::string(value));
   return it == symbol_of_.end() ? -1 : it->second;
+}
+
+std::size_t MemoryGraph::IndexOf(const NodeProto* node) const {
+  const std::size_t position = Position(node);
+  const auto at = std::lower_bound(nodes_.begin(), nodes_.end(), position,
+                                   [&](const NodeProto* other, std::size_t p) { return Position(other) < p; });
+  return static_cast<std::size_t>(at - nodes_.begin());
+}
+
+void MemoryGraph::SortSlots(std::vector<Slot>& slots) const {
+  auto key = [&](const Slot& slot) {
+    if (slot.IsGraphOutput()) return std::pair{SIZE_MAX, static_cast<std::size_t>(slot.index)};
+    return std::pair{Position(slot.node), slot.IsCapture() ? SIZE_MAX : static_cast<std::size_t>(slot.index)};
+  };
+  std::stable_sort(slots.begin(), slots.end(), [&](const Slot& a, const Slot& b) { return key(a) < key(b); });
+}
+
+bool MemoryGraph::UpdateAfterCopyRemoval(const NodeProto* copy, const std::string& in, const std::string& out,
+                                         CopyRemoval how) {
+  if (IsFunctionBody() || !position_.contains(copy) || in.empty() || out.empty()) return false;
+  const int in_symbol = SymbolOf(in);
+  const int out_symbol = SymbolOf(out);
+  if (in_symbol < 0 || out_symbol < 0) return false;
+  // Whatever the edit, the copy's input and output are one buffer now.
+  auto merge_buffers = [&] {
+    if (in_symbol == out_symbol) return;
+    std::vector<std::string>& into = symbol_values_[static_cast<std::size_t>(in_symbol)];
+    for (std::string& value : symbol_values_[static_cast<std::size_t>(out_symbol)]) {
+      symbol_of_[value] = in_symbol;
+      into.push_back(std::move(value));
+    }
+    symbol_values_[static_cast<std::size_t>(out_symbol)].clear();
+  };
+  if (how == CopyRemoval::kElide) {
+    elided_.insert(copy);
+    traits_[copy] = NodeTraits(*copy);
+    merge_buffers();
+    return true;
+  }
+
+  // The name that disappears, the one that stays, and the nodes whose names changed: the
+  // readers of the name that disappears, and for kRenameProducer the producer.
+  const bool rename_uses = how == CopyRemoval::kRenameUses;
+  const std::string& gone = rename_uses ? out : in;
+  const std::string& kept = rename_uses ? in : out;
+  if (type_of_(in) != type_of_(out)) return false;  // IsCopy of a reader may change
+  std::vector<Slot> moved;
+  std::vector<const NodeProto*> renamed;
+  for (const Slot& slot : Consumers(gone)) {
+    if (slot.node == copy) continue;
+    if (slot.IsGraphOutput() || slot.IsCapture() || IsWrapper(*slot.node)) return false;
+    moved.push_back(slot);
+    if (std::find(renamed.begin(), renamed.end(), slot.node) == renamed.end()) renamed.push_back(slot.node);
+  }
+  const Definition producer = DefinitionOf(in);
+  if (!rename_uses) {
+    if (producer.kind != Definition::Kind::kNode || IsWrapper(*producer.node)) return false;
+    renamed.push_back(producer.node);
+  }
+  // Traits follow the element types and shapes of a node's values, which follow the names.
+  for (const NodeProto* node : renamed)
+    if (NodeTraits(*node) != Traits(*node)) return false;
+
+  std::vector<Slot>& uses = consumers_[kept];
+  std::erase_if(uses, [&](const Slot& slot) { return slot.node == copy; });
+  uses.insert(uses.end(), moved.begin(), moved.end());
+  SortSlots(uses);
+  if (uses.empty()) consumers_.erase(kept);
+  consumers_.erase(gone);
+  definitions_.erase(gone);
+  if (!rename_uses) definitions_[out] = producer;
+  merge_buffers();
+  symbol_of_.erase(gone);
+  std::erase(symbol_values_[static_cast<std::size_t>(in_symbol)], gone);
+
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(IndexOf(copy)));
+  position_.erase(copy);
+  traits_.erase(copy);
+  captures_.erase(copy);
+  out_of_place_.erase(copy);
+  return true;
+}
+
+std::string MemoryGraph::DifferenceFrom(const MemoryGraph& rebuilt) const {
+  if (nodes_ != rebuilt.nodes_) return "the node lists differ";
+  if (position_.size() != nodes_.size()) return "positions of nodes that are gone";
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (!position_.contains(nodes_[i])) return "no position for " + Quote(FirstOutputOf(*nodes_[i]));
+    if (i > 0 && Position(nodes_[i - 1]) >= Position(nodes_[i]))
+      return "the positions do not order the nodes at " + Quote(FirstOutputOf(*nodes_[i]));
+  }
+  if (definitions_.size() != rebuilt.definitions_.size()) return "the numbers of defined values differ";
+  for (const auto& [name, definition] : rebuilt.definitions_)
+    if (!(DefinitionOf(name) == definition)) return "the definition of " + Quote(name);
+  auto compare_uses = [](const MemoryGraph& a, const MemoryGraph& b) -> std::string {
+    for (const auto& [name, slots] : a.consumers_)
+      if (b.Consumers(name) != slots) return "the uses of " + Quote(name);
+    return "";
+  };
+  if (std::string difference = compare_uses(rebuilt, *this); !difference.empty()) return difference;
+  if (std::string difference = compare_uses(*this, rebuilt); !difference.empty()) return difference;
+  if (traits_.size() != rebuilt.traits_.size()) return "the numbers of node traits differ";
+  for (const auto& [node, traits] : rebuilt.traits_)
+    if (!(Traits(*node) == traits)) return "the traits of " + Quote(FirstOutputOf(*node));
+  if (captures_ != rebuilt.captures_) return "the captured values";
+  if (graph_outputs_ != rebuilt.graph_outputs_ || initializers_ != rebuilt.initializers_)
+    return "the graph outputs or initializers";
+  if (elided_ != rebuilt.elided_ || out_of_place_ != rebuilt.out_of_place_) return "the elided or out-of-place nodes";
+  // Symbols: the same partition of the values, whatever the numbers.
+  if (symbol_of_.size() != rebuilt.symbol_of_.size()) return "the numbers of values with a buffer differ";
+  std::size_t listed = 0;
+  for (std::size_t symbol = 0; symbol < symbol_values_.size(); ++symbol)
+    for (const std::string& value : symbol_values_[symbol]) {
+      ++listed;
+      if (SymbolOf(value) != static_cast<int>(symbol)) return "the buffer list of " + Quote(value);
+    }
+  if (listed != symbol_of_.size()) return "the buffer lists";
+  std::unordered_map<int, int> ours_of;
+  std::set<int> taken;
+  for (const auto& [value, symbol] : rebuilt.symbol_of_) {
+    const int ours = SymbolOf(value);
+    if (ours < 0) return "no buffer for " + Quote(value);
+    auto [it, inserted] = ours_of.try_emplace(symbol, ours);
+    if (it->second != ours || (inserted && !taken.insert(ours).second)) return "the buffer of " + Quote(value);
+  }
+  return SameInstances(*this, rebuilt);
+}
+
+std::string MemoryGraph::SameInstances(const MemoryGraph& ours, const MemoryGraph& rebuilt) {
+  // An instance owns a copy of its body, so its nodes are not a rebuild's. An update
+  // never edits one (it declines inside a body and where a call reads or defines a
+  // renamed value): instances are compared by call, key, function and size.
+  const std::vector<const MemoryGraph*> mine = ours.Instances();
+  const std::vector<const MemoryGraph*> theirs = rebuilt.Instances();
+  if (mine.size() != theirs.size()) return "the numbers of function instances differ";
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const MemoryGraph& a = *mine[i];
+    const MemoryGraph& b = *theirs[i];
+    if (a.instance_key_ != b.instance_key_ || a.function_ != b.function_ || a.nodes_.size() != b.nodes_.size())
+      return "the instance " + Quote(b.instance_key_);
+    if (std::string difference = SameInstances(a, b); !difference.empty()) return difference;
+  }
+  return "";
 }
 
 }  // namespace onnxopt::core::memory

@@ -36,6 +36,7 @@ struct OpMemoryTraits {
   // Inputs that must be laid out in one contiguous block (CONTINUOUS_INPUT,
   // Rule 5).
   std::vector<int> continuous_inputs;
+  friend bool operator==(const OpMemoryTraits&, const OpMemoryTraits&) = default;
 };
 
 // What a traits function may ask about the node's values, from shape inference:

@@ -55,6 +55,7 @@ void NodeOrder::SetOrder(const std::vector<const NodeProto*>& order) {
   const std::vector<const NodeProto*> before = CurrentOrder();
   // Moving pointers out and back keeps every NodeProto where it is in memory.
   nodes.ExtractSubrange(0, nodes.size(), owned.data());
+  if (order != before) ++reorderings_;
   for (std::size_t i = 0; i < order.size(); ++i) {
     nodes.AddAllocated(mutable_of.at(order[i]));
     if (before[i] != order[i]) moved_.insert(order[i]);
@@ -133,10 +134,14 @@ void NodeOrder::Forget(const NodeProto* node) {
   std::erase_if(constraints_, [&](const Constraint& c) { return c.first == node || c.second == node; });
 }
 
-void NodeOrder::Erase(const NodeProto* node) {
+void NodeOrder::Erase(const NodeProto* node, std::size_t hint) {
   Forget(node);
   moved_.erase(node);
   auto& nodes = graph_.Nodes();
+  if (hint < static_cast<std::size_t>(nodes.size()) && &nodes.Get(static_cast<int>(hint)) == node) {
+    nodes.DeleteSubrange(static_cast<int>(hint), 1);
+    return;
+  }
   for (int i = 0; i < nodes.size(); ++i)
     if (&nodes.Get(i) == node) {
       nodes.DeleteSubrange(i, 1);

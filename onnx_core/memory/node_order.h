@@ -6,6 +6,7 @@
 // between the two nodes is reordered).
 
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <utility>
@@ -43,8 +44,9 @@ class NodeOrder {
   std::vector<const NodeProto*> ConstraintSuccessors(const NodeProto* node) const;
   // Drops every constraint involving `node`.
   void Forget(const NodeProto* node);
-  // Removes `node` from the graph (constraints included).
-  void Erase(const NodeProto* node);
+  // Removes `node` from the graph (constraints included). `hint`: where the node list
+  // probably holds it (looked at first).
+  void Erase(const NodeProto* node, std::size_t hint = 0);
 
   struct Snapshot {
     std::vector<const NodeProto*> order;
@@ -56,6 +58,9 @@ class NodeOrder {
 
   // Nodes whose position changed (alive ones).
   const std::set<const NodeProto*>& Moved() const { return moved_; }
+  // How many times nodes moved (Land, Restore): an analysis of the graph that saw no
+  // move since it was built still has the node order (Erase keeps the others' order).
+  std::uint64_t Reorderings() const { return reorderings_; }
   // The constraints by the first output name of each node, sorted.
   std::vector<std::pair<std::string, std::string>> ConstraintNames() const;
 
@@ -66,6 +71,7 @@ class NodeOrder {
   builder::GraphBuilder& graph_;
   std::set<Constraint> constraints_;
   std::set<const NodeProto*> moved_;
+  std::uint64_t reorderings_ = 0;
 };
 
 }  // namespace onnxopt::core::memory

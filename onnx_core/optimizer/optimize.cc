@@ -4,7 +4,6 @@
 #include <array>
 #include <climits>
 #include <chrono>
-#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -14,6 +13,7 @@
 
 #include "onnx_core/passes/cleanup.h"
 #include "onnx_core/passes/constant_folding.h"
+#include "onnx_core/common/environment.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/batch_cleanup.h"
@@ -73,14 +73,6 @@ std::vector<const NodeProto*> WithoutIdentities(const std::vector<const NodeProt
   return kept;
 }
 
-// ONNXOPT_INCREMENTAL=0 turns incremental matching (match_cache.h) off, to compare;
-// ONNXOPT_CHECK_INCREMENTAL=1 also tries the nodes it skips and fails on a match.
-bool EnvironmentFlag(const char* name, bool default_value) {
-  const char* value = std::getenv(name);
-  if (!value || !*value) return default_value;
-  return std::string_view(value) != "0";
-}
-
 template <class T>
 std::vector<const T*> Addresses(const utils::RepeatedProtoField<T>& field) {
   std::vector<const T*> addresses;
@@ -126,6 +118,8 @@ class GraphGraph::Driver {
         records_(records),
         batch_(batch),
         classes_(classes ? std::move(classes) : Classify(graph.patterns_)),
+        // ONNXOPT_INCREMENTAL=0 turns incremental matching (match_cache.h) off, to compare;
+        // ONNXOPT_CHECK_INCREMENTAL=1 also tries the nodes it skips and fails on a match.
         incremental_(EnvironmentFlag("ONNXOPT_INCREMENTAL", true)),
         check_incremental_(EnvironmentFlag("ONNXOPT_CHECK_INCREMENTAL", false)) {}
 

@@ -270,6 +270,29 @@ TEST(GraphBuilder, RenameUsesStopsWhereANestedGraphRedefinesTheName) {
   EXPECT_THAT(NodeLines(SubgraphOf(graph, "y", "else_branch")), ElementsAre("e = Add(u, x2)"));
 }
 
+TEST(GraphBuilder, RenameUsesInGivenReadersVisitsOnlyThose) {
+  // The caller names the readers (copy elimination knows them from its analysis): a
+  // reader left out keeps the old name; a named one is renamed, in its nested graphs too.
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x, bool c) => (float[2] y, float[2] z) {
+      t = Neg(x)
+      z = Abs(t)
+      y = If(c) <then_branch = g1 () => (float[2] r) { r = Neg(t) },
+                 else_branch = g2 () => (float[2] e) { e = Add(t, t) }>
+    })ONNX");
+  model.mutable_graph()->add_value_info()->set_name("t");
+  GraphBuilder builder(std::move(model));
+  const NodeProto& if_node = builder.Nodes().Get(2);
+  builder.RenameUses("t", "x", {&if_node});
+
+  GraphProto& graph = builder.Graph();
+  EXPECT_THAT(NodeLines(graph), ElementsAre("t = Neg(x)", "z = Abs(t)", "y = If(c)"));
+  EXPECT_THAT(NodeLines(SubgraphOf(graph, "y", "then_branch")), ElementsAre("r = Neg(x)"));
+  EXPECT_THAT(NodeLines(SubgraphOf(graph, "y", "else_branch")), ElementsAre("e = Add(x, x)"));
+  EXPECT_EQ(graph.value_info_size(), 0);
+}
+
 // --- Local functions -------------------------------------------------------------
 
 // intermediate.NegAbs (X) => (Y) { <tmp> = Abs(X)  Y = Neg(<tmp>) }, importing `imports`.

@@ -13,6 +13,7 @@
 #include "onnx_core/memory/copy_elimination_pass.h"
 #include "onnx_core/memory/memory_plan.h"
 #include "onnx_core/memory/memory_report.h"
+#include "onnx_core/memory/node_order.h"
 #include "onnx_core/optimizer/graph_graph.h"
 
 #include "tests/onnx_core/memory/memory_test_util.h"
@@ -1174,6 +1175,85 @@ TEST(CopyElimination, UnknownOrderingReferenceIsAnError) {
 TEST(CopyElimination, CopyOfAnUndefinedValueIsKept) {
   EXPECT_EQ(VerdictOf(Eliminate(Simple("t = ai.onnxopt.TensorMove(nowhere) y = Sigmoid(x)")), "t"),
             "KEPT(1, no-source)");
+}
+
+// --- The analysis updated after a removal (MemoryGraph::UpdateAfterCopyRemoval) ---
+// Every ExpectElimination above compares each update with a rebuild; these check the
+// comparison itself and where an update declines.
+
+// The node list of `builder` without its node whose first output is `output`.
+void EraseNode(builder::GraphBuilder& builder, const std::string& output) {
+  for (const NodeProto& node : builder.Nodes())
+    if (node.output(0) == output) return NodeOrder(builder).Erase(&node);
+}
+
+const NodeProto& NodeNamed(const builder::GraphBuilder& builder, const std::string& output) {
+  for (const NodeProto& node : builder.Nodes())
+    if (node.output(0) == output) return node;
+  throw Error("no node " + output);
+}
+
+TEST(MemoryGraphUpdate, AnAnalysisNotUpdatedDiffersFromARebuildAndAnUpdatedOneDoesNot) {
+  testing::RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(ParseText(Model(R"(g (float[4] x) => (float[4] y) <int64[1] s = {4}> {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      r = Reshape(t, s)
+      y = Sigmoid(r)
+    })")));
+  builder.InferShapes();
+  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const NodeProto* copy = &NodeNamed(builder, "t");
+  EXPECT_NE(graph.SymbolOf("a"), graph.SymbolOf("r"));
+  builder.RenameUses("t", "a");
+  EraseNode(builder, "t");
+  const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the node lists differ");
+
+  ASSERT_TRUE(graph.UpdateAfterCopyRemoval(copy, "a", "t", MemoryGraph::CopyRemoval::kRenameUses));
+  EXPECT_EQ(graph.DifferenceFrom(rebuilt), "");
+  // The view of the copy's output is a view of its input now: one buffer.
+  EXPECT_EQ(graph.SymbolOf("a"), graph.SymbolOf("r"));
+  EXPECT_EQ(graph.SymbolOf("t"), -1);
+  // Positions keep their order, with a gap where the copy was.
+  const NodeProto& reshape = NodeNamed(builder, "r");
+  EXPECT_EQ(graph.Position(&reshape), 2u);
+  EXPECT_EQ(rebuilt.Position(&reshape), 1u);
+  EXPECT_EQ(graph.IndexOf(&reshape), 1u);
+}
+
+TEST(MemoryGraphUpdate, AWrongUpdateIsFound) {
+  // The pass renames the copy's uses; an update as if it had renamed the producer's output
+  // instead defines `t` where a rebuild defines `a`.
+  testing::RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(ParseText(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)")));
+  builder.InferShapes();
+  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const NodeProto* copy = &NodeNamed(builder, "t");
+  builder.RenameUses("t", "a");
+  EraseNode(builder, "t");
+  const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  ASSERT_TRUE(graph.UpdateAfterCopyRemoval(copy, "a", "t", MemoryGraph::CopyRemoval::kRenameProducer));
+  EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the definition of 'a'");
+}
+
+TEST(MemoryGraphUpdate, ReadersInNestedGraphsAreLeftToARebuild) {
+  testing::RegisterMemoryTestOperators();
+  const std::string model = Model(R"(g (float[4] x, bool c) => (float[4] y) {
+      a = Relu(x)
+      t = ai.onnxopt.TensorMove(a)
+      y = If(c) <then_branch = tb () => (float[4] z1) { z1 = Neg(t) }, else_branch = eb () => (float[4] z2) { z2 = Abs(t) }>
+    })");
+  builder::GraphBuilder builder(ParseText(model));
+  builder.InferShapes();
+  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  EXPECT_FALSE(graph.UpdateAfterCopyRemoval(&NodeNamed(builder, "t"), "a", "t",
+                                            MemoryGraph::CopyRemoval::kRenameUses));
+  // The pass rebuilds its analysis then, and deletes the copy, renaming the nested reads.
+  ExpectElimination(model, {{"t", "DELETED"}}, Model(R"(g (float[4] x, bool c) => (float[4] y) {
+      a = Relu(x)
+      y = If(c) <then_branch = tb () => (float[4] z1) { z1 = Neg(a) }, else_branch = eb () => (float[4] z2) { z2 = Abs(a) }>
+    })"));
 }
 
 }  // namespace

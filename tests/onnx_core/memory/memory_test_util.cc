@@ -173,7 +173,10 @@ Eliminated Eliminate(std::string_view text, const MemoryOptions& options,
   eliminated.before = ParseText(text);
   core::builder::GraphBuilder builder{ModelProto(eliminated.before)};
   builder.InferShapes();
-  eliminated.result = core::memory::EliminateCopies(builder, true, options, hooks);
+  // Every update of the pass's analysis is compared with a rebuild.
+  core::memory::CopyEliminationHooks checked = hooks;
+  checked.check_incremental = true;
+  eliminated.result = core::memory::EliminateCopies(builder, true, options, checked);
   eliminated.after = std::move(builder).TakeModel();
   return eliminated;
 }
