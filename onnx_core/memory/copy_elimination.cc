@@ -5,7 +5,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
@@ -185,40 +184,56 @@ class PendingCopies {
  public:
   // The candidates of a new analysis.
   void SetCandidates(std::vector<Candidate> candidates) {
-    candidates_ = std::move(candidates);
-    std::sort(candidates_.begin(), candidates_.end(),
-              [](const Candidate& a, const Candidate& b) { return a.rank < b.rank; });
-    index_of_.clear();
+    candidates_.clear();
     queue_.clear();
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      index_of_[candidates_[i].id] = i;
-      if (ids_.contains(candidates_[i].id)) queue_.insert(i);
-    }
+    for (Candidate& candidate : candidates) Insert(std::move(candidate));
+  }
+  // The candidates of a function instance built again (InstanceKey `key`), replacing those
+  // of the instance it replaces and of the instances below that one.
+  void ReplaceInstance(const std::string& key, std::vector<Candidate> candidates) {
+    for (const std::string& prefix : {key + "#", key + "/"})
+      for (auto it = candidates_.lower_bound(prefix); it != candidates_.end() && it->first.starts_with(prefix);) {
+        queue_.erase({it->second.rank, it->first});
+        it = candidates_.erase(it);
+      }
+    for (Candidate& candidate : candidates) Insert(std::move(candidate));
   }
   // Copies decided already stay candidates: a deletion makes its neighbours pending again.
-  const std::vector<Candidate>& Candidates() const { return candidates_; }
+  const std::map<std::string, Candidate>& Candidates() const { return candidates_; }
   void Add(const std::string& id) {
     ids_.insert(id);
-    if (auto it = index_of_.find(id); it != index_of_.end()) queue_.insert(it->second);
+    if (auto it = candidates_.find(id); it != candidates_.end()) queue_.insert({it->second.rank, id});
   }
   bool Contains(const std::string& id) const { return ids_.contains(id); }
   bool Empty() const { return ids_.empty(); }
   std::size_t Size() const { return ids_.size(); }
+  // The pending candidates, by rank.
+  std::vector<const Candidate*> Queue() const {
+    std::vector<const Candidate*> queue;
+    for (const auto& [rank, id] : queue_) queue.push_back(&candidates_.at(id));
+    return queue;
+  }
   // Removes the next pending candidate in the visit order (the last in rank order when
   // `last_first`) and returns it; null when no pending copy is a candidate.
   const Candidate* Take(bool last_first) {
     if (queue_.empty()) return nullptr;
-    const std::size_t index = last_first ? *queue_.rbegin() : *queue_.begin();
-    queue_.erase(index);
-    ids_.erase(candidates_[index].id);
-    return &candidates_[index];
+    const auto next = last_first ? std::prev(queue_.end()) : queue_.begin();
+    const Candidate* candidate = &candidates_.at(next->second);
+    queue_.erase(next);
+    ids_.erase(candidate->id);
+    return candidate;
   }
 
  private:
+  void Insert(Candidate candidate) {
+    if (ids_.contains(candidate.id)) queue_.insert({candidate.rank, candidate.id});
+    std::string id = candidate.id;
+    candidates_.insert_or_assign(std::move(id), std::move(candidate));
+  }
+
   std::set<std::string> ids_;
-  std::vector<Candidate> candidates_;  // by rank
-  std::unordered_map<std::string, std::size_t> index_of_;
-  std::set<std::size_t> queue_;  // the pending ones, by index in candidates_
+  std::map<std::string, Candidate> candidates_;                        // by id
+  std::set<std::pair<std::vector<std::size_t>, std::string>> queue_;  // (rank, id) of the pending ones
 };
 
 class CopyEliminator {
@@ -269,6 +284,12 @@ class CopyEliminator {
   // drops it when an update cannot (rebuilt when next needed).
   void Update(std::optional<MemoryGraph>& analysis, const NodeProto* copy, const std::string& in,
               const std::string& out, MemoryGraph::CopyRemoval removal) const;
+  // After ApplyInInstance recorded an edit of `instance`: builds that instance again and
+  // replaces its candidates, or drops the analysis when that cannot be done.
+  void UpdateInstance(std::optional<MemoryGraph>& analysis, const MemoryGraph& instance);
+  // ONNXOPT_CHECK_INCREMENTAL: the updated analysis and candidates equal a rebuild's;
+  // `what` names the edit in the error.
+  void CheckUpdate(const MemoryGraph& analysis, const std::string& what) const;
   // The copies to evaluate again once `copy` is gone (computed while it still
   // exists).
   static std::set<std::string> Neighbours(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace);
@@ -511,31 +532,46 @@ void CopyEliminator::Update(std::optional<MemoryGraph>& analysis, const NodeProt
     analysis.reset();
     return;
   }
-  if (!hooks_.check_incremental) return;
+  if (hooks_.check_incremental) CheckUpdate(*analysis, "copy " + Quote(out));
+}
+
+void CopyEliminator::UpdateInstance(std::optional<MemoryGraph>& analysis, const MemoryGraph& instance) {
+  const std::string key = instance.InstanceKey();
+  // The instance's rank: the positions of the calls from the top level down to it.
+  std::vector<std::size_t> rank;
+  for (const MemoryGraph* graph = &instance; graph->IsFunctionBody(); graph = graph->Caller())
+    rank.insert(rank.begin(), graph->Caller()->Position(graph->CallNode()));
+  const MemoryGraph* rebuilt = hooks_.incremental ? analysis->RebuildInstance(instance) : nullptr;
+  if (rebuilt == nullptr) {
+    analysis.reset();
+    return;
+  }
+  std::vector<Candidate> candidates;
+  Collect(*rebuilt, rank, candidates);
+  pending_.ReplaceInstance(key, std::move(candidates));
+  if (hooks_.check_incremental) CheckUpdate(*analysis, "an edit of function instance " + Quote(key));
+}
+
+void CopyEliminator::CheckUpdate(const MemoryGraph& analysis, const std::string& what) const {
   std::optional<MemoryGraph> rebuilt;
   Analyse(rebuilt);
-  std::string difference = analysis->DifferenceFrom(*rebuilt);
+  std::string difference = analysis.DifferenceFrom(*rebuilt);
   if (difference.empty()) {
     // The candidates still to decide, in the order the ranks give them.
     std::vector<Candidate> fresh;
     Collect(*rebuilt, {}, fresh);
-    auto pending = [&](const std::vector<Candidate>& list) {
-      std::vector<const Candidate*> result;
-      for (const Candidate& candidate : list)
-        if (pending_.Contains(candidate.id)) result.push_back(&candidate);
-      std::stable_sort(result.begin(), result.end(),
-                       [](const Candidate* a, const Candidate* b) { return a->rank < b->rank; });
-      return result;
-    };
-    const std::vector<const Candidate*> ours = pending(pending_.Candidates());
-    const std::vector<const Candidate*> theirs = pending(fresh);
-    if (!std::equal(ours.begin(), ours.end(), theirs.begin(), theirs.end(),
-                    [](const Candidate* a, const Candidate* b) { return a->id == b->id && a->node == b->node; }))
+    std::erase_if(fresh, [&](const Candidate& candidate) { return !pending_.Contains(candidate.id); });
+    std::stable_sort(fresh.begin(), fresh.end(), [](const Candidate& a, const Candidate& b) { return a.rank < b.rank; });
+    const std::vector<const Candidate*> ours = pending_.Queue();
+    if (!std::equal(ours.begin(), ours.end(), fresh.begin(), fresh.end(), [](const Candidate* a, const Candidate& b) {
+          // Instances own copies of their bodies: their nodes are not a rebuild's.
+          return a->id == b.id && (a->graph->IsFunctionBody() || a->node == b.node);
+        }))
       difference = "the copies still to decide";
   }
   if (!difference.empty())
-    throw Error("the memory analysis updated after copy " + Quote(out) +
-                " differs from one built again: " + difference + " (ONNXOPT_CHECK_INCREMENTAL)");
+    throw Error("the memory analysis updated after " + what + " differs from one built again: " + difference +
+                " (ONNXOPT_CHECK_INCREMENTAL)");
 }
 
 std::set<std::string> CopyEliminator::Neighbours(const MemoryGraph& graph, const NodeProto& copy,
@@ -610,8 +646,8 @@ CopyEliminationResult CopyEliminator::Run() {
     pending_.SetCandidates(std::move(candidates));
   };
   analyse();  // also the first evaluation's: the orderings below are not part of it
-  for (const Candidate& candidate : pending_.Candidates()) {
-    pending_.Add(candidate.id);
+  for (const auto& [id, candidate] : pending_.Candidates()) {
+    pending_.Add(id);
     const std::string& label = candidate.graph->InstanceLabel();
     original_name_[candidate.id] = (label.empty() ? "" : label + "/") + candidate.node->output(0);
   }
@@ -658,7 +694,7 @@ CopyEliminationResult CopyEliminator::Run() {
     if (copy_graph.IsFunctionBody()) {
       ApplyInInstance(copy_graph, *copy, decision, verdict);
       for (const std::string& id : neighbours) pending_.Add(id);
-      analysis.reset();  // the instance is built again with the edit
+      UpdateInstance(analysis, copy_graph);
     } else {
       const std::string in = copy->input(0);
       const std::string out = copy->output(0);

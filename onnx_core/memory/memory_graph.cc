@@ -632,6 +632,27 @@ bool MemoryGraph::UpdateAfterCopyRemoval(const NodeProto* copy, const std::strin
   return true;
 }
 
+std::size_t MemoryGraph::InstanceCount() const {
+  std::size_t count = 1;
+  for (const auto& [call, instance] : instances_) count += instance->InstanceCount();
+  return count;
+}
+
+const MemoryGraph* MemoryGraph::RebuildInstance(const MemoryGraph& instance) {
+  const MemoryGraph* top = &instance;
+  while (top->caller_ != nullptr) top = top->caller_;
+  // At the limit, a call refused an instance may get one now: not what a rebuild gives.
+  if (top != this || !instance.IsFunctionBody() || shared_->instances >= kMaxInstances) return nullptr;
+  // This analysis owns every instance below it.
+  auto& caller = const_cast<MemoryGraph&>(*instance.caller_);
+  const NodeProto& call = *instance.call_;
+  shared_->instances -= instance.InstanceCount();
+  caller.instances_.erase(&call);  // `instance` is gone
+  const OpMemoryTraits traits = caller.NodeTraits(call);
+  if (traits != caller.Traits(call)) return nullptr;
+  return caller.Instance(call);
+}
+
 std::string MemoryGraph::DifferenceFrom(const MemoryGraph& rebuilt) const {
   if (nodes_ != rebuilt.nodes_) return "the node lists differ";
   if (position_.size() != nodes_.size()) return "positions of nodes that are gone";

@@ -313,6 +313,30 @@ TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanDeletes) {
       << memory.output.substr(0, 2000);
 }
 
+TEST_F(ResourceLimitsTest, ManyCallsOfAFunctionHoldingACopy) {
+  // 2 000 calls in a chain of a local function whose body copies its input: copy
+  // elimination decides each call's copy in that call's instance of the body, and built
+  // every instance again after each such deletion (2 000 x 2 000 instances: 39 s with
+  // ONNXOPT_INCREMENTAL=0, 0.2 s now).
+  constexpr int kCalls = 2000;
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+    g (float[2] a) => (float[2] c) { c = local.f (a) }
+    <domain: "local", opset_import: ["" : 18]>
+    f (p) => (q) { t = Identity (p) q = Relu (t) })ONNX");
+  GraphProto& graph = *model.mutable_graph();
+  graph.clear_node();
+  std::string previous = "a";
+  for (int i = 0; i < kCalls; ++i) {
+    previous = AddNode(graph, "f", previous, i + 1 == kCalls ? "c" : "c" + std::to_string(i));
+    graph.mutable_node()->rbegin()->set_domain("local");
+  }
+  const CommandResult memory = Onnxopt({"memory", Save("calls.onnx", model)});
+  EXPECT_EQ(memory.exit_code, 0) << memory.output;
+  EXPECT_NE(memory.output.find("copy nodes: 2000 -> 1 (deleted 1999, elided 0, kept 1)"), std::string::npos)
+      << memory.output.substr(0, 2000);
+}
+
 TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
   // 3 000 If nodes reading one condition, 6 000 two-node branches. Each nested builder
   // copied the set of every name of the main graph (1.2 GB, 2.8 s), and folding each

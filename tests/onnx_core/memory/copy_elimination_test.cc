@@ -10,6 +10,7 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/common/quote.h"
 #include "onnx_core/memory/copy_elimination_pass.h"
 #include "onnx_core/memory/memory_plan.h"
 #include "onnx_core/memory/memory_report.h"
@@ -1235,6 +1236,29 @@ TEST(MemoryGraphUpdate, AWrongUpdateIsFound) {
   const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
   ASSERT_TRUE(graph.UpdateAfterCopyRemoval(copy, "a", "t", MemoryGraph::CopyRemoval::kRenameProducer));
   EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the definition of 'a'");
+}
+
+TEST(MemoryGraphUpdate, AnInstanceBuiltAgainWithItsEditMatchesARebuild) {
+  testing::RegisterMemoryTestOperators();
+  builder::GraphBuilder builder(ParseText(WithFunctions(
+      "g (float[4] x) => (float[4] y) { a = Relu(x) u = local.g(a) y = local.g(u) }", {kCopyThenSigmoid})));
+  builder.InferShapes();
+  InstanceEdits edits;
+  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions(), {}, {}, &edits);
+  ASSERT_EQ(graph.Instances().size(), 2u);
+  const MemoryGraph& second = *graph.Instances()[1];
+  const std::string key = second.InstanceKey();
+  // The second call's copy deleted (its uses renamed), as the pass records it.
+  edits[key].push_back({0, BodyEdit::Kind::kRenameUses});
+  const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions(), {}, {}, &edits);
+  EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the instance " + Quote(key));
+
+  const MemoryGraph* again = graph.RebuildInstance(second);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->InstanceKey(), key);
+  EXPECT_EQ(again->Nodes().size(), 1u);
+  EXPECT_EQ(graph.Instances()[0]->Nodes().size(), 2u);  // the first call's instance is left as it was
+  EXPECT_EQ(graph.DifferenceFrom(rebuilt), "");
 }
 
 TEST(MemoryGraphUpdate, ReadersInNestedGraphsAreLeftToARebuild) {
