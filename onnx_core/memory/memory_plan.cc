@@ -19,9 +19,19 @@ std::vector<std::string> VersionOf(const MemoryGraph& graph, const NodeProto& wr
   const std::string& start = writer.input(input);
   const std::vector<std::string>& symbol = graph.ValuesOf(graph.SymbolOf(start));
   const std::unordered_set<std::string> members(symbol.begin(), symbol.end());
+  // The nodes with an alias edge from a member read a member: walking the readers of the
+  // symbol, not the whole graph, keeps the plan linear in the writers (1 600 ScatterND
+  // writers of a KV cache: 2.6 s). In node order, as the edges are followed in it.
+  std::vector<const NodeProto*> readers;
+  for (const std::string& value : symbol)
+    for (const Slot& slot : graph.Consumers(value))
+      if (!slot.IsGraphOutput() && slot.node != &writer) readers.push_back(slot.node);
+  std::sort(readers.begin(), readers.end(), [&](const NodeProto* a, const NodeProto* b) {
+    return graph.Position(a) < graph.Position(b);
+  });
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
   std::map<std::string, std::vector<std::string>> edges;
-  for (const NodeProto* node : graph.Nodes()) {
-    if (node == &writer) continue;
+  for (const NodeProto* node : readers) {
     for (const auto& [k, j] : graph.Traits(*node).aliases) {
       if (k >= node->output_size() || j >= node->input_size()) continue;
       const std::string& out = node->output(k);
@@ -145,7 +155,10 @@ MemoryCost PlanCost(const MemoryGraph& graph, const std::vector<InPlaceWrite>& w
   for (const InPlaceWrite& write : writes)
     if (!write.clobber && out_of_place.contains(write.node)) add_copy(graph, write.node->input(write.input));
   const std::size_t steps = graph.Nodes().size();
-  std::vector<std::int64_t> live(steps + 1, 0);
+  // Bytes live at each step, as differences: each buffer adds its bytes where its life
+  // starts and takes them back after it ends (adding them at every step of the life made
+  // the plan quadratic for long lives, such as a KV cache's: 6 400 caches over 16 000 nodes).
+  std::vector<std::int64_t> change(steps + 2, 0);
   for (std::size_t symbol = 0; symbol < graph.SymbolCount(); ++symbol) {
     std::int64_t bytes = 0;
     bool known = false, caller = false, model = false;
@@ -171,10 +184,15 @@ MemoryCost PlanCost(const MemoryGraph& graph, const std::vector<InPlaceWrite>& w
       cost.initializer_bytes += bytes;
       continue;
     }
-    last = std::max(last, first);
-    for (std::size_t step = first; step <= last && step <= steps; ++step) live[step] += bytes;
+    last = std::min(std::max(last, first), steps);
+    change[first] += bytes;
+    change[last + 1] -= bytes;
   }
-  cost.peak_bytes = *std::max_element(live.begin(), live.end());
+  std::int64_t live = 0;
+  for (std::size_t step = 0; step <= steps; ++step) {
+    live += change[step];
+    cost.peak_bytes = std::max(cost.peak_bytes, live);
+  }
   return cost;
 }
 

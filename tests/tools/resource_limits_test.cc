@@ -337,6 +337,32 @@ TEST_F(ResourceLimitsTest, ManyCallsOfAFunctionHoldingACopy) {
       << memory.output.substr(0, 2000);
 }
 
+TEST_F(ResourceLimitsTest, ManyWritersInPlace) {
+  // 8 000 ScatterND writers, each into a buffer of its own (a ConstantOfShape), summed in a
+  // chain. The plan looked for the alias edges of each writer's buffer in the whole graph
+  // (8 000 x 24 000 nodes: 19 s; 0.5 s now).
+  constexpr int kWriters = 8000;
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4] a, int64[1,1] idx, float[1] upd) => (float[4] c) <int64[1] shape = {4}> { c = Identity (a) })ONNX");
+  GraphProto& graph = *model.mutable_graph();
+  graph.clear_node();
+  std::string sum = "a";
+  for (int i = 0; i < kWriters; ++i) {
+    const std::string index = std::to_string(i);
+    const std::string buffer = AddNode(graph, "ConstantOfShape", "shape", "z" + index);
+    const std::string written = AddNode(graph, "ScatterND", buffer, "w" + index);
+    graph.mutable_node()->rbegin()->add_input("idx");
+    graph.mutable_node()->rbegin()->add_input("upd");
+    sum = AddNode(graph, "Add", sum, i + 1 == kWriters ? "c" : "s" + index);
+    graph.mutable_node()->rbegin()->add_input(written);
+  }
+  const CommandResult memory = Onnxopt({"memory", Save("writers.onnx", model)});
+  EXPECT_EQ(memory.exit_code, 0) << memory.output;
+  EXPECT_NE(memory.output.find("in-place writers: 8000 of 8000 run in place"), std::string::npos)
+      << memory.output.substr(0, 2000);
+}
+
 TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
   // 3 000 If nodes reading one condition, 6 000 two-node branches. Each nested builder
   // copied the set of every name of the main graph (1.2 GB, 2.8 s), and folding each
