@@ -1,7 +1,7 @@
 #include "onnx_core/memory/layout_conflict.h"
 
 #include <algorithm>
-#include <set>
+#include <array>
 #include <utility>
 
 #include "onnx_core/ir/graph_queries.h"
@@ -21,14 +21,11 @@ struct Anchor {
 
 // The registry of conflicting pairs (order-insensitive). A REFERENCE_OUTPUT
 // never conflicts.
-bool Conflicting(A a, A b) {
-  static const std::set<std::pair<A, A>> pairs{
-      {A::kUserOutput, A::kImmutableOutput},      {A::kImmutableOutput, A::kContinuousInput},
-      {A::kUserInput, A::kContinuousInput},       {A::kUserOutput, A::kContinuousInput},
-      {A::kContinuousInput, A::kContinuousInput},
-  };
-  return pairs.contains({a, b}) || pairs.contains({b, a});
-}
+constexpr std::pair<A, A> kConflictingPairs[] = {
+    {A::kUserOutput, A::kImmutableOutput},      {A::kImmutableOutput, A::kContinuousInput},
+    {A::kUserInput, A::kContinuousInput},       {A::kUserOutput, A::kContinuousInput},
+    {A::kContinuousInput, A::kContinuousInput},
+};
 
 std::vector<Anchor> AnchorsOf(const MemoryGraph& graph, const std::vector<std::string>& values) {
   static const char kGraphOutputs = 0;
@@ -69,17 +66,33 @@ std::vector<Anchor> AnchorsOf(const MemoryGraph& graph, const std::vector<std::s
 }  // namespace
 
 bool LayoutConflict(const MemoryGraph& graph, const std::vector<std::string>& values) {
-  const std::vector<Anchor> anchors = AnchorsOf(graph, values);
-  for (std::size_t i = 0; i < anchors.size(); ++i)
-    for (std::size_t j = i + 1; j < anchors.size(); ++j) {
-      const Anchor& a = anchors[i];
-      const Anchor& b = anchors[j];
-      // Anchors of one node are skipped, except two contiguous slots: one
-      // buffer cannot sit at two places of one block.
-      const bool same_node = a.owner == b.owner;
-      if (same_node && !(a.attribute == A::kContinuousInput && b.attribute == A::kContinuousInput)) continue;
-      if (Conflicting(a.attribute, b.attribute)) return true;
+  // Two anchors conflict when their attributes form a registered pair and they belong to
+  // two nodes; two contiguous slots conflict even on one node (one buffer cannot sit at
+  // two places of one block). Counted per attribute rather than tested pair by pair: a
+  // value read by n nodes has n anchors, and copies of it were checked in n^2 each.
+  struct Owners {
+    std::size_t anchors = 0;
+    const void* first = nullptr;
+    bool several = false;  // at least two distinct owners
+  };
+  std::array<Owners, static_cast<std::size_t>(A::kContinuousInput) + 1> by_attribute{};
+  for (const Anchor& anchor : AnchorsOf(graph, values)) {
+    Owners& owners = by_attribute[static_cast<std::size_t>(anchor.attribute)];
+    if (owners.anchors++ == 0)
+      owners.first = anchor.owner;
+    else if (anchor.owner != owners.first)
+      owners.several = true;
+  }
+  for (const auto& [a, b] : kConflictingPairs) {
+    const Owners& first = by_attribute[static_cast<std::size_t>(a)];
+    const Owners& second = by_attribute[static_cast<std::size_t>(b)];
+    if (a == b) {
+      if (first.anchors >= 2) return true;
+      continue;
     }
+    if (first.anchors == 0 || second.anchors == 0) continue;
+    if (first.several || second.several || first.first != second.first) return true;
+  }
   return false;
 }
 

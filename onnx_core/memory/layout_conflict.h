@@ -16,7 +16,7 @@ enum class AnchorAttribute {
   kReferenceOutput,  // output aliasing an input
   kNormalInput,
   kUserOutput,       // slot of the top-level graph outputs
-  kContinuousInput,  // declared contiguous input
+  kContinuousInput,  // declared contiguous input (last: LayoutConflict counts anchors by attribute)
 };
 
 // True when one buffer holding every value of `values` (and every use of them)
