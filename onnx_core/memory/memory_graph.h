@@ -112,8 +112,8 @@ class MemoryGraph {
   // than a control-flow body. `elided` copies are executed as aliases: they
   // count as views. `out_of_place` writers do not alias their written input
   // (the functional plan). `functions`: the model's local functions; each call
-  // site gets an instance of its body (§4), edited by `edits` (must outlive the
-  // graph when given).
+  // site gets an instance of its body (§4), edited by `edits`. `options`, and `edits`
+  // when given, must outlive the graph.
   MemoryGraph(const GraphProto& graph, bool top_level, const MemoryOptions& options, const ElementTypeQuery& type_of,
               const FunctionList& functions, const std::set<const NodeProto*>& elided = {},
               const std::set<const NodeProto*>& out_of_place = {}, const InstanceEdits* edits = nullptr);

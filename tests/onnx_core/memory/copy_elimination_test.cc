@@ -39,6 +39,9 @@ std::string Simple(const std::string& body) { return Model("g (float[4] x) => (f
 
 const std::string kUnchanged;
 
+// A MemoryGraph keeps a reference to its options: they must outlive it.
+const MemoryOptions kDefaultOptions;
+
 // --- Scenario 1: single path, direct ---
 
 TEST(CopyElimination, S1_1_Direct) {
@@ -572,7 +575,7 @@ TEST(CopyElimination, S3_10_GroupQueryAttentionWritesThePastInPlace) {
       o, prk, prv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, k, v, pk, pv, sl, tl)
     })"));
   builder.InferShapes();
-  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   const NodeProto& gqa = builder.Graph().node(0);
   EXPECT_EQ(graph.Traits(gqa).aliases, (std::vector<std::pair<int, int>>{{1, 3}, {2, 4}}));
   EXPECT_EQ(graph.Traits(gqa).writes, (std::vector<int>{3, 4}));
@@ -592,7 +595,7 @@ TEST(CopyElimination, S3_10_GrowingCacheIsNotWrittenInPlace) {
       o, prk, prv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, k, v, pk, pv, sl, tl)
     })"));
   builder.InferShapes();
-  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   EXPECT_TRUE(graph.Traits(builder.Graph().node(0)).aliases.empty());
   EXPECT_NE(graph.SymbolOf("pk"), graph.SymbolOf("prk"));
 }
@@ -1154,7 +1157,7 @@ TEST(CopyElimination, M1_SymbolMerge) {
   const auto eliminated = Eliminate(before);
   builder::GraphBuilder builder{ModelProto(eliminated.after)};
   builder.InferShapes();
-  const MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   EXPECT_EQ(graph.SymbolOf("a"), graph.SymbolOf("r"));
   EXPECT_EQ(graph.ValuesOf(graph.SymbolOf("a")), (std::vector<std::string>{"a", "r"}));
   EXPECT_EQ(graph.SymbolOf("t"), -1);
@@ -1203,12 +1206,12 @@ TEST(MemoryGraphUpdate, AnAnalysisNotUpdatedDiffersFromARebuildAndAnUpdatedOneDo
       y = Sigmoid(r)
     })")));
   builder.InferShapes();
-  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   const NodeProto* copy = &NodeNamed(builder, "t");
   EXPECT_NE(graph.SymbolOf("a"), graph.SymbolOf("r"));
   builder.RenameUses("t", "a");
   EraseNode(builder, "t");
-  const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const MemoryGraph rebuilt(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the node lists differ");
 
   ASSERT_TRUE(graph.UpdateAfterCopyRemoval(copy, "a", "t", MemoryGraph::CopyRemoval::kRenameUses));
@@ -1229,11 +1232,11 @@ TEST(MemoryGraphUpdate, AWrongUpdateIsFound) {
   testing::RegisterMemoryTestOperators();
   builder::GraphBuilder builder(ParseText(Simple("a = Relu(x) t = ai.onnxopt.TensorMove(a) y = Sigmoid(t)")));
   builder.InferShapes();
-  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   const NodeProto* copy = &NodeNamed(builder, "t");
   builder.RenameUses("t", "a");
   EraseNode(builder, "t");
-  const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  const MemoryGraph rebuilt(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   ASSERT_TRUE(graph.UpdateAfterCopyRemoval(copy, "a", "t", MemoryGraph::CopyRemoval::kRenameProducer));
   EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the definition of 'a'");
 }
@@ -1244,13 +1247,13 @@ TEST(MemoryGraphUpdate, AnInstanceBuiltAgainWithItsEditMatchesARebuild) {
       "g (float[4] x) => (float[4] y) { a = Relu(x) u = local.g(a) y = local.g(u) }", {kCopyThenSigmoid})));
   builder.InferShapes();
   InstanceEdits edits;
-  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions(), {}, {}, &edits);
+  MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions(), {}, {}, &edits);
   ASSERT_EQ(graph.Instances().size(), 2u);
   const MemoryGraph& second = *graph.Instances()[1];
   const std::string key = second.InstanceKey();
   // The second call's copy deleted (its uses renamed), as the pass records it.
   edits[key].push_back({0, BodyEdit::Kind::kRenameUses});
-  const MemoryGraph rebuilt(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions(), {}, {}, &edits);
+  const MemoryGraph rebuilt(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions(), {}, {}, &edits);
   EXPECT_EQ(graph.DifferenceFrom(rebuilt), "the instance " + Quote(key));
 
   const MemoryGraph* again = graph.RebuildInstance(second);
@@ -1270,7 +1273,7 @@ TEST(MemoryGraphUpdate, ReadersInNestedGraphsAreLeftToARebuild) {
     })");
   builder::GraphBuilder builder(ParseText(model));
   builder.InferShapes();
-  MemoryGraph graph(builder.Graph(), true, {}, TypeQueryOf(builder), builder.Functions());
+  MemoryGraph graph(builder.Graph(), true, kDefaultOptions, TypeQueryOf(builder), builder.Functions());
   EXPECT_FALSE(graph.UpdateAfterCopyRemoval(&NodeNamed(builder, "t"), "a", "t",
                                             MemoryGraph::CopyRemoval::kRenameUses));
   // The pass rebuilds its analysis then, and deletes the copy, renaming the nested reads.
