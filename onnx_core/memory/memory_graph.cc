@@ -701,7 +701,8 @@ std::string MemoryGraph::DifferenceFrom(const MemoryGraph& rebuilt) const {
 std::string MemoryGraph::SameInstances(const MemoryGraph& ours, const MemoryGraph& rebuilt) {
   // An instance owns a copy of its body, so its nodes are not a rebuild's. An update
   // never edits one (it declines inside a body and where a call reads or defines a
-  // renamed value): instances are compared by call, key, function and size.
+  // renamed value), and RebuildInstance builds one from what a rebuild builds it from
+  // (the function, the call, the edits): instances are compared by key, function and size.
   const std::vector<const MemoryGraph*> mine = ours.Instances();
   const std::vector<const MemoryGraph*> theirs = rebuilt.Instances();
   if (mine.size() != theirs.size()) return "the numbers of function instances differ";

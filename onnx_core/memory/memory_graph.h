@@ -6,8 +6,8 @@
 // values share one buffer).
 //
 // It is a snapshot of a GraphBuilder's node list: rebuild it after editing the
-// graph, or, after copy elimination removed a copy, update it
-// (UpdateAfterCopyRemoval).
+// graph, or, after the edits of copy elimination, update it (UpdateAfterCopyRemoval,
+// RebuildInstance).
 
 #include <cstddef>
 #include <map>
