@@ -49,6 +49,8 @@ layout::Ints ReshapeTarget(const std::vector<SymDim>& dims, const layout::Ints& 
 MatchResult TransposeEqualReshapePattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Transpose") || node.input_size() != 1 || node.output_size() != 1)
     return NoMatch(node, "the node is not a default-domain Transpose with one input and one output");
+  // Before opset 5 a Reshape takes its shape as an attribute, not as an input.
+  if (core::builder::OnnxOpset(graph) < 5) return NoMatch(node, "the opset is older than 5");
   std::string_view why;
   const auto perm = layout::TransposePerm(graph, node, &why);
   if (!perm) return NoMatch(node, why);

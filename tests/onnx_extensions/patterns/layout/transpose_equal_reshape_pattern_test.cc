@@ -43,6 +43,16 @@ TEST(TransposeEqualReshapePattern, RejectsTwoRealDimsSwapping) {
     })ONNX", "Y", "the Transpose moves more than one dimension that may differ from 1");
 }
 
+// Reshape-1 takes its shape as an attribute (found by the graph fuzzer: the rewrite gave
+// a Reshape with a shape input in an opset-3 model).
+TEST(TransposeEqualReshapePattern, RejectsOpsetsBeforeTheShapeInput) {
+  ExpectNoMatch<TransposeEqualReshapePattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 4]>
+    g (float[3,2,1,5] X) => (float[3,1,2,5] Y) {
+      Y = Transpose<perm=[0,2,1,3]>(X)
+    })ONNX", "Y", "the opset is older than 5");
+}
+
 // A and B may be anything but 1.
 TEST(TransposeEqualReshapePattern, RejectsTwoSymbolicMovedDims) {
   ExpectNoMatch<TransposeEqualReshapePattern>(R"ONNX(

@@ -93,6 +93,15 @@ TEST(ShapeBasedMatMulToMulPattern, KeepsTheTransposeWhenTheProductIsAGraphOutput
     })ONNX");
 }
 
+// Mul-6 and older broadcast only with broadcast=1, and only the second input.
+TEST(ShapeBasedMatMulToMulPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<ShapeBasedMatMulToMulPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[5,1] X, float[1,6] Y) => (float[5,6] Z) {
+      Z = MatMul(X, Y)
+    })ONNX", "Z", "the opset is older than 7");
+}
+
 TEST(ShapeBasedMatMulToMulPattern, RejectsAnInnerDimensionOfTwo) {
   ExpectNoMatch<ShapeBasedMatMulToMulPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
