@@ -68,15 +68,6 @@ bool IsReserved(const NodeProto& node, const MemoryOptions& options) {
   return false;
 }
 
-// The nodes reading `value` (node inputs and captures by nested graphs), each once.
-std::vector<const NodeProto*> Readers(const MemoryGraph& graph, const std::string& value) {
-  std::vector<const NodeProto*> readers;
-  for (const Slot& slot : graph.Consumers(value))
-    if (!slot.IsGraphOutput() && std::find(readers.begin(), readers.end(), slot.node) == readers.end())
-      readers.push_back(slot.node);
-  return readers;
-}
-
 std::string CallName(const NodeProto& call) {
   return "call " + (call.domain().empty() ? "" : call.domain() + ".") + call.op_type();
 }
@@ -505,14 +496,14 @@ std::optional<MemoryGraph::CopyRemoval> CopyEliminator::Apply(const MemoryGraph&
   const Definition& in_definition = graph.DefinitionOf(in);
   MemoryGraph::CopyRemoval removal = MemoryGraph::CopyRemoval::kRenameUses;
   if (!out_is_output) {
-    builder_.RenameUses(out, in, Readers(graph, out));
+    builder_.RenameUses(out, in, readers);  // the copy's readers
     result_.value_renames.emplace_back(out, in);
   } else if (in_definition.kind == Kind::kNode && !builder_.IsGraphOutput(in) && !builder_.IsGraphInput(in) &&
              builder_.Initializer(in) == nullptr) {
     auto* producer = const_cast<NodeProto*>(in_definition.node);
     producer->set_output(in_definition.index, out);
     modified_.insert(producer);
-    builder_.RenameUses(in, out, Readers(graph, in));
+    builder_.RenameUses(in, out, graph.Readers(in));
     result_.value_renames.emplace_back(in, out);
     removal = MemoryGraph::CopyRemoval::kRenameProducer;
   } else {

@@ -535,13 +535,20 @@ std::vector<const NodeProto*> MemoryGraph::DataPredecessors(const NodeProto& nod
   return result;
 }
 
+std::vector<const NodeProto*> MemoryGraph::Readers(std::string_view value) const {
+  std::vector<const NodeProto*> result;
+  for (const Slot& slot : Consumers(value))
+    if (!slot.IsGraphOutput() && std::find(result.begin(), result.end(), slot.node) == result.end())
+      result.push_back(slot.node);
+  return result;
+}
+
 std::vector<const NodeProto*> MemoryGraph::DataSuccessors(const NodeProto& node) const {
   std::vector<const NodeProto*> result;
   for (const std::string& output : node.output()) {
     if (output.empty()) continue;
-    for (const Slot& slot : Consumers(output))
-      if (!slot.IsGraphOutput() && std::find(result.begin(), result.end(), slot.node) == result.end())
-        result.push_back(slot.node);
+    for (const NodeProto* reader : Readers(output))
+      if (std::find(result.begin(), result.end(), reader) == result.end()) result.push_back(reader);
   }
   return result;
 }
@@ -596,13 +603,13 @@ bool MemoryGraph::UpdateAfterCopyRemoval(const NodeProto* copy, const std::strin
   const std::string& kept = rename_uses ? in : out;
   if (type_of_(in) != type_of_(out)) return false;  // IsCopy of a reader may change
   std::vector<Slot> moved;
-  std::vector<const NodeProto*> renamed;
   for (const Slot& slot : Consumers(gone)) {
     if (slot.node == copy) continue;
     if (slot.IsGraphOutput() || slot.IsCapture() || IsWrapper(*slot.node)) return false;
     moved.push_back(slot);
-    if (std::find(renamed.begin(), renamed.end(), slot.node) == renamed.end()) renamed.push_back(slot.node);
   }
+  std::vector<const NodeProto*> renamed = Readers(gone);
+  std::erase(renamed, copy);
   const Definition producer = DefinitionOf(in);
   if (!rename_uses) {
     if (producer.kind != Definition::Kind::kNode || IsWrapper(*producer.node)) return false;

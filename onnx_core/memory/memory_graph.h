@@ -185,6 +185,8 @@ class MemoryGraph {
   // --------------------------------------------------------------- Producer
   // nodes of the node's inputs and captures (distinct).
   std::vector<const NodeProto*> DataPredecessors(const NodeProto& node) const;
+  // Nodes reading `value` (inputs or captures; distinct).
+  std::vector<const NodeProto*> Readers(std::string_view value) const;
   // Nodes reading one of the node's outputs (inputs or captures; distinct).
   std::vector<const NodeProto*> DataSuccessors(const NodeProto& node) const;
   // Values `node` reads from enclosing scopes through its nested graphs.

@@ -57,22 +57,31 @@ class ResourceLimitsTest : public ::testing::Test {
     WriteFile(path, core::ir::SerializeDeterministic(model));
     return path.string();
   }
-  // (float[2] a) => (float[2] c) without nodes, for a test to fill.
-  static ModelProto NodelessModel() {
-    ModelProto model = ParseText(R"ONNX(
+  // The model of `text` (ONNX text syntax) without the nodes of its main graph, for a test
+  // to fill; by default (float[2] a) => (float[2] c).
+  static ModelProto NodelessModel(const std::string& text = R"ONNX(
       <ir_version: 8, opset_import: ["" : 18]>
-      g (float[2] a) => (float[2] c) { c = Identity (a) })ONNX");
+      g (float[2] a) => (float[2] c) { c = Identity (a) })ONNX") {
+    ModelProto model = ParseText(text);
     model.mutable_graph()->clear_node();
     return model;
   }
-  // Appends `output` = `op`(`input`) to `graph`; returns `output`.
-  static std::string AddNode(GraphProto& graph, const std::string& op, const std::string& input,
-                             const std::string& output) {
+  // Appends `output` = `domain`.`op`(`inputs`) to `graph`; returns `output`.
+  static std::string AddNode(GraphProto& graph, const std::string& op, const std::vector<std::string>& inputs,
+                             const std::string& output, const std::string& domain = "") {
     NodeProto& node = *graph.add_node();
     node.set_op_type(op);
-    node.add_input(input);
+    node.set_domain(domain);
+    for (const std::string& input : inputs) node.add_input(input);
     node.add_output(output);
     return output;
+  }
+  // `onnxopt memory` on `model` (saved as `file`) succeeds within the bounds and prints
+  // `line`.
+  void ExpectMemoryPlan(const std::string& file, const ModelProto& model, const std::string& line) {
+    const CommandResult memory = Onnxopt({"memory", Save(file, model)});
+    EXPECT_EQ(memory.exit_code, 0) << memory.output;
+    EXPECT_NE(memory.output.find(line), std::string::npos) << memory.output.substr(0, 2000);
   }
   // Runs onnxopt with `args` and checks the bounds every hostile case must respect.
   CommandResult Onnxopt(std::vector<std::string> args, double max_seconds = kMaxSeconds,
@@ -279,19 +288,16 @@ TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanKeeps) {
   GraphProto& graph = *model.mutable_graph();
   std::string previous = "a";
   for (int i = 0; i < kChain; ++i)
-    previous = AddNode(graph, "Neg", previous, i + 1 == kChain ? "c" : "c" + std::to_string(i));
+    previous = AddNode(graph, "Neg", {previous}, i + 1 == kChain ? "c" : "c" + std::to_string(i));
   for (int i = 0; i < kCopies; ++i) {
     const std::string index = std::to_string(i);
     *graph.add_input() = graph.input(0);
     graph.mutable_input()->rbegin()->set_name("x" + index);
     *graph.add_output() = graph.output(0);
     graph.mutable_output()->rbegin()->set_name("y" + index);
-    AddNode(graph, "Identity", "x" + index, "y" + index);
+    AddNode(graph, "Identity", {"x" + index}, "y" + index);
   }
-  const CommandResult memory = Onnxopt({"memory", Save("copies.onnx", model)});
-  EXPECT_EQ(memory.exit_code, 0) << memory.output;
-  EXPECT_NE(memory.output.find("copy nodes: 1000 -> 1000 (deleted 0, elided 0, kept 1000)"), std::string::npos)
-      << memory.output.substr(0, 2000);
+  ExpectMemoryPlan("copies.onnx", model, "copy nodes: 1000 -> 1000 (deleted 0, elided 0, kept 1000)");
 }
 
 TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanDeletes) {
@@ -304,13 +310,10 @@ TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanDeletes) {
   std::string previous = "a";
   for (int i = 0; i < kCopies; ++i) {
     const std::string index = std::to_string(i);
-    previous = AddNode(graph, "Identity", AddNode(graph, "Neg", previous, "n" + index),
+    previous = AddNode(graph, "Identity", {AddNode(graph, "Neg", {previous}, "n" + index)},
                        i + 1 == kCopies ? "c" : "i" + index);
   }
-  const CommandResult memory = Onnxopt({"memory", Save("copies.onnx", model)});
-  EXPECT_EQ(memory.exit_code, 0) << memory.output;
-  EXPECT_NE(memory.output.find("copy nodes: 5000 -> 0 (deleted 5000, elided 0, kept 0)"), std::string::npos)
-      << memory.output.substr(0, 2000);
+  ExpectMemoryPlan("copies.onnx", model, "copy nodes: 5000 -> 0 (deleted 5000, elided 0, kept 0)");
 }
 
 TEST_F(ResourceLimitsTest, ManyCallsOfAFunctionHoldingACopy) {
@@ -319,22 +322,16 @@ TEST_F(ResourceLimitsTest, ManyCallsOfAFunctionHoldingACopy) {
   // every instance again after each such deletion (2 000 x 2 000 instances: 39 s with
   // ONNXOPT_INCREMENTAL=0, 0.2 s now).
   constexpr int kCalls = 2000;
-  ModelProto model = ParseText(R"ONNX(
+  ModelProto model = NodelessModel(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
     g (float[2] a) => (float[2] c) { c = local.f (a) }
     <domain: "local", opset_import: ["" : 18]>
     f (p) => (q) { t = Identity (p) q = Relu (t) })ONNX");
   GraphProto& graph = *model.mutable_graph();
-  graph.clear_node();
   std::string previous = "a";
-  for (int i = 0; i < kCalls; ++i) {
-    previous = AddNode(graph, "f", previous, i + 1 == kCalls ? "c" : "c" + std::to_string(i));
-    graph.mutable_node()->rbegin()->set_domain("local");
-  }
-  const CommandResult memory = Onnxopt({"memory", Save("calls.onnx", model)});
-  EXPECT_EQ(memory.exit_code, 0) << memory.output;
-  EXPECT_NE(memory.output.find("copy nodes: 2000 -> 1 (deleted 1999, elided 0, kept 1)"), std::string::npos)
-      << memory.output.substr(0, 2000);
+  for (int i = 0; i < kCalls; ++i)
+    previous = AddNode(graph, "f", {previous}, i + 1 == kCalls ? "c" : "c" + std::to_string(i), "local");
+  ExpectMemoryPlan("calls.onnx", model, "copy nodes: 2000 -> 1 (deleted 1999, elided 0, kept 1)");
 }
 
 TEST_F(ResourceLimitsTest, ManyWritersInPlace) {
@@ -342,25 +339,18 @@ TEST_F(ResourceLimitsTest, ManyWritersInPlace) {
   // chain. The plan looked for the alias edges of each writer's buffer in the whole graph
   // (8 000 x 24 000 nodes: 19 s; 0.5 s now).
   constexpr int kWriters = 8000;
-  ModelProto model = ParseText(R"ONNX(
+  ModelProto model = NodelessModel(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[4] a, int64[1,1] idx, float[1] upd) => (float[4] c) <int64[1] shape = {4}> { c = Identity (a) })ONNX");
   GraphProto& graph = *model.mutable_graph();
-  graph.clear_node();
   std::string sum = "a";
   for (int i = 0; i < kWriters; ++i) {
     const std::string index = std::to_string(i);
-    const std::string buffer = AddNode(graph, "ConstantOfShape", "shape", "z" + index);
-    const std::string written = AddNode(graph, "ScatterND", buffer, "w" + index);
-    graph.mutable_node()->rbegin()->add_input("idx");
-    graph.mutable_node()->rbegin()->add_input("upd");
-    sum = AddNode(graph, "Add", sum, i + 1 == kWriters ? "c" : "s" + index);
-    graph.mutable_node()->rbegin()->add_input(written);
+    const std::string buffer = AddNode(graph, "ConstantOfShape", {"shape"}, "z" + index);
+    const std::string written = AddNode(graph, "ScatterND", {buffer, "idx", "upd"}, "w" + index);
+    sum = AddNode(graph, "Add", {sum, written}, i + 1 == kWriters ? "c" : "s" + index);
   }
-  const CommandResult memory = Onnxopt({"memory", Save("writers.onnx", model)});
-  EXPECT_EQ(memory.exit_code, 0) << memory.output;
-  EXPECT_NE(memory.output.find("in-place writers: 8000 of 8000 run in place"), std::string::npos)
-      << memory.output.substr(0, 2000);
+  ExpectMemoryPlan("writers.onnx", model, "in-place writers: 8000 of 8000 run in place");
 }
 
 TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
@@ -369,16 +359,15 @@ TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
   // branch indexed the main graph again. `onnxopt replay` of the records checked the whole
   // model after the batch of each branch (17 s).
   constexpr int kIfs = 3000;
-  ModelProto model = ParseText(R"ONNX(
+  ModelProto model = NodelessModel(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (bool c, float[4] x) => (float[4] y) { y = Identity (x) })ONNX");
   GraphProto& graph = *model.mutable_graph();
-  graph.clear_node();
   auto branch = [](const std::string& name, const std::string& op, const std::string& source,
                    const std::string& result) {
     GraphProto body;
     body.set_name(name);
-    AddNode(body, "Identity", AddNode(body, op, source, result + "_t"), result);
+    AddNode(body, "Identity", {AddNode(body, op, {source}, result + "_t")}, result);
     ValueInfoProto& output = *body.add_output();
     output.set_name(result);
     output.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
