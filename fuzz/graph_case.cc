@@ -770,14 +770,19 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
   // `optimize` with the default patterns, folding first.
   ModelProto optimized;
   std::vector<core::builder::LocalRewriting> records;
+  core::builder::OptimizationReport report;
   step = RunStep("optimize", [&] {
     core::builder::GraphBuilder builder(original);
     core::builder::OptimizerOptions options;
     options.fold_constants_first = true;
-    records = core::builder::GraphGraph(builder, {}, std::move(options)).Optimize();
+    records = core::builder::GraphGraph(builder, {}, std::move(options)).Optimize(-1, &report);
     optimized = std::move(builder).TakeModel();
   });
   if (step.finding) return step.finding;
+  // The driver refuses a replacement its opset cannot hold; a built-in pattern should have
+  // rejected the match itself (pattern.h).
+  if (!report.refused_rewrites.empty())
+    return "a built-in rewrite was refused: " + report.refused_rewrites.front();
   // Optimizing may refuse what validation could not see (folding makes values and shapes
   // known): only a refusal of a model whose original runs is a finding (below).
   std::optional<std::string> refusal = step.refused ? std::optional<std::string>("optimize refuses it: " + step.message)

@@ -15,6 +15,9 @@
 #include "onnx_core/passes/constant_folding.h"
 #include "onnx_core/common/environment.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/local_functions.h"
+#include "onnx_core/ir/op_schema.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/batch_cleanup.h"
 #include "onnx_core/optimizer/graph_pass.h"
@@ -242,8 +245,10 @@ class GraphGraph::Driver {
         changed = false;
         continue;
       }
-      const BatchFootprint footprint = ApplyAll(found);
-      Cleanup(&footprint);
+      // A batch whose every replacement was refused changed nothing; the next iteration
+      // tries the same patterns again, without the refused matches, so that the matches
+      // they overlapped can be claimed.
+      if (std::optional<BatchFootprint> footprint = ApplyAll(found)) Cleanup(&*footprint);
       changed = true;
     }
   }
@@ -269,6 +274,7 @@ class GraphGraph::Driver {
     MatchResult match;
     const std::shared_ptr<const PatternOptimization>* pattern;
     std::int64_t match_time_ns;
+    const NodeProto* candidate;  // the node Match was called on
   };
 
   void OptimizeSubgraphs() {
@@ -381,6 +387,7 @@ class GraphGraph::Driver {
         }
         ++stats.matched;
         if (cache) cache->Unclean(turn.position);
+        if (WasRefused(*match.pattern, *candidate)) continue;
         if (!Claimable(**matched, match, marked)) continue;
         for (const NodeProto* node : match.nodes) {
           if (!node) continue;
@@ -388,7 +395,7 @@ class GraphGraph::Driver {
           // Not tried by the later patterns: tried again next round (if the batch keeps it).
           if (cache) cache->Unclean(g_.Position(*node));
         }
-        found.push_back(Found{std::move(match), matched, turn.time_ns});
+        found.push_back(Found{std::move(match), matched, turn.time_ns, candidate});
       }
     }
     if (cache) cache->EndRound(threshold);
@@ -539,8 +546,9 @@ class GraphGraph::Driver {
     std::size_t first_function = 0, end_function = 0;
   };
 
-  // Applies the matches as one batch; returns what it changed.
-  BatchFootprint ApplyAll(std::vector<Found>& found) {
+  // Applies the matches as one batch; returns what it changed, nothing when every
+  // replacement was refused (RefusalOf).
+  std::optional<BatchFootprint> ApplyAll(std::vector<Found>& found) {
     auto start = Clock::now();
     std::vector<Planned> planned;
     // Owns the replacement nodes until the batch takes them: an Apply that throws after
@@ -559,16 +567,11 @@ class GraphGraph::Driver {
     // (opset imports a new function brought stay: an unused import changes nothing).
     struct AddedByApply {
       GraphBuilder& builder;
-      const int initializers = builder.Initializers().size();
-      const int functions = builder.Functions().size();
+      const std::size_t initializers = static_cast<std::size_t>(builder.Initializers().size());
+      const std::size_t functions = static_cast<std::size_t>(builder.Functions().size());
       bool committed = false;
       ~AddedByApply() {
-        if (committed) return;
-        auto& fields = builder.Initializers();
-        if (fields.size() > initializers) fields.DeleteSubrange(initializers, fields.size() - initializers);
-        std::vector<std::size_t> added;
-        for (int i = functions; i < builder.Functions().size(); ++i) added.push_back(static_cast<std::size_t>(i));
-        if (!added.empty()) builder.RemoveFunctions(added, "undoing a failed batch");
+        if (!committed) RemoveAdditions(builder, initializers, functions, "undoing a failed batch");
       }
     } added_by_apply{g_.builder_};
     BatchFootprint footprint;
@@ -579,6 +582,11 @@ class GraphGraph::Driver {
       const auto first_function = static_cast<std::size_t>(g_.builder_.Functions().size());
       utils::RepeatedProtoField<NodeProto> replacement = (*f.pattern)->Apply(g_, f.match.nodes);
       const std::int64_t elapsed = Since(apply_start);
+      if (std::optional<std::string> refusal = RefusalOf(replacement)) {
+        RemoveAdditions(g_.builder_, first_initializer, first_function, "undoing a refused rewrite");
+        Refuse(f, *refusal);
+        continue;
+      }
       Planned& plan = planned.emplace_back(Planned{&f,
                                                    std::vector<NodeProto*>(static_cast<std::size_t>(replacement.size())),
                                                    0,
@@ -595,6 +603,10 @@ class GraphGraph::Driver {
         anchor = std::min(anchor, g_.Position(*node));
       }
       plan.anchor = f.match.insert_at ? g_.Position(*f.match.insert_at) : anchor;
+    }
+    if (planned.empty()) {
+      report_.rewriting_time_ns += Since(start);
+      return std::nullopt;
     }
     // Owns the added nodes from here on (an exception deletes them).
     BatchEdit edit;
@@ -675,6 +687,7 @@ class GraphGraph::Driver {
       for (std::size_t position : added_positions[p]) {
         added.push_back(AddedNode{position, p, &g_.builder_.Nodes().Get(static_cast<int>(position))});
         changes_.nodes.insert(added.back().node);
+        refused_.erase(added.back().node);  // a new node, perhaps at a removed one's address
       }
     std::sort(added.begin(), added.end(),
               [](const AddedNode& a, const AddedNode& b) { return a.position < b.position; });
@@ -766,6 +779,52 @@ class GraphGraph::Driver {
       records_.push_back(std::move(record));
     }
     return footprint;
+  }
+
+  // Removes the initializers and local functions added to `builder` since it had
+  // `initializers` and `functions` of them.
+  static void RemoveAdditions(GraphBuilder& builder, std::size_t initializers, std::size_t functions,
+                              std::string_view why) {
+    auto& fields = builder.Initializers();
+    if (static_cast<std::size_t>(fields.size()) > initializers)
+      fields.DeleteSubrange(static_cast<int>(initializers), fields.size() - static_cast<int>(initializers));
+    std::vector<std::size_t> added;
+    for (std::size_t i = functions; i < static_cast<std::size_t>(builder.Functions().size()); ++i) added.push_back(i);
+    if (!added.empty()) builder.RemoveFunctions(added, why);
+  }
+
+  // Why the model could not hold `replacement`: its first node that breaks its operator's
+  // signature at the version the model imports (ir::CheckNodeSignature, the check of
+  // loading), for instance a Reshape with a shape input in an opset-3 model. A domain the
+  // model does not import yet counts at version 1, where ImportUsedDomains will import it.
+  // Types are not checked here: shape inference checks them after the batch.
+  std::optional<std::string> RefusalOf(const utils::RepeatedProtoField<NodeProto>& replacement) const {
+    for (const NodeProto& node : replacement) {
+      const std::int64_t version =
+          g_.builder_.OpsetVersion(node.domain()).value_or(ir::IsOnnxDomain(node.domain()) ? 0 : 1);
+      std::optional<ir::RuleViolation> violation = ir::CheckNodeSignature(node, version, nullptr);
+      if (violation) {  // unless the node calls a local function (rare: built only then)
+        const ir::LocalFunctions functions(g_.builder_.Functions());
+        violation = ir::CheckNodeSignature(node, version, &functions);
+      }
+      if (violation) return Describe(node) + ": " + violation->rule + "; found " + violation->found;
+    }
+    return std::nullopt;
+  }
+
+  // A replacement the model cannot hold is a defect of the pattern, but the model is not
+  // to blame: the match is left as it is (not applied again while its candidate node
+  // lives) and the report names the pattern and the rule.
+  void Refuse(const Found& f, const std::string& refusal) {
+    refused_[f.candidate].push_back(f.match.pattern);
+    const PatternOptimization& pattern = **f.pattern;
+    ++report_.Pattern(pattern.Name(), pattern.priority).refused;
+    report_.AddRefused(pattern.Name() + ": " + refusal);
+  }
+
+  bool WasRefused(const PatternOptimization& pattern, const NodeProto& candidate) const {
+    auto it = refused_.find(&candidate);
+    return it != refused_.end() && std::find(it->second.begin(), it->second.end(), &pattern) != it->second.end();
   }
 
   struct AddedNode {
@@ -909,8 +968,10 @@ class GraphGraph::Driver {
     stats.added_nodes += static_cast<std::size_t>(record.added_nodes.size());
     record.apply_time_ns = elapsed;
     std::vector<const NodeProto*> changed_nodes;
-    for (std::size_t position : record.added_nodes_positions)
+    for (std::size_t position : record.added_nodes_positions) {
       changed_nodes.push_back(&builder.Nodes().Get(static_cast<int>(position)));
+      refused_.erase(changed_nodes.back());
+    }
     records_.push_back(std::move(record));
 
     if (builder.Shapes()) {
@@ -1273,6 +1334,9 @@ class GraphGraph::Driver {
   // after a cleanup, false after a change no cleanup followed (the graph as loaded,
   // folding everything, optimizing nested graphs).
   bool graph_clean_ = false;
+  // Matches whose replacement was refused (Refuse), by candidate node: the patterns
+  // refused there. An entry goes when a new node takes the address.
+  std::unordered_map<const NodeProto*, std::vector<const PatternOptimization*>> refused_;
 };
 
 std::vector<LocalRewriting> GraphGraph::Optimize(int max_iter, OptimizationReport* report) {

@@ -81,6 +81,7 @@ void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
     mine.match_calls += stats.match_calls;
     mine.matched += stats.matched;
     mine.applied += stats.applied;
+    mine.refused += stats.refused;
     mine.match_time_ns += stats.match_time_ns;
     mine.apply_time_ns += stats.apply_time_ns;
     mine.removed_nodes += stats.removed_nodes;
@@ -106,11 +107,16 @@ void OptimizationReport::MergeCounters(const OptimizationReport& nested) {
   for (const auto& [key, count] : nested.no_match_counts_) no_match_counts_[key] += count;
   subgraphs.insert(subgraphs.end(), nested.subgraphs.begin(), nested.subgraphs.end());
   AddNotFolded(nested.not_folded);
+  for (const std::string& refusal : nested.refused_rewrites) AddRefused(refusal);
 }
 
 void OptimizationReport::AddNotFolded(const std::vector<std::string>& skipped) {
   for (const std::string& line : skipped)
     if (not_folded_seen_.insert(line).second) not_folded.push_back(line);
+}
+
+void OptimizationReport::AddRefused(const std::string& refusal) {
+  if (refused_seen_.insert(refusal).second) refused_rewrites.push_back(refusal);
 }
 
 void OptimizationReport::SortNoMatches() {
@@ -191,6 +197,10 @@ std::string OptimizationReport::ToString() const {
   }
   if (!not_folded.empty()) text += "constants not folded (" + std::to_string(not_folded.size()) + "):\n";
   for (const std::string& line : not_folded) text += "  " + line + "\n";
+  if (!refused_rewrites.empty())
+    text += "rewrites refused, a replacement node is not valid at the model's opset (" +
+            std::to_string(refused_rewrites.size()) + "):\n";
+  for (const std::string& line : refused_rewrites) text += "  " + line + "\n";
   if (!no_matches.empty()) text += "rejected candidates (count, pattern, reason, where):\n";
   for (const NoMatchStats& stats : no_matches) {
     std::string file = stats.file;
@@ -239,6 +249,7 @@ std::string OptimizationReport::ToJson() const {
     json.Key("match_calls").Int(static_cast<std::int64_t>(stats.match_calls));
     json.Key("matched").Int(static_cast<std::int64_t>(stats.matched));
     json.Key("applied").Int(static_cast<std::int64_t>(stats.applied));
+    json.Key("refused").Int(static_cast<std::int64_t>(stats.refused));
     json.Key("removed_nodes").Int(static_cast<std::int64_t>(stats.removed_nodes));
     json.Key("added_nodes").Int(static_cast<std::int64_t>(stats.added_nodes));
     json.Key("match_time_ns").Int(stats.match_time_ns).Key("apply_time_ns").Int(stats.apply_time_ns);
@@ -282,6 +293,9 @@ std::string OptimizationReport::ToJson() const {
   json.EndArray();
   json.Key("not_folded").BeginArray();
   for (const std::string& line : not_folded) json.String(line);
+  json.EndArray();
+  json.Key("refused_rewrites").BeginArray();
+  for (const std::string& line : refused_rewrites) json.String(line);
   json.EndArray();
   json.Key("no_matches").BeginArray();
   for (const NoMatchStats& stats : no_matches) {

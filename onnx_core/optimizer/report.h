@@ -23,6 +23,7 @@ struct PatternStats {
   std::size_t match_calls = 0;    // candidates tried
   std::size_t matched = 0;        // successful matches
   std::size_t applied = 0;        // matches applied (not skipped as overlapping/protected)
+  std::size_t refused = 0;        // matches whose replacement the driver refused (refused_rewrites)
   std::int64_t match_time_ns = 0; // all Match calls
   std::int64_t apply_time_ns = 0; // all Apply calls
   std::size_t removed_nodes = 0;  // matched nodes removed by applied matches
@@ -110,6 +111,10 @@ struct OptimizationReport {
   // All-constant nodes that folding left alone: "name (OpType): reason" (too large, no
   // kernel, external data...), each node once, in the order folding met them.
   std::vector<std::string> not_folded;
+  // Matches the driver did not apply because a replacement node breaks its operator's
+  // signature at the model's opset (a defect of the pattern): "Pattern: node: rule; found
+  // ...", each distinct refusal once, in the order they happened.
+  std::vector<std::string> refused_rewrites;
 
   std::int64_t TotalTimeNs() const;
   std::string ToString() const;  // for people
@@ -124,10 +129,11 @@ struct OptimizationReport {
   void MergeCounters(const OptimizationReport& nested);
   void SortNoMatches();
   void AddNotFolded(const std::vector<std::string>& skipped);
+  void AddRefused(const std::string& refusal);
 
  private:
   std::map<std::tuple<std::string, std::string, unsigned, std::string>, std::size_t> no_match_counts_;
-  std::set<std::string> not_folded_seen_;
+  std::set<std::string> not_folded_seen_, refused_seen_;
 };
 
 }  // namespace onnxopt::core::builder

@@ -294,3 +294,30 @@ def test_default_name_is_the_class_name():
     assert MyPattern(priority=3).priority == 3
     with pytest.raises(NotImplementedError):
         run(neg_model(), [MyPattern()])
+
+
+def test_a_replacement_node_the_opset_does_not_define_is_refused():
+    class NegNegToRelu(onnxopt.PatternOptimization):
+        """A defective rewrite: Relu has no attribute 'alpha'."""
+
+        def fast_op_type(self):
+            return {"Neg"}
+
+        def match(self, graph, node):
+            previous = graph.node_before(node.input[0])
+            if previous is None or previous.op_type != "Neg":
+                return self.no_match(node, "the input is not produced by Neg")
+            return self.result([previous, node])
+
+        def apply(self, graph, nodes):
+            previous, node = nodes
+            return [helper.make_node("Relu", [previous.input[0]], list(node.output), alpha=0.5)]
+
+    optimized, rewrites, report = run(neg_model(), [NegNegToRelu()])
+    assert ops(optimized) == ops(neg_model())
+    assert not rewrites
+    assert {p.name: p for p in report.patterns}["NegNegToRelu"].refused == 1
+    assert len(report.refused_rewrites) == 1
+    assert report.refused_rewrites[0].startswith("NegNegToRelu: Relu (output 'n2'): ")
+    assert "alpha" in report.refused_rewrites[0]
+    assert "rewrites refused" in report.to_string()

@@ -396,6 +396,12 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     core::builder::GraphGraph optimizer(builder, {}, std::move(options));
     rewrites = optimizer.Optimize(max_iter, &report);
   }
+  if (!report.refused_rewrites.empty()) {
+    // A defect of a pattern, not of the model: the output stays valid, with those matches left as they were.
+    std::cerr << "onnxopt optimize: warning: " << report.refused_rewrites.size()
+              << " rewrite(s) refused, a replacement node is not valid at the model's opset; first: "
+              << report.refused_rewrites.front() << "\n";
+  }
   if (skeleton) core::builder::DescribeRemovedNodes(std::move(*skeleton), rewrites);
   progress.Phase("saving " + *output);
   ModelProto optimized = std::move(builder).TakeModel();

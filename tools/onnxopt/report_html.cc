@@ -551,6 +551,16 @@ void OtherSections(std::ostringstream& html, const OptimizationReport& report, c
            << cleanup.removed_functions << "</td></tr>\n";
     html << "</table></section>\n";
   }
+  if (!report.refused_rewrites.empty()) {
+    html << "<section id=\"refused\"><h2>Rewrites refused</h2>\n"
+         << "<p>A replacement node breaks its operator's signature at the model's opset: the match was left as "
+            "it is. This is a defect of the pattern.</p>\n";
+    const std::size_t shown = ListedRows(html, report.refused_rewrites.size(), limits.table_rows);
+    html << "<ul>";
+    for (std::size_t i = 0; i < shown; ++i)
+      html << "<li class=\"name\">" << EscapeHtml(report.refused_rewrites[i]) << "</li>";
+    html << "</ul></section>\n";
+  }
   if (!report.not_folded.empty()) {
     html << "<section id=\"not-folded\"><h2>Constants not folded</h2>\n";
     const std::size_t shown = ListedRows(html, report.not_folded.size(), limits.table_rows);
