@@ -353,6 +353,52 @@ TEST_F(ResourceLimitsTest, ManyWritersInPlace) {
   ExpectMemoryPlan("writers.onnx", model, "in-place writers: 8000 of 8000 run in place");
 }
 
+TEST_F(ResourceLimitsTest, ManyIdenticalReadersOfOneValue) {
+  // 3 000 readers of a graph input computing the same, each a graph output (so that the
+  // cleanup's duplicate pass leaves them to SameChildrenFromInputPattern): one pair was
+  // merged per iteration, each iteration over the whole graph (4 000 readers: 18 s).
+  // Beside them, 3 000 Reshapes of one value to shapes computed as Shape -> Gather ->
+  // Unsqueeze -> Concat (folded alike) or given: ShapeBasedSameChildrenPattern matched the
+  // whole group from every one of them in every iteration (n^3: 1 000 of them took 45 s).
+  // ReshapePattern writes the computed targets as the given one, and the duplicates merge.
+  constexpr int kReaders = 3000;
+  ModelProto model = NodelessModel(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] a) => (float[6] c)
+      <int64 zero = {0}, int64[1] axes = {0}, int64[1] rest = {-1}, int64[2] static_shape = {2, 3}> {
+      c = Identity (a) })ONNX");
+  GraphProto& graph = *model.mutable_graph();
+  graph.clear_output();
+  auto output = [&](const std::string& name) {
+    ValueInfoProto& value = *graph.add_output();
+    value.set_name(name);
+    value.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+    return name;
+  };
+  for (int i = 0; i < kReaders; ++i) {
+    const std::string index = std::to_string(i);
+    AddNode(graph, "Relu", {"a"}, output("r" + index));
+    const std::string shape = AddNode(graph, "Shape", {"a"}, "s" + index);
+    const std::string first = AddNode(graph, "Gather", {shape, "zero"}, "g" + index);
+    const std::string dims = AddNode(graph, "Unsqueeze", {first, "axes"}, "u" + index);
+    const std::string target = AddNode(graph, "Concat", {dims, "rest"}, "t" + index);
+    AttributeProto& axis = *graph.mutable_node()->rbegin()->add_attribute();
+    axis.set_name("axis");
+    axis.set_type(AttributeProto::INT);
+    axis.set_i(0);
+    AddNode(graph, "Reshape", {"a", i % 2 == 0 ? target : "static_shape"}, output("y" + index));
+  }
+  const CommandResult optimized = Onnxopt({"optimize", Save("readers.onnx", model), "-o", (dir_ / "out.onnx").string()});
+  ASSERT_EQ(optimized.exit_code, 0) << optimized.output;
+  // Each group merges in one rewrite.
+  EXPECT_NE(optimized.output.find("Identity: 0 -> 5998"), std::string::npos) << optimized.output;
+  EXPECT_NE(optimized.output.find("iterations: 5, rewrites: 1505 (FoldConstants 1, RemoveUnusedNodes 2, "
+                                  "RemoveDuplicateInitializers 1, ReshapePattern 1500, "
+                                  "SameChildrenFromInputPattern 1)"),
+            std::string::npos)
+      << optimized.output;
+}
+
 TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
   // 3 000 If nodes reading one condition, 6 000 two-node branches. Each nested builder
   // copied the set of every name of the main graph (1.2 GB, 2.8 s), and folding each

@@ -160,23 +160,29 @@ std::optional<NodePair> FirstDuplicatePair(const std::vector<const NodeProto*>& 
 
 }  // namespace
 
-DuplicatePairs FindDuplicatePairs(const std::vector<const NodeProto*>& readers) {
-  DuplicatePairs found;
+DuplicateGroups FindDuplicateGroups(const std::vector<const NodeProto*>& readers) {
+  DuplicateGroups found;
   std::vector<bool> grouped(readers.size(), false);
   for (std::size_t i = 0; i < readers.size(); ++i) {
     if (grouped[i] || readers[i]->op_type() == "Identity") continue;
-    std::vector<const NodeProto*> group;
+    std::vector<const NodeProto*> same_op;
     for (std::size_t j = i; j < readers.size(); ++j)
       if (!grouped[j] && readers[j]->op_type() == readers[i]->op_type()) {
         grouped[j] = true;
-        group.push_back(readers[j]);
+        same_op.push_back(readers[j]);
       }
-    if (group.size() < 2) continue;
+    if (same_op.size() < 2) continue;
     // The reason reported when no pair is found: the first comparison that failed.
-    if (found.why.empty()) found.why = WhyNotDuplicates(*group[0], *group[1]);
-    if (auto pair = FirstDuplicatePair(group)) found.pairs.push_back(*pair);
+    if (found.why.empty()) found.why = WhyNotDuplicates(*same_op[0], *same_op[1]);
+    const std::optional<NodePair> pair = FirstDuplicatePair(same_op);
+    if (!pair) continue;
+    DuplicateGroup& group = found.groups.emplace_back(DuplicateGroup{pair->first, {}});
+    // No reader before `kept` duplicates it: that pair would have come first.
+    const auto kept = std::find(same_op.begin(), same_op.end(), pair->first);
+    for (auto other = kept + 1; other != same_op.end(); ++other)
+      if (*other == pair->second || WhyNotDuplicates(*pair->first, **other).empty()) group.duplicates.push_back(*other);
   }
-  if (found.pairs.empty() && found.why.empty()) found.why = "no two readers of a value have the same op type";
+  if (found.groups.empty() && found.why.empty()) found.why = "no two readers of a value have the same op type";
   return found;
 }
 
@@ -200,26 +206,27 @@ bool CanMoveTo(const core::builder::GraphGraph& graph, const NodeProto& node, st
 
 }  // namespace
 
-MergePlan::MergePlan(const core::builder::GraphGraph& graph, std::vector<NodePair> pairs) : graph_(graph) {
-  std::sort(pairs.begin(), pairs.end(), [&](const NodePair& a, const NodePair& b) {
-    return graph.Position(*a.first) < graph.Position(*b.first);
+MergePlan::MergePlan(const core::builder::GraphGraph& graph, std::vector<DuplicateGroup> groups) : graph_(graph) {
+  std::sort(groups.begin(), groups.end(), [&](const DuplicateGroup& a, const DuplicateGroup& b) {
+    return graph.Position(*a.kept) < graph.Position(*b.kept);
   });
-  if (!pairs.empty()) position_ = graph.Position(*pairs.front().first);
-  for (const NodePair& pair : pairs) Add(pair);
+  if (!groups.empty()) position_ = graph.Position(*groups.front().kept);
+  for (DuplicateGroup& group : groups) Add(std::move(group));
 }
 
-bool MergePlan::Add(const NodePair& pair) {
-  if (!CanMoveTo(graph_, *pair.first, position_, defined_)) return false;
-  pairs_.push_back(pair);
-  for (int i = 0; i < pair.second->output_size(); ++i) {
-    const std::string& kept = pair.first->output(i);
-    const std::string& duplicate = pair.second->output(i);
-    defined_.insert(kept);
-    if (duplicate.empty()) continue;
-    defined_.insert(duplicate);
-    aliases_[kept] = duplicate;
-    aliases_[duplicate] = kept;
-  }
+bool MergePlan::Add(DuplicateGroup group) {
+  if (!CanMoveTo(graph_, *group.kept, position_, defined_)) return false;
+  for (int i = 0; i < group.kept->output_size(); ++i) defined_.insert(group.kept->output(i));
+  for (const NodeProto* duplicate : group.duplicates)
+    for (int i = 0; i < duplicate->output_size(); ++i) {
+      const std::string& kept = group.kept->output(i);
+      const std::string& output = duplicate->output(i);
+      if (output.empty()) continue;
+      defined_.insert(output);
+      aliases_[kept] = output;
+      aliases_[output] = kept;
+    }
+  groups_.push_back(std::move(group));
   return true;
 }
 
@@ -230,16 +237,25 @@ bool MergePlan::Paired(const NodeProto& node) const {
 
 std::vector<const NodeProto*> MergePlan::Nodes() const {
   std::vector<const NodeProto*> nodes;
-  for (const auto& [kept, duplicate] : pairs_) nodes.insert(nodes.end(), {kept, duplicate});
+  for (const DuplicateGroup& group : groups_) {
+    if (!nodes.empty()) nodes.push_back(nullptr);
+    nodes.push_back(group.kept);
+    nodes.insert(nodes.end(), group.duplicates.begin(), group.duplicates.end());
+  }
   return nodes;
 }
 
-utils::RepeatedProtoField<NodeProto> MergePairs(core::builder::GraphGraph& graph, std::string_view pattern,
-                                                const std::vector<const NodeProto*>& nodes) {
-  if (nodes.empty() || nodes.size() % 2 != 0 || std::count(nodes.begin(), nodes.end(), nullptr) != 0)
-    throw BuilderError(std::string(pattern) + "::Apply expects pairs of nodes, got " + std::to_string(nodes.size()));
+utils::RepeatedProtoField<NodeProto> MergeGroups(core::builder::GraphGraph& graph, std::string_view pattern,
+                                                 const std::vector<const NodeProto*>& nodes) {
   utils::RepeatedProtoField<NodeProto> replacement;
-  for (std::size_t i = 0; i < nodes.size(); i += 2) KeepAndAlias(replacement, graph, pattern, *nodes[i], {nodes[i + 1]});
+  for (auto first = nodes.begin(); first != nodes.end();) {
+    const auto last = std::find(first, nodes.end(), nullptr);
+    if (last - first < 2 || (last != nodes.end() && last + 1 == nodes.end()))
+      throw BuilderError(std::string(pattern) + "::Apply expects groups of two nodes or more separated by a gap");
+    KeepAndAlias(replacement, graph, pattern, **first, {first + 1, last});
+    first = last == nodes.end() ? last : last + 1;
+  }
+  if (replacement.empty()) throw BuilderError(std::string(pattern) + "::Apply expects groups of two nodes or more");
   return replacement;
 }
 

@@ -31,48 +31,59 @@ std::string_view WhyNotDuplicates(const NodeProto& first, const NodeProto& secon
 
 using NodePair = std::pair<const NodeProto*, const NodeProto*>;
 
+// A node and later nodes computing the same (WhyNotDuplicates(kept, duplicate) is empty).
+struct DuplicateGroup {
+  const NodeProto* kept;
+  std::vector<const NodeProto*> duplicates;  // in graph order, never empty
+};
+
 // The first step of SameChildrenPattern on the readers of one value (in graph order):
-// grouped by op type (Identity left out), the first duplicate pair (first, second) of each
-// group, `first` earlier. When there is none, `why` says why not.
-struct DuplicatePairs {
-  std::vector<NodePair> pairs;
+// grouped by op type (Identity left out); in each op type, the first duplicate pair
+// (kept, second) and every later reader that duplicates `kept` too. Upstream merges one
+// pair per op type and iteration: n identical readers then took n iterations, each over
+// the whole graph. When there is none, `why` says why not.
+struct DuplicateGroups {
+  std::vector<DuplicateGroup> groups;
   std::string_view why;
 };
-DuplicatePairs FindDuplicatePairs(const std::vector<const NodeProto*>& readers);
+DuplicateGroups FindDuplicateGroups(const std::vector<const NodeProto*>& readers);
 
-// Pairs (kept, duplicate) merged by one replacement, which the driver places at the first
-// kept node: the kept nodes are copied there, each duplicate becomes Identity nodes.
+// Groups merged by one replacement, which the driver places at the first kept node: the
+// kept nodes are copied there, each duplicate becomes Identity nodes.
 class MergePlan {
  public:
-  // `pairs` sorted by the position of the kept node, without those whose kept node cannot
-  // move to the first one's position (reading a value defined after it: a later
-  // iteration merges them). Never empty when `pairs` is not.
-  MergePlan(const core::builder::GraphGraph& graph, std::vector<NodePair> pairs);
-  // Adds a pair when its kept node can move to the first one's position.
-  bool Add(const NodePair& pair);
-  // Whether an output of `node` belongs to a pair already.
+  // `groups` sorted by the position of the kept node, without those whose kept node
+  // cannot move to the first one's position (reading a value defined after it: a later
+  // iteration merges them). Never empty when `groups` is not.
+  MergePlan(const core::builder::GraphGraph& graph, std::vector<DuplicateGroup> groups);
+  // Adds a group when its kept node can move to the first one's position.
+  bool Add(DuplicateGroup group);
+  // Whether an output of `node` belongs to a group already.
   bool Paired(const NodeProto& node) const;
-  // Each output of the pairs and its counterpart.
+  // Each output of a pair (a group of one duplicate) and its counterpart; a duplicate's
+  // output and its kept one otherwise.
   const Aliases& PairedOutputs() const { return aliases_; }
-  const std::vector<NodePair>& Pairs() const { return pairs_; }
-  // The matched nodes: kept, duplicate, kept, duplicate...
+  const std::vector<DuplicateGroup>& Groups() const { return groups_; }
+  // The matched nodes: each group's kept node and its duplicates, groups separated by a
+  // null entry (MergeGroups reads them back).
   std::vector<const NodeProto*> Nodes() const;
 
  private:
   const core::builder::GraphGraph& graph_;
   std::size_t position_ = 0;
-  std::vector<NodePair> pairs_;
-  core::builder::StringSet defined_;  // outputs of the pairs
+  std::vector<DuplicateGroup> groups_;
+  core::builder::StringSet defined_;  // outputs of the groups
   Aliases aliases_;
 };
 
 // The replacement of MergePlan::Nodes(): a copy of each kept node, then one
-// Identity(kept output) per output of its duplicate, keeping the duplicate's names.
-// Throws BuilderError unless `nodes` are pairs.
-utils::RepeatedProtoField<NodeProto> MergePairs(core::builder::GraphGraph& graph, std::string_view pattern,
-                                                const std::vector<const NodeProto*>& nodes);
+// Identity(kept output) per output of each of its duplicates, keeping the duplicates'
+// names. Throws BuilderError unless `nodes` are groups of two nodes or more.
+utils::RepeatedProtoField<NodeProto> MergeGroups(core::builder::GraphGraph& graph, std::string_view pattern,
+                                                 const std::vector<const NodeProto*>& nodes);
 
-// The same for one kept node and several duplicates of it.
+// The replacement of one group: a copy of `kept`, then one Identity(kept output) per
+// output of each duplicate.
 void KeepAndAlias(utils::RepeatedProtoField<NodeProto>& replacement, core::builder::GraphGraph& graph,
                   std::string_view pattern, const NodeProto& kept, const std::vector<const NodeProto*>& duplicates);
 

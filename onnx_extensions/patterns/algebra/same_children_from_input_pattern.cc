@@ -17,16 +17,16 @@ MatchResult SameChildrenFromInputPattern::Match(GraphGraph& graph, const NodePro
   const auto anchor = std::find_if(readers.begin(), readers.end(),
                                    [&](const NodeProto* reader) { return reader->input(0) == input; });
   if (*anchor != &node) return NoMatch(node, "an earlier node reads the first input as its first input");
-  algebra::DuplicatePairs found = algebra::FindDuplicatePairs(readers);
-  if (found.pairs.empty()) return NoMatch(node, found.why);
-  const algebra::MergePlan plan(graph, std::move(found.pairs));
-  if (plan.Pairs().empty()) return NoMatch(node, "the first kept node reads a value defined after it");
-  return Matched(plan.Nodes(), plan.Pairs().front().first);
+  algebra::DuplicateGroups found = algebra::FindDuplicateGroups(readers);
+  if (found.groups.empty()) return NoMatch(node, found.why);
+  const algebra::MergePlan plan(graph, std::move(found.groups));
+  if (plan.Groups().empty()) return NoMatch(node, "the first kept node reads a value defined after it");
+  return Matched(plan.Nodes(), plan.Groups().front().kept);
 }
 
 utils::RepeatedProtoField<NodeProto> SameChildrenFromInputPattern::Apply(
     GraphGraph& graph, const std::vector<const NodeProto*>& nodes) const {
-  return algebra::MergePairs(graph, kName, nodes);
+  return algebra::MergeGroups(graph, kName, nodes);
 }
 
 }  // namespace onnxopt::onnx_patterns

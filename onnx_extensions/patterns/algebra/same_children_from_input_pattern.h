@@ -16,7 +16,8 @@ using core::builder::PatternOptimization;
 /// Before:  Y1 = Cast<to=10>(X); Y2 = Cast<to=10>(X)             (X a graph input)
 /// After:   Y1 = Cast<to=10>(X); Y2 = Identity(Y1)
 /// The same duplicates as SameChildrenPattern (deterministic ONNX operators, same
-/// attributes and inputs, Add and Mul swapped), without the chain extension. Anchored on
+/// attributes and inputs, Add and Mul swapped; all duplicates of a node at once), without
+/// the chain extension. Anchored on
 /// the first node that reads the value as its first input, so that the readers of one
 /// value are compared once per iteration. Not valid for random operators or custom
 /// domains; not for a value a node produces (SameChildrenPattern's case).

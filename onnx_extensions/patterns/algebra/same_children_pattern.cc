@@ -15,7 +15,8 @@ namespace {
 // are paired in turn (the last found first). A node with several outputs, or a reader
 // already paired, ends the extension.
 void ExtendChain(const GraphGraph& graph, algebra::MergePlan& plan) {
-  std::vector<NodePair> pending = plan.Pairs();
+  const algebra::DuplicateGroup& single = plan.Groups().front();
+  std::vector<NodePair> pending = {{single.kept, single.duplicates.front()}};
   while (!pending.empty()) {
     const NodePair pair = pending.back();
     pending.pop_back();
@@ -25,7 +26,7 @@ void ExtendChain(const GraphGraph& graph, algebra::MergePlan& plan) {
       for (const NodeProto* m2 : graph.NextNodes(pair.second->output(0))) {
         if (m1 == m2 || !algebra::WhyNotDuplicates(*m1, *m2, &plan.PairedOutputs()).empty()) continue;
         if (plan.Paired(*m1) || plan.Paired(*m2)) return;
-        if (plan.Add({m1, m2})) pending.push_back({m1, m2});
+        if (plan.Add({m1, {m2}})) pending.push_back({m1, m2});
       }
     }
   }
@@ -37,24 +38,24 @@ MatchResult SameChildrenPattern::Match(GraphGraph& graph, const NodeProto& node)
   std::string_view why;
   for (const std::string& output : node.output()) {
     if (output.empty() || graph.NextNodes(output).size() < 2) continue;
-    algebra::DuplicatePairs found = algebra::FindDuplicatePairs(graph.NextNodes(output));
-    if (found.pairs.empty()) {
+    algebra::DuplicateGroups found = algebra::FindDuplicateGroups(graph.NextNodes(output));
+    if (found.groups.empty()) {
       // The next output is tried only when this one gives no pair (upstream's order).
       if (why.empty()) why = found.why;
       continue;
     }
-    const bool single = found.pairs.size() == 1;
-    algebra::MergePlan plan(graph, std::move(found.pairs));
-    if (plan.Pairs().empty()) return NoMatch(node, "the first kept node reads a value defined after it");
+    const bool single = found.groups.size() == 1 && found.groups.front().duplicates.size() == 1;
+    algebra::MergePlan plan(graph, std::move(found.groups));
+    if (plan.Groups().empty()) return NoMatch(node, "the first kept node reads a value defined after it");
     if (single) ExtendChain(graph, plan);
-    return Matched(plan.Nodes(), plan.Pairs().front().first);
+    return Matched(plan.Nodes(), plan.Groups().front().kept);
   }
   return NoMatch(node, why.empty() ? "no output of the node has two readers" : why);
 }
 
 utils::RepeatedProtoField<NodeProto> SameChildrenPattern::Apply(GraphGraph& graph,
                                                                 const std::vector<const NodeProto*>& nodes) const {
-  return algebra::MergePairs(graph, kName, nodes);
+  return algebra::MergeGroups(graph, kName, nodes);
 }
 
 }  // namespace onnxopt::onnx_patterns

@@ -18,8 +18,10 @@ using core::builder::PatternOptimization;
 /// Duplicates: the same deterministic ONNX operator with the same attributes (graphs by
 /// their bytes) and inputs (Add and Mul also swapped; below the first pair, inputs may be
 /// earlier duplicates of each other). The readers of the first output of P with two
-/// readers or more are grouped by op type (Identity left out) and the first duplicate pair
-/// of each group is merged; when there is exactly one pair, readers of its two outputs are
+/// readers or more are grouped by op type (Identity left out); in each group the first
+/// duplicate pair is found and every later reader duplicating its first node merges with
+/// them (upstream merges one pair per group and iteration, so that n identical readers took
+/// n iterations); when there is exactly one pair, readers of its two outputs are
 /// paired in turn (upstream's chain extension, stopped at a node with several outputs or at
 /// an output already paired). The identities keep every name (graph outputs included);
 /// the cleanup reroutes their readers.

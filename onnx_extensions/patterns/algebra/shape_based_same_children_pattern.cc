@@ -1,5 +1,8 @@
 #include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
@@ -18,19 +21,24 @@ bool IsShapingNode(const NodeProto& node) {
 }
 
 // The first `op_type` readers of `data` (as data) with one known output shape, at least
-// two, earliest first; empty when no two have the same shape.
+// two, earliest first; empty when no two have the same shape. Readers are bucketed by the
+// text of their shape (equal shapes print the same), so that n readers of n different
+// shapes cost n lookups, not n^2 / 2 comparisons.
 std::vector<const NodeProto*> SameShapeGroup(const GraphGraph& graph, const std::string& data,
                                              std::string_view op_type) {
   std::vector<const NodeProto*> candidates;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_text;
   for (const NodeProto* reader : graph.NextNodes(data))
     if (reader->op_type() == op_type && IsShapingNode(*reader) && reader->input(0) == data &&
-        KnownShape(graph, reader->output(0)))
+        KnownShape(graph, reader->output(0))) {
+      by_text[KnownShape(graph, reader->output(0))->ToString()].push_back(candidates.size());
       candidates.push_back(reader);
+    }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const SymShape& shape = *KnownShape(graph, candidates[i]->output(0));
     std::vector<const NodeProto*> group = {candidates[i]};
-    for (std::size_t j = i + 1; j < candidates.size(); ++j)
-      if (*KnownShape(graph, candidates[j]->output(0)) == shape) group.push_back(candidates[j]);
+    for (std::size_t j : by_text.at(shape.ToString()))
+      if (j > i && *KnownShape(graph, candidates[j]->output(0)) == shape) group.push_back(candidates[j]);
     if (group.size() > 1) return group;
   }
   return {};
@@ -40,7 +48,14 @@ std::vector<const NodeProto*> SameShapeGroup(const GraphGraph& graph, const std:
 
 MatchResult ShapeBasedSameChildrenPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsShapingNode(node)) return NoMatch(node, "the node is not a default-domain Expand or Reshape with two inputs");
-  if (graph.NextNodes(node.input(0)).size() < 2) return NoMatch(node, "the data input has a single reader");
+  const std::vector<const NodeProto*>& readers = graph.NextNodes(node.input(0));
+  if (readers.size() < 2) return NoMatch(node, "the data input has a single reader");
+  // One match per data value: from its first Expand or Reshape (every other one would find
+  // the same group, n times n comparisons).
+  const auto first = std::find_if(readers.begin(), readers.end(), [&](const NodeProto* reader) {
+    return IsShapingNode(*reader) && reader->input(0) == node.input(0);
+  });
+  if (*first != &node) return NoMatch(node, "an earlier Expand or Reshape reads the same data");
   for (std::string_view op_type : {"Expand", "Reshape"}) {
     std::vector<const NodeProto*> group = SameShapeGroup(graph, node.input(0), op_type);
     // The first node of the group is the earliest: the replacement goes there.

@@ -19,7 +19,8 @@ using core::builder::PatternOptimization;
 /// The readers of the anchor's data D that are default-domain Expand nodes reading D as
 /// data are grouped by output shape, then the Reshape nodes; the first group of two or
 /// more merges into its first node. Upstream requires all of them to have one shape; a
-/// group among others is as correct. Not valid when an output shape is not fully known
+/// group among others is as correct. Anchored on the first Expand or Reshape reading D,
+/// so that the readers of one value are grouped once per iteration. Not valid when an output shape is not fully known
 /// (symbolic dims are equal only by name), nor between an Expand and a Reshape.
 class ShapeBasedSameChildrenPattern final : public PatternOptimization {
  public:

@@ -198,23 +198,30 @@ void ExpectRewrite(const PatternPtr& pattern, NumericalClass numerics, std::stri
   ExpectSameOutputs(original, optimized.model, numerics, tolerance);
 }
 
-void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
                    std::string_view reason) {
   RegisterOperators();
-  ModelProto parsed = ParseText(model);
-  {
-    GraphBuilder builder{ModelProto(parsed)};
-    builder.InferShapes();
-    OptimizerOptions options;
-    options.registered = PatternSelection::None();
-    GraphGraph graph(builder, {pattern}, options);
-    const NodeProto* node = graph.NodeBefore(node_output);
-    ASSERT_NE(node, nullptr) << "no node produces '" << node_output << "'";
-    const core::builder::MatchResult match = pattern->Match(graph, *node);
-    EXPECT_FALSE(match) << "it matched: " << match.ToString();
-    EXPECT_EQ(match.no_match.reason, reason);
-  }
-  EXPECT_EQ(OptimizeWith(pattern, parsed).applied, 0u);
+  GraphBuilder builder{ParseText(model)};
+  builder.InferShapes();
+  OptimizerOptions options;
+  options.registered = PatternSelection::None();
+  GraphGraph graph(builder, {pattern}, options);
+  const NodeProto* node = graph.NodeBefore(node_output);
+  ASSERT_NE(node, nullptr) << "no node produces '" << node_output << "'";
+  const core::builder::MatchResult match = pattern->Match(graph, *node);
+  EXPECT_FALSE(match) << "it matched: " << match.ToString();
+  EXPECT_EQ(match.no_match.reason, reason);
+}
+
+void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+                   std::string_view reason) {
+  ExpectRejects(pattern, model, node_output, reason);
+  EXPECT_EQ(OptimizeWith(pattern, ParseText(model)).applied, 0u);
+}
+
+std::size_t ApplicationsUntilConvergence(const PatternPtr& pattern, std::string_view model) {
+  RegisterOperators();
+  return OptimizeWith(pattern, ParseText(model)).applied;
 }
 
 }  // namespace onnxopt::testing

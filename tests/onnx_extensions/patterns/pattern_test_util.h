@@ -42,6 +42,15 @@ void ExpectRewrite(const PatternPtr& pattern, core::builder::NumericalClass nume
 void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
                    std::string_view reason);
 
+// How many matches `pattern` alone applies to `model` until nothing matches: patterns that
+// merge a whole group at once must not take one iteration per member.
+std::size_t ApplicationsUntilConvergence(const PatternPtr& pattern, std::string_view model);
+
+// Checks that `pattern` rejects the node whose first output is `node_output` with exactly
+// `reason` (it may match elsewhere in `model`).
+void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+                   std::string_view reason);
+
 template <class Pattern>
 void ExpectRewrite(std::string_view before, std::string_view after, double tolerance = 0) {
   ExpectRewrite(std::make_shared<Pattern>(), Pattern::kNumerics, before, after, tolerance);

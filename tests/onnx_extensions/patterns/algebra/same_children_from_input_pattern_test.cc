@@ -9,6 +9,7 @@ namespace {
 
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
+using testing::ApplicationsUntilConvergence;
 
 // The cleanup merges duplicates except graph outputs: these are the pattern's.
 TEST(SameChildrenFromInputPattern, MergesCastsOfAGraphInput) {
@@ -85,6 +86,30 @@ TEST(SameChildrenFromInputPattern, LeavesTheReadersToTheFirstOne) {
       Y1 = Cast<to=10>(X)
       Y2 = Cast<to=11>(X)
     })ONNX", "Y2", "an earlier node reads the first input as its first input");
+}
+
+// Every reader duplicating the first one merges in one rewrite (upstream merges one pair
+// per iteration: n identical readers took n iterations over the whole graph); the
+// Cast<to=1> is not a duplicate and stays.
+constexpr std::string_view kFourCasts = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[N,4] X) => (float16[N,4] Y1, float16[N,4] Y2, float[N,4] Y3, float16[N,4] Y4) {
+    Y1 = Cast<to=10>(X)
+    Y2 = Cast<to=10>(X)
+    Y3 = Cast<to=1>(X)
+    Y4 = Cast<to=10>(X)
+  })ONNX";
+
+TEST(SameChildrenFromInputPattern, MergesEveryDuplicateOfAReaderAtOnce) {
+  ExpectRewrite<SameChildrenFromInputPattern>(kFourCasts, R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float16[N,4] Y1, float16[N,4] Y2, float[N,4] Y3, float16[N,4] Y4) {
+      Y1 = Cast<to=10>(X)
+      Y2 = Identity(Y1)
+      Y4 = Identity(Y1)
+      Y3 = Cast<to=1>(X)
+    })ONNX");
+  EXPECT_EQ(ApplicationsUntilConvergence(std::make_shared<SameChildrenFromInputPattern>(), kFourCasts), 1u);
 }
 
 }  // namespace

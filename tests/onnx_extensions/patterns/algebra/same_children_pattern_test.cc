@@ -9,6 +9,7 @@ namespace {
 
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
+using testing::ApplicationsUntilConvergence;
 
 // The swapped Mul pairs first, then the chain below it. The identities of b2 and c2 are
 // removed by the cleanup; Y2 = Identity(Y1) stays (both are graph outputs).
@@ -304,6 +305,34 @@ TEST(SameChildrenPattern, RejectsNodeWithoutTwoReaders) {
       Y1 = Cast<to=10>(X)
       Y2 = Cast<to=10>(X)
     })ONNX", "Y1", "no output of the node has two readers");
+}
+
+// Every reader duplicating the kept one merges in the same rewrite, in each op type
+// (upstream: one pair per op type and iteration, here (Y1, Y2) and (Z1, Z2), then (Y1, Y3)).
+// The readers are graph outputs, which the cleanup's duplicate pass leaves to the pattern.
+constexpr std::string_view kGroups = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[N,4] X) => (float[N,4] Y1, float[N,4] Y2, float[N,4] Y3, float[N,4] Z1, float[N,4] Z2) {
+    a = Relu(X)
+    Y1 = Neg(a)
+    Z1 = Sigmoid(a)
+    Y2 = Neg(a)
+    Y3 = Neg(a)
+    Z2 = Sigmoid(a)
+  })ONNX";
+
+TEST(SameChildrenPattern, MergesEveryDuplicateOfAReaderAtOnce) {
+  ExpectRewrite<SameChildrenPattern>(kGroups, R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,4] X) => (float[N,4] Y1, float[N,4] Y2, float[N,4] Y3, float[N,4] Z1, float[N,4] Z2) {
+      a = Relu(X)
+      Y1 = Neg(a)
+      Y2 = Identity(Y1)
+      Y3 = Identity(Y1)
+      Z1 = Sigmoid(a)
+      Z2 = Identity(Z1)
+    })ONNX");
+  EXPECT_EQ(ApplicationsUntilConvergence(std::make_shared<SameChildrenPattern>(), kGroups), 1u);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ namespace {
 
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
+using testing::ApplicationsUntilConvergence;
+using testing::ExpectRejects;
 
 TEST(ShapeBasedSameChildrenPattern, MergesExpandsToTheSameShape) {
   ExpectRewrite<ShapeBasedSameChildrenPattern>(R"ONNX(
@@ -84,6 +86,35 @@ TEST(ShapeBasedSameChildrenPattern, RejectsSingleReader) {
     g (float[N,1] X) => (float[N,4] Y1) <int64[2] s1 = {1, 4}> {
       Y1 = Expand(X, s1)
     })ONNX", "Y1", "the data input has a single reader");
+}
+
+// Three Expands of one shape merge in one rewrite, matched from the first Expand only: the
+// others would find the same group (n readers, n matches of n comparisons each).
+constexpr std::string_view kThreeExpands = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2,1] X) => (float[2,3] Y1, float[2,3] Y2, float[2,3] Y3, float[2,4] Y4)
+    <int64[2] s1 = {2, 3}, int64[2] s2 = {1, 3}, int64[2] s4 = {2, 4}> {
+    a = Relu(X)
+    Y4 = Expand(a, s4)
+    Y1 = Expand(a, s1)
+    Y2 = Expand(a, s2)
+    Y3 = Expand(a, s1)
+  })ONNX";
+
+TEST(ShapeBasedSameChildrenPattern, MergesAGroupOnceFromTheFirstReader) {
+  ExpectRewrite<ShapeBasedSameChildrenPattern>(kThreeExpands, R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,1] X) => (float[2,3] Y1, float[2,3] Y2, float[2,3] Y3, float[2,4] Y4)
+      <int64[2] s1 = {2, 3}, int64[2] s4 = {2, 4}> {
+      a = Relu(X)
+      Y4 = Expand(a, s4)
+      Y1 = Expand(a, s1)
+      Y2 = Identity(Y1)
+      Y3 = Identity(Y1)
+    })ONNX");
+  EXPECT_EQ(ApplicationsUntilConvergence(std::make_shared<ShapeBasedSameChildrenPattern>(), kThreeExpands), 1u);
+  ExpectRejects(std::make_shared<ShapeBasedSameChildrenPattern>(), kThreeExpands, "Y2",
+                "an earlier Expand or Reshape reads the same data");
 }
 
 }  // namespace
