@@ -399,6 +399,26 @@ TEST_F(ResourceLimitsTest, ManyIdenticalReadersOfOneValue) {
       << optimized.output;
 }
 
+TEST_F(ResourceLimitsTest, ReshapesAlternatingWithElementWiseNodes) {
+  // Reshape, Relu, Reshape, Neg... 3 000 times: SwapUnaryPattern moved every Reshape below
+  // its reader at once, each meeting the next reader, so that the chain rotated one node
+  // per iteration (1 000 pairs: 44 s, half a million swaps).
+  constexpr int kPairs = 3000;
+  ModelProto model = NodelessModel(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] a) => (float[3,2] c) <int64[1] flat = {6}, int64[2] tall = {3, 2}> { c = Identity (a) })ONNX");
+  GraphProto& graph = *model.mutable_graph();
+  std::string previous = "a";
+  for (int i = 0; i < kPairs; ++i) {
+    const std::string index = std::to_string(i);
+    const std::string reshaped = AddNode(graph, "Reshape", {previous, i % 2 == 0 ? "flat" : "tall"}, "r" + index);
+    previous = AddNode(graph, i % 2 == 0 ? "Relu" : "Neg", {reshaped}, i + 1 == kPairs ? "c" : "e" + index);
+  }
+  const CommandResult optimized = Onnxopt({"optimize", Save("reshapes.onnx", model), "-o", (dir_ / "out.onnx").string()});
+  ASSERT_EQ(optimized.exit_code, 0) << optimized.output;
+  EXPECT_NE(optimized.output.find("Reshape: 3000 -> 1"), std::string::npos) << optimized.output;
+}
+
 TEST_F(ResourceLimitsTest, ManyNestedGraphsOnOneLevel) {
   // 3 000 If nodes reading one condition, 6 000 two-node branches. Each nested builder
   // copied the set of every name of the main graph (1.2 GB, 2.8 s), and folding each

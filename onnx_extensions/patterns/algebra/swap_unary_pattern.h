@@ -28,6 +28,13 @@ using core::builder::PatternOptimization;
 /// a (1,) extra input after a Reshape whose output may be a scalar (the (1,) would give
 /// the result a dimension the rewrite loses). A Cast or CastLike to a wider element type
 /// stays after the layout node, which would otherwise move wider elements.
+/// The chain below moves in one rewrite: further element-wise nodes, and the next layout
+/// node of the same kind when it merges with the first (a Transpose: the permutations
+/// compose, to an Identity when they cancel; a plain Reshape to a constant shape without a
+/// 0: only the last shape counts) with the element-wise nodes after it; each node the only
+/// reader of the previous one. Upstream swaps one pair per match: a chain Reshape, Relu,
+/// Reshape, Relu... then only rotates, n iterations of n swaps; here each iteration halves
+/// its Reshapes.
 class SwapUnaryPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SwapUnaryPattern";

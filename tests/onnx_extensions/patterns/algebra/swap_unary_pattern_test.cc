@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 namespace {
 
 using testing::ExpectNoMatch;
+using testing::ApplicationsUntilConvergence;
 using testing::ExpectRewrite;
 
 TEST(SwapUnaryPattern, AppliesReluBeforeTheTranspose) {
@@ -24,7 +25,7 @@ TEST(SwapUnaryPattern, AppliesReluBeforeTheTranspose) {
     })ONNX");
 }
 
-// A chain moves one operator per rewrite: the Reshape ends below both (the Cast narrows).
+// The Reshape moves below the whole chain in one rewrite (the Cast narrows).
 TEST(SwapUnaryPattern, MovesAReshapeBelowAChain) {
   ExpectRewrite<SwapUnaryPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
@@ -189,5 +190,86 @@ TEST(SwapUnaryPattern, RejectsUnitOperandAfterAReshapeToAScalar) {
     })ONNX", "t", "the Reshape may give a scalar, which a (1,) operand of the reader enlarges");
 }
 
+// Reshapes alternating with element-wise nodes: swapping one pair per match, every Reshape
+// moved below its reader at once and met the next reader, so that the chain only rotated
+// (n iterations of n swaps). Reshapes to constant shapes without a 0 merge, one into
+// another per match: t1 and t2 merge while t3 moves below the Sigmoid, then the two left.
+constexpr std::string_view kAlternatingReshapes = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[2,6] X) => (float[3,4] Y) <int64[1] flat = {-1}, int64[2] wide = {4, 3}, int64[2] tall = {3, -1}> {
+    t1 = Reshape(X, flat)
+    r = Relu(t1)
+    t2 = Reshape(r, wide)
+    n = Neg(t2)
+    t3 = Reshape(n, tall)
+    Y = Sigmoid(t3)
+  })ONNX";
+
+TEST(SwapUnaryPattern, MergesTheReshapesOfAnAlternatingChain) {
+  ExpectRewrite<SwapUnaryPattern>(kAlternatingReshapes, R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,6] X) => (float[3,4] Y) <int64[2] tall = {3, -1}> {
+      r = Relu(X)
+      n = Neg(r)
+      s = Sigmoid(n)
+      Y = Reshape(s, tall)
+    })ONNX");
+  EXPECT_EQ(ApplicationsUntilConvergence(std::make_shared<SwapUnaryPattern>(), kAlternatingReshapes), 3u);
+}
+
+// Transposes compose (output axis i of the second is axis first[second[i]] of X).
+TEST(SwapUnaryPattern, ComposesTheTransposesOfAChain) {
+  ExpectRewrite<SwapUnaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3,4] X) => (float[3,4,2] Y) {
+      t1 = Transpose<perm=[1,0,2]>(X)
+      r = Relu(t1)
+      t2 = Transpose<perm=[0,2,1]>(r)
+      Y = Exp(t2)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3,4] X) => (float[3,4,2] Y) {
+      r = Relu(X)
+      e = Exp(r)
+      Y = Transpose<perm=[1,2,0]>(e)
+    })ONNX");
+}
+
+// Transposes that undo each other leave the element-wise nodes alone.
+TEST(SwapUnaryPattern, DropsTransposesThatCancel) {
+  ExpectRewrite<SwapUnaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] X) => (float[2,3] Y) {
+      t1 = Transpose<perm=[1,0]>(X)
+      r = Relu(t1)
+      t2 = Transpose<perm=[1,0]>(r)
+      Y = Neg(t2)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] X) => (float[2,3] Y) {
+      r = Relu(X)
+      Y = Neg(r)
+    })ONNX");
+}
+
+// A 0 in the second shape copies a dimension of the first Reshape's output: the chain stops
+// there; both Reshapes end below the element-wise nodes, not merged.
+TEST(SwapUnaryPattern, DoesNotMergeAReshapeCopyingADimension) {
+  ExpectRewrite<SwapUnaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,6] X) => (float[3,4] Y) <int64[2] wide = {3, 4}, int64[2] same = {0, -1}> {
+      t1 = Reshape(X, wide)
+      r = Relu(t1)
+      t2 = Reshape(r, same)
+      Y = Neg(t2)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,6] X) => (float[3,4] Y) <int64[2] wide = {3, 4}, int64[2] same = {0, -1}> {
+      r = Relu(X)
+      n = Neg(r)
+      t1 = Reshape(n, wide)
+      Y = Reshape(t1, same)
+    })ONNX");
+}
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
