@@ -319,13 +319,34 @@ class ExternalDataReader {
   std::unordered_map<std::string, DataFile> files_;
 };
 
+// protobuf's default bound on nested messages while parsing (a nested graph costs three:
+// node, attribute, graph), which keeps a hostile file from exhausting the stack.
+constexpr int kProtobufRecursionLimit = 100;
+
+// Whether bytes that failed to parse would parse with a deeper recursion bound: then the
+// model is well formed but nested too deeply, which deserves its own message. The retry's
+// bound is still small enough for any thread's stack.
+bool NestedTooDeeply(std::string_view bytes) {
+  constexpr int kDiagnosisRecursionLimit = 2000;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(kDiagnosisRecursionLimit);
+  ModelProto model;
+  return model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
 ModelProto ParseProto(std::string_view bytes, const std::string& origin, std::vector<std::string>* warnings) {
   if (bytes.empty()) throw ModelError(origin + ": empty file, not an ONNX model");
   if (bytes.size() > kMaxProtoBytes)
     throw ModelError(origin + ": " + std::to_string(bytes.size()) + " bytes, more than protobuf's limit of 2 GiB - 1");
   ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    if (NestedTooDeeply(bytes))
+      throw ModelError(origin + ": not a valid ONNX model: its messages nest deeper than protobuf's limit of " +
+                       std::to_string(kProtobufRecursionLimit) + " (about " +
+                       std::to_string(kProtobufRecursionLimit / 3) + " levels of nested graphs)");
     throw ModelError(origin + ": not a valid ONNX model (truncated or malformed protobuf)");
+  }
   if (!model.has_ir_version()) throw ModelError(origin + ": not a valid ONNX model: it has no ir_version");
   if (model.ir_version() <= 0)
     throw ModelError(origin + ": not a valid ONNX model: invalid ir_version " + std::to_string(model.ir_version()));

@@ -204,6 +204,36 @@ TEST_F(ModelIoTest, RejectsTruncatedFile) {
             (dir_ / "cut.onnx").string() + ": not a valid ONNX model (truncated or malformed protobuf)");
 }
 
+// 40 If nodes nested in each other's then-branch: 120 levels of messages, past protobuf's
+// bound of 100. Well formed, so the message says what is wrong instead of "malformed".
+TEST_F(ModelIoTest, NamesNestingDeeperThanProtobufParses) {
+  ModelProto model = ParseText(kSimpleModel);
+  GraphProto branch;
+  branch.set_name("level0");
+  for (int level = 1; level <= 40; ++level) {
+    GraphProto outer;
+    outer.set_name("level" + std::to_string(level));
+    NodeProto& node = *outer.add_node();
+    node.set_op_type("If");
+    AttributeProto& attribute = *node.add_attribute();
+    attribute.set_name("then_branch");
+    attribute.set_type(AttributeProto::GRAPH);
+    *attribute.mutable_g() = std::move(branch);
+    branch = std::move(outer);
+  }
+  NodeProto& holder = *model.mutable_graph()->add_node();
+  holder.set_op_type("If");
+  AttributeProto& attribute = *holder.add_attribute();
+  attribute.set_name("then_branch");
+  attribute.set_type(AttributeProto::GRAPH);
+  *attribute.mutable_g() = std::move(branch);
+  WriteFile(dir_ / "deep.onnx", model.SerializeAsString());
+  EXPECT_EQ(ErrorOf<ModelError>([&] { LoadModel(dir_ / "deep.onnx"); }),
+            (dir_ / "deep.onnx").string() +
+                ": not a valid ONNX model: its messages nest deeper than protobuf's limit of 100 (about 33 levels of "
+                "nested graphs)");
+}
+
 TEST_F(ModelIoTest, RejectsRandomBytes) {
   std::mt19937 engine(42);
   std::string bytes(4096, '\0');
