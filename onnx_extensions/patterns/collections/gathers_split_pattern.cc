@@ -45,6 +45,8 @@ MatchResult GathersSplitPattern::Match(GraphGraph& graph, const NodeProto& ancho
   if (!core::builder::RankOf(graph, x)) return NoMatch(anchor, "the rank of the data input is unknown");
   const std::vector<const NodeProto*> gathers = GathersOf(graph, x);
   if (gathers.size() < 2) return NoMatch(anchor, "the data input has fewer than two Gather consumers");
+  // One match per data value: every Gather of it would look at all of them (n^2).
+  if (gathers.front() != &anchor) return NoMatch(anchor, "an earlier Gather reads the same data");
   const std::int64_t axis = IntAttr(anchor, "axis").value_or(0);
   for (const NodeProto* gather : gathers)
     if (IntAttr(*gather, "axis").value_or(0) != axis) return NoMatch(anchor, "the Gathers use different axes");

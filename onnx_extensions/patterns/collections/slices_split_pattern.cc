@@ -72,6 +72,8 @@ MatchResult SlicesSplitPattern::Match(GraphGraph& graph, const NodeProto& anchor
   if (!core::builder::RankOf(graph, x)) return NoMatch(anchor, "the rank of the data input is unknown");
   const std::vector<const NodeProto*> slices = SlicesOf(graph, x);
   if (slices.size() < 2) return NoMatch(anchor, "the data input has fewer than two Slice consumers");
+  // One match per data value: every Slice of it would look at all of them (n^2).
+  if (slices.front() != &anchor) return NoMatch(anchor, "an earlier Slice reads the same data");
   std::optional<std::int64_t> axis;
   for (const NodeProto* slice : slices) {
     const std::optional<std::int64_t> a = SingleAxis(graph, *slice);

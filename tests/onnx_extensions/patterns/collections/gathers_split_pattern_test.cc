@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 namespace {
 
 using testing::ExpectNoMatch;
+using testing::ExpectRejects;
 using testing::ExpectRewrite;
 
 TEST(GathersSplitPattern, SplitsAndSqueezesScalarGathers) {
@@ -93,6 +94,18 @@ TEST(GathersSplitPattern, RejectsMixedIndexRanks) {
       b = Gather<axis=1>(X, i1)
       Y = Sub(b, a)
     })ONNX", "a", "the constant indices do not all have the same rank");
+}
+
+// Matched from the first Gather of the data only: each would look at all of them, n^2 for
+// n Gathers of one value.
+TEST(GathersSplitPattern, MatchesFromTheFirstGatherOnly) {
+  ExpectRejects(std::make_shared<GathersSplitPattern>(), R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,2] X) => (float[N] Y) <int64 i0 = {0}, int64 i1 = {1}> {
+      a = Gather<axis=1>(X, i0)
+      b = Gather<axis=1>(X, i1)
+      Y = Sub(a, b)
+    })ONNX", "b", "an earlier Gather reads the same data");
 }
 
 }  // namespace

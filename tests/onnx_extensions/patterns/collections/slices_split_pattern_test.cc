@@ -8,6 +8,7 @@ namespace onnxopt::onnx_patterns {
 namespace {
 
 using testing::ExpectNoMatch;
+using testing::ExpectRejects;
 using testing::ExpectRewrite;
 
 TEST(SlicesSplitPattern, SplitsContiguousSlices) {
@@ -79,6 +80,17 @@ TEST(SlicesSplitPattern, RejectsSymbolicDimension) {
       A = Slice(X, z, t, ax)
       B = Slice(X, t, e, ax)
     })ONNX", "A", "the dimension along the axis is not static");
+}
+
+// Matched from the first Slice of the data only: each would look at all of them, n^2 for
+// n Slices of one value.
+TEST(SlicesSplitPattern, MatchesFromTheFirstSliceOnly) {
+  ExpectRejects(std::make_shared<SlicesSplitPattern>(), R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,8] X) => (float[N,3] A, float[N,5] B) <int64[1] z = {0}, int64[1] t = {3}, int64[1] e = {8}, int64[1] ax = {1}> {
+      A = Slice(X, z, t, ax)
+      B = Slice(X, t, e, ax)
+    })ONNX", "B", "an earlier Slice reads the same data");
 }
 
 }  // namespace
