@@ -89,6 +89,7 @@ class ReportHtmlTest : public ::testing::Test {
     report_.AddNoMatch("Evil<b>Pattern</b>", "evil.cc", 12, "input is <not> \"constant\" & more");
     report_.SortNoMatches();
     report_.AddNotFolded({"big (ConstantOfShape): output of 9 MiB > limit <1 MiB>"});
+    report_.AddRefused("Evil<b>Pattern</b>: Relu (output 'a'): Relu-14 has 1 inputs; found <2>");
     rewrites_.push_back(Record("Evil<b>Pattern</b>", 1, {0}, {{"Cast", "", {"a"}}}, {Node(kImageName, "Relu", "a")}));
     rewrites_.push_back(Record("SecondPattern", 2, {0}, {{"Relu", "", {"a"}}}, {Node("final", "Identity", "a")}));
     input_.report = &report_;
@@ -119,6 +120,7 @@ TEST_F(ReportHtmlTest, HostileNamesAreEscapedEverywhere) {
   EXPECT_NE(page.find("input is &lt;not&gt; &quot;constant&quot; &amp; more"), std::string::npos);
   EXPECT_NE(page.find("models/m&amp;m&#39;s.onnx"), std::string::npos);
   EXPECT_NE(page.find("limit &lt;1 MiB&gt;"), std::string::npos);
+  EXPECT_NE(page.find("Relu-14 has 1 inputs; found &lt;2&gt;"), std::string::npos);
   // Our inline script is the page's only one.
   EXPECT_EQ(Count(page, "<script"), 1u);
   EXPECT_EQ(Count(page, "</script>"), 1u);
@@ -157,6 +159,9 @@ TEST_F(ReportHtmlTest, ShowsTheNumbers) {
   EXPECT_NE(page.find("1 selected patterns never saw a candidate: IdlePattern."), std::string::npos);
   EXPECT_NE(page.find("<code>evil.cc:12</code></td><td class=\"num\">2</td>"), std::string::npos);
   EXPECT_NE(page.find("<svg class=\"chart\""), std::string::npos);
+  EXPECT_NE(page.find("<section id=\"refused\"><h2>Rewrites refused</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<li class=\"name\">Evil&lt;b&gt;Pattern&lt;/b&gt;: Relu (output &#39;a&#39;)"),
+            std::string::npos);
   EXPECT_EQ(page.find("id=\"batches-cut\""), std::string::npos) << "nothing is cut";
 }
 
