@@ -16,12 +16,15 @@ using core::builder::IntAttr;
 using core::builder::NormalizeAxis;
 using core::builder::StaticDim;
 
+bool IsGatherOf(const NodeProto& node, const std::string& x) {
+  return core::builder::IsOp(node, "Gather") && node.input_size() == 2 && node.input(0) == x;
+}
+
 // The default-domain Gathers reading `x` as their data.
 std::vector<const NodeProto*> GathersOf(const GraphGraph& graph, const std::string& x) {
   std::vector<const NodeProto*> gathers;
   for (const NodeProto* user : graph.NextNodes(x))
-    if (core::builder::IsOp(*user, "Gather") && user->input_size() == 2 && user->input(0) == x)
-      gathers.push_back(user);
+    if (IsGatherOf(*user, x)) gathers.push_back(user);
   return gathers;
 }
 
@@ -43,10 +46,12 @@ MatchResult GathersSplitPattern::Match(GraphGraph& graph, const NodeProto& ancho
     return NoMatch(anchor, "the node is not a default-domain Gather with two inputs");
   const std::string& x = anchor.input(0);
   if (!core::builder::RankOf(graph, x)) return NoMatch(anchor, "the rank of the data input is unknown");
+  // One match per data value: every Gather of it would look at all of them (n^2).
+  const std::vector<const NodeProto*>& readers = graph.NextNodes(x);
+  if (*std::find_if(readers.begin(), readers.end(), [&](const NodeProto* r) { return IsGatherOf(*r, x); }) != &anchor)
+    return NoMatch(anchor, "an earlier Gather reads the same data");
   const std::vector<const NodeProto*> gathers = GathersOf(graph, x);
   if (gathers.size() < 2) return NoMatch(anchor, "the data input has fewer than two Gather consumers");
-  // One match per data value: every Gather of it would look at all of them (n^2).
-  if (gathers.front() != &anchor) return NoMatch(anchor, "an earlier Gather reads the same data");
   const std::int64_t axis = IntAttr(anchor, "axis").value_or(0);
   for (const NodeProto* gather : gathers)
     if (IntAttr(*gather, "axis").value_or(0) != axis) return NoMatch(anchor, "the Gathers use different axes");

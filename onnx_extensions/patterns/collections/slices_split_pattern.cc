@@ -57,10 +57,14 @@ bool Partitions(const std::vector<Piece>& pieces, std::int64_t dim) {
   return next == dim;
 }
 
+bool IsSliceOf(const NodeProto& node, const std::string& x) {
+  return core::builder::IsOp(node, "Slice") && node.input(0) == x;
+}
+
 std::vector<const NodeProto*> SlicesOf(const GraphGraph& graph, const std::string& x) {
   std::vector<const NodeProto*> slices;
   for (const NodeProto* user : graph.NextNodes(x))
-    if (core::builder::IsOp(*user, "Slice") && user->input(0) == x) slices.push_back(user);
+    if (IsSliceOf(*user, x)) slices.push_back(user);
   return slices;
 }
 
@@ -70,10 +74,12 @@ MatchResult SlicesSplitPattern::Match(GraphGraph& graph, const NodeProto& anchor
   if (!core::builder::IsOp(anchor, "Slice")) return NoMatch(anchor, "the node is not a default-domain Slice");
   const std::string& x = anchor.input(0);
   if (!core::builder::RankOf(graph, x)) return NoMatch(anchor, "the rank of the data input is unknown");
+  // One match per data value: every Slice of it would look at all of them (n^2).
+  const std::vector<const NodeProto*>& readers = graph.NextNodes(x);
+  if (*std::find_if(readers.begin(), readers.end(), [&](const NodeProto* r) { return IsSliceOf(*r, x); }) != &anchor)
+    return NoMatch(anchor, "an earlier Slice reads the same data");
   const std::vector<const NodeProto*> slices = SlicesOf(graph, x);
   if (slices.size() < 2) return NoMatch(anchor, "the data input has fewer than two Slice consumers");
-  // One match per data value: every Slice of it would look at all of them (n^2).
-  if (slices.front() != &anchor) return NoMatch(anchor, "an earlier Slice reads the same data");
   std::optional<std::int64_t> axis;
   for (const NodeProto* slice : slices) {
     const std::optional<std::int64_t> a = SingleAxis(graph, *slice);
