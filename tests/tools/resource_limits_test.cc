@@ -76,6 +76,13 @@ class ResourceLimitsTest : public ::testing::Test {
     node.add_output(output);
     return output;
   }
+  // Appends a float output `name` of unknown shape to `graph`; returns `name`.
+  static std::string AddOutput(GraphProto& graph, const std::string& name) {
+    ValueInfoProto& value = *graph.add_output();
+    value.set_name(name);
+    value.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+    return name;
+  }
   // `onnxopt memory` on `model` (saved as `file`) succeeds within the bounds and prints
   // `line`.
   void ExpectMemoryPlan(const std::string& file, const ModelProto& model, const std::string& line) {
@@ -369,15 +376,9 @@ TEST_F(ResourceLimitsTest, ManyIdenticalReadersOfOneValue) {
       c = Identity (a) })ONNX");
   GraphProto& graph = *model.mutable_graph();
   graph.clear_output();
-  auto output = [&](const std::string& name) {
-    ValueInfoProto& value = *graph.add_output();
-    value.set_name(name);
-    value.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
-    return name;
-  };
   for (int i = 0; i < kReaders; ++i) {
     const std::string index = std::to_string(i);
-    AddNode(graph, "Relu", {"a"}, output("r" + index));
+    AddNode(graph, "Relu", {"a"}, AddOutput(graph, "r" + index));
     const std::string shape = AddNode(graph, "Shape", {"a"}, "s" + index);
     const std::string first = AddNode(graph, "Gather", {shape, "zero"}, "g" + index);
     const std::string dims = AddNode(graph, "Unsqueeze", {first, "axes"}, "u" + index);
@@ -386,7 +387,7 @@ TEST_F(ResourceLimitsTest, ManyIdenticalReadersOfOneValue) {
     axis.set_name("axis");
     axis.set_type(AttributeProto::INT);
     axis.set_i(0);
-    AddNode(graph, "Reshape", {"a", i % 2 == 0 ? target : "static_shape"}, output("y" + index));
+    AddNode(graph, "Reshape", {"a", i % 2 == 0 ? target : "static_shape"}, AddOutput(graph, "y" + index));
   }
   const CommandResult optimized = Onnxopt({"optimize", Save("readers.onnx", model), "-o", (dir_ / "out.onnx").string()});
   ASSERT_EQ(optimized.exit_code, 0) << optimized.output;
@@ -429,12 +430,6 @@ TEST_F(ResourceLimitsTest, ManyGathersAndSlicesOfOneValue) {
     g (float[8000,4] a, float[8000,4] b) => (float[4] c) <int64[1] axis = {0}> { c = Identity (a) })ONNX");
   GraphProto& graph = *model.mutable_graph();
   graph.clear_output();
-  auto add_output = [&](const std::string& name) {
-    ValueInfoProto& value = *graph.add_output();
-    value.set_name(name);
-    value.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
-    return name;
-  };
   auto add_int64 = [&](const std::string& name, std::int64_t value, bool vector) {
     TensorProto& tensor = *graph.add_initializer();
     tensor.set_name(name);
@@ -445,9 +440,9 @@ TEST_F(ResourceLimitsTest, ManyGathersAndSlicesOfOneValue) {
   };
   for (int i = 0; i < kReaders; ++i) {
     const std::string index = std::to_string(i);
-    AddNode(graph, "Gather", {"a", add_int64("i" + index, i, false)}, add_output("g" + index));
+    AddNode(graph, "Gather", {"a", add_int64("i" + index, i, false)}, AddOutput(graph, "g" + index));
     AddNode(graph, "Slice", {"b", add_int64("s" + index, i, true), add_int64("e" + index, i + 1, true), "axis"},
-            add_output("s_out" + index));
+            AddOutput(graph, "s_out" + index));
   }
   // 0.4 s without sanitizers.
 #if defined(__SANITIZE_ADDRESS__)
