@@ -104,6 +104,9 @@ class GraphGraph {
   // GetShape(name) when HasShape(name), else null: one lookup for both (shapes are asked
   // about for most candidates).
   const shapes::SymTensor* FindShape(std::string_view name) const;
+  // What is known of `name` (its kind, element type, shape), even without a rank; null
+  // when nothing is.
+  const shapes::SymTensor* KnownValue(std::string_view name) const;
   // Throws BuilderError when nothing is known (check HasShape or HasType first).
   const shapes::SymTensor& GetShape(std::string_view name) const;
   bool HasType(std::string_view name) const;
@@ -188,8 +191,6 @@ class GraphGraph {
   // `side` of it (NoteRead): the name is hashed once for both (and for the caller, through
   // `hash`).
   ValueUses* Lookup(std::string_view name, ValueSide side, std::uint64_t* hash = nullptr) const;
-  // The builder's SymTensor of `name` (null when unknown), noting a read of its definition.
-  const shapes::SymTensor* KnownValue(std::string_view name) const;
   // Position of `node` in the index as it is, even when a batch made it stale (records
   // name the positions before the batch); throws BuilderError for an unindexed node.
   std::size_t IndexedPosition(const NodeProto& node) const;

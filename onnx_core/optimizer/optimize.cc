@@ -13,6 +13,7 @@
 
 #include "onnx_core/passes/cleanup.h"
 #include "onnx_core/passes/constant_folding.h"
+#include "onnx_core/shapes/type_constraints.h"
 #include "onnx_core/common/environment.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/graph_queries.h"
@@ -795,9 +796,12 @@ class GraphGraph::Driver {
 
   // Why the model could not hold `replacement`: its first node that breaks its operator's
   // signature at the version the model imports (ir::CheckNodeSignature, the check of
-  // loading), for instance a Reshape with a shape input in an opset-3 model. A domain the
-  // model does not import yet counts at version 1, where ImportUsedDomains will import it.
-  // Types are not checked here: shape inference checks them after the batch.
+  // loading: a Reshape with a shape input in an opset-3 model), or whose inputs of known
+  // type its operator does not take (shapes::CheckArgumentType, the check of shape
+  // inference: an Identity of a sequence before opset 14). A domain the model does not
+  // import yet counts at version 1, where ImportUsedDomains will import it. Inputs the
+  // replacement itself defines anew are of unknown type here; shape inference checks them
+  // after the batch.
   std::optional<std::string> RefusalOf(const utils::RepeatedProtoField<NodeProto>& replacement) const {
     for (const NodeProto& node : replacement) {
       const std::int64_t version =
@@ -807,7 +811,23 @@ class GraphGraph::Driver {
         const ir::LocalFunctions functions(g_.builder_.Functions());
         violation = ir::CheckNodeSignature(node, version, &functions);
       }
+      if (!violation) violation = InputTypeViolation(node, version);
       if (violation) return Describe(node) + ": " + violation->rule + "; found " + violation->found;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ir::RuleViolation> InputTypeViolation(const NodeProto& node, std::int64_t version) const {
+    const ir::OpSchema* schema = ir::FindOpSchema(node.domain(), node.op_type(), version);
+    if (!schema || !g_.builder_.Shapes()) return std::nullopt;
+    std::vector<shapes::TypeBinding> bound(schema->variables.size());
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i).empty()) continue;
+      const shapes::SymTensor* value = g_.builder_.GetShape(node.input(i));
+      if (!value) continue;
+      if (auto violation = shapes::CheckArgumentType(*schema, bound, schema->Input(i), true,
+                                                     static_cast<std::size_t>(i), *value))
+        return violation;
     }
     return std::nullopt;
   }

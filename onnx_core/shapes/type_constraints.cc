@@ -1,6 +1,7 @@
 #include "onnx_core/shapes/type_constraints.h"
 
 #include <string>
+#include <utility>
 
 namespace onnxopt::core::shapes {
 
@@ -65,22 +66,30 @@ void NodeTypeCheck::Outputs(std::vector<SymTensor>& outputs) {
 }
 
 void NodeTypeCheck::Check(const FormalParameter* formal, bool input, std::size_t position, const SymTensor& value) {
-  if (!formal || value.kind == SymTensor::Kind::kUnknown || !value.HasElemType()) return;
+  if (std::optional<ir::RuleViolation> violation = CheckArgumentType(*schema_, bound_, formal, input, position, value))
+    ctx_.Refuse(std::move(violation->rule), std::move(violation->found));
+}
+
+std::optional<ir::RuleViolation> CheckArgumentType(const ir::OpSchema& schema, std::vector<TypeBinding>& bound,
+                                                   const FormalParameter* formal, bool input, std::size_t position,
+                                                   const SymTensor& value) {
+  if (!formal || value.kind == SymTensor::Kind::kUnknown || !value.HasElemType()) return std::nullopt;
   if (!Allows(formal->allowed, value)) {
-    ctx_.Refuse(DescribeArgument(input, position, *formal) + " of " + schema_->Name() + " has type " +
-                    std::string(formal->type_name) + ": " + ir::DescribeTypeSet(formal->allowed),
-                TypeString(value));
+    return ir::RuleViolation{DescribeArgument(input, position, *formal) + " of " + schema.Name() + " has type " +
+                                 std::string(formal->type_name) + ": " + ir::DescribeTypeSet(formal->allowed),
+                             TypeString(value)};
   }
-  if (formal->variable < 0 || formal->heterogeneous) return;
-  Binding& binding = bound_[static_cast<std::size_t>(formal->variable)];
+  if (formal->variable < 0 || formal->heterogeneous) return std::nullopt;
+  TypeBinding& binding = bound[static_cast<std::size_t>(formal->variable)];
   if (!binding.value) {
     binding = {&value, formal, input, position};
   } else if (binding.value->kind != value.kind || binding.value->elem_type != value.elem_type) {
-    ctx_.Refuse(DescribeArgument(binding.input, binding.position, *binding.formal) + " and " +
-                    DescribeArgument(input, position, *formal) + " of " + schema_->Name() + " have one type " +
-                    std::string(formal->type_name),
-                TypeString(*binding.value) + " and " + TypeString(value));
+    return ir::RuleViolation{DescribeArgument(binding.input, binding.position, *binding.formal) + " and " +
+                                 DescribeArgument(input, position, *formal) + " of " + schema.Name() +
+                                 " have one type " + std::string(formal->type_name),
+                             TypeString(*binding.value) + " and " + TypeString(value)};
   }
+  return std::nullopt;
 }
 
 }  // namespace onnxopt::core::shapes

@@ -7,6 +7,7 @@
 // its operator excludes) and the outputs after. A violation throws InvalidNodeError.
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "onnx_core/ir/op_schema.h"
@@ -14,6 +15,22 @@
 #include "onnx_core/shapes/sym_tensor.h"
 
 namespace onnxopt::core::shapes {
+
+// The first argument of known type of a type variable, while a node's arguments are
+// checked.
+struct TypeBinding {
+  const SymTensor* value = nullptr;  // null while unbound
+  const ir::FormalParameter* formal = nullptr;
+  bool input = true;
+  std::size_t position = 0;
+};
+
+// Checks one argument of a node of `schema` (`formal` its parameter, null past the end),
+// binding its type variable in `bound` (one entry per variable of the schema): the rule
+// broken and the type found, or nullopt.
+std::optional<ir::RuleViolation> CheckArgumentType(const ir::OpSchema& schema, std::vector<TypeBinding>& bound,
+                                                   const ir::FormalParameter* formal, bool input, std::size_t position,
+                                                   const SymTensor& value);
 
 // The check of one node: its inputs when constructed, its outputs by Outputs. One schema
 // lookup and one walk of the inputs serve both (the type variables bound by the inputs
@@ -28,19 +45,11 @@ class NodeTypeCheck {
   void Outputs(std::vector<SymTensor>& outputs);
 
  private:
-  // The first argument of known type of a type variable.
-  struct Binding {
-    const SymTensor* value = nullptr;  // null while unbound
-    const ir::FormalParameter* formal = nullptr;
-    bool input = true;
-    std::size_t position = 0;
-  };
-
   void Check(const ir::FormalParameter* formal, bool input, std::size_t position, const SymTensor& value);
 
   const InferenceContext& ctx_;
   const ir::OpSchema* schema_;  // null: the operator has no schema here, nothing is checked
-  std::vector<Binding> bound_;  // by type variable
+  std::vector<TypeBinding> bound_;  // by type variable
 };
 
 }  // namespace onnxopt::core::shapes

@@ -214,8 +214,30 @@ MergePlan::MergePlan(const core::builder::GraphGraph& graph, std::vector<Duplica
   for (DuplicateGroup& group : groups) Add(std::move(group));
 }
 
+namespace {
+
+// Whether Identity may repeat `value` at the model's opset: Identity takes sequences from
+// opset 14 and optionals from 16 (values of unknown kind pass: nothing can tell).
+bool IdentityTakes(const core::builder::GraphGraph& graph, const std::string& value) {
+  const core::shapes::SymTensor* known = graph.KnownValue(value);
+  if (!known) return true;
+  switch (known->kind) {
+    case core::shapes::SymTensor::Kind::kSequence: return core::builder::OnnxOpset(graph) >= 14;
+    case core::shapes::SymTensor::Kind::kOptional: return core::builder::OnnxOpset(graph) >= 16;
+    default: return true;
+  }
+}
+
+}  // namespace
+
 bool MergePlan::Add(DuplicateGroup group) {
-  if (!CanMoveTo(graph_, *group.kept, position_, defined_)) return false;
+  // A duplicate becomes Identity nodes, which must take its outputs.
+  std::erase_if(group.duplicates, [&](const NodeProto* duplicate) {
+    return !std::all_of(duplicate->output().begin(), duplicate->output().end(), [&](const std::string& output) {
+      return output.empty() || IdentityTakes(graph_, output);
+    });
+  });
+  if (group.duplicates.empty() || !CanMoveTo(graph_, *group.kept, position_, defined_)) return false;
   for (int i = 0; i < group.kept->output_size(); ++i) defined_.insert(group.kept->output(i));
   for (const NodeProto* duplicate : group.duplicates)
     for (int i = 0; i < duplicate->output_size(); ++i) {

@@ -48,15 +48,22 @@ struct DuplicateGroups {
 };
 DuplicateGroups FindDuplicateGroups(const std::vector<const NodeProto*>& readers);
 
+// The NoMatch reason of an empty MergePlan.
+inline constexpr std::string_view kNothingToMerge =
+    "no duplicate can become Identity nodes here (an output is a sequence before opset 14 or an optional before "
+    "16, or the kept node reads a value defined after the first kept node)";
+
 // Groups merged by one replacement, which the driver places at the first kept node: the
 // kept nodes are copied there, each duplicate becomes Identity nodes.
 class MergePlan {
  public:
-  // `groups` sorted by the position of the kept node, without those whose kept node
-  // cannot move to the first one's position (reading a value defined after it: a later
-  // iteration merges them). Never empty when `groups` is not.
+  // `groups` sorted by the position of the kept node, without the duplicates whose
+  // outputs Identity does not take at the model's opset (a sequence before opset 14, an
+  // optional before 16), nor the groups whose kept node cannot move to the first one's
+  // position (reading a value defined after it: a later iteration merges them).
   MergePlan(const core::builder::GraphGraph& graph, std::vector<DuplicateGroup> groups);
-  // Adds a group when its kept node can move to the first one's position.
+  // Adds a group (without the duplicates Identity cannot repeat) when a duplicate is
+  // left and its kept node can move to the first one's position.
   bool Add(DuplicateGroup group);
   // Whether an output of `node` belongs to a group already.
   bool Paired(const NodeProto& node) const;

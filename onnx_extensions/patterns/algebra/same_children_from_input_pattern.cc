@@ -20,7 +20,7 @@ MatchResult SameChildrenFromInputPattern::Match(GraphGraph& graph, const NodePro
   algebra::DuplicateGroups found = algebra::FindDuplicateGroups(readers);
   if (found.groups.empty()) return NoMatch(node, found.why);
   const algebra::MergePlan plan(graph, std::move(found.groups));
-  if (plan.Groups().empty()) return NoMatch(node, "the first kept node reads a value defined after it");
+  if (plan.Groups().empty()) return NoMatch(node, algebra::kNothingToMerge);
   return Matched(plan.Nodes(), plan.Groups().front().kept);
 }
 

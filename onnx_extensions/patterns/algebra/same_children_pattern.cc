@@ -46,7 +46,7 @@ MatchResult SameChildrenPattern::Match(GraphGraph& graph, const NodeProto& node)
     }
     const bool single = found.groups.size() == 1 && found.groups.front().duplicates.size() == 1;
     algebra::MergePlan plan(graph, std::move(found.groups));
-    if (plan.Groups().empty()) return NoMatch(node, "the first kept node reads a value defined after it");
+    if (plan.Groups().empty()) return NoMatch(node, algebra::kNothingToMerge);
     if (single) ExtendChain(graph, plan);
     return Matched(plan.Nodes(), plan.Groups().front().kept);
   }

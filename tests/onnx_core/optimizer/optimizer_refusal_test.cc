@@ -145,5 +145,14 @@ TEST_F(RefusedRewrites, AMatchARefusedOneHeldBackIsAppliedNext) {
   ExpectReplayed(run);
 }
 
+// The inputs' types are checked as shape inference checks them: Not takes booleans.
+TEST_F(RefusedRewrites, AReplacementReadingATypeItsOperatorDoesNotTakeIsNotApplied) {
+  const Outcome run = Optimize(kNegAbs, {std::make_shared<RenameOpPattern>("NegToNot", "Neg", "Not", 0)});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "y = Neg(a); z = Abs(y); ");
+  EXPECT_THAT(run.report.refused_rewrites,
+              ElementsAre("NegToNot: Not (output 'y'): input 0 'X' of Not-1 has type T: tensor(bool); found "
+                          "tensor(float)"));
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

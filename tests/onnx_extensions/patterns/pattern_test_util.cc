@@ -166,6 +166,16 @@ void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, Numeri
   const core::eval::ValueMap expected = core::eval::Run(before, inputs);
   const core::eval::ValueMap actual = core::eval::Run(after, inputs);
   for (const auto& output : before.graph().output()) {
+    if (const auto* sequence = std::get_if<std::vector<Tensor>>(&expected.at(output.name()))) {
+      // A sequence output: the same tensors, compared exactly (tolerances are for tensors).
+      ASSERT_EQ(tolerance, 0) << "output " << output.name() << " is a sequence";
+      const auto* other = std::get_if<std::vector<Tensor>>(&actual.at(output.name()));
+      ASSERT_NE(other, nullptr) << "output " << output.name() << " is a sequence before, not after";
+      ASSERT_EQ(sequence->size(), other->size()) << "output " << output.name();
+      for (std::size_t i = 0; i < sequence->size(); ++i)
+        EXPECT_TRUE(EqualValues((*sequence)[i], (*other)[i])) << "output " << output.name() << "[" << i << "] differs";
+      continue;
+    }
     const Tensor& want = std::get<Tensor>(expected.at(output.name()));
     const Tensor& got = std::get<Tensor>(actual.at(output.name()));
     ASSERT_EQ(want.Describe(), got.Describe()) << "output " << output.name();

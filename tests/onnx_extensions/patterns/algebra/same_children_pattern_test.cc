@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "onnx_extensions/patterns/algebra/algebra_matchers.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
 namespace onnxopt::onnx_patterns {
@@ -335,5 +336,30 @@ TEST(SameChildrenPattern, MergesEveryDuplicateOfAReaderAtOnce) {
   EXPECT_EQ(ApplicationsUntilConvergence(std::make_shared<SameChildrenPattern>(), kGroups), 1u);
 }
 
+// Identity takes sequences from opset 14 (the graph fuzzer's
+// same-children-identity-of-sequence-opset13, there with SameChildrenFromInputPattern).
+// The outputs' types are left out: the text syntax has no sequence types.
+std::string SequenceErases(std::string_view opset) {
+  return "<ir_version: 8, opset_import: [\"\" : " + std::string(opset) + R"ONNX(]>
+    g (int64[N] a, int64[N] b) => (Y1, Y2) {
+      s = SequenceConstruct(a, b)
+      Y1 = SequenceErase(s)
+      Y2 = SequenceErase(s)
+    })ONNX";
+}
+
+TEST(SameChildrenPattern, MergesSequencesFromOpset14) {
+  ExpectRewrite<SameChildrenPattern>(SequenceErases("14"), R"ONNX(
+    <ir_version: 8, opset_import: ["" : 14]>
+    g (int64[N] a, int64[N] b) => (Y1, Y2) {
+      s = SequenceConstruct(a, b)
+      Y1 = SequenceErase(s)
+      Y2 = Identity(Y1)
+    })ONNX");
+}
+
+TEST(SameChildrenPattern, RejectsSequencesBeforeOpset14) {
+  ExpectNoMatch<SameChildrenPattern>(SequenceErases("13"), "s", algebra::kNothingToMerge);
+}
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
