@@ -58,6 +58,13 @@ bool HasOneUse(const GraphGraph& graph, std::string_view value) {
   return graph.NextNodes(value).size() == 1 && !graph.IsUsedMoreThanOnce(value);
 }
 
+bool IsFirstReader(const GraphGraph& graph, std::string_view value, const NodeProto& node,
+                   const std::function<bool(const NodeProto&)>& qualifies) {
+  for (const NodeProto* reader : graph.NextNodes(value))
+    if (qualifies(*reader)) return reader == &node;
+  return false;
+}
+
 const NodeProto* SoleConsumer(const GraphGraph& graph, std::string_view value, std::string_view op_type) {
   if (!HasOneUse(graph, value)) return nullptr;
   const NodeProto* consumer = graph.NextNodes(value).front();

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,12 @@ const NodeProto* ProducerOf(const GraphGraph& graph, std::string_view value, std
 
 // Read by exactly one node, and not a graph output nor read by a nested graph.
 bool HasOneUse(const GraphGraph& graph, std::string_view value);
+
+// Whether `node` is the first reader of `value` (in graph order) that `qualifies`. A
+// pattern that looks at every qualifying reader of a value matches from that one only:
+// from each of n readers, it would cost n^2.
+bool IsFirstReader(const GraphGraph& graph, std::string_view value, const NodeProto& node,
+                   const std::function<bool(const NodeProto&)>& qualifies);
 
 // The only reader of `value` when HasOneUse holds and it is a default-domain `op_type`.
 const NodeProto* SoleConsumer(const GraphGraph& graph, std::string_view value, std::string_view op_type);

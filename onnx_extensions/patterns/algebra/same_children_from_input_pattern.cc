@@ -1,7 +1,5 @@
 #include "onnx_extensions/patterns/algebra/same_children_from_input_pattern.h"
 
-#include <algorithm>
-
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/algebra/algebra_matchers.h"
@@ -14,9 +12,9 @@ MatchResult SameChildrenFromInputPattern::Match(GraphGraph& graph, const NodePro
   if (graph.NodeBefore(input)) return NoMatch(node, "the first input is produced by a node");
   const std::vector<const NodeProto*>& readers = graph.NextNodes(input);
   if (readers.size() < 2) return NoMatch(node, "the first input has a single reader");
-  const auto anchor = std::find_if(readers.begin(), readers.end(),
-                                   [&](const NodeProto* reader) { return reader->input(0) == input; });
-  if (*anchor != &node) return NoMatch(node, "an earlier node reads the first input as its first input");
+  if (!core::builder::IsFirstReader(graph, input, node,
+                                    [&](const NodeProto& reader) { return reader.input(0) == input; }))
+    return NoMatch(node, "an earlier node reads the first input as its first input");
   algebra::DuplicateGroups found = algebra::FindDuplicateGroups(readers);
   if (found.groups.empty()) return NoMatch(node, found.why);
   const algebra::MergePlan plan(graph, std::move(found.groups));

@@ -1,6 +1,5 @@
 #include "onnx_extensions/patterns/algebra/shape_based_same_children_pattern.h"
 
-#include <algorithm>
 #include <unordered_map>
 
 #include "onnx_core/common/error.h"
@@ -48,14 +47,13 @@ std::vector<const NodeProto*> SameShapeGroup(const GraphGraph& graph, const std:
 
 MatchResult ShapeBasedSameChildrenPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsShapingNode(node)) return NoMatch(node, "the node is not a default-domain Expand or Reshape with two inputs");
-  const std::vector<const NodeProto*>& readers = graph.NextNodes(node.input(0));
-  if (readers.size() < 2) return NoMatch(node, "the data input has a single reader");
+  if (graph.NextNodes(node.input(0)).size() < 2) return NoMatch(node, "the data input has a single reader");
   // One match per data value: from its first Expand or Reshape (every other one would find
   // the same group, n times n comparisons).
-  const auto first = std::find_if(readers.begin(), readers.end(), [&](const NodeProto* reader) {
-    return IsShapingNode(*reader) && reader->input(0) == node.input(0);
-  });
-  if (*first != &node) return NoMatch(node, "an earlier Expand or Reshape reads the same data");
+  if (!core::builder::IsFirstReader(graph, node.input(0), node, [&](const NodeProto& reader) {
+        return IsShapingNode(reader) && reader.input(0) == node.input(0);
+      }))
+    return NoMatch(node, "an earlier Expand or Reshape reads the same data");
   for (std::string_view op_type : {"Expand", "Reshape"}) {
     std::vector<const NodeProto*> group = SameShapeGroup(graph, node.input(0), op_type);
     // The first node of the group is the earliest: the replacement goes there.

@@ -47,8 +47,7 @@ MatchResult GathersSplitPattern::Match(GraphGraph& graph, const NodeProto& ancho
   const std::string& x = anchor.input(0);
   if (!core::builder::RankOf(graph, x)) return NoMatch(anchor, "the rank of the data input is unknown");
   // One match per data value: every Gather of it would look at all of them (n^2).
-  const std::vector<const NodeProto*>& readers = graph.NextNodes(x);
-  if (*std::find_if(readers.begin(), readers.end(), [&](const NodeProto* r) { return IsGatherOf(*r, x); }) != &anchor)
+  if (!core::builder::IsFirstReader(graph, x, anchor, [&](const NodeProto& reader) { return IsGatherOf(reader, x); }))
     return NoMatch(anchor, "an earlier Gather reads the same data");
   const std::vector<const NodeProto*> gathers = GathersOf(graph, x);
   if (gathers.size() < 2) return NoMatch(anchor, "the data input has fewer than two Gather consumers");

@@ -75,8 +75,7 @@ MatchResult SlicesSplitPattern::Match(GraphGraph& graph, const NodeProto& anchor
   const std::string& x = anchor.input(0);
   if (!core::builder::RankOf(graph, x)) return NoMatch(anchor, "the rank of the data input is unknown");
   // One match per data value: every Slice of it would look at all of them (n^2).
-  const std::vector<const NodeProto*>& readers = graph.NextNodes(x);
-  if (*std::find_if(readers.begin(), readers.end(), [&](const NodeProto* r) { return IsSliceOf(*r, x); }) != &anchor)
+  if (!core::builder::IsFirstReader(graph, x, anchor, [&](const NodeProto& reader) { return IsSliceOf(reader, x); }))
     return NoMatch(anchor, "an earlier Slice reads the same data");
   const std::vector<const NodeProto*> slices = SlicesOf(graph, x);
   if (slices.size() < 2) return NoMatch(anchor, "the data input has fewer than two Slice consumers");

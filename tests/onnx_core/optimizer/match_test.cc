@@ -364,5 +364,21 @@ TEST(MatchVocabulary, ComposesToIdentityAgreesWithCompose) {
   EXPECT_FALSE(ComposesToIdentity({1, 0}, {0, 1, 2}));
 }
 
+TEST(MatchVocabulary, TellsTheFirstQualifyingReader) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x) => (float[2] a, float[2] b, float[2] c) {
+      a = Relu(x)
+      b = Neg(x)
+      c = Neg(x)
+    })ONNX"));
+  GraphGraph graph{builder, {}, SelectRegistered(PatternSelection::None())};
+  auto neg = [](const NodeProto& node) { return node.op_type() == "Neg"; };
+  EXPECT_TRUE(core::builder::IsFirstReader(graph, "x", *graph.NodeBefore("b"), neg));
+  EXPECT_FALSE(core::builder::IsFirstReader(graph, "x", *graph.NodeBefore("c"), neg));
+  EXPECT_FALSE(core::builder::IsFirstReader(graph, "x", *graph.NodeBefore("a"), neg)) << "a does not qualify";
+  EXPECT_FALSE(core::builder::IsFirstReader(graph, "a", *graph.NodeBefore("b"), neg)) << "no reader";
+}
+
 }  // namespace
 }  // namespace onnxopt::testing
