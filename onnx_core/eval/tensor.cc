@@ -153,6 +153,20 @@ std::string DescribeShape(int elem_type, const std::vector<std::int64_t>& shape)
   return text + ']';
 }
 
+// An empty tensor's other dims, multiplied, bound the rows kernels loop over (a
+// Softmax over the last axis of [2^40, 0] visits 2^40 empty rows): they are held to the
+// limit on tensor sizes as elements of one byte would be.
+void CheckEmptyShape(int elem_type, const std::vector<std::int64_t>& shape) {
+  std::uint64_t rows = 1;
+  for (std::int64_t dim : shape)
+    if (dim != 0 && __builtin_mul_overflow(rows, static_cast<std::uint64_t>(dim), &rows)) rows = UINT64_MAX;
+  if (rows > ir::MaxTensorBytes())
+    throw ModelError("tensor " + DescribeShape(elem_type, shape) + " holds no element, but its other dimensions " +
+                     "multiply to " + (rows == UINT64_MAX ? std::string("more than 2^64") : std::to_string(rows)) +
+                     ", more than the " + std::to_string(ir::MaxTensorBytes()) +
+                     " the limit on tensor sizes allows (kernels loop over them)");
+}
+
 }  // namespace
 
 void Tensor::CheckShape(int elem_type, const std::vector<std::int64_t>& shape) {
@@ -165,6 +179,7 @@ void Tensor::CheckShape(int elem_type, const std::vector<std::int64_t>& shape) {
     throw ModelError("tensor " + DescribeShape(elem_type, shape) +
                      ": its number of elements (product of the dimensions) overflows int64");
   ir::CheckTensorBytes(BufferBytes(elem_type, *count), "tensor " + DescribeShape(elem_type, shape));
+  if (*count == 0) CheckEmptyShape(elem_type, shape);
 }
 
 Tensor::Tensor(int elem_type, std::vector<std::int64_t> shape, Unfilled)
@@ -207,6 +222,7 @@ Tensor Tensor::Reshaped(std::vector<std::int64_t> shape) const {
   }
   if (*count != size_)
     throw ModelError("cannot reshape " + Describe() + " to " + std::to_string(*count) + " elements");
+  if (*count == 0) CheckEmptyShape(elem_type_, shape);
   Tensor result = *this;
   result.shape_ = std::move(shape);
   return result;

@@ -94,7 +94,9 @@ class Tensor {
   // Zero-filled (empty strings for STRING). Throws ModelError for a negative dim, an
   // unknown element type, an element count that overflows int64, or a size above the
   // limit on tensor sizes (ir::MaxTensorBytes; a STRING element counts as the size of a
-  // std::string). A tensor with no element is always accepted, whatever its other dims.
+  // std::string). A tensor with no element is held whatever its other dims, but they must
+  // multiply to a count the limit allows (as if its zeros were ones): kernels loop over
+  // the rows of an empty tensor, and [2^40, 0] would keep one busy for hours.
   Tensor(int elem_type, std::vector<std::int64_t> shape);
   // The same, with the numeric buffer left unfilled (STRING elements are still empty
   // strings): for a caller that writes every element before anything reads one. Zeroing

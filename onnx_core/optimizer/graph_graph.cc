@@ -35,7 +35,9 @@ bool IsFoldable(const NodeProto& node) {
 
 GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const PatternOptimization>> patterns,
                        OptimizerOptions options)
-    : builder_(builder), options_(std::move(options)) {
+    : builder_(builder),
+      options_(std::move(options)),
+      evaluation_budget_(std::make_shared<eval::WorkBudget>(options_.fold.max_work_steps, kFoldingWorkBudgetName)) {
   if (!options_.do_not_remove) options_.do_not_remove = DefaultDoNotRemove;
   for (auto& pattern : CreateSelectedPatterns(builder_, options_.registered)) patterns_.push_back(std::move(pattern));
   // A pattern given replaces the one of the same name, registered or given before. By a
@@ -56,7 +58,11 @@ GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const 
 }
 
 GraphGraph::GraphGraph(GraphBuilder& nested, const GraphGraph& outer)
-    : outer_(&outer), builder_(nested), patterns_(outer.patterns_), options_(outer.options_) {
+    : outer_(&outer),
+      builder_(nested),
+      patterns_(outer.patterns_),
+      options_(outer.options_),
+      evaluation_budget_(outer.evaluation_budget_) {
   options_.registered = PatternSelection::None();
 }
 
@@ -408,6 +414,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
     try {
       // What patterns inspect is computed within constant folding's limit.
       ir::ScopedTensorLimit limit(options_.fold.max_output_bytes, kFoldingLimitName);
+      eval::ScopedWorkBudget work(*evaluation_budget_);
       eval::RunNodes(builder_.OpsetImports(), builder_.Functions(), {&node}, known);
     } catch (const ModelError&) {
       return false;  // the kernel rejects the inputs: not computable, not our error

@@ -217,6 +217,9 @@ class GraphGraph {
   GraphBuilder& builder_;
   std::vector<std::shared_ptr<const PatternOptimization>> patterns_;
   OptimizerOptions options_;
+  // What the kernels run by folding and by ComputeNode may spend, shared with the
+  // optimizers of the nested graphs (options_.fold.max_work_steps for all of them).
+  std::shared_ptr<eval::WorkBudget> evaluation_budget_;
 
   // The index (views into the builder's names: valid until the graph changes). Value
   // names number the entries of values_; values_ keeps the entries (and the capacity of

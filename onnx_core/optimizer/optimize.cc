@@ -719,7 +719,8 @@ class GraphGraph::Driver {
         for (const std::string& input : node->input()) candidate_inputs.Add(input);
         inputs_end.push_back(candidate_inputs.size());
       }
-    const FoldResult folding = FoldNodes(g_.builder_, to_fold, g_.options_.fold, g_.enclosing_constants_);
+    const FoldResult folding = FoldNodes(g_.builder_, to_fold, g_.options_.fold, g_.enclosing_constants_,
+                                          g_.evaluation_budget_.get());
     report_.nodes_visited.constant_folding += to_fold.size();
     report_.AddNotFolded(folding.skipped);
     report_.constant_folding_time_ns += Since(start);
@@ -1120,7 +1121,8 @@ class GraphGraph::Driver {
     GraphBuilder& builder = g_.builder_;
     const std::vector<const NodeProto*> nodes = Addresses(builder.Nodes());
     const std::vector<const TensorProto*> initializers = Addresses(builder.Initializers());
-    const FoldResult folding = FoldNodes(builder, candidates, g_.options_.fold, g_.enclosing_constants_);
+    const FoldResult folding =
+        FoldNodes(builder, candidates, g_.options_.fold, g_.enclosing_constants_, g_.evaluation_budget_.get());
     report_.nodes_visited.constant_folding += candidates.size();
     report_.AddNotFolded(folding.skipped);
     if (folding.folded_nodes > 0) {

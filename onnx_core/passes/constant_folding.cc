@@ -99,8 +99,11 @@ std::optional<std::uint64_t> InferredOutputBytes(const GraphBuilder& builder, co
 
 class Folder {
  public:
-  Folder(const FoldOptions& options, FoldResult& result, const EnclosingConstants* enclosing = nullptr)
-      : options_(options), result_(result), enclosing_(enclosing) {}
+  Folder(const FoldOptions& options, FoldResult& result, const EnclosingConstants* enclosing = nullptr,
+         eval::WorkBudget* budget = nullptr)
+      : options_(options), result_(result), enclosing_(enclosing), budget_(budget) {
+    if (!budget_) budget_ = &own_budget_.emplace(options.max_work_steps, kFoldingWorkBudgetName);
+  }
 
   // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
   void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
@@ -281,6 +284,7 @@ class Folder {
     // Whatever inference knows, no tensor above the limit is computed (an output whose
     // shape depends on values inference did not know, a large intermediate).
     ir::ScopedTensorLimit limit(options_.max_output_bytes, kFoldingLimitName);
+    eval::ScopedWorkBudget work(*budget_);
     try {
       eval::RunNodes(builder.OpsetImports(), builder.Functions(), {&node}, known);
     } catch (const ModelError& error) {
@@ -288,6 +292,11 @@ class Folder {
         Skip(node, "the kernel needs a tensor of " +
                        (*refused == UINT64_MAX ? std::string("more than 2^64") : std::to_string(*refused)) +
                        " bytes, above the limit");
+      else if (const std::optional<double> steps = work.refused_steps())
+        Skip(node, "the kernel needs " + std::to_string(static_cast<std::uint64_t>(*steps)) +
+                       " steps, more than the " + std::to_string(budget_->limit() - budget_->spent()) +
+                       " left of " + std::string(budget_->name()) + " of " + std::to_string(budget_->limit()) +
+                       " (FoldOptions::max_work_steps, onnxopt optimize --fold-work-limit)");
       else
         Skip(node, std::string("the kernel failed: ") + error.what());
       return false;
@@ -312,6 +321,8 @@ class Folder {
   const FoldOptions& options_;
   FoldResult& result_;
   const EnclosingConstants* enclosing_;
+  std::optional<eval::WorkBudget> own_budget_;  // when the caller gives none
+  eval::WorkBudget* budget_;
   std::unordered_map<const GraphBuilder*, std::unique_ptr<ConstantSources>> indexes_;
   std::unordered_map<std::string, Tensor> cache_;
 };
@@ -383,9 +394,9 @@ FoldResult FoldConstants(GraphBuilder& builder, const FoldOptions& options) {
 }
 
 FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes, const FoldOptions& options,
-                     const EnclosingConstants* enclosing) {
+                     const EnclosingConstants* enclosing, eval::WorkBudget* budget) {
   FoldResult result;
-  Folder(options, result, enclosing).FoldGraph(builder, nodes);
+  Folder(options, result, enclosing, budget).FoldGraph(builder, nodes);
   return result;
 }
 

@@ -9,9 +9,12 @@
 // expensive to store). Outputs whose shape inference knows are checked before the kernel
 // runs; while it runs, no tensor above max_output_bytes is allocated at all (whatever the
 // operator: an output shape that depends on values, a large intermediate), so that a
-// ConstantOfShape of [2e9] costs nothing. Graph outputs keep their names. Nodes whose
-// operator has no kernel, or whose kernel fails, are left as they are. Sparse
-// initializers are constants too (made dense within the limit on tensor sizes).
+// ConstantOfShape of [2e9] costs nothing. The kernels whose work grows faster than their
+// inputs and outputs (MatMul, Conv, Einsum...) take it from a work budget
+// (eval/work_budget.h): a small model of many such nodes cannot keep folding busy for
+// hours. Graph outputs keep their names. Nodes whose operator has no kernel, or whose
+// kernel fails, are left as they are. Sparse initializers are constants too (made dense
+// within the limit on tensor sizes).
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/eval/work_budget.h"
 
 namespace onnxopt::core::builder {
 
@@ -30,6 +34,9 @@ namespace onnxopt::core::builder {
 inline constexpr std::string_view kFoldingLimitName =
     "constant folding's limit on the tensors it computes (FoldOptions::max_output_bytes)";
 
+// The name of the work budget folding charges, in messages.
+inline constexpr std::string_view kFoldingWorkBudgetName = "constant folding's work budget";
+
 struct FoldOptions {
   // Largest output (bytes) that folding may materialize.
   std::uint64_t max_output_bytes = 1 << 20;
@@ -37,6 +44,11 @@ struct FoldOptions {
   // small recipe (Range, Expand, ConstantOfShape, Tile, a mask from Less(Range, Range))
   // stays a recipe rather than becoming a large tensor in the file.
   std::uint64_t growth_free_bytes = 64 << 10;
+  // Elementary steps (multiply-adds, comparisons; eval/work_budget.h) that the kernels of
+  // one folding call may spend in all, and those of one optimization (GraphGraph): about a
+  // second with the slowest kernels (Einsum's, 4 ns a step). Nodes that would need more
+  // stay as they are.
+  std::uint64_t max_work_steps = std::uint64_t{1} << 28;
 };
 
 struct FoldResult {
@@ -88,7 +100,10 @@ FoldResult FoldConstants(GraphBuilder& builder, const FoldOptions& options = {})
 
 // Folds only `nodes` (nodes of `builder`'s graph, e.g. added by a rewrite) when all
 // their inputs are constant. `enclosing`, when given, holds the graphs around `builder`.
+// `budget`, when given, is the work budget to charge (the optimizer shares one among all
+// its calls); otherwise the call has one of options.max_work_steps.
 FoldResult FoldNodes(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes,
-                     const FoldOptions& options = {}, const EnclosingConstants* enclosing = nullptr);
+                     const FoldOptions& options = {}, const EnclosingConstants* enclosing = nullptr,
+                     eval::WorkBudget* budget = nullptr);
 
 }  // namespace onnxopt::core::builder

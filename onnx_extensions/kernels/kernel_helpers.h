@@ -29,9 +29,12 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/eval/work_budget.h"
 
 namespace onnxopt::onnx_kernels {
 
+// Kernels whose work grows faster than their inputs and outputs charge it first.
+using core::eval::ChargeWork;
 using core::eval::KernelContext;
 using core::eval::Tensor;
 using core::eval::Value;

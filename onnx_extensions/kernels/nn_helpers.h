@@ -1,7 +1,7 @@
 #pragma once
 // Helpers of the neural-network kernels (nn_kernels.cc, contrib_kernels.cc): float
 // tensors read into a compute type (float16/bfloat16 through float32), the blocked
-// GEMM shared by MatMul, Gemm and Conv, and small attribute helpers.
+// GEMM shared by MatMul, Gemm and Conv (which charges their work), and small attribute helpers.
 
 #include <algorithm>
 #if defined(__x86_64__)
@@ -153,6 +153,10 @@ void Gemm(std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, s
           const T* B, std::int64_t ldb, bool transB, T* C, std::int64_t ldc, bool accumulate) {
   constexpr std::int64_t kMr = kGemmMr, kNr = kGemmNr, kKc = 256, kNc = 1024;
   [[maybe_unused]] const bool use_avx2 = std::is_same_v<T, float> && HasAvx2();
+  // Every product kernel (MatMul, Gemm, Conv, attention, recurrent networks) comes here;
+  // the data bounds the work (a model's own products run to 10^12 multiply-adds).
+  core::eval::ChargeDataWork(static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K),
+                             "the multiply-adds of a matrix product");
   if (!accumulate)
     for (std::int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, T{0});
   if (M == 0 || N == 0 || K == 0) return;

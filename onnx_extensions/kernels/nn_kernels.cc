@@ -262,12 +262,13 @@ Tensor SoftmaxLike(KernelContext& ctx, SoftKind kind, const char* op) {
     n = rank == 0 ? 1 : x.shape()[axis];
     inner = ShapeSize(x.shape(), axis + 1);
   }
+  // An empty axis leaves outer * inner rows of nothing, not bounded by X's data.
+  if (x.size() == 0) return Tensor(x.elem_type(), x.shape());
   return DispatchFloat(x.elem_type(), op, [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(x);
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t in = 0; in < inner; ++in) {
-        if (n == 0) continue;  // an empty axis: v has no data (its pointer may be null)
         T* base = v.data() + o * n * inner + in;
         auto at = [&](std::int64_t i) -> T& { return base[i * inner]; };
         T mx = at(0);
@@ -325,6 +326,9 @@ std::vector<Value> LayerNormalizationKernel(KernelContext& ctx) {
   Shape norm_shape(x.shape().begin() + axis, x.shape().end());
   Shape stat_shape = x.shape();
   for (std::int64_t i = axis; i < rank; ++i) stat_shape[i] = 1;
+  // One mean and one inverse deviation per row: when X is empty ([2^40, 0]) the rows are
+  // not bounded by its data.
+  CheckedShapeSize(stat_shape, "the statistics");
   const int stash = StashType(ctx);
   std::vector<Value> out(ctx.OutputCount());
   auto run = [&](auto tag) {
@@ -702,6 +706,9 @@ std::vector<Value> ConvKernel(KernelContext& ctx) {
   out_shape.insert(out_shape.end(), w.out.begin(), w.out.end());
   CheckedShapeSize(out_shape, "the output shape");
   CheckedShapeSize({wt.shape()[1] * ShapeSize(kernel), ShapeSize(w.out)}, "the im2col buffer");
+  // Without input and output channels any group divides them: the loop over the groups
+  // below would run `group` times for nothing.
+  if (ShapeSize(out_shape) == 0) return {Tensor(x.elem_type(), out_shape)};
   return {DispatchFloat(x.elem_type(), "Conv", [&](auto tag) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x), wv = ReadAs<T>(wt);
@@ -802,6 +809,15 @@ std::vector<Value> ConvTransposeKernel(KernelContext& ctx) {
   out_shape.insert(out_shape.end(), out.begin(), out.end());
   CheckedShapeSize(out_shape, "the output shape");
   CheckedShapeSize({mg, ShapeSize(kernel), ShapeSize(in)}, "the column buffer");
+  // Without input and output channels any group divides them: the loop over the groups
+  // below would run `group` times for nothing.
+  if (ShapeSize(out_shape) == 0) return {Tensor(x.elem_type(), out_shape)};
+  // The scatter visits every (output channel, kernel tap, input pixel), whatever the
+  // input channels: nn::Gemm charges the products, which are free when X has no channel
+  // (C = 0), while W [0, 1, k] and X [N, 0, n] still ask for N * M * k * n additions.
+  ChargeWork(static_cast<double>(N) * static_cast<double>(M) * static_cast<double>(ShapeSize(kernel)) *
+                 static_cast<double>(ShapeSize(in)),
+             "ConvTranspose's scatter");
   return {DispatchFloat(x.elem_type(), "ConvTranspose", [&](auto tag) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x), wv = ReadAs<T>(wt);
@@ -871,6 +887,14 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
   out_shape.insert(out_shape.end(), w.out.begin(), w.out.end());
   Tensor::CheckShape(x.elem_type(), out_shape);
   const std::int64_t in_size = ShapeSize(in), out_size = ShapeSize(w.out);
+  // Every output position visits the taps of its window that fall inside the input: at
+  // most min(kernel, ceil(in / dilation)) per axis. A kernel as large as a 1000 x 1000
+  // input with pads of 999 makes 4*10^6 windows of up to 10^6 taps each.
+  double taps = 1;
+  for (std::size_t d = 0; d < nd; ++d)
+    taps *= static_cast<double>(std::min(w.kernel[d], (w.in[d] + w.dilations[d] - 1) / w.dilations[d]));
+  const std::string windows = std::string(op) + "'s windows";
+  ChargeWork(static_cast<double>(NC) * static_cast<double>(out_size) * taps, windows);
   std::vector<std::int64_t> indices;
   if (kind == PoolKind::kMax && ctx.HasOutput(1)) indices.resize(static_cast<std::size_t>(NC * out_size));
   std::vector<Value> result(ctx.OutputCount());
@@ -1258,6 +1282,9 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
     throw ModelError("Resize: neither scales nor sizes is given");
   }
   Tensor::CheckShape(x.elem_type(), out_shape);
+  // An empty output needs no sampling: returning now also keeps an axis of any length
+  // next to an axis resized to 0 from sizing the sampling tables below.
+  if (ShapeSize(out_shape) == 0) return {Tensor(x.elem_type(), out_shape)};
   // Sampling per axis.
   std::vector<AxisSampling> samp(static_cast<std::size_t>(rank));
   for (std::int64_t d = 0; d < rank; ++d) {
@@ -1335,12 +1362,21 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
       }
     }
   }
-  // Separable interpolation: one axis at a time.
+  // Separable interpolation: one axis at a time. The axes that shrink (or keep their
+  // length) go first, then those that grow: the intermediate then only shrinks, then only
+  // grows, and is never larger than the larger of the input and the output. In axis order,
+  // [1,1,1,10^6] resized to [20,20,20,1] would hold 8*10^9 values after the third axis.
+  // The order only changes the rounding of the sums.
+  Shape axis_order;
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (out_shape[d] <= x.shape()[d]) axis_order.push_back(d);
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (out_shape[d] > x.shape()[d]) axis_order.push_back(d);
   auto interpolate = [&](auto tag) {
     using T = decltype(tag);
     std::vector<double> cur = ReadAs<double>(x);
     Shape cur_shape = x.shape();
-    for (std::int64_t d = 0; d < rank; ++d) {
+    for (const std::int64_t d : axis_order) {
       if (cur_shape[d] == out_shape[d] && samp[d].index.size() == static_cast<std::size_t>(out_shape[d])) {
         bool identity = true;
         for (std::int64_t o = 0; o < out_shape[d] && identity; ++o)
@@ -1349,7 +1385,9 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
       }
       const std::int64_t outer = ShapeSize(cur_shape, 0, d), inner = ShapeSize(cur_shape, d + 1), in_len = cur_shape[d];
       const std::int64_t out_len = out_shape[d];
-      std::vector<double> next(static_cast<std::size_t>(outer * out_len * inner));
+      Shape next_shape = cur_shape;
+      next_shape[d] = out_len;
+      std::vector<double> next(static_cast<std::size_t>(CheckedShapeSize(next_shape, "Resize's intermediate")));
       for (std::int64_t a = 0; a < outer; ++a)
         for (std::int64_t o = 0; o < out_len; ++o) {
           const auto& ids = samp[d].index[o];
@@ -1666,10 +1704,6 @@ std::vector<int> ParseEinsumTerm(std::string term, std::int64_t rank, std::int64
   return labels;
 }
 
-// The reference Einsum loops over every label combination one scalar at a time; beyond
-// this many steps it would run for hours.
-constexpr std::int64_t kMaxEinsumSteps = std::int64_t{1} << 34;
-
 std::vector<Value> EinsumKernel(KernelContext& ctx) {
   const auto equation = ctx.StringAttribute("equation");
   if (!equation) Fail("attribute 'equation' is required");
@@ -1731,14 +1765,11 @@ std::vector<Value> EinsumKernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < nl; ++i) dims[i] = size[loop[i]];
   for (int l : out_labels) out_shape.push_back(size[l]);
   CheckedShapeSize(out_shape, "the output shape");
-  // The loop visits every combination of labels: bound the work, not only the output.
-  if (std::find(dims.begin(), dims.end(), 0) == dims.end()) {
-    std::int64_t work = 1;
-    for (auto d : dims)
-      if (__builtin_mul_overflow(work, d, &work) || work > kMaxEinsumSteps)
-        Fail("the equation '" + *equation + "' needs more than " + std::to_string(kMaxEinsumSteps) +
-             " multiply-adds on these inputs");
-  }
+  // The loop visits every combination of labels, one scalar at a time: its work, not only
+  // its output, can be far beyond what the inputs hold ("a,b,c,d->").
+  double combinations = 1;
+  for (auto d : dims) combinations *= static_cast<double>(d);
+  ChargeWork(combinations, "Einsum's label combinations");
   // strides[operand][loop position]
   std::vector<std::vector<std::int64_t>> strides(ins.size(), std::vector<std::int64_t>(nl, 0));
   for (std::size_t i = 0; i < ins.size(); ++i) {

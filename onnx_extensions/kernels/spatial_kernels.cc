@@ -17,7 +17,6 @@
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using vision::CheckWork;
 using vision::FloatInput;
 using vision::RequireRank;
 using vision::SpatialAttribute;
@@ -75,7 +74,7 @@ std::vector<Value> LrnKernel(KernelContext& ctx) {
   const std::int64_t before = (*size - 1) / 2, after = *size / 2;  // floor and ceil of (size-1)/2
   // Window clamped to the channels: C values at most, whatever size says.
   const std::int64_t window = std::min(*size, C);
-  CheckWork(static_cast<double>(x_in.size()) * static_cast<double>(window), "LRN's channel window");
+  ChargeWork(static_cast<double>(x_in.size()) * static_cast<double>(window), "LRN's channel window");
   const Tensor x = ToComputeType(x_in);
   Tensor y(x.elem_type(), x.shape());
   DispatchFloat(x.elem_type(), [&]<class T>(std::type_identity<T>) {
@@ -263,6 +262,10 @@ std::vector<Value> Col2ImKernel(KernelContext& ctx) {
   out_shape.insert(out_shape.end(), image.begin(), image.end());
   const Tensor x = ToComputeType(input);
   Tensor y(x.elem_type(), out_shape);
+  // The loops below visit every (block tap, block) pair for each image and channel: with
+  // no image or channel (an empty input [N, 0, L] of any L) that is block_size * L steps
+  // for nothing.
+  if (x.size() == 0) return {FromComputeType(y, input.elem_type())};
   const Shape image_strides = Strides(image);
   const std::int64_t image_size = ShapeSize(image);
   DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) {
@@ -437,11 +440,15 @@ std::vector<Value> DeformConvKernel(KernelContext& ctx) {
     expect_shape(mask, taps, "mask");
   }
   const std::int64_t cg = C / group, mg = M / group, rows = cg * g.kernel_size;
-  CheckWork(static_cast<double>(N * C) * static_cast<double>(g.kernel_size) * static_cast<double>(g.out_size) *
-                (std::pow(2.0, static_cast<double>(g.r)) + static_cast<double>(mg)),
-            "DeformConv");
   Shape out_shape{N, M};
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+  // Without input and output channels any group divides them: the loop over the groups
+  // below would run `group` times for nothing.
+  if (ShapeSize(out_shape) == 0) return {Tensor(x_in.elem_type(), out_shape)};
+  // The multiply-adds are charged by nn::Gemm; the interpolated samples here.
+  ChargeWork(static_cast<double>(N * C) * static_cast<double>(g.kernel_size) * static_cast<double>(g.out_size) *
+                 std::pow(2.0, static_cast<double>(g.r)),
+             "DeformConv's samples");
   Tensor y(ComputeTypeOf(x_in.elem_type()), out_shape);
   // The deformed im2col of one image and group, allocated as a tensor (under its size limit).
   Tensor columns(y.elem_type(), {rows, g.out_size});

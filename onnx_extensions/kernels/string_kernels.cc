@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 #include "onnx_extensions/kernels/kernel_signature.h"
@@ -113,6 +115,13 @@ std::vector<Value> StringConcatKernel(KernelContext& ctx) {
   Tensor z(TensorProto::STRING, shape);
   const std::string* a = x.Data<std::string>();
   const std::string* b = y.Data<std::string>();
+  // The size limit counts a string element, not its characters: broadcasting one string
+  // of 10 MB against 1000 empty ones would make 10 GB of characters. Counted first.
+  std::uint64_t characters = 0;
+  ForEachBroadcast<2>(shape, {&x.shape(), &y.shape()}, [&](std::int64_t, const std::array<std::int64_t, 2>& at) {
+    characters += a[at[0]].size() + b[at[1]].size();
+  });
+  core::ir::CheckTensorBytes(characters, "the characters of StringConcat's output");
   std::string* out = z.MutableData<std::string>();
   ForEachBroadcast<2>(shape, {&x.shape(), &y.shape()},
                       [&](std::int64_t i, const std::array<std::int64_t, 2>& at) { out[i] = a[at[0]] + b[at[1]]; });
@@ -325,6 +334,20 @@ Tensor Vectorize(const KernelContext& ctx, const Tensor& x, const std::vector<It
   const std::int64_t rows = x.rank() == 2 ? x.shape()[0] : 1;
   const std::int64_t length = x.shape().back();
   Tensor y(TensorProto::FLOAT, x.rank() == 2 ? Shape{rows, outputs.width} : Shape{outputs.width});
+  // Each row is scanned once per n-gram length of the pool and per skip: with a large
+  // max_skip_count that is about length^2 n-grams of n items per row (a row of 10^4
+  // items and 2-grams: 10^8 look-ups), not bounded by the input or the output.
+  double scanned_items = 0;
+  for (std::int64_t n = settings.min_length;
+       n <= settings.max_length && n <= static_cast<std::int64_t>(pool.by_length.size()); ++n) {
+    if (pool.by_length[static_cast<std::size_t>(n - 1)].empty()) continue;
+    // Skips until the n-gram spans the whole row ((n - 1) * (skip + 1) < length).
+    const double skips = n == 1 ? 1.0
+                                : std::min(static_cast<double>(settings.max_skip) + 1,
+                                           std::ceil(static_cast<double>(length) / static_cast<double>(n - 1)));
+    scanned_items += skips * static_cast<double>(length) * static_cast<double>(n);
+  }
+  ChargeWork(static_cast<double>(rows) * scanned_items, "TfIdfVectorizer's n-gram scan");
   float* out = y.MutableData<float>();
   std::vector<std::int64_t> counts(pool.count);
   for (std::int64_t r = 0; r < rows; ++r) {

@@ -958,14 +958,19 @@ std::vector<Value> DepthSpaceKernel(KernelContext& ctx, bool to_space) {
     const bool crd = StringAttributeIn(ctx, "mode", "DCR", {"DCR", "CRD"}) == "CRD";
     if (c % b || (c / b) % b) Fail("the channels " + std::to_string(c) + " are not divisible by blocksize^2");
     const std::int64_t c2 = c / b / b;
+    const Shape out_shape{n, c2, CheckedMul(h, b, what), CheckedMul(w, b, what)};
+    // Empty: the 6-D view below would have the block size twice among its rows.
+    if (x.size() == 0) return {Tensor(x.elem_type(), out_shape)};
     Tensor t = crd ? TransposeTensor(x.Reshaped({n, c2, b, b, h, w}), {0, 1, 4, 2, 5, 3})
                    : TransposeTensor(x.Reshaped({n, b, b, c2, h, w}), {0, 3, 4, 1, 5, 2});
-    return {t.Reshaped({n, c2, CheckedMul(h, b, what), CheckedMul(w, b, what)})};
+    return {t.Reshaped(out_shape)};
   }
   if (h % b || w % b) Fail("the spatial dims of " + x.Describe() + " are not divisible by blocksize");
-  Tensor t = TransposeTensor(x.Reshaped({n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
   // c first: 0 channels give 0 whatever the block size.
-  return {t.Reshaped({n, CheckedMul(CheckedMul(c, b, what), b, what), h / b, w / b})};
+  const Shape out_shape{n, CheckedMul(CheckedMul(c, b, what), b, what), h / b, w / b};
+  if (x.size() == 0) return {Tensor(x.elem_type(), out_shape)};
+  Tensor t = TransposeTensor(x.Reshaped({n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
+  return {t.Reshaped(out_shape)};
 }
 
 // TopK / ArgMax / reductions ----------------------------------------------------------

@@ -1,7 +1,7 @@
 #pragma once
 // Helpers of the vision and spatial kernels (vision_kernels.cc, spatial_kernels.cc,
-// fused_kernels.cc, image_kernels.cc): bounds on the work an attribute can ask for,
-// overflow-checked sizes, and the conversion of computed values to any numeric type.
+// fused_kernels.cc, image_kernels.cc): overflow-checked sizes, and the conversion of
+// computed values to any numeric type.
 
 #include <cmath>
 #include <cstdint>
@@ -14,18 +14,6 @@
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
 namespace onnxopt::onnx_kernels::vision {
-
-// Elementary steps (interpolations, multiply-adds) one kernel call may perform. Sampling
-// grids, cubic neighbourhoods and ROI bins multiply sizes together: an attribute such as
-// sampling_ratio = 10^9 would otherwise make the evaluator run for days on a tiny model.
-inline constexpr double kMaxWork = 4294967296.0;  // 2^32
-
-// Throws ModelError when `steps` exceeds kMaxWork; `what` says what is counted.
-inline void CheckWork(double steps, std::string_view what) {
-  if (!(steps <= kMaxWork))
-    Fail(std::string(what) + " needs " + std::to_string(steps) + " steps, more than the evaluator's limit of " +
-         std::to_string(static_cast<std::int64_t>(kMaxWork)));
-}
 
 // A computed value stored into an element of type T: floating types as they are,
 // integers truncated toward zero and saturated (NaN gives 0), bool as value != 0. This is

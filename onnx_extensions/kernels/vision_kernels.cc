@@ -19,7 +19,6 @@
 namespace onnxopt::onnx_kernels {
 namespace {
 
-using vision::CheckWork;
 using vision::FloatInput;
 using vision::RequireRank;
 
@@ -92,6 +91,12 @@ std::vector<Value> NonMaxSuppressionKernel(KernelContext& ctx) {
     Fail("iou_threshold must be in [0, 1], found " + std::to_string(iou_threshold));
   const std::optional<double> score_threshold = OptionalScalarInput(ctx, 4, TensorProto::FLOAT, "score_threshold");
 
+  // Each candidate box is compared with the boxes kept so far for its batch and class: at
+  // most min(boxes, max_output_boxes_per_class) of them. A few thousand boxes with a large
+  // max_output_boxes_per_class and many classes make billions of comparisons.
+  ChargeWork(static_cast<double>(batches) * static_cast<double>(classes) * static_cast<double>(num_boxes) *
+                 std::min(static_cast<double>(num_boxes), max_per_class),
+             "NonMaxSuppression's box comparisons");
   const float* box_data = boxes.Data<float>();
   const float* score_data = scores.Data<float>();
   std::vector<std::int64_t> selected;  // triples (batch, class, box)
@@ -236,7 +241,7 @@ std::vector<Value> RoiAlignKernel(KernelContext& ctx) {
     work += static_cast<double>(g.samples_h) * static_cast<double>(g.samples_w) * static_cast<double>(out_h) *
             static_cast<double>(out_w);
   }
-  CheckWork(work * static_cast<double>(C), "RoiAlign's sampling grid");
+  ChargeWork(work * static_cast<double>(C), "RoiAlign's sampling grid");
 
   Tensor y(TensorProto::DOUBLE, {num_rois, C, out_h, out_w});
   if (y.size() == 0) return {vision::DoublesToType(y, x_in.elem_type())};
@@ -342,7 +347,7 @@ std::vector<Value> MaxRoiPoolKernel(KernelContext& ctx) {
     const auto [rows, cols] = bins_of(r);
     work += extent(rows) * extent(cols) * static_cast<double>(C);
   }
-  CheckWork(work, "MaxRoiPool's bins");
+  ChargeWork(work, "MaxRoiPool's bins");
   const std::vector<double> x = nn::ReadAs<double>(x_in);
   double* out = y.MutableData<double>();
   for (std::int64_t r = 0; r < num_rois; ++r) {
@@ -511,7 +516,7 @@ std::vector<Value> GridSampleKernel(KernelContext& ctx) {
     Fail("interpolation in " + std::to_string(r) + " dimensions reads " + std::to_string(taps_per_sample) +
          " values per output, more than " + std::to_string(kMaxTapsPerSample));
   Tensor y(TensorProto::DOUBLE, out_shape);
-  CheckWork(static_cast<double>(y.size()) * taps_per_sample, "GridSample's interpolation");
+  ChargeWork(static_cast<double>(y.size()) * taps_per_sample, "GridSample's interpolation");
 
   std::vector<GridAxis> axes(r);
   for (std::size_t d = 0; d < r; ++d) {

@@ -493,13 +493,13 @@ std::vector<SymTensor> InferSplit(InferenceContext& ctx) {
 // Slice
 
 // Length of a slice of a dim `d` with step `t` (a non-zero constant); also the selected
-// indices when everything is constant.
+// indices when everything is constant and `with_indices` (the input's value is known).
 struct SliceResult {
   SymDim length;
   std::optional<std::vector<std::int64_t>> indices;
 };
 
-SliceResult SliceDim(const SymDim& d, const SymDim& start, const SymDim& end, std::int64_t t) {
+SliceResult SliceDim(const SymDim& d, const SymDim& start, const SymDim& end, std::int64_t t, bool with_indices) {
   auto cd = d.Constant();
   auto cs = start.Constant();
   auto ce = end.Constant();
@@ -507,17 +507,25 @@ SliceResult SliceDim(const SymDim& d, const SymDim& start, const SymDim& end, st
     const std::int64_t dim = *cd;
     std::int64_t s = *cs < 0 ? *cs + dim : *cs;
     std::int64_t e = *ce < 0 ? *ce + dim : *ce;
-    std::vector<std::int64_t> idx;
+    // The count of k = s, s + t, ... before e, worked out rather than listed: a dim of
+    // 2^40 is a shape, not a list (unsigned: |t| may be 2^63).
+    std::uint64_t span = 0;
     if (t > 0) {
       s = std::clamp<std::int64_t>(s, 0, dim);
       e = std::clamp<std::int64_t>(e, 0, dim);
-      for (std::int64_t k = s; k < e; k += t) idx.push_back(k);
+      span = e > s ? static_cast<std::uint64_t>(e - s) : 0;
     } else {
       s = std::clamp<std::int64_t>(s, 0, dim - 1);
       e = std::clamp<std::int64_t>(e, -1, dim - 1);
-      for (std::int64_t k = s; k > e; k += t) idx.push_back(k);
+      span = s > e ? static_cast<std::uint64_t>(s - e) : 0;
     }
-    return {SymDim(static_cast<std::int64_t>(idx.size())), std::move(idx)};
+    const std::uint64_t stride = t > 0 ? static_cast<std::uint64_t>(t) : 0 - static_cast<std::uint64_t>(t);
+    const auto length = static_cast<std::int64_t>(span == 0 ? 0 : (span - 1) / stride + 1);
+    if (!with_indices) return {SymDim(length), std::nullopt};
+    std::vector<std::int64_t> idx;
+    idx.reserve(static_cast<std::size_t>(length));
+    for (std::int64_t i = 0; i < length; ++i) idx.push_back(s + i * t);
+    return {SymDim(length), std::move(idx)};
   }
   if (d.IsUnknown() || start.IsUnknown() || end.IsUnknown()) return {SymDim::Unknown(), std::nullopt};
   // A bound: a negative constant counts from the end; a symbolic bound must be provably
@@ -595,7 +603,7 @@ std::vector<SymTensor> InferSlice(InferenceContext& ctx) {
     const auto a = static_cast<std::size_t>(axis_list[k]);
     const std::int64_t t = steps.present ? (*steps.values)[k] : 1;
     if (t == 0) RefuseNode(ctx, "steps are not 0", "steps " + FormatInts(*steps.values));
-    SliceResult res = SliceDim(in[a], (*starts)[k], (*ends)[k], t);
+    SliceResult res = SliceDim(in[a], (*starts)[k], (*ends)[k], t, v.has_value());
     dims[a] = res.length;
     if (v && res.indices)
       *v = TakeAlong(*v, a, *res.indices);

@@ -483,6 +483,8 @@ TEST_F(OptimizeReplayTest, UsageErrors) {
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--check", "0"}), "--check expects a positive");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--check-atol", "0"}), "need --check N");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--fold-size-limit", "lots"}), "--fold-size-limit");
+  ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--fold-work-limit", "1T"}),
+                   "--fold-work-limit expects a number of steps such as 1000000, 256M or 4G, got '1T'");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", out}), "two outputs");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--record", Out("./o.onnx").string()}), "two outputs");
   ExpectUsageError(Onnxopt({"optimize", model, "-o", out, "--no-fold=1"}), "takes no value");

@@ -58,7 +58,10 @@ const std::vector<std::string>& Arguments::Positional(std::size_t min_count, std
   return positional_;
 }
 
-std::uint64_t ParseByteCount(std::string_view text, std::string_view option) {
+namespace {
+
+// `expected` says what the option takes, in the error: "a byte count such as 1024, 64K".
+std::uint64_t ParseScaledCount(std::string_view text, std::string_view option, std::string_view expected) {
   std::uint64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
@@ -68,9 +71,18 @@ std::uint64_t ParseByteCount(std::string_view text, std::string_view option) {
   else if (suffix == "G" || suffix == "GiB") scale = 1ull << 30;
   else if (!suffix.empty()) error = std::errc::invalid_argument;
   if (error != std::errc() || end == text.data() || value > UINT64_MAX / scale)
-    throw UsageError(std::string(option) + " expects a byte count such as 1024, 64K, 16M or 1G, got '" +
-                     std::string(text) + "'");
+    throw UsageError(std::string(option) + " expects " + std::string(expected) + ", got '" + std::string(text) + "'");
   return value * scale;
+}
+
+}  // namespace
+
+std::uint64_t ParseByteCount(std::string_view text, std::string_view option) {
+  return ParseScaledCount(text, option, "a byte count such as 1024, 64K, 16M or 1G");
+}
+
+std::uint64_t ParseStepCount(std::string_view text, std::string_view option) {
+  return ParseScaledCount(text, option, "a number of steps such as 1000000, 256M or 4G");
 }
 
 int RunReportingErrors(const std::string& command, const std::string& usage, const std::function<int()>& body) {

@@ -45,7 +45,10 @@ class Arguments {
   std::vector<std::string> positional_;
 };
 
-std::uint64_t ParseByteCount(std::string_view text, std::string_view option);
+// A count with an optional binary suffix: K = 2^10, M = 2^20, G = 2^30 (or KiB, MiB,
+// GiB). UsageError naming `option` otherwise.
+std::uint64_t ParseByteCount(std::string_view text, std::string_view option);  // "16M" bytes
+std::uint64_t ParseStepCount(std::string_view text, std::string_view option);  // "1G" steps
 
 struct Command {
   std::string name;

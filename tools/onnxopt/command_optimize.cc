@@ -90,6 +90,12 @@ options:
                                   bytes (suffixes K, M, G; default 1M): a larger constant
                                   stays a node computing it. --report lists the constants
                                   not folded and why.
+  --fold-work-limit STEPS         the work constant folding may spend in all, in
+                                  elementary steps of the kernels that multiply sizes
+                                  (a multiply-add of MatMul, Conv, Einsum...; suffixes K,
+                                  M, G; default 256M, about a second): beyond it, such
+                                  constants stay nodes, so that a small hostile model
+                                  cannot keep folding busy for hours.
   --check N                       after saving, run the original and the saved model with
                                   the reference evaluator on N sets of random inputs
                                   (seeds 0..N-1, symbolic dims 2) and compare the outputs
@@ -314,8 +320,8 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   std::vector<std::string> keep_globs = TakeRepeatedOption(single_args, "--keep");
   Arguments args(single_args,
                  {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
-                  "--report-json", "--report-html", "--fold-size-limit", "--check", "--check-atol", "--check-rtol",
-                  "--check-with"},
+                  "--report-json", "--report-html", "--fold-size-limit", "--fold-work-limit", "--check",
+                  "--check-atol", "--check-rtol", "--check-with"},
                  {"-q", "--quiet", "--no-fold", "--report", "-v", "--verbose", "--keep-initializer-inputs"});
   const std::string pattern_text = args.Value("--patterns").value_or("default");
   const std::vector<std::string>& positional = args.Positional(1, 2);
@@ -334,6 +340,8 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   options.fold_constants_first = !args.Flag("--no-fold");
   if (auto limit = args.Value("--fold-size-limit"))
     options.fold.max_output_bytes = ParseByteCount(*limit, "--fold-size-limit");
+  if (auto limit = args.Value("--fold-work-limit"))
+    options.fold.max_work_steps = ParseStepCount(*limit, "--fold-work-limit");
   const OutputCheck check = ParseOutputCheck(args);
   const bool print_report = args.Flag("--report") || args.Flag("-v") || args.Flag("--verbose");
   const int max_iter = args.Value("--max-iter") ? ParseMaxIter(*args.Value("--max-iter")) : -1;

@@ -10,6 +10,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/eval/work_budget.h"
 #include "onnx_core/shapes/shape_registry.h"
 #include "tests/support/test_support.h"
 
@@ -24,8 +25,10 @@ using ::testing::ElementsAre;
 
 // Fake operators of domain "fold": Add (float, same shapes), Fill<n> (n zeros, n given
 // as an attribute: cheap to compute, big to store), Fail (always throws), InferredFill<n>
-// (Fill with a shape function; counts its runs).
+// (Fill with a shape function; counts its runs), Work<steps> (charges that many steps of
+// work, then copies its input; counts the runs that got past the charge).
 int inferred_fill_runs = 0;
+int work_runs = 0;
 
 void RegisterFoldKernels() {
   static std::once_flag once;
@@ -42,6 +45,11 @@ void RegisterFoldKernels() {
       return {Tensor(TensorProto::FLOAT, {context.IntAttribute("n").value_or(1)})};
     });
     eval::RegisterKernel("fold", "Fail", [](KernelContext&) -> std::vector<Value> { throw ModelError("cannot"); });
+    eval::RegisterKernel("fold", "Work", [](KernelContext& context) -> std::vector<Value> {
+      eval::ChargeWork(static_cast<double>(context.IntAttribute("steps").value_or(0)), "Work's steps");
+      ++work_runs;
+      return {context.TensorInput(0)};
+    });
     // Fill with a shape function: inference knows its output before it runs.
     eval::RegisterKernel("fold", "InferredFill", [](KernelContext& context) -> std::vector<Value> {
       ++inferred_fill_runs;
@@ -321,6 +329,45 @@ TEST_F(ConstantFoldingTest, FoldNodesFoldsOnlyTheGivenNodes) {
   EXPECT_THAT(result.folded, ElementsAre("z (Add)"));
   ASSERT_EQ(builder.Nodes().size(), 1);
   EXPECT_EQ(builder.Nodes().Get(0).output(0), "y");
+}
+
+// Four nodes of 400 steps each, the second reading the first: a budget of 1000 folds two.
+constexpr const char* kWorkModel = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2] y1, float[2] y2, float[2] y3, float[2] y4) <float[2] a = {1, 2}> {
+      y1 = fold.Work <steps = 400> (a)
+      y2 = fold.Work <steps = 400> (y1)
+      y3 = fold.Work <steps = 400> (a)
+      y4 = fold.Work <steps = 100> (a)
+    })ONNX";
+
+TEST_F(ConstantFoldingTest, KernelsShareTheWorkBudgetOfACall) {
+  GraphBuilder builder(ParseText(kWorkModel));
+  work_runs = 0;
+  const FoldResult result = FoldConstants(builder, FoldOptions{.max_work_steps = 1000});
+  // The third does not fit in what is left (200), the fourth does: a refusal spends nothing.
+  EXPECT_THAT(result.folded, ElementsAre("y1 (Work)", "y2 (Work)", "y4 (Work)"));
+  EXPECT_THAT(result.skipped, ElementsAre("y3 (Work): the kernel needs 400 steps, more than the 200 left of constant "
+                                          "folding's work budget of 1000 (FoldOptions::max_work_steps, onnxopt "
+                                          "optimize --fold-work-limit)"));
+  EXPECT_EQ(work_runs, 3) << "the refused kernel stopped at its charge";
+  EXPECT_THAT(OpTypes(builder), ElementsAre("Work"));
+  // A new call has a budget of its own.
+  EXPECT_THAT(FoldConstants(builder, FoldOptions{.max_work_steps = 1000}).folded, ElementsAre("y3 (Work)"));
+}
+
+TEST_F(ConstantFoldingTest, FoldNodesChargesTheBudgetItIsGiven) {
+  // The optimizer gives every FoldNodes call of one optimization the same budget.
+  GraphBuilder builder(ParseText(kWorkModel));
+  eval::WorkBudget budget(900, kFoldingWorkBudgetName);
+  const auto& nodes = builder.Nodes();
+  EXPECT_THAT(FoldNodes(builder, {&nodes.Get(0), &nodes.Get(1)}, {}, nullptr, &budget).folded,
+              ElementsAre("y1 (Work)", "y2 (Work)"));
+  EXPECT_EQ(budget.spent(), 800u);
+  const FoldResult rest = FoldNodes(builder, {&nodes.Get(0), &nodes.Get(1)}, {}, nullptr, &budget);
+  EXPECT_THAT(rest.folded, ElementsAre("y4 (Work)"));
+  ASSERT_EQ(rest.skipped.size(), 1u);
+  EXPECT_THAT(rest.skipped[0], ::testing::StartsWith("y3 (Work): the kernel needs 400 steps, more than the 100 left"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/eval/work_budget.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
 namespace onnxopt::testing {
@@ -74,6 +75,23 @@ TEST(DetKernel, RefusesNonSquareInputsAndOtherTypes) {
                 {{"x", MakeBFloat16({1, 1}, {1})}});
       },
       ThrowsMessage<ModelError>(HasSubstr("X must be a float tensor, found BFLOAT16")));
+}
+
+TEST(DetKernel, ChargesItsEliminationFirst) {
+  // Two 30 x 30 matrices: 2 * 30^3 / 3 = 18000 steps (a 1000 x 1000 one: 3.3 * 10^8).
+  const std::string model = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 11]>
+    g (double[2,30,30] x) => (double[2] y) { y = Det (x) })ONNX";
+  const Inputs in = {{"x", Tensor(TensorProto::DOUBLE, {2, 30, 30})}};
+  core::eval::WorkBudget enough(18000, "the test's budget");
+  {
+    const core::eval::ScopedWorkBudget scope(enough);
+    EXPECT_TENSOR(RunOne(model, in), MakeTensor<double>({2}, {0, 0}));
+  }
+  EXPECT_EQ(enough.spent(), 18000u);
+  core::eval::WorkBudget small(10000, "the test's budget");
+  const core::eval::ScopedWorkBudget scope(small);
+  EXPECT_THAT(ModelErrorOf(model, in), HasSubstr("Det's elimination"));
 }
 
 }  // namespace

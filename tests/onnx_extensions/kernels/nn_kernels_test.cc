@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "onnx_core/eval/work_budget.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 #include "tests/support/test_support.h"
@@ -431,6 +434,32 @@ TEST(ResizeKernel, IntegerOutputsTakeNaNAsZeroAndSaturate) {
   }
 }
 
+TEST(ResizeKernel, ShrinksAxesBeforeGrowingOthers) {
+  // [1,1,1,1000] to [20,20,20,1]: growing the first three axes first held 8*10^6 doubles
+  // (64 MB) before the last axis shrank; shrinking it first holds at most 8000 (the output),
+  // within a 1 MB limit.
+  const core::ir::ScopedTensorLimit limit(1 << 20, "the test's limit");
+  std::vector<float> x(1000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  // half_pixel, one output element on the last axis: the input at 499.5.
+  EXPECT_TENSOR(RunOne(Model(13, "(float[1,1,1,1000] x, int64[4] s) => (float[20,20,20,1] y)",
+                             "y = Resize <mode = \"linear\"> (x, , , s)"),
+                       {{"x", MakeTensor<float>({1, 1, 1, 1000}, x)}, {"s", MakeTensor<std::int64_t>({4}, {20, 20, 20, 1})}}),
+                MakeTensor<float>({20, 20, 20, 1}, std::vector<float>(8000, 499.5f)));
+}
+
+TEST(ResizeKernel, EmptyOutputNeedsNoSampling) {
+  // An axis resized to 0 empties the output: the other axis's 2^29 positions (allowed, as
+  // the rows of an empty tensor, by a limit of 1 GiB) were given sampling tables of
+  // gigabytes.
+  const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 30, "the test's limit");
+  const std::int64_t rows = std::int64_t{1} << 29;
+  auto y = RunOne(Model(13, "(float[2,2] x, int64[2] s) => (float[0,536870912] y)",
+                        "y = Resize <mode = \"linear\"> (x, , , s)"),
+                  {{"x", MakeTensor<float>({2, 2}, {1, 2, 3, 4})}, {"s", MakeTensor<std::int64_t>({2}, {0, rows})}});
+  EXPECT_EQ(y.shape(), (Shape{0, rows}));
+}
+
 // ---------------------------------------------------------------------------------
 // Quantization
 
@@ -597,6 +626,74 @@ TEST(ConvKernel, RunsLargeShapes) {
                         "y = Conv <pads = [1, 1, 1, 1]> (x, w, b)"),
                   {{"x", MakeTensor<float>(c.x, x)}, {"w", MakeTensor<float>(c.w, w)}, {"b", MakeTensor<float>({32}, b)}});
   EXPECT_TRUE(SameTensor(y, MakeTensor<float>(out_shape, ref), 1e-4, 1e-4));
+}
+
+// ---------------------------------------------------------------------------------
+// Work bounds: kernels whose work is not bounded by their inputs and outputs
+
+TEST(PoolKernel, ChargesTheTapsOfItsWindowsFirst) {
+  // A 20 x 20 kernel with pads of 19 on a 20 x 20 image: 39 x 39 windows of up to 400
+  // taps each (4 * 10^6 windows of 10^6 taps for a 1000 x 1000 image).
+  const std::string body = "y = MaxPool <kernel_shape = [20, 20], pads = [19, 19, 19, 19]> (x)";
+  const std::string sig = "(float[1,1,20,20] x) => (float[1,1,39,39] y)";
+  const Inputs in = {{"x", MakeTensor<float>({1, 1, 20, 20}, RandomValues(400, 3))}};
+  core::eval::WorkBudget enough(39 * 39 * 400, "the test's budget");
+  {
+    const core::eval::ScopedWorkBudget scope(enough);
+    EXPECT_EQ(RunOne(Model(12, sig, body), in).shape(), (Shape{1, 1, 39, 39}));
+  }
+  EXPECT_EQ(enough.spent(), 39u * 39u * 400u);
+  core::eval::WorkBudget small(100000, "the test's budget");
+  const core::eval::ScopedWorkBudget scope(small);
+  EXPECT_THAT(ModelErrorOf(Model(12, sig, body), in), ::testing::HasSubstr("MaxPool's windows"));
+  EXPECT_THAT(ModelErrorOf(Model(12, sig, "y = AveragePool <kernel_shape = [20, 20], pads = [19, 19, 19, 19]> (x)"), in),
+              ::testing::HasSubstr("AveragePool's windows"));
+}
+
+TEST(ConvTransposeKernel, ChargesItsScatterWithoutInputChannels) {
+  // X [1, 0, 50] and W [0, 1, 50] hold nothing, so the products are free, but the scatter
+  // still visits 50 taps for each of the 50 input positions.
+  const Inputs in = {{"x", Tensor(TensorProto::FLOAT, {1, 0, 50})}, {"w", Tensor(TensorProto::FLOAT, {0, 1, 50})}};
+  core::eval::WorkBudget budget(1000, "the test's budget");
+  const core::eval::ScopedWorkBudget scope(budget);
+  EXPECT_THAT(ModelErrorOf(Model(11, "(float[1,0,50] x, float[0,1,50] w) => (float[1,1,99] y)",
+                                 "y = ConvTranspose (x, w)"),
+                           in),
+              ::testing::HasSubstr("ConvTranspose's scatter"));
+}
+
+TEST(ConvKernel, EmptyOutputSkipsTheGroups) {
+  // No input or output channel: every group divides them, and 2^40 groups of nothing
+  // were looped over one by one.
+  const Inputs in = {{"x", Tensor(TensorProto::FLOAT, {1, 0, 1})}, {"w", Tensor(TensorProto::FLOAT, {0, 0, 1})}};
+  for (const char* op : {"Conv", "ConvTranspose"}) {
+    const Tensor y = RunOne(Model(11, "(float[1,0,1] x, float[0,0,1] w) => (float y)",
+                                  std::string("y = ") + op + " <group = 1099511627776> (x, w)"),
+                            in);
+    EXPECT_EQ(y.size(), 0) << op;
+  }
+}
+
+TEST(SoftmaxKernel, EmptyInputOfManyRowsIsNotLoopedOver) {
+  // [2^29, 0] (its rows allowed by a limit of 1 GiB): 2^29 rows of nothing, once visited
+  // one by one.
+  const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 30, "the test's limit");
+  const std::int64_t rows = std::int64_t{1} << 29;
+  const Tensor y = RunOne(Model(13, "(float[536870912,0] x) => (float[536870912,0] y)", "y = Softmax (x)"),
+                          {{"x", Tensor(TensorProto::FLOAT, {rows, 0})}});
+  EXPECT_EQ(y.shape(), (Shape{rows, 0}));
+}
+
+TEST(LayerNormalizationKernel, RefusesStatisticsBeyondTheLimit) {
+  // [2^28, 0] normalized over its last axis: 2^28 means and deviations (2 GiB of doubles,
+  // above the limit of 1 GiB), once allocated as plain vectors.
+  const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 30, "the test's limit");
+  const std::int64_t rows = std::int64_t{1} << 28;
+  const Inputs in = {{"x", Tensor(TensorProto::FLOAT, {rows, 0})}, {"s", Tensor(TensorProto::FLOAT, {0})}};
+  EXPECT_THAT(ModelErrorOf(Model(17, "(float[268435456,0] x, float[0] s) => (float y)",
+                                 "y = LayerNormalization (x, s)"),
+                           in),
+              ::testing::HasSubstr("the statistics"));
 }
 
 }  // namespace

@@ -141,6 +141,16 @@ TEST(Col2ImKernel, SumsOverlappingBlocks) {
                 MakeTensor<std::int32_t>({1, 1, 3, 3}, {1, 2, 1, 2, 4, 2, 1, 2, 1}));
 }
 
+TEST(Col2ImKernel, EmptyInputIsNotLoopedOver) {
+  // An input [1, 0, L] holds nothing, but its 2^20 + 1 blocks of 2^20 taps were visited
+  // one pair at a time (2^40 steps).
+  Inputs in = {{"x", Tensor(TensorProto::FLOAT, {1, 0, (std::int64_t{1} << 20) + 1})},
+               {"image", MakeTensor<std::int64_t>({1}, {std::int64_t{1} << 21})},
+               {"block", MakeTensor<std::int64_t>({1}, {std::int64_t{1} << 20})}};
+  EXPECT_EQ(RunNode("y = Col2Im (x, image, block)", in, 18).shape(),
+            (std::vector<std::int64_t>{1, 0, std::int64_t{1} << 21}));
+}
+
 TEST(Col2ImKernel, StridesPadsAndDilations) {
   // Stride 2 tiles a 4-wide row with 2 blocks of 2: column k of the input is block k.
   Inputs in = {{"x", MakeTensor<float>({1, 2, 2}, {1, 3, 2, 4})},

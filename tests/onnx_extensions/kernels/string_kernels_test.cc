@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "onnx_core/eval/work_budget.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/unicode_text.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
@@ -80,6 +82,17 @@ TEST(StringNormalizerKernel, RefusesInvalidShapesActionsAndUtf8) {
 }
 
 // StringConcat, RegexFullMatch ---------------------------------------------------------------
+
+TEST(StringConcatKernel, RefusesOutputCharactersBeyondTheLimit) {
+  // One string of 1000 characters broadcast against 100 empty ones: 100 copies, 10^5
+  // characters, above a limit of 5 * 10^4 bytes that every tensor here fits (the size
+  // limit counts string elements, not their characters).
+  const Inputs in = {{"x", MakeTensor<std::string>({1}, {std::string(1000, 'a')})},
+                     {"y", MakeTensor<std::string>({100}, std::vector<std::string>(100))}};
+  const core::ir::ScopedTensorLimit limit(50000, "the test's limit");
+  EXPECT_THAT(ModelErrorOf(GraphText(20, "(string[1] x, string[100] y) => (z)", "z = StringConcat (x, y)"), in),
+              HasSubstr("the characters of StringConcat's output"));
+}
 
 TEST(StringConcatKernel, BroadcastsAndRefusesIncompatibleShapes) {
   EXPECT_TENSOR(
@@ -194,6 +207,25 @@ TEST(TfIdfVectorizerKernel, WeightsModesAndStringPools) {
                           "ngram_counts = [0, 1], ngram_indexes = [0, 1], pool_strings = [\"a\", \"a\", \"b\"]",
                           MakeTensor<std::string>({4}, {"a", "b", "a", "b"})),
                 MakeTensor<float>({2}, {2, 2}));
+}
+
+TEST(TfIdfVectorizerKernel, ChargesItsScanFirst) {
+  // A row of 100 items scanned for 2-grams with up to 1000 skipped items: the skips stop
+  // when a 2-gram spans the row (100 of them), each scanning 100 starts of 2 items.
+  const Tensor x = MakeTensor<std::int64_t>({1, 100}, std::vector<std::int64_t>(100, 1));
+  const std::string attrs =
+      "mode = \"TF\", min_gram_length = 2, max_gram_length = 2, max_skip_count = 1000, " + kIntPool;
+  core::eval::WorkBudget enough(20000, "the test's budget");
+  {
+    const core::eval::ScopedWorkBudget scope(enough);
+    EXPECT_EQ(Vectorize(attrs, x).shape(), (std::vector<std::int64_t>{1, 7}));
+  }
+  EXPECT_EQ(enough.spent(), 20000u);
+  core::eval::WorkBudget small(10000, "the test's budget");
+  const core::eval::ScopedWorkBudget scope(small);
+  EXPECT_THAT(ModelErrorOf(GraphText(9, "(int64[1,100] x) => (y)", "y = TfIdfVectorizer <" + attrs + "> (x)"),
+                           {{"x", x}}),
+              HasSubstr("TfIdfVectorizer's n-gram scan"));
 }
 
 TEST(TfIdfVectorizerKernel, RefusesInconsistentPools) {

@@ -420,22 +420,20 @@ TEST(TensorKernels, DepthToSpaceAndBack) {
   EXPECT_TENSOR(Out(out, "c"), MakeTensor<float>({1, 1, 2, 2}, {0, 1, 2, 3}));
 }
 
-// An empty tensor may have dims whose product passes int64 (the fuzzer's SpaceToDepth of
-// [4, 0, 0, 0] with blocksize 2^40 multiplied 4 * 2^40 * 2^40 before reaching a 0): the
-// products and strides of its shape must not overflow, and the result is empty.
-TEST(TensorKernels, EmptyTensorsWithHugeDims) {
-  constexpr std::int64_t kHuge = std::int64_t{1} << 40;
+// An empty tensor's shape may come with attributes whose products pass int64 (the
+// fuzzer's SpaceToDepth of [4, 0, 0, 0] with blocksize 2^40 multiplied 4 * 2^40 * 2^40
+// before reaching a 0): the products and strides must not overflow, and the result is
+// empty. (An empty tensor's own dims are held to the size limit: eval::Tensor.)
+TEST(TensorKernels, EmptyTensorsWithHugeBlocks) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 13]>
-    g (float[a,b,c,d] x, float[e,f,g] z) => (float[h,i,j,k] s, float[l,m,n,o] d, float[p,q,r] t) {
+    g (float[a,b,c,d] x) => (float[h,i,j,k] s, float[l,m,n,o] d) {
       s = SpaceToDepth <blocksize = 1099511627776> (x)
       d = DepthToSpace <blocksize = 1099511627776> (x)
-      t = Transpose <perm = [2, 1, 0]> (z)
     })ONNX",
-                     {{"x", MakeTensor<float>({4, 0, 0, 0}, {})}, {"z", MakeTensor<float>({0, kHuge, kHuge}, {})}});
+                     {{"x", MakeTensor<float>({4, 0, 0, 0}, {})}});
   EXPECT_TENSOR(Out(out, "s"), MakeTensor<float>({4, 0, 0, 0}, {}));
   EXPECT_TENSOR(Out(out, "d"), MakeTensor<float>({4, 0, 0, 0}, {}));
-  EXPECT_TENSOR(Out(out, "t"), MakeTensor<float>({kHuge, kHuge, 0}, {}));
 }
 
 TEST(TensorKernels, EyeLikeAndCompress) {

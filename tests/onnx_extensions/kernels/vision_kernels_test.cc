@@ -11,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "onnx_core/eval/work_budget.h"
 #include "tests/onnx_extensions/kernels/vision_test_util.h"
 
 namespace onnxopt::testing {
@@ -37,6 +38,25 @@ Inputs SpecBoxes(float score_threshold) {
 TEST(NonMaxSuppressionKernel, SuppressesByIouInScoreOrder) {
   auto y = RunNode("y = NonMaxSuppression (boxes, scores, max, iou, score)", SpecBoxes(0), 11, kInt64);
   EXPECT_TENSOR(y, MakeTensor<std::int64_t>({3, 3}, {0, 0, 3, 0, 0, 0, 0, 0, 5}));
+}
+
+TEST(NonMaxSuppressionKernel, ChargesItsBoxComparisonsFirst) {
+  // 10 classes of 100 boxes, up to 50 kept per class: each box is compared with at most
+  // 50 kept ones, 10 * 100 * 50 steps.
+  Inputs in = {{"boxes", MakeTensor<float>({1, 100, 4}, std::vector<float>(400, 0))},
+               {"scores", MakeTensor<float>({1, 10, 100}, std::vector<float>(1000, 1))},
+               {"max", MakeTensor<std::int64_t>({1}, {50})}};
+  const std::string node = "y = NonMaxSuppression (boxes, scores, max)";
+  core::eval::WorkBudget enough(50000, "the test's budget");
+  {
+    const core::eval::ScopedWorkBudget scope(enough);
+    // Boxes without area never overlap: 50 kept per class.
+    EXPECT_EQ(RunNode(node, in, 11, kInt64).shape(), (std::vector<std::int64_t>{500, 3}));
+  }
+  EXPECT_EQ(enough.spent(), 50000u);
+  core::eval::WorkBudget small(10000, "the test's budget");
+  const core::eval::ScopedWorkBudget scope(small);
+  EXPECT_THAT(NodeError(node, in, 11), HasSubstr("NonMaxSuppression's box comparisons"));
 }
 
 TEST(NonMaxSuppressionKernel, KeepsScoresEqualToTheThreshold) {
@@ -183,7 +203,7 @@ TEST(RoiAlignKernel, RefusesInvalidInputs) {
               HasSubstr("output_height and output_width must not be negative"));
   // 10^6 x 10^6 samples per bin: refused before sampling, not run for hours.
   EXPECT_THAT(NodeError("y = RoiAlign <sampling_ratio = 1000000> (x, rois, idx)", in, 16),
-              HasSubstr("RoiAlign's sampling grid needs"));
+              HasSubstr("RoiAlign's sampling grid: 1000000000000 steps"));
 }
 
 // ---------------------------------------------------------------------------------

@@ -372,6 +372,31 @@ TEST(TensorShapes, SliceWithConstantBounds) {
   EXPECT_EQ(s.Get("r"), "float[batch,seq,32]");
 }
 
+TEST(TensorShapes, SliceOfAHugeDimIsCountedNotListed) {
+  // Every selected index was listed, value known or not: a dim of 2^40 took seconds and
+  // gigabytes. The lengths are worked out; a step of -2^63 counts one element.
+  auto s = InferText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1099511627776,0] x, float[7] v) => (float[1099511627776,0] y) {
+      starts = Constant <value_ints = [0, 0]> ()
+      ends = Constant <value_ints = [1099511627776, 0]> ()
+      y = Slice (x, starts, ends)
+      third = Constant <value_ints = [3]> ()
+      all = Constant <value_ints = [9223372036854775807]> ()
+      first = Constant <value_ints = [0]> ()
+      t = Slice (x, first, all, first, third)
+      last = Constant <value_ints = [-1]> ()
+      past = Constant <value_ints = [-9223372036854775807]> ()
+      lowest = Constant <value_ints = [-9223372036854775808]> ()
+      b = Slice (v, last, past, first, lowest)
+      c = Slice (v, last, past, first, third)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "float[1099511627776,0]");
+  EXPECT_EQ(s.Get("t"), "float[366503875926,0]");
+  EXPECT_EQ(s.Get("b"), "float[1]");
+  EXPECT_EQ(s.Get("c"), "float[0]");
+}
+
 TEST(TensorShapes, SliceWithSymbolicBounds) {
   // x[:, past:past+seq] where the bounds come from shapes.
   auto s = InferText(R"ONNX(
