@@ -4,6 +4,8 @@
 
 #if ONNXOPT_MIMALLOC
 #include <mimalloc.h>
+
+#include <new>
 #endif
 
 namespace onnxopt::tools {
@@ -25,3 +27,50 @@ std::string AllocatorDescription() {
 }
 
 }  // namespace onnxopt::tools
+
+#if ONNXOPT_MIMALLOC
+// operator new and delete, replaced for the whole executable. libmimalloc replaces them
+// too, but its `new` calls abort() when memory runs out (Debian's library is built as C,
+// where it cannot throw, and never sees a new_handler): the command line would then die
+// without a message instead of saying "out of memory" (exit 3), and without unwinding,
+// which removes the temporary files of outputs not yet complete. These throw
+// std::bad_alloc, as the standard asks.
+namespace {
+
+void* AllocateOrThrow(std::size_t size) {
+  if (void* block = mi_malloc(size)) return block;
+  throw std::bad_alloc();
+}
+
+void* AllocateAlignedOrThrow(std::size_t size, std::align_val_t alignment) {
+  if (void* block = mi_malloc_aligned(size, static_cast<std::size_t>(alignment))) return block;
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) { return AllocateOrThrow(size); }
+void* operator new[](std::size_t size) { return AllocateOrThrow(size); }
+void* operator new(std::size_t size, std::align_val_t alignment) { return AllocateAlignedOrThrow(size, alignment); }
+void* operator new[](std::size_t size, std::align_val_t alignment) { return AllocateAlignedOrThrow(size, alignment); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return mi_malloc(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return mi_malloc(size); }
+void* operator new(std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  return mi_malloc_aligned(size, static_cast<std::size_t>(alignment));
+}
+void* operator new[](std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  return mi_malloc_aligned(size, static_cast<std::size_t>(alignment));
+}
+void operator delete(void* block) noexcept { mi_free(block); }
+void operator delete[](void* block) noexcept { mi_free(block); }
+void operator delete(void* block, std::size_t) noexcept { mi_free(block); }
+void operator delete[](void* block, std::size_t) noexcept { mi_free(block); }
+void operator delete(void* block, std::align_val_t) noexcept { mi_free(block); }
+void operator delete[](void* block, std::align_val_t) noexcept { mi_free(block); }
+void operator delete(void* block, std::size_t, std::align_val_t) noexcept { mi_free(block); }
+void operator delete[](void* block, std::size_t, std::align_val_t) noexcept { mi_free(block); }
+void operator delete(void* block, const std::nothrow_t&) noexcept { mi_free(block); }
+void operator delete[](void* block, const std::nothrow_t&) noexcept { mi_free(block); }
+void operator delete(void* block, std::align_val_t, const std::nothrow_t&) noexcept { mi_free(block); }
+void operator delete[](void* block, std::align_val_t, const std::nothrow_t&) noexcept { mi_free(block); }
+#endif

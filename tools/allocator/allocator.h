@@ -7,7 +7,8 @@
 // a large block (an index table, a node set) makes it merge every small free chunk it
 // holds (malloc_consolidate, 4 % of the time at 400 layers). The executables link
 // mimalloc when the build found it (ONNXOPT_ALLOCATOR in CMakeLists.txt), which replaces
-// malloc and operator new for the whole process. The libraries and the Python modules
+// malloc and operator new for the whole process (operator new through allocator.cc, so
+// that running out of memory throws std::bad_alloc). The libraries and the Python modules
 // never do: the process that loads them keeps its own allocator.
 
 #include <string>
