@@ -59,6 +59,14 @@ const TensorProto* ShapesContext::FindConstant(std::string_view name) const {
   return FindConstantShared(name).get();
 }
 
+void ShapesContext::ForgetRank(const std::string& name, SymTensor& value) {
+  Diagnostics().push_back({"value '" + name + "'", "",
+                           "a shape of " + std::to_string(value.shape.Rank()) + " dims, more than the " +
+                               std::to_string(kMaxKeptRank) + " inference keeps: its rank is left unknown"});
+  value.shape = SymShape::UnknownRank();
+  value.value.reset();
+}
+
 void ShapesContext::SetConstant(const std::string& name, std::shared_ptr<const TensorProto> tensor) {
   if (tensor || constants_.contains(name)) constants_.set(name, std::move(tensor));
 }
