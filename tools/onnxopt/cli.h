@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <map>
+#include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
