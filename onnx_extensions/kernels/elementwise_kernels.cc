@@ -338,9 +338,12 @@ std::vector<Value> WhereKernel(KernelContext& ctx) {
     const T* pa = a.Data<T>();
     const T* pb = b.Data<T>();
     T* po = out.MutableData<T>();
+    StringCopies copies("the characters of the output strings");  // broadcasting repeats them
     ForEachBroadcast<3>(shape, {&c.shape(), &a.shape(), &b.shape()},
                         [&](std::int64_t i, const std::array<std::int64_t, 3>& off) {
-                          po[i] = pc[off[0]] ? pa[off[1]] : pb[off[2]];
+                          const T& element = pc[off[0]] ? pa[off[1]] : pb[off[2]];
+                          copies.Count(element);
+                          po[i] = element;
                         });
     return out;
   })};

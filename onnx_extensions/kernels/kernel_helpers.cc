@@ -62,6 +62,13 @@ std::int64_t CheckedAdd(std::int64_t a, std::int64_t b, std::string_view what) {
   return r;
 }
 
+StringCopies::StringCopies(std::string_view what) : limit_(core::ir::MaxTensorBytes()), what_(what) {}
+
+void StringCopies::Add(std::size_t characters) {
+  characters_ += characters;
+  if (characters_ > limit_) core::ir::CheckTensorBytes(characters_, what_);
+}
+
 std::int64_t MaxElementCount() {
   return static_cast<std::int64_t>(std::min<std::uint64_t>(core::ir::MaxTensorBytes(), INT64_MAX));
 }

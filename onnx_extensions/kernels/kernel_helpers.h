@@ -55,6 +55,30 @@ Shape Strides(const Shape& shape);
 // allocated for it: ModelError (naming `what`) for a negative dim, an overflow, or a
 // buffer of that many 8-byte elements over the tensor size limit (ir::MaxTensorBytes).
 std::int64_t CheckedShapeSize(const Shape& shape, std::string_view what);
+// The characters a kernel copies into a STRING output, held to the limit on tensor sizes,
+// which counts a string element, not its characters: one string of 10 MB expanded to
+// [1000] would take 10 GB. Count each element before copying it (nothing for other
+// types); ModelError naming `what` past the limit.
+class StringCopies {
+ public:
+  explicit StringCopies(std::string_view what);
+  template <class T>
+  void Count(const T& element) {
+    if constexpr (std::is_same_v<T, std::string>) Add(element.size());
+  }
+  template <class T>
+  void Count(const T* begin, const T* end) {
+    if constexpr (std::is_same_v<T, std::string>)
+      for (const T* element = begin; element != end; ++element) Add(element->size());
+  }
+
+ private:
+  void Add(std::size_t characters);
+  std::uint64_t characters_ = 0;
+  std::uint64_t limit_;
+  std::string_view what_;
+};
+
 // The largest element count a tensor can have under the size limit (ir::MaxTensorBytes;
 // every element takes at least one byte): a bound for counts read from inputs or
 // attributes before they are converted or used.

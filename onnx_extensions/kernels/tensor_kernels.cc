@@ -38,11 +38,16 @@ void StridedCopy(const T* src, T* dst, const Shape& out_shape, const Shape& stri
     dst[0] = src[offset];
     return;
   }
+  // A zero stride (Expand, Tile) copies one string many times.
+  StringCopies copies("the characters of the output strings");
   Shape index(rank, 0);
   std::int64_t pos = offset;
   const std::int64_t inner = out_shape[rank - 1], inner_stride = strides[rank - 1];
   for (std::int64_t i = 0; i < total; i += inner) {
-    for (std::int64_t j = 0; j < inner; ++j) dst[i + j] = src[pos + j * inner_stride];
+    for (std::int64_t j = 0; j < inner; ++j) {
+      copies.Count(src[pos + j * inner_stride]);
+      dst[i + j] = src[pos + j * inner_stride];
+    }
     for (std::size_t d = rank - 1; d-- > 0;) {
       ++index[d];
       pos += strides[d];
@@ -418,6 +423,7 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
     const std::size_t r = shape.size();
     Shape index(r, 0);
     const std::int64_t total = out.size();
+    StringCopies copies("the characters of the output strings");  // edges and the pad value repeat
     for (std::int64_t i = 0; i < total; ++i) {
       std::int64_t off = 0;
       bool outside = false;
@@ -443,7 +449,9 @@ std::vector<Value> PadKernel(KernelContext& ctx) {
         }
         off += (crop_begin[d] + k) * in_strides[d];
       }
-      dst[i] = outside ? fill : src[off];
+      const T& element = outside ? fill : src[off];
+      copies.Count(element);
+      dst[i] = element;
       for (std::size_t d = r; d-- > 0;) {
         if (++index[d] < shape[d]) break;
         index[d] = 0;
@@ -478,9 +486,11 @@ std::vector<Value> GatherKernel(KernelContext& ctx) {
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
     const auto n = static_cast<std::int64_t>(indices.size());
+    StringCopies copies("the characters of the output strings");  // an index may repeat
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t k = 0; k < n; ++k) {
         const T* from = src + (o * dim + indices[static_cast<std::size_t>(k)]) * inner;
+        copies.Count(from, from + inner);
         std::copy(from, from + inner, dst + (o * n + k) * inner);
       }
     return out;
@@ -533,7 +543,11 @@ std::vector<Value> GatherElementsKernel(KernelContext& ctx) {
     Tensor out(x.elem_type(), it.shape());
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
-    ForEachElementIndex(x.shape(), it.shape(), indices, axis, [&](std::int64_t d, std::int64_t i) { dst[i] = src[d]; });
+    StringCopies copies("the characters of the output strings");  // an index may repeat
+    ForEachElementIndex(x.shape(), it.shape(), indices, axis, [&](std::int64_t d, std::int64_t i) {
+      copies.Count(src[d]);
+      dst[i] = src[d];
+    });
     return out;
   })};
 }
@@ -647,8 +661,11 @@ std::vector<Value> GatherNDKernel(KernelContext& ctx) {
     Tensor out(x.elem_type(), shape);
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
-    for (std::size_t i = 0; i < nd.offsets.size(); ++i)
+    StringCopies copies("the characters of the output strings");  // an index may repeat
+    for (std::size_t i = 0; i < nd.offsets.size(); ++i) {
+      copies.Count(src + nd.offsets[i], src + nd.offsets[i] + nd.slice);
       std::copy(src + nd.offsets[i], src + nd.offsets[i] + nd.slice, dst + static_cast<std::int64_t>(i) * nd.slice);
+    }
     return out;
   })};
 }

@@ -1,9 +1,11 @@
 #include <cmath>
 #include <limits>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
 namespace onnxopt::testing {
@@ -434,6 +436,37 @@ TEST(TensorKernels, EmptyTensorsWithHugeBlocks) {
                      {{"x", MakeTensor<float>({4, 0, 0, 0}, {})}});
   EXPECT_TENSOR(Out(out, "s"), MakeTensor<float>({4, 0, 0, 0}, {}));
   EXPECT_TENSOR(Out(out, "d"), MakeTensor<float>({4, 0, 0, 0}, {}));
+}
+
+TEST(TensorKernels, CopiedStringsAreHeldToTheLimit) {
+  // One string of 1 000 characters copied 100 times: 10^5 characters, above a limit of
+  // 5 * 10^4 bytes that every tensor here fits (it counts string elements, not their
+  // characters: one string of 10 MB expanded to [1000] took gigabytes). Refused at the
+  // first copy past the limit.
+  const core::ir::ScopedTensorLimit limit(50000, "the test's limit");
+  const Inputs in = {{"s", MakeTensor<std::string>({1}, {std::string(1000, 'a')})},
+                     {"shape", MakeTensor<std::int64_t>({1}, {100})},
+                     {"repeats", MakeTensor<std::int64_t>({1}, {100})},
+                     {"zeros", MakeTensor<std::int64_t>({100}, I64(100, 0))},
+                     {"zeros2", MakeTensor<std::int64_t>({100, 1}, I64(100, 0))},
+                     {"pads", MakeTensor<std::int64_t>({2}, {0, 99})},
+                     {"c", MakeTensor<bool>({100}, std::vector<bool>(100, true))}};
+  const std::string signature =
+      "(string[1] s, int64[1] shape, int64[1] repeats, int64[100] zeros, int64[100,1] zeros2, int64[2] pads, "
+      "bool[100] c) => (string[100] y)";
+  for (const char* node : {"y = Expand (s, shape)", "y = Tile (s, repeats)", "y = Gather (s, zeros)",
+                           "y = GatherElements (s, zeros)", "y = GatherND (s, zeros2)",
+                           "y = Pad <mode = \"edge\"> (s, pads)", "y = Where (c, s, s)"}) {
+    SCOPED_TRACE(node);
+    EXPECT_THAT(ModelErrorOf(GraphText(18, signature, node), in),
+                ::testing::HasSubstr("the characters of the output strings needs 51000 bytes"));
+  }
+  // 40 copies fit.
+  const Inputs fits = {{"s", MakeTensor<std::string>({1}, {std::string(1000, 'a')})},
+                       {"shape", MakeTensor<std::int64_t>({1}, {40})}};
+  EXPECT_EQ(RunOne(GraphText(18, "(string[1] s, int64[1] shape) => (string[40] y)", "y = Expand (s, shape)"), fits)
+                .size(),
+            40);
 }
 
 TEST(TensorKernels, EyeLikeAndCompress) {
