@@ -75,6 +75,7 @@ constexpr std::string_view kUseRule =
 constexpr std::string_view kOrderRule = "(IR.md: the nodes of a graph are topologically sorted)";
 constexpr std::string_view kCycleRule = "(IR.md: node dependencies must not create cycles)";
 constexpr std::string_view kOutputRule = "(IR.md: a graph output is a value of the graph or visible to it)";
+constexpr std::string_view kNamedRule = "(IR.md: graphs MUST define the names of their inputs and outputs)";
 
 std::string DescribeNode(const NodeProto& node, int index) {
   const std::string name = node.name().empty() ? "#" + std::to_string(index) : "'" + node.name() + "'";
@@ -152,6 +153,13 @@ class BodyChecker {
 
   void DefineAll() {
     scope_.reserve(body_.inputs.size() + body_.initializers.size() + body_.nodes.size());
+    // An empty name means "absent" for a node's optional input or output only: an unnamed
+    // initializer defined '', which an unnamed graph output then read, until the cleanup
+    // removed the initializer and left an invalid model.
+    for (std::string_view name : body_.inputs)
+      if (name.empty()) throw ModelError(body_.label + " has an input without a name " + std::string(kNamedRule));
+    for (std::string_view name : body_.initializers)
+      if (name.empty()) throw ModelError(body_.label + " has an initializer without a name");
     for (std::string_view name : body_.inputs) Define(name, {Definition::Kind::kInput});
     for (std::string_view name : body_.initializers) {
       auto it = scope_.find(name);
@@ -275,6 +283,7 @@ class BodyChecker {
   void CheckOutputs() const {
     std::unordered_set<std::string_view> seen;
     for (std::string_view output : body_.outputs) {
+      if (output.empty()) throw ModelError(body_.label + " has an output without a name " + std::string(kNamedRule));
       if (!seen.insert(output).second)
         throw ModelError(body_.label + " lists output " + Quote(output) + " twice " + std::string(kSsaRule));
       if (!scope_.contains(output) && !VisibleFromOuter(output))

@@ -174,6 +174,32 @@ ModelProto IfModel(std::string_view then_input) {
   return Model(text);
 }
 
+TEST(GraphCheckTest, RejectsUnnamedGraphInputsOutputsAndInitializers) {
+  // The load fuzzer's case: an unnamed initializer of the main graph defined '', which an
+  // unnamed output of a Loop body read; the cleanup removed the initializer (no node reads
+  // it) and `onnxopt optimize` saved a model that onnxopt refuses.
+  const ModelProto valid = Model(R"(
+main (float[N] x) => (float[N] y) <float[2] w = {1, 2}> {
+  y = Relu(x)
+})");
+  ASSERT_EQ(CheckError(valid), "");
+  ModelProto model = valid;
+  model.mutable_graph()->mutable_initializer(0)->clear_name();
+  EXPECT_EQ(CheckError(model), "graph 'main' has an initializer without a name");
+  model = valid;
+  model.mutable_graph()->mutable_output(0)->clear_name();
+  EXPECT_EQ(CheckError(model),
+            "graph 'main' has an output without a name (IR.md: graphs MUST define the names of their inputs and "
+            "outputs)");
+  model = valid;
+  model.mutable_graph()->mutable_input(0)->clear_name();
+  EXPECT_THAT(CheckError(model), HasSubstr("graph 'main' has an input without a name"));
+  // In a nested graph too.
+  model = IfModel("x");
+  model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_output(0)->clear_name();
+  EXPECT_THAT(CheckError(model), HasSubstr("has an output without a name"));
+}
+
 TEST(GraphCheckTest, SubgraphMayReadOuterValues) {
   EXPECT_EQ(CheckError(IfModel("x")), "");
   EXPECT_EQ(CheckError(IfModel("t")), "");
