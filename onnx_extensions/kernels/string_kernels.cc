@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "onnx_core/eval/kernel_registry.h"
-#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 #include "onnx_extensions/kernels/kernel_signature.h"
@@ -115,16 +114,14 @@ std::vector<Value> StringConcatKernel(KernelContext& ctx) {
   Tensor z(TensorProto::STRING, shape);
   const std::string* a = x.Data<std::string>();
   const std::string* b = y.Data<std::string>();
-  // The size limit counts a string element, not its characters: broadcasting one string
-  // of 10 MB against 1000 empty ones would make 10 GB of characters. Counted first.
-  std::uint64_t characters = 0;
-  ForEachBroadcast<2>(shape, {&x.shape(), &y.shape()}, [&](std::int64_t, const std::array<std::int64_t, 2>& at) {
-    characters += a[at[0]].size() + b[at[1]].size();
-  });
-  core::ir::CheckTensorBytes(characters, "the characters of StringConcat's output");
+  // Broadcasting one string of 10 MB against 1000 empty ones makes 10 GB of characters.
+  StringCopies copies("the characters of StringConcat's output");
   std::string* out = z.MutableData<std::string>();
-  ForEachBroadcast<2>(shape, {&x.shape(), &y.shape()},
-                      [&](std::int64_t i, const std::array<std::int64_t, 2>& at) { out[i] = a[at[0]] + b[at[1]]; });
+  ForEachBroadcast<2>(shape, {&x.shape(), &y.shape()}, [&](std::int64_t i, const std::array<std::int64_t, 2>& at) {
+    copies.Count(a[at[0]]);
+    copies.Count(b[at[1]]);
+    out[i] = a[at[0]] + b[at[1]];
+  });
   return {z};
 }
 
