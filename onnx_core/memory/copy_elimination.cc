@@ -149,13 +149,46 @@ Trace TraceSource(const MemoryGraph& copy_graph, const NodeProto& copy) {
   }
 }
 
+// The path from the source to the copy. A long one shows its ends: a chain of n views
+// read by n copies would otherwise fill the report with n^2 names.
 std::string PathText(const Trace& trace, const NodeProto& copy) {
+  constexpr std::size_t kShownAtEachEnd = 8;
+  const std::size_t length = trace.path.size();
   std::string text;
-  for (auto it = trace.path.rbegin(); it != trace.path.rend(); ++it) {
-    text += it->has_anchor ? it->label + "(out:" + std::to_string(std::max(it->output, 0)) + ")" : it->label;
+  for (std::size_t from_source = 0; from_source < length; ++from_source) {
+    if (length > 2 * kShownAtEachEnd && from_source == kShownAtEachEnd) {
+      text += "(" + std::to_string(length - 2 * kShownAtEachEnd) + " more) --> ";
+      from_source = length - kShownAtEachEnd - 1;
+      continue;
+    }
+    const PathEntry& entry = trace.path[length - 1 - from_source];
+    text += entry.has_anchor ? entry.label + "(out:" + std::to_string(std::max(entry.output, 0)) + ")" : entry.label;
     text += " --> ";
   }
   return text + "(in:0) " + FirstOutput(copy);
+}
+
+// The steps of evaluating `copy` (copy_elimination.h): its trace, the uses Rules 1, 3
+// and 4 look at (Rule 3 compares each sibling with each successor), the values Rule 5
+// gathers, and the copies a deletion makes pending again.
+std::uint64_t EvaluationSteps(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace) {
+  const std::uint64_t successors = graph.Consumers(copy.output(0)).size();
+  std::uint64_t siblings = graph.Consumers(copy.input(0)).size();
+  for (const PathEntry& entry : trace.path)
+    if (entry.has_anchor) siblings += entry.graph->Consumers(entry.value).size();
+  std::uint64_t symbol_values = 0;
+  for (const std::string* value : {&copy.input(0), &copy.output(0)})
+    if (const int symbol = graph.SymbolOf(*value); symbol >= 0) symbol_values += graph.ValuesOf(symbol).size();
+  return 1 + trace.path.size() + successors + siblings * (1 + successors) + symbol_values;
+}
+
+// The uses of values (node inputs, graph outputs) in `graph` and the function instances
+// below it: what the default work limit is proportional to.
+std::uint64_t UsesIn(const MemoryGraph& graph) {
+  std::uint64_t uses = static_cast<std::uint64_t>(graph.Graph().output_size());
+  for (const NodeProto* node : graph.Nodes()) uses += static_cast<std::uint64_t>(node->input_size());
+  for (const MemoryGraph* instance : graph.Instances()) uses += UsesIn(*instance);
+  return uses;
 }
 
 // A copy of the graph or of a function instance, with its rank in the inline
@@ -192,7 +225,7 @@ class PendingCopies {
   // Copies decided already stay candidates: a deletion makes its neighbours pending again.
   const std::map<std::string, Candidate>& Candidates() const { return candidates_; }
   void Add(const std::string& id) {
-    ids_.insert(id);
+    if (!ids_.insert(id).second) return;  // pending already, and queued if a candidate
     if (auto it = candidates_.find(id); it != candidates_.end()) queue_.insert({it->second.rank, id});
   }
   bool Contains(const std::string& id) const { return ids_.contains(id); }
@@ -650,6 +683,7 @@ CopyEliminationResult CopyEliminator::Run() {
     if (write.violation.empty())
       for (const NodeProto* reader : write.readers) order_.AddOrdered(reader, write.node);
   const std::int64_t cap = 8 * static_cast<std::int64_t>(pending_.Size()) + 16;
+  result_.work_limit = options_.work_limit.value_or(kMinWorkSteps + kWorkStepsPerUse * UsesIn(*analysis));
   while (!pending_.Empty()) {
     if (result_.evaluations >= cap) {
       result_.capped = true;
@@ -674,14 +708,22 @@ CopyEliminationResult CopyEliminator::Run() {
     }
     const Trace trace = TraceSource(copy_graph, *copy);
     verdict.path = PathText(trace, *copy);
+    const std::uint64_t steps = EvaluationSteps(copy_graph, *copy, trace);
+    if (steps > result_.work_limit - result_.work_steps) {
+      result_.work_limited = true;
+      verdict.reason = "work-limit";
+      verdicts_[verdict.copy] = std::move(verdict);
+      break;
+    }
+    result_.work_steps += steps;
     const Decision decision = Decide(copy_graph, *copy, trace);
-    const std::set<std::string> neighbours = Neighbours(copy_graph, *copy, trace);
     if (!decision.reason.empty()) {
       verdict.rule = decision.rule;
       verdict.reason = decision.reason;
       verdicts_[verdict.copy] = std::move(verdict);
       continue;  // kept: nothing changed
     }
+    const std::set<std::string> neighbours = Neighbours(copy_graph, *copy, trace);
     if (copy_graph.IsFunctionBody()) {
       ApplyInInstance(copy_graph, *copy, decision, verdict);
       for (const std::string& id : neighbours) pending_.Add(id);

@@ -14,6 +14,14 @@
 // disagree (§7.6). Control-flow bodies are graphs of their own (the pass runs
 // on each); captured values and formal inputs of a body stop a trace
 // (`control-flow-source`).
+//
+// Work: an evaluation costs its trace and the uses it looks at (the siblings of every
+// fanned-out value on the path, the copy's successors, the copies it makes pending
+// again). On exporters' graphs that is a few steps per copy, but one value read by n
+// copies costs n steps for each of them, and a chain of n views read by n copies n per
+// trace: a 3 MB model kept `onnxopt memory` busy for minutes. The pass counts these
+// steps and stops, keeping the copies it has not decided, once they exceed a limit
+// linear in the graph (kWorkStepsPerUse per use of a value, at least kMinWorkSteps).
 
 #include <cstdint>
 #include <functional>
@@ -59,6 +67,13 @@ struct CopyEliminationHooks {
   std::function<std::vector<std::pair<std::string, std::string>>()> inject_constraints;
 };
 
+// The default work limit: kMinWorkSteps + kWorkStepsPerUse x (node inputs + graph
+// outputs) of the graph and of the function bodies its calls instantiate. The 400-layer
+// decoder (8 401 copies deleted) needs 0.8 steps per use; one value read by 2 000 copies
+// (each read by one node), 2 000 (docs/memory.md). A step takes about 50 ns.
+inline constexpr std::uint64_t kMinWorkSteps = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t kWorkStepsPerUse = 64;
+
 struct CopyEliminationResult {
   std::vector<CopyVerdict> verdicts;                             // one per copy, in order of the copies' final decision
   std::vector<std::pair<std::string, std::string>> constraints;  // every constraint in the graph after the pass
@@ -71,6 +86,9 @@ struct CopyEliminationResult {
   std::int64_t nodes_moved = 0;
   std::int64_t evaluations = 0;
   bool capped = false;  // the evaluation cap ended the pass
+  std::uint64_t work_steps = 0;  // spent, of work_limit
+  std::uint64_t work_limit = 0;
+  bool work_limited = false;  // the work limit ended the pass: the copies left are kept
   std::size_t Count(CopyVerdict::Kind kind) const;
 };
 

@@ -21,6 +21,7 @@ void CopyEliminationPass::Run(builder::GraphGraph& graph, builder::PassResult& r
   result.counters["kept"] += static_cast<std::int64_t>(eliminated.Count(CopyVerdict::Kind::kKept));
   result.counters["constraints"] += static_cast<std::int64_t>(eliminated.constraints.size());
   result.counters["nodes_moved"] += eliminated.nodes_moved;
+  if (eliminated.work_limited) ++result.counters["work_limited"];
 }
 
 }  // namespace onnxopt::core::memory

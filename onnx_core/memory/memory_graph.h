@@ -10,6 +10,7 @@
 // RebuildInstance).
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,9 @@ struct MemoryOptions {
   // Call sites of one function that disagree get specialized clones
   // (`<name>__onnxopt_m<k>`); off: their deletions stay in the plan (ELIDED).
   bool specialize_functions = true;
+  // The work copy elimination may spend, in steps (copy_elimination.h); nullopt: the
+  // default, linear in the graph.
+  std::optional<std::uint64_t> work_limit;
 };
 
 enum class InputRW { kReadOnly, kWriteable, kScopeWriteable, kInvalid };

@@ -94,6 +94,9 @@ std::string ReportText(const MemoryReport& report) {
     out << "\n";
   }
   if (elimination.capped) out << "warning: the evaluation cap ended the pass early\n";
+  if (elimination.work_limited)
+    out << "warning: the work limit (" << elimination.work_limit
+        << " steps, linear in the graph) ended the pass early: the copies not decided are kept\n";
   return out.str();
 }
 
@@ -124,6 +127,9 @@ std::string ReportJson(const MemoryReport& report) {
   }
   json.EndArray();
   json.Key("capped").Bool(report.elimination.capped);
+  json.Key("work_steps").Int(static_cast<std::int64_t>(report.elimination.work_steps));
+  json.Key("work_limit").Int(static_cast<std::int64_t>(report.elimination.work_limit));
+  json.Key("work_limited").Bool(report.elimination.work_limited);
   json.EndObject();
   return json.Text();
 }

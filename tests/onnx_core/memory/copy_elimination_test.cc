@@ -1181,6 +1181,83 @@ TEST(CopyElimination, CopyOfAnUndefinedValueIsKept) {
             "KEPT(1, no-source)");
 }
 
+// --- The work limit (copy_elimination.h) ---
+
+// Four copies of `a`, each read by its own Neg: every evaluation looks at a's 4 uses twice
+// (Rule 3's siblings, each against the copy's one successor, and the copies a deletion
+// makes pending again) and costs 1 + 1 (trace) + 1 (successor) + 8 x 2 (siblings) + 2
+// (the two symbols' values) = 21 steps, before and after each deletion (a deleted copy's
+// Neg takes its place among a's uses).
+const std::string kFourCopiesOfOneValue = Model(R"(
+  g (float[4] x) => (float[4] y0, float[4] y1, float[4] y2, float[4] y3) {
+    a = Relu(x)
+    t0 = ai.onnxopt.TensorMove(a)
+    t1 = ai.onnxopt.TensorMove(a)
+    t2 = ai.onnxopt.TensorMove(a)
+    t3 = ai.onnxopt.TensorMove(a)
+    y0 = Neg(t0)
+    y1 = Neg(t1)
+    y2 = Neg(t2)
+    y3 = Neg(t3)
+  })");
+
+TEST(CopyElimination, WorkIsCountedAndTheDefaultLimitIsLinearInTheUses) {
+  const auto eliminated = Eliminate(kFourCopiesOfOneValue);
+  EXPECT_EQ(eliminated.result.work_steps, 4u * 21u);
+  // 9 node inputs and 4 graph outputs.
+  EXPECT_EQ(eliminated.result.work_limit, kMinWorkSteps + 13 * kWorkStepsPerUse);
+  EXPECT_FALSE(eliminated.result.work_limited);
+  EXPECT_EQ(eliminated.result.Count(CopyVerdict::Kind::kDeleted), 4u);
+}
+
+TEST(CopyElimination, TheWorkLimitKeepsTheCopiesNotDecided) {
+  MemoryOptions options;
+  options.work_limit = 62;  // two evaluations of 21 steps; not three
+  const auto eliminated = Eliminate(kFourCopiesOfOneValue, options);
+  EXPECT_TRUE(eliminated.result.work_limited);
+  EXPECT_EQ(eliminated.result.work_steps, 42u);
+  // The reverse visit order decides t3 and t2; t1's evaluation does not fit; t0 is never
+  // reached.
+  EXPECT_EQ(VerdictOf(eliminated, "t3"), "DELETED");
+  EXPECT_EQ(VerdictOf(eliminated, "t2"), "DELETED");
+  EXPECT_EQ(VerdictOf(eliminated, "t1"), "KEPT(work-limit)");
+  EXPECT_EQ(eliminated.result.verdicts.size(), 3u);
+  EXPECT_EQ(testing::CanonicalGraph(eliminated.after.graph()),
+            testing::CanonicalGraph(ParseText(Model(R"(
+              g (float[4] x) => (float[4] y0, float[4] y1, float[4] y2, float[4] y3) {
+                a = Relu(x)
+                t0 = ai.onnxopt.TensorMove(a)
+                t1 = ai.onnxopt.TensorMove(a)
+                y0 = Neg(t0)
+                y1 = Neg(t1)
+                y2 = Neg(a)
+                y3 = Neg(a)
+              })")).graph()));
+  const MemoryReport report = [&] {
+    MemoryReport r;
+    r.elimination = eliminated.result;
+    return r;
+  }();
+  EXPECT_NE(ReportText(report).find("warning: the work limit (62 steps, linear in the graph) ended the pass early"),
+            std::string::npos);
+  EXPECT_NE(ReportJson(report).find(R"("work_steps":42,"work_limit":62,"work_limited":true)"), std::string::npos);
+}
+
+TEST(CopyElimination, ALongPathShowsItsEnds) {
+  // 20 Reshapes between the source and the copy: the path names the 8 values nearest to
+  // each end.
+  std::string body = "v0 = Relu(x)";
+  for (int i = 1; i <= 20; ++i) body += " v" + std::to_string(i) + " = Reshape(v" + std::to_string(i - 1) + ", s)";
+  const auto eliminated = Eliminate(
+      Model("g (float[4] x) => (float[4] y) <int64[1] s = {4}> {" + body + " t = ai.onnxopt.TensorMove(v20) y = Neg(t) }"));
+  ASSERT_EQ(eliminated.result.verdicts.size(), 1u);
+  EXPECT_EQ(eliminated.result.verdicts[0].path,
+            "v0(out:0) --> v1(out:0) --> v2(out:0) --> v3(out:0) --> v4(out:0) --> v5(out:0) --> v6(out:0) --> "
+            "v7(out:0) --> (5 more) --> v13(out:0) --> v14(out:0) --> v15(out:0) --> v16(out:0) --> v17(out:0) --> "
+            "v18(out:0) --> v19(out:0) --> v20(out:0) --> (in:0) t");
+  EXPECT_EQ(VerdictOf(eliminated, "t"), "DELETED");
+}
+
 // --- The analysis updated after a removal (MemoryGraph::UpdateAfterCopyRemoval) ---
 // Every ExpectElimination above compares each update with a rebuild; these check the
 // comparison itself and where an update declines.
