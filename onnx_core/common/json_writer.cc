@@ -43,6 +43,13 @@ void AppendJsonString(std::string& out, std::string_view text) {
       if (length == 0) {
         out.append("\xEF\xBF\xBD");  // U+FFFD
         ++i;
+      } else if (length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+        // A C1 control (U+0080..U+009F), escaped as the C0 ones are: terminals act on it.
+        const auto code = static_cast<unsigned char>(text[i + 1]);
+        out.append("\\u00");
+        out.push_back(kHex[code >> 4]);
+        out.push_back(kHex[code & 0xF]);
+        i += 2;
       } else {
         out.append(text.substr(i, length));
         i += length;

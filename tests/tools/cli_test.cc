@@ -441,6 +441,32 @@ TEST_F(CliTest, InfoShapesJsonIsExactAndEscapesNames) {
   EXPECT_EQ(ShapesJson(dir_.path(), model), expected);
 }
 
+TEST_F(CliTest, NamesFromTheModelCannotControlTheTerminal) {
+  // The producer and an output name carry escape sequences (red text, the window title),
+  // a carriage return, a backspace and a C1 control (U+009B, ESC [ to terminals).
+  ModelProto model = ParseText(kSmallModel);
+  const std::string hostile = "\x1b[31mred\x1b]0;title\x07\r\b\xc2\x9b" "2J";
+  model.set_producer_name(hostile);
+  model.mutable_graph()->mutable_node(3)->set_output(0, "y" + hostile);
+  model.mutable_graph()->mutable_output(0)->set_name("y" + hostile);
+  WriteFile(dir_ / "model.onnx", Serialized(model));
+  const std::string shown = "\\x1b[31mred\\x1b]0;title\\x07\\x0d\\x08\\xc2\\x9b2J";
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"info", (dir_ / "model.onnx").string()},
+        std::vector<std::string>{"optimize", (dir_ / "model.onnx").string(), "-o", Output().string(), "--report"}}) {
+    std::vector<std::string> args = command;
+    args.insert(args.begin(), OnnxoptExe().string());
+    const CommandResult result = RunCommand(args);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(result.output.find_first_of("\x1b\x07\r\b"), std::string::npos) << command[0];
+    EXPECT_EQ(result.output.find("\xc2\x9b"), std::string::npos) << command[0];
+    if (command[0] == "info") {
+      EXPECT_NE(result.output.find("producer: " + shown), std::string::npos) << result.output;
+      EXPECT_NE(result.output.find("y" + shown + "  float[2,3]"), std::string::npos) << result.output;
+    }
+  }
+}
+
 TEST_F(CliTest, InfoShapesPrintsValuesAndRejectsJsonAlone) {
   WriteFile(dir_ / "model.onnx", Serialized(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

@@ -14,6 +14,7 @@
 #include "tools/allocator/allocator.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
+#include "tools/onnxopt/terminal_output.h"
 
 namespace {
 
@@ -67,6 +68,9 @@ void PrintVersion() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Names and strings from the model reach the terminal (terminal_output.h).
+  const onnxopt::cli::EscapeControlBytes escaped_output(std::cout);
+  const onnxopt::cli::EscapeControlBytes escaped_errors(std::cerr);
   try {
     onnxopt::onnx_shapes::RegisterShapeFunctions();
     onnxopt::onnx_kernels::RegisterKernels();
