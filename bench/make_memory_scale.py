@@ -12,6 +12,8 @@ Writes, for each N (opset 18, float[4] values):
                   in a chain: every copy is a sibling of every other
   writers_N.onnx  N ScatterND nodes, each writing into a ConstantOfShape buffer of its
                   own, summed in a chain: N writers the plan runs in place
+  viewchain_N.onnx  a chain of N Reshapes, its end read by N Identity copies, each read
+                  by a Neg, the Negs summed in a chain: every trace crosses the N views
 """
 
 import argparse
@@ -53,6 +55,21 @@ def fanout(n):
     return model(nodes, [helper.make_tensor_value_info("x", FLOAT, [4])], total)
 
 
+def viewchain(n):
+    nodes, view = [helper.make_node("Relu", ["x"], ["v"])], "v"
+    for i in range(n):
+        nodes.append(helper.make_node("Reshape", [view, "shape"], [f"v{i}"]))
+        view = f"v{i}"
+    total = "x"
+    for i in range(n):
+        nodes.append(helper.make_node("Identity", [view], [f"t{i}"]))
+        nodes.append(helper.make_node("Neg", [f"t{i}"], [f"n{i}"]))
+        nodes.append(helper.make_node("Add", [total, f"n{i}"], [f"s{i}"]))
+        total = f"s{i}"
+    shape = numpy_helper.from_array(np.array([4], dtype=np.int64), "shape")
+    return model(nodes, [helper.make_tensor_value_info("x", FLOAT, [4])], total, initializers=[shape])
+
+
 def writers(n):
     nodes, total = [], "x"
     for i in range(n):
@@ -74,7 +91,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     for n in args.count:
-        for name, make in (("calls", calls), ("fanout", fanout), ("writers", writers)):
+        for name, make in (("calls", calls), ("fanout", fanout), ("writers", writers), ("viewchain", viewchain)):
             path = os.path.join(args.out_dir, f"{name}_{n}.onnx")
             onnx.save(make(n), path)
             print(path)

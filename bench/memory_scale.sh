@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `onnxopt memory` on graphs where it was once quadratic or worse in a count: synthetic
 # decoders (copies deleted), KV-cache updates (in-place writers), chains of calls of a
-# function holding a copy, a value with many copies, many writers (bench/make_decoder.py,
+# function holding a copy, a value with many copies, many writers, many copies at the end of
+# a chain of views (bench/make_decoder.py,
 # make_copy_graphs.py, make_memory_scale.py). Results: bench/RESULTS-memory.md.
 #
 # Usage: bench/memory_scale.sh NAME=ONNXOPT [NAME=ONNXOPT ...]
@@ -43,7 +44,7 @@ counts=()
 for count in ${MEMORY_SCALE_COUNTS-500 2000}; do counts+=(--count "$count"); done
 [ ${#counts[@]} -eq 0 ] || "$python" "$here/make_memory_scale.py" "$dir" "${counts[@]}" >/dev/null
 for count in ${MEMORY_SCALE_COUNTS-500 2000}; do
-  models+=("$dir/calls_$count.onnx" "$dir/fanout_$count.onnx" "$dir/writers_$count.onnx")
+  models+=("$dir/calls_$count.onnx" "$dir/fanout_$count.onnx" "$dir/writers_$count.onnx" "$dir/viewchain_$count.onnx")
 done
 
 header="| model | nodes | copies deleted | writers in place |"

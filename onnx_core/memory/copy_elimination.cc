@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
@@ -170,7 +171,15 @@ std::string PathText(const Trace& trace, const NodeProto& copy) {
 
 // The steps of evaluating `copy` (copy_elimination.h): its trace, the uses Rules 1, 3
 // and 4 look at (Rule 3 compares each sibling with each successor), the values Rule 5
-// gathers, and the copies a deletion makes pending again.
+// gathers, and the copies a deletion makes pending again. A step is about what a sibling
+// costs (0.1 us); a hop of the trace, followed, written into the path and looked at again
+// by Rule 3, costs about ten (1.2 us a hop, 0.4 us a sibling with its successor, measured
+// on bench/make_memory_scale.py's viewchain_8000 and fanout_8000).
+constexpr std::uint64_t kStepsPerTraceHop = 8;
+// A rebuild of the analysis, per use it holds: 2 to 5 us a use (a chain of calls of local
+// functions, each call instantiating their bodies).
+constexpr std::uint64_t kStepsPerRebuiltUse = 32;
+
 std::uint64_t EvaluationSteps(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace) {
   const std::uint64_t successors = graph.Consumers(copy.output(0)).size();
   std::uint64_t siblings = graph.Consumers(copy.input(0)).size();
@@ -179,7 +188,7 @@ std::uint64_t EvaluationSteps(const MemoryGraph& graph, const NodeProto& copy, c
   std::uint64_t symbol_values = 0;
   for (const std::string* value : {&copy.input(0), &copy.output(0)})
     if (const int symbol = graph.SymbolOf(*value); symbol >= 0) symbol_values += graph.ValuesOf(symbol).size();
-  return 1 + trace.path.size() + successors + siblings * (1 + successors) + symbol_values;
+  return 1 + kStepsPerTraceHop * trace.path.size() + successors + siblings * (1 + successors) + symbol_values;
 }
 
 // The uses of values (node inputs, graph outputs) in `graph` and the function instances
@@ -255,7 +264,7 @@ class PendingCopies {
     candidates_.insert_or_assign(std::move(id), std::move(candidate));
   }
 
-  std::set<std::string> ids_;
+  std::unordered_set<std::string> ids_;  // the pending ones
   std::map<std::string, Candidate> candidates_;                        // by id
   std::set<std::pair<std::vector<std::size_t>, std::string>> queue_;  // (rank, id) of the pending ones
 };
@@ -307,16 +316,19 @@ class CopyEliminator {
   // candidates keep their ranks: an update keeps the positions of the nodes that stay), or
   // drops it when an update cannot (rebuilt when next needed).
   void Update(std::optional<MemoryGraph>& analysis, const NodeProto* copy, const std::string& in,
-              const std::string& out, MemoryGraph::CopyRemoval removal) const;
+              const std::string& out, MemoryGraph::CopyRemoval removal);
   // After ApplyInInstance recorded an edit of `instance`: builds that instance again and
   // replaces its candidates, or drops the analysis when that cannot be done.
   void UpdateInstance(std::optional<MemoryGraph>& analysis, const MemoryGraph& instance);
+  // The candidates of `rebuilt`, an instance built again, replace those of the instance it
+  // replaces.
+  void ReplaceCandidates(const MemoryGraph& rebuilt);
   // ONNXOPT_CHECK_INCREMENTAL: the updated analysis and candidates equal a rebuild's;
   // `what` names the edit in the error.
   void CheckUpdate(const MemoryGraph& analysis, const std::string& what) const;
   // The copies to evaluate again once `copy` is gone (computed while it still
-  // exists).
-  static std::set<std::string> Neighbours(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace);
+  // exists), possibly more than once.
+  static std::vector<std::string> Neighbours(const MemoryGraph& graph, const NodeProto& copy, const Trace& trace);
 
   GraphBuilder& builder_;
   bool top_level_;
@@ -551,29 +563,35 @@ std::optional<MemoryGraph::CopyRemoval> CopyEliminator::Apply(const MemoryGraph&
 }
 
 void CopyEliminator::Update(std::optional<MemoryGraph>& analysis, const NodeProto* copy, const std::string& in,
-                            const std::string& out, MemoryGraph::CopyRemoval removal) const {
-  if (!hooks_.incremental || !analysis->UpdateAfterCopyRemoval(copy, in, out, removal)) {
+                            const std::string& out, MemoryGraph::CopyRemoval removal) {
+  std::vector<const MemoryGraph*> rebuilt;
+  if (!hooks_.incremental || !analysis->UpdateAfterCopyRemoval(copy, in, out, removal, &rebuilt)) {
     analysis.reset();
     return;
   }
+  for (const MemoryGraph* instance : rebuilt) ReplaceCandidates(*instance);
   if (hooks_.check_incremental) CheckUpdate(*analysis, "copy " + Quote(out));
 }
 
 void CopyEliminator::UpdateInstance(std::optional<MemoryGraph>& analysis, const MemoryGraph& instance) {
   const std::string key = instance.InstanceKey();
-  // The instance's rank: the positions of the calls from the top level down to it.
-  std::vector<std::size_t> rank;
-  for (const MemoryGraph* graph = &instance; graph->IsFunctionBody(); graph = graph->Caller())
-    rank.insert(rank.begin(), graph->Caller()->Position(graph->CallNode()));
   const MemoryGraph* rebuilt = hooks_.incremental ? analysis->RebuildInstance(instance) : nullptr;
   if (rebuilt == nullptr) {
     analysis.reset();
     return;
   }
-  std::vector<Candidate> candidates;
-  Collect(*rebuilt, rank, candidates);
-  pending_.ReplaceInstance(key, std::move(candidates));
+  ReplaceCandidates(*rebuilt);
   if (hooks_.check_incremental) CheckUpdate(*analysis, "an edit of function instance " + Quote(key));
+}
+
+void CopyEliminator::ReplaceCandidates(const MemoryGraph& rebuilt) {
+  // The instance's rank: the positions of the calls from the top level down to it.
+  std::vector<std::size_t> rank;
+  for (const MemoryGraph* graph = &rebuilt; graph->IsFunctionBody(); graph = graph->Caller())
+    rank.insert(rank.begin(), graph->Caller()->Position(graph->CallNode()));
+  std::vector<Candidate> candidates;
+  if (options_.copies_in_functions) Collect(rebuilt, rank, candidates);  // else instances hold none
+  pending_.ReplaceInstance(rebuilt.InstanceKey(), std::move(candidates));
 }
 
 void CopyEliminator::CheckUpdate(const MemoryGraph& analysis, const std::string& what) const {
@@ -598,17 +616,19 @@ void CopyEliminator::CheckUpdate(const MemoryGraph& analysis, const std::string&
                 " (ONNXOPT_CHECK_INCREMENTAL)");
 }
 
-std::set<std::string> CopyEliminator::Neighbours(const MemoryGraph& graph, const NodeProto& copy,
-                                                 const Trace& trace) {
-  // Former siblings and successors that are copies, and the copy at the source.
-  std::set<std::string> copies;
+std::vector<std::string> CopyEliminator::Neighbours(const MemoryGraph& graph, const NodeProto& copy,
+                                                    const Trace& trace) {
+  // Former siblings and successors that are copies, and the copy at the source. Not
+  // deduplicated: making a copy pending twice costs a lookup (a set of the ids cost more
+  // than the rest of the evaluation when one value has thousands of copies).
+  std::vector<std::string> copies;
   for (const std::string* value : {&copy.input(0), &copy.output(0)})
     for (const Slot& slot : graph.Consumers(*value))
       if (!slot.IsGraphOutput() && slot.node != &copy && graph.IsCopy(*slot.node))
-        copies.insert(CopyId(graph, *slot.node));
+        copies.push_back(CopyId(graph, *slot.node));
   for (const PathEntry& entry : trace.path)
     if (entry.has_anchor && entry.node != nullptr && entry.node != &copy && entry.graph->IsCopy(*entry.node))
-      copies.insert(CopyId(*entry.graph, *entry.node));
+      copies.push_back(CopyId(*entry.graph, *entry.node));
   return copies;
 }
 
@@ -690,7 +710,15 @@ CopyEliminationResult CopyEliminator::Run() {
       break;
     }
     ++result_.evaluations;
-    if (!analysis) analyse();
+    if (!analysis) {
+      analyse();
+      const std::uint64_t steps = kStepsPerRebuiltUse * UsesIn(*analysis);
+      if (steps > result_.work_limit - result_.work_steps) {
+        result_.work_limited = true;
+        break;
+      }
+      result_.work_steps += steps;
+    }
     const Candidate* next = pending_.Take(options_.visit_order == MemoryOptions::VisitOrder::kReverse);
     if (next == nullptr) break;  // the pending copies are gone (not candidates any more)
     const Candidate& chosen = *next;
@@ -723,7 +751,7 @@ CopyEliminationResult CopyEliminator::Run() {
       verdicts_[verdict.copy] = std::move(verdict);
       continue;  // kept: nothing changed
     }
-    const std::set<std::string> neighbours = Neighbours(copy_graph, *copy, trace);
+    const std::vector<std::string> neighbours = Neighbours(copy_graph, *copy, trace);
     if (copy_graph.IsFunctionBody()) {
       ApplyInInstance(copy_graph, *copy, decision, verdict);
       for (const std::string& id : neighbours) pending_.Add(id);

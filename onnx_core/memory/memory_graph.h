@@ -218,17 +218,22 @@ class MemoryGraph {
   // input and output names. The other nodes must have kept their order. Costs what the
   // edit touched, where a rebuild costs the whole graph: a rebuild for each deleted copy
   // made the pass quadratic (the 64-layer decoder's 1 345 copies: 33 s).
-  // False, with the analysis left as it was (stale), when the edit is beyond what an
-  // update covers: a function body, readers that are function calls or nested graphs,
-  // node traits or element types that change with the names. Rebuild then.
+  // Readers that are function calls get their instances built again (RebuildInstance),
+  // for the names they read now: they are appended to `rebuilt` (the candidates inside
+  // them are the caller's to replace); without `rebuilt`, such readers are beyond an
+  // update. False, with the analysis stale (possibly updated in part), when the edit is
+  // beyond what an update covers: a function body, readers that read the value in nested
+  // graphs, node traits or element types that change with the names, an instance that
+  // cannot be built again. Rebuild then.
   bool UpdateAfterCopyRemoval(const NodeProto* copy, const std::string& in, const std::string& out,
-                              CopyRemoval how);
+                              CopyRemoval how, std::vector<const MemoryGraph*>* rebuilt = nullptr);
   // After an edit of `instance` (a function instance below this analysis, which must be
   // the top of it) was added to the edits the analysis was built with: builds that
   // instance again, with the instances below it, and leaves the rest. Returns the new
   // instance (`instance` is gone), or null when the call's traits change with the edit
-  // (the caller's symbols would) or the instance limit was reached: the analysis is then
-  // stale; rebuild it. A rebuild of every instance for each edited one made `onnxopt
+  // (the caller's symbols would) or, with the instance limit reached, when the instance
+  // (before or after) has a call without an instance or another number of instances
+  // below it: the analysis is then stale; rebuild it. A rebuild of every instance for each edited one made `onnxopt
   // memory` quadratic in call sites (1 600 calls of a function holding a copy: 18 s).
   const MemoryGraph* RebuildInstance(const MemoryGraph& instance);
   // "" when this analysis describes the graph as `rebuilt` (built from scratch for the
@@ -258,6 +263,9 @@ class MemoryGraph {
   void BuildSymbols();
   // This instance and the instances below it.
   std::size_t InstanceCount() const;
+  // Every call in this graph and in the instances below it has an instance (none was
+  // refused by the limits).
+  bool EveryCallInstantiated() const;
   // DifferenceFrom's comparison of the function instances of two analyses.
   static std::string SameInstances(const MemoryGraph& ours, const MemoryGraph& rebuilt);
 
