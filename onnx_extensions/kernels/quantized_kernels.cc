@@ -492,8 +492,10 @@ NBitsLayout ReadNBitsLayout(KernelContext& ctx) {
   return l;
 }
 
-// The weight [N, K] in float: (code - zero_point) * scale per block.
-std::vector<float> DequantizeNBits(KernelContext& ctx, const NBitsLayout& l, int a_type) {
+// The weight [N, K] in float: (code - zero_point) * scale per block. A tensor, so that the
+// limit on tensor sizes holds it: it takes up to 16 times the bytes of B (2-bit codes
+// become 4-byte floats), which a model can make as large as the limit allows.
+Tensor DequantizeNBits(KernelContext& ctx, const NBitsLayout& l, int a_type) {
   const Tensor& b = ctx.TensorInput(1);
   if (b.elem_type() != TensorProto::UINT8) Fail("B must be uint8, found " + ElemTypeName(b.elem_type()));
   const Shape b_shape{l.N, l.k_blocks, l.blob_size};
@@ -543,7 +545,8 @@ std::vector<float> DequantizeNBits(KernelContext& ctx, const NBitsLayout& l, int
       if (block < 0 || block >= l.k_blocks)
         Fail("g_idx value " + std::to_string(block) + " is out of range [0, " + std::to_string(l.k_blocks) + ")");
   }
-  std::vector<float> w(static_cast<std::size_t>(l.N * l.K));
+  Tensor weight = Tensor::ForOverwrite(TensorProto::FLOAT, {l.N, l.K});  // every element is written below
+  float* w = weight.MutableData<float>();
   const std::uint8_t* codes = b.Data<std::uint8_t>();
   for (std::int64_t n = 0; n < l.N; ++n)
     for (std::int64_t k = 0; k < l.K; ++k) {
@@ -554,9 +557,9 @@ std::vector<float> DequantizeNBits(KernelContext& ctx, const NBitsLayout& l, int
       const auto code = static_cast<float>((word >> (bit % 8)) & ((1u << l.bits) - 1));
       const std::int64_t block = g_idx.empty() ? k / l.block_size : g_idx[static_cast<std::size_t>(k)];
       const auto p = static_cast<std::size_t>(n * l.k_blocks + block);
-      w[static_cast<std::size_t>(n * l.K + k)] = (code - zero_point[p]) * scale[p];
+      w[n * l.K + k] = (code - zero_point[p]) * scale[p];
     }
-  return w;
+  return weight;
 }
 
 std::vector<Value> MatMulNBitsKernel(KernelContext& ctx) {
@@ -567,7 +570,7 @@ std::vector<Value> MatMulNBitsKernel(KernelContext& ctx) {
   const NBitsLayout l = ReadNBitsLayout(ctx);
   if (a.rank() < 1 || a.shape().back() != l.K)
     Fail("the last dimension of A must be K=" + std::to_string(l.K) + ", found shape " + ShapeToString(a.shape()));
-  const std::vector<float> w = DequantizeNBits(ctx, l, a_type);
+  const Tensor w = DequantizeNBits(ctx, l, a_type);
   std::vector<float> bias;
   if (ctx.HasInput(5)) {
     const Tensor& b = ctx.TensorInput(5);
@@ -585,7 +588,7 @@ std::vector<Value> MatMulNBitsKernel(KernelContext& ctx) {
   if (!bias.empty())
     for (std::int64_t m = 0; m < M; ++m) std::copy(bias.begin(), bias.end(), yp + m * l.N);
   const std::vector<float> av = nn::ReadAs<float>(a);
-  nn::Gemm<float>(M, l.N, l.K, 1.0f, av.data(), l.K, false, w.data(), l.K, true, yp, l.N, !bias.empty());
+  nn::Gemm<float>(M, l.N, l.K, 1.0f, av.data(), l.K, false, w.Data<float>(), l.K, true, yp, l.N, !bias.empty());
   return {FromComputeType(y, a_type)};
 }
 

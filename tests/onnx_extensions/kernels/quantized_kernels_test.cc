@@ -12,6 +12,7 @@
 
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 #include "tests/support/test_support.h"
 
@@ -465,6 +466,24 @@ TEST(MatMulNBitsKernel, RefusesInconsistentAttributesAndShapes) {
   EXPECT_THAT(run("N = 2, bits = 4, block_size = 16", b), ThrowsMessage<ModelError>(HasSubstr("attribute K is required")));
   EXPECT_THAT(run("K = 16, N = 2, bits = 4, block_size = 16, weight_prepacked = 1", b),
               ThrowsMessage<ModelError>(HasSubstr("weight_prepacked=1 (B in a CUDA execution provider's own layout)")));
+}
+
+TEST(MatMulNBitsKernel, RefusesADequantizedWeightBeyondTheLimit) {
+  // 2-bit codes: B [32768, 1, 4] (128 KiB) dequantizes to float[32768,16] (2 MiB), above a
+  // limit of 1 MiB that every input and the output fit. The weight was a plain vector:
+  // B at the limit took 16 times the limit.
+  const core::ir::ScopedTensorLimit limit(1 << 20, "the test's limit");
+  const std::int64_t n = 32768;
+  const std::string model = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+    g (float[1,16] a, uint8[32768,1,4] b, float[32768,1] s) => (float[1,32768] y) {
+      y = com.microsoft.MatMulNBits <K = 16, N = 32768, bits = 2, block_size = 16> (a, b, s)
+    })ONNX";
+  EXPECT_EQ(ModelErrorOf(model, {{"a", MakeTensor<float>({1, 16}, std::vector<float>(16, 1.0f))},
+                                 {"b", Tensor(TensorProto::UINT8, {n, 1, 4})},
+                                 {"s", Tensor(TensorProto::FLOAT, {n, 1})}}),
+            "node 'y' (MatMulNBits): tensor float[32768,16] needs 2097152 bytes (2.0 MiB), more than the test's "
+            "limit of 1048576 bytes (1.0 MiB)");
 }
 
 }  // namespace
