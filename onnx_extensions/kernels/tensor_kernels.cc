@@ -468,20 +468,15 @@ std::int64_t CheckIndex(std::int64_t i, std::int64_t dim) {
   return i < 0 ? i + dim : i;
 }
 
-std::vector<Value> GatherKernel(KernelContext& ctx) {
-  const Tensor& x = ctx.TensorInput(0);
-  ExpectRank(x, 1, Arity::kAny, InputLabel(ctx, 0));
-  ExpectIndexType(ctx.TensorInput(1), InputLabel(ctx, 1));
-  auto indices = ctx.TensorInput(1).ToInt64Vector();
-  const Shape& ishape = ctx.TensorInput(1).shape();
-  const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
+// The slices of x at `indices` (in [0, dim)) along `axis`, the axis replaced by the dims
+// `ishape` of the indices (Gather, Compress).
+Tensor GatherSlices(const Tensor& x, std::size_t axis, const std::vector<std::int64_t>& indices, const Shape& ishape) {
   Shape shape(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis));
   shape.insert(shape.end(), ishape.begin(), ishape.end());
   shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.shape().end());
   const std::int64_t dim = x.shape()[axis];
   const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
-  for (auto& i : indices) i = CheckIndex(i, dim);
-  return {DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+  return DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
@@ -494,7 +489,17 @@ std::vector<Value> GatherKernel(KernelContext& ctx) {
         std::copy(from, from + inner, dst + (o * n + k) * inner);
       }
     return out;
-  })};
+  });
+}
+
+std::vector<Value> GatherKernel(KernelContext& ctx) {
+  const Tensor& x = ctx.TensorInput(0);
+  ExpectRank(x, 1, Arity::kAny, InputLabel(ctx, 0));
+  ExpectIndexType(ctx.TensorInput(1), InputLabel(ctx, 1));
+  auto indices = ctx.TensorInput(1).ToInt64Vector();
+  const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
+  for (auto& i : indices) i = CheckIndex(i, x.shape()[axis]);
+  return {GatherSlices(x, axis, indices, ctx.TensorInput(1).shape())};
 }
 
 // Calls f(flat index in data, flat index in indices) for GatherElements/ScatterElements.
@@ -723,7 +728,9 @@ std::vector<Value> TensorScatterKernel(KernelContext& ctx) {
     Fail(InputLabel(ctx, 1) + " " + update.Describe() + " is longer than " + InputLabel(ctx, 0) + " " +
          cache.Describe() + " along axis " + std::to_string(axis));
   const std::int64_t batch = cache.shape()[0];
-  std::vector<std::int64_t> starts(static_cast<std::size_t>(batch), 0);
+  // Per batch row, given (input 2); empty when every row writes from 0: the batch dim of
+  // an empty cache may be longer than any data, and a vector of it took 8 bytes a row.
+  std::vector<std::int64_t> starts;
   if (ctx.HasInput(2)) {
     const Tensor& indices = ctx.TensorInput(2);
     ExpectElemType(indices, TensorProto::INT64, InputLabel(ctx, 2));
@@ -750,7 +757,7 @@ std::vector<Value> TensorScatterKernel(KernelContext& ctx) {
     T* dst = out.MutableData<T>();
     const T* src = update.Data<T>();
     for (std::int64_t o = 0; o < batch * per_batch; ++o) {
-      const std::int64_t start = starts[static_cast<std::size_t>(o / per_batch)];
+      const std::int64_t start = starts.empty() ? 0 : starts[static_cast<std::size_t>(o / per_batch)];
       for (std::int64_t s = 0; s < length; ++s) {
         const std::int64_t position = circular ? (start + s) % max_length : start + s;
         const T* row = src + (o * length + s) * inner;
@@ -761,19 +768,21 @@ std::vector<Value> TensorScatterKernel(KernelContext& ctx) {
   })};
 }
 
+// The selected positions gathered in one copy: a tensor per selected slice takes some 200
+// bytes however small the slice, 20 GB for a condition of 10^8 ones.
 std::vector<Value> CompressKernel(KernelContext& ctx) {
   Tensor x = ctx.TensorInput(0);
-  ExpectElemType(ctx.TensorInput(1), TensorProto::BOOL, InputLabel(ctx, 1));
-  ExpectRank(ctx.TensorInput(1), 1, 1, InputLabel(ctx, 1));
-  auto cond = ctx.TensorInput(1).ToInt64Vector();
+  const Tensor& condition = ctx.TensorInput(1);
+  ExpectElemType(condition, TensorProto::BOOL, InputLabel(ctx, 1));
+  ExpectRank(condition, 1, 1, InputLabel(ctx, 1));
   auto axis_attr = ctx.IntAttribute("axis");
   if (!axis_attr) x = x.Reshaped({x.size()});
   const auto axis = static_cast<std::size_t>(NormalizeAxis(axis_attr.value_or(0), static_cast<std::int64_t>(x.rank())));
-  std::vector<Tensor> parts;
-  for (std::size_t i = 0; i < cond.size() && static_cast<std::int64_t>(i) < x.shape()[axis]; ++i)
-    if (cond[i]) parts.push_back(SliceAxis(x, axis, static_cast<std::int64_t>(i), 1));
-  if (parts.empty()) return {SliceAxis(x, axis, 0, 0)};
-  return {ConcatTensors(parts, static_cast<std::int64_t>(axis))};
+  std::vector<std::int64_t> selected;
+  const std::int64_t candidates = std::min(condition.size(), x.shape()[axis]);
+  for (std::int64_t i = 0; i < candidates; ++i)
+    if (condition.Data<bool>()[i]) selected.push_back(i);
+  return {GatherSlices(x, axis, selected, {static_cast<std::int64_t>(selected.size())})};
 }
 
 // Generators --------------------------------------------------------------------------
@@ -942,26 +951,27 @@ std::vector<Value> OneHotKernel(KernelContext& ctx) {
 std::vector<Value> NonZeroKernel(KernelContext& ctx) {
   Tensor x = ToComputeType(ctx.TensorInput(0));
   if (x.rank() == 0) x = x.Reshaped({1});
-  std::vector<std::int64_t> flat;
-  DispatchNumericOrBool(x.elem_type(), [&]<class T>(std::type_identity<T>) {
-    const T* p = x.Data<T>();
-    for (std::int64_t i = 0; i < x.size(); ++i)
-      if (p[i] != T(0)) flat.push_back(i);
-    return 0;
-  });
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const auto n = static_cast<std::int64_t>(flat.size());
-  Tensor out(TensorProto::INT64, {rank, n});
-  auto* q = out.MutableData<std::int64_t>();
-  Shape strides = Strides(x.shape());
-  for (std::int64_t j = 0; j < n; ++j) {
-    std::int64_t rem = flat[static_cast<std::size_t>(j)];
-    for (std::int64_t d = 0; d < rank; ++d) {
-      q[d * n + j] = rem / strides[static_cast<std::size_t>(d)];
-      rem %= strides[static_cast<std::size_t>(d)];
+  const Shape strides = Strides(x.shape());
+  return {DispatchNumericOrBool(x.elem_type(), [&]<class T>(std::type_identity<T>) {
+    const T* p = x.Data<T>();
+    // Counted first, so that the output is refused above the limit before it is filled:
+    // collected in a vector, the positions of a bool tensor at the limit took 8 times it.
+    const auto n = static_cast<std::int64_t>(std::count_if(p, p + x.size(), [](const T& v) { return v != T(0); }));
+    Tensor out(TensorProto::INT64, {rank, n});
+    auto* q = out.MutableData<std::int64_t>();
+    std::int64_t j = 0;
+    for (std::int64_t i = 0; i < x.size(); ++i) {
+      if (p[i] == T(0)) continue;
+      std::int64_t rem = i;
+      for (std::int64_t d = 0; d < rank; ++d) {
+        q[d * n + j] = rem / strides[static_cast<std::size_t>(d)];
+        rem %= strides[static_cast<std::size_t>(d)];
+      }
+      ++j;
     }
-  }
-  return {out};
+    return out;
+  })};
 }
 
 std::vector<Value> DepthSpaceKernel(KernelContext& ctx, bool to_space) {
@@ -1007,6 +1017,9 @@ std::vector<Value> TopKKernel(KernelContext& ctx) {
   auto* pi = idx.MutableData<std::int64_t>();
   Tensor vals = DispatchNumeric(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
+    // Nothing to sort; the axis of an empty tensor may be longer than any data, and its
+    // order takes 8 bytes a position.
+    if (x.size() == 0) return out;
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
     std::vector<std::int64_t> order(static_cast<std::size_t>(n));

@@ -1,5 +1,14 @@
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <functional>
 #include <limits>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,6 +31,36 @@ Tensor Iota(std::vector<std::int64_t> shape) {
 }
 
 using I64 = std::vector<std::int64_t>;
+
+// Runs `run` in a child process whose address space may grow by `bytes` at most, so that a
+// kernel that allocates far beyond its tensors fails there (std::bad_alloc) instead of
+// taking the machine's memory; `run` returns what went wrong, empty when nothing did.
+// Memory that the limit on tensor sizes does not see cannot be told apart otherwise.
+// The child's side of ExpectWithinMemory: exits 0 when `run` succeeds, else 1 with what
+// went wrong on stderr.
+[[noreturn]] void RunWithinMemory(std::uint64_t bytes, const std::function<std::string()>& run) {
+  std::uint64_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  const std::uint64_t address_space = pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) + bytes;
+  const rlimit limit{address_space, address_space};
+  setrlimit(RLIMIT_AS, &limit);
+  std::string problem;
+  try {
+    problem = run();
+  } catch (const std::exception& e) {
+    problem = std::string("threw: ") + e.what();
+  }
+  std::fputs(problem.c_str(), stderr);
+  std::_Exit(problem.empty() ? 0 : 1);
+}
+
+void ExpectWithinMemory(std::uint64_t bytes, const std::function<std::string()>& run) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; the main build runs this";
+#else
+  EXPECT_EXIT(RunWithinMemory(bytes, run), ::testing::ExitedWithCode(0), "");
+#endif
+}
 
 TEST(TensorKernels, ShapeWithStartEndAndSize) {
   auto out = RunText(R"ONNX(
@@ -522,6 +561,70 @@ TEST(TensorKernels, InvalidShapesAreModelErrors) {
     g (float[2,3] x, int64[2] s) => (float[] y) { y = Expand (x, s) })ONNX",
                       {{"x", Iota({2, 3})}, {"s", MakeTensor<std::int64_t>({2}, {2, 4})}}),
                ModelError);
+}
+
+// The kernels below once held, for an input the limit on tensor sizes allows, memory that
+// it does not see: each runs in 256 MiB of address space more than the test holds.
+constexpr std::uint64_t kKernelMemory = std::uint64_t{256} << 20;
+
+TEST(TensorKernels, TopKOfAnEmptyInputSortsNothing) {
+  // uint8[0, 2^30] (its dims allowed by a limit of 1 GiB): an order of 2^30 positions (8 GiB)
+  // was allocated to sort no row.
+  ExpectWithinMemory(kKernelMemory, []() -> std::string {
+    const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 30, "the test's limit");
+    const std::int64_t n = std::int64_t{1} << 30;
+    const auto out = RunText(GraphText(11, "(uint8[0,1073741824] x, int64[1] k) => (uint8[0,0] v, int64[0,0] i)",
+                                       "v, i = TopK <axis = 1> (x, k)"),
+                             {{"x", Tensor(TensorProto::UINT8, {0, n})}, {"k", MakeTensor<std::int64_t>({1}, {0})}});
+    return Out(out, "v").shape() == I64{0, 0} && Out(out, "i").shape() == I64{0, 0} ? "" : "wrong shapes";
+  });
+}
+
+TEST(TensorKernels, TensorScatterOfAnEmptyCacheHoldsNoRowIndex) {
+  // bool[2^30, 1, 0] (allowed by a limit of 1 GiB) without write indices: a start of 0 for
+  // each of its 2^30 batch rows (8 GiB) was allocated to write nothing.
+  ExpectWithinMemory(kKernelMemory, []() -> std::string {
+    const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 30, "the test's limit");
+    const Tensor cache(TensorProto::BOOL, {std::int64_t{1} << 30, 1, 0});
+    const Tensor y = RunOne(GraphText(24, "(bool[1073741824,1,0] past, bool[1073741824,1,0] upd) => "
+                                          "(bool[1073741824,1,0] y)",
+                                      "y = TensorScatter (past, upd)"),
+                            {{"past", cache}, {"upd", cache}});
+    return y.shape() == cache.shape() ? "" : "wrong shape";
+  });
+}
+
+TEST(TensorKernels, NonZeroRefusesAnOutputBeyondTheLimitBeforeCollectingPositions) {
+  // 2^26 true values (64 MiB): their positions (512 MiB of int64) are above a limit of
+  // 128 MiB. They were collected in a vector first, refused only once collected.
+  ExpectWithinMemory(kKernelMemory, []() -> std::string {
+    const core::ir::ScopedTensorLimit limit(std::uint64_t{128} << 20, "the test's limit");
+    const std::int64_t n = std::int64_t{1} << 26;
+    Tensor x(TensorProto::BOOL, {n});
+    std::fill_n(x.MutableData<bool>(), n, true);
+    const std::string expected =
+        "node 'y' (NonZero): tensor int64[1,67108864] needs 536870912 bytes (512.0 MiB), more than the test's limit "
+        "of 134217728 bytes (128.0 MiB)";
+    const std::string error = ModelErrorOf(GraphText(13, "(bool[67108864] x) => (int64[1,67108864] y)",
+                                                     "y = NonZero (x)"),
+                                           {{"x", x}});
+    return error == expected ? std::string() : "the error is: " + error;
+  });
+}
+
+TEST(TensorKernels, CompressCopiesTheSelectedSlicesAtOnce) {
+  // 2^21 bytes, all selected: a tensor per selected byte (some 200 bytes each, 400 MiB)
+  // before the concatenation.
+  ExpectWithinMemory(kKernelMemory, []() -> std::string {
+    const std::int64_t n = std::int64_t{1} << 21;
+    Tensor x(TensorProto::UINT8, {n}), condition(TensorProto::BOOL, {n});
+    std::fill_n(condition.MutableData<bool>(), n, true);
+    x.MutableData<std::uint8_t>()[n - 1] = 7;
+    const Tensor y = RunOne(GraphText(11, "(uint8[2097152] x, bool[2097152] c) => (uint8[2097152] y)",
+                                      "y = Compress <axis = 0> (x, c)"),
+                            {{"x", x}, {"c", condition}});
+    return y == x ? "" : "wrong values";
+  });
 }
 
 }  // namespace
