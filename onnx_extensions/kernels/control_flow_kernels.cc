@@ -10,6 +10,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
@@ -19,6 +20,22 @@ namespace {
 using core::eval::Arity;
 using core::eval::NoValue;
 using core::eval::Sequence;
+
+// Every tensor takes memory of its own however small it is: the object, its shape, its
+// buffer's bookkeeping (10^8 one-byte tensors split from 100 MB took over 20 GB). A kernel
+// that holds many tensors at once (a sequence, scan slices to stack) counts each as this
+// many bytes against the limit on tensor sizes, before making them.
+constexpr std::uint64_t kBytesPerHeldTensor = 256;
+
+// Refuses `count` tensors held at once above the limit on tensor sizes; what() names them
+// ("a sequence of 10 tensors"), called only then: Loop checks at every iteration.
+template <class What>
+void CheckHeldTensors(std::uint64_t count, What&& what) {
+  const std::optional<std::uint64_t> bytes =
+      count <= UINT64_MAX / kBytesPerHeldTensor ? std::optional(count * kBytesPerHeldTensor) : std::nullopt;
+  if (bytes && *bytes <= core::ir::MaxTensorBytes()) return;
+  core::ir::CheckTensorBytes(bytes, what());
+}
 
 // Copies `count` elements from src[src_at] to dst[dst_at] (any element type).
 void CopyElements(const Tensor& src, std::int64_t src_at, Tensor& dst, std::int64_t dst_at, std::int64_t count) {
@@ -150,6 +167,11 @@ std::vector<Value> LoopKernel(KernelContext& ctx) {
       throw ModelError("Loop: the body returns " + std::to_string(out.size()) + " values, expected " +
                        std::to_string(1 + n_carried + n_scan));
     cond = ScalarTrue(core::eval::AsTensor(out[0], "Loop: body cond"), "Loop: body cond");
+    // The runs of the body bound the iterations (2^24), not the slices each gives: a body
+    // without nodes gives one per input it passes through.
+    CheckHeldTensors(static_cast<std::uint64_t>(it + 1) * n_scan, [&] {
+      return "the " + std::to_string(it + 1) + " x " + std::to_string(n_scan) + " slices of the scan outputs";
+    });
     for (std::size_t i = 0; i < n_carried; ++i) carried[i] = std::move(out[1 + i]);
     for (std::size_t i = 0; i < n_scan; ++i)
       scans[i].push_back(core::eval::AsTensor(out[1 + n_carried + i], "Loop: scan output"));
@@ -177,6 +199,9 @@ std::vector<Value> RunScan(KernelContext& ctx, std::vector<Value> state, const s
     len = l;
   }
   if (len < 0) len = 0;
+  CheckHeldTensors(static_cast<std::uint64_t>(len) * K, [&] {
+    return "the " + std::to_string(len) + " x " + std::to_string(K) + " slices of the scan outputs";
+  });
   std::vector<std::vector<Tensor>> outs(K);
   for (std::int64_t it = 0; it < len; ++it) {
     std::vector<Value> inputs = state;
@@ -236,6 +261,17 @@ std::vector<Value> ScanKernel(KernelContext& ctx) {
   // Opset 8: one scan per batch entry, results stacked along axis 0.
   if (scan_in.empty()) throw ModelError("Scan: no scan input");
   const std::int64_t batch = scan_in[0].shape()[0];
+  // Every state and scan input is sliced per batch entry (an empty scan input may have
+  // countless entries: with no step, no run of the body bounds them).
+  for (const Value& v : state)
+    if (const Tensor& t = core::eval::AsTensor(v, "Scan: state"); t.rank() == 0 || t.shape()[0] != batch)
+      Fail("state " + t.Describe() + " must have the " + std::to_string(batch) + " batch entries of the scan inputs");
+  for (const Tensor& t : scan_in)
+    if (t.rank() == 0 || t.shape()[0] != batch)
+      Fail("scan input " + t.Describe() + " must have the " + std::to_string(batch) + " batch entries of the first");
+  CheckHeldTensors(static_cast<std::uint64_t>(batch) * (N + K), [&] {
+    return "the " + std::to_string(batch) + " x " + std::to_string(N + K) + " results of the batch entries";
+  });
   if (ctx.HasInput(0)) {
     const auto lens = ctx.TensorInput(0).ToInt64Vector();
     for (auto l : lens)
@@ -319,6 +355,8 @@ std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
   const std::int64_t dim = x.shape()[axis];
   Sequence out;
   if (!ctx.HasInput(1)) {
+    CheckHeldTensors(static_cast<std::uint64_t>(dim),
+                     [&] { return "a sequence of " + std::to_string(dim) + " tensors"; });
     for (std::int64_t i = 0; i < dim; ++i) out.push_back(SliceAxis(x, axis, i, 1, keepdims));
     return {out};
   }
@@ -328,14 +366,19 @@ std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
   const auto sv = split.ToInt64Vector();
   Shape sizes;
   if (split.rank() == 0) {
-    if (sv[0] <= 0) throw ModelError("SplitToSequence: split must be positive");
-    for (std::int64_t at = 0; at < dim; at += sv[0]) sizes.push_back(std::min(sv[0], dim - at));
+    const std::int64_t chunk = sv[0];
+    if (chunk <= 0) throw ModelError("SplitToSequence: split must be positive");
+    const std::int64_t parts = dim / chunk + (dim % chunk != 0);
+    CheckHeldTensors(static_cast<std::uint64_t>(parts),
+                     [&] { return "a sequence of " + std::to_string(parts) + " tensors"; });
+    for (std::int64_t i = 0; i < parts; ++i) sizes.push_back(std::min(chunk, dim - i * chunk));
   } else {
     sizes = sv;
     ExpectAtLeast(sizes, 0, "split");
     std::int64_t total = 0;
     for (auto v : sizes) total = CheckedAdd(total, v, "the sum of the split sizes");
     if (total != dim) throw ModelError("SplitToSequence: split sizes do not sum to the axis length");
+    CheckHeldTensors(sizes.size(), [&] { return "a sequence of " + std::to_string(sizes.size()) + " tensors"; });
   }
   std::int64_t at = 0;
   for (auto len : sizes) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 #include "tests/support/test_support.h"
@@ -220,6 +221,85 @@ TEST(OptionalKernels, WrapAndUnwrapValues) {
   EXPECT_TENSOR(Out(out, "has"), MakeScalar<bool>(true));
   EXPECT_TENSOR(Out(out, "none"), MakeScalar<bool>(false));
   EXPECT_TENSOR(Out(out, "y"), x);
+}
+
+// Tensors held at once count 256 bytes each against the limit on tensor sizes: 4097 of
+// them are above a limit of 1 MiB, which every tensor below fits. A sequence of 10^8
+// one-byte tensors split from 100 MB took over 20 GB.
+constexpr std::uint64_t kOneMiB = 1 << 20;
+
+TEST(SequenceKernels, SplitToSequenceCountsItsTensorsAgainstTheLimit) {
+  const core::ir::ScopedTensorLimit limit(kOneMiB, "the test's limit");
+  const Inputs in = {{"x", Tensor(TensorProto::UINT8, {4097})}, {"one", MakeScalar<std::int64_t>(1)},
+                     {"ones", MakeTensor<std::int64_t>({4097}, std::vector<std::int64_t>(4097, 1))}};
+  const std::string signature = "(uint8[4097] x, int64 one, int64[4097] ones) => (int64 n)";
+  for (const char* split : {"SplitToSequence <keepdims = 0> (x)", "SplitToSequence (x, one)", "SplitToSequence (x, ones)"}) {
+    SCOPED_TRACE(split);
+    EXPECT_EQ(ModelErrorOf(GraphText(18, signature, std::string("s = ") + split + "\nn = SequenceLength (s)"), in),
+              "node 's' (SplitToSequence): a sequence of 4097 tensors needs 1048832 bytes (1.0 MiB), more than the "
+              "test's limit of 1048576 bytes (1.0 MiB)");
+  }
+  EXPECT_TENSOR(RunOne(GraphText(18, "(uint8[4096] x) => (int64 n)", "s = SplitToSequence (x)\nn = SequenceLength (s)"),
+                       {{"x", Tensor(TensorProto::UINT8, {4096})}}, "n"),
+                MakeScalar<std::int64_t>(4096));
+}
+
+TEST(LoopKernel, CountsTheSlicesOfItsScanOutputsAgainstTheLimit) {
+  // A body without nodes: 2^24 iterations were allowed, each giving a slice per output.
+  const core::ir::ScopedTensorLimit limit(kOneMiB, "the test's limit");
+  EXPECT_EQ(ModelErrorOf(GraphText(18, "(int64 m, bool c) => (int64[4097] ys)",
+                                   "ys = Loop <body = empty (int64 i, bool cin) => (bool cin, int64 i) {}> (m, c)"),
+                         {{"m", MakeScalar<std::int64_t>(4097)}, {"c", MakeScalar<bool>(true)}}),
+            "node 'ys' (Loop): the 4097 x 1 slices of the scan outputs needs 1048832 bytes (1.0 MiB), more than the "
+            "test's limit of 1048576 bytes (1.0 MiB)");
+}
+
+TEST(ScanKernel, CountsTheSlicesOfItsOutputsAgainstTheLimit) {
+  const core::ir::ScopedTensorLimit limit(kOneMiB, "the test's limit");
+  EXPECT_EQ(ModelErrorOf(GraphText(16, "(uint8[4097] xs) => (uint8[4097] ys)",
+                                   "ys = Scan <num_scan_inputs = 1, body = pass (uint8 x) => (uint8 x) {}> (xs)"),
+                         {{"xs", Tensor(TensorProto::UINT8, {4097})}}),
+            "node 'ys' (Scan): the 4097 x 1 slices of the scan outputs needs 1048832 bytes (1.0 MiB), more than the "
+            "test's limit of 1048576 bytes (1.0 MiB)");
+}
+
+// Opset 8's Scan slices every state and scan input per batch entry of the first scan
+// input. The error of Scan(, s0, xs) (no sequence_lens, which the text syntax cannot
+// omit first) with s0 of `state_shape`.
+std::string BatchedScanError(const std::string& state_shape, const Inputs& inputs) {
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 4, opset_import: ["" : 8]>
+    g (int64[1] lens, float)ONNX" + state_shape + R"ONNX( s0, bool[B,0,1] xs) => (float[B,1] s, bool[B,0,1] ys) {
+      s, ys = Scan <num_scan_inputs = 1, body = pass (float[1] st, bool[1] x) => (float[1] st, bool[1] x) {}> (lens, s0, xs)
+    })ONNX");
+  model.mutable_graph()->mutable_node(0)->set_input(0, "");
+  model.mutable_graph()->mutable_input()->DeleteSubrange(0, 1);
+  onnx_kernels::RegisterKernels();
+  core::eval::ValueMap values;
+  for (const auto& [name, t] : inputs) values[name] = t;
+  try {
+    core::eval::Run(model, values);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ScanKernel, Opset8CountsItsBatchEntriesAgainstTheLimit) {
+  // Scan inputs [4097, 0, 1]: no step, so no run of the body bounded the batch entries, each
+  // giving a tensor per state and output (an empty input may have 2^30 of them).
+  const core::ir::ScopedTensorLimit limit(kOneMiB, "the test's limit");
+  EXPECT_EQ(BatchedScanError("[4097,1]", {{"s0", Tensor(TensorProto::FLOAT, {4097, 1})},
+                                           {"xs", Tensor(TensorProto::BOOL, {4097, 0, 1})}}),
+            "node 's' (Scan): the 4097 x 2 results of the batch entries needs 2097664 bytes (2.0 MiB), more than the "
+            "test's limit of 1048576 bytes (1.0 MiB)");
+}
+
+TEST(ScanKernel, Opset8RefusesStatesWithoutTheBatchEntries) {
+  // The state was sliced at entries it does not have: a read past its data.
+  EXPECT_EQ(BatchedScanError("[1,1]", {{"s0", Tensor(TensorProto::FLOAT, {1, 1})},
+                                        {"xs", Tensor(TensorProto::BOOL, {2, 0, 1})}}),
+            "node 's' (Scan): state float[1,1] must have the 2 batch entries of the scan inputs");
 }
 
 }  // namespace
