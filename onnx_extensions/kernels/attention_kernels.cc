@@ -111,6 +111,13 @@ Tensor Attend(const Tensor& q, const Tensor& k, const Tensor& v, float scale, co
   const std::int64_t batch = q.shape()[0], heads = q.shape()[1], q_len = q.shape()[2], size = q.shape()[3];
   const std::int64_t kv_heads = k.shape()[1], kv_len = k.shape()[2], v_size = v.shape()[3];
   const std::int64_t group = heads / kv_heads;
+  // The products charge their multiply-adds, but every head's scores go through one reused
+  // buffer, so nothing bounds B * N * S * T by the data: 8192 heads of size 1 over 2048
+  // positions are 64 MB of input and 2^35 scores (over 2 minutes). The softmax passes over
+  // each score three times (maximum, exponential, normalization).
+  ChargeWork(3.0 * static_cast<double>(batch) * static_cast<double>(heads) * static_cast<double>(q_len) *
+                 static_cast<double>(kv_len),
+             "the softmax of the attention scores");
   Tensor out = FloatTensor({batch, q_len, heads * v_size});
   if (qk_mode != QkOutput::kNone) *qk = FloatTensor({batch, heads, q_len, kv_len});
   if (out.size() == 0 && (qk_mode == QkOutput::kNone || qk->size() == 0)) return out;

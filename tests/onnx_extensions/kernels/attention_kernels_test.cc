@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx_core/eval/work_budget.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
 namespace onnxopt::testing {
@@ -277,6 +278,29 @@ TEST(GroupQueryAttentionKernel, RefusesRotaryPositionsOutsideTheCaches) {
   EXPECT_THAT(ModelErrorOf(model, inputs(std::int64_t{1} << 62)),
               HasSubstr("position_ids[0][0] = 4611686018427387904"));
   EXPECT_THAT(ModelErrorOf(model, inputs(-1)), HasSubstr("position_ids[0][0] = -1"));
+}
+
+TEST(MultiHeadAttentionKernel, ChargesTheSoftmaxOfEveryHeadsScores) {
+  // 4 heads of size 1, 3 queries, 5 keys: 3 * 4 * 3 * 5 = 180 softmax steps, then per head
+  // 3 * 5 * 1 multiply-adds for the scores and as many for the values (4 * 30 = 120). The
+  // heads reuse one buffer of scores: 8192 heads of size 1 over 2048 positions (64 MB)
+  // computed 2^35 scores for over 2 minutes, uncharged.
+  const std::string model = MsModel("(float[1,3,4] q, float[1,5,4] k, float[1,5,4] v) => (float[1,3,4] y)",
+                                    "y = com.microsoft.MultiHeadAttention <num_heads = 4> (q, k, v)");
+  const Inputs in = {{"q", Tensor(TensorProto::FLOAT, {1, 3, 4})},
+                     {"k", Tensor(TensorProto::FLOAT, {1, 5, 4})},
+                     {"v", MakeTensor<float>({1, 5, 4}, std::vector<float>(20, 2.0f))}};
+  core::eval::WorkBudget enough(300, "the test's budget");
+  {
+    const core::eval::ScopedWorkBudget scope(enough);
+    EXPECT_TENSOR(RunOne(model, in), MakeTensor<float>({1, 3, 4}, std::vector<float>(12, 2.0f)));
+  }
+  EXPECT_EQ(enough.spent(), 300u);
+  core::eval::WorkBudget small(179, "the test's budget");
+  const core::eval::ScopedWorkBudget scope(small);
+  EXPECT_EQ(ModelErrorOf(model, in),
+            "node 'y' (MultiHeadAttention): the softmax of the attention scores: 180 steps, more than the 179 left "
+            "of the test's budget (179 steps)");
 }
 
 }  // namespace
