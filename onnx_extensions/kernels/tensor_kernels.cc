@@ -148,8 +148,13 @@ std::vector<std::int64_t> AxesFromAttrOrInput(KernelContext& ctx, std::int64_t i
 std::vector<Value> SqueezeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
+  const std::vector<std::int64_t> raw = AxesFromAttrOrInput(ctx, 13, 1);
+  // Each axis is looked up among those before it (NormalizeAxes), each dim among the
+  // axes: about one comparison per (axis, dim) pair, quadratic in the rank, which an axes
+  // input and a Reshape to 10^6 ones (an 8 MB shape) make 10^12.
+  ChargeWork(static_cast<double>(raw.size()) * static_cast<double>(rank), "Squeeze's lookups of its axes");
   // Repeated axes are not forbidden: each counts once.
-  auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, 13, 1), rank, "axes", true);
+  auto axes = NormalizeAxes(raw, rank, "axes", true);
   Shape shape;
   for (std::int64_t i = 0; i < rank; ++i) {
     const std::int64_t d = x.shape()[static_cast<std::size_t>(i)];
@@ -164,6 +169,9 @@ std::vector<Value> UnsqueezeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   auto raw = AxesFromAttrOrInput(ctx, 13, 1);
   const auto out_rank = static_cast<std::int64_t>(x.rank() + raw.size());
+  // As Squeeze: one comparison per (axis, dim) pair; 10^5 axes took a second, 10^6 would
+  // take two minutes.
+  ChargeWork(static_cast<double>(raw.size()) * static_cast<double>(out_rank), "Unsqueeze's lookups of its axes");
   auto axes = NormalizeAxes(raw, out_rank);
   Shape shape;
   std::size_t next = 0;

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/eval/work_budget.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
@@ -625,6 +626,38 @@ TEST(TensorKernels, CompressCopiesTheSelectedSlicesAtOnce) {
                             {{"x", x}, {"c", condition}});
     return y == x ? "" : "wrong values";
   });
+}
+
+TEST(TensorKernels, SqueezeAndUnsqueezeChargeTheLookupsOfTheirAxes) {
+  // One step per (axis, dim) pair: 2 axes, 3 dims.
+  const Tensor axes_in = MakeTensor<std::int64_t>({2}, {0, -1});
+  const Inputs in = {{"x", Iota({1, 3, 1})}, {"axes", axes_in}};
+  const std::string squeeze = GraphText(13, "(float[1,3,1] x, int64[2] axes) => (float[3] y)", "y = Squeeze (x, axes)");
+  const std::string unsqueeze =
+      GraphText(13, "(float[3] x, int64[2] axes) => (float[1,3,1] y)", "y = Unsqueeze (x, axes)");
+  core::eval::WorkBudget enough(12, "the test's budget");
+  {
+    const core::eval::ScopedWorkBudget scope(enough);
+    EXPECT_TENSOR(RunOne(squeeze, in), Iota({3}));
+    EXPECT_TENSOR(RunOne(unsqueeze, {{"x", Iota({3})}, {"axes", axes_in}}), Iota({1, 3, 1}));
+  }
+  EXPECT_EQ(enough.spent(), 12u);
+  {
+    core::eval::WorkBudget small(5, "the test's budget");
+    const core::eval::ScopedWorkBudget scope(small);
+    EXPECT_EQ(ModelErrorOf(squeeze, in),
+              "node 'y' (Squeeze): Squeeze's lookups of its axes: 6 steps, more than the 5 left of the test's budget "
+              "(5 steps)");
+  }
+  // 2^17 + 1 axes (1 MiB) on a scalar: 2^34 + 2^18 + 1 steps, above the limit per call; the
+  // lookups took seconds, and 10^6 axes minutes.
+  const std::int64_t n = (std::int64_t{1} << 17) + 1;
+  I64 axes(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) axes[static_cast<std::size_t>(i)] = i;
+  EXPECT_EQ(ModelErrorOf(GraphText(13, "(float x, int64[131073] axes) => (float y)", "y = Unsqueeze (x, axes)"),
+                         {{"x", MakeScalar<float>(1)}, {"axes", MakeTensor<std::int64_t>({n}, axes)}}),
+            "node 'y' (Unsqueeze): Unsqueeze's lookups of its axes: 17180131329 steps, more than the evaluator's "
+            "limit of 17179869184 for one operator");
 }
 
 }  // namespace
