@@ -923,8 +923,8 @@ std::vector<Value> CumSumKernel(KernelContext& ctx) {
 
 std::vector<Value> OneHotKernel(KernelContext& ctx) {
   ExpectRank(ctx.TensorInput(0), 1, Arity::kAny, InputLabel(ctx, 0));
-  auto indices = ctx.TensorInput(0).ToDoubleVector();
-  const Shape& ishape = ctx.TensorInput(0).shape();
+  const Tensor indices = ToComputeType(ctx.TensorInput(0));
+  const Shape& ishape = indices.shape();
   const double depth_value = InputScalar(ctx, 1);
   if (!(depth_value >= 1) || depth_value > static_cast<double>(MaxElementCount()))
     Fail(InputLabel(ctx, 1) + " (depth) is " + std::to_string(depth_value) + ", expected a positive count");
@@ -942,15 +942,19 @@ std::vector<Value> OneHotKernel(KernelContext& ctx) {
     const T off = values.Data<T>()[0], on = values.Data<T>()[1];
     T* p = out.MutableData<T>();
     std::fill_n(p, out.size(), off);
-    for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t i = 0; i < inner; ++i) {
-        // Indices outside [-depth, depth-1] (NaN included) select nothing.
-        const double index = indices[static_cast<std::size_t>(o * inner + i)];
-        if (!(index >= -static_cast<double>(depth) && index < static_cast<double>(depth))) continue;
-        auto k = static_cast<std::int64_t>(index);
-        if (k < 0) k += depth;
-        if (k >= 0 && k < depth) p[(o * depth + k) * inner + i] = on;
-      }
+    // Read in their own type: as doubles, int8 indices took 8 times their bytes.
+    DispatchNumericOrBool(indices.elem_type(), [&]<class I>(std::type_identity<I>) {
+      const I* index_data = indices.Data<I>();
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+          // Indices outside [-depth, depth-1] (NaN included) select nothing.
+          const auto index = static_cast<double>(index_data[o * inner + i]);
+          if (!(index >= -static_cast<double>(depth) && index < static_cast<double>(depth))) continue;
+          auto k = static_cast<std::int64_t>(index);
+          if (k < 0) k += depth;
+          if (k >= 0 && k < depth) p[(o * depth + k) * inner + i] = on;
+        }
+    });
     return out;
   })};
 }
@@ -1096,14 +1100,35 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
   }
   using Acc = std::conditional_t<kIsFloat<T>, double, std::conditional_t<std::is_same_v<T, bool>, std::int64_t, T>>;
   const std::int64_t out_size = ShapeSize(keep_shape);
-  std::vector<Acc> acc(static_cast<std::size_t>(out_size));
   Acc init{};
   if (op == ReduceOp::kProd) init = Acc(1);
   if (op == ReduceOp::kMax)
     init = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::lowest();
   if (op == ReduceOp::kMin)
     init = std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::max();
-  std::fill(acc.begin(), acc.end(), init);
+  const std::int64_t count = out_size ? x.size() / out_size : 0;
+  // The output element of an accumulated value.
+  const auto result = [&](Acc a) -> T {
+    double v = static_cast<double>(a);
+    switch (op) {
+      case ReduceOp::kMean: v = v / static_cast<double>(count); break;
+      case ReduceOp::kL2: v = std::sqrt(v); break;
+      case ReduceOp::kLogSum:
+      case ReduceOp::kLogSumExp: v = std::log(v); break;
+      default: return static_cast<T>(a);
+    }
+    return ConvertNumber<T>(v);
+  };
+  Tensor out(x.elem_type(), shape);
+  T* dst = out.MutableData<T>();
+  // Nothing to accumulate: every output is the reduction of no element. The rows of an
+  // empty input may be countless, and an accumulator per row (8 bytes for bool) took up
+  // to 8 times the limit on tensor sizes.
+  if (x.size() == 0) {
+    std::fill_n(dst, out_size, result(init));
+    return out;
+  }
+  std::vector<Acc> acc(static_cast<std::size_t>(out_size), init);
   Shape ostrides = BroadcastStrides(keep_shape, x.shape());
   const T* src = x.Data<T>();
   // Walk the input in order; the output offset uses stride 0 on reduced dims.
@@ -1145,21 +1170,7 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
       index[d] = 0;
     }
   }
-  const std::int64_t count = out_size ? x.size() / out_size : 0;
-  Tensor out(x.elem_type(), shape);
-  T* dst = out.MutableData<T>();
-  for (std::int64_t i = 0; i < out_size; ++i) {
-    Acc a = acc[static_cast<std::size_t>(i)];
-    double v = static_cast<double>(a);
-    switch (op) {
-      case ReduceOp::kMean: v = v / static_cast<double>(count); break;
-      case ReduceOp::kL2: v = std::sqrt(v); break;
-      case ReduceOp::kLogSum:
-      case ReduceOp::kLogSumExp: v = std::log(v); break;
-      default: dst[i] = static_cast<T>(a); continue;
-    }
-    dst[i] = ConvertNumber<T>(v);
-  }
+  for (std::int64_t i = 0; i < out_size; ++i) dst[i] = result(acc[static_cast<std::size_t>(i)]);
   return out;
 }
 

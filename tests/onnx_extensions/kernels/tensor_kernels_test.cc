@@ -1,6 +1,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -658,6 +659,49 @@ TEST(TensorKernels, SqueezeAndUnsqueezeChargeTheLookupsOfTheirAxes) {
                          {{"x", MakeScalar<float>(1)}, {"axes", MakeTensor<std::int64_t>({n}, axes)}}),
             "node 'y' (Unsqueeze): Unsqueeze's lookups of its axes: 17180131329 steps, more than the evaluator's "
             "limit of 17179869184 for one operator");
+}
+
+TEST(TensorKernels, ReductionsOfAnEmptyInputHoldNoAccumulators) {
+  // float[2^25, 0] reduced over axis 1 (its rows allowed by a limit of 128 MiB): 2^25
+  // outputs of the reduction of nothing (128 MiB), given a double accumulator each
+  // (256 MiB more; 8 bytes per output of a bool input too, 8 times its own size).
+  ExpectWithinMemory(kKernelMemory, []() -> std::string {
+    const core::ir::ScopedTensorLimit limit(std::uint64_t{128} << 20, "the test's limit");
+    const std::int64_t rows = std::int64_t{1} << 25;
+    const Tensor y = RunOne(GraphText(18, "(float[33554432,0] x, int64[1] axes) => (float[33554432] y)",
+                                      "y = ReduceMax <keepdims = 0> (x, axes)"),
+                            {{"x", Tensor(TensorProto::FLOAT, {rows, 0})}, {"axes", MakeTensor<std::int64_t>({1}, {1})}});
+    const float lowest = -std::numeric_limits<float>::infinity();
+    return y.shape() == I64{rows} && std::count(y.Data<float>(), y.Data<float>() + rows, lowest) == rows
+               ? ""
+               : "wrong output";
+  });
+  // The same values as before for the reductions of nothing.
+  const auto out = RunText(GraphText(18, "(float[2,0] x, int64[1] axes) => (float[2] s, float[2] m, float[2] l)",
+                                     "s = ReduceSum <keepdims = 0> (x, axes)\n"
+                                     "m = ReduceMean <keepdims = 0> (x, axes)\n"
+                                     "l = ReduceLogSumExp <keepdims = 0> (x, axes)"),
+                           {{"x", Tensor(TensorProto::FLOAT, {2, 0})}, {"axes", MakeTensor<std::int64_t>({1}, {1})}});
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TENSOR(Out(out, "s"), MakeTensor<float>({2}, {0, 0}));
+  EXPECT_TENSOR(Out(out, "m"), MakeTensor<float>({2}, {nan, nan}));
+  EXPECT_TENSOR(Out(out, "l"), MakeTensor<float>({2}, {-inf, -inf}));
+}
+
+TEST(TensorKernels, OneHotReadsItsIndicesInTheirOwnType) {
+  // 2^26 uint8 indices (64 MiB), depth 1, uint8 values: a 64 MiB output. The indices were
+  // converted to doubles first (512 MiB).
+  ExpectWithinMemory(kKernelMemory, []() -> std::string {
+    const std::int64_t n = std::int64_t{1} << 26;
+    const Tensor y = RunOne(GraphText(11, "(uint8[67108864] i, int64 depth, uint8[2] v) => (uint8[67108864,1] y)",
+                                      "y = OneHot (i, depth, v)"),
+                            {{"i", Tensor(TensorProto::UINT8, {n})},
+                             {"depth", MakeScalar<std::int64_t>(1)},
+                             {"v", MakeTensor<std::uint8_t>({2}, {3, 5})}});
+    return y.shape() == I64{n, 1} && std::count(y.Data<std::uint8_t>(), y.Data<std::uint8_t>() + n, 5) == n
+               ? ""
+               : "wrong output";
+  });
 }
 
 }  // namespace
