@@ -298,8 +298,10 @@ std::vector<Value> AttentionKernel(KernelContext& ctx) {
   std::vector<std::int64_t> sizes =
       ctx.IntsAttribute("qkv_hidden_sizes")
           .value_or(std::vector<std::int64_t>(3, total_hidden % 3 == 0 ? total_hidden / 3 : 0));
+  // Summed with overflow checks: sizes near 2^62 wrapped around to the weights' columns.
   if (sizes.size() != 3 || sizes[0] <= 0 || sizes[0] != sizes[1] || sizes[2] <= 0 ||
-      sizes[0] + sizes[1] + sizes[2] != total_hidden || sizes[0] % heads != 0 || sizes[2] % heads != 0)
+      CheckedAdd(CheckedAdd(sizes[0], sizes[1], "qkv_hidden_sizes"), sizes[2], "qkv_hidden_sizes") != total_hidden ||
+      sizes[0] % heads != 0 || sizes[2] % heads != 0)
     Fail("the weights' " + std::to_string(total_hidden) +
          " columns must split into q, k, v hidden sizes (qkv_hidden_sizes, or three equal parts) with q = k and "
          "each a multiple of num_heads " +

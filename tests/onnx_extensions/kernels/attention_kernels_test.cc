@@ -150,6 +150,12 @@ TEST(AttentionKernel, RefusesUnsupportedInputs) {
                            "y = com.microsoft.Attention <num_heads = 1, qkv_hidden_sizes = [2, 1, 3]> (x, w, b)"),
                    in),
       HasSubstr("q = k"));
+  // 2 * (2^62 + 4) + 2^63 - 2 wraps around to the 6 columns of the weights.
+  EXPECT_EQ(ModelErrorOf(MsModel("(float[1,2,2] x, float[2,6] w, float[6] b) => (y)",
+                                 "y = com.microsoft.Attention <num_heads = 1, qkv_hidden_sizes = [4611686018427387908, "
+                                 "4611686018427387908, 9223372036854775806]> (x, w, b)"),
+                         in),
+            "node 'y' (Attention): qkv_hidden_sizes: 4611686018427387908 + 4611686018427387908 does not fit in 64 bits");
   EXPECT_THAT(
       ModelErrorOf(MsModel("(float[1,2,2] x, float[2,6] w, float[6] b) => (y)",
                            "y = com.microsoft.Attention <num_heads = 1, past_present_share_buffer = 1> (x, w, b)"),
