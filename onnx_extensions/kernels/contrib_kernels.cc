@@ -227,12 +227,16 @@ std::vector<Value> MsRotaryEmbeddingKernel(KernelContext& ctx) {
   }
   if (rot == 0) rot = H;
   if (rot / 2 != half_cache || rot > H) throw ModelError("RotaryEmbedding: caches do not match the rotary dimension");
+  // Checked here: indexed past its end, a shorter one threw std::out_of_range.
+  if (pos.size() != 1 && pos.size() != static_cast<std::size_t>(B * S))
+    throw ModelError("RotaryEmbedding: position_ids must hold one offset or a position per (batch, sequence) pair (" +
+                     std::to_string(B * S) + "), found " + std::to_string(pos.size()));
   return {DispatchFloat(x.elem_type(), "RotaryEmbedding", [&](auto tag) {
     using T = decltype(tag);
     auto v = ReadAs<T>(x);
     const auto cv = ReadAs<T>(cos), sv = ReadAs<T>(sin);
     nn::ApplyRotary<T>(v.data(), B, S, N, H, bnsh, rot, interleaved, [&](std::int64_t b, std::int64_t s) {
-      std::int64_t p = pos.size() == 1 ? pos[0] + s : pos.at(static_cast<std::size_t>(b * S + s));
+      std::int64_t p = pos.size() == 1 ? pos[0] + s : pos[static_cast<std::size_t>(b * S + s)];
       if (p < 0 || p >= max_pos) throw ModelError("RotaryEmbedding: position id out of the cache range");
       return std::pair{cv.data() + p * half_cache, sv.data() + p * half_cache};
     });

@@ -98,6 +98,15 @@ TEST(MsRotaryEmbeddingKernel, RotatesWithPositionOffsetAndInterleaving) {
   EXPECT_TENSOR(RunOne(MsModel(sig, "y = com.microsoft.RotaryEmbedding (x, p, c, s)"),
                        {{"x", x}, {"p", MakeTensor<std::int64_t>({1}, {0})}, {"c", cos}, {"s", sin}}),
                 x);
+  // Neither one offset nor one position per (batch, sequence) pair.
+  EXPECT_EQ(ModelErrorOf(MsModel("(float[1,3,4] x, int64[1,2] p, float[2,2] c, float[2,2] s) => (float[1,3,4] y)",
+                                 "y = com.microsoft.RotaryEmbedding (x, p, c, s)"),
+                         {{"x", MakeTensor<float>({1, 3, 4}, std::vector<float>(12, 1.0f))},
+                          {"p", MakeTensor<std::int64_t>({1, 2}, {0, 1})},
+                          {"c", cos},
+                          {"s", sin}}),
+            "node 'y' (RotaryEmbedding): RotaryEmbedding: position_ids must hold one offset or a position per (batch, "
+            "sequence) pair (3), found 2");
 }
 
 TEST(QuickGeluKernel, MultipliesBySigmoid) {
