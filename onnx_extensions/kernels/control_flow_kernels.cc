@@ -261,22 +261,36 @@ std::vector<Value> ScanKernel(KernelContext& ctx) {
   // Opset 8: one scan per batch entry, results stacked along axis 0.
   if (scan_in.empty()) throw ModelError("Scan: no scan input");
   const std::int64_t batch = scan_in[0].shape()[0];
-  // Every state and scan input is sliced per batch entry (an empty scan input may have
-  // countless entries: with no step, no run of the body bounds them).
+  // Every state and scan input is sliced per batch entry.
   for (const Value& v : state)
     if (const Tensor& t = core::eval::AsTensor(v, "Scan: state"); t.rank() == 0 || t.shape()[0] != batch)
       Fail("state " + t.Describe() + " must have the " + std::to_string(batch) + " batch entries of the scan inputs");
   for (const Tensor& t : scan_in)
     if (t.rank() == 0 || t.shape()[0] != batch)
       Fail("scan input " + t.Describe() + " must have the " + std::to_string(batch) + " batch entries of the first");
-  CheckHeldTensors(static_cast<std::uint64_t>(batch) * (N + K), [&] {
-    return "the " + std::to_string(batch) + " x " + std::to_string(N + K) + " results of the batch entries";
-  });
   if (ctx.HasInput(0)) {
     const auto lens = ctx.TensorInput(0).ToInt64Vector();
     for (auto l : lens)
       if (l != scan_in[0].shape()[1]) throw ModelError("Scan: sequence_lens shorter than the input are not supported");
   }
+  // No step in any batch entry: the body never runs, so its runs do not bound the batch
+  // entries, which an empty scan input may have as many as the limit allows. The states
+  // come out as they went in and the scan outputs empty, without a loop over the entries.
+  bool steps = false;
+  for (std::size_t j = 0; j < M; ++j) steps = steps || scan_in[j].shape()[static_cast<std::size_t>(in_axes[j]) + 1] > 0;
+  if (!steps) {
+    std::vector<Value> result = state;
+    for (std::size_t k = 0; k < K; ++k) {
+      const Tensor empty = EmptyScanOutput(ctx, static_cast<int>(N + k));
+      Shape shape = empty.shape();
+      shape.insert(shape.begin(), batch);
+      result.push_back(Tensor(empty.elem_type(), shape));
+    }
+    return result;
+  }
+  CheckHeldTensors(static_cast<std::uint64_t>(batch) * (N + K), [&] {
+    return "the " + std::to_string(batch) + " x " + std::to_string(N + K) + " results of the batch entries";
+  });
   std::vector<std::vector<Tensor>> per_output(N + K);
   for (std::int64_t b = 0; b < batch; ++b) {
     std::vector<Value> st;

@@ -264,12 +264,13 @@ TEST(ScanKernel, CountsTheSlicesOfItsOutputsAgainstTheLimit) {
 }
 
 // Opset 8's Scan slices every state and scan input per batch entry of the first scan
-// input. The error of Scan(, s0, xs) (no sequence_lens, which the text syntax cannot
-// omit first) with s0 of `state_shape`.
-std::string BatchedScanError(const std::string& state_shape, const Inputs& inputs) {
+// input. Runs Scan(, s0, xs) (no sequence_lens, which the text syntax cannot omit first)
+// with s0 of `state_shape` and xs of `scan_shape`.
+core::eval::ValueMap RunBatchedScan(const std::string& state_shape, const std::string& scan_shape,
+                                    const Inputs& inputs) {
   ModelProto model = ParseText(R"ONNX(
     <ir_version: 4, opset_import: ["" : 8]>
-    g (int64[1] lens, float)ONNX" + state_shape + R"ONNX( s0, bool[B,0,1] xs) => (float[B,1] s, bool[B,0,1] ys) {
+    g (int64[1] lens, float)ONNX" + state_shape + " s0, bool" + scan_shape + R"ONNX( xs) => (float[B,1] s, bool ys) {
       s, ys = Scan <num_scan_inputs = 1, body = pass (float[1] st, bool[1] x) => (float[1] st, bool[1] x) {}> (lens, s0, xs)
     })ONNX");
   model.mutable_graph()->mutable_node(0)->set_input(0, "");
@@ -277,8 +278,12 @@ std::string BatchedScanError(const std::string& state_shape, const Inputs& input
   onnx_kernels::RegisterKernels();
   core::eval::ValueMap values;
   for (const auto& [name, t] : inputs) values[name] = t;
+  return core::eval::Run(model, values);
+}
+
+std::string BatchedScanError(const std::string& state_shape, const std::string& scan_shape, const Inputs& inputs) {
   try {
-    core::eval::Run(model, values);
+    RunBatchedScan(state_shape, scan_shape, inputs);
   } catch (const ModelError& e) {
     return e.what();
   }
@@ -286,19 +291,32 @@ std::string BatchedScanError(const std::string& state_shape, const Inputs& input
 }
 
 TEST(ScanKernel, Opset8CountsItsBatchEntriesAgainstTheLimit) {
-  // Scan inputs [4097, 0, 1]: no step, so no run of the body bounded the batch entries, each
-  // giving a tensor per state and output (an empty input may have 2^30 of them).
+  // 4097 batch entries of one step, each giving a tensor per state and output.
   const core::ir::ScopedTensorLimit limit(kOneMiB, "the test's limit");
-  EXPECT_EQ(BatchedScanError("[4097,1]", {{"s0", Tensor(TensorProto::FLOAT, {4097, 1})},
-                                           {"xs", Tensor(TensorProto::BOOL, {4097, 0, 1})}}),
+  EXPECT_EQ(BatchedScanError("[4097,1]", "[4097,1,1]",
+                             {{"s0", Tensor(TensorProto::FLOAT, {4097, 1})}, {"xs", Tensor(TensorProto::BOOL, {4097, 1, 1})}}),
             "node 's' (Scan): the 4097 x 2 results of the batch entries needs 2097664 bytes (2.0 MiB), more than the "
             "test's limit of 1048576 bytes (1.0 MiB)");
 }
 
+TEST(ScanKernel, Opset8WithoutStepsLoopsOverNoBatchEntry) {
+  // Scan inputs [2^24, 0, 1] (allowed as the rows of an empty tensor): the body never
+  // runs, so no run of it bounded the loop over the batch entries, which sliced and
+  // restacked each (4 s and 1.7 GB for 10^7 of them; above the limit here).
+  const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 30, "the test's limit");
+  const std::int64_t batch = std::int64_t{1} << 24;
+  Tensor s0(TensorProto::FLOAT, {batch, 1});
+  s0.MutableData<float>()[batch - 1] = 7;
+  const auto out = RunBatchedScan("[16777216,1]", "[16777216,0,1]",
+                                  {{"s0", s0}, {"xs", Tensor(TensorProto::BOOL, {batch, 0, 1})}});
+  EXPECT_EQ(Out(out, "s"), s0);
+  EXPECT_EQ(Out(out, "ys").shape(), (std::vector<std::int64_t>{batch, 0, 1}));
+}
+
 TEST(ScanKernel, Opset8RefusesStatesWithoutTheBatchEntries) {
   // The state was sliced at entries it does not have: a read past its data.
-  EXPECT_EQ(BatchedScanError("[1,1]", {{"s0", Tensor(TensorProto::FLOAT, {1, 1})},
-                                        {"xs", Tensor(TensorProto::BOOL, {2, 0, 1})}}),
+  EXPECT_EQ(BatchedScanError("[1,1]", "[2,1,1]",
+                             {{"s0", Tensor(TensorProto::FLOAT, {1, 1})}, {"xs", Tensor(TensorProto::BOOL, {2, 1, 1})}}),
             "node 's' (Scan): state float[1,1] must have the 2 batch entries of the scan inputs");
 }
 
