@@ -476,26 +476,29 @@ std::int64_t CheckIndex(std::int64_t i, std::int64_t dim) {
   return i < 0 ? i + dim : i;
 }
 
-// The slices of x at `indices` (in [0, dim)) along `axis`, the axis replaced by the dims
-// `ishape` of the indices (Gather, Compress).
-Tensor GatherSlices(const Tensor& x, std::size_t axis, const std::vector<std::int64_t>& indices, const Shape& ishape) {
+// The slices of x along `axis` at the positions (in [0, dim)) that for_each_index(f)
+// gives in order as f(k, position), k counting from 0; the axis is replaced by the dims
+// `ishape` of the positions (Gather: its indices; Compress: the selected positions, given
+// without a list of them).
+template <class ForEachIndex>
+Tensor GatherSlices(const Tensor& x, std::size_t axis, const Shape& ishape, ForEachIndex&& for_each_index) {
   Shape shape(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis));
   shape.insert(shape.end(), ishape.begin(), ishape.end());
   shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.shape().end());
   const std::int64_t dim = x.shape()[axis];
   const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
+  const std::int64_t n = ShapeSize(ishape);
   return DispatchStorage(x.elem_type(), [&]<class T>(std::type_identity<T>) {
     Tensor out(x.elem_type(), shape);
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
-    const auto n = static_cast<std::int64_t>(indices.size());
     StringCopies copies("the characters of the output strings");  // an index may repeat
     for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t k = 0; k < n; ++k) {
-        const T* from = src + (o * dim + indices[static_cast<std::size_t>(k)]) * inner;
+      for_each_index([&](std::int64_t k, std::int64_t position) {
+        const T* from = src + (o * dim + position) * inner;
         copies.Count(from, from + inner);
         std::copy(from, from + inner, dst + (o * n + k) * inner);
-      }
+      });
     return out;
   });
 }
@@ -507,7 +510,9 @@ std::vector<Value> GatherKernel(KernelContext& ctx) {
   auto indices = ctx.TensorInput(1).ToInt64Vector();
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
   for (auto& i : indices) i = CheckIndex(i, x.shape()[axis]);
-  return {GatherSlices(x, axis, indices, ctx.TensorInput(1).shape())};
+  return {GatherSlices(x, axis, ctx.TensorInput(1).shape(), [&](auto&& f) {
+    for (std::size_t k = 0; k < indices.size(); ++k) f(static_cast<std::int64_t>(k), indices[k]);
+  })};
 }
 
 // Calls f(flat index in data, flat index in indices) for GatherElements/ScatterElements.
@@ -776,8 +781,9 @@ std::vector<Value> TensorScatterKernel(KernelContext& ctx) {
   })};
 }
 
-// The selected positions gathered in one copy: a tensor per selected slice takes some 200
-// bytes however small the slice, 20 GB for a condition of 10^8 ones.
+// The selected positions gathered in one copy, read from the condition: a tensor per
+// selected slice takes some 200 bytes however small the slice (20 GB for a condition of
+// 10^8 ones), a list of the positions 8 bytes each (8 times a bool condition).
 std::vector<Value> CompressKernel(KernelContext& ctx) {
   Tensor x = ctx.TensorInput(0);
   const Tensor& condition = ctx.TensorInput(1);
@@ -786,11 +792,13 @@ std::vector<Value> CompressKernel(KernelContext& ctx) {
   auto axis_attr = ctx.IntAttribute("axis");
   if (!axis_attr) x = x.Reshaped({x.size()});
   const auto axis = static_cast<std::size_t>(NormalizeAxis(axis_attr.value_or(0), static_cast<std::int64_t>(x.rank())));
-  std::vector<std::int64_t> selected;
+  const bool* selects = condition.Data<bool>();
   const std::int64_t candidates = std::min(condition.size(), x.shape()[axis]);
-  for (std::int64_t i = 0; i < candidates; ++i)
-    if (condition.Data<bool>()[i]) selected.push_back(i);
-  return {GatherSlices(x, axis, selected, {static_cast<std::int64_t>(selected.size())})};
+  const auto selected = static_cast<std::int64_t>(std::count(selects, selects + candidates, true));
+  return {GatherSlices(x, axis, {selected}, [&](auto&& f) {
+    for (std::int64_t i = 0, k = 0; i < candidates; ++i)
+      if (selects[i]) f(k++, i);
+  })};
 }
 
 // Generators --------------------------------------------------------------------------

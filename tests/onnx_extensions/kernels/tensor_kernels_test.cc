@@ -615,14 +615,14 @@ TEST(TensorKernels, NonZeroRefusesAnOutputBeyondTheLimitBeforeCollectingPosition
 }
 
 TEST(TensorKernels, CompressCopiesTheSelectedSlicesAtOnce) {
-  // 2^21 bytes, all selected: a tensor per selected byte (some 200 bytes each, 400 MiB)
-  // before the concatenation.
+  // 2^25 bytes, all selected: a tensor per selected byte (some 200 bytes each, 6 GiB)
+  // before the concatenation; a list of the selected positions would take 256 MiB.
   ExpectWithinMemory(kKernelMemory, []() -> std::string {
-    const std::int64_t n = std::int64_t{1} << 21;
+    const std::int64_t n = std::int64_t{1} << 25;
     Tensor x(TensorProto::UINT8, {n}), condition(TensorProto::BOOL, {n});
     std::fill_n(condition.MutableData<bool>(), n, true);
     x.MutableData<std::uint8_t>()[n - 1] = 7;
-    const Tensor y = RunOne(GraphText(11, "(uint8[2097152] x, bool[2097152] c) => (uint8[2097152] y)",
+    const Tensor y = RunOne(GraphText(11, "(uint8[33554432] x, bool[33554432] c) => (uint8[33554432] y)",
                                       "y = Compress <axis = 0> (x, c)"),
                             {{"x", x}, {"c", condition}});
     return y == x ? "" : "wrong values";
