@@ -10,7 +10,6 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/kernel_registry.h"
-#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
@@ -20,22 +19,6 @@ namespace {
 using core::eval::Arity;
 using core::eval::NoValue;
 using core::eval::Sequence;
-
-// Every tensor takes memory of its own however small it is: the object, its shape, its
-// buffer's bookkeeping (10^8 one-byte tensors split from 100 MB took over 20 GB). A kernel
-// that holds many tensors at once (a sequence, scan slices to stack) counts each as this
-// many bytes against the limit on tensor sizes, before making them.
-constexpr std::uint64_t kBytesPerHeldTensor = 256;
-
-// Refuses `count` tensors held at once above the limit on tensor sizes; what() names them
-// ("a sequence of 10 tensors"), called only then: Loop checks at every iteration.
-template <class What>
-void CheckHeldTensors(std::uint64_t count, What&& what) {
-  const std::optional<std::uint64_t> bytes =
-      count <= UINT64_MAX / kBytesPerHeldTensor ? std::optional(count * kBytesPerHeldTensor) : std::nullopt;
-  if (bytes && *bytes <= core::ir::MaxTensorBytes()) return;
-  core::ir::CheckTensorBytes(bytes, what());
-}
 
 // Copies `count` elements from src[src_at] to dst[dst_at] (any element type).
 void CopyElements(const Tensor& src, std::int64_t src_at, Tensor& dst, std::int64_t dst_at, std::int64_t count) {

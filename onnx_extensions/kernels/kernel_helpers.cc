@@ -69,6 +69,16 @@ void StringCopies::Add(std::size_t characters) {
   if (characters_ > limit_) core::ir::CheckTensorBytes(characters_, what_);
 }
 
+std::uint64_t MaxHeldTensors() { return core::ir::MaxTensorBytes() / kBytesPerHeldTensor; }
+
+void RefuseHeldTensors(std::uint64_t count, std::string_view what) {
+  const std::optional<std::uint64_t> bytes =
+      count <= UINT64_MAX / kBytesPerHeldTensor ? std::optional(count * kBytesPerHeldTensor) : std::nullopt;
+  core::ir::CheckTensorBytes(bytes, what);
+  // Within the limit after all (count <= MaxHeldTensors() should not have come here).
+  Fail(std::string(what) + ": " + std::to_string(count) + " tensors held at once, more than the limit allows");
+}
+
 std::int64_t MaxElementCount() {
   return static_cast<std::int64_t>(std::min<std::uint64_t>(core::ir::MaxTensorBytes(), INT64_MAX));
 }
@@ -97,15 +107,25 @@ std::vector<std::int64_t> NormalizeAxes(const std::vector<std::int64_t>& axes, s
                                         std::string_view what, bool merge_duplicates) {
   std::vector<std::int64_t> out;
   out.reserve(axes.size());
+  // A mark per axis of the rank, not a search among the axes before: an axes input of 10^6
+  // entries (an Unsqueeze to rank 10^6) made 10^12 comparisons.
+  std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(rank, 0)), false);
   for (auto a : axes) {
     auto n = NormalizeAxis(a, rank, what);
-    if (std::find(out.begin(), out.end(), n) != out.end()) {
+    if (seen[static_cast<std::size_t>(n)]) {
       if (merge_duplicates) continue;
       Fail(std::string(what) + " contains axis " + std::to_string(n) + " twice (given as " + std::to_string(a) + ")");
     }
+    seen[static_cast<std::size_t>(n)] = true;
     out.push_back(n);
   }
   return out;
+}
+
+std::vector<bool> AxisMarks(const std::vector<std::int64_t>& axes, std::int64_t rank) {
+  std::vector<bool> marks(static_cast<std::size_t>(std::max<std::int64_t>(rank, 0)), false);
+  for (const std::int64_t axis : axes) marks[static_cast<std::size_t>(axis)] = true;
+  return marks;
 }
 
 void CheckPermutation(const std::vector<std::int64_t>& perm, std::size_t rank, std::string_view what) {

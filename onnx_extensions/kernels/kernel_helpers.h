@@ -79,6 +79,20 @@ class StringCopies {
   std::string_view what_;
 };
 
+// Every tensor takes memory of its own however small it is: the object, its shape, its
+// buffer's bookkeeping (10^8 one-byte tensors split from 100 MB took over 20 GB). A kernel
+// that holds many tensors at once (a sequence, scan slices to stack) counts each as
+// kBytesPerHeldTensor against the limit on tensor sizes, before making them: ModelError
+// past it, naming the tensors with `what()` ("a sequence of 10 tensors"), called only
+// then (a Loop checks at every iteration).
+inline constexpr std::uint64_t kBytesPerHeldTensor = 256;
+std::uint64_t MaxHeldTensors();
+[[noreturn]] void RefuseHeldTensors(std::uint64_t count, std::string_view what);
+template <class What>
+void CheckHeldTensors(std::uint64_t count, What&& what) {
+  if (count > MaxHeldTensors()) RefuseHeldTensors(count, what());
+}
+
 // The largest element count a tensor can have under the size limit (ir::MaxTensorBytes;
 // every element takes at least one byte): a bound for counts read from inputs or
 // attributes before they are converted or used.
@@ -93,6 +107,9 @@ std::int64_t NormalizeAxis(std::int64_t axis, std::int64_t rank, std::string_vie
 // spec does not forbid them: Squeeze, the reductions), where they count once.
 std::vector<std::int64_t> NormalizeAxes(const std::vector<std::int64_t>& axes, std::int64_t rank,
                                         std::string_view what = "axes", bool merge_duplicates = false);
+// Which of the `rank` axes `axes` (normalized) lists: a lookup per axis instead of a
+// search, where the rank may be as large as the data (a shape of 10^6 ones).
+std::vector<bool> AxisMarks(const std::vector<std::int64_t>& axes, std::int64_t rank);
 // `perm` must be a permutation of [0, rank) (Transpose, attribute `what`).
 void CheckPermutation(const std::vector<std::int64_t>& perm, std::size_t rank, std::string_view what = "perm");
 

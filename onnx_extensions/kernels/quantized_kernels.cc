@@ -287,6 +287,9 @@ void RequireMatchingShapes(const Tensor& scale, const Tensor& zero_point, const 
 Tensor ShiftOperand(const Tensor& operand, const Tensor* zero_point, MatMulSide side, const std::string& what) {
   if (!zero_point) return MinusZeroPoint(operand, {}, 1);
   const Shape aligned = AlignedParamShape(*zero_point, operand, side, what);
+  // The shifted operand is doubles; checked before the zero points are expanded to as
+  // many (8 times an int8 operand, which the limit allows as large as itself).
+  Tensor::CheckShape(TensorProto::DOUBLE, operand.shape());
   return MinusZeroPoint(operand, Expand(ReadQuantized(*zero_point), aligned, operand.shape()), 1);
 }
 

@@ -148,19 +148,17 @@ std::vector<std::int64_t> AxesFromAttrOrInput(KernelContext& ctx, std::int64_t i
 std::vector<Value> SqueezeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
-  const std::vector<std::int64_t> raw = AxesFromAttrOrInput(ctx, 13, 1);
-  // Each axis is looked up among those before it (NormalizeAxes), each dim among the
-  // axes: about one comparison per (axis, dim) pair, quadratic in the rank, which an axes
-  // input and a Reshape to 10^6 ones (an 8 MB shape) make 10^12.
-  ChargeWork(static_cast<double>(raw.size()) * static_cast<double>(rank), "Squeeze's lookups of its axes");
   // Repeated axes are not forbidden: each counts once.
-  auto axes = NormalizeAxes(raw, rank, "axes", true);
+  const auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, 13, 1), rank, "axes", true);
+  // Marks, not a search among the axes for each dim: linear in the rank, which an axes
+  // input and a Reshape to 10^6 ones make as large as the data.
+  const std::vector<bool> listed = AxisMarks(axes, rank);
   Shape shape;
   for (std::int64_t i = 0; i < rank; ++i) {
     const std::int64_t d = x.shape()[static_cast<std::size_t>(i)];
-    const bool listed = std::find(axes.begin(), axes.end(), i) != axes.end();
-    if (listed && d != 1) Fail("cannot squeeze axis " + std::to_string(i) + " of size " + std::to_string(d));
-    if (axes.empty() ? d != 1 : !listed) shape.push_back(d);
+    const bool squeezed = listed[static_cast<std::size_t>(i)];
+    if (squeezed && d != 1) Fail("cannot squeeze axis " + std::to_string(i) + " of size " + std::to_string(d));
+    if (axes.empty() ? d != 1 : !squeezed) shape.push_back(d);
   }
   return {x.Reshaped(shape)};
 }
@@ -169,16 +167,10 @@ std::vector<Value> UnsqueezeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   auto raw = AxesFromAttrOrInput(ctx, 13, 1);
   const auto out_rank = static_cast<std::int64_t>(x.rank() + raw.size());
-  // As Squeeze: one comparison per (axis, dim) pair; 10^5 axes took a second, 10^6 would
-  // take two minutes.
-  ChargeWork(static_cast<double>(raw.size()) * static_cast<double>(out_rank), "Unsqueeze's lookups of its axes");
-  auto axes = NormalizeAxes(raw, out_rank);
+  const std::vector<bool> inserted = AxisMarks(NormalizeAxes(raw, out_rank), out_rank);  // as Squeeze's
   Shape shape;
   std::size_t next = 0;
-  for (std::int64_t i = 0; i < out_rank; ++i) {
-    if (std::find(axes.begin(), axes.end(), i) != axes.end()) shape.push_back(1);
-    else shape.push_back(x.shape()[next++]);
-  }
+  for (std::int64_t i = 0; i < out_rank; ++i) shape.push_back(inserted[static_cast<std::size_t>(i)] ? 1 : x.shape()[next++]);
   return {x.Reshaped(shape)};
 }
 
@@ -1114,6 +1106,12 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
     init = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::lowest();
   if (op == ReduceOp::kMin)
     init = std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::max();
+  // Of no element, the minimum (maximum) value of the type, as the spec says: for bool,
+  // False (True), not the accumulator's int64 extremes, which both read as True.
+  if constexpr (std::is_same_v<T, bool>) {
+    if (op == ReduceOp::kMax) init = 0;
+    if (op == ReduceOp::kMin) init = 1;
+  }
   const std::int64_t count = out_size ? x.size() / out_size : 0;
   // The output element of an accumulated value.
   const auto result = [&](Acc a) -> T {

@@ -1,7 +1,14 @@
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
 #include <sstream>
 
 #include "onnx_core/common/error.h"
@@ -128,6 +135,36 @@ std::string TensorToString(const Tensor& t) {
       return fail("element " + std::to_string(i) + " differs");
   }
   return ::testing::AssertionSuccess();
+}
+
+namespace {
+
+// The child's side of ExpectWithinMemory: exits 0 when `run` succeeds, else 1 with what
+// went wrong on stderr.
+[[noreturn]] void RunWithinMemory(std::uint64_t bytes, const std::function<std::string()>& run) {
+  std::uint64_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  const std::uint64_t address_space = pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) + bytes;
+  const rlimit limit{address_space, address_space};
+  setrlimit(RLIMIT_AS, &limit);
+  std::string problem;
+  try {
+    problem = run();
+  } catch (const std::exception& e) {
+    problem = std::string("threw: ") + e.what();
+  }
+  std::fputs(problem.c_str(), stderr);
+  std::_Exit(problem.empty() ? 0 : 1);
+}
+
+}  // namespace
+
+void ExpectWithinMemory(std::uint64_t bytes, const std::function<std::string()>& run) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; the main build runs this";
+#else
+  EXPECT_EXIT(RunWithinMemory(bytes, run), ::testing::ExitedWithCode(0), "");
+#endif
 }
 
 }  // namespace onnxopt::testing

@@ -10,6 +10,7 @@
 // types, bool, std::string); MakeHalf / MakeBFloat16 build float16 / bfloat16 from floats.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -86,5 +87,12 @@ std::string GraphText(int opset, std::string_view signature, std::string_view bo
 
 // "float[2,3] {1, 2, ...}".
 std::string TensorToString(const Tensor& t);
+
+// Runs `run` in a child process whose address space may grow by `bytes` at most, so that a
+// kernel that allocates far beyond its tensors fails there (std::bad_alloc) instead of
+// taking the machine's memory; `run` returns what went wrong, empty when nothing did.
+// Memory that the limit on tensor sizes does not see cannot be told apart otherwise.
+// Skipped under AddressSanitizer, which reserves terabytes of address space.
+void ExpectWithinMemory(std::uint64_t bytes, const std::function<std::string()>& run);
 
 }  // namespace onnxopt::testing

@@ -177,6 +177,30 @@ TEST(QLinearMatMulKernel, RoundsHalfToEvenAndSaturates) {
   EXPECT_TENSOR(y, MakeTensor<std::int8_t>({2, 1}, {-122, -124}));
 }
 
+TEST(QLinearMatMulKernel, RefusesAShiftedOperandBeyondTheLimitBeforeExpandingItsZeroPoint) {
+  // a: uint8[1, 2^25] (32 MiB), its doubles 256 MiB, above a limit of 128 MiB: refused, and
+  // before its zero point was expanded to as many doubles (256 MiB more than the child may
+  // take).
+  ExpectWithinMemory(std::uint64_t{192} << 20, []() -> std::string {
+    const core::ir::ScopedTensorLimit limit(std::uint64_t{128} << 20, "the test's limit");
+    const std::int64_t n = std::int64_t{1} << 25;
+    try {
+      RunOne(R"ONNX(
+        <ir_version: 8, opset_import: ["" : 10]>
+        g (uint8[1,33554432] a, float[1] as, uint8[1] az, uint8[33554432,1] b, float[1] bs, uint8[1] bz, float[1] ys,
+           uint8[1] yz) => (uint8[1,1] y) { y = QLinearMatMul (a, as, az, b, bs, bz, ys, yz) })ONNX",
+             {{"a", Tensor(TensorProto::UINT8, {1, n})}, {"as", MakeTensor<float>({1}, {1})},
+              {"az", MakeTensor<std::uint8_t>({1}, {1})}, {"b", Tensor(TensorProto::UINT8, {n, 1})},
+              {"bs", MakeTensor<float>({1}, {1})}, {"bz", MakeTensor<std::uint8_t>({1}, {1})},
+              {"ys", MakeTensor<float>({1}, {1})}, {"yz", MakeTensor<std::uint8_t>({1}, {0})}});
+    } catch (const ModelError& error) {
+      const std::string expected = "needs 268435456 bytes (256.0 MiB), more than the test's limit";
+      return std::string(error.what()).find(expected) != std::string::npos ? "" : std::string("refused: ") + error.what();
+    }
+    return "not refused";
+  });
+}
+
 TEST(QLinearMatMulKernel, AppliesPerColumnParametersOfB) {
   // a - 10 = [[0,2],[4,6]]; b - [1,-1] per column = [[0,4],[-2,6]]; acc = [[-4,12],[-12,52]];
   // multipliers per column 1 * [1, 0.5] / 2 = [0.5, 0.25]: [[-2,3],[-6,13]]; - 126, saturated.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
 namespace onnxopt::testing {
@@ -53,6 +54,23 @@ TEST(SequenceMapKernel, MapsElementsOfDifferentShapesAndEmptySequences) {
                      {{"x", MakeTensor<float>({5}, {1, 2, 3, 4, 5})}, {"parts", MakeTensor<std::int64_t>({2}, {3, 2})}});
   EXPECT_TENSOR(OutputTensor(out, "shapes"), MakeTensor<std::int64_t>({2, 1}, {3, 2}));
   EXPECT_TENSOR(OutputTensor(out, "empty"), MakeScalar<std::int64_t>(0));
+}
+
+TEST(SequenceMapKernel, CountsTheElementsOfItsOutputsAgainstTheLimit) {
+  // The body's runs bound the positions, not the tensors the output sequences hold: 2 049
+  // positions x 2 outputs at 256 bytes a tensor are just above 1 MiB; 2 048 fit.
+  const core::ir::ScopedTensorLimit limit(std::uint64_t{1} << 20, "the test's limit");
+  const auto model = [](int length) {
+    return GraphText(18, "(uint8[" + std::to_string(length) + "] x) => (int64 n)",
+                     "s = SplitToSequence <keepdims = 0> (x)\n"
+                     "a, b = SequenceMap <body = body (uint8 e) => (uint8 o1, uint8 o2) { o1 = Identity (e) "
+                     "o2 = Identity (e) }> (s)\n"
+                     "n = SequenceLength (b)");
+  };
+  EXPECT_EQ(ModelErrorOf(model(2049), {{"x", Tensor(TensorProto::UINT8, {2049})}}),
+            "node 'a' (SequenceMap): the 2049 x 2 elements of the output sequences needs 1049088 bytes (1.0 MiB), "
+            "more than the test's limit of 1048576 bytes (1.0 MiB)");
+  EXPECT_TENSOR(RunOne(model(2048), {{"x", Tensor(TensorProto::UINT8, {2048})}}, "n"), MakeScalar<std::int64_t>(2048));
 }
 
 TEST(SequenceMapKernel, RefusesATensorFirstUnequalLengthsAndMismatchedBodies) {
