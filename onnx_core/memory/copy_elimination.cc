@@ -712,7 +712,9 @@ CopyEliminationResult CopyEliminator::Run() {
     ++result_.evaluations;
     if (!analysis) {
       analyse();
-      const std::uint64_t steps = kStepsPerRebuiltUse * UsesIn(*analysis);
+      // Without updates (ONNXOPT_INCREMENTAL=0, to compare plans), every removal rebuilds:
+      // the comparison's cost, not the pass's.
+      const std::uint64_t steps = hooks_.incremental ? kStepsPerRebuiltUse * UsesIn(*analysis) : 0;
       if (steps > result_.work_limit - result_.work_steps) {
         result_.work_limited = true;
         break;
