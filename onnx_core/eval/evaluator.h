@@ -39,9 +39,11 @@ struct RunOptions {
   // refused (ModelError). It bounds a loop whose condition never turns false, and loops
   // nested in loops, whose iterations multiply (2^20 in 2^20 would run for days). The
   // default is about 10 s of the smallest nodes; a generation loop of 1 000 steps over a
-  // 10 000-node decoder runs 10^7.
+  // 10 000-node decoder runs 10^7. The sequences passed to a nested graph count too,
+  // kSequenceElementsPerNodeRun elements for a node (the graph copies them).
   std::uint64_t max_nested_node_runs = std::uint64_t{1} << 24;
 };
+inline constexpr std::uint64_t kSequenceElementsPerNodeRun = 4;
 struct RunStats {
   std::int64_t peak_live_bytes = 0;  // distinct buffers of live main-graph values, after each node
   std::int64_t in_place_writes = 0;  // outputs written into their input's buffer

@@ -81,24 +81,30 @@ TEST(LoopKernel, ReturnsEmptyScanOutputsForZeroIterations) {
 }
 
 // Runs `text` with the nested graphs limited to `budget` node runs (RunOptions).
-core::eval::ValueMap RunWithNestedBudget(std::string_view text, const Inputs& inputs, std::uint64_t budget) {
+core::eval::ValueMap RunWithNestedBudget(const ModelProto& model, const Inputs& inputs, std::uint64_t budget) {
   onnx_kernels::RegisterKernels();
   core::eval::ValueMap values;
   for (const auto& [name, tensor] : inputs) values[name] = tensor;
   core::eval::RunOptions options;
   options.max_nested_node_runs = budget;
-  return core::eval::Run(ParseText(text), values, options);
+  return core::eval::Run(model, values, options);
+}
+core::eval::ValueMap RunWithNestedBudget(std::string_view text, const Inputs& inputs, std::uint64_t budget) {
+  return RunWithNestedBudget(ParseText(text), inputs, budget);
 }
 
 // The message of the ModelError RunWithNestedBudget throws; "" and a test failure when it runs.
-std::string NestedBudgetError(std::string_view text, const Inputs& inputs, std::uint64_t budget) {
+std::string NestedBudgetError(const ModelProto& model, const Inputs& inputs, std::uint64_t budget) {
   try {
-    RunWithNestedBudget(text, inputs, budget);
+    RunWithNestedBudget(model, inputs, budget);
   } catch (const ModelError& error) {
     return error.what();
   }
   ADD_FAILURE() << "expected a ModelError";
   return "";
+}
+std::string NestedBudgetError(std::string_view text, const Inputs& inputs, std::uint64_t budget) {
+  return NestedBudgetError(ParseText(text), inputs, budget);
 }
 
 // Loops nested in loops multiply their iterations past the per-loop limit: the nested
@@ -139,6 +145,35 @@ TEST(LoopKernel, EmptyBodiesCountAgainstTheBudget) {
   EXPECT_EQ(NestedBudgetError(text, inputs, 100),
             "node 'done' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run more than 100 "
             "nodes in one evaluation (100 run so far); a loop that never ends, or loops nested in loops, do that");
+}
+
+// The sequences a body gets count too (the body copies them): a Loop carrying a sequence
+// that grows by one element an iteration copied n^2 / 2 elements in n iterations.
+TEST(LoopKernel, SequencesPassedToTheBodyCountAgainstTheBudget) {
+  // The text syntax has no sequence types: the body's carried value is declared a tensor,
+  // then made a sequence of float[1].
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 18]>
+    g (int64 m, bool c, float[1] x) => (int64 n) {
+      s0 = SequenceEmpty <dtype = 1> ()
+      s = Loop <body = grow (int64 i, bool cin, float[1] sin) => (bool cout, float[1] sout) {
+        cout = Identity (cin)
+        sout = SequenceInsert (sin, x)
+      }> (m, c, s0)
+      n = SequenceLength (s)
+    })ONNX");
+  GraphProto& body = *model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g();
+  for (ValueInfoProto* value : {body.mutable_input(2), body.mutable_output(1)}) {
+    const TypeProto element = value->type();
+    *value->mutable_type()->mutable_sequence_type()->mutable_elem_type() = element;
+  }
+  // Iteration i runs 2 nodes and gets i elements: 2 + i / 4 runs, 28 for 10 iterations.
+  const Inputs inputs{{"m", MakeScalar<std::int64_t>(10)}, {"c", MakeScalar<bool>(true)}, {"x", MakeTensor<float>({1}, {1})}};
+  EXPECT_TENSOR(OutputTensor(RunWithNestedBudget(model, inputs, 28), "n"), MakeScalar<std::int64_t>(10));
+  EXPECT_EQ(NestedBudgetError(model, inputs, 27),
+            "node 's' (Loop): the nested graphs (If branches, Loop and Scan bodies) would run more than 27 nodes in "
+            "one evaluation (24 run so far, 4 elements of a sequence passed in counting as one); a loop that never "
+            "ends, or loops nested in loops, do that");
 }
 
 TEST(ScanKernel, ComputesCumulativeSumsInBothDirections) {
