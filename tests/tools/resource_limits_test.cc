@@ -88,6 +88,16 @@ class ResourceLimitsTest : public ::testing::Test {
     node.add_output(output);
     return output;
   }
+  // The model of `text` whose main graph is `calls` nodes local.f in a chain from `a` to
+  // `c` (the functions are `text`'s).
+  static ModelProto ChainOfCalls(const std::string& text, int calls) {
+    ModelProto model = NodelessModel(text);
+    std::string previous = "a";
+    for (int i = 0; i < calls; ++i)
+      previous =
+          AddNode(*model.mutable_graph(), "f", {previous}, i + 1 == calls ? "c" : "c" + std::to_string(i), "local");
+    return model;
+  }
   // Appends a float output `name` of unknown shape to `graph`; returns `name`.
   static std::string AddOutput(GraphProto& graph, const std::string& name) {
     ValueInfoProto& value = *graph.add_output();
@@ -408,22 +418,20 @@ TEST_F(ResourceLimitsTest, ManyCopiesAtTheEndOfALongChainOfViews) {
                    std::vector<std::string>{"(3985 more) --> v3992(out:0)", "ended the pass early: the copies not decided are kept"});
 }
 
+// A model whose local function f copies its input (Identity) before a Relu.
+constexpr const char* kCopyingFunction = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
+  g (float[2] a) => (float[2] c) { c = local.f (a) }
+  <domain: "local", opset_import: ["" : 18]>
+  f (p) => (q) { t = Identity (p) q = Relu (t) })ONNX";
+
 TEST_F(ResourceLimitsTest, ManyCallsOfAFunctionHoldingACopy) {
   // 2 000 calls in a chain of a local function whose body copies its input: copy
   // elimination decides each call's copy in that call's instance of the body, and built
   // every instance again after each such deletion (2 000 x 2 000 instances: 39 s with
   // ONNXOPT_INCREMENTAL=0, 0.2 s now).
-  constexpr int kCalls = 2000;
-  ModelProto model = NodelessModel(R"ONNX(
-    <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
-    g (float[2] a) => (float[2] c) { c = local.f (a) }
-    <domain: "local", opset_import: ["" : 18]>
-    f (p) => (q) { t = Identity (p) q = Relu (t) })ONNX");
-  GraphProto& graph = *model.mutable_graph();
-  std::string previous = "a";
-  for (int i = 0; i < kCalls; ++i)
-    previous = AddNode(graph, "f", {previous}, i + 1 == kCalls ? "c" : "c" + std::to_string(i), "local");
-  ExpectMemoryPlan("calls.onnx", model, "copy nodes: 2000 -> 1 (deleted 1999, elided 0, kept 1)");
+  ExpectMemoryPlan("calls.onnx", ChainOfCalls(kCopyingFunction, 2000),
+                   "copy nodes: 2000 -> 1 (deleted 1999, elided 0, kept 1)");
 }
 
 TEST_F(ResourceLimitsTest, MoreCallsThanTheInstanceLimit) {
@@ -432,30 +440,16 @@ TEST_F(ResourceLimitsTest, MoreCallsThanTheInstanceLimit) {
   // and calls another (two instances a call). At the limit, each deletion inside an
   // instance rebuilt the whole analysis (8 000 calls: 158 s; 3 000 of the second kind:
   // 122 s). The calls past the limit are opaque, their copies not candidates.
-  {
-    ModelProto model = NodelessModel(R"ONNX(
-      <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
-      g (float[2] a) => (float[2] c) { c = local.f (a) }
-      <domain: "local", opset_import: ["" : 18]>
-      f (p) => (q) { t = Identity (p) q = Relu (t) })ONNX");
-    GraphProto& graph = *model.mutable_graph();
-    std::string previous = "a";
-    for (int i = 0; i < 6000; ++i)
-      previous = AddNode(graph, "f", {previous}, i + 1 == 6000 ? "c" : "c" + std::to_string(i), "local");
-    ExpectMemoryPlan("calls.onnx", model, "copy nodes: 4096 -> 1 (deleted 4095, elided 0, kept 1)");
-  }
-  ModelProto model = NodelessModel(R"ONNX(
+  ExpectMemoryPlan("calls.onnx", ChainOfCalls(kCopyingFunction, 6000),
+                   "copy nodes: 4096 -> 1 (deleted 4095, elided 0, kept 1)");
+  ExpectMemoryPlan("nested_calls.onnx", ChainOfCalls(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "local" : 1]>
     g (float[2] a) => (float[2] c) { c = local.f (a) }
     <domain: "local", opset_import: ["" : 18, "local" : 1]>
     f (p) => (q) { t = Identity (p) q = local.h (t) }
     <domain: "local", opset_import: ["" : 18]>
-    h (p) => (q) { q = Relu (p) })ONNX");
-  GraphProto& graph = *model.mutable_graph();
-  std::string previous = "a";
-  for (int i = 0; i < 3000; ++i)
-    previous = AddNode(graph, "f", {previous}, i + 1 == 3000 ? "c" : "c" + std::to_string(i), "local");
-  ExpectMemoryPlan("nested_calls.onnx", model, "copy nodes: 2048 -> 1 (deleted 2047, elided 0, kept 1)");
+    h (p) => (q) { q = Relu (p) })ONNX", 3000),
+                   "copy nodes: 2048 -> 1 (deleted 2047, elided 0, kept 1)");
 }
 
 TEST_F(ResourceLimitsTest, ManyCopiesReadByCalls) {
