@@ -120,8 +120,9 @@ class ResourceLimitsTest : public ::testing::Test {
   void ExpectMemoryPlan(const std::string& file, const ModelProto& model, const std::string& line) {
     ExpectMemoryPlan(file, model, std::vector<std::string>{line});
   }
-  void ExpectMemoryPlan(const std::string& file, const ModelProto& model, const std::vector<std::string>& lines) {
-    const CommandResult memory = Onnxopt({"memory", Save(file, model)});
+  void ExpectMemoryPlan(const std::string& file, const ModelProto& model, const std::vector<std::string>& lines,
+                        double max_seconds = kMaxSeconds, long max_peak_rss_kib = kMaxPeakRssKib) {
+    const CommandResult memory = Onnxopt({"memory", Save(file, model)}, max_seconds, max_peak_rss_kib);
     EXPECT_EQ(memory.exit_code, 0) << memory.output;
     for (const std::string& line : lines)
       EXPECT_NE(memory.output.find(line), std::string::npos) << line << "\n" << memory.output.substr(0, 2000);
@@ -377,6 +378,17 @@ TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanDeletes) {
   ExpectMemoryPlan("copies.onnx", model, "copy nodes: 5000 -> 0 (deleted 5000, elided 0, kept 0)");
 }
 
+// The two tests below run copy elimination up to its work limit, about a second without
+// sanitizers; the sanitizer build (Debug, AddressSanitizer's redzones) takes 15 to 26 s and
+// up to 670 MB.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kWorkLimitSeconds = 60;
+constexpr long kWorkLimitPeakRssKib = 1536 * 1024;
+#else
+constexpr double kWorkLimitSeconds = kMaxSeconds;
+constexpr long kWorkLimitPeakRssKib = kMaxPeakRssKib;
+#endif
+
 TEST_F(ResourceLimitsTest, ManyCopiesOfOneValue) {
   // 8 000 Identity copies of one value, each read by a Neg: Rule 3 looked at every sibling
   // for each copy, and each deletion made every other copy pending again (16 000 copies,
@@ -393,7 +405,8 @@ TEST_F(ResourceLimitsTest, ManyCopiesOfOneValue) {
   }
   ExpectMemoryPlan("fan.onnx", model,
                    std::vector<std::string>{"copy nodes: 8000 -> 7428 (deleted 572, elided 0, kept 1)",
-                    "warning: the work limit (18313280 steps, linear in the graph) ended the pass early"});
+                    "warning: the work limit (18313280 steps, linear in the graph) ended the pass early"},
+                   kWorkLimitSeconds, kWorkLimitPeakRssKib);
 }
 
 TEST_F(ResourceLimitsTest, ManyCopiesAtTheEndOfALongChainOfViews) {
@@ -415,7 +428,8 @@ TEST_F(ResourceLimitsTest, ManyCopiesAtTheEndOfALongChainOfViews) {
     AddNode(graph, "Neg", {AddNode(graph, "Identity", {view}, "t" + index)}, AddOutput(graph, "y" + index));
   }
   ExpectMemoryPlan("views.onnx", model,
-                   std::vector<std::string>{"(3985 more) --> v3992(out:0)", "ended the pass early: the copies not decided are kept"});
+                   std::vector<std::string>{"(3985 more) --> v3992(out:0)", "ended the pass early: the copies not decided are kept"},
+                   kWorkLimitSeconds, kWorkLimitPeakRssKib);
 }
 
 // A model whose local function f copies its input (Identity) before a Relu.

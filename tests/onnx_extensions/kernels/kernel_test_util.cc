@@ -137,6 +137,7 @@ std::string TensorToString(const Tensor& t) {
   return ::testing::AssertionSuccess();
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 namespace {
 
 // The child's side of ExpectWithinMemory: exits 0 when `run` succeeds, else 1 with what
@@ -158,8 +159,9 @@ namespace {
 }
 
 }  // namespace
+#endif
 
-void ExpectWithinMemory(std::uint64_t bytes, const std::function<std::string()>& run) {
+void ExpectWithinMemory([[maybe_unused]] std::uint64_t bytes, [[maybe_unused]] const std::function<std::string()>& run) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; the main build runs this";
 #else
