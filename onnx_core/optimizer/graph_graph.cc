@@ -37,7 +37,8 @@ GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const 
                        OptimizerOptions options)
     : builder_(builder),
       options_(std::move(options)),
-      evaluation_budget_(std::make_shared<eval::WorkBudget>(options_.fold.max_work_steps, kFoldingWorkBudgetName)) {
+      evaluation_budget_(std::make_shared<eval::WorkBudget>(options_.fold.max_work_steps, kFoldingWorkBudgetName)),
+      computed_bytes_(std::make_shared<std::uint64_t>(0)) {
   if (!options_.do_not_remove) options_.do_not_remove = DefaultDoNotRemove;
   for (auto& pattern : CreateSelectedPatterns(builder_, options_.registered)) patterns_.push_back(std::move(pattern));
   // A pattern given replaces the one of the same name, registered or given before. By a
@@ -62,7 +63,8 @@ GraphGraph::GraphGraph(GraphBuilder& nested, const GraphGraph& outer)
       builder_(nested),
       patterns_(outer.patterns_),
       options_(outer.options_),
-      evaluation_budget_(outer.evaluation_budget_) {
+      evaluation_budget_(outer.evaluation_budget_),
+      computed_bytes_(outer.computed_bytes_) {
   options_.registered = PatternSelection::None();
 }
 
@@ -411,9 +413,12 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
       if (!value) return false;
       known.insert_or_assign(input, eval::Tensor::FromProto(*value));
     }
+    const std::uint64_t left = options_.fold.max_computed_bytes - std::min(*computed_bytes_, options_.fold.max_computed_bytes);
+    if (left == 0) return false;  // the allowance of computed values is spent
     try {
-      // What patterns inspect is computed within constant folding's limit.
-      ir::ScopedTensorLimit limit(options_.fold.max_output_bytes, kFoldingLimitName);
+      // What patterns inspect is computed within constant folding's limit, and what is left
+      // of the allowance of computed values (checked below with the protos' overhead).
+      ir::ScopedTensorLimit limit(std::min(options_.fold.max_output_bytes, left), kFoldingLimitName);
       eval::ScopedWorkBudget work(*evaluation_budget_);
       eval::RunNodes(builder_.OpsetImports(), builder_.Functions(), {&node}, known);
     } catch (const ModelError&) {
@@ -431,6 +436,12 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
     }
   }
   if (results.size() != static_cast<std::size_t>(node.output_size())) return false;
+  std::uint64_t bytes = 0;
+  for (const auto& result : results)
+    if (result) bytes += static_cast<std::uint64_t>(result->ByteSizeLong());
+  if (bytes > options_.fold.max_computed_bytes - std::min(*computed_bytes_, options_.fold.max_computed_bytes))
+    return false;  // their allowance is spent (FoldOptions::max_computed_bytes)
+  *computed_bytes_ += bytes;
   for (std::size_t i = 0; i < results.size(); ++i)
     if (results[i]) computed_.set(node.output(static_cast<int>(i)), std::move(results[i]));
   return true;

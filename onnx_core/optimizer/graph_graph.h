@@ -220,6 +220,9 @@ class GraphGraph {
   // What the kernels run by folding and by ComputeNode may spend, shared with the
   // optimizers of the nested graphs (options_.fold.max_work_steps for all of them).
   std::shared_ptr<eval::WorkBudget> evaluation_budget_;
+  // The bytes computed_ holds, in this graph and the nested ones (FoldOptions::
+  // max_computed_bytes bounds them all).
+  std::shared_ptr<std::uint64_t> computed_bytes_;
 
   // The index (views into the builder's names: valid until the graph changes). Value
   // names number the entries of values_; values_ keeps the entries (and the capacity of

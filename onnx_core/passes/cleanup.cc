@@ -252,6 +252,12 @@ void Mix(std::size_t& hash, std::size_t value) { hash = (hash ^ value) * 0x10000
 
 std::size_t HashOf(std::string_view text) { return static_cast<std::size_t>(utils::HashString(text)); }
 
+// The bytes of a repeated numeric field, for hashing.
+template <class T>
+std::string_view BytesOf(const google::protobuf::RepeatedField<T>& field) {
+  return {reinterpret_cast<const char*>(field.data()), static_cast<std::size_t>(field.size()) * sizeof(T)};
+}
+
 // Hashes the fields that usually tell attributes apart; equal attributes hash equally.
 // A typed attribute hashes the field of its type (every node of a large graph is hashed
 // at each cleanup); one without a type hashes them all.
@@ -269,9 +275,18 @@ std::size_t AttributeHash(const AttributeProto& attr) {
   if (all || attr.type() == AttributeProto::STRINGS)
     for (const std::string& value : attr.strings()) Mix(hash, HashOf(value));
   if ((all || attr.type() == AttributeProto::TENSOR) && attr.has_t()) {
-    Mix(hash, static_cast<std::size_t>(attr.t().data_type()));
-    for (std::int64_t dim : attr.t().dims()) Mix(hash, static_cast<std::size_t>(dim));
-    Mix(hash, HashOf(attr.t().raw_data()));
+    const TensorProto& tensor = attr.t();
+    Mix(hash, static_cast<std::size_t>(tensor.data_type()));
+    for (std::int64_t dim : tensor.dims()) Mix(hash, static_cast<std::size_t>(dim));
+    // The data, wherever it is stored: with raw_data alone, 8 000 ConstantOfShape nodes
+    // whose values sit in float_data fell in one group, compared pairwise (6.4 s).
+    Mix(hash, HashOf(tensor.raw_data()));
+    Mix(hash, HashOf(BytesOf(tensor.float_data())));
+    Mix(hash, HashOf(BytesOf(tensor.int32_data())));
+    Mix(hash, HashOf(BytesOf(tensor.int64_data())));
+    Mix(hash, HashOf(BytesOf(tensor.double_data())));
+    Mix(hash, HashOf(BytesOf(tensor.uint64_data())));
+    for (const std::string& value : tensor.string_data()) Mix(hash, HashOf(value));
   }
   return hash;
 }

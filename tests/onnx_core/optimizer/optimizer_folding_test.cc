@@ -62,6 +62,35 @@ TEST_F(ConstantQueries, FollowChainsOfFoldableNodes) {
   EXPECT_EQ(graph.GetComputedConstant("both"), nullptr);
 }
 
+TEST_F(ConstantQueries, ComputedValuesHoldAtMostTheirAllowance) {
+  // Three ConstantOfShape of 4 KiB each (not folded: they would grow the model). Computed
+  // values are kept for the whole optimization; beyond their allowance none is computed.
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1024] x) => (float[1024] y) <int64[1] n = {1024}> {
+      a = ConstantOfShape <value = float[1] {1.0}> (n)
+      b = ConstantOfShape <value = float[1] {2.0}> (n)
+      c = ConstantOfShape <value = float[1] {3.0}> (n)
+      ab = Add(a, b)
+      abc = Add(ab, c)
+      y = Add(x, abc)
+    })ONNX"));
+  builder.InferShapes();
+  OptimizerOptions options = SelectRegistered(PatternSelection::None());
+  options.fold.max_computed_bytes = 10 << 10;  // two of them with their protos' fields, not three
+  GraphGraph graph(builder, {}, options);
+  const TensorProto* a = graph.GetComputedConstant("a");
+  const TensorProto* b = graph.GetComputedConstant("b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->raw_data().size() + b->raw_data().size(), 8192u);
+  EXPECT_EQ(graph.GetComputedConstant("c"), nullptr);
+  EXPECT_EQ(graph.GetComputedConstant("abc"), nullptr) << "its inputs are beyond the allowance too";
+  // With the default allowance (256 MiB) all three are.
+  GraphGraph roomy(builder, {}, SelectRegistered(PatternSelection::None()));
+  EXPECT_NE(roomy.GetComputedConstant("abc"), nullptr);
+}
+
 TEST_F(ConstantQueries, BroadcastScalarsMayHaveAnyRankOfOnes) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
