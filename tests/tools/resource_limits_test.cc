@@ -24,6 +24,16 @@ constexpr std::int64_t kHuge = std::int64_t{1} << 40;
 // A command on a hostile file must take less than this, and less memory than this.
 constexpr double kMaxSeconds = 10;
 constexpr long kMaxPeakRssKib = 600 * 1024;
+// The bounds of the tests that run a pass up to one of its limits (about a second and
+// 300 MB without sanitizers), in the sanitizer build (Debug, AddressSanitizer's redzones and
+// quarantine: 15 to 26 s, up to 670 MB).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kAtLimitMaxSeconds = 60;
+constexpr long kAtLimitMaxPeakRssKib = 1536 * 1024;
+#else
+constexpr double kAtLimitMaxSeconds = kMaxSeconds;
+constexpr long kAtLimitMaxPeakRssKib = kMaxPeakRssKib;
+#endif
 // Killed beyond these, so that a regression fails instead of hanging or swapping.
 constexpr CommandLimits kLimits{.seconds = 60, .address_space_bytes = std::uint64_t{4} << 30};
 
@@ -378,16 +388,6 @@ TEST_F(ResourceLimitsTest, ManyCopiesTheMemoryPlanDeletes) {
   ExpectMemoryPlan("copies.onnx", model, "copy nodes: 5000 -> 0 (deleted 5000, elided 0, kept 0)");
 }
 
-// The two tests below run copy elimination up to its work limit, about a second without
-// sanitizers; the sanitizer build (Debug, AddressSanitizer's redzones) takes 15 to 26 s and
-// up to 670 MB.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kWorkLimitSeconds = 60;
-constexpr long kWorkLimitPeakRssKib = 1536 * 1024;
-#else
-constexpr double kWorkLimitSeconds = kMaxSeconds;
-constexpr long kWorkLimitPeakRssKib = kMaxPeakRssKib;
-#endif
 
 TEST_F(ResourceLimitsTest, ManyCopiesOfOneValue) {
   // 8 000 Identity copies of one value, each read by a Neg: Rule 3 looked at every sibling
@@ -406,7 +406,7 @@ TEST_F(ResourceLimitsTest, ManyCopiesOfOneValue) {
   ExpectMemoryPlan("fan.onnx", model,
                    std::vector<std::string>{"copy nodes: 8000 -> 7428 (deleted 572, elided 0, kept 1)",
                     "warning: the work limit (18313280 steps, linear in the graph) ended the pass early"},
-                   kWorkLimitSeconds, kWorkLimitPeakRssKib);
+                   kAtLimitMaxSeconds, kAtLimitMaxPeakRssKib);
 }
 
 TEST_F(ResourceLimitsTest, ManyCopiesAtTheEndOfALongChainOfViews) {
@@ -429,7 +429,7 @@ TEST_F(ResourceLimitsTest, ManyCopiesAtTheEndOfALongChainOfViews) {
   }
   ExpectMemoryPlan("views.onnx", model,
                    std::vector<std::string>{"(3985 more) --> v3992(out:0)", "ended the pass early: the copies not decided are kept"},
-                   kWorkLimitSeconds, kWorkLimitPeakRssKib);
+                   kAtLimitMaxSeconds, kAtLimitMaxPeakRssKib);
 }
 
 // A model whose local function f copies its input (Identity) before a Relu.
@@ -625,15 +625,8 @@ TEST_F(ResourceLimitsTest, ManyLargeConstantRecipes) {
     sum = AddNode(graph, "Add", {sum, recipe}, i + 1 == kRecipes ? "c" : "s" + index);
   }
   // Without sanitizers 0.2 s and 300 MB (the 256 MiB of computed values).
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr double kMaxTime = 60;
-  constexpr long kMaxPeak = 1536 * 1024;
-#else
-  constexpr double kMaxTime = kMaxSeconds;
-  constexpr long kMaxPeak = kMaxPeakRssKib;
-#endif
-  const CommandResult optimized =
-      Onnxopt({"optimize", Save("recipes.onnx", model), "-o", (dir_ / "out.onnx").string()}, kMaxTime, kMaxPeak);
+  const CommandResult optimized = Onnxopt({"optimize", Save("recipes.onnx", model), "-o", (dir_ / "out.onnx").string()},
+                                          kAtLimitMaxSeconds, kAtLimitMaxPeakRssKib);
   ASSERT_EQ(optimized.exit_code, 0) << optimized.output;
   // Matching walks from the last node: the allowance is spent on the last 256 recipes, and
   // the first one's zeros (x + 0, which IdentityPattern removes when it sees them) are
