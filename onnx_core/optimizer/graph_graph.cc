@@ -413,7 +413,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
       if (!value) return false;
       known.insert_or_assign(input, eval::Tensor::FromProto(*value));
     }
-    const std::uint64_t left = options_.fold.max_computed_bytes - std::min(*computed_bytes_, options_.fold.max_computed_bytes);
+    const std::uint64_t left = ComputedBytesLeft();
     if (left == 0) return false;  // the allowance of computed values is spent
     try {
       // What patterns inspect is computed within constant folding's limit, and what is left
@@ -439,8 +439,7 @@ bool GraphGraph::ComputeNode(const NodeProto& node) {
   std::uint64_t bytes = 0;
   for (const auto& result : results)
     if (result) bytes += static_cast<std::uint64_t>(result->ByteSizeLong());
-  if (bytes > options_.fold.max_computed_bytes - std::min(*computed_bytes_, options_.fold.max_computed_bytes))
-    return false;  // their allowance is spent (FoldOptions::max_computed_bytes)
+  if (bytes > ComputedBytesLeft()) return false;  // their allowance is spent (FoldOptions::max_computed_bytes)
   *computed_bytes_ += bytes;
   for (std::size_t i = 0; i < results.size(); ++i)
     if (results[i]) computed_.set(node.output(static_cast<int>(i)), std::move(results[i]));

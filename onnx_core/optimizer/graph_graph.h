@@ -10,6 +10,7 @@
 // Optimize runs the match/apply loop (see Optimize below) and returns the rewrites it
 // applied as self-contained LocalRewriting records that Replay can apply again.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -223,6 +224,9 @@ class GraphGraph {
   // The bytes computed_ holds, in this graph and the nested ones (FoldOptions::
   // max_computed_bytes bounds them all).
   std::shared_ptr<std::uint64_t> computed_bytes_;
+  std::uint64_t ComputedBytesLeft() const {
+    return options_.fold.max_computed_bytes - std::min(*computed_bytes_, options_.fold.max_computed_bytes);
+  }
 
   // The index (views into the builder's names: valid until the graph changes). Value
   // names number the entries of values_; values_ keeps the entries (and the capacity of
