@@ -100,6 +100,13 @@ MatchResult AttentionGQAPattern::MatchCaches(GraphGraph& graph, const NodeProto&
   for (const std::string_view kv : {keys, values})
     if (!(why = attention::WhyNotHeadRepeat(graph, kv, e, r, squeeze, node.input(0))).empty())
       return NoMatch(node, why);
+  // Runtimes disagree on which key-value head serves which query head when Attention
+  // broadcasts several of them: the ONNX reference repeats each one in a row (onnx PR 7274,
+  // 2025), as the matched expansion does, while onnxruntime 1.23's CPU kernel cycles through
+  // them (tiling). One key-value head, or none repeated, reads the same either way; any other
+  // fusion would make the result depend on the runtime (tests/ort/compare_rewrites.js showed it).
+  if (e[2] != 1 && (*KnownShape(graph, keys))[1] != core::shapes::SymDim(1))
+    return NoMatch(node, "several key-value heads are repeated: runtimes broadcast them to the query heads differently");
   std::vector<const NodeProto*> nodes = {&node, key_cache, value_cache};
   nodes.insert(nodes.end(), chain.begin(), chain.end());
   // The new Attention defines the cache outputs where `node` is: nobody may read them before.

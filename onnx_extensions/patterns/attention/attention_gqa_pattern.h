@@ -21,7 +21,9 @@ using core::builder::PatternOptimization;
 /// Before (form B): Y = intermediate.LocalAttentionGQA[SW][sQ]_to<t>(Q, K, V, mask, s, E, R)
 /// After:   Y, K, V = Attention<[scale=σ | s*s], is_causal=0>(Q, k, v, mask | Not(mask) for SW, pk, pv)
 /// E = [1, 1, n, 1, 1] and R must repeat each key-value head n times in a row ([B, Hkv*n, L, D],
-/// Hkv*n the query heads), which is Attention's own GQA broadcasting. Form A keeps only
+/// Hkv*n the query heads), which is Attention's own GQA broadcasting in the ONNX reference;
+/// onnxruntime 1.23 cycles through the heads instead, so only Hkv = 1 (multi-query attention)
+/// or n = 1 is fused, where both read the same. Form A keeps only
 /// `scale`: an Attention with any other attribute (softcap, ...), with past inputs or with
 /// is_causal=1 (its causal frontier would move by the past length) is left alone. Form B
 /// needs a boolean mask that spans every key: its function keeps the scores where the mask

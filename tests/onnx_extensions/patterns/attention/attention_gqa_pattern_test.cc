@@ -52,12 +52,14 @@ std::string GqaFunction(std::string_view name, int opset, bool switched = false)
     })ONNX"});
 }
 
+// Multi-query attention: one key-value head serves the four query heads. With several
+// key-value heads, runtimes disagree on the broadcast (RejectsSeveralRepeatedKeyValueHeads).
 constexpr std::string_view kFormAGraph = R"ONNX(
-    attn_gqa (float[1,4,3,8] query, float[1,2,3,8] key, float[1,2,3,8] value, bool[1,1,3,5] mask,
-              float[1,2,2,8] past_key, float[1,2,2,8] past_value)
-       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+    attn_gqa (float[1,4,3,8] query, float[1,1,3,8] key, float[1,1,3,8] value, bool[1,1,3,5] mask,
+              float[1,1,2,8] past_key, float[1,1,2,8] past_value)
+       => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
 constexpr std::string_view kFormAConstants = R"ONNX(
-    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}>)ONNX";
+    <int64[1] two = {2}, int64[5] e = {1, 1, 4, 1, 1}, int64[4] r = {0, 4, -1, 8}>)ONNX";
 
 // Form A with the caches, the head expansion and one attribute line replaced.
 std::string FormA(std::string_view opset, std::string_view attention, std::string_view expand_shape = "e",
@@ -90,10 +92,10 @@ TEST(AttentionGQAPattern, MovesTheCacheAndTheHeadRepetitionIntoAttention) {
 TEST(AttentionGQAPattern, PassesAnEmptyMaskWithSymbolicLengths) {
   constexpr std::string_view signature = R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>
-    g (float[1,4,S,8] query, float[1,2,S,8] key, float[1,2,S,8] value, float[1,2,P,8] past_key, float[1,2,P,8] past_value)
-       => (float[1,4,S,8] Y, float[1,2,T,8] present_key, float[1,2,T,8] present_value))ONNX";
+    g (float[1,4,S,8] query, float[1,1,S,8] key, float[1,1,S,8] value, float[1,1,P,8] past_key, float[1,1,P,8] past_value)
+       => (float[1,4,S,8] Y, float[1,1,T,8] present_key, float[1,1,T,8] present_value))ONNX";
   ExpectRewrite<AttentionGQAPattern>(Cat({signature, R"ONNX(
-    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {1, 4, -1, 8}>
+    <int64[1] two = {2}, int64[5] e = {1, 1, 4, 1, 1}, int64[4] r = {1, 4, -1, 8}>
     {
       present_key = Concat<axis = -2>(past_key, key)
       present_value = Concat<axis = -2>(past_value, value)
@@ -111,9 +113,9 @@ TEST(AttentionGQAPattern, PassesAnEmptyMaskWithSymbolicLengths) {
 }
 
 constexpr std::string_view kFormBGraph = R"ONNX(
-    gqa_local (float[1,4,3,8] Q, float[1,2,3,8] K, float[1,2,3,8] V, bool[1,1,3,5] mask,
-               float[1,2,2,8] pk, float[1,2,2,8] pv)
-       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+    gqa_local (float[1,4,3,8] Q, float[1,1,3,8] K, float[1,1,3,8] V, bool[1,1,3,5] mask,
+               float[1,1,2,8] pk, float[1,1,2,8] pv)
+       => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
 
 std::string FormB(int opset, std::string_view name, std::string_view call, bool switched = false,
                   std::string_view graph = kFormBGraph) {
@@ -121,7 +123,7 @@ std::string FormB(int opset, std::string_view name, std::string_view call, bool 
   const std::string function = GqaFunction(name, opset, switched);
   return Cat({R"ONNX(
     <ir_version: 10, opset_import: ["" : )ONNX", version, R"ONNX(, "intermediate" : 1]>)ONNX", graph, R"ONNX(
-    <int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5}>
+    <int64[5] e = {1, 1, 4, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5}>
     {
       present_key = Concat<axis = 2>(pk, K)
       present_value = Concat<axis = 2>(pv, V)
@@ -166,9 +168,9 @@ TEST(AttentionGQAPattern, RejectsACallWithoutMask) {
 // Attention would read the short mask as padding where the function broadcasts it.
 TEST(AttentionGQAPattern, RejectsAMaskBroadcastOverTheKeys) {
   constexpr std::string_view graph = R"ONNX(
-    gqa_local (float[1,4,3,8] Q, float[1,2,3,8] K, float[1,2,3,8] V, bool[1,1,3,1] mask,
-               float[1,2,2,8] pk, float[1,2,2,8] pv)
-       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+    gqa_local (float[1,4,3,8] Q, float[1,1,3,8] K, float[1,1,3,8] V, bool[1,1,3,1] mask,
+               float[1,1,2,8] pk, float[1,1,2,8] pv)
+       => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
   ExpectNoMatch<AttentionGQAPattern>(
       FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)",
             false, graph),
@@ -202,7 +204,7 @@ TEST(AttentionGQAPattern, RejectsAnExpandOverTheBatch) {
     {
       present_key = Concat<axis = 2>(past_key, key)
       present_value = Concat<axis = 2>(past_value, value)
-      e2 = Constant<value = int64[5] {2, 1, 2, 1, 1}>()
+      e2 = Constant<value = int64[5] {2, 1, 4, 1, 1}>()
       ku = Unsqueeze(present_key, two)
       ke = Expand(ku, e2)
       kr = Reshape(ke, r)
@@ -244,6 +246,31 @@ TEST(AttentionGQAPattern, RejectsAReshapeThatDoesNotMergeTheHeads) {
       Y = Attention(query, kr, vr)
     })ONNX";
   ExpectNoMatch<AttentionGQAPattern>(graph, "Y", "the reshape does not merge the key-value heads with their repetitions");
+}
+
+// Two key-value heads for four query heads: the expansion serves query heads 0, 1 from head 0
+// (the ONNX reference's Attention does the same), onnxruntime 1.23's Attention serves query
+// heads 0, 2 from it. Fused, the model would compute another result in onnxruntime.
+TEST(AttentionGQAPattern, RejectsSeveralRepeatedKeyValueHeads) {
+  constexpr std::string_view graph = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[1,4,3,8] query, float[1,2,3,8] key, float[1,2,3,8] value, bool[1,1,3,5] mask,
+       float[1,2,2,8] past_key, float[1,2,2,8] past_value)
+       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value)
+    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}>
+    {
+      present_key = Concat<axis = 2>(past_key, key)
+      present_value = Concat<axis = 2>(past_value, value)
+      ku = Unsqueeze(present_key, two)
+      ke = Expand(ku, e)
+      kr = Reshape(ke, r)
+      vu = Unsqueeze(present_value, two)
+      ve = Expand(vu, e)
+      vr = Reshape(ve, r)
+      Y = Attention<scale = 0.125>(query, kr, vr, mask)
+    })ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(
+      graph, "Y", "several key-value heads are repeated: runtimes broadcast them to the query heads differently");
 }
 
 }  // namespace

@@ -335,15 +335,16 @@ TEST(FunctionAttentionPattern, RejectsAPlusInfinityBias) {
 }
 
 // Stage 1 then stage 2: the GQA call this pattern creates over a KV cache is the one
-// AttentionGQAPattern turns into Attention at opset 23 (names and input order agree).
+// AttentionGQAPattern turns into Attention at opset 23 (names and input order agree). One
+// key-value head: AttentionGQAPattern leaves several repeated ones to the function.
 TEST(FunctionAttentionPattern, CreatesTheGqaCallThatAttentionGQAPatternReads) {
   onnx_shapes::RegisterShapeFunctions();
   onnx_kernels::RegisterKernels();
   core::builder::GraphBuilder builder(testing::ParseText(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>
-    g (float[1,4,3,8] Q, float[1,2,3,8] K, float[1,2,3,8] V, bool[1,1,3,5] mask, float[1,2,2,8] pk,
-       float[1,2,2,8] pv) => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value)
-    <float[1] s = {0.5946035575}, float[1] zero = {0.0}, int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1},
+    g (float[1,4,3,8] Q, float[1,1,3,8] K, float[1,1,3,8] V, bool[1,1,3,5] mask, float[1,1,2,8] pk,
+       float[1,1,2,8] pv) => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value)
+    <float[1] s = {0.5946035575}, float[1] zero = {0.0}, int64[1] two = {2}, int64[5] e = {1, 1, 4, 1, 1},
      int64[4] r = {0, 4, -1, 8}>
     {
       present_key = Concat<axis = 2>(pk, K)
