@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/eval/evaluator.h"
@@ -152,6 +156,69 @@ std::string CanonicalGraph(const GraphProto& graph) {
   return text;
 }
 
+namespace {
+
+void WriteFile(const std::filesystem::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// A JSON string of `text` (the names of test graphs: printable ASCII).
+std::string JsonString(std::string_view text) {
+  std::string json = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') json += '\\';
+    json += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+  }
+  return json + "\"";
+}
+
+// With ONNXOPT_EXPORT_REWRITES=FOLDER, every comparison of ExpectSameOutputs also writes its
+// two models, the random inputs and what the evaluator computed on `before` into
+// FOLDER/<suite>.<test>.<n>/, for tests/ort/compare_rewrites.js: onnxruntime, an
+// implementation independent of ours, judges the rewrite again (a pattern and our kernels
+// could share a misreading of the spec) and our evaluator on the original graph.
+void ExportForOnnxruntime(const ModelProto& before, const ModelProto& after, const core::eval::ValueMap& inputs,
+                          const core::eval::ValueMap& expected, NumericalClass numerics, double tolerance) {
+  const char* folder = std::getenv("ONNXOPT_EXPORT_REWRITES");
+  if (!folder || !*folder) return;
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = test ? std::string(test->test_suite_name()) + "." + test->name() : "outside-a-test";
+  for (char& c : name)
+    if (c == '/') c = '_';
+  static std::map<std::string, int> comparisons;  // per test: several comparisons get .0, .1...
+  const std::filesystem::path dir =
+      std::filesystem::path(folder) / (name + "." + std::to_string(comparisons[name]++));
+  std::filesystem::create_directories(dir);
+  WriteFile(dir / "before.onnx", before.SerializeAsString());
+  WriteFile(dir / "after.onnx", after.SerializeAsString());
+  // Tensors as raw little-endian files with their type and dims in case.json.
+  auto tensors = [&](const core::eval::ValueMap& values, std::string_view prefix) {
+    std::string json = "[";
+    int index = 0;
+    for (const auto& [value_name, value] : values) {
+      const auto* tensor = std::get_if<Tensor>(&value);
+      if (!tensor || tensor->elem_type() == TensorProto::STRING) continue;
+      const std::string file = std::string(prefix) + std::to_string(index++) + ".bin";
+      WriteFile(dir / file, std::string_view(reinterpret_cast<const char*>(tensor->RawData()), tensor->ByteSize()));
+      json += std::string(json.size() > 1 ? "," : "") + "{\"name\":" + JsonString(value_name) +
+              ",\"elem_type\":" + std::to_string(tensor->elem_type()) + ",\"dims\":[";
+      for (std::size_t d = 0; d < tensor->rank(); ++d) json += (d ? "," : "") + std::to_string(tensor->shape()[d]);
+      json += "],\"file\":" + JsonString(file) + "}";
+    }
+    return json + "]";
+  };
+  std::ostringstream tolerance_text;
+  tolerance_text << tolerance;
+  WriteFile(dir / "case.json", "{\"test\":" + JsonString(name) + ",\"numerics\":" +
+                                   JsonString(core::builder::NumericalClassName(numerics)) +
+                                   ",\"tolerance\":" + tolerance_text.str() + ",\"inputs\":" + tensors(inputs, "input_") +
+                                   ",\"expected\":" + tensors(expected, "expected_") + "}\n");
+}
+
+}  // namespace
+
 void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, NumericalClass numerics, double tolerance) {
   if (numerics == NumericalClass::kExact) {
     ASSERT_EQ(tolerance, 0) << "an exact pattern is compared without tolerance";
@@ -165,6 +232,7 @@ void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, Numeri
   }
   const core::eval::ValueMap expected = core::eval::Run(before, inputs);
   const core::eval::ValueMap actual = core::eval::Run(after, inputs);
+  ExportForOnnxruntime(before, after, inputs, expected, numerics, tolerance);
   for (const auto& output : before.graph().output()) {
     if (const auto* sequence = std::get_if<std::vector<Tensor>>(&expected.at(output.name()))) {
       // A sequence output: the same tensors, compared exactly (tolerances are for tensors).
