@@ -8,7 +8,7 @@
 //   evaluator  onnxruntime's outputs of the graph before against what our evaluator
 //              computed for it in the test.
 //
-//   node tests/ort/compare_rewrites.js FOLDER [--allow FILE] [--json]
+//   node tests/ort/compare_rewrites.js FOLDER [--non-finite] [--allow FILE] [--json]
 //
 // FOLDER holds one folder per comparison: before.onnx, after.onnx, case.json (test name,
 // numerical class, tolerance, inputs and expected outputs as raw little-endian files).
@@ -24,9 +24,13 @@
 // with the first line of onnxruntime's message, not judged. If it can run the graph before
 // but not the graph after, the rewrite fails: the user's runtime would refuse the result.
 //
-// --allow FILE: lines "<case folder or its test name> <why>" for known differences of the
-// evaluator check (a place where the spec leaves the result to the implementation); an
-// allowed difference that no longer occurs is reported so that the list stays true.
+// --non-finite: every third element of each float input becomes, in turn, NaN, +inf, -inf,
+// -0, 0 or 1.5, and only the rewrite is judged: a pattern of the default set (exact or
+// rounding) keeps NaN and infinities where they were; approximate patterns are not judged.
+//
+// --allow FILE: lines "<case folder or its test name> <why>" for known differences (say, a
+// place where onnxruntime departs from the spec); an allowed difference that no longer
+// occurs is reported so that the list stays true.
 //
 // Exit codes: 0 every judged case agrees; 1 a difference or a graph after that fails;
 // 2 usage error or nothing to judge.
@@ -34,6 +38,7 @@
 
 const fs = require('fs');
 const path = require('path');
+const { floatToHalfBits } = require('./float16');
 const { compareOutput, fmt } = require('./output_comparison');
 
 // onnxruntime-node's element type names by ONNX TensorProto.DataType.
@@ -50,10 +55,11 @@ const TYPED_ARRAYS = {
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const opts = { folder: null, allow: null, json: false };
+  const opts = { folder: null, allow: null, json: false, nonFinite: false };
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
+    else if (arg === '--non-finite') opts.nonFinite = true;
     else if (arg === '--allow') {
       opts.allow = argv[++i];
       if (!opts.allow) throw new UsageError('--allow needs a file');
@@ -107,6 +113,24 @@ function firstLine(err) {
       .slice(0, 200);
 }
 
+// --non-finite: every third element of each float input becomes, in turn, one of these.
+const NON_FINITE_CYCLE = [NaN, Infinity, -Infinity, -0, 0, 1.5];
+
+function withNonFiniteValues(ort, inputs) {
+  const out = {};
+  for (const [name, tensor] of Object.entries(inputs)) {
+    const replace = { float32: (x) => x, float64: (x) => x, float16: floatToHalfBits }[tensor.type];
+    if (!replace) {
+      out[name] = tensor;
+      continue;
+    }
+    const data = tensor.data.slice();
+    for (let i = 0; i < data.length; i += 3) data[i] = replace(NON_FINITE_CYCLE[(i / 3) % NON_FINITE_CYCLE.length]);
+    out[name] = new ort.Tensor(tensor.type, data, tensor.dims);
+  }
+  return out;
+}
+
 async function run(ort, file, feeds) {
   const session = await ort.InferenceSession.create(file, {
     graphOptimizationLevel: 'disabled', executionProviders: ['cpu'], logSeverityLevel: 4,
@@ -143,10 +167,12 @@ function compareAll(a, b, tolerance) {
   return { problems, identical };
 }
 
-async function judge(ort, dir) {
+async function judge(ort, dir, opts) {
   const spec = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
   const result = { case: path.basename(dir), test: spec.test, numerics: spec.numerics };
-  const inputs = readTensors(ort, dir, spec.inputs);
+  if (opts.nonFinite && spec.numerics === 'approximate') return { ...result, status: 'approximate' };
+  let inputs = readTensors(ort, dir, spec.inputs);
+  if (inputs && opts.nonFinite) inputs = withNonFiniteValues(ort, inputs);
   const expected = readTensors(ort, dir, spec.expected);
   if (!inputs) return { ...result, status: 'skipped', why: 'an input type onnxruntime-node cannot exchange' };
   let before;
@@ -164,8 +190,9 @@ async function judge(ort, dir) {
   const rewrite = compareAll(before, after, spec.tolerance);
   result.identical = rewrite.identical;
   result.problems = rewrite.problems.map((p) => `rewrite: ${p}`);
-  // Our evaluator's outputs, for the outputs onnxruntime-node can hand over.
-  if (expected) {
+  // Our evaluator's outputs, for the outputs onnxruntime-node can hand over (computed on
+  // the test's inputs: not with --non-finite).
+  if (expected && !opts.nonFinite) {
     const evaluator = compareAll(before, expected, 0);
     result.evaluatorProblems = evaluator.problems.map((p) => `evaluator: ${p}`);
   } else {
@@ -184,17 +211,20 @@ async function main() {
     : [];
   if (!cases.length) throw new UsageError(`no exported case in ${opts.folder}`);
   const results = [];
-  for (const name of cases) results.push(await judge(ort, path.join(opts.folder, name)));
+  for (const name of cases) results.push(await judge(ort, path.join(opts.folder, name), opts));
 
   const allowedSeen = new Set();
   let failed = 0;
   for (const r of results) {
-    if (r.status === 'agreed' && r.evaluatorProblems.length) {
-      const key = allowed.has(r.case) ? r.case : allowed.has(r.test) ? r.test : null;
-      if (key) allowedSeen.add(key);
-      else r.status = 'failed';
+    const differs = r.status === 'failed' || (r.status === 'agreed' && r.evaluatorProblems.length);
+    const key = allowed.has(r.case) ? r.case : allowed.has(r.test) ? r.test : null;
+    if (differs && key) {
+      allowedSeen.add(key);
+      r.status = 'allowed';
+    } else if (differs) {
+      r.status = 'failed';
+      ++failed;
     }
-    if (r.status === 'failed') ++failed;
   }
   const staleAllowances = [...allowed.keys()].filter((key) => !allowedSeen.has(key));
 
@@ -218,9 +248,11 @@ async function main() {
       for (const name of skipped) console.log(`          ${name}`);
     }
     const agreed = results.filter((r) => r.status === 'agreed');
-    console.log(`judged ${results.length - count('skipped')} of ${results.length} exported rewrites: ${agreed.length} agree ` +
-                `(${agreed.filter((r) => r.identical).length} bitwise), ${failed} fail; ` +
-                `${allowedSeen.size} known evaluator difference(s) allowed`);
+    if (opts.nonFinite) console.log(`not judged on non-finite inputs (approximate patterns): ${count('approximate')}`);
+    const judged = results.length - count('skipped') - count('approximate');
+    console.log(`judged ${judged} of ${results.length} exported rewrites${opts.nonFinite ? ' on non-finite inputs' : ''}: ` +
+                `${agreed.length} agree (${agreed.filter((r) => r.identical).length} bitwise), ${failed} fail; ` +
+                `${count('allowed')} known difference(s) allowed`);
   }
   return failed || staleAllowances.length ? 1 : 0;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every rewrite the C++ tests check with the evaluator (ExpectSameOutputs: the pattern, fusion,
 # transpose and memory tests), judged again by onnxruntime: runs each test executable with
-# ONNXOPT_EXPORT_REWRITES, then tests/ort/compare_rewrites.js on what they exported.
+# ONNXOPT_EXPORT_REWRITES, then tests/ort/compare_rewrites.js on what they exported: on the
+# tests' inputs, then on the same with NaN and infinities (known differences with their
+# reasons in non_finite_differences.txt).
 #
 # Usage: tests/ort/pattern_rewrites_vs_ort.sh TEST_EXECUTABLE...
 # Environment: ONNXOPT_NODE (default node); onnxruntime-node in the project's node_modules.
@@ -31,4 +33,12 @@ for exe in "$@"; do
     exit 1
   fi
 done
-"${ONNXOPT_NODE:-node}" "$here/compare_rewrites.js" "$cases"
+status=0
+echo "== on the tests' inputs"
+"${ONNXOPT_NODE:-node}" "$here/compare_rewrites.js" "$cases" || status=1
+# The default patterns keep NaN and infinities where they were: the same inputs with every
+# third float element NaN, an infinity or a zero.
+echo "== with NaN and infinities in the inputs"
+"${ONNXOPT_NODE:-node}" "$here/compare_rewrites.js" "$cases" --non-finite --allow "$here/non_finite_differences.txt" ||
+  status=1
+exit $status

@@ -28,7 +28,8 @@ using core::builder::PatternOptimization;
 /// is_causal=1 (its causal frontier would move by the past length) is left alone. Form B
 /// needs a boolean mask that spans every key: its function keeps the scores where the mask
 /// is true (false for SW). A fully masked row gives 0 in the function (NaN guard) and in
-/// Attention. Only at main opset >= 23. The scale is applied once instead of twice
+/// Attention; a NaN or infinite score does not: the guard zeros the NaN probabilities it
+/// gives, Attention keeps them (tests/ort/non_finite_differences.txt). Only at main opset >= 23. The scale is applied once instead of twice
 /// (rounding).
 class AttentionGQAPattern final : public PatternOptimization {
  public:

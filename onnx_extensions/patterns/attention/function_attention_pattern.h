@@ -27,7 +27,11 @@ using core::builder::PatternOptimization;
 /// Only at main opset >= 18. The masking constants must be 0 and -inf: the body masks with
 /// -inf, and a finite "minus infinity" would change fully masked rows. The mask Where of
 /// the add form is left to the cleanup (kept while other layers read it); every other node
-/// is used once, the Softmax by the IsNaN and the Where only.
+/// is used once, the Softmax by the IsNaN and the Where only. The body masks with Where in
+/// the add form too: equal, except where a masked score is +inf or NaN (scores that overflow):
+/// the Add spreads NaN over the row, which the guard then zeros, where Where masks the score
+/// (attention.md's numerical note; not seen with NaN and infinities in the inputs, where the
+/// row's other scores are NaN as well).
 class FunctionAttentionPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionAttentionPattern";
