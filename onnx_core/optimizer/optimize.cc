@@ -549,7 +549,23 @@ class GraphGraph::Driver {
 
   // Applies the matches as one batch; returns what it changed, nothing when every
   // replacement was refused (RefusalOf).
+  // Applies the matches `found` as one batch. Matches are disjoint, but a replacement may
+  // read a value produced outside its match, which another match of the batch removes or
+  // defines again after it: the later of the two matches (in `found`'s order, so that the
+  // first always goes through) then waits for the next round, and the batch is planned
+  // again without it.
   std::optional<BatchFootprint> ApplyAll(std::vector<Found>& found) {
+    for (;;) {
+      std::vector<const Found*> waiting;
+      std::optional<BatchFootprint> footprint = TryApplyAll(found, waiting);
+      if (waiting.empty()) return footprint;
+      std::erase_if(found, [&](const Found& f) { return std::find(waiting.begin(), waiting.end(), &f) != waiting.end(); });
+    }
+  }
+
+  // ApplyAll's batch, unless a match must wait: then `waiting` lists it, with the matches
+  // already refused (not to be asked and counted again), and nothing has changed.
+  std::optional<BatchFootprint> TryApplyAll(std::vector<Found>& found, std::vector<const Found*>& waiting) {
     auto start = Clock::now();
     std::vector<Planned> planned;
     // Owns the replacement nodes until the batch takes them: an Apply that throws after
@@ -577,6 +593,7 @@ class GraphGraph::Driver {
     } added_by_apply{g_.builder_};
     BatchFootprint footprint;
     NodeSet& removed = footprint.removed;
+    std::vector<const Found*> refused;
     for (const Found& f : found) {
       const auto apply_start = Clock::now();
       const auto first_initializer = static_cast<std::size_t>(g_.builder_.Initializers().size());
@@ -586,6 +603,7 @@ class GraphGraph::Driver {
       if (std::optional<std::string> refusal = RefusalOf(replacement)) {
         RemoveAdditions(g_.builder_, first_initializer, first_function, "undoing a refused rewrite");
         Refuse(f, *refusal);
+        refused.push_back(&f);
         continue;
       }
       Planned& plan = planned.emplace_back(Planned{&f,
@@ -638,7 +656,13 @@ class GraphGraph::Driver {
           new_position[i] = next++;
       }
     }
-    CheckBatch(planned, removed, added_positions, new_position);
+    std::vector<std::size_t> later = CheckBatch(planned, removed, added_positions, new_position);
+    if (!later.empty()) {  // the guards undo the Applies
+      for (std::size_t p : later) waiting.push_back(planned[p].found);
+      waiting.insert(waiting.end(), refused.begin(), refused.end());
+      report_.rewriting_time_ns += Since(start);
+      return std::nullopt;
+    }
     // ONNXOPT_CHECK_INCREMENTAL takes the local path for every batch, to check it.
     footprint.local = incremental_ && graph_clean_ &&
                       (check_incremental_ ||
@@ -855,10 +879,12 @@ class GraphGraph::Driver {
   };
 
   // The contract every batch keeps (see pattern.h): a pattern that breaks it is a bug,
-  // reported with its name before the graph changes.
-  void CheckBatch(const std::vector<Planned>& planned, const NodeSet& removed,
-                  const std::vector<std::vector<std::size_t>>& added_positions,
-                  const std::vector<std::size_t>& new_position) const {
+  // reported with its name before the graph changes. Two plans that conflict (one reads a
+  // value the other removes, or defines after it) are no one's bug: returns the later of
+  // each such pair (indices into `planned`, ascending), which must wait.
+  std::vector<std::size_t> CheckBatch(const std::vector<Planned>& planned, const NodeSet& removed,
+                                      const std::vector<std::vector<std::size_t>>& added_positions,
+                                      const std::vector<std::size_t>& new_position) const {
     const GraphBuilder& builder = g_.builder_;
     auto fail = [](const PatternOptimization& pattern, const std::string& message) {
       throw BuilderError(pattern.Name() + ": " + message);
@@ -866,20 +892,38 @@ class GraphGraph::Driver {
     auto defined_outside = [&](const std::string& name) {
       return g_.inputs_.contains(name) || g_.initializers_.contains(name) || builder.OuterScope().Contains(name);
     };
-    // Value -> position of its definer after the batch (views into the replacement nodes).
-    std::unordered_map<std::string_view, std::size_t> defined;
+    std::set<std::size_t> later;
+    auto conflict = [&](std::size_t p, std::size_t q) { later.insert(std::max(p, q)); };
+    // The plan whose match removes `node` (only asked on a conflict).
+    auto plan_removing = [&](const NodeProto* node) {
+      for (std::size_t q = 0; q < planned.size(); ++q) {
+        const std::vector<const NodeProto*>& nodes = planned[q].found->match.nodes;
+        if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) return q;
+      }
+      return planned.size();
+    };
+    // Value -> position of its definer after the batch and its plan (views into the
+    // replacement nodes).
+    struct Definer {
+      std::size_t position, plan;
+    };
+    std::unordered_map<std::string_view, Definer> defined;
     for (std::size_t p = 0; p < planned.size(); ++p) {
       const PatternOptimization& pattern = **planned[p].found->pattern;
       for (std::size_t k = 0; k < planned[p].added.size(); ++k) {
         for (const std::string& output : planned[p].added[k]->output()) {
           if (output.empty()) continue;
-          if (defined.contains(output)) fail(pattern, "two replacement nodes define '" + output + "'");
+          if (auto twice = defined.find(output); twice != defined.end()) {
+            if (twice->second.plan == p) fail(pattern, "two replacement nodes define '" + output + "'");
+            conflict(twice->second.plan, p);
+            continue;
+          }
           const NodeProto* producer = g_.NodeBefore(output);
           if (producer && !removed.contains(producer))
             fail(pattern, "a replacement node redefines '" + output + "', still produced by " + Describe(*producer));
           if (defined_outside(output))
             fail(pattern, "a replacement node redefines '" + output + "', a graph input, initializer or outer value");
-          defined.emplace(output, added_positions[p][k]);
+          defined.emplace(output, Definer{added_positions[p][k], p});
         }
       }
     }
@@ -890,12 +934,19 @@ class GraphGraph::Driver {
         for (const std::string& input : planned[p].added[k]->input()) {
           if (input.empty()) continue;
           if (auto def = defined.find(input); def != defined.end()) {
-            if (def->second >= position)
+            if (def->second.position < position) continue;
+            if (def->second.plan == p)
               fail(pattern, "a replacement node reads '" + input + "' before the node that defines it");
+            conflict(def->second.plan, p);
           } else if (const NodeProto* producer = g_.NodeBefore(input)) {
-            if (removed.contains(producer))
-              fail(pattern, "a replacement node reads '" + input + "', whose producer " + Describe(*producer) +
-                                " the batch removes");
+            if (removed.contains(producer)) {
+              const std::size_t remover = plan_removing(producer);
+              if (remover == p)
+                fail(pattern, "a replacement node reads '" + input + "', whose producer " + Describe(*producer) +
+                                  " the batch removes");
+              conflict(remover, p);
+              continue;
+            }
             if (new_position[g_.IndexedPosition(*producer)] >= position)
               fail(pattern, "a replacement node is placed before " + Describe(*producer) + ", which produces its input '" +
                                 input + "' (set insert_at)");
@@ -925,12 +976,13 @@ class GraphGraph::Driver {
             continue;
           }
           for (const NodeProto* reader : readers)
-            if (new_position[g_.IndexedPosition(*reader)] < def->second)
+            if (new_position[g_.IndexedPosition(*reader)] < def->second.position)
               fail(pattern, "the replacement defines '" + output + "' after its reader " + Describe(*reader) +
                                 " (set insert_at)");
         }
       }
     }
+    return {later.begin(), later.end()};
   }
 
   // --- Graph passes -------------------------------------------------------------------------

@@ -480,6 +480,40 @@ TEST(Optimize, MatchesOverlappingAnEarlierOneWaitForTheNextIteration) {
   ExpectReplayed(run);
 }
 
+// Two disjoint matches of one round: AddNegToSub removes n, whose value DistributeMul's
+// replacement reads. The later one in the driver's order waits for the next round (it was
+// an internal error, "a replacement node reads 'n', whose producer ... the batch removes").
+constexpr const char* kReadAcrossMatches = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x, float[2] y, float[2] c) => (float[2] z) {
+      n = Neg(x)
+      e = Add(y, n)
+      z = Mul(e, c)
+    })ONNX";
+
+TEST(Optimize, AMatchReadingWhatAnotherMatchRemovesWaitsForTheNextRound) {
+  Outcome run = Optimize(kReadAcrossMatches, {std::make_shared<AddNegToSubPattern>(),
+                                              std::make_shared<DistributeMulPattern>()});
+  // DistributeMul waited; then the Add it needs is gone.
+  EXPECT_EQ(NodesText(run.optimized.graph()), "e = Sub(y,x); z = Mul(e,c); ");
+  EXPECT_EQ(run.report.patterns.at(1).matched, 1u);
+  EXPECT_EQ(run.report.patterns.at(1).applied, 0u);
+  ExpectReplayed(run);
+}
+
+TEST(Optimize, TheFirstOfTwoConflictingMatchesGoesThrough) {
+  Outcome run = Optimize(kReadAcrossMatches, {std::make_shared<DistributeMulPattern>(),
+                                              std::make_shared<AddNegToSubPattern>()});
+  // DistributeMul applied; AddNegToSub waited, and then the Add had no reader left. The
+  // batch was planned twice: the first plan's names stay taken.
+  EXPECT_EQ(NodesText(run.optimized.graph()),
+            "n = Neg(x); DistributeMulPattern_2 = Mul(y,c); DistributeMulPattern_3 = Mul(n,c); "
+            "z = Add(DistributeMulPattern_2,DistributeMulPattern_3); ");
+  EXPECT_EQ(run.report.patterns.at(0).applied, 1u);
+  EXPECT_EQ(run.report.patterns.at(1).applied, 0u);
+  ExpectReplayed(run);
+}
+
 // The driver makes a round's Match calls node after node, and claims the matches pattern
 // after pattern: a node an earlier pattern's match includes is not tried by the later
 // ones then, and is tried at their turn when that match is not claimed after all.

@@ -193,4 +193,64 @@ class NegAbsFunctionPattern final : public PatternOptimization {
   bool unique_body_names_;
 };
 
+/// Add(y, Neg(x)) => Sub(y, x): removes the Neg, whose value no longer exists.
+class AddNegToSubPattern final : public PatternOptimization {
+ public:
+  static constexpr std::string_view kName = "AddNegToSubPattern";
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kExact;
+  std::string Name() const override { return std::string(kName); }
+  std::set<std::string> FastOpType() const override { return {"Add"}; }
+  MatchResult Match(GraphGraph& graph, const NodeProto& node) const override {
+    const NodeProto* neg = core::builder::ProducerOf(graph, node.input(1), "Neg");
+    if (!neg) return NoMatch(node, "the second input is not produced by Neg");
+    if (graph.IsUsedMoreThanOnce(neg->output(0))) return NoMatch(node, "the Neg has other readers");
+    return Matched({neg, &node});
+  }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph&, const std::vector<const NodeProto*>& nodes) const override {
+    core::builder::ExpectMatchedNodes(*this, nodes, {"Neg", "Add"});
+    utils::RepeatedProtoField<NodeProto> result;
+    NodeProto& sub = *result.Add();
+    sub.set_op_type("Sub");
+    sub.add_input(nodes[1]->input(0));
+    sub.add_input(nodes[0]->input(0));
+    sub.add_output(nodes[1]->output(0));
+    return result;
+  }
+};
+
+/// Mul(Add(a, b), c) => Add(Mul(a, c), Mul(b, c)): matches the Mul alone and reads the
+/// Add's inputs, values produced outside its match (the Add stays while others read it).
+class DistributeMulPattern final : public PatternOptimization {
+ public:
+  static constexpr std::string_view kName = "DistributeMulPattern";
+  static constexpr core::builder::NumericalClass kNumerics = core::builder::NumericalClass::kRounding;
+  std::string Name() const override { return std::string(kName); }
+  std::set<std::string> FastOpType() const override { return {"Mul"}; }
+  MatchResult Match(GraphGraph& graph, const NodeProto& node) const override {
+    if (!core::builder::ProducerOf(graph, node.input(0), "Add")) return NoMatch(node, "the first input is not an Add");
+    return Matched({&node});
+  }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,
+                                             const std::vector<const NodeProto*>& nodes) const override {
+    core::builder::ExpectMatchedNodes(*this, nodes, {"Mul"});
+    const NodeProto& mul = *nodes[0];
+    const NodeProto& add = *core::builder::ProducerOf(graph, mul.input(0), "Add");
+    utils::RepeatedProtoField<NodeProto> result;
+    std::vector<std::string> products;
+    for (const std::string& term : add.input()) {
+      NodeProto& product = *result.Add();
+      product.set_op_type("Mul");
+      product.add_input(term);
+      product.add_input(mul.input(1));
+      product.add_output(products.emplace_back(graph.Builder().UniqueName(kName)));
+    }
+    NodeProto& sum = *result.Add();
+    sum.set_op_type("Add");
+    sum.add_input(products[0]);
+    sum.add_input(products[1]);
+    sum.add_output(mul.output(0));
+    return result;
+  }
+};
+
 }  // namespace onnxopt::testing
