@@ -377,10 +377,12 @@ std::vector<SymTensor> InferSplitToSequence(InferenceContext& ctx) {
     // Parts of `split`, the last one shorter when it does not divide the dim.
     const SymDim& s = (*split)[0];
     auto cs = s.Constant();
+    if (cs && *cs <= 0) RefuseNode(ctx, "scalar split > 0", "split " + std::to_string(*cs));
     auto cd = dims[a].Constant();
-    if (cs && cd && *cs > 0 && *cd % *cs == 0) part = s;
+    if (cs && cd && *cd % *cs == 0) part = s;
     else if (s == dims[a]) part = s;
   } else if (split && !split->empty()) {
+    RequireSplitSizes(ctx, *split, dims[a]);
     part = (*split)[0];
     for (const SymDim& s : *split) {
       if (!(s == part)) part = SymDim::Unknown();

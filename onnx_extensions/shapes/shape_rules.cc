@@ -40,6 +40,24 @@ void RequireCount(const InferenceContext& ctx, std::string_view name, std::size_
              std::to_string(actual));
 }
 
+void RequireSplitSizes(const InferenceContext& ctx, const std::vector<core::shapes::SymDim>& sizes,
+                       const core::shapes::SymDim& dim) {
+  std::int64_t sum = 0;
+  bool constant = true;
+  for (const core::shapes::SymDim& size : sizes) {
+    auto c = size.Constant();
+    if (c && *c < 0) RefuseNode(ctx, "split sizes >= 0", "split " + DescribeDims(sizes));
+    constant = constant && c;
+    // Sizes beyond int64 when added cannot split any dim, known or not.
+    if (c && __builtin_add_overflow(sum, *c, &sum))
+      RefuseNode(ctx, "split sizes add up to the dim split", "split " + DescribeDims(sizes) + " (sum beyond int64)");
+  }
+  if (auto d = dim.Constant(); d && constant && sum != *d) {
+    RefuseNode(ctx, "split sizes add up to the dim split",
+               "split " + DescribeDims(sizes) + " (sum " + std::to_string(sum) + ") for a dim of " + std::to_string(*d));
+  }
+}
+
 void RequirePermutation(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
                         std::size_t rank) {
   std::vector<bool> seen(rank, false);

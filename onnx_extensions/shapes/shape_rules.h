@@ -36,6 +36,10 @@ void RequireAtLeast(const InferenceContext& ctx, std::string_view name, const st
 // Refuses unless `name` has `expected` values; `per` says why ("one per spatial axis").
 void RequireCount(const InferenceContext& ctx, std::string_view name, std::size_t actual, std::size_t expected,
                   std::string_view per);
+// Refuses unless the constant split sizes `sizes` are >= 0 and, when all of them and the
+// dim split are constants, add up to the dim ("Split-13 split sizes add up to the dim split").
+void RequireSplitSizes(const InferenceContext& ctx, const std::vector<core::shapes::SymDim>& sizes,
+                       const core::shapes::SymDim& dim);
 // Refuses unless `values` is a permutation of [0, rank).
 void RequirePermutation(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
                         std::size_t rank);

@@ -391,20 +391,7 @@ std::vector<SymTensor> InferConcat(InferenceContext& ctx) {
 void CheckSplitSizes(const InferenceContext& ctx, const std::vector<SymDim>& sizes, const SymDim& dim,
                      std::size_t outputs) {
   RequireCount(ctx, "split", sizes.size(), outputs, "one per output");
-  std::int64_t sum = 0;
-  bool constant = true;
-  for (const SymDim& size : sizes) {
-    auto c = size.Constant();
-    if (c && *c < 0) RefuseNode(ctx, "split sizes >= 0", "split " + DescribeDims(sizes));
-    constant = constant && c;
-    // Sizes beyond int64 when added cannot split any dim, known or not.
-    if (c && __builtin_add_overflow(sum, *c, &sum))
-      RefuseNode(ctx, "split sizes add up to the dim split", "split " + DescribeDims(sizes) + " (sum beyond int64)");
-  }
-  if (auto d = dim.Constant(); d && constant && sum != *d) {
-    RefuseNode(ctx, "split sizes add up to the dim split",
-               "split " + DescribeDims(sizes) + " (sum " + std::to_string(sum) + ") for a dim of " + std::to_string(*d));
-  }
+  RequireSplitSizes(ctx, sizes, dim);
 }
 
 std::vector<SymTensor> InferSplit(InferenceContext& ctx) {

@@ -185,6 +185,23 @@ TEST(SequenceShape, SplitToSequenceForms) {
   EXPECT_EQ(s.Get("e"), "seq(float[N,3])");
 }
 
+// As Split's: sizes that do not add up to a known dim split nothing (the kernel refuses
+// them when the node runs; the sequence-at pattern would build such a Split).
+TEST(SequenceShape, SplitToSequenceRefusesSizesThatDoNotSplitTheDim) {
+  auto split = [](const char* constant) {
+    return InferenceRefusal(Model(11, "g (float[N,6] x) => (float[] y)",
+                                  std::string("s = Constant <value = ") + constant +
+                                      "> ()\nq = SplitToSequence <axis = 1> (x, s)\ny = Identity (x)"));
+  };
+  EXPECT_EQ(split("int64[2] {2, 4}"), "");
+  EXPECT_EQ(split("int64[2] {2, 5}"),
+            "node #1 (SplitToSequence): SplitToSequence-11 split sizes add up to the dim split; found split [2,5] "
+            "(sum 7) for a dim of 6");
+  EXPECT_EQ(split("int64[2] {7, -1}"), "node #1 (SplitToSequence): SplitToSequence-11 split sizes >= 0; found split [7,-1]");
+  EXPECT_EQ(split("int64 {0}"), "node #1 (SplitToSequence): SplitToSequence-11 scalar split > 0; found split 0");
+  EXPECT_EQ(split("int64 {4}"), "");  // chunks of 4, the last one of 2
+}
+
 TEST(SequenceShape, ConcatFromSequence) {
   auto s = InferText(Model(11, "g (float[N,4] a, float[N,4] b) => (float[] c, float[] d)",
                            "s = SequenceConstruct (a, b)\n"
