@@ -52,16 +52,17 @@ std::optional<Ints> SqueezedAxes(GraphGraph& graph, const NodeProto& squeeze, st
   return axes;
 }
 
-Ints ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2) {
-  Ints result = a2;
-  const auto inserted_by_second = [&a2](std::int64_t position) {
-    return std::find(a2.begin(), a2.end(), position) != a2.end();
-  };
+std::optional<Ints> ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2) {
+  Ints taken = a2;  // by the second Unsqueeze
+  std::sort(taken.begin(), taken.end());
+  Ints result = taken;
   for (std::int64_t k : a1) {
-    // The k-th position of the output that the second Unsqueeze does not take.
-    std::int64_t position = -1;
-    for (std::int64_t seen = -1; seen < k;)
-      if (!inserted_by_second(++position)) ++seen;
+    // The k-th position of the output that the second Unsqueeze does not take: k, moved
+    // right past every taken position at or before it (counted, not walked: with an unknown
+    // rank, k is bounded by nothing).
+    std::int64_t position = k;
+    for (std::int64_t t : taken)
+      if (t <= position && __builtin_add_overflow(position, 1, &position)) return std::nullopt;
     result.push_back(position);
   }
   std::sort(result.begin(), result.end());

@@ -51,8 +51,9 @@ std::optional<Ints> SqueezedAxes(GraphGraph& graph, const NodeProto& squeeze, st
 // The positions, sorted, of the dims Unsqueeze(Unsqueeze(x, a1), a2) inserts into its
 // output. `a1` and `a2` are normalized (against rank(x) + |a1| and rank(x) + |a1| + |a2|):
 // the second Unsqueeze puts its 1s exactly at a2, and the k-th dim of its input (the
-// first Unsqueeze's output) lands on the k-th position outside a2.
-Ints ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2);
+// first Unsqueeze's output) lands on the k-th position outside a2. Nullopt when that
+// position is beyond int64 (axes of an input of unknown rank are not bounded by it).
+std::optional<Ints> ComposeUnsqueezeAxes(const Ints& a1, const Ints& a2);
 
 // --- Permutations -----------------------------------------------------------------------
 

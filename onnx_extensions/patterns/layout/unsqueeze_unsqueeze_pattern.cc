@@ -12,8 +12,8 @@ using core::builder::RankOf;
 namespace {
 
 // The axes of the single Unsqueeze; nullopt when an axis is out of range or repeated,
-// or negative while the rank of X is unknown. The caller has checked that both axes are
-// constant.
+// negative while the rank of X is unknown, or composes beyond int64. The caller has checked
+// that both axes are constant.
 std::optional<layout::Ints> ComposedAxes(GraphGraph& graph, const NodeProto& first, const NodeProto& second) {
   const layout::Ints a1 = *layout::ConstantAxes(graph, first.input(1));
   const layout::Ints a2 = *layout::ConstantAxes(graph, second.input(1));

@@ -44,6 +44,12 @@ TEST(LayoutAxes, ComposesUnsqueezesWithTheSecondAxesInOutputCoordinates) {
   EXPECT_EQ(ComposeUnsqueezeAxes({2}, {3}), (Ints{2, 3}));
   // Unsorted first axes [3, 1] on rank 2 (upstream asserts): U = (d0,1,d1,1); a2 = [0, 2].
   EXPECT_EQ(ComposeUnsqueezeAxes({3, 1}, {0, 2}), (Ints{0, 2, 3, 5}));
+  // Unknown rank, so unbounded axes: counted, not walked (2^62 steps before), and a
+  // position beyond int64 composes to nothing.
+  EXPECT_EQ(ComposeUnsqueezeAxes({std::int64_t{1} << 62}, {2}), (Ints{2, (std::int64_t{1} << 62) + 1}));
+  EXPECT_EQ(ComposeUnsqueezeAxes({INT64_MAX}, {0}), std::nullopt);
+  EXPECT_EQ(ComposeUnsqueezeAxes({INT64_MAX}, {1}), std::nullopt);
+  EXPECT_EQ(ComposeUnsqueezeAxes({INT64_MAX - 1}, {INT64_MAX}), (Ints{INT64_MAX - 1, INT64_MAX}));
 }
 
 TEST(LayoutPermutations, InvertsAndComposes) {
