@@ -61,11 +61,20 @@ constexpr std::string_view kFormAGraph = R"ONNX(
 constexpr std::string_view kFormAConstants = R"ONNX(
     <int64[1] two = {2}, int64[5] e = {1, 1, 4, 1, 1}, int64[4] r = {0, 4, -1, 8}>)ONNX";
 
+// Two key-value heads for the four query heads, each repeated twice.
+constexpr std::string_view kTwoHeadsGraph = R"ONNX(
+    g (float[1,4,3,8] query, float[1,2,3,8] key, float[1,2,3,8] value, bool[1,1,3,5] mask,
+       float[1,2,2,8] past_key, float[1,2,2,8] past_value)
+       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value))ONNX";
+constexpr std::string_view kTwoHeadsConstants = R"ONNX(
+    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}>)ONNX";
+
 // Form A with the caches, the head expansion and one attribute line replaced.
 std::string FormA(std::string_view opset, std::string_view attention, std::string_view expand_shape = "e",
-                  std::string_view key_cache = "present_key = Concat<axis = 2>(past_key, key)") {
+                  std::string_view key_cache = "present_key = Concat<axis = 2>(past_key, key)",
+                  std::string_view graph = kFormAGraph, std::string_view constants = kFormAConstants) {
   return Cat({R"ONNX(
-    <ir_version: 10, opset_import: ["" : )ONNX", opset, "]>", kFormAGraph, kFormAConstants, R"ONNX(
+    <ir_version: 10, opset_import: ["" : )ONNX", opset, "]>", graph, constants, R"ONNX(
     {
       )ONNX", key_cache, R"ONNX(
       present_value = Concat<axis = 2>(past_value, value)
@@ -252,25 +261,10 @@ TEST(AttentionGQAPattern, RejectsAReshapeThatDoesNotMergeTheHeads) {
 // (the ONNX reference's Attention does the same), onnxruntime 1.23's Attention serves query
 // heads 0, 2 from it. Fused, the model would compute another result in onnxruntime.
 TEST(AttentionGQAPattern, RejectsSeveralRepeatedKeyValueHeads) {
-  constexpr std::string_view graph = R"ONNX(
-    <ir_version: 10, opset_import: ["" : 23]>
-    g (float[1,4,3,8] query, float[1,2,3,8] key, float[1,2,3,8] value, bool[1,1,3,5] mask,
-       float[1,2,2,8] past_key, float[1,2,2,8] past_value)
-       => (float[1,4,3,8] Y, float[1,2,5,8] present_key, float[1,2,5,8] present_value)
-    <int64[1] two = {2}, int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}>
-    {
-      present_key = Concat<axis = 2>(past_key, key)
-      present_value = Concat<axis = 2>(past_value, value)
-      ku = Unsqueeze(present_key, two)
-      ke = Expand(ku, e)
-      kr = Reshape(ke, r)
-      vu = Unsqueeze(present_value, two)
-      ve = Expand(vu, e)
-      vr = Reshape(ve, r)
-      Y = Attention<scale = 0.125>(query, kr, vr, mask)
-    })ONNX";
   ExpectNoMatch<AttentionGQAPattern>(
-      graph, "Y", "several key-value heads are repeated: runtimes broadcast them to the query heads differently");
+      FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)", "e",
+            "present_key = Concat<axis = 2>(past_key, key)", kTwoHeadsGraph, kTwoHeadsConstants),
+      "Y", "several key-value heads are repeated: runtimes broadcast them to the query heads differently");
 }
 
 }  // namespace
