@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/match.h"
 
 namespace onnxopt::onnx_patterns::padding {
@@ -60,21 +61,34 @@ std::optional<SpatialConstantPad> MatchSpatialConstantPad(GraphGraph& graph, con
   return result;
 }
 
+namespace {
+
+// MergedPads, or nullopt when a sum is beyond int64 (a hostile Pad).
+std::optional<Pads> AddSpatialPads(const NodeProto& consumer, const Pads& full) {
+  const std::size_t r = full.size() / 2, s = r - 2;
+  Pads merged = core::builder::IntsAttr(consumer, "pads").value_or(Pads(2 * s, 0));
+  for (std::size_t i = 0; i < s; ++i) {
+    if (__builtin_add_overflow(merged[i], full[i + 2], &merged[i]) ||
+        __builtin_add_overflow(merged[i + s], full[r + i + 2], &merged[i + s]))
+      return std::nullopt;
+  }
+  return merged;
+}
+
+}  // namespace
+
 std::optional<std::string_view> WhyPadsAttributeUnfit(const NodeProto& consumer, const Pads& full) {
   const std::optional<Pads> pads = core::builder::IntsAttr(consumer, "pads");
   if (pads && pads->size() != full.size() - 4)
     return "the pads attribute does not have two values per spatial dimension";
+  if (!AddSpatialPads(consumer, full)) return "the pads added up are beyond int64";
   return std::nullopt;
 }
 
 Pads MergedPads(const NodeProto& consumer, const Pads& full) {
-  const std::size_t r = full.size() / 2, s = r - 2;
-  Pads merged = core::builder::IntsAttr(consumer, "pads").value_or(Pads(2 * s, 0));
-  for (std::size_t i = 0; i < s; ++i) {
-    merged[i] += full[i + 2];
-    merged[i + s] += full[r + i + 2];
-  }
-  return merged;
+  std::optional<Pads> merged = AddSpatialPads(consumer, full);
+  if (!merged) throw BuilderError("MergedPads: the pads added up are beyond int64 (call WhyPadsAttributeUnfit first)");
+  return *merged;
 }
 
 }  // namespace onnxopt::onnx_patterns::padding

@@ -32,8 +32,8 @@ std::optional<SpatialConstantPad> MatchSpatialConstantPad(GraphGraph& graph, con
 
 // Why the `pads` attribute of `consumer` (a Conv or a pool reading a tensor of rank
 // full.size() / 2, 3 or more: `full` as MatchSpatialConstantPad returns it) cannot take
-// more padding: it does not have two values per spatial dimension. Nullopt when it can
-// (an absent attribute means zeros).
+// more padding: it does not have two values per spatial dimension, or a sum would be beyond
+// int64. Nullopt when it can (an absent attribute means zeros).
 std::optional<std::string_view> WhyPadsAttributeUnfit(const NodeProto& consumer, const Pads& full);
 
 // The `pads` attribute of `consumer` (zeros when absent) plus the spatial pads of `full`,

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "tests/onnx_extensions/patterns/graph_fixture.h"
@@ -79,6 +80,11 @@ TEST(PadMatchers, MergesIntoThePadsAttribute) {
   core::builder::AddIntsAttribute(short_pads, "pads", {1, 1});
   EXPECT_EQ(WhyPadsAttributeUnfit(short_pads, full),
             std::optional<std::string_view>("the pads attribute does not have two values per spatial dimension"));
+  // A Pad of INT64_MAX on top of a Conv's pad of 1 (a mutated test graph): the sum wrapped
+  // to a negative pad and the builder refused the new Conv, an internal error.
+  const Pads huge = {0, 0, 2, INT64_MAX, 0, 0, 1, 1};
+  EXPECT_EQ(WhyPadsAttributeUnfit(pool, huge), std::optional<std::string_view>("the pads added up are beyond int64"));
+  EXPECT_THROW(MergedPads(pool, huge), BuilderError);
 }
 
 }  // namespace
