@@ -434,12 +434,13 @@ std::vector<Value> BatchNormalizationKernel(KernelContext& ctx) {
       mean = bm;
       var = bv;
     }
+    // The specification's formula as it is written: folded into x * k + (B - mean * k), an
+    // infinite scale gave NaN where the formula gives an infinity (and a large mean cancels).
     for (std::int64_t n = 0; n < N; ++n)
       for (std::int64_t c = 0; c < C; ++c) {
-        const T k = sc[c] / std::sqrt(var[c] + T(eps));
-        const T off = b[c] - mean[c] * k;
+        const T deviation = std::sqrt(var[c] + T(eps));
         T* p = xv.data() + (n * C + c) * inner;
-        for (std::int64_t i = 0; i < inner; ++i) p[i] = p[i] * k + off;
+        for (std::int64_t i = 0; i < inner; ++i) p[i] = (p[i] - mean[c]) / deviation * sc[c] + b[c];
       }
     return WriteAs(x.elem_type(), x.shape(), xv);
   });

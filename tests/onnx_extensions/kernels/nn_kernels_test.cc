@@ -258,6 +258,25 @@ TEST(BatchNormalizationKernel, AppliesRunningStatistics) {
   EXPECT_TENSOR(y, MakeTensor<float>({1, 2, 1, 2}, {0, 0.5f, 1, 3}));
 }
 
+// (X - mean) / sqrt(var + epsilon) * scale + B as the specification writes it: with an
+// infinite scale, an infinity of the deviation's sign (0 for x == mean gives NaN). Folded
+// into X * k + (B - mean * k) it gave inf - inf = NaN for x above the mean (found by
+// mutating a pattern test's graph: the pattern's expansion, the formula, disagreed).
+TEST(BatchNormalizationKernel, FollowsTheFormulaOfTheSpecification) {
+  const float inf = std::numeric_limits<float>::infinity();
+  auto y = RunOne(Model(15, "(float[1,1,1,3] x, float[1] s, float[1] b, float[1] m, float[1] v) => (float[1,1,1,3] y)",
+                        "y = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                  {{"x", MakeTensor<float>({1, 1, 1, 3}, {1, 3, 5})},
+                   {"s", MakeTensor<float>({1}, {inf})},
+                   {"b", MakeTensor<float>({1}, {1})},
+                   {"m", MakeTensor<float>({1}, {3})},
+                   {"v", MakeTensor<float>({1}, {4})}});
+  const std::vector<double> values = y.ToDoubleVector();
+  EXPECT_EQ(values[0], -inf);
+  EXPECT_TRUE(std::isnan(values[1]));
+  EXPECT_EQ(values[2], inf);
+}
+
 TEST(InstanceNormalizationKernel, NormalizesEachChannel) {
   auto y = RunOne(Model(6, "(float[1,1,2] x, float[1] s, float[1] b) => (float[1,1,2] y)",
                         "y = InstanceNormalization <epsilon = 0.0> (x, s, b)"),
