@@ -103,6 +103,18 @@ fuzz-run: fuzz
 	  -artifact_prefix=$(FUZZ_DIR)/graph_fuzzer/findings/ $(FUZZ_DIR)/graph_fuzzer/corpus tests/fuzz/graph_regressions; \
 	test $$load -eq 0 -a $$? -eq 0
 
+# Mutants of the pattern tests' graphs through `onnxopt optimize --check 2`
+# (fuzz/mutate_pattern_graphs.py): MUTATE_PER_CASE mutants of each of the ~390 graphs, from
+# MUTATE_SEED; findings (internal errors, outputs that differ, timeouts, crashes) are copied
+# to $(BUILD_DIR)/mutants/findings. ctest runs a short fixed-seed round of it.
+MUTATE_SEED ?= 1
+MUTATE_PER_CASE ?= 10
+.PHONY: mutate-run
+mutate-run: build
+	/usr/bin/python3 fuzz/mutate_pattern_graphs.py --onnxopt $(BUILD_DIR)/onnxopt --seed $(MUTATE_SEED) \
+	  --per-case $(MUTATE_PER_CASE) --jobs $(JOBS) --findings $(BUILD_DIR)/mutants/findings \
+	  --export $$(find $(BUILD_DIR)/tests -type f \( -name '*_pattern_tests' -o -name transpose_optimizer_tests \))
+
 # --- Scale and onnxruntime corpus checks (tests/scale, tests/corpus, tests/ort) ---------
 # test-scale: optimize a generated model with SCALE_GIB GiB of external weights and check
 # that peak RSS <= 1.5 x weight bytes. Needs ~2.5 x SCALE_GIB GiB of free disk in

@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+"""Mutation fuzzing of `onnxopt optimize` on the graphs of the pattern tests.
+
+The graphs the pattern and transpose tests rewrite (exported with ONNXOPT_EXPORT_REWRITES,
+see tests/onnx_extensions/patterns/pattern_test_util.cc) are built to make a pattern fire.
+Each mutant changes one to three facts of such a graph: a dim of an input (a symbol, a
+small or a huge value), an element of an initializer (an edge value of its type: 0, -1,
+2^62, INT64_MAX...; NaN, an infinity or -0 for floats; all elements one constant), or an
+integer or float attribute (moved by one or two, or an edge value). Most mutants are
+invalid and must be refused with a clear error; the others must be optimized into a
+model that computes the same. Each runs
+
+    onnxopt optimize MUTANT -o OUT --check 2 -q      (under a time limit)
+
+and any exit but 0 (optimized, outputs checked) or 2 (refused: invalid model) is a
+finding: 3 an internal error, 5 outputs that differ, a timeout, a crash. Findings are
+copied with onnxopt's output into --findings. The graph fuzzer (fuzz/graph_fuzzer.cc)
+draws graphs from the operator schemas, where patterns rarely fire; these start where
+they do.
+
+Usage:
+  mutate_pattern_graphs.py --onnxopt build/onnxopt (--cases DIR | --export TEST_EXE...)
+      [--seed 1] [--per-case 5] [--jobs 2] [--timeout 30] [--findings DIR] [--limit N]
+
+--cases: folders of exported cases (before.onnx in each); --export: run these test
+executables with ONNXOPT_EXPORT_REWRITES first. Deterministic for a seed. Exit 0 without
+finding, 1 with one, 2 on a usage error. (Debian's /usr/bin/python3 with python3-onnx.)
+"""
+import argparse
+import concurrent.futures
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, numpy_helper
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+EDGE_INTS = [-2, -1, 0, 1, 2, 3, 2**31, 100000, 2**62, -(2**62), INT64_MAX, INT64_MIN]
+EDGE_FLOATS = [float("nan"), float("inf"), float("-inf"), -0.0]
+DIM_VALUES = [0, 1, 2, 3, 5, 100000, 2**40]
+SYMBOLS = ["N", "M", "S"]
+
+
+def clamp64(value):
+    return max(INT64_MIN, min(INT64_MAX, value))
+
+
+def mutate_dim(graph, rng):
+    inputs = [i for i in graph.input if i.type.HasField("tensor_type") and i.type.tensor_type.shape.dim]
+    if not inputs:
+        return False
+    dim = rng.choice(list(rng.choice(inputs).type.tensor_type.shape.dim))
+    dim.Clear()
+    if rng.random() < 0.3:
+        dim.dim_param = rng.choice(SYMBOLS)
+    else:
+        dim.dim_value = rng.choice(DIM_VALUES)
+    return True
+
+
+def mutate_initializer(graph, rng):
+    if not graph.initializer:
+        return False
+    tensor = rng.choice(list(graph.initializer))
+    try:
+        values = numpy_helper.to_array(tensor).copy()
+    except Exception:  # a type numpy does not hold (bfloat16, float8...)
+        return False
+    flat = values.reshape(-1)
+    if flat.size == 0:
+        return False
+    if values.dtype.kind in "iu":
+        info = np.iinfo(values.dtype)
+        flat[rng.randrange(flat.size)] = rng.choice([v for v in EDGE_INTS if info.min <= v <= info.max])
+    elif values.dtype.kind == "f":
+        choice = rng.random()
+        if choice < 0.3:
+            flat[:] = rng.choice([0.0, 1.0, -1.0, 2.0])
+        elif choice < 0.6:
+            flat[rng.randrange(flat.size)] = rng.choice(EDGE_FLOATS)
+        else:
+            flat[rng.randrange(flat.size)] = rng.uniform(-3, 3)
+    elif values.dtype.kind == "b":
+        flat[rng.randrange(flat.size)] ^= True
+    else:
+        return False
+    tensor.CopyFrom(numpy_helper.from_array(values, tensor.name))
+    return True
+
+
+def mutate_attribute(graph, rng):
+    attributes = [a for node in graph.node for a in node.attribute
+                  if a.type in (AttributeProto.INT, AttributeProto.INTS, AttributeProto.FLOAT)]
+    if not attributes:
+        return False
+    attribute = rng.choice(attributes)
+    if attribute.type == AttributeProto.INT:
+        attribute.i = clamp64(attribute.i + rng.choice([-2, -1, 1, 2])) if rng.random() < 0.6 else rng.choice(EDGE_INTS)
+    elif attribute.type == AttributeProto.FLOAT:
+        attribute.f = rng.choice([0.0, 1.0, -1.0, 2 * attribute.f])
+    elif attribute.ints:
+        ints = list(attribute.ints)
+        if rng.random() < 0.4:
+            rng.shuffle(ints)
+        else:
+            k = rng.randrange(len(ints))
+            ints[k] = clamp64(ints[k] + rng.choice([-1, 1])) if rng.random() < 0.7 else rng.choice(EDGE_INTS)
+        attribute.ints[:] = ints
+    else:
+        return False
+    return True
+
+
+MUTATIONS = [mutate_dim, mutate_initializer, mutate_attribute]
+
+
+def mutants(model, rng, count):
+    """`count` mutants of `model` (serialized), each with one to three mutations."""
+    made = []
+    for _ in range(count):
+        mutant = onnx.ModelProto()
+        mutant.CopyFrom(model)
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            rng.choice(MUTATIONS)(mutant.graph, rng)
+        made.append(mutant.SerializeToString())
+    return made
+
+
+def run(onnxopt, path, timeout):
+    """(outcome, onnxopt's output): outcome "ok", "refused" or what the finding is."""
+    output = path + ".out.onnx"
+    try:
+        done = subprocess.run([onnxopt, "optimize", path, "-o", output, "--check", "2", "-q"],
+                              capture_output=True, text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"timeout ({timeout} s)", ""
+    finally:
+        for leftover in (output, output + ".data"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+    text = done.stdout + done.stderr
+    if done.returncode == 0:
+        return "ok", text
+    if done.returncode == 2:
+        return "refused", text
+    if done.returncode == 3:
+        return "internal error", text
+    if done.returncode == 5:
+        return "outputs differ", text
+    if done.returncode < 0:
+        return f"killed by signal {-done.returncode}", text
+    return f"exit {done.returncode}", text
+
+
+def export(executables, folder):
+    for exe in executables:
+        env = dict(os.environ, ONNXOPT_EXPORT_REWRITES=folder)
+        done = subprocess.run([exe, "--gtest_brief=1"], env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"mutate_pattern_graphs: {exe} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--onnxopt", required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--cases")
+    source.add_argument("--export", nargs="+", metavar="TEST_EXE")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--per-case", type=int, default=5)
+    parser.add_argument("--limit", type=int, default=0, help="at most this many mutants (0: no limit)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=30)
+    parser.add_argument("--findings", help="where findings are copied (default: only reported)")
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="onnxopt-mutants.")
+    try:
+        cases = args.cases
+        if args.export:
+            cases = os.path.join(work, "cases")
+            export(args.export, cases)
+        names = sorted(n for n in os.listdir(cases) if os.path.exists(os.path.join(cases, n, "before.onnx")))
+        if not names:
+            sys.exit(f"mutate_pattern_graphs: no before.onnx under {cases}")
+        rng = random.Random(args.seed)
+        paths = []
+        for name in names:
+            model = onnx.load(os.path.join(cases, name, "before.onnx"))
+            for k, data in enumerate(mutants(model, rng, args.per_case)):
+                path = os.path.join(work, f"{name}.m{k}.onnx")
+                with open(path, "wb") as out:
+                    out.write(data)
+                paths.append(path)
+        if args.limit:
+            paths = rng.sample(paths, min(args.limit, len(paths)))
+
+        outcomes = {}
+        findings = []
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for path, (outcome, text) in zip(paths, pool.map(lambda p: run(args.onnxopt, p, args.timeout), paths)):
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+                if outcome not in ("ok", "refused"):
+                    findings.append((path, outcome, text))
+        for path, outcome, text in findings:
+            print(f"FINDING {outcome}: {os.path.basename(path)}")
+            for line in text.strip().splitlines()[:6]:
+                print(f"        {line}")
+            if args.findings:
+                os.makedirs(args.findings, exist_ok=True)
+                shutil.copy(path, args.findings)
+                with open(os.path.join(args.findings, os.path.basename(path) + ".txt"), "w") as out:
+                    out.write(f"{outcome}\n{text}")
+        summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items(), key=lambda kv: -kv[1]))
+        print(f"{len(paths)} mutants of {len(names)} graphs (seed {args.seed}): {summary}")
+        return 1 if findings else 0
+    finally:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
