@@ -42,7 +42,7 @@ from onnx import AttributeProto, numpy_helper
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 EDGE_INTS = [-2, -1, 0, 1, 2, 3, 2**31, 100000, 2**62, -(2**62), INT64_MAX, INT64_MIN]
 EDGE_FLOATS = [float("nan"), float("inf"), float("-inf"), -0.0]
-DIM_VALUES = [0, 1, 2, 3, 5, 100000, 2**40]
+DIM_VALUES = [0, 1, 2, 3, 5, 2**40]  # larger real dims only make --check slow
 SYMBOLS = ["N", "M", "S"]
 
 

@@ -547,13 +547,12 @@ class GraphGraph::Driver {
     std::size_t first_function = 0, end_function = 0;
   };
 
-  // Applies the matches as one batch; returns what it changed, nothing when every
-  // replacement was refused (RefusalOf).
-  // Applies the matches `found` as one batch. Matches are disjoint, but a replacement may
-  // read a value produced outside its match, which another match of the batch removes or
-  // defines again after it: the later of the two matches (in `found`'s order, so that the
-  // first always goes through) then waits for the next round, and the batch is planned
-  // again without it.
+  // Applies the matches `found` as one batch; returns what it changed, nothing when every
+  // replacement was refused (RefusalOf). Matches are disjoint, but a replacement may read a
+  // value produced outside its match, which another match of the batch removes or defines
+  // again after it: the later of the two matches (in `found`'s order, so that the first
+  // always goes through) then waits for the next round, and the batch is planned again
+  // without it.
   std::optional<BatchFootprint> ApplyAll(std::vector<Found>& found) {
     for (;;) {
       std::vector<const Found*> waiting;
@@ -956,6 +955,9 @@ class GraphGraph::Driver {
         }
       }
     }
+    // What the matches remove is checked on the batch that is applied (without the waiting
+    // matches, a reader they remove may stay).
+    if (!later.empty()) return {later.begin(), later.end()};
     for (const Planned& plan : planned) {
       const PatternOptimization& pattern = **plan.found->pattern;
       for (const NodeProto* node : plan.found->match.nodes) {
@@ -982,7 +984,7 @@ class GraphGraph::Driver {
         }
       }
     }
-    return {later.begin(), later.end()};
+    return {};
   }
 
   // --- Graph passes -------------------------------------------------------------------------

@@ -39,7 +39,7 @@
 const fs = require('fs');
 const path = require('path');
 const { floatToHalfBits } = require('./float16');
-const { compareOutput, fmt } = require('./output_comparison');
+const { compareOutput, fmt, tolerancesFor } = require('./output_comparison');
 
 // onnxruntime-node's element type names by ONNX TensorProto.DataType.
 const ORT_TYPES = {
@@ -93,10 +93,10 @@ function readTensors(ort, dir, entries) {
     const type = ORT_TYPES[entry.elem_type];
     if (!type) return null;
     const bytes = fs.readFileSync(path.join(dir, entry.file));
-    const Array = TYPED_ARRAYS[type];
+    const ArrayType = TYPED_ARRAYS[type];
     const copy = new Uint8Array(bytes.length);
     copy.set(bytes);
-    tensors[entry.name] = new ort.Tensor(type, new Array(copy.buffer, 0, bytes.length / Array.BYTES_PER_ELEMENT),
+    tensors[entry.name] = new ort.Tensor(type, new ArrayType(copy.buffer, 0, bytes.length / ArrayType.BYTES_PER_ELEMENT),
                                          entry.dims);
   }
   return tensors;
@@ -155,12 +155,10 @@ function compareAll(a, b, tolerance) {
       problems.push(`output ${name} is missing`);
       continue;
     }
-    const opts = tolerance > 0 ? { atol: Math.max(tolerance, 1e-4), rtol: Math.max(tolerance, 1e-3) } : {};
-    if (a[name].type === 'float16' && tolerance > 0) {
-      opts.atol = Math.max(tolerance, 1e-3);
-      opts.rtol = Math.max(tolerance, 2e-3);
-    }
-    const rec = compareOutput(name, a[name], b[name], opts);
+    // The element type's tolerances of `onnxopt verify`, widened to the test's own.
+    const usual = tolerancesFor(a[name].type, {});
+    const rec = compareOutput(name, a[name], b[name],
+                              { atol: Math.max(tolerance, usual.atol), rtol: Math.max(tolerance, usual.rtol) });
     if (!rec.ok) problems.push(`output ${name} (${rec.type}): ${rec.reason}, max |diff| ${fmt(rec.maxAbsDiff)}`);
     if (rec.maxAbsDiff !== 0 || rec.mismatches) identical = false;
   }
