@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <random>
 
 #include "onnx_core/eval/float8.h"
@@ -108,6 +109,34 @@ void CheckSameType(const Tensor& a, const Tensor& b) {
     Fail("inputs have different element types " + ElemTypeName(a.elem_type()) + " and " + ElemTypeName(b.elem_type()));
 }
 
+// Before opset 7, Add, Sub, Mul, Div, Pow, And, Or, Xor, Equal, Less and Greater take inputs
+// of one shape unless `broadcast` is 1, and then B goes into A: as one element, or as a run of
+// A's dims starting at `axis` (ending with A's last dim without it). Returns B reshaped to A's
+// rank, which numpy broadcasting then reads as the legacy rule does; nullopt when B needs no
+// reshaping (and from opset 7 on). A B that does not fit is refused: broadcast both ways, as
+// the later opsets do, would compute what the legacy node does not.
+std::optional<Tensor> LegacyOperand(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (ctx.OpsetVersion() >= 7) return std::nullopt;
+  if (IntAttributeIn(ctx, "broadcast", 0, 0, 1) == 0) {
+    if (a.shape() != b.shape())
+      Fail("without broadcast=1 (opset " + std::to_string(ctx.OpsetVersion()) + ") the inputs have one shape; found " +
+           ShapeToString(a.shape()) + " and " + ShapeToString(b.shape()));
+    return std::nullopt;
+  }
+  const auto rank_a = static_cast<std::int64_t>(a.rank()), rank_b = static_cast<std::int64_t>(b.rank());
+  if (b.size() == 1 && rank_b <= rank_a) return std::nullopt;
+  const std::optional<std::int64_t> given = ctx.IntAttribute("axis");
+  const std::int64_t axis = !given ? rank_a - rank_b : *given < 0 ? *given + rank_a : *given;
+  bool fits = axis >= 0 && axis <= rank_a - rank_b;
+  for (std::int64_t i = 0; fits && i < rank_b; ++i) fits = b.shape()[i] == a.shape()[axis + i];
+  if (!fits)
+    Fail("with broadcast=1, B " + ShapeToString(b.shape()) + " is not a run of the dims of A " + ShapeToString(a.shape()) +
+         " at axis " + std::to_string(axis));
+  Shape shape(a.rank(), 1);
+  std::copy(b.shape().begin(), b.shape().end(), shape.begin() + axis);
+  return b.Reshaped(shape);
+}
+
 // Same-type numeric inputs, same-type output.
 template <class Op>
 Tensor ArithmeticBinary(const Tensor& a_in, const Tensor& b_in, Op op) {
@@ -122,7 +151,9 @@ Tensor ArithmeticBinary(const Tensor& a_in, const Tensor& b_in, Op op) {
 template <class Op>
 Kernel Arithmetic(Op op) {
   return [op](KernelContext& ctx) -> std::vector<Value> {
-    return {ArithmeticBinary(ctx.TensorInput(0), ctx.TensorInput(1), op)};
+    const Tensor& a = ctx.TensorInput(0);
+    const std::optional<Tensor> legacy_b = LegacyOperand(ctx, a, ctx.TensorInput(1));
+    return {ArithmeticBinary(a, legacy_b ? *legacy_b : ctx.TensorInput(1), op)};
   };
 }
 
@@ -131,7 +162,8 @@ template <class Op>
 Kernel Comparison(Op op, bool allow_string) {
   return [op, allow_string](KernelContext& ctx) -> std::vector<Value> {
     const Tensor& a_in = ctx.TensorInput(0);
-    const Tensor& b_in = ctx.TensorInput(1);
+    const std::optional<Tensor> legacy_b = LegacyOperand(ctx, a_in, ctx.TensorInput(1));
+    const Tensor& b_in = legacy_b ? *legacy_b : ctx.TensorInput(1);
     CheckSameType(a_in, b_in);
     if (a_in.elem_type() == TensorProto::STRING) {
       if (!allow_string) Fail("string inputs are not supported");
@@ -148,7 +180,8 @@ template <class Op>
 Kernel Logical(Op op) {
   return [op](KernelContext& ctx) -> std::vector<Value> {
     const Tensor& a = ctx.TensorInput(0);
-    const Tensor& b = ctx.TensorInput(1);
+    const std::optional<Tensor> legacy_b = LegacyOperand(ctx, a, ctx.TensorInput(1));
+    const Tensor& b = legacy_b ? *legacy_b : ctx.TensorInput(1);
     if (a.elem_type() != TensorProto::BOOL || b.elem_type() != TensorProto::BOOL) Fail("inputs must be bool");
     return {BinaryLoop<bool, bool>(a, b, TensorProto::BOOL, op)};
   };
@@ -266,7 +299,8 @@ T PowOf(T a, double b) {
 std::vector<Value> PowKernel(KernelContext& ctx) {
   const Tensor& base_in = ctx.TensorInput(0);
   Tensor base = ToComputeType(base_in);
-  Tensor expo = ToComputeType(ctx.TensorInput(1));
+  const std::optional<Tensor> legacy_expo = LegacyOperand(ctx, base_in, ctx.TensorInput(1));
+  Tensor expo = ToComputeType(legacy_expo ? *legacy_expo : ctx.TensorInput(1));
   Shape shape = BroadcastShapes({base.shape(), expo.shape()});
   Tensor y = DispatchNumeric(base.elem_type(), [&]<class T>(std::type_identity<T>) {
     return DispatchNumeric(expo.elem_type(), [&]<class E>(std::type_identity<E>) {

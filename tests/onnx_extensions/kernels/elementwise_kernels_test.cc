@@ -30,6 +30,38 @@ TEST(ElementwiseKernels, IncompatibleBroadcastIsModelError) {
                ModelError);
 }
 
+// Before opset 7 B goes into A only with broadcast=1, at `axis` (where numpy would align
+// B [3] with A's last dim, 4, and fail), or at the end without it; and a B that does not fit
+// is refused where numpy broadcasting would widen the output (a graph_fuzzer finding: the
+// shape function said A's shape, [], the kernel computed [1,1,1,4], and Size folded to 1
+// gave another result than the evaluator's 4).
+TEST(ElementwiseKernels, LegacyBroadcastPutsBIntoAAtTheAxis) {
+  auto at_axis = RunOne(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3,4] a, float[3] b) => (float[2,3,4] y) { y = Add <broadcast = 1, axis = 1> (a, b) })ONNX",
+                        {{"a", MakeTensor<float>({2, 3, 4}, std::vector<float>(24, 0))},
+                         {"b", MakeTensor<float>({3}, {1, 2, 3})}});
+  EXPECT_TENSOR(at_axis, MakeTensor<float>({2, 3, 4}, {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+                                                       1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
+  auto suffix = RunOne(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,2] a, float[2] b) => (float[2,2] y) { y = Sub <broadcast = 1> (a, b) })ONNX",
+                       {{"a", MakeTensor<float>({2, 2}, {10, 20, 30, 40})}, {"b", MakeTensor<float>({2}, {1, 2})}});
+  EXPECT_TENSOR(suffix, MakeTensor<float>({2, 2}, {9, 18, 29, 38}));
+  EXPECT_THAT([] {
+    RunOne(R"ONNX(
+      <ir_version: 3, opset_import: ["" : 1]>
+      g (double a, double[1,1,1,4] b) => (double[] y) { y = Div (a, b) })ONNX",
+           {{"a", MakeTensor<double>({}, {1})}, {"b", MakeTensor<double>({1, 1, 1, 4}, {1, 2, 3, 4})}});
+  }, ThrowsMessage<ModelError>(HasSubstr("without broadcast=1 (opset 1) the inputs have one shape; found [] and [1,1,1,4]")));
+  EXPECT_THAT([] {
+    RunOne(R"ONNX(
+      <ir_version: 3, opset_import: ["" : 6]>
+      g (float[2] a, float[2,2] b) => (float[] y) { y = Mul <broadcast = 1> (a, b) })ONNX",
+           {{"a", MakeTensor<float>({2}, {1, 2})}, {"b", MakeTensor<float>({2, 2}, {1, 2, 3, 4})}});
+  }, ThrowsMessage<ModelError>(HasSubstr("with broadcast=1, B [2,2] is not a run of the dims of A [2] at axis -1")));
+}
+
 TEST(ElementwiseKernels, IntegerDivTruncatesAndModFollowsDivisor) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>

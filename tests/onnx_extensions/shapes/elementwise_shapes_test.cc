@@ -106,6 +106,25 @@ TEST(ElementwiseShapes, LegacyBroadcastKeepsFirstShape) {
   EXPECT_THAT(s.Diagnostics(), IsEmpty());
 }
 
+// ...and only then: without broadcast=1 the shapes are one, and B must be a run of A's dims.
+TEST(ElementwiseShapes, LegacyBroadcastRefusesShapesThatDoNotFit) {
+  auto refusal = [](const char* signature, const char* node) {
+    return InferenceRefusal(std::string("<ir_version: 3, opset_import: [\"\" : 6]>\ng ") + signature + " {\n  " + node +
+                            "\n}");
+  };
+  EXPECT_EQ(refusal("(double a, double[1,1,1,4] b) => (double[] y)", "y = Div (a, b)"),
+            "node #0 (Div): Div-6 takes inputs of one shape without broadcast=1; found [] and [1,1,1,4]");
+  EXPECT_EQ(refusal("(float[n,4] a, float[n,4] b) => (float[] y)", "y = Mul (a, b)"), "");
+  EXPECT_EQ(refusal("(float[n,3,4] a, float[4] b) => (float[] y)", "y = Add <broadcast = 1, axis = 1> (a, b)"),
+            "node #0 (Add): Add-6 with broadcast=1, takes a B whose dims are a run of A's at axis; found B [4] and A "
+            "[n,3,4] at axis 1");
+  EXPECT_EQ(refusal("(float[n,3,4] a, float[3] b) => (float[] y)", "y = Add <broadcast = 1, axis = 1> (a, b)"), "");
+  EXPECT_EQ(refusal("(float[n,3,4] a, float[1] b) => (float[] y)", "y = Add <broadcast = 1> (a, b)"), "");
+  EXPECT_EQ(refusal("(float[2] a, float[2,2] b) => (float[] y)", "y = Sub <broadcast = 1> (a, b)"),
+            "node #0 (Sub): Sub-6 with broadcast=1, takes a B whose dims are a run of A's at axis; found B [2,2] and A [2] "
+            "at axis -1");
+}
+
 TEST(ElementwiseShapes, ComparisonsAndLogicalOpsGiveBool) {
   auto s = InferText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 16]>
