@@ -73,6 +73,18 @@ TEST(ClipClipPattern, RejectsNoMaximum) {
     })ONNX", "Y", "no Clip sets a maximum");
 }
 
+// The second Clip reads the first's output twice, as data and as its maximum: merged, the
+// new Clip would read a value the batch removes (an internal error, found by mutating the
+// graph of MergesMinimumThenMaximum).
+TEST(ClipClipPattern, RejectsABoundThatIsTheFirstClipsOutput) {
+  ExpectNoMatch<ClipClipPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,C] X) => (float[N,C] Y) <float lo = {0.0}> {
+      a = Clip(X, lo)
+      Y = Clip(a, , a)
+    })ONNX", "Y", "a bound of the second Clip is the first Clip's output");
+}
+
 TEST(ClipClipPattern, RejectsIntermediateGraphOutput) {
   ExpectNoMatch<ClipClipPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
