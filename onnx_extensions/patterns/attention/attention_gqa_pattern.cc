@@ -97,6 +97,13 @@ MatchResult AttentionGQAPattern::MatchCaches(GraphGraph& graph, const NodeProto&
   const NodeProto* value_cache = attention::KvCacheConcat(graph, values, &why);
   if (!value_cache) return NoMatch(node, why);
   if (key_cache == value_cache) return NoMatch(node, "the keys and values come from one Concat");
+  // The new node defines both caches: none of its inputs may be one of them (the value cache
+  // concatenating the key cache, say).
+  const std::string_view inputs[] = {node.input(0), key_cache->input(0), key_cache->input(1), value_cache->input(0),
+                                     value_cache->input(1), core::builder::OptionalInput(node, 3)};
+  for (const NodeProto* cache : {key_cache, value_cache})
+    if (std::find(std::begin(inputs), std::end(inputs), cache->output(0)) != std::end(inputs))
+      return NoMatch(node, "an input of the attention is a cache it would define");
   for (const std::string_view kv : {keys, values})
     if (!(why = attention::WhyNotHeadRepeat(graph, kv, e, r, squeeze, node.input(0))).empty())
       return NoMatch(node, why);

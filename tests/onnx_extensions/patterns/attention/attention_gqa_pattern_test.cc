@@ -162,6 +162,23 @@ TEST(AttentionGQAPattern, NegatesTheMaskOfASwitchedCall) {
     })ONNX"}), kTolerance);
 }
 
+// The value cache concatenates the key cache: the new Attention would read present_key,
+// which it defines (an internal error, found by mutating this test's graph).
+TEST(AttentionGQAPattern, RejectsACacheThatReadsTheOtherCache) {
+  constexpr std::string_view graph = R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
+    gqa_local (float[1,4,3,8] Q, float[1,1,3,8] K, bool[1,1,3,5] mask, float[1,1,2,8] pk, float[1,1,2,8] pv)
+       => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,7,8] present_value)
+    <int64[5] e = {1, 1, 4, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5}>
+    {
+      present_key = Concat<axis = 2>(pk, K)
+      present_value = Concat<axis = 2>(pv, present_key)
+      Y = intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)
+    })ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(Cat({graph, GqaFunction("LocalAttentionGQA_to1", 23)}), "Y",
+                                     "an input of the attention is a cache it would define");
+}
+
 TEST(AttentionGQAPattern, RejectsOpset22) {
   ExpectNoMatch<AttentionGQAPattern>(
       FormB(22, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
