@@ -4,11 +4,12 @@
 The graphs the pattern and transpose tests rewrite (exported with ONNXOPT_EXPORT_REWRITES,
 see tests/onnx_extensions/patterns/pattern_test_util.cc) are built to make a pattern fire.
 Each mutant changes one to three facts of such a graph: a dim of an input (a symbol, a
-small or a huge value), an element of an initializer (an edge value of its type: 0, -1,
-2^62, INT64_MAX...; NaN, an infinity or -0 for floats; all elements one constant), or an
-integer or float attribute (moved by one or two, or an edge value). Most mutants are
-invalid and must be refused with a clear error; the others must be optimized into a
-model that computes the same. Each runs
+small or a huge value), the element type of an input, an element of an initializer (an
+edge value of its type: 0, -1, 2^62, INT64_MAX...; NaN, an infinity or -0 for floats; all
+elements one constant), an integer or float attribute (moved by one or two, or an edge
+value; or dropped), or an input of a node (another value of the graph, or none). Most
+mutants are invalid and must be refused with a clear error; the others must be optimized
+into a model that computes the same. Each runs
 
     onnxopt optimize MUTANT -o OUT --check 2 -q      (under a time limit)
 
@@ -44,6 +45,8 @@ EDGE_INTS = [-2, -1, 0, 1, 2, 3, 2**31, 100000, 2**62, -(2**62), INT64_MAX, INT6
 EDGE_FLOATS = [float("nan"), float("inf"), float("-inf"), -0.0]
 DIM_VALUES = [0, 1, 2, 3, 5, 2**40]  # larger real dims only make --check slow
 SYMBOLS = ["N", "M", "S"]
+# float, float16, double, int64, int32, bool, uint8, bfloat16
+ELEMENT_TYPES = [1, 10, 11, 7, 6, 9, 2, 16]
 
 
 def clamp64(value):
@@ -116,7 +119,35 @@ def mutate_attribute(graph, rng):
     return True
 
 
-MUTATIONS = [mutate_dim, mutate_initializer, mutate_attribute]
+def mutate_input_type(graph, rng):
+    inputs = [i for i in graph.input if i.type.HasField("tensor_type")]
+    if not inputs:
+        return False
+    rng.choice(inputs).type.tensor_type.elem_type = rng.choice(ELEMENT_TYPES)
+    return True
+
+
+def mutate_node_input(graph, rng):
+    """A node reads another value of the graph, or leaves an input empty."""
+    nodes = [n for n in graph.node if n.input]
+    if not nodes:
+        return False
+    node = rng.choice(nodes)
+    values = [i.name for i in graph.input] + [t.name for t in graph.initializer] + [o for n in graph.node for o in n.output]
+    node.input[rng.randrange(len(node.input))] = rng.choice(["", rng.choice(values)])
+    return True
+
+
+def drop_attribute(graph, rng):
+    nodes = [n for n in graph.node if n.attribute]
+    if not nodes:
+        return False
+    node = rng.choice(nodes)
+    del node.attribute[rng.randrange(len(node.attribute))]
+    return True
+
+
+MUTATIONS = [mutate_dim, mutate_initializer, mutate_attribute, mutate_input_type, mutate_node_input, drop_attribute]
 
 
 def mutants(model, rng, count):
