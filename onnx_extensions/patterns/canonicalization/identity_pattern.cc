@@ -146,8 +146,10 @@ MatchResult IdentityPattern::MatchBatchNormalization(GraphGraph& graph, const No
   const int type = graph.GetType(bn.input(0));
   if (type != TensorProto::FLOAT16 && type != TensorProto::BFLOAT16)
     return NoMatch(bn, "the input is not float16 or bfloat16");
-  if (core::builder::FloatAttr(bn, "epsilon").value_or(1e-5f) > 1e-5f)
-    return NoMatch(bn, "epsilon is above 1e-5");
+  const float epsilon = core::builder::FloatAttr(bn, "epsilon").value_or(1e-5f);
+  if (epsilon > 1e-5f) return NoMatch(bn, "epsilon is above 1e-5");
+  // sqrt(1 + epsilon) rounds to 1 in float16 only near 0: epsilon -1 divides by zero.
+  if (!(epsilon >= -1e-5f)) return NoMatch(bn, "epsilon is below -1e-5");
   if (!IsConstantFilledWith(graph, bn.input(1), 1)) return NoMatch(bn, "the scale is not a constant of ones");
   if (!IsConstantFilledWith(graph, bn.input(2), 0)) return NoMatch(bn, "the bias is not a constant of zeros");
   if (!IsConstantFilledWith(graph, bn.input(3), 0)) return NoMatch(bn, "the mean is not a constant of zeros");

@@ -164,5 +164,17 @@ TEST(IdentityPattern, RejectsBatchNormalizationInFloat) {
     })ONNX", "Y", "the input is not float16 or bfloat16");
 }
 
+// epsilon -1: sqrt(var + epsilon) is 0 and the normalization divides by it (infinities where
+// Identity gives X; found by mutating RemovesUnitBatchNormalizationInFloat16's graph).
+TEST(IdentityPattern, RejectsANegativeEpsilon) {
+  ExpectNoMatch<IdentityPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,2] X) => (float16[N,2] Y) <float[2] ones = {1.0, 1.0}, float[2] zeros = {0.0, 0.0}> {
+      one = Cast<to=10>(ones)
+      zero = Cast<to=10>(zeros)
+      Y = BatchNormalization<epsilon = -1.0>(X, one, zero, zero, one)
+    })ONNX", "Y", "epsilon is below -1e-5");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
