@@ -53,30 +53,26 @@ def clamp64(value):
     return max(INT64_MIN, min(INT64_MAX, value))
 
 
-def mutate_dim(graph, rng):
-    inputs = [i for i in graph.input if i.type.HasField("tensor_type") and i.type.tensor_type.shape.dim]
-    if not inputs:
-        return False
-    dim = rng.choice(list(rng.choice(inputs).type.tensor_type.shape.dim))
+# Each mutation: what it picks one of in a graph, and how it changes the one picked (the
+# changes that find nothing to change in it leave the graph as it is).
+
+def change_dim(tensor_input, graph, rng):
+    dim = rng.choice(list(tensor_input.type.tensor_type.shape.dim))
     dim.Clear()
     if rng.random() < 0.3:
         dim.dim_param = rng.choice(SYMBOLS)
     else:
         dim.dim_value = rng.choice(DIM_VALUES)
-    return True
 
 
-def mutate_initializer(graph, rng):
-    if not graph.initializer:
-        return False
-    tensor = rng.choice(list(graph.initializer))
+def change_initializer(tensor, graph, rng):
     try:
         values = numpy_helper.to_array(tensor).copy()
     except Exception:  # a type numpy does not hold (bfloat16, float8...)
-        return False
+        return
     flat = values.reshape(-1)
     if flat.size == 0:
-        return False
+        return
     if values.dtype.kind in "iu":
         info = np.iinfo(values.dtype)
         flat[rng.randrange(flat.size)] = rng.choice([v for v in EDGE_INTS if info.min <= v <= info.max])
@@ -91,17 +87,11 @@ def mutate_initializer(graph, rng):
     elif values.dtype.kind == "b":
         flat[rng.randrange(flat.size)] ^= True
     else:
-        return False
+        return
     tensor.CopyFrom(numpy_helper.from_array(values, tensor.name))
-    return True
 
 
-def mutate_attribute(graph, rng):
-    attributes = [a for node in graph.node for a in node.attribute
-                  if a.type in (AttributeProto.INT, AttributeProto.INTS, AttributeProto.FLOAT)]
-    if not attributes:
-        return False
-    attribute = rng.choice(attributes)
+def change_attribute(attribute, graph, rng):
     if attribute.type == AttributeProto.INT:
         attribute.i = clamp64(attribute.i + rng.choice([-2, -1, 1, 2])) if rng.random() < 0.6 else rng.choice(EDGE_INTS)
     elif attribute.type == AttributeProto.FLOAT:
@@ -114,40 +104,43 @@ def mutate_attribute(graph, rng):
             k = rng.randrange(len(ints))
             ints[k] = clamp64(ints[k] + rng.choice([-1, 1])) if rng.random() < 0.7 else rng.choice(EDGE_INTS)
         attribute.ints[:] = ints
-    else:
-        return False
-    return True
 
 
-def mutate_input_type(graph, rng):
-    inputs = [i for i in graph.input if i.type.HasField("tensor_type")]
-    if not inputs:
-        return False
-    rng.choice(inputs).type.tensor_type.elem_type = rng.choice(ELEMENT_TYPES)
-    return True
+def tensor_inputs(graph):
+    return [i for i in graph.input if i.type.HasField("tensor_type")]
 
 
-def mutate_node_input(graph, rng):
-    """A node reads another value of the graph, or leaves an input empty."""
-    nodes = [n for n in graph.node if n.input]
-    if not nodes:
-        return False
-    node = rng.choice(nodes)
+def give_input_type(elem_type, graph, rng):
+    rng.choice(tensor_inputs(graph)).type.tensor_type.elem_type = elem_type
+
+
+def change_node_input(node, graph, rng):
+    """The node reads another value of the graph, or leaves an input empty."""
     values = [i.name for i in graph.input] + [t.name for t in graph.initializer] + [o for n in graph.node for o in n.output]
     node.input[rng.randrange(len(node.input))] = rng.choice(["", rng.choice(values)])
-    return True
 
 
-def drop_attribute(graph, rng):
-    nodes = [n for n in graph.node if n.attribute]
-    if not nodes:
-        return False
-    node = rng.choice(nodes)
+def drop_attribute(node, graph, rng):
     del node.attribute[rng.randrange(len(node.attribute))]
-    return True
 
 
-MUTATIONS = [mutate_dim, mutate_initializer, mutate_attribute, mutate_input_type, mutate_node_input, drop_attribute]
+MUTATIONS = [
+    (lambda g: [i for i in g.input if i.type.HasField("tensor_type") and i.type.tensor_type.shape.dim], change_dim),
+    (lambda g: list(g.initializer), change_initializer),
+    (lambda g: [a for n in g.node for a in n.attribute
+                if a.type in (AttributeProto.INT, AttributeProto.INTS, AttributeProto.FLOAT)], change_attribute),
+    # The type is picked first, then the input that gets it.
+    (lambda g: ELEMENT_TYPES if tensor_inputs(g) else [], give_input_type),
+    (lambda g: [n for n in g.node if n.input], change_node_input),
+    (lambda g: [n for n in g.node if n.attribute], drop_attribute),
+]
+
+
+def mutate(graph, rng):
+    candidates, change = rng.choice(MUTATIONS)
+    picked = candidates(graph)
+    if picked:
+        change(rng.choice(picked), graph, rng)
 
 
 def mutants(model, rng, count):
@@ -157,7 +150,7 @@ def mutants(model, rng, count):
         mutant = onnx.ModelProto()
         mutant.CopyFrom(model)
         for _ in range(rng.choice([1, 1, 2, 3])):
-            rng.choice(MUTATIONS)(mutant.graph, rng)
+            mutate(mutant.graph, rng)
         made.append(mutant.SerializeToString())
     return made
 

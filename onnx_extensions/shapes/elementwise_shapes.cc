@@ -152,12 +152,6 @@ std::optional<std::vector<SymDim>> FoldValues(const InferenceContext& ctx, const
   return out;
 }
 
-// Two dims that are constants and differ.
-bool DimsDiffer(const SymDim& x, const SymDim& y) {
-  const auto cx = x.Constant(), cy = y.Constant();
-  return cx && cy && *cx != *cy;
-}
-
 // The legacy rule (before opset 7), on what is known: without `broadcast`, A and B have one
 // shape; with it, B is one element or a run of A's dims starting at `axis` (ending with A's
 // last dim without it). The kernel refuses what does not fit (LegacyOperand).
@@ -166,7 +160,7 @@ void CheckLegacyBroadcast(const InferenceContext& ctx, const SymShape& a, const 
   const auto rank_a = static_cast<std::int64_t>(a.Rank()), rank_b = static_cast<std::int64_t>(b.Rank());
   if (ctx.IntAttribute("broadcast").value_or(0) == 0) {
     bool differ = rank_a != rank_b;
-    for (std::int64_t i = 0; !differ && i < rank_a; ++i) differ = DimsDiffer(a[i], b[i]);
+    for (std::int64_t i = 0; !differ && i < rank_a; ++i) differ = SymDim::ProvablyDifferent(a[i], b[i]);
     if (differ) RefuseNode(ctx, "takes inputs of one shape without broadcast=1", a.ToString() + " and " + b.ToString());
     return;
   }
@@ -174,7 +168,7 @@ void CheckLegacyBroadcast(const InferenceContext& ctx, const SymShape& a, const 
   const std::optional<std::int64_t> given = ctx.IntAttribute("axis");
   const std::int64_t axis = !given ? rank_a - rank_b : *given < 0 ? *given + rank_a : *given;
   bool fits = axis >= 0 && axis <= rank_a - rank_b;
-  for (std::int64_t i = 0; fits && i < rank_b; ++i) fits = !DimsDiffer(b[i], a[axis + i]);
+  for (std::int64_t i = 0; fits && i < rank_b; ++i) fits = !SymDim::ProvablyDifferent(b[i], a[axis + i]);
   if (!fits)
     RefuseNode(ctx, "with broadcast=1, takes a B whose dims are a run of A's at axis",
                "B " + b.ToString() + " and A " + a.ToString() + " at axis " + std::to_string(axis));

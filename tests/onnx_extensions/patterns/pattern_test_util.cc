@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/common/json_writer.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/ir/model_io.h"
@@ -164,14 +165,10 @@ void WriteFile(const std::filesystem::path& path, std::string_view bytes) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-// A JSON string of `text` (the names of test graphs: printable ASCII).
 std::string JsonString(std::string_view text) {
-  std::string json = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') json += '\\';
-    json += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-  }
-  return json + "\"";
+  std::string json;
+  AppendJsonString(json, text);
+  return json;
 }
 
 // With ONNXOPT_EXPORT_REWRITES=FOLDER, every comparison of ExpectSameOutputs also writes its
