@@ -55,7 +55,11 @@ const NodeProto* ProducerOf(const GraphGraph& graph, std::string_view value, std
 }
 
 bool HasOneUse(const GraphGraph& graph, std::string_view value) {
-  return graph.NextNodes(value).size() == 1 && !graph.IsUsedMoreThanOnce(value);
+  const std::vector<const NodeProto*>& readers = graph.NextNodes(value);
+  if (readers.size() != 1 || graph.IsUsedMoreThanOnce(value)) return false;
+  // A reader that takes `value` twice (Conv(xp, xp, B), Div(s, s)) keeps reading it where a
+  // rewrite replaces only the slot it matched: two uses, though one node.
+  return std::ranges::count(readers.front()->input(), value) == 1;
 }
 
 bool IsFirstReader(const GraphGraph& graph, std::string_view value, const NodeProto& node,

@@ -37,7 +37,8 @@ std::string_view WhyNotPlainReshape(const NodeProto& node);
 // The node producing `value` when it is a default-domain `op_type`; null otherwise.
 const NodeProto* ProducerOf(const GraphGraph& graph, std::string_view value, std::string_view op_type);
 
-// Read by exactly one node, and not a graph output nor read by a nested graph.
+// Read by exactly one node, in one of its inputs only, and not a graph output nor read by a
+// nested graph.
 bool HasOneUse(const GraphGraph& graph, std::string_view value);
 
 // Whether `node` is the first reader of `value` (in graph order) that `qualifies`. A

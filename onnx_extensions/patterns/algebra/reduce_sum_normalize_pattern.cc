@@ -40,12 +40,10 @@ MatchResult ReduceSumNormalizePattern::Match(GraphGraph& graph, const NodeProto&
     return NoMatch(node, "the first Cast does not convert between float types");
   const NodeProto* mul = SoleConsumer(graph, node.output(0), "Mul");
   if (!mul || mul->input_size() != 2) return NoMatch(node, "the output of the ReduceSum is not read by a Mul alone");
-  if (mul->input(0) == mul->input(1)) return NoMatch(node, "the Mul reads the ReduceSum twice");
   const NodeProto* sub = SoleConsumer(graph, mul->output(0), "Sub");
   if (!sub || sub->input_size() != 2) return NoMatch(node, "the output of the Mul is not read by a Sub alone");
   if (!(sub->input(0) == xc || sub->input(1) == xc))
     return NoMatch(node, "the Sub does not read the output of the first Cast");
-  if (sub->input(0) == sub->input(1)) return NoMatch(node, "the Sub reads the product twice");
   const NodeProto* narrow = SoleConsumer(graph, sub->output(0), "Cast");
   if (!narrow) return NoMatch(node, "the output of the Sub is not read by a Cast alone");
   if (IntAttr(*narrow, "to") != graph.GetType(x))

@@ -30,7 +30,6 @@ MatchResult SwapRangeAddScalarPattern::Match(GraphGraph& graph, const NodeProto&
   if (!add) return NoMatch(node, "the output of the Range is not read by an Add alone");
   if (add->input_size() != 2 || add->input(0) != node.output(0))
     return NoMatch(node, "the Range is not the first input of the Add");
-  if (add->input(1) == node.output(0)) return NoMatch(node, "the Add reads the Range twice");
   if (!IsRangeIntegerType(graph.GetType(node.output(0))))
     return NoMatch(node, "the Range is not on int16, int32 or int64");
   const core::shapes::SymShape* offset = KnownShape(graph, add->input(1));

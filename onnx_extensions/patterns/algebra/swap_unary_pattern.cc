@@ -76,7 +76,6 @@ std::string_view WhyNotSwappable(GraphGraph& graph, const NodeProto& layout, con
   if (extras == Extras::kNotElementwise) return "the reader is not an element-wise operator";
   bool unit_extra = false;
   for (int i = 1; i < reader.input_size(); ++i) {
-    if (reader.input(i) == value) return "the reader reads the output twice";
     if (reader.input(i).empty() || extras == Extras::kTypeOnly) continue;
     const SymShape* shape = KnownShape(graph, reader.input(i));
     if (extras == Extras::kUnitShape && !IsUnitShape(shape))

@@ -27,9 +27,6 @@ MatchResult ClipClipPattern::Match(GraphGraph& graph, const NodeProto& second) c
   if (!first) return NoMatch(second, "the input is not produced by a Clip");
   if (!core::builder::HasOneUse(graph, first->output(0)))
     return NoMatch(second, "the first Clip's output has another reader");
-  // One reader, but maybe twice: Clip(a, , a) bounds by the value the merge removes.
-  if (OptionalInput(second, 1) == first->output(0) || OptionalInput(second, 2) == first->output(0))
-    return NoMatch(second, "a bound of the second Clip is the first Clip's output");
   const bool min1 = !OptionalInput(*first, 1).empty(), max1 = !OptionalInput(*first, 2).empty();
   const bool min2 = !OptionalInput(second, 1).empty(), max2 = !OptionalInput(second, 2).empty();
   if (min1 && min2) return NoMatch(second, "both Clips set a minimum");

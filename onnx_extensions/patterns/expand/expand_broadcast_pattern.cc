@@ -22,7 +22,6 @@ MatchResult ExpandBroadcastPattern::Match(GraphGraph& graph, const NodeProto& no
   if (!HasOneUse(graph, node.output(0))) return NoMatch(node, "the output of the Expand is not read by one node alone");
   const NodeProto& op = *graph.NextNodes(node.output(0)).front();
   if (!expand::IsBinaryElementwise(op)) return NoMatch(node, "the reader is not a binary elementwise node");
-  if (op.input(0) == op.input(1)) return NoMatch(node, "the Expand is both operands of the reader");
   const std::string& other = op.input(0) == node.output(0) ? op.input(1) : op.input(0);
   const auto other_dims = StaticDims(graph, other);
   if (!other_dims || *other_dims != *target) return NoMatch(node, "the other operand does not have the target shape");

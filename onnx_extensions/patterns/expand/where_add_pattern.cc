@@ -23,8 +23,7 @@ MatchResult WhereAddPattern::Match(GraphGraph& graph, const NodeProto& node) con
   if (!std::isinf(*k)) return NoMatch(node, "the second branch is not infinite");
   const NodeProto* add = SoleConsumer(graph, node.output(0), "Add");
   if (!add) return NoMatch(node, "the output of the Where is not read by an Add alone");
-  if (add->input_size() != 2 || add->input(0) == add->input(1))
-    return NoMatch(node, "the Add does not add the Where to another value");
+  if (add->input_size() != 2) return NoMatch(node, "the Add does not have two inputs");
   // Where(cond, x, k) loses the dimension a (1,)-shaped zero gives a rank-0 result.
   const auto k_rank = RankOf(graph, node.input(2)), zero_rank = RankOf(graph, node.input(1));
   const auto y_rank = RankOf(graph, add->output(0));

@@ -30,7 +30,6 @@ MatchResult MulUnsqueezeUnsqueezePattern::Match(GraphGraph& graph, const NodePro
   const NodeProto* left = ProducerOf(graph, node.input(0), "Unsqueeze");
   const NodeProto* right = ProducerOf(graph, node.input(1), "Unsqueeze");
   if (!left || !right) return NoMatch(node, "an input of the Mul is not produced by an Unsqueeze");
-  if (left == right) return NoMatch(node, "both inputs come from the same Unsqueeze");
   if (left->input_size() != 2 || right->input_size() != 2) return NoMatch(node, "an Unsqueeze has no axes input");
   if (!HasOneUse(graph, node.input(0)) || !HasOneUse(graph, node.input(1)))
     return NoMatch(node, "the output of an Unsqueeze has other readers");

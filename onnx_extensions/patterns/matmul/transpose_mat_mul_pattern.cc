@@ -43,8 +43,7 @@ MatchResult TransposeMatMulPattern::Match(GraphGraph& graph, const NodeProto& no
   }
   // A Transpose with other readers stays.
   const NodeProto* first = transposes[0] && HasOneUse(graph, node.input(0)) ? transposes[0] : nullptr;
-  const NodeProto* second =
-      transposes[1] && HasOneUse(graph, node.input(1)) && transposes[1] != transposes[0] ? transposes[1] : nullptr;
+  const NodeProto* second = transposes[1] && HasOneUse(graph, node.input(1)) ? transposes[1] : nullptr;
   return Matched({first, second, &node}, &node);
 }
 

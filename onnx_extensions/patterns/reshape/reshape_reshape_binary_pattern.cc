@@ -17,7 +17,6 @@ std::set<std::string> ReshapeReshapeBinaryPattern::FastOpType() const { return r
 MatchResult ReshapeReshapeBinaryPattern::Match(GraphGraph& graph, const NodeProto& op) const {
   if (!reshape::IsReshapableBinary(op))
     return NoMatch(op, "the node is not a default-domain element-wise binary operator with two inputs");
-  if (op.input(0) == op.input(1)) return NoMatch(op, "both inputs are the same value");
   if (!HasOneUse(graph, op.input(0)) || !HasOneUse(graph, op.input(1)))
     return NoMatch(op, "an input has other readers than the binary operator");
   const NodeProto* left = graph.NodeBefore(op.input(0));

@@ -64,10 +64,13 @@ TEST(GraphGraph, ClassifiesUses) {
   EXPECT_FALSE(f.graph.IsUsedMoreThanOnce("a")) << "two reads by one node are one use";
   EXPECT_TRUE(f.graph.IsUsedMoreThanOnce("b")) << "read by Mul and by the then branch";
   EXPECT_TRUE(f.graph.IsUsedMoreThanOnce("y")) << "a graph output";
-  EXPECT_TRUE(core::builder::HasOneUse(f.graph, "a"));
+  EXPECT_FALSE(core::builder::HasOneUse(f.graph, "a"))
+      << "Add(a, a) uses a twice for a rewrite: replacing one input would leave the other";
   EXPECT_FALSE(core::builder::HasOneUse(f.graph, "b"));
-  EXPECT_EQ(core::builder::SoleConsumer(f.graph, "a", "Add"), &f.Node(1));
-  EXPECT_EQ(core::builder::SoleConsumer(f.graph, "a", "Mul"), nullptr) << "another op type";
+  EXPECT_TRUE(core::builder::HasOneUse(f.graph, "x"));
+  EXPECT_EQ(core::builder::SoleConsumer(f.graph, "x", "Neg"), &f.Node(0));
+  EXPECT_EQ(core::builder::SoleConsumer(f.graph, "x", "Abs"), nullptr) << "another op type";
+  EXPECT_EQ(core::builder::SoleConsumer(f.graph, "a", "Add"), nullptr) << "read twice by Add";
   EXPECT_EQ(core::builder::SoleConsumer(f.graph, "b", "Mul"), nullptr) << "b has two uses";
 }
 

@@ -100,6 +100,17 @@ TEST(PadConvPattern, RejectsSharedPaddedTensor) {
     })ONNX", "Y", "the padded tensor has another reader");
 }
 
+// The Conv reads the padded tensor as data and as weights: the merge would leave the weights
+// reading the removed Pad (an internal error, found by mutating MovesSpatialPaddingIntoTheConv).
+TEST(PadConvPattern, RejectsAPaddedTensorThatIsAlsoTheWeights) {
+  ExpectNoMatch<PadConvPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,3,1,1] X) => (float[1,1,1,1] Y) <int64[8] pads = {0, 0, 1, 1, 0, 0, 1, 1}> {
+      xp = Pad(X, pads)
+      Y = Conv<kernel_shape=[3,3]>(xp, xp)
+    })ONNX", "Y", "the padded tensor has another reader");
+}
+
 TEST(PadConvPattern, RejectsNegativeSpatialPad) {
   ExpectNoMatch<PadConvPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

@@ -79,7 +79,7 @@ TEST(ExpandBroadcastPattern, RejectsExpandOnBothSides) {
     g (float[1,4] X) => (float[4,4] Z) <int64[2] s = {4, 4}> {
       xe = Expand(X, s)
       Z = Add(xe, xe)
-    })ONNX", "xe", "the Expand is both operands of the reader");
+    })ONNX", "xe", "the output of the Expand is not read by one node alone");
 }
 
 }  // namespace

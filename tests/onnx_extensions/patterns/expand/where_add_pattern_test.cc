@@ -62,7 +62,7 @@ TEST(WhereAddPattern, RejectsAddOfTheWhereToItself) {
       ninf = Log(zero)
       bias = Where(mask, zero, ninf)
       Y = Add(bias, bias)
-    })ONNX", "bias", "the Add does not add the Where to another value");
+    })ONNX", "bias", "the output of the Where is not read by an Add alone");
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST(MulUnsqueezeUnsqueezePattern, RejectsTheSameUnsqueezeTwice) {
     g (float[2,3] X) => (float[2,3,1] Z) <int64[1] ax = {2}> {
       ux = Unsqueeze(X, ax)
       Z = Mul(ux, ux)
-    })ONNX", "Z", "both inputs come from the same Unsqueeze");
+    })ONNX", "Z", "the output of an Unsqueeze has other readers");
 }
 
 TEST(MulUnsqueezeUnsqueezePattern, RejectsOpset12) {

@@ -81,6 +81,18 @@ TEST(SqueezeBinaryUnsqueezePattern, RejectsASharedBinaryOutput) {
     })ONNX", "e", "the output of the binary node has other readers");
 }
 
+// Div(s, s): the rewrite replaces the first operand only, the second would read the removed
+// Squeeze (an internal error, found by mutating ComputesInShapeOne).
+TEST(SqueezeBinaryUnsqueezePattern, RejectsASqueezeReadAsBothOperands) {
+  ExpectNoMatch<SqueezeBinaryUnsqueezePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[1] d) => (int64[1] e) <int64[1] zero = {0}> {
+      s = Squeeze(d)
+      q = Div(s, s)
+      e = Unsqueeze(q, zero)
+    })ONNX", "e", "the first input of the binary node has other readers");
+}
+
 // Upstream accepts any one-input producer: the Neg would disappear.
 TEST(SqueezeBinaryUnsqueezePattern, RejectsAProducerThatIsNotASqueeze) {
   ExpectNoMatch<SqueezeBinaryUnsqueezePattern>(R"ONNX(

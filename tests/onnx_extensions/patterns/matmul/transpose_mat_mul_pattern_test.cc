@@ -61,6 +61,25 @@ TEST(TransposeMatMulPattern, KeepsASharedTransposeAndReadsADefaultPerm) {
     })ONNX");
 }
 
+// The Gemm reads wt as B and as C: the Transpose stays for C, B reads W with transB
+// (folding it away left C reading a removed node, found by mutating FoldsBothTransposesOfAGemm).
+TEST(TransposeMatMulPattern, KeepsATransposeThatIsAlsoTheBias) {
+  ExpectRewrite<TransposeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5,5] X, float[4,5] W) => (float[5,4] Z)
+    {
+      xt = Transpose<perm = [1, 0]>(X)
+      wt = Transpose<perm = [1, 0]>(W)
+      Z = Gemm(xt, wt, wt)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[5,5] X, float[4,5] W) => (float[5,4] Z)
+    {
+      wt = Transpose<perm = [1, 0]>(W)
+      Z = Gemm<transA = 1, transB = 1>(X, W, wt)
+    })ONNX");
+}
+
 // A float16 Gemm keeps its type: only the transposes fold.
 TEST(TransposeMatMulPattern, FoldsATransposeOfAFloat16Gemm) {
   ExpectRewrite<TransposeMatMulPattern>(R"ONNX(
