@@ -689,6 +689,19 @@ g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
 g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
   y = Softmax <axis = 1> (x)
 })");
+  // Opset 11, axis 1: the perm keeps axes 1-3 after the coercion point, in another order;
+  // the sum over each row runs in x's order (rounding).
+  ExpectTransposeRewriteRounding(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  a = Transpose <perm = [0, 2, 3, 1]> (x)
+  s = Softmax <axis = 1> (a)
+  y = Transpose <perm = [0, 3, 1, 2]> (s)
+})",
+                                 R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  y = Softmax <axis = 1> (x)
+})",
+                                 1e-6);
   ExpectTransposeUnchanged(
       R"(<ir_version: 8, opset_import: ["" : 11]>
 g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
@@ -697,6 +710,27 @@ g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
   y = Transpose <perm = [0, 3, 1, 2]> (s)
 })",
       "the perm moves an axis across the 2-D coercion point of opset < 13");
+  // axis -1 is the last axis, as from opset 13: the perm moves axis 1 of x there, alone
+  // after the coercion point (found by changing the opset of the first graph).
+  ExpectTransposeUnchanged(
+      R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  a = Transpose <perm = [0, 2, 3, 1]> (x)
+  s = Softmax <axis = -1> (a)
+  y = Transpose <perm = [0, 3, 1, 2]> (s)
+})",
+      "the perm moves an axis across the 2-D coercion point of opset < 13");
+  // A negative axis counts from the rank: -2 is the third axis, which this perm keeps.
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  a = Transpose <perm = [1, 0, 2, 3]> (x)
+  s = Softmax <axis = -2> (a)
+  y = Transpose <perm = [1, 0, 2, 3]> (s)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,3,4,5] x) => (float[2,3,4,5] y) {
+  y = Softmax <axis = -2> (x)
+})");
 }
 
 TEST(TransposeOptimizer, T42_ArgMaxKeepdims0) {

@@ -34,14 +34,27 @@ TransposeRun RunTransposeOptimizer(ModelProto model, const TransposeOptimizerOpt
   return run;
 }
 
-void ExpectTransposeRewrite(std::string_view before, std::string_view after, const TransposeOptimizerOptions& options) {
+namespace {
+
+void ExpectRewriteWithin(std::string_view before, std::string_view after, const TransposeOptimizerOptions& options,
+                         core::builder::NumericalClass numerics, double tolerance) {
   const ModelProto original = ParseText(before);
   const ModelProto expected = ParseText(after);
   const TransposeRun run = RunTransposeOptimizer(original, options);
   EXPECT_EQ(CanonicalGraph(run.model.graph()), CanonicalGraph(expected.graph()));
   const TransposeRun again = RunTransposeOptimizer(run.model, options);
   EXPECT_EQ(CanonicalGraph(again.model.graph()), CanonicalGraph(run.model.graph())) << "a second run changes the graph";
-  ExpectSameOutputs(original, run.model, core::builder::NumericalClass::kExact);
+  ExpectSameOutputs(original, run.model, numerics, tolerance);
+}
+
+}  // namespace
+
+void ExpectTransposeRewrite(std::string_view before, std::string_view after, const TransposeOptimizerOptions& options) {
+  ExpectRewriteWithin(before, after, options, core::builder::NumericalClass::kExact, 0);
+}
+
+void ExpectTransposeRewriteRounding(std::string_view before, std::string_view after, double tolerance) {
+  ExpectRewriteWithin(before, after, {}, core::builder::NumericalClass::kRounding, tolerance);
 }
 
 void ExpectTransposeUnchanged(std::string_view model, std::string_view reason,

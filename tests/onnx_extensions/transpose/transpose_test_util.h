@@ -30,6 +30,10 @@ TransposeRun RunTransposeOptimizer(ModelProto model, const onnx_transpose::Trans
 void ExpectTransposeRewrite(std::string_view before, std::string_view after,
                             const onnx_transpose::TransposeOptimizerOptions& options = {});
 
+// The same for a rewrite that sums elements in another order: outputs equal within
+// `tolerance` (relative, as the rounding pattern tests compare).
+void ExpectTransposeRewriteRounding(std::string_view before, std::string_view after, double tolerance);
+
 // The pass leaves `model` unchanged and reports `reason` among its stops.
 void ExpectTransposeUnchanged(std::string_view model, std::string_view reason,
                               const onnx_transpose::TransposeOptimizerOptions& options = {});
