@@ -7,7 +7,10 @@ Each mutant changes one to three facts of such a graph: a dim of an input (a sym
 small or a huge value), the element type of an input, an element of an initializer (an
 edge value of its type: 0, -1, 2^62, INT64_MAX...; NaN, an infinity or -0 for floats; all
 elements one constant), an integer or float attribute (moved by one or two, or an edge
-value; or dropped), or an input of a node (another value of the graph, or none). Most
+value; or dropped), an input of a node (another value of the graph, or none), the operator
+of a node (a sibling that takes the same inputs: Add for Mul, ReduceMax for ReduceSum,
+Unsqueeze for Squeeze...) or the opset the model imports (patterns and shape rules that
+depend on it: attributes that became inputs, broadcasting before opset 7...). Most
 mutants are invalid and must be refused with a clear error; the others must be optimized
 into a model that computes the same. Each runs
 
@@ -47,14 +50,30 @@ DIM_VALUES = [0, 1, 2, 3, 5, 2**40]  # larger real dims only make --check slow
 SYMBOLS = ["N", "M", "S"]
 # float, float16, double, int64, int32, bool, uint8, bfloat16
 ELEMENT_TYPES = [1, 10, 11, 7, 6, 9, 2, 16]
+# Default-domain operators that take the same inputs as the others of their group.
+SIBLING_OPS = [
+    ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod"],
+    ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],
+    ["And", "Or", "Xor"],
+    ["Relu", "Neg", "Abs", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Identity", "Floor", "Erf", "Not"],
+    ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceSumSquare"],
+    ["Squeeze", "Unsqueeze"],
+    ["Reshape", "Expand"],
+    ["ArgMax", "ArgMin"],
+    ["MaxPool", "AveragePool", "LpPool"],
+    ["Softmax", "LogSoftmax", "Hardmax"],
+    ["MatMul", "Add"],
+    ["Shape", "Size"],
+]
+OPSETS = [6, 7, 9, 11, 12, 13, 15, 17, 18, 19, 21, 23]
 
 
 def clamp64(value):
     return max(INT64_MIN, min(INT64_MAX, value))
 
 
-# Each mutation: what it picks one of in a graph, and how it changes the one picked (the
-# changes that find nothing to change in it leave the graph as it is).
+# Each mutation: what it picks one of in a model, and how it changes the one picked in the
+# model's graph (the changes that find nothing to change in it leave the graph as it is).
 
 def change_dim(tensor_input, graph, rng):
     dim = rng.choice(list(tensor_input.type.tensor_type.shape.dim))
@@ -124,23 +143,40 @@ def drop_attribute(node, graph, rng):
     del node.attribute[rng.randrange(len(node.attribute))]
 
 
+def siblings(node):
+    if node.domain not in ("", "ai.onnx"):
+        return []
+    return next(([op for op in group if op != node.op_type] for group in SIBLING_OPS if node.op_type in group), [])
+
+
+def change_op_type(node, graph, rng):
+    node.op_type = rng.choice(siblings(node))
+
+
+def change_opset(opset_import, graph, rng):
+    opset_import.version = rng.choice([v for v in OPSETS if v != opset_import.version])
+
+
 MUTATIONS = [
-    (lambda g: [i for i in g.input if i.type.HasField("tensor_type") and i.type.tensor_type.shape.dim], change_dim),
-    (lambda g: list(g.initializer), change_initializer),
-    (lambda g: [a for n in g.node for a in n.attribute
+    (lambda m: [i for i in m.graph.input if i.type.HasField("tensor_type") and i.type.tensor_type.shape.dim],
+     change_dim),
+    (lambda m: list(m.graph.initializer), change_initializer),
+    (lambda m: [a for n in m.graph.node for a in n.attribute
                 if a.type in (AttributeProto.INT, AttributeProto.INTS, AttributeProto.FLOAT)], change_attribute),
     # The type is picked first, then the input that gets it.
-    (lambda g: ELEMENT_TYPES if tensor_inputs(g) else [], give_input_type),
-    (lambda g: [n for n in g.node if n.input], change_node_input),
-    (lambda g: [n for n in g.node if n.attribute], drop_attribute),
+    (lambda m: ELEMENT_TYPES if tensor_inputs(m.graph) else [], give_input_type),
+    (lambda m: [n for n in m.graph.node if n.input], change_node_input),
+    (lambda m: [n for n in m.graph.node if n.attribute], drop_attribute),
+    (lambda m: [n for n in m.graph.node if siblings(n)], change_op_type),
+    (lambda m: [o for o in m.opset_import if o.domain in ("", "ai.onnx")], change_opset),
 ]
 
 
-def mutate(graph, rng):
+def mutate(model, rng):
     candidates, change = rng.choice(MUTATIONS)
-    picked = candidates(graph)
+    picked = candidates(model)
     if picked:
-        change(rng.choice(picked), graph, rng)
+        change(rng.choice(picked), model.graph, rng)
 
 
 def mutants(model, rng, count):
@@ -150,7 +186,7 @@ def mutants(model, rng, count):
         mutant = onnx.ModelProto()
         mutant.CopyFrom(model)
         for _ in range(rng.choice([1, 1, 2, 3])):
-            mutate(mutant.graph, rng)
+            mutate(mutant, rng)
         made.append(mutant.SerializeToString())
     return made
 
