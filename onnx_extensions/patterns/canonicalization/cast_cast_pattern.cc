@@ -77,7 +77,7 @@ utils::RepeatedProtoField<NodeProto> CastCastPattern::Apply(GraphGraph& graph,
   if (!chain) throw BuilderError(std::string(kName) + "::Apply called with casts that do not compose");
 
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(first.output(0))) *replacement.Add() = first;
+  if (!core::builder::HasOneUse(graph, first.output(0))) *replacement.Add() = first;
   NodeProto& node = *replacement.Add();
   node.set_name(DerivedNodeName(graph, kName, second));
   node.add_input(first.input(0));

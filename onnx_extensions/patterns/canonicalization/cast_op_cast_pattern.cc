@@ -75,7 +75,7 @@ utils::RepeatedProtoField<NodeProto> CastOpCastPattern::Apply(GraphGraph& graph,
   computed.add_output(cast_out.output(0));
   *computed.mutable_attribute() = op.attribute();
   computed.set_doc_string(op.doc_string());
-  if (graph.IsUsedMoreThanOnce(op.output(0))) {
+  if (!core::builder::HasOneUse(graph, op.output(0))) {
     NodeProto& back = AddCast(replacement, graph, op, cast_out.output(0), op.output(0));
     core::builder::AddIntAttribute(back, "to", graph.GetType(op.output(0)));
   }

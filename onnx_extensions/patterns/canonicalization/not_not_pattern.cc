@@ -20,7 +20,7 @@ utils::RepeatedProtoField<NodeProto> NotNotPattern::Apply(GraphGraph& graph,
   core::builder::ExpectMatchedNodes(*this, nodes, {"Not", "Not"});
   const NodeProto& first = *nodes[0];
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(first.output(0))) *replacement.Add() = first;
+  if (!core::builder::HasOneUse(graph, first.output(0))) *replacement.Add() = first;
   canonicalization::AddIdentity(replacement, graph, kName, *nodes[1], first.input(0));
   return replacement;
 }

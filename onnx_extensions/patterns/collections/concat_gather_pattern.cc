@@ -85,7 +85,7 @@ utils::RepeatedProtoField<NodeProto> ConcatGatherPattern::Apply(GraphGraph& grap
   const std::string& piece = concat.input(at.piece);
 
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(concat.output(0))) *replacement.Add() = concat;
+  if (!core::builder::HasOneUse(graph, concat.output(0))) *replacement.Add() = concat;
   NodeProto& node = *replacement.Add();
   node.set_name(DerivedNodeName(graph, kName, gather));
   node.add_output(gather.output(0));

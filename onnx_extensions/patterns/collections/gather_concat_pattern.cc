@@ -80,7 +80,7 @@ utils::RepeatedProtoField<NodeProto> GatherConcatPattern::Apply(GraphGraph& grap
   for (std::int64_t& i : shifted) i -= offset;
 
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(concat.output(0))) *replacement.Add() = concat;
+  if (!core::builder::HasOneUse(graph, concat.output(0))) *replacement.Add() = concat;
   NodeProto& node = *replacement.Add();
   node = gather;
   node.set_name(DerivedNodeName(graph, kName, gather));

@@ -59,7 +59,7 @@ utils::RepeatedProtoField<NodeProto> GatherGatherPattern::Apply(GraphGraph& grap
   const std::vector<std::int64_t> dims(i2.dims().begin(), i2.dims().end());
 
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(inner.output(0))) *replacement.Add() = inner;
+  if (!core::builder::HasOneUse(graph, inner.output(0))) *replacement.Add() = inner;
   NodeProto& node = *replacement.Add();
   node = outer;
   node.set_name(DerivedNodeName(graph, kName, outer));

@@ -78,7 +78,7 @@ utils::RepeatedProtoField<NodeProto> GatherShapePattern::Apply(GraphGraph& graph
   const bool scalar = graph.GetComputedConstant(gather.input(1))->dims_size() == 0;
 
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(shape.output(0))) *replacement.Add() = shape;
+  if (!core::builder::HasOneUse(graph, shape.output(0))) *replacement.Add() = shape;
   NodeProto& node = *replacement.Add();
   node.set_op_type("Shape");
   node.set_name(DerivedNodeName(graph, kName, gather));

@@ -26,7 +26,7 @@ std::optional<std::int64_t> ConcatAxis(const GraphGraph& graph, const NodeProto&
 const NodeProto* InnerConcat(const GraphGraph& graph, const NodeProto& outer, std::int64_t axis) {
   for (const std::string& input : outer.input()) {
     const NodeProto* inner = graph.NodeBefore(input);
-    if (inner && IsConcat(*inner) && !graph.IsUsedMoreThanOnce(input) && ConcatAxis(graph, *inner) == axis)
+    if (inner && IsConcat(*inner) && core::builder::HasOneUse(graph, input) && ConcatAxis(graph, *inner) == axis)
       return inner;
   }
   return nullptr;

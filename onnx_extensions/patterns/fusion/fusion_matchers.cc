@@ -64,7 +64,7 @@ bool IsConvOrConvTranspose(const NodeProto& node) { return IsOp(node, "Conv") ||
 const NodeProto* FusableConvProducer(const GraphGraph& graph, std::string_view value) {
   const NodeProto* conv = graph.NodeBefore(value);
   if (!conv || !IsConvOrConvTranspose(*conv) || conv->output_size() != 1) return nullptr;
-  if (conv->input_size() < 2 || graph.IsUsedMoreThanOnce(value)) return nullptr;
+  if (conv->input_size() < 2 || !core::builder::HasOneUse(graph, value)) return nullptr;
   return conv;
 }
 
@@ -79,7 +79,7 @@ std::optional<std::int64_t> OutputChannels(const NodeProto& conv, const std::vec
 std::optional<std::string_view> WhyWeightsNotFoldable(GraphGraph& graph, const NodeProto& conv, bool scales_weight) {
   const std::string& weight = conv.input(1);
   if (!IsFloatType(graph.GetType(weight))) return "the convolution weight is not of a float type";
-  if (scales_weight && graph.IsUsedMoreThanOnce(weight))
+  if (scales_weight && !core::builder::HasOneUse(graph, weight))
     return "the convolution weight has another consumer (folding would copy it)";
   // GetComputedConstant answers null above the folding size limit.
   const TensorProto* computed = graph.GetComputedConstant(weight);

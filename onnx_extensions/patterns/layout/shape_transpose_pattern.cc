@@ -40,7 +40,7 @@ utils::RepeatedProtoField<NodeProto> ShapeTransposePattern::Apply(GraphGraph& gr
   const std::string index =
       graph.MakeInitializer(kName, core::builder::IntTensor(SelectedAxes(shape, *IntsAttr(transpose, "perm"))));
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(transpose.output(0))) *replacement.Add() = transpose;
+  if (!core::builder::HasOneUse(graph, transpose.output(0))) *replacement.Add() = transpose;
   const std::string input_shape = graph.Builder().UniqueName(kName);
   layout::AddNode(replacement, graph, kName, shape, "Shape", {transpose.input(0)}, input_shape);
   NodeProto& gather =

@@ -59,7 +59,7 @@ MatchResult SqueezeAddPattern::Match(GraphGraph& graph, const NodeProto& node) c
   const std::optional<layout::Ints> right_axes = RemovedAxes(graph, *right, *rank, &why);
   if (!right_axes) return NoMatch(node, why);
   if (*left_axes != *right_axes) return NoMatch(node, "the two Squeezes remove different axes");
-  if (!graph.IsUsedMoreThanOnce(node.input(0)) && !graph.IsUsedMoreThanOnce(node.input(1)))
+  if (core::builder::HasOneUse(graph, node.input(0)) && core::builder::HasOneUse(graph, node.input(1)))
     return Matched({left, right, &node}, &node);
   if (!InputsReadyAtEarlier(graph, *left, *right))
     return NoMatch(node, "a Squeeze has other readers and the other Squeeze reads a value computed after it");
@@ -74,7 +74,7 @@ utils::RepeatedProtoField<NodeProto> SqueezeAddPattern::Apply(GraphGraph& graph,
   const NodeProto& add = *nodes[2];
   utils::RepeatedProtoField<NodeProto> replacement;
   for (const NodeProto* squeeze : {&left, &right})
-    if (graph.IsUsedMoreThanOnce(squeeze->output(0))) *replacement.Add() = *squeeze;
+    if (!core::builder::HasOneUse(graph, squeeze->output(0))) *replacement.Add() = *squeeze;
   const std::string sum = graph.Builder().UniqueName(kName);
   layout::AddNode(replacement, graph, kName, add, "Add", {left.input(0), right.input(0)}, sum);
   std::vector<std::string> inputs = {sum};

@@ -126,7 +126,7 @@ utils::RepeatedProtoField<NodeProto> SqueezeUnsqueezePattern::Apply(GraphGraph& 
   std::string_view why;
   const Reduced reduced = *Reduce(graph, first, second, &why);
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(first.output(0))) *replacement.Add() = first;
+  if (!core::builder::HasOneUse(graph, first.output(0))) *replacement.Add() = first;
   std::vector<std::string> inputs = {first.input(0)};
   if (reduced.kind == Reduced::Kind::kSqueezeAxes)
     inputs.push_back(graph.MakeInitializer(kName, core::builder::IntTensor(reduced.axes)));

@@ -51,7 +51,7 @@ MatchResult TransposeGatherPattern::Match(GraphGraph& graph, const NodeProto& no
   const auto perm = layout::TransposePerm(graph, *transpose, &why);
   if (!perm) return NoMatch(node, why);
   if (!MovedGather(node, *perm)) return NoMatch(node, "the axis of the Gather is out of range");
-  if (!graph.IsUsedMoreThanOnce(node.input(0))) return Matched({transpose, &node}, &node);
+  if (core::builder::HasOneUse(graph, node.input(0))) return Matched({transpose, &node}, &node);
   // The kept Transpose and the new nodes go where the Transpose is.
   if (!layout::DefinedBefore(graph, node.input(1), *transpose))
     return NoMatch(node, "the Transpose has other readers and the index is computed after it");
@@ -65,7 +65,7 @@ utils::RepeatedProtoField<NodeProto> TransposeGatherPattern::Apply(GraphGraph& g
   const NodeProto& gather = *nodes[1];
   const GatherOnInput moved = *MovedGather(gather, *IntsAttr(transpose, "perm"));
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(transpose.output(0))) *replacement.Add() = transpose;
+  if (!core::builder::HasOneUse(graph, transpose.output(0))) *replacement.Add() = transpose;
   const std::string gathered = moved.perm ? graph.Builder().UniqueName(kName) : gather.output(0);
   NodeProto& node =
       layout::AddNode(replacement, graph, kName, gather, "Gather", {transpose.input(0), gather.input(1)}, gathered);

@@ -109,9 +109,9 @@ MatchResult TransposeReshapeTransposePattern::Match(GraphGraph& graph, const Nod
   const std::optional<Plan> plan = MakePlan(graph, node, reshape, second, &why);
   if (!plan) return NoMatch(node, why);
   // The value the rewrite removes: R when the Reshape moves after, T when it moves before.
-  if (plan->reshape_after && graph.IsUsedMoreThanOnce(reshape.output(0)))
+  if (plan->reshape_after && !core::builder::HasOneUse(graph, reshape.output(0)))
     return NoMatch(node, "the output of the Reshape has other readers");
-  if (!plan->reshape_after && graph.IsUsedMoreThanOnce(node.output(0)))
+  if (!plan->reshape_after && !core::builder::HasOneUse(graph, node.output(0)))
     return NoMatch(node, "the output of the first Transpose has other readers");
   return Matched({&node, &reshape, &second});
 }

@@ -22,7 +22,7 @@ MatchResult TransposeTransposePattern::Match(GraphGraph& graph, const NodeProto&
   const auto p2 = layout::TransposePerm(graph, second, &why);
   if (!p2) return NoMatch(node, why);
   if (p1->size() != p2->size()) return NoMatch(node, "the perms of the two Transposes have different lengths");
-  if (!layout::ComposesToIdentity(*p1, *p2) && graph.IsUsedMoreThanOnce(node.output(0)))
+  if (!layout::ComposesToIdentity(*p1, *p2) && !core::builder::HasOneUse(graph, node.output(0)))
     return NoMatch(node, "the first Transpose has other readers and the composite is not the identity");
   return Matched({&node, &second});
 }
@@ -34,7 +34,7 @@ utils::RepeatedProtoField<NodeProto> TransposeTransposePattern::Apply(
   const NodeProto& second = *nodes[1];
   const layout::Ints composite = layout::ComposePermutations(*IntsAttr(first, "perm"), *IntsAttr(second, "perm"));
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(first.output(0))) *replacement.Add() = first;
+  if (!core::builder::HasOneUse(graph, first.output(0))) *replacement.Add() = first;
   if (layout::IsIdentityPermutation(composite)) {
     layout::AddNode(replacement, graph, kName, second, "Identity", {first.input(0)}, second.output(0));
   } else {

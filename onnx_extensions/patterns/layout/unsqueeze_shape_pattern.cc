@@ -83,7 +83,7 @@ utils::RepeatedProtoField<NodeProto> UnsqueezeShapePattern::Apply(GraphGraph& gr
   const auto rank = static_cast<std::int64_t>(*RankOf(graph, unsqueeze.input(0)) + axes.size());
   const layout::AxisRange range = layout::ShapeRange(shape, rank);
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(unsqueeze.output(0))) *replacement.Add() = unsqueeze;
+  if (!core::builder::HasOneUse(graph, unsqueeze.output(0))) *replacement.Add() = unsqueeze;
   std::vector<std::string> pieces;
   std::string one;  // the constant [1], made on first use
   for (const Piece& piece : Pieces(axes, rank, range)) {

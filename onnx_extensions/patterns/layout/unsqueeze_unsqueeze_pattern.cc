@@ -58,7 +58,7 @@ utils::RepeatedProtoField<NodeProto> UnsqueezeUnsqueezePattern::Apply(
   const NodeProto& second = *nodes[1];
   const std::string axes = graph.MakeInitializer(kName, core::builder::IntTensor(*ComposedAxes(graph, first, second)));
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(first.output(0))) *replacement.Add() = first;
+  if (!core::builder::HasOneUse(graph, first.output(0))) *replacement.Add() = first;
   layout::AddNode(replacement, graph, kName, second, "Unsqueeze", {first.input(0), axes}, second.output(0));
   return replacement;
 }

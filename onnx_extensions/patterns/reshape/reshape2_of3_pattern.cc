@@ -112,7 +112,7 @@ utils::RepeatedProtoField<NodeProto> Reshape2Of3Pattern::Apply(GraphGraph& graph
   node.set_input(1, rhs);
   if (out) {
     node.set_output(0, out->output(0));
-    if (graph.IsUsedMoreThanOnce(op.output(0)))
+    if (!core::builder::HasOneUse(graph, op.output(0)))
       *replacement.Add() = NewReshape(graph, op, out->output(0), compute_shape, op.output(0));
   } else {
     node.set_output(0, graph.Builder().UniqueName(kName));

@@ -41,7 +41,7 @@ const NodeProto* ShapeConcat(const GraphGraph& graph, const NodeProto& reshape, 
 
 const NodeProto* InferredPieceInsertAt(const GraphGraph& graph, const NodeProto& concat, const NodeProto& reshape,
                                        std::string_view* why) {
-  if (!graph.IsUsedMoreThanOnce(concat.output(0))) return &reshape;
+  if (core::builder::HasOneUse(graph, concat.output(0))) return &reshape;
   const NodeProto* data = graph.NodeBefore(reshape.input(0));
   if (data && graph.Position(*data) > graph.Position(concat)) {
     *why = "the Concat has other readers and the data input of the Reshape is computed after it";
@@ -53,7 +53,7 @@ const NodeProto* InferredPieceInsertAt(const GraphGraph& graph, const NodeProto&
 utils::RepeatedProtoField<NodeProto> InferPiece(GraphGraph& graph, std::string_view pattern, const NodeProto& concat,
                                                 const NodeProto& reshape, int piece) {
   utils::RepeatedProtoField<NodeProto> replacement;
-  if (graph.IsUsedMoreThanOnce(concat.output(0))) *replacement.Add() = concat;
+  if (!core::builder::HasOneUse(graph, concat.output(0))) *replacement.Add() = concat;
   NodeProto& shape = *replacement.Add() = concat;
   shape.set_name(DerivedNodeName(graph, pattern, concat));
   shape.set_input(piece, graph.MakeInitializer(pattern, IntTensor({-1})));

@@ -27,6 +27,27 @@ TEST(ConcatReshapePattern, InfersTheLastShapeDimension) {
     })ONNX");
 }
 
+// The Reshape reads the Concat as its data too: the Concat stays for it (it was removed,
+// leaving the data input to a removed node; found by mutating the test above).
+TEST(ConcatReshapePattern, KeepsAConcatTheReshapeAlsoReadsAsData) {
+  ExpectRewrite<ConcatReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,1,4,4] X) => (int64[N,1,1] Y) <int64[1] hw = {1}> {
+      d0 = Shape<start=0, end=1>(X)
+      d1 = Shape<start=1, end=2>(X)
+      s = Concat<axis=0>(d0, d1, hw)
+      Y = Reshape(s, s)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,1,4,4] X) => (int64[N,1,1] Y) <int64[1] hw = {1}, int64[1] m1 = {-1}> {
+      d0 = Shape<start=0, end=1>(X)
+      d1 = Shape<start=1, end=2>(X)
+      s = Concat<axis=0>(d0, d1, hw)
+      s2 = Concat<axis=0>(d0, m1, hw)
+      Y = Reshape(s, s2)
+    })ONNX");
+}
+
 TEST(ConcatReshapePattern, InfersTheDimensionNotComingFromShape) {
   ExpectRewrite<ConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
