@@ -40,6 +40,14 @@ void RequireCount(const InferenceContext& ctx, std::string_view name, std::size_
              std::to_string(actual));
 }
 
+void RequireVectorInput(const InferenceContext& ctx, std::size_t index, std::string_view name, bool scalar_ok) {
+  if (!ctx.HasInput(index)) return;
+  const core::shapes::SymShape& shape = ctx.Input(index).shape;
+  if (!shape.HasRank() || shape.Rank() == 1 || (scalar_ok && shape.Rank() == 0)) return;
+  RefuseNode(ctx, std::string(name) + (scalar_ok ? " is a 1-D tensor or a scalar" : " is a 1-D tensor"),
+             "rank " + std::to_string(shape.Rank()));
+}
+
 void RequireSplitSizes(const InferenceContext& ctx, const std::vector<core::shapes::SymDim>& sizes,
                        const core::shapes::SymDim& dim) {
   std::int64_t sum = 0;

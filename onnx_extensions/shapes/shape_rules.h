@@ -46,6 +46,11 @@ void RequirePermutation(const InferenceContext& ctx, std::string_view name, cons
 // Refuses when two of `axes` name one axis of a tensor of rank `rank` (axes out of range
 // are left to NormalizeAxes).
 void RequireDistinctAxes(const InferenceContext& ctx, const std::vector<std::int64_t>& axes, std::int64_t rank);
+// Refuses when input `index` (when given) has a known rank above `max_rank`, or below 1
+// when `max_rank` is 1 and `scalar_ok` is false: the 1-D inputs of the spec ("1-D tensor
+// of starting indices"), which rewrites concatenate and index as vectors.
+void RequireVectorInput(const InferenceContext& ctx, std::size_t index, std::string_view name, bool scalar_ok = false);
+
 // Refuses unless string attribute `name` (when present) is one of `allowed` (an empty
 // string among them is accepted without being listed in the message).
 void RequireOneOf(const InferenceContext& ctx, std::string_view name, std::initializer_list<std::string_view> allowed);

@@ -7,6 +7,7 @@
 // Reshape at the end of the chain gets an exact shape.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -179,6 +180,7 @@ std::vector<SymTensor> InferReshape(InferenceContext& ctx) {
   if (ctx.OpsetVersion() < 5) {
     if (auto shape = ctx.IntsAttribute("shape")) target.emplace(shape->begin(), shape->end());
   } else {
+    RequireVectorInput(ctx, 1, "shape");
     target = InputValues(ctx, 1);
     if (!target) {
       // The target's length gives the rank.
@@ -211,6 +213,7 @@ std::vector<SymTensor> InferFlatten(InferenceContext& ctx) {
 std::vector<SymTensor> InferSqueeze(InferenceContext& ctx) {
   const SymShape& in = ctx.Input(0).shape;
   const int type = TypeOf(ctx, 0);
+  if (ctx.OpsetVersion() >= 13) RequireVectorInput(ctx, 1, "axes", /*scalar_ok=*/true);
   IntListArg axes = IntsAttributeOrInput(ctx, "axes", 1, 13);
   if (axes.present && !axes.values) {
     // The number of axes gives the rank.
@@ -248,6 +251,7 @@ std::vector<SymTensor> InferSqueeze(InferenceContext& ctx) {
 std::vector<SymTensor> InferUnsqueeze(InferenceContext& ctx) {
   const SymShape& in = ctx.Input(0).shape;
   const int type = TypeOf(ctx, 0);
+  if (ctx.OpsetVersion() >= 13) RequireVectorInput(ctx, 1, "axes", /*scalar_ok=*/true);
   IntListArg axes = IntsAttributeOrInput(ctx, "axes", 1, 13);
   if (!axes.Known()) {
     if (axes.present && in.HasRank()) {
@@ -552,6 +556,8 @@ std::vector<SymTensor> InferSlice(InferenceContext& ctx) {
     if (auto e = ctx.IntsAttribute("ends")) ends.emplace(e->begin(), e->end());
     axes = IntsAttributeOrInput(ctx, "axes", 3, 10);
   } else {
+    for (std::size_t i = 1; i <= 4; ++i)
+      RequireVectorInput(ctx, i, std::array{"starts", "ends", "axes", "steps"}[i - 1]);
     starts = InputValues(ctx, 1);
     ends = InputValues(ctx, 2);
     axes = IntsAttributeOrInput(ctx, "axes", 3, 10);
@@ -734,6 +740,7 @@ std::vector<SymTensor> InferTensorScatter(InferenceContext& ctx) {
 std::vector<SymTensor> InferExpand(InferenceContext& ctx) {
   const SymShape& in = ctx.Input(0).shape;
   const int type = TypeOf(ctx, 0);
+  RequireVectorInput(ctx, 1, "shape");
   auto shape = InputValues(ctx, 1);
   if (!shape) {
     const SymShape& s = ctx.Input(1).shape;
@@ -779,6 +786,7 @@ std::vector<SymTensor> InferTile(InferenceContext& ctx) {
     dims[static_cast<std::size_t>(*a)] = tiles ? dims[static_cast<std::size_t>(*a)] * *tiles : SymDim::Unknown();
     return Outputs(ctx, SymTensor::Tensor(type, SymShape(std::move(dims))));
   }
+  RequireVectorInput(ctx, 1, "repeats");
   auto repeats = InputValues(ctx, 1);
   if (!repeats) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank())));
   RequireCount(ctx, "repeats", repeats->size(), in.Rank(), "one per input axis");

@@ -453,6 +453,53 @@ TEST(TensorShapes, SliceArgumentsOfDifferentLengthsAreRefused) {
             "node #5 (Slice): Slice-13 starts, ends, axes and steps have one length; found lengths 1, 2, 1, -");
 }
 
+// starts, ends, axes, steps and the shape of Reshape, Expand and Tile are 1-D tensors;
+// rewrites that concatenate them (SliceSlicePattern) built invalid nodes from a [1, 1].
+TEST(TensorShapes, VectorArgumentsOfAnotherRankAreRefused) {
+  EXPECT_EQ(InferenceRefusal(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,8,6] x) => (float[N,?,6] y) <int64[1] s = {1}, int64[1,1] e = {3}, int64[1] a = {1}> {
+      y = Slice (x, s, e, a)
+    })ONNX"),
+            "node #0 (Slice): Slice-13 ends is a 1-D tensor; found rank 2");
+  EXPECT_EQ(InferenceRefusal(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[6] y) <int64 shape = {6}> {
+      y = Reshape (x, shape)
+    })ONNX"),
+            "node #0 (Reshape): Reshape-14 shape is a 1-D tensor; found rank 0");
+  EXPECT_EQ(InferenceRefusal(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,3] y) <int64[1,2] shape = {2, 3}> {
+      y = Expand (x, shape)
+    })ONNX"),
+            "node #0 (Expand): Expand-13 shape is a 1-D tensor; found rank 2");
+  EXPECT_EQ(InferenceRefusal(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[4,3] y) <int64[2,1] repeats = {2, 1}> {
+      y = Tile (x, repeats)
+    })ONNX"),
+            "node #0 (Tile): Tile-13 repeats is a 1-D tensor; found rank 2");
+  EXPECT_EQ(InferenceRefusal(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,1,3] y) <int64[1,1] axes = {1}> {
+      y = Unsqueeze (x, axes)
+    })ONNX"),
+            "node #0 (Unsqueeze): Unsqueeze-13 axes is a 1-D tensor or a scalar; found rank 2");
+}
+
+// Runtimes take a scalar for the axes of Unsqueeze and Squeeze, which exporters write.
+TEST(TensorShapes, ScalarAxesOfUnsqueezeAndSqueezeAreAccepted) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x) => (float[2,3] z) <int64 axis = {1}> {
+      y = Unsqueeze (x, axis)
+      z = Squeeze (y, axis)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "float[2,1,3]");
+  EXPECT_EQ(s.Get("z"), "float[2,3]");
+}
+
 TEST(TensorShapes, SliceVersion1UsesAttributes) {
   auto s = InferText(R"ONNX(
     <ir_version: 3, opset_import: ["" : 1]>

@@ -87,11 +87,15 @@ TEST(StaticConcatReshapePattern, RejectsAConstantConcat) {
     })ONNX", "Y", "every input of the Concat is constant");
 }
 
+// A shape of rank 2 is refused before the pattern sees it; pieces of unknown rank (the
+// Unsqueeze takes axes known at run time only) are not.
 TEST(StaticConcatReshapePattern, RejectsAConcatOfAnotherAxis) {
   ExpectNoMatch<StaticConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[2,3,4] X, int64[1,1] n) => (float[?,?] Y) <int64[1,1] b = {4}> {
-      c = Concat<axis=1>(n, b)
+    g (float[2,3,4] X, int64[1] n, int64[K] ax) => (float[?,?] Y) <int64[1] b = {4}> {
+      un = Unsqueeze(n, ax)
+      ub = Unsqueeze(b, ax)
+      c = Concat<axis=1>(un, ub)
       Y = Reshape(X, c)
     })ONNX", "Y", "the Concat does not concatenate along axis 0");
 }
