@@ -10,7 +10,10 @@ elements one constant), an integer or float attribute (moved by one or two, or a
 value; or dropped), an input of a node (another value of the graph, or none), the operator
 of a node (a sibling that takes the same inputs: Add for Mul, ReduceMax for ReduceSum,
 Unsqueeze for Squeeze...) or the opset the model imports (patterns and shape rules that
-depend on it: attributes that became inputs, broadcasting before opset 7...). Most
+depend on it: attributes that became inputs, broadcasting before opset 7...); two inputs of a
+node change places, an initializer keeps its elements in other dims (a per-channel
+constant [C,1,1] becomes [1,1,C] or [C]: broadcasting), or an intermediate value becomes a
+graph output too (a pattern must keep what it would remove). Most
 mutants are invalid and must be refused with a clear error; the others must be optimized
 into a model that computes the same. Each runs
 
@@ -41,6 +44,7 @@ import tempfile
 
 import numpy as np
 import onnx
+import onnx.shape_inference
 from onnx import AttributeProto, numpy_helper
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -143,6 +147,40 @@ def drop_attribute(node, graph, rng):
     del node.attribute[rng.randrange(len(node.attribute))]
 
 
+def swap_inputs(node, graph, rng):
+    i, j = rng.sample(range(len(node.input)), 2)
+    node.input[i], node.input[j] = node.input[j], node.input[i]
+
+
+def reshape_initializer(tensor, graph, rng):
+    """The same elements in other dims: 1s moved, added or dropped, or the dims reversed."""
+    dims = list(tensor.dims)
+    choice = rng.random()
+    if choice < 0.3:
+        dims = [d for d in dims if d != 1] or [1]
+    elif choice < 0.6:
+        dims.insert(rng.randrange(len(dims) + 1), 1)
+    else:
+        dims.reverse()
+    tensor.dims[:] = dims
+
+
+def expose_value(node, graph, rng):
+    """An output of `node` becomes a graph output as well, typed as onnx's shape inference
+    typed it before the mutations (mutants() leaves those types out of the mutant)."""
+    name = rng.choice([o for o in node.output if o])
+    if any(o.name == name for o in graph.output):
+        return
+    typed = {v.name: v for v in graph.value_info}
+    output = graph.output.add()
+    if name in typed:
+        output.CopyFrom(typed[name])
+    else:  # the element type of the node's first input, rank unknown
+        output.name = name
+        source = {v.name: v for v in list(graph.input) + list(graph.output)}.get(node.input[0] if node.input else "")
+        output.type.tensor_type.elem_type = source.type.tensor_type.elem_type if source else 1
+
+
 def siblings(node):
     if node.domain not in ("", "ai.onnx"):
         return []
@@ -169,6 +207,9 @@ MUTATIONS = [
     (lambda m: [n for n in m.graph.node if n.attribute], drop_attribute),
     (lambda m: [n for n in m.graph.node if siblings(n)], change_op_type),
     (lambda m: [o for o in m.opset_import if o.domain in ("", "ai.onnx")], change_opset),
+    (lambda m: [n for n in m.graph.node if len(n.input) >= 2], swap_inputs),
+    (lambda m: [t for t in m.graph.initializer if len(t.dims) >= 1], reshape_initializer),
+    (lambda m: [n for n in m.graph.node[:-1] if any(n.output)], expose_value),
 ]
 
 
@@ -181,12 +222,19 @@ def mutate(model, rng):
 
 def mutants(model, rng, count):
     """`count` mutants of `model` (serialized), each with one to three mutations."""
+    typed = model
+    try:  # types of the intermediate values, for those that become graph outputs
+        typed = onnx.shape_inference.infer_shapes(model)
+    except Exception:
+        pass
     made = []
     for _ in range(count):
         mutant = onnx.ModelProto()
-        mutant.CopyFrom(model)
+        mutant.CopyFrom(typed)
         for _ in range(rng.choice([1, 1, 2, 3])):
             mutate(mutant, rng)
+        mutant.graph.ClearField("value_info")
+        mutant.graph.value_info.extend(model.graph.value_info)
         made.append(mutant.SerializeToString())
     return made
 
