@@ -23,6 +23,7 @@
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
+#include "onnx_core/optimizer/match.h"
 #include "onnx_core/optimizer/match_cache.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
@@ -469,6 +470,8 @@ void BindGraph(py::module_& b) {
       .def("is_used", [](const PyGraph& self, const std::string& name) { return self.Get().IsUsed(name); })
       .def("is_used_more_than_once",
            [](const PyGraph& self, const std::string& name) { return self.Get().IsUsedMoreThanOnce(name); })
+      .def("has_one_use",
+           [](const PyGraph& self, const std::string& name) { return core::builder::HasOneUse(self.Get(), name); })
       .def("is_used_by_subgraph",
            [](const PyGraph& self, const std::string& name) { return self.Get().IsUsedBySubgraph(name); })
       .def("position", [](const PyGraph& self, py::handle node) { return self.Get().Position(*NodeOf(node)); })

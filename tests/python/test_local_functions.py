@@ -35,7 +35,7 @@ class NegAbsFunctionPattern(onnxopt.PatternOptimization):
         abs_node = graph.node_before(node.input[0])
         if abs_node is None or abs_node.op_type != "Abs":
             return self.no_match(node, "the input is not produced by Abs")
-        if graph.is_used_more_than_once(abs_node.output[0]):
+        if not graph.has_one_use(abs_node.output[0]):
             return self.no_match(node, "the Abs has other readers")
         return self.result([abs_node, node])
 

@@ -222,6 +222,7 @@ def test_graph_queries():
             seen["position"] = graph.position(node)
             seen["output"] = (graph.is_output("y"), graph.is_output("a"))
             seen["used"] = (graph.is_used("a"), graph.is_used_more_than_once("a"), graph.is_used_more_than_once("one"))
+            seen["one use"] = (graph.has_one_use("a"), graph.has_one_use("one"), graph.has_one_use("x"))
             seen["subgraph"] = graph.is_used_by_subgraph("x")
             shape = graph.get_shape("a")
             seen["shape"] = (graph.has_shape("a"), shape.elem_type, shape.dims, shape.rank)
@@ -247,6 +248,7 @@ def test_graph_queries():
     assert seen["position"] == 2
     assert seen["output"] == (True, False)
     assert seen["used"] == (True, False, False)  # Mul(a, a): one reader
+    assert seen["one use"] == (False, True, False)  # Mul(a, a): two uses; x: three readers
     assert seen["subgraph"] is False
     assert seen["shape"] == (True, TensorProto.FLOAT, ["batch", 3], 2)
     assert seen["type"] == (True, TensorProto.FLOAT16)
