@@ -12,8 +12,10 @@ of a node (a sibling that takes the same inputs: Add for Mul, ReduceMax for Redu
 Unsqueeze for Squeeze...) or the opset the model imports (patterns and shape rules that
 depend on it: attributes that became inputs, broadcasting before opset 7...); two inputs of a
 node change places, an initializer keeps its elements in other dims (a per-channel
-constant [C,1,1] becomes [1,1,C] or [C]: broadcasting), or an intermediate value becomes a
-graph output too (a pattern must keep what it would remove). Most
+constant [C,1,1] becomes [1,1,C] or [C]: broadcasting), an intermediate value becomes a
+graph output too (a pattern must keep what it would remove), an initializer becomes a graph
+input as well (a default the caller may override: not a constant), or a node is duplicated
+and one reader of its output reads the copy (duplicate removal meets the patterns). Most
 mutants are invalid and must be refused with a clear error; the others must be optimized
 into a model that computes the same. Each runs
 
@@ -181,6 +183,26 @@ def expose_value(node, graph, rng):
         output.type.tensor_type.elem_type = source.type.tensor_type.elem_type if source else 1
 
 
+def overridable_initializer(tensor, graph, rng):
+    if any(i.name == tensor.name for i in graph.input):
+        return
+    graph.input.append(onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, list(tensor.dims)))
+
+
+def duplicate_node(node, graph, rng):
+    copy = onnx.NodeProto()
+    copy.CopyFrom(node)
+    copy.name = (node.name or node.op_type) + "_copy"
+    copy.output[:] = [o + "_copy" if o else "" for o in node.output]
+    readers = [(n, k) for n in graph.node for k, i in enumerate(n.input) if i and i in node.output]
+    if not readers:
+        return
+    reader, k = rng.choice(readers)
+    reader.input[k] += "_copy"
+    # Before its first reader: the nodes stay in a topological order.
+    graph.node.insert(list(graph.node).index(node) + 1, copy)
+
+
 def siblings(node):
     if node.domain not in ("", "ai.onnx"):
         return []
@@ -210,6 +232,8 @@ MUTATIONS = [
     (lambda m: [n for n in m.graph.node if len(n.input) >= 2], swap_inputs),
     (lambda m: [t for t in m.graph.initializer if len(t.dims) >= 1], reshape_initializer),
     (lambda m: [n for n in m.graph.node[:-1] if any(n.output)], expose_value),
+    (lambda m: list(m.graph.initializer) if m.ir_version >= 4 else [], overridable_initializer),
+    (lambda m: [n for n in m.graph.node if any(n.output) and not any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for a in n.attribute)], duplicate_node),
 ]
 
 
