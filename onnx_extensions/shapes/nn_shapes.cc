@@ -277,10 +277,8 @@ std::vector<SymTensor> InferMaxUnpool(InferenceContext& ctx) {
   const SymShape x = InputShape(ctx, 0);
   if (ctx.HasInput(2)) {
     if (auto values = InputValues(ctx, 2)) return Outputs(ctx, SymTensor::Tensor(type, SymShape(*values)));
-    const SymShape s = InputShape(ctx, 2);
-    if (s.HasRank() && s.Rank() == 1) {
-      if (auto c = s[0].Constant()) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(*c)));
-    }
+    if (const std::optional<std::size_t> rank = RankFromLength(ctx, 2))
+      return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(*rank)));
     return UnknownShapeOutputs(ctx, type);
   }
   if (!x.HasRank() || x.Rank() < 3) return UnknownShapeOutputs(ctx, type);

@@ -331,6 +331,15 @@ std::optional<std::int64_t> InputScalarInt(const InferenceContext& ctx, std::siz
   return v->Constant();
 }
 
+std::optional<std::size_t> RankFromLength(const InferenceContext& ctx, std::size_t i) {
+  if (!ctx.HasInput(i)) return std::nullopt;
+  const SymShape& shape = ctx.Input(i).shape;
+  if (!shape.HasRank() || shape.Rank() != 1) return std::nullopt;
+  const std::optional<std::int64_t> length = shape[0].Constant();
+  if (!length || *length < 0 || *length > kMaxRankFromLength) return std::nullopt;
+  return static_cast<std::size_t>(*length);
+}
+
 std::optional<std::vector<double>> InputConstantDoubles(const InferenceContext& ctx, std::size_t i) {
   if (!ctx.HasInput(i)) return std::nullopt;
   const TensorProto* tensor = ctx.ConstantInput(i);

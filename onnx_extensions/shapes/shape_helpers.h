@@ -113,6 +113,13 @@ std::optional<std::vector<std::int64_t>> InputInts(const InferenceContext& ctx, 
 // The single element of a scalar or one-element input, when known.
 std::optional<SymDim> InputScalar(const InferenceContext& ctx, std::size_t i);
 std::optional<std::int64_t> InputScalarInt(const InferenceContext& ctx, std::size_t i);
+// The rank that a 1-D input of shape (n,) gives the output when only its length is known
+// (Reshape's and Expand's shape, ConstantOfShape's input, the axes of Squeeze and
+// Unsqueeze): n, or nullopt when the length is unknown or above kMaxRankFromLength. An
+// input declared with 2^40 elements holds no value anyone can pass; as a rank it would
+// allocate 2^40 dims.
+inline constexpr std::int64_t kMaxRankFromLength = 4096;
+std::optional<std::size_t> RankFromLength(const InferenceContext& ctx, std::size_t i);
 // The elements of a constant input of a floating-point (or integer) type, as doubles
 // (Resize scales, Clip bounds, ...). nullopt when not a constant or not decodable.
 std::optional<std::vector<double>> InputConstantDoubles(const InferenceContext& ctx, std::size_t i);

@@ -184,9 +184,8 @@ std::vector<SymTensor> InferReshape(InferenceContext& ctx) {
     target = InputValues(ctx, 1);
     if (!target) {
       // The target's length gives the rank.
-      const SymShape& s = ctx.Input(1).shape;
-      if (s.HasRank() && s.Rank() == 1 && s[0].IsConstant())
-        return Outputs(ctx, SymTensor::Tensor(TypeOf(ctx, 0), SymShape::OfRank(static_cast<std::size_t>(*s[0].Constant()))));
+      if (const std::optional<std::size_t> rank = RankFromLength(ctx, 1))
+        return Outputs(ctx, SymTensor::Tensor(TypeOf(ctx, 0), SymShape::OfRank(*rank)));
       return Outputs(ctx, UnknownTensor(TypeOf(ctx, 0)));
     }
   }
@@ -218,9 +217,8 @@ std::vector<SymTensor> InferSqueeze(InferenceContext& ctx) {
   if (axes.present && !axes.values) {
     // The number of axes gives the rank.
     if (ctx.OpsetVersion() >= 13 && in.HasRank()) {
-      const SymShape& s = ctx.Input(1).shape;
-      if (s.HasRank() && s.Rank() == 1 && s[0].IsConstant() && *s[0].Constant() <= static_cast<std::int64_t>(in.Rank()))
-        return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank() - static_cast<std::size_t>(*s[0].Constant()))));
+      const std::optional<std::size_t> count = RankFromLength(ctx, 1);
+      if (count && *count <= in.Rank()) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank() - *count)));
     }
     return Outputs(ctx, UnknownTensor(type));
   }
@@ -254,11 +252,9 @@ std::vector<SymTensor> InferUnsqueeze(InferenceContext& ctx) {
   if (ctx.OpsetVersion() >= 13) RequireVectorInput(ctx, 1, "axes", /*scalar_ok=*/true);
   IntListArg axes = IntsAttributeOrInput(ctx, "axes", 1, 13);
   if (!axes.Known()) {
-    if (axes.present && in.HasRank()) {
-      const SymShape& s = ctx.Input(1).shape;
-      if (s.HasRank() && s.Rank() == 1 && s[0].IsConstant())
-        return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank() + static_cast<std::size_t>(*s[0].Constant()))));
-    }
+    if (axes.present && in.HasRank())
+      if (const std::optional<std::size_t> count = RankFromLength(ctx, 1))
+        return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(in.Rank() + *count)));
     return Outputs(ctx, UnknownTensor(type));
   }
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(type));
@@ -743,9 +739,8 @@ std::vector<SymTensor> InferExpand(InferenceContext& ctx) {
   RequireVectorInput(ctx, 1, "shape");
   auto shape = InputValues(ctx, 1);
   if (!shape) {
-    const SymShape& s = ctx.Input(1).shape;
-    if (in.HasRank() && s.HasRank() && s.Rank() == 1 && s[0].IsConstant())
-      return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(std::max(in.Rank(), static_cast<std::size_t>(*s[0].Constant())))));
+    const std::optional<std::size_t> length = RankFromLength(ctx, 1);
+    if (in.HasRank() && length) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(std::max(in.Rank(), *length))));
     return Outputs(ctx, UnknownTensor(type));
   }
   SymShape out_shape = BroadcastShapes(ctx, {in, SymShape(*shape)});
@@ -885,9 +880,8 @@ std::vector<SymTensor> InferConstantOfShape(InferenceContext& ctx) {
   }
   auto shape = InputValues(ctx, 0);
   if (!shape) {
-    const SymShape& s = ctx.Input(0).shape;
-    if (s.HasRank() && s.Rank() == 1 && s[0].IsConstant())
-      return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(static_cast<std::size_t>(*s[0].Constant()))));
+    if (const std::optional<std::size_t> rank = RankFromLength(ctx, 0))
+      return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(*rank)));
     return Outputs(ctx, UnknownTensor(type));
   }
   SymTensor out = SymTensor::Tensor(type, SymShape(*shape));
@@ -971,10 +965,8 @@ std::vector<SymTensor> InferReduce(InferenceContext& ctx, std::int64_t axes_inpu
   const std::size_t r = in.Rank();
   if (axes.present && !axes.values) {
     if (keepdims) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(r)));
-    const SymShape& s = ctx.Input(1).shape;
-    if (s.HasRank() && s.Rank() == 1 && s[0].IsConstant() && *s[0].Constant() > 0 &&
-        static_cast<std::size_t>(*s[0].Constant()) <= r)
-      return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(r - static_cast<std::size_t>(*s[0].Constant()))));
+    const std::optional<std::size_t> count = RankFromLength(ctx, 1);
+    if (count && *count > 0 && *count <= r) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(r - *count)));
     return Outputs(ctx, UnknownTensor(type));
   }
   std::vector<std::int64_t> reduced;

@@ -488,6 +488,26 @@ TEST(TensorShapes, VectorArgumentsOfAnotherRankAreRefused) {
             "node #0 (Unsqueeze): Unsqueeze-13 axes is a 1-D tensor or a scalar; found rank 2");
 }
 
+// The length of a shape input gives the output's rank, up to kMaxRankFromLength: a shape
+// input declared with 2^40 elements made a shape of 2^40 dims (minutes of allocation,
+// found by mutate_pattern_graphs.py).
+TEST(TensorShapes, AHugeShapeLengthGivesNoRank) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3] x, int64[1099511627776] huge, int64[3] three) => (float[?] y) {
+      y = Reshape (x, huge)
+      e = Expand (x, huge)
+      c = ConstantOfShape (huge)
+      u = Unsqueeze (x, huge)
+      r = Reshape (x, three)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "float?");  // unknown rank
+  EXPECT_EQ(s.Get("e"), "float?");
+  EXPECT_EQ(s.Get("c"), "float?");
+  EXPECT_EQ(s.Get("u"), "float?");
+  EXPECT_EQ(s.Get("r"), "float[?,?,?]") << "a length within the limit still gives the rank";
+}
+
 // Runtimes take a scalar for the axes of Unsqueeze and Squeeze, which exporters write.
 TEST(TensorShapes, ScalarAxesOfUnsqueezeAndSqueezeAreAccepted) {
   auto s = InferText(R"ONNX(
