@@ -46,9 +46,9 @@ void RequirePermutation(const InferenceContext& ctx, std::string_view name, cons
 // Refuses when two of `axes` name one axis of a tensor of rank `rank` (axes out of range
 // are left to NormalizeAxes).
 void RequireDistinctAxes(const InferenceContext& ctx, const std::vector<std::int64_t>& axes, std::int64_t rank);
-// Refuses when input `index` (when given) has a known rank above `max_rank`, or below 1
-// when `max_rank` is 1 and `scalar_ok` is false: the 1-D inputs of the spec ("1-D tensor
-// of starting indices"), which rewrites concatenate and index as vectors.
+// Refuses when input `index` (when given) has a known rank other than 1, or than 0 or 1
+// when `scalar_ok`: the 1-D inputs of the spec ("1-D tensor of starting indices"), which
+// rewrites concatenate and index as vectors.
 void RequireVectorInput(const InferenceContext& ctx, std::size_t index, std::string_view name, bool scalar_ok = false);
 
 // Refuses unless string attribute `name` (when present) is one of `allowed` (an empty

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "onnx_core/utils/range_count.h"
@@ -552,8 +553,8 @@ std::vector<SymTensor> InferSlice(InferenceContext& ctx) {
     if (auto e = ctx.IntsAttribute("ends")) ends.emplace(e->begin(), e->end());
     axes = IntsAttributeOrInput(ctx, "axes", 3, 10);
   } else {
-    for (std::size_t i = 1; i <= 4; ++i)
-      RequireVectorInput(ctx, i, std::array{"starts", "ends", "axes", "steps"}[i - 1]);
+    constexpr std::array<std::string_view, 4> kVectorInputs = {"starts", "ends", "axes", "steps"};
+    for (std::size_t i = 0; i < kVectorInputs.size(); ++i) RequireVectorInput(ctx, i + 1, kVectorInputs[i]);
     starts = InputValues(ctx, 1);
     ends = InputValues(ctx, 2);
     axes = IntsAttributeOrInput(ctx, "axes", 3, 10);

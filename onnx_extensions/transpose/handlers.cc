@@ -94,7 +94,8 @@ std::string_view PreviewSoftmax(const PushGraph& graph, NodeId node, const Perm&
   if (graph.Opset() >= 13) return PreviewAxisAttribute(graph, node, perm, -1, plan);
   // Before opset 13 the input is coerced to 2-D at `axis`: the perm must keep
   // every axis on its side of that point. The axis is in [-r, r-1], as after 13: -1 is the
-  // last axis (a coercion point of r, counted from r + 1, let every perm through).
+  // last axis (normalized against r + 1, it became r, a point every axis is before, and
+  // every perm passed).
   const std::optional<std::int64_t> axis =
       NormalizedAxis(IntAttr(graph.Node(node), "axis").value_or(1), perm.size());
   if (!axis) return "the axis is out of range";
