@@ -27,10 +27,9 @@ differ are judged again with the exact patterns only (`onnxopt patterns`, numeri
 "exact"): when those agree, the difference is rounding that the default set's "rounding"
 rewrites (a BatchNormalization folded into a Conv, a sum reordered) change and the graph
 amplifies (values that grow through 80 layers, a Reciprocal near 0); it is counted as
-"rounding amplified", not a finding. Findings are
-copied with onnxopt's output into --findings. The graph fuzzer (fuzz/graph_fuzzer.cc)
-draws graphs from the operator schemas, where patterns rarely fire; these start where
-they do.
+"rounding amplified", not a finding. Findings are copied with onnxopt's output into
+--findings. The graph fuzzer (fuzz/graph_fuzzer.cc) draws graphs from the operator
+schemas, where patterns rarely fire; these start where they do.
 
 Usage:
   mutate_pattern_graphs.py --onnxopt build/onnxopt (--cases DIR | --export TEST_EXE...)
