@@ -90,7 +90,8 @@ MatchResult RotaryConcatPartPattern::Match(GraphGraph& graph, const NodeProto& a
       if (!KnownShape(graph, input) || !graph.NodeBefore(input))
         return NoMatch(add, "a Concat input has an unknown shape or is not produced by a node");
   const SymShape* shape = KnownShape(graph, left.output(0));
-  if (!shape || !(*shape == *KnownShape(graph, right.output(0) )))
+  const SymShape* right_shape = KnownShape(graph, right.output(0));
+  if (!shape || !right_shape || !(*shape == *right_shape))
     return NoMatch(add, "the two Concat results do not have one known shape");
   const std::optional<std::int64_t> k = NormalizeAxis(*axis, shape->Rank());
   if (!k) return NoMatch(add, "the Concat axis is out of range");
