@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iomanip>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/random_seed.h"
 #include "onnx_core/ir/tensor_data.h"
+#include "onnx_core/verify/float64_reference.h"
 #include "onnx_core/verify/random_outputs.h"
 
 namespace onnxopt::core::verify {
@@ -75,7 +77,7 @@ eval::ValueMap InputsOf(const ModelProto& model, const eval::ValueMap& drawn) {
 
 bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
                            const std::string& name_b, const RandomInputOptions& options,
-                           const ToleranceOptions& tolerances, std::ostream& out) {
+                           const ToleranceOptions& tolerances, std::ostream& out, Rounding rounding) {
   std::map<std::string, std::int64_t> symbols;
   const eval::ValueMap drawn = DrawInputs(model_a, model_b, options, &symbols);
   if (!symbols.empty()) {
@@ -103,8 +105,25 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
   for (const auto& [output, node] : OutputsOfUnsharedRandomNodes(model_b, model_a))
     random.emplace(output, node + ", which only " + name_b + " has");
 
+  // The float64 evaluation of model_a (float64_reference.h), made when an output differs.
+  std::optional<eval::ValueMap> exact;
+  std::string no_exact;
+  auto exact_outputs = [&]() -> const eval::ValueMap* {
+    if (exact || !no_exact.empty()) return exact ? &*exact : nullptr;
+    if (std::optional<ModelProto> promoted = PromoteToFloat64(model_a, &no_exact)) {
+      eval::SetEvaluationSeed(options.seed);
+      try {
+        exact = eval::Run(*promoted, ToFloat64(InputsOf(model_a, drawn)));
+      } catch (const Error& error) {
+        no_exact = error.what();
+      }
+    }
+    if (!exact && no_exact.empty()) no_exact = "it failed";
+    return exact ? &*exact : nullptr;
+  };
+
   bool all_ok = true;
-  std::size_t compared = 0, not_comparable = 0;
+  std::size_t compared = 0, not_comparable = 0, within_rounding = 0;
   std::set<int> types;
   std::set<std::string> names_b;
   for (const auto& output : model_b.graph().output()) names_b.insert(output.name());
@@ -124,11 +143,25 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
     CollectElementTypes(a, types);
     const Comparison result = CompareValues(a, b, tolerances);
     ++compared;
-    out << (result.ok ? "ok       " : "MISMATCH ") << output.name() << " max_abs_diff=" << std::setprecision(4)
-              << result.max_abs_diff;
+    std::optional<RoundingVerdict> verdict;
+    if (!result.ok && rounding == Rounding::kJudgeAgainstFloat64)
+      if (const eval::ValueMap* reference = exact_outputs())
+        if (auto it = reference->find(output.name()); it != reference->end())
+          verdict = AsAccurateAs(b, a, it->second, tolerances);
+    const bool rounded = verdict && verdict->as_accurate;
+    out << (result.ok ? "ok       " : rounded ? "rounding " : "MISMATCH ") << output.name()
+        << " max_abs_diff=" << std::setprecision(4) << result.max_abs_diff;
     if (!result.ok) out << " (" << result.reason << ")";
     out << "\n";
-    all_ok = all_ok && result.ok;
+    if (verdict && verdict->original_error && verdict->candidate_error)
+      out << "         against the float64 evaluation of " << name_a << ", in tolerances (largest, root mean square): "
+          << name_a << " " << verdict->original_error->largest << ", " << verdict->original_error->rms << "; "
+          << name_b << " " << verdict->candidate_error->largest << ", " << verdict->candidate_error->rms
+          << (rounded ? ": as accurate" : ": less accurate") << "\n";
+    else if (!result.ok && rounding == Rounding::kJudgeAgainstFloat64 && !no_exact.empty())
+      out << "         no float64 evaluation of " << name_a << " to judge rounding: " << no_exact << "\n";
+    within_rounding += rounded ? 1 : 0;
+    all_ok = all_ok && (result.ok || rounded);
   }
   for (const auto& name : names_b) {
     out << "MISMATCH " << name << ": not an output of " << name_a << "\n";
@@ -137,6 +170,11 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
   const std::string tolerance_text = ToleranceText(types, tolerances);
   out << (all_ok ? "EQUIVALENT" : "NOT EQUIVALENT") << " (seed " << options.seed
             << (tolerance_text.empty() ? "" : ", " + tolerance_text) << ")\n";
+  if (within_rounding > 0)
+    out << "within rounding: " << within_rounding
+        << (within_rounding == 1 ? " output differs" : " outputs differ")
+        << " beyond the tolerances, but no farther from the float64 evaluation of " << name_a << " than "
+        << name_a << "'s own (at most twice as far, in tolerances): rounding the model amplifies\n";
   if (not_comparable > 0)
     out << "not compared: " << not_comparable << " of " << not_comparable + compared
               << " common outputs depend on random nodes that only one model has; the verdict covers the other "

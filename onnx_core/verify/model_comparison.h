@@ -17,8 +17,15 @@ namespace onnxopt::core::verify {
 // rules), prints one line per output and the verdict to `out`, and returns whether every
 // comparable output matches. `name_a` and `name_b` name the models in messages. A model
 // that fails to run throws ModelError naming it.
+//
+// With Rounding::kJudgeAgainstFloat64 (model_b is model_a rewritten), an output that
+// differs beyond the tolerances still matches when model_b's is as accurate as model_a's
+// against a float64 evaluation of model_a (float64_reference.h: rewrites that reorder
+// float rounding, amplified by the model); the line says so, with both errors.
+enum class Rounding { kTolerancesOnly, kJudgeAgainstFloat64 };
 bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
                            const std::string& name_b, const RandomInputOptions& options,
-                           const eval::ToleranceOptions& tolerances, std::ostream& out);
+                           const eval::ToleranceOptions& tolerances, std::ostream& out,
+                           Rounding rounding = Rounding::kTolerancesOnly);
 
 }  // namespace onnxopt::core::verify

@@ -814,7 +814,7 @@ void BindVerify(py::module_& m) {
   m.def(
       "compare_models",
       [](const py::bytes& model_a, const std::string& name_a, const py::bytes& model_b, const std::string& name_b,
-         std::uint32_t seed, std::optional<double> atol, std::optional<double> rtol) {
+         std::uint32_t seed, std::optional<double> atol, std::optional<double> rtol, bool judge_rounding) {
         const ModelProto a = FromPython<ModelProto>(model_a, "ModelProto");
         const ModelProto b = FromPython<ModelProto>(model_b, "ModelProto");
         core::verify::RandomInputOptions inputs;
@@ -826,13 +826,19 @@ void BindVerify(py::module_& m) {
         bool same = false;
         {
           py::gil_scoped_release release;
-          same = core::verify::CompareOnRandomInputs(a, name_a, b, name_b, inputs, tolerances, details);
+          same = core::verify::CompareOnRandomInputs(a, name_a, b, name_b, inputs, tolerances, details,
+                                                     judge_rounding ? core::verify::Rounding::kJudgeAgainstFloat64
+                                                                    : core::verify::Rounding::kTolerancesOnly);
         }
         return py::make_tuple(same, details.str());
       },
       "model_a"_a, "name_a"_a, "model_b"_a, "name_b"_a, "seed"_a = 0, "atol"_a = py::none(), "rtol"_a = py::none(),
+      "judge_rounding"_a = false,
       "Runs two serialized models with the reference evaluator on one set of random inputs (drawn from `seed`) "
-      "and compares their outputs by name, as `onnxopt verify` does. Returns (same, the comparison's text).");
+      "and compares their outputs by name, as `onnxopt verify` does. judge_rounding: model_b is model_a "
+      "rewritten, and an output beyond the tolerances still matches when it is as accurate as model_a's "
+      "against a float64 evaluation of model_a (as `onnxopt optimize --check`). Returns (same, the "
+      "comparison's text).");
 }
 
 }  // namespace
