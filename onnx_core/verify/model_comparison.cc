@@ -115,10 +115,9 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
       try {
         exact = eval::Run(*promoted, ToFloat64(InputsOf(model_a, drawn)));
       } catch (const Error& error) {
-        no_exact = error.what();
+        no_exact = std::string("it does not run: ") + error.what();
       }
     }
-    if (!exact && no_exact.empty()) no_exact = "it failed";
     return exact ? &*exact : nullptr;
   };
 

@@ -231,18 +231,15 @@ int CheckSavedModel(const ModelProto& original, const std::string& input, const 
     RandomInputOptions inputs;
     inputs.seed = static_cast<std::uint32_t>(run);
     std::ostringstream details;
-    // Outputs within rounding of a float64 evaluation are shown: the user learns how much
-    // the model amplifies rounding, though the check passes.
-    const auto print_rounding = [&] {
-      if (!quiet && details.str().find("\nwithin rounding: ") != std::string::npos) std::cout << details.str();
-    };
     if (!CompareOnRandomInputs(original, input, saved, output, inputs, check.tolerances, details,
                                core::verify::Rounding::kJudgeAgainstFloat64)) {
       std::cout << details.str() << "check: the optimized model's outputs differ from the original's on input set "
                 << run + 1 << " of " << check.runs << " (seed " << run << ")\n";
       return kMismatch;
     }
-    print_rounding();
+    // A set that passed within rounding is shown: the user learns how much the model
+    // amplifies rounding.
+    if (!quiet && details.str().find("\nwithin rounding: ") != std::string::npos) std::cout << details.str();
   }
   if (!quiet)
     std::cout << "check: the same outputs as the original on " << check.runs << " random input set"
