@@ -168,7 +168,7 @@ RoundingVerdict AsAccurateAs(const eval::Value& candidate, const eval::Value& or
   if (!verdict.original_error || !verdict.candidate_error) return verdict;
   const ErrorInTolerances& a = *verdict.original_error;
   const ErrorInTolerances& b = *verdict.candidate_error;
-  verdict.as_accurate = b.largest <= 2 * std::max(a.largest, 1.0) && b.rms <= 2 * std::max(a.rms, 1.0);
+  verdict.as_accurate = b.rms <= 2 * std::max(a.rms, 0.5) && b.largest <= 5 * std::max(a.largest, 0.5);
   return verdict;
 }
 

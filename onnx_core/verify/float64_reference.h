@@ -44,11 +44,14 @@ std::optional<ErrorInTolerances> MeasureError(const eval::Value& value, const ev
                                               const eval::ToleranceOptions& tolerances);
 
 // Whether `candidate`, which differs from `original` beyond the tolerances, is as accurate
-// as `original` against their float64 evaluation `exact`: both errors measurable (no NaN
-// or infinity anywhere: those must match as they are), and the candidate's largest and
-// root-mean-square errors each at most twice the original's, or twice the tolerances when
-// the original is within them. Both, because the largest error of a model that amplifies
-// rounding hides a small systematic error (a constant off by 1 %), which the mean shows.
+// as `original` against their float64 evaluation `exact`: its root-mean-square error at
+// most twice the original's, and its largest error at most five times the original's,
+// each taken as at least half a tolerance. The mean shows a small systematic error (a
+// constant off by 1 %) that the largest errors of amplified rounding hide; the largest
+// shows a single wrong element. A model whose original is exact is so held to 1 tolerance
+// in the mean and 2.5 at the worst. (Measured on float16 sums of 1 024 terms reassociated
+// as the rounding patterns do, 284 input sets: mean ratios below 0.95, largest below 3.8;
+// a constant off by 0.5 % or 1 % fails on every one of 160 input sets.)
 struct RoundingVerdict {
   bool as_accurate = false;
   std::optional<ErrorInTolerances> original_error, candidate_error;

@@ -173,7 +173,7 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
     out << "within rounding: " << within_rounding
         << (within_rounding == 1 ? " output differs" : " outputs differ")
         << " beyond the tolerances, but no farther from the float64 evaluation of " << name_a << " than "
-        << name_a << "'s own (at most twice as far, in tolerances): rounding the model amplifies\n";
+        << name_a << "'s own: rounding the model amplifies\n";
   if (not_comparable > 0)
     out << "not compared: " << not_comparable << " of " << not_comparable + compared
               << " common outputs depend on random nodes that only one model has; the verdict covers the other "

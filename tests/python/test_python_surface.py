@@ -206,6 +206,35 @@ def test_check_tolerances_are_used():
         onnxopt.optimize(neg_model(), patterns=[ReluIsIdentity()], check=2, check_atol=0.001, check_rtol=0.0)
 
 
+def float16_rounding_amplifier():
+    """Y = MatMul(X * 1.7 * 0.33, W) in float16 over 1 024 terms, W fixed in [-1, 1)."""
+    import numpy as np
+    from onnx import numpy_helper
+    weights = np.random.default_rng(0).uniform(-1, 1, (1024, 8)).astype(np.float16)
+    return make_model(
+        [helper.make_node("Mul", ["X", "a"], ["m1"]), helper.make_node("Mul", ["m1", "b"], ["m"]),
+         helper.make_node("MatMul", ["m", "W"], ["Y"])],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT16, [4, 1024])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, [4, 8])],
+        [numpy_helper.from_array(weights, "W"), numpy_helper.from_array(np.array(1.7, np.float16), "a"),
+         numpy_helper.from_array(np.array(0.33, np.float16), "b")])
+
+
+def test_check_passes_rounding_that_the_model_amplifies():
+    # SwitchOrderBinaryPattern (rounding) reassociates the products: beyond float16's
+    # tolerances on some input sets, as accurate against a float64 evaluation.
+    model = float16_rounding_amplifier()
+    optimized = onnxopt.optimize(model, patterns="none,+SwitchOrderBinaryPattern", check=8)
+    assert ops(optimized) == ["Mul", "MatMul"]
+    original, rewritten = model.SerializeToString(), optimized.SerializeToString()
+    judged = [_onnxpycore.compare_models(original, "a", rewritten, "b", seed, judge_rounding=True)
+              for seed in range(8)]
+    plain = [_onnxpycore.compare_models(original, "a", rewritten, "b", seed) for seed in range(8)]
+    assert all(same for same, _ in judged)
+    assert any(not same for same, _ in plain)
+    assert any("within rounding: 1 output differs" in text for _, text in judged)
+
+
 def test_check_arguments_are_validated():
     with pytest.raises(ValueError, match="check_atol and check_rtol need check=N"):
         onnxopt.optimize(neg_model(), check_atol=0.1)

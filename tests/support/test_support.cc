@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "onnx_core/eval/tensor.h"
+
 namespace fs = std::filesystem;
 
 namespace onnxopt::testing {
@@ -126,6 +128,50 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const CommandLimi
   result.peak_rss_kib = usage.ru_maxrss;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+ModelProto Float16RoundingAmplifier(bool reassociated, float b) {
+  using core::eval::Tensor;
+  constexpr int kTerms = 1024;
+  // The text syntax has no float16 literals: the initializers are set below.
+  ModelProto model = ParseText(reassociated ? R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[4,1024] X) => (float16[4,8] Y) <float W = {0}, float ab = {0}> {
+      m = Mul(X, ab)
+      Y = MatMul(m, W)
+    })ONNX"
+                                            : R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[4,1024] X) => (float16[4,8] Y) <float W = {0}, float a = {0}, float b = {0}> {
+      m1 = Mul(X, a)
+      m = Mul(m1, b)
+      Y = MatMul(m, W)
+    })ONNX");
+  auto set = [&](int index, Tensor value) {
+    TensorProto& initializer = *model.mutable_graph()->mutable_initializer(index);
+    initializer = value.ToProto(initializer.name());
+  };
+  Tensor weights(TensorProto::FLOAT16, {kTerms, 8});
+  std::uint32_t state = 12345;
+  std::uint16_t* w = weights.MutableData<std::uint16_t>();
+  for (int i = 0; i < kTerms * 8; ++i) {
+    state = state * 1664525u + 1013904223u;
+    w[i] = core::eval::FloatToHalf(static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
+  }
+  set(0, weights);
+  auto scalar = [](float value) {
+    Tensor tensor(TensorProto::FLOAT16, {});
+    *tensor.MutableData<std::uint16_t>() = core::eval::FloatToHalf(value);
+    return tensor;
+  };
+  const float a = 1.7f;
+  if (reassociated) {
+    set(1, scalar(core::eval::HalfToFloat(core::eval::FloatToHalf(a)) * b));
+  } else {
+    set(1, scalar(a));
+    set(2, scalar(b));
+  }
+  return model;
 }
 
 ModelProto CallChainModel(int depth, int width, const std::string& leaf_domain, const std::string& leaf_op) {

@@ -38,6 +38,12 @@ ModelProto ParseText(std::string_view text);
 // doubles per level.
 ModelProto CallChainModel(int depth, int width, const std::string& leaf_domain, const std::string& leaf_op);
 
+// Y = MatMul(X * a * b, W) in float16, X float16[4,1024], W float16[1024,8] (fixed
+// pseudo-random weights in [-1, 1]), a = 1.7: the sums of 1 024 terms amplify one unit in
+// the last place of their terms beyond float16's tolerances. `reassociated`: the product
+// as X * (a * b), as SwitchOrderBinaryPattern and MulMulMulScalarPattern rewrite it.
+ModelProto Float16RoundingAmplifier(bool reassociated, float b);
+
 // The repository root (ONNXOPT_SOURCE_DIR overrides the one compiled in).
 std::filesystem::path SourceDir();
 // ../shared/corpus next to the repository.

@@ -292,6 +292,26 @@ TEST_F(OptimizeReplayTest, CheckComparesTheSavedModelWithTheOriginal) {
   EXPECT_TRUE(fs::exists(Out("p.onnx"))) << "the output stays for inspection";
 }
 
+TEST_F(OptimizeReplayTest, CheckPassesARoundingRewriteTheModelAmplifies) {
+  // SwitchOrderBinaryPattern (rounding) turns X * a * b into X * (a * b) ahead of a float16
+  // MatMul over 1 024 terms: outputs differ beyond float16's tolerances on some input sets
+  // (`verify` says so), yet are as close to the float64 evaluation as the original's.
+  const fs::path model = in_ / "amplifier.onnx";
+  WriteFile(model, core::ir::SerializeDeterministic(Float16RoundingAmplifier(false, 0.33f)));
+  const CommandResult checked = Onnxopt({"optimize", model.string(), Out("o.onnx").string(), "--check", "8"});
+  ASSERT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_NE(checked.output.find("SwitchOrderBinaryPattern 1"), std::string::npos) << checked.output;
+  EXPECT_NE(checked.output.find("rounding Y"), std::string::npos) << checked.output;
+  EXPECT_NE(checked.output.find("within rounding: 1 output differs"), std::string::npos) << checked.output;
+  EXPECT_NE(checked.output.find("check: the same outputs as the original on 8 random input sets"), std::string::npos)
+      << checked.output;
+  int beyond_tolerances = 0;
+  for (int seed = 0; seed < 8; ++seed)
+    beyond_tolerances +=
+        Onnxopt({"verify", model.string(), Out("o.onnx").string(), "--seed", std::to_string(seed)}).exit_code == 5;
+  EXPECT_GT(beyond_tolerances, 0);
+}
+
 TEST_F(OptimizeReplayTest, FoldSizeLimitLeavesLargeConstantsAndTheReportSaysWhy) {
   // Expand makes a 4 KiB float tensor from 8 bytes of inputs.
   const std::string model = WriteModel(R"ONNX(

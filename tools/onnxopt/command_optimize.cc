@@ -100,11 +100,11 @@ options:
                                   the reference evaluator on N sets of random inputs
                                   (seeds 0..N-1, symbolic dims 2) and compare the outputs
                                   as `onnxopt verify` does; exit 5 if one differs (the
-                                  outputs stay written, for inspection). An output beyond
-                                  the tolerances still passes when it is as close to a
-                                  float64 evaluation of the original as the original's
-                                  (at most twice as far): rewrites that reorder float
-                                  rounding, which the model amplifies (float16 sums);
+                                  outputs stay written, for inspection). An output
+                                  beyond the tolerances still passes when it is about as
+                                  close to a float64 evaluation of the original as the
+                                  original's: rewrites that reorder float rounding, which
+                                  the model amplifies (float16 sums over many terms);
                                   such outputs are listed. Keeps a copy of the original
                                   model in memory.
   --check-atol A, --check-rtol R  the tolerances of --check (default: by element type, as

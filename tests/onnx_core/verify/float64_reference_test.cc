@@ -23,53 +23,6 @@ class Float64Reference : public ::testing::Test {
   void SetUp() override { onnx_kernels::RegisterKernels(); }
 };
 
-// Y = MatMul(X * a * b, W) in float16 over kTerms terms, with b given: the sums amplify
-// one unit in the last place of their terms. `reassociated` computes X * (a * b), as
-// MulMulMulScalarPattern and SwitchOrderBinaryPattern rewrite it.
-constexpr int kTerms = 1024;
-
-ModelProto AmplifyingModel(bool reassociated, float b) {
-  // The text syntax has no float16 literals: the initializers are set below.
-  ModelProto model = ParseText(reassociated ? R"ONNX(
-    <ir_version: 8, opset_import: ["" : 18]>
-    g (float16[4,1024] X) => (float16[4,8] Y) <float W = {0}, float ab = {0}> {
-      m = Mul(X, ab)
-      Y = MatMul(m, W)
-    })ONNX"
-                                            : R"ONNX(
-    <ir_version: 8, opset_import: ["" : 18]>
-    g (float16[4,1024] X) => (float16[4,8] Y) <float W = {0}, float a = {0}, float b = {0}> {
-      m1 = Mul(X, a)
-      m = Mul(m1, b)
-      Y = MatMul(m, W)
-    })ONNX");
-  auto set = [&](int index, Tensor value) {
-    TensorProto& initializer = *model.mutable_graph()->mutable_initializer(index);
-    initializer = value.ToProto(initializer.name());
-  };
-  Tensor weights(TensorProto::FLOAT16, {kTerms, 8});
-  std::uint32_t state = 12345;
-  std::uint16_t* w = weights.MutableData<std::uint16_t>();
-  for (int i = 0; i < kTerms * 8; ++i) {
-    state = state * 1664525u + 1013904223u;
-    w[i] = eval::FloatToHalf(static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
-  }
-  set(0, weights);
-  auto scalar = [](float value) {
-    Tensor tensor(TensorProto::FLOAT16, {});
-    *tensor.MutableData<std::uint16_t>() = eval::FloatToHalf(value);
-    return tensor;
-  };
-  const float a = 1.7f;
-  if (reassociated) {
-    set(1, scalar(eval::HalfToFloat(eval::FloatToHalf(a)) * b));
-  } else {
-    set(1, scalar(a));
-    set(2, scalar(b));
-  }
-  return model;
-}
-
 bool Compare(const ModelProto& original, const ModelProto& rewritten, std::uint32_t seed, Rounding rounding,
              std::string* text) {
   RandomInputOptions inputs;
@@ -81,8 +34,8 @@ bool Compare(const ModelProto& original, const ModelProto& rewritten, std::uint3
 }
 
 TEST_F(Float64Reference, ReassociatedFloat16ProductsAreRoundingThatTheModelAmplifies) {
-  const ModelProto original = AmplifyingModel(false, 0.33f);
-  const ModelProto rewritten = AmplifyingModel(true, 0.33f);
+  const ModelProto original = onnxopt::testing::Float16RoundingAmplifier(false, 0.33f);
+  const ModelProto rewritten = onnxopt::testing::Float16RoundingAmplifier(true, 0.33f);
   int beyond_tolerances = 0;
   for (std::uint32_t seed = 0; seed < 8; ++seed) {
     std::string text;
@@ -104,14 +57,35 @@ TEST_F(Float64Reference, ReassociatedFloat16ProductsAreRoundingThatTheModelAmpli
 TEST_F(Float64Reference, AConstantOffByOnePercentIsNotRounding) {
   // 0.33 * 1.01: its largest error hides among the original's amplified rounding, its mean
   // error does not.
-  const ModelProto original = AmplifyingModel(false, 0.33f);
-  const ModelProto wrong = AmplifyingModel(true, 0.33f * 1.01f);
+  const ModelProto original = onnxopt::testing::Float16RoundingAmplifier(false, 0.33f);
+  const ModelProto wrong = onnxopt::testing::Float16RoundingAmplifier(true, 0.33f * 1.01f);
   for (std::uint32_t seed = 0; seed < 4; ++seed) {
     std::string text;
     EXPECT_FALSE(Compare(original, wrong, seed, Rounding::kJudgeAgainstFloat64, &text)) << text;
     EXPECT_NE(text.find("MISMATCH Y"), std::string::npos) << text;
     EXPECT_NE(text.find(": less accurate"), std::string::npos) << text;
     EXPECT_EQ(text.find("within rounding"), std::string::npos) << text;
+  }
+}
+
+TEST_F(Float64Reference, AConstantOffByThreeTenthsOfAPercentInAPreciseModelIsNotRounding) {
+  // float32 without a long sum: the original is within the tolerances of its float64
+  // evaluation, and a constant off by 0.3 % (3 times float's rtol) stays a mismatch.
+  const ModelProto original = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[64] X) => (float[64] Y) <float a = {1.7}, float b = {0.33}> {
+      m = Mul(X, a)
+      Y = Mul(m, b)
+    })ONNX");
+  const ModelProto approximate = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[64] X) => (float[64] Y) <float ab = {0.56268}> {
+      Y = Mul(X, ab)
+    })ONNX");
+  for (std::uint32_t seed = 0; seed < 4; ++seed) {
+    std::string text;
+    EXPECT_FALSE(Compare(original, approximate, seed, Rounding::kJudgeAgainstFloat64, &text)) << text;
+    EXPECT_NE(text.find(": less accurate"), std::string::npos) << text;
   }
 }
 
