@@ -6,6 +6,7 @@
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/graph_queries.h"
+#include "onnx_core/ir/renames.h"
 #include "onnx_core/ir/tensor_data.h"
 
 namespace onnxopt::core::verify {
@@ -67,13 +68,13 @@ class Promoter {
         return true;
       }
     }
+    bool converted = true;
+    ir::ForEachMutableSubgraph(node, [&](GraphProto& graph) { converted = converted && Graph(graph); });
+    if (!converted) return false;
     for (AttributeProto& attribute : *node.mutable_attribute()) {
       if (attribute.has_t() && !TensorValue(*attribute.mutable_t())) return false;
       for (TensorProto& tensor : *attribute.mutable_tensors())
         if (!TensorValue(tensor)) return false;
-      if (attribute.has_g() && !Graph(*attribute.mutable_g())) return false;
-      for (GraphProto& graph : *attribute.mutable_graphs())
-        if (!Graph(graph)) return false;
       // Cast's target and the element type of the generators (EyeLike, RandomNormal...).
       const bool type_attribute =
           onnx_domain && ((node.op_type() == "Cast" && attribute.name() == "to") || attribute.name() == "dtype");
