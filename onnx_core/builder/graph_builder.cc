@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/common/quote.h"
@@ -434,6 +435,75 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
   }
 }
 
+void GraphBuilder::AddKnowledgeOfFoldedConstants(const std::vector<std::string>& names) {
+  if (!Shapes()) return;
+  shapes::ShapesContext& context = MutableShapes();
+  std::unordered_set<std::string> grown;
+  for (const std::string& name : names) {
+    const TensorProto* initializer = Initializer(name);
+    if (!initializer) continue;
+    const shapes::SymTensor* held = context.Find(name);
+    shapes::SymTensor known = held ? *held : shapes::SymTensor::Unknown();
+    shapes::InferInitializer(*initializer, context);
+    const bool grew = shapes::AddKnowledge(known, *context.Find(name));
+    context.Set(name, std::move(known));
+    if (grew) grown.insert(name);
+  }
+  if (!grown.empty()) InferReadersAgain(std::move(grown));
+}
+
+void GraphBuilder::InferReadersAgain(std::unordered_set<std::string> grown) {
+  shapes::ShapesContext& context = MutableShapes();
+  // Inferring a node again repeats its diagnostics, if any: those of the first inference
+  // stand for it.
+  const std::size_t diagnostics = context.Diagnostics().size();
+  for (const NodeProto& node : Nodes()) {
+    if (HasSubgraph(node)) continue;
+    const bool reads_grown = std::any_of(node.input().begin(), node.input().end(),
+                                         [&](const std::string& input) { return grown.contains(input); });
+    if (!reads_grown) continue;
+    std::vector<shapes::SymTensor> before;
+    for (const std::string& output : node.output()) {
+      const shapes::SymTensor* held = output.empty() ? nullptr : context.Find(output);
+      before.push_back(held ? *held : shapes::SymTensor::Unknown());
+    }
+    try {
+      shapes::InferNodes(*Root().owned_model_, {&node}, context);
+    } catch (const shapes::InvalidNodeError&) {
+      // Knowing more showed a contradiction the first inference could not see (in a branch
+      // the model never runs, say): what was known stands.
+    }
+    for (int i = 0; i < node.output_size(); ++i) {
+      const std::string& output = node.output(i);
+      if (output.empty()) continue;
+      shapes::SymTensor known = std::move(before[static_cast<std::size_t>(i)]);
+      if (const shapes::SymTensor* inferred = context.Find(output); inferred && shapes::AddKnowledge(known, *inferred))
+        grown.insert(output);
+      context.Set(output, std::move(known));
+    }
+  }
+  context.Diagnostics().resize(diagnostics);
+}
+
+std::vector<std::string> GraphBuilder::LessKnownThanFreshInference() const {
+  std::vector<std::string> result;
+  const shapes::ShapesContext* held = Shapes();
+  if (!held || !IsRoot()) return result;
+  shapes::ShapesContext fresh;
+  shapes::InferGraph(*owned_model_, *graph_, fresh);
+  for (const NodeProto& node : Nodes())
+    for (const std::string& output : node.output()) {
+      const shapes::SymTensor* from_scratch = output.empty() ? nullptr : fresh.Find(output);
+      if (!from_scratch) continue;
+      const shapes::SymTensor* known = held->Find(output);
+      shapes::SymTensor knowledge = known ? *known : shapes::SymTensor::Unknown();
+      if (shapes::AddKnowledge(knowledge, *from_scratch))
+        result.push_back(output + " (" + node.op_type() + "): held " + (known ? known->ToString() : "nothing") +
+                         ", from scratch " + from_scratch->ToString());
+    }
+  return result;
+}
+
 const shapes::SymTensor* GraphBuilder::GetShape(std::string_view name) const {
   return GetShape(name, utils::HashString(name));
 }
@@ -521,3 +591,4 @@ void GraphBuilder::RenameUses(const std::string& from, const std::string& to,
 }
 
 }  // namespace onnxopt::core::builder
+

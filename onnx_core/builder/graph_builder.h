@@ -176,6 +176,20 @@ class GraphBuilder {
   // Infers the outputs of `nodes` (nodes of this graph, in order, e.g. added by a
   // rewrite), first recording the initializers they read that inference has not seen.
   void InferShapesOf(const std::vector<const NodeProto*>& nodes);
+  // Constant folding replaced the producers of `names` by initializers of those names.
+  // Records them as constants (for the shape functions that read constant inputs), adds
+  // what they tell (elements, dims) to what inference knew of them, and infers again, in
+  // graph order, the nodes that read a value whose knowledge so grew, as far as it keeps
+  // growing: a Reshape or Expand inferred while its shape operand was not yet known learns
+  // its dims once the operand is folded, as inference from scratch would. What was known
+  // stays (AddKnowledge): other values may share its symbols. Nodes holding a nested
+  // graph keep what they knew.
+  void AddKnowledgeOfFoldedConstants(const std::vector<std::string>& names);
+  // The values whose shapes, types or elements inference from scratch would know and the
+  // shapes held now do not, one line each ("name (OpType): held ..., from scratch ...");
+  // empty when the held shapes know everything a fresh inference does. A check of the
+  // incremental inference (ONNXOPT_CHECK_INCREMENTAL): it infers the whole model again.
+  std::vector<std::string> LessKnownThanFreshInference() const;
   // What inference knows about `name` (looking in enclosing graphs): null when nothing is
   // known (never inferred, or Kind::kUnknown). The pointer stays valid until the next
   // InferShapes / InferShapesOf.
@@ -244,6 +258,10 @@ class GraphBuilder {
   EnclosingNames VisibleToNested() const;
   // The inference context of this graph, created when missing.
   shapes::ShapesContext& MutableShapes();
+  // Infers again, in graph order, the nodes reading a value of `grown`, adding what they
+  // learn to what was known (AddKnowledgeOfFoldedConstants); a value that so grows joins
+  // `grown`.
+  void InferReadersAgain(std::unordered_set<std::string> grown);
   // Finds or creates the nested builders of `node`, refreshes their path and outer scope
   // (a cached GraphProto address may have been reused by a new node) and appends them.
   void AttachNested(const NodeProto& node, const EnclosingNames& visible, std::vector<GraphBuilder*>& out);

@@ -69,11 +69,19 @@ std::vector<std::size_t> MissingPositions(const std::vector<const T*>& before, c
 }
 
 // The nodes to fold among those a rewrite added: identities are left to the cleanup, which
-// removes them without copying a tensor.
-std::vector<const NodeProto*> WithoutIdentities(const std::vector<const NodeProto*>& nodes) {
+// removes them without copying a tensor, except one that writes a graph output and reads an
+// initializer or another graph output. The cleanup keeps that one (no producer can take
+// the name over) and the folding before the loop folds it: folded here too, the result
+// does not depend on when the Identity appeared (optimizing the optimized model again
+// changes nothing).
+std::vector<const NodeProto*> WithoutIdentities(const GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
+  const auto kept_by_cleanup = [&](const NodeProto& identity) {
+    return identity.input_size() == 1 && identity.output_size() == 1 && builder.IsGraphOutput(identity.output(0)) &&
+           (builder.Initializer(identity.input(0)) != nullptr || builder.IsGraphOutput(identity.input(0)));
+  };
   std::vector<const NodeProto*> kept;
   for (const NodeProto* node : nodes)
-    if (node->op_type() != "Identity" || !IsOnnxDomain(node->domain())) kept.push_back(node);
+    if (node->op_type() != "Identity" || !IsOnnxDomain(node->domain()) || kept_by_cleanup(*node)) kept.push_back(node);
   return kept;
 }
 
@@ -142,6 +150,7 @@ class GraphGraph::Driver {
     OptimizeSubgraphs();
     if (g_.options_.fold_constants_first) FoldAll();
     Cleanup();
+    if (check_incremental_) CheckShapesAgainstFreshInference();
     for (OptimizationStage stage :
          {OptimizationStage::kMain, OptimizationStage::kAfterPatterns, OptimizationStage::kFinal})
       RunStage(stage, max_iter);
@@ -250,8 +259,20 @@ class GraphGraph::Driver {
       // tries the same patterns again, without the refused matches, so that the matches
       // they overlapped can be claimed.
       if (std::optional<BatchFootprint> footprint = ApplyAll(found)) Cleanup(&*footprint);
+      if (check_incremental_) CheckShapesAgainstFreshInference();
       changed = true;
     }
+  }
+
+  // ONNXOPT_CHECK_INCREMENTAL: the shapes inferred node by node as batches added nodes
+  // must know what inference of the whole graph from scratch knows.
+  void CheckShapesAgainstFreshInference() const {
+    const std::vector<std::string> less_known = g_.builder_.LessKnownThanFreshInference();
+    if (less_known.empty()) return;
+    std::string message = "incremental shape inference: " + std::to_string(less_known.size()) +
+                          " value(s) know less than inference from scratch (ONNXOPT_CHECK_INCREMENTAL)";
+    for (std::size_t i = 0; i < less_known.size() && i < 5; ++i) message += "\n  " + less_known[i];
+    throw BuilderError(message);
   }
 
   void RefreshIndex() {
@@ -733,7 +754,7 @@ class GraphGraph::Driver {
     report_.shape_inference_time_ns += Since(start);
 
     start = Clock::now();
-    const std::vector<const NodeProto*> to_fold = shapes_known ? WithoutIdentities(in_order) : std::vector<const NodeProto*>{};
+    const std::vector<const NodeProto*> to_fold = shapes_known ? WithoutIdentities(g_.builder_, in_order) : std::vector<const NodeProto*>{};
     // What the candidates read, for the cleanup: folding deletes the nodes it folds.
     NameList candidate_inputs;
     std::vector<std::size_t> inputs_end;
@@ -1054,9 +1075,10 @@ class GraphGraph::Driver {
       builder.InferShapesOf(changed_nodes);
       report_.nodes_visited.shape_inference += changed_nodes.size();
       report_.shape_inference_time_ns += Since(shapes_start);
-      Fold(WithoutIdentities(changed_nodes));
+      Fold(WithoutIdentities(builder, changed_nodes));
     }
     Cleanup();
+    if (check_incremental_) CheckShapesAgainstFreshInference();
   }
 
   // What a pass changed: see RunPass.

@@ -107,14 +107,17 @@ class Folder {
 
   // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
   void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
+    const std::size_t first_added = result_.added_initializers.size();
     std::unordered_set<const NodeProto*> folded;
     for (const NodeProto* node : nodes) {
       if (!FoldNode(builder, *node)) continue;
       folded.insert(node);
       result_.folded_node_addresses.push_back(node);
     }
-    if (!folded.empty())
-      KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !folded.contains(&node); });
+    if (folded.empty()) return;
+    KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !folded.contains(&node); });
+    builder.AddKnowledgeOfFoldedConstants(
+        {result_.added_initializers.begin() + static_cast<std::ptrdiff_t>(first_added), result_.added_initializers.end()});
   }
 
   void FoldAll(GraphBuilder& builder) {

@@ -221,6 +221,60 @@ SymTensor SymTensor::FromTensor(const TensorProto& tensor) {
   return t;
 }
 
+namespace {
+
+// Fills the unknown elements of `known` from `other` (same length); whether any was.
+bool FillUnknown(std::vector<SymDim>& known, const std::vector<SymDim>& other) {
+  bool grew = false;
+  for (std::size_t i = 0; i < known.size(); ++i)
+    if (known[i].IsUnknown() && other[i].IsKnown()) {
+      known[i] = other[i];
+      grew = true;
+    }
+  return grew;
+}
+
+}  // namespace
+
+bool AddKnowledge(SymTensor& known, const SymTensor& other) {
+  if (other.kind == SymTensor::Kind::kUnknown) return false;
+  if (known.kind == SymTensor::Kind::kUnknown) {
+    known = other;
+    return true;
+  }
+  if (known.kind != other.kind) return false;
+  if (known.HasElemType() && other.HasElemType() && known.elem_type != other.elem_type) return false;
+  if (known.shape.HasRank() && other.shape.HasRank() && known.shape.Rank() != other.shape.Rank()) return false;
+
+  bool grew = false;
+  if (!known.HasElemType() && other.HasElemType()) {
+    known.elem_type = other.elem_type;
+    grew = true;
+  }
+  if (!known.shape.HasRank() && other.shape.HasRank()) {
+    known.shape = other.shape;
+    grew = true;
+  } else if (other.shape.HasRank()) {
+    std::vector<SymDim> dims = known.shape.Dims();
+    if (FillUnknown(dims, other.shape.Dims())) {
+      known.shape = SymShape(std::move(dims));
+      grew = true;
+    }
+  }
+  if (other.HasValue()) {
+    if (!known.HasValue()) {
+      // The elements are those of a static shape: only one that agrees with `known`'s.
+      if (known.shape == other.shape) {
+        known.value = other.value;
+        grew = true;
+      }
+    } else if (known.value->size() == other.value->size()) {
+      grew = FillUnknown(*known.value, *other.value) || grew;
+    }
+  }
+  return grew;
+}
+
 void SymTensor::ToType(TypeProto& type) const {
   type.Clear();
   onnx::TypeProto_Tensor* tt = nullptr;

@@ -91,4 +91,11 @@ struct SymTensor {
   void ToType(TypeProto& type) const;
 };
 
+// Adds to `known` what `other`, a second inference of the same value, knows and `known`
+// does not: the kind, the element type, the shape of an unknown rank, unknown dims, the
+// elements' values. What `known` knows stays, symbols included (other values may share
+// them); where the two disagree (kind, element type, rank), `known` is kept as it is.
+// Returns whether `known` grew.
+bool AddKnowledge(SymTensor& known, const SymTensor& other);
+
 }  // namespace onnxopt::core::shapes

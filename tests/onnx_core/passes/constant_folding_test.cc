@@ -55,6 +55,19 @@ void RegisterFoldKernels() {
       ++inferred_fill_runs;
       return {Tensor(TensorProto::FLOAT, {context.IntAttribute("n").value_or(1)})};
     });
+    // ShapeFrom(x, shape): x's elements in the shape given by the elements of `shape`,
+    // which inference knows only when something tells it (Work has no shape function).
+    // Same(x): x as it is.
+    shapes::RegisterShapeFunction("fold", "ShapeFrom", [](shapes::InferenceContext& context) {
+      const shapes::SymTensor& shape = context.Input(1);
+      if (!shape.value || context.ConstantInput(1) == nullptr)
+        return std::vector<shapes::SymTensor>{shapes::SymTensor::Tensor(context.Input(0).elem_type, {})};
+      return std::vector<shapes::SymTensor>{
+          shapes::SymTensor::Tensor(context.Input(0).elem_type, shapes::SymShape(*shape.value))};
+    });
+    shapes::RegisterShapeFunction("fold", "Same", [](shapes::InferenceContext& context) {
+      return std::vector<shapes::SymTensor>{context.Input(0)};
+    });
     shapes::RegisterShapeFunction("fold", "InferredFill", [](shapes::InferenceContext& context) {
       const std::int64_t n = context.IntAttribute("n").value_or(1);
       return std::vector<shapes::SymTensor>{
@@ -233,6 +246,45 @@ TEST_F(ConstantFoldingTest, KeepsGraphOutputNames) {
   EXPECT_EQ(InitializerValues(builder, "y"), (std::vector<float>{2, 4}));
   const eval::ValueMap outputs = eval::Run(builder.ToModel(), {});
   EXPECT_EQ(eval::AsTensor(outputs.at("y"), "y").Describe(), "float[2]");
+}
+
+// A node inferred before the constant it reads was folded learns what the constant
+// tells, and so do its readers, as inference from scratch would know.
+TEST_F(ConstantFoldingTest, ReadersOfAFoldedConstantLearnItsValue) {
+  const char* text = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[12] x) => (float[?, ?] y, float[?] z) <int64[2] dims = {3, 4}> {
+      shape = fold.Work <steps = 0> (dims)
+      r = fold.ShapeFrom (x, shape)
+      y = fold.Same (r)
+      z = fold.Same (x)
+    })ONNX";
+  GraphBuilder builder(ParseText(text));
+  builder.InferShapes();
+  EXPECT_EQ(builder.GetShape("y")->ToString(), "float?");
+  // Folding without telling inference leaves it behind what inference from scratch knows.
+  {
+    GraphBuilder behind(ParseText(text));
+    behind.InferShapes();
+    Tensor dims(TensorProto::INT64, {2});
+    dims.MutableData<std::int64_t>()[0] = 3;
+    dims.MutableData<std::int64_t>()[1] = 4;
+    *behind.Initializers().Add() = dims.ToProto("shape");
+    behind.Nodes().DeleteSubrange(0, 1);
+    EXPECT_THAT(behind.LessKnownThanFreshInference(),
+                ElementsAre("r (ShapeFrom): held float?, from scratch float[3,4]",
+                            "y (Same): held float?, from scratch float[3,4]"));
+  }
+
+  const FoldResult result = FoldNodes(builder, {&builder.Nodes().Get(0)}, {});
+  EXPECT_THAT(result.added_initializers, ElementsAre("shape"));
+  ASSERT_NE(builder.GetShape("shape"), nullptr);
+  EXPECT_EQ(builder.GetShape("shape")->ToString(), "int64[2] = [3,4]");
+  EXPECT_EQ(builder.GetShape("r")->ToString(), "float[3,4]");
+  EXPECT_EQ(builder.GetShape("y")->ToString(), "float[3,4]");
+  EXPECT_EQ(builder.GetShape("z")->ToString(), "float[12]");
+  EXPECT_THAT(builder.LessKnownThanFreshInference(), ::testing::IsEmpty());
+  EXPECT_TRUE(builder.Shapes()->Diagnostics().empty());
 }
 
 TEST_F(ConstantFoldingTest, InitializerOfAGraphInputIsNotConstant) {

@@ -331,5 +331,53 @@ TEST(SymTensor, WritesSymbolicDimsAsDimParam) {
   EXPECT_EQ(shape.dim(2).dim_value(), 4);
 }
 
+
+// ---- AddKnowledge ----
+
+TEST(AddKnowledge, FillsWhatIsUnknownAndKeepsWhatIsKnown) {
+  SymTensor known = SymTensor::Tensor(0, SymShape({S("batch"), SymDim::Unknown(), 4}));
+  const SymTensor other = SymTensor::Tensor(TensorProto::FLOAT, SymShape({8, 16, S("other")}));
+  EXPECT_TRUE(AddKnowledge(known, other));
+  // The symbol stays (other values may share it); the unknown dim and the type are filled.
+  EXPECT_EQ(known.ToString(), "float[batch,16,4]");
+  EXPECT_FALSE(AddKnowledge(known, other));  // nothing more to learn
+
+  SymTensor unknown_rank = SymTensor::Tensor(TensorProto::FLOAT, SymShape::UnknownRank());
+  EXPECT_TRUE(AddKnowledge(unknown_rank, other));
+  EXPECT_EQ(unknown_rank.ToString(), "float[8,16,other]");
+
+  SymTensor nothing = SymTensor::Unknown();
+  EXPECT_TRUE(AddKnowledge(nothing, other));
+  EXPECT_EQ(nothing.ToString(), other.ToString());
+  EXPECT_FALSE(AddKnowledge(nothing, SymTensor::Unknown()));
+}
+
+TEST(AddKnowledge, TakesElementsOnlyForTheSameStaticShape) {
+  SymTensor shape_only = SymTensor::Tensor(TensorProto::INT64, SymShape({SymDim::Unknown()}));
+  const SymTensor values = SymTensor::IntValues(TensorProto::INT64, {2, S("seq"), 64});
+  EXPECT_TRUE(AddKnowledge(shape_only, values));
+  EXPECT_EQ(shape_only.ToString(), values.ToString());
+
+  // A symbolic length is kept, and the elements (which need a static shape) are not taken.
+  SymTensor symbolic_length = SymTensor::Tensor(TensorProto::INT64, SymShape({S("n")}));
+  EXPECT_FALSE(AddKnowledge(symbolic_length, values));
+  EXPECT_FALSE(symbolic_length.HasValue());
+
+  SymTensor partial = SymTensor::IntValues(TensorProto::INT64, {SymDim::Unknown(), S("seq"), SymDim::Unknown()});
+  EXPECT_TRUE(AddKnowledge(partial, SymTensor::IntValues(TensorProto::INT64, {2, 5, 64})));
+  EXPECT_EQ(DimsText(*partial.value), "2;seq;64;");
+}
+
+TEST(AddKnowledge, KeepsItsOwnWhereTheTwoDisagree) {
+  const SymTensor float3 = SymTensor::Tensor(TensorProto::FLOAT, SymShape({SymDim::Unknown(), 3}));
+  SymTensor known = float3;
+  EXPECT_FALSE(AddKnowledge(known, SymTensor::Tensor(TensorProto::INT64, SymShape({2, 3}))));
+  EXPECT_FALSE(AddKnowledge(known, SymTensor::Tensor(TensorProto::FLOAT, SymShape({2, 3, 4}))));
+  SymTensor sequence = SymTensor::Tensor(TensorProto::FLOAT, SymShape({2, 3}));
+  sequence.kind = SymTensor::Kind::kSequence;
+  EXPECT_FALSE(AddKnowledge(known, sequence));
+  EXPECT_EQ(known.ToString(), float3.ToString());
+}
+
 }  // namespace
 }  // namespace onnxopt::core::shapes
