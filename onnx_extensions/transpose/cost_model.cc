@@ -72,10 +72,16 @@ void CostModelContext::ComputePrefilter() {
   const std::vector<NodeId>& nodes = graph_.Snapshot();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const NodeId node = *it;
-    if (graph_.Is(node, OpKind::kTranspose)) {
+    // Where a walk can end with the copy gone: a Transpose or a Reshape that may be one
+    // (cancellation, merge), a Shape, or an op that may drop the moved axes (a
+    // ReduceMean with keepdims=0 at the head of a channels-last network). The walk
+    // decides with the perm at hand.
+    const OpKind kind = graph_.Kind(node);
+    if (kind == OpKind::kTranspose || kind == OpKind::kReshape || kind == OpKind::kShape ||
+        kind == OpKind::kRankReducing) {
       if (const ValueId input = graph_.InputOf(node, 0); input != kNone)
         prefilter_[static_cast<std::size_t>(input)] = true;
-      continue;
+      if (kind != OpKind::kRankReducing) continue;
     }
     // The bitmap first: most nodes of most graphs lead to no Transpose.
     if (!InPrefilter(node)) continue;
@@ -96,6 +102,18 @@ bool CostModelContext::InPrefilter(NodeId node) const {
       return true;
   }
   return false;
+}
+
+bool CostModelContext::CopyIsAReshape(ValueId value, const Perm& perm) const {
+  const core::shapes::SymTensor* known = graph_.Shape(value);
+  if (!known || !known->shape.HasRank() || known->shape.Rank() != perm.size()) return false;
+  std::int64_t last = -1;
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    if (known->shape[i].Constant() == 1) continue;
+    if (perm[i] < last) return false;
+    last = perm[i];
+  }
+  return true;
 }
 
 bool CostModelContext::LikelyRemovable(ValueId transposed) const {
@@ -315,6 +333,13 @@ WalkFlags CostModelContext::WalkValue(ValueId root, int root_perm) {
     // An incomplete consumer list strands the copy; the consumers still count
     // (5.2.3 rule 1).
     frame.flags.stranded = !graph_.HasCompleteConsumers(value);
+    if (CopyIsAReshape(value, perms_[static_cast<std::size_t>(perm_id)])) {
+      // The copy may stay here as a Reshape, whoever reads it: a merge, wherever the
+      // sweep then takes it.
+      frame.consumers.clear();
+      frame.flags.stranded = false;
+      frame.flags.reaches_transpose = true;
+    }
     frame.node = kNone;
     frame.sub_perm_ids.clear();
     frame.next_output = 0;

@@ -125,6 +125,14 @@ class CostModelContext {
  private:
   std::int64_t InputCost(NodeId node, const Perm& perm, const std::vector<int>& slots, ValueId copy) const;
   bool LikelyRemovable(ValueId transposed) const;
+  // A copy with `perm` writing `value` moves only axes of size 1 there (the other axes
+  // keep their order): it is a Reshape, which moves no data (and which
+  // TransposeEqualReshapePattern makes one). The walk counts it as a merge (the copy is
+  // removed, a node stays): a channels-last head Transpose -> Relu -> ReduceMean(keepdims=1)
+  // over H and W is pushed to the pooled [N,C,1,1] tensor instead of staying on the
+  // [N,H,W,C] one; a shared Transpose still needs a cancellation (PP-OCRv4 rec's
+  // LayerNorm, whose ReduceMean is one of three readers, keeps its Transpose).
+  bool CopyIsAReshape(ValueId value, const Perm& perm) const;
   // In a walk, another input `value` of a multi-input node counts as a copy when it is the
   // output of a unary-like handled node fed by a Transpose of the same perm: the sweep
   // reaches that node too and (this same rule applying to its own walk) pushes the

@@ -9,6 +9,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
 #include "onnx_core/utils/string_hash.h"
+#include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_extensions/transpose/handlers.h"
@@ -170,7 +171,18 @@ bool PushGraph::IsUnshared(ValueId value) const {
 
 const TensorProto* PushGraph::LocalConstant(ValueId value) const {
   const ValueEntry& entry = values_[static_cast<std::size_t>(value)];
-  return entry.graph_input ? nullptr : entry.initializer;
+  if (entry.graph_input) return nullptr;
+  if (entry.initializer || entry.producer == kNone) return entry.initializer;
+  if (!entry.constant_node_checked) {
+    entry.constant_node_checked = true;
+    // The pass never edits a Constant node, so its value stays what it is now.
+    const NodeEntry& producer = nodes_[static_cast<std::size_t>(entry.producer)];
+    const NodeProto& node = *producer.proto;
+    if (!producer.removed && node.op_type() == "Constant" && core::ir::IsOnnxDomain(node.domain()))
+      if (std::optional<TensorProto> tensor = core::ir::ConstantNodeValue(node))
+        entry.constant_node_value = &constant_node_values_.emplace_back(std::move(*tensor));
+  }
+  return entry.constant_node_value;
 }
 
 const core::shapes::SymTensor* PushGraph::Shape(ValueId value) const {
@@ -322,6 +334,10 @@ OpKind PushGraph::Kind(NodeId node) const {
       kind = OpKind::kQuantizeLinear;
     else if (quantization && op == "DequantizeLinear")
       kind = OpKind::kDequantizeLinear;
+    else if (onnx && op == "Shape")
+      kind = OpKind::kShape;
+    else if (onnx && (op.starts_with("Reduce") || op == "ArgMin" || op == "ArgMax" || op == "Squeeze"))
+      kind = OpKind::kRankReducing;
     entry.kind = static_cast<std::int8_t>(kind);
   }
   return static_cast<OpKind>(entry.kind);

@@ -52,6 +52,10 @@ enum class OpKind : std::int8_t {
   kReshape,           // default domain
   kQuantizeLinear,    // default domain or com.microsoft
   kDequantizeLinear,  // default domain or com.microsoft
+  kShape,             // default domain
+  // Reduce*, ArgMin, ArgMax, Squeeze (default domain): the output may lose the axes a
+  // pushed copy moves, and the copy then disappears there.
+  kRankReducing,
 };
 
 class PushGraph {
@@ -119,8 +123,10 @@ class PushGraph {
   // Exactly one consumer node and a complete consumer list.
   bool IsUnshared(ValueId value) const;
   bool IsGraphOutput(ValueId value) const { return values_[static_cast<std::size_t>(value)].graph_output; }
-  // An initializer of this graph that no graph input overrides (null
-  // otherwise).
+  // An initializer of this graph that no graph input overrides, or the value of a
+  // Constant node of this graph (exporters write axes, pads and small weights as
+  // Constant nodes, and the pass runs before the patterns that make them initializers);
+  // null otherwise.
   const TensorProto* LocalConstant(ValueId value) const;
   // What is known of the value; null when nothing is (missing value info is
   // normal).
@@ -128,7 +134,7 @@ class PushGraph {
   std::optional<std::size_t> Rank(ValueId value) const;
   // Dims not known to be 1; 5 when the rank is unknown (the cost unit).
   std::int64_t Weight(ValueId value) const;
-  // The integers of a constant 1-D (or scalar) integer initializer.
+  // The integers of a constant 1-D (or scalar) integer LocalConstant.
   std::optional<std::vector<std::int64_t>> ConstantInts(ValueId value) const;
   // The node may be edited (not marked DoNotRemove, not refused by the caller).
   bool IsModifiable(NodeId node) const;
@@ -227,6 +233,10 @@ class PushGraph {
     bool read_by_subgraph = false;
     bool graph_input = false;
     const TensorProto* initializer = nullptr;
+    // LocalConstant of a Constant node's output: looked at once, kept in
+    // constant_node_values_.
+    mutable bool constant_node_checked = false;
+    mutable const TensorProto* constant_node_value = nullptr;
     bool initializer_was_used = false;
     bool initializer_added = false;
     bool dirty = false;
@@ -297,6 +307,9 @@ class PushGraph {
   utils::ProbeIndex ids_;
   // A deque does not move its elements: ValueEntry::shape stays valid.
   mutable std::deque<CreatedValue> created_;
+  // The values of the Constant nodes LocalConstant was asked about (their pointers stay
+  // valid in a deque).
+  mutable std::deque<TensorProto> constant_node_values_;
   std::vector<NodeId> snapshot_;
   std::function<bool(const NodeProto&)> locked_;
   // Values a node's nested graphs read from this graph (ordering constraints of

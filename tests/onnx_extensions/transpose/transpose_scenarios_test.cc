@@ -1178,5 +1178,80 @@ g (float[4,6] x) => (float[12,4] c, float[12,4] s) {
                            "the output Transpose would not be removed downstream");
 }
 
+
+// A channels-last head: the Transpose is pushed through the Relu when a Reduce downstream
+// drops the moved axes (keepdims=0): the prefilter marks what leads to such a Reduce, not
+// only what leads to a Transpose.
+TEST(TransposeOptimizer, PushedThroughUnaryIntoAReduceThatDropsTheMovedAxes) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => (float[2,8] y) {
+  t = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (t)
+  y = ReduceMean <axes = [1, 2], keepdims = 0> (r)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => (float[2,8] y) {
+  r = Relu (x)
+  y = ReduceMean <axes = [2, 3], keepdims = 0> (r)
+})");
+  // Over H alone the copy stays (on the reduced tensor): nothing removes it, no push.
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => (float[2,4,8] y) {
+  t = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (t)
+  y = ReduceMean <axes = [1], keepdims = 0> (r)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+// With keepdims=1, the copy pushed to the pooled [2,8,1,1] tensor moves only axes of size
+// 1: a Reshape, which moves no data. Pushed, it leaves the big [2,4,4,8] tensor.
+TEST(TransposeOptimizer, PushedWhereTheCopyOnlyMovesAxesOfSizeOne) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => (float[2,1,1,8] y) {
+  t = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (t)
+  y = ReduceMean <axes = [1, 2], keepdims = 1> (r)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => (float[2,1,1,8] y) {
+  r = Relu (x)
+  y_untransposed = ReduceMean <axes = [2, 3], keepdims = 1> (r)
+  y = Transpose <perm = [0, 2, 3, 1]> (y_untransposed)
+})");
+  // A pooled tensor whose kept axes change order is no Reshape: unchanged.
+  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => (float[2,4,1,8] y) {
+  t = Transpose <perm = [0, 2, 3, 1]> (x)
+  r = Relu (t)
+  y = ReduceMean <axes = [2], keepdims = 1> (r)
+})",
+                           "the output Transpose would not be removed downstream");
+}
+
+
+// Exporters write axes and small operands as Constant nodes, and the pass runs before the
+// patterns that make them initializers: their values count as constants (remapped axes,
+// a permuted operand), as initializers do. The Constant nodes left unused are the
+// cleanup's.
+TEST(TransposeOptimizer, ConstantNodesAreConstants) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,8,4,4] x) => (float[2,8] y) {
+  t = Transpose <perm = [0, 2, 3, 1]> (x)
+  b = Constant <value = float[8] {1, 2, 3, 4, 5, 6, 7, 8}> ()
+  a = Add (t, b)
+  axes = Constant <value = int64[2] {1, 2}> ()
+  y = ReduceMean <keepdims = 0> (a, axes)
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,8,4,4] x) => (float[2,8] y)
+<float[1,8,1,1] b_nchw = {1, 2, 3, 4, 5, 6, 7, 8}, int64[2] axes_nchw = {2, 3}> {
+  b = Constant <value = float[8] {1, 2, 3, 4, 5, 6, 7, 8}> ()
+  a = Add (x, b_nchw)
+  axes = Constant <value = int64[2] {1, 2}> ()
+  y = ReduceMean <keepdims = 0> (a, axes_nchw)
+})");
+}
+
 }  // namespace
 }  // namespace onnxopt::testing
