@@ -33,7 +33,10 @@ schemas, where patterns rarely fire; these start where they do.
 
 Usage:
   mutate_pattern_graphs.py --onnxopt build/onnxopt (--cases DIR | --export TEST_EXE...)
-      [--seed 1] [--per-case 5] [--jobs 2] [--timeout 30] [--findings DIR] [--limit N]
+      [--seed 1] [--per-case 5] [--jobs 2] [--timeout 30] [--findings DIR] [--limit N] [--again]
+
+--again optimizes every optimized mutant a second time and lists those where that run still
+rewrites something ("ok, not stable"): the first run stopped short of its fixed point.
 
 --cases: folders of exported cases (before.onnx in each); --export: run these test
 executables with ONNXOPT_EXPORT_REWRITES first. Deterministic for a seed. Exit 0 without
@@ -280,26 +283,37 @@ def exact_patterns(onnxopt):
     return "none," + ",".join("+" + row[0] for row in rows if len(row) > 2 and row[2] == "exact")
 
 
-def run(onnxopt, path, timeout, exact=None):
-    """(outcome, onnxopt's output): outcome "ok", "refused", "rounding amplified" or what
-    the finding is. `exact`: the selection that judges a difference again."""
-    outcome, text = optimize(onnxopt, path, timeout, [])
+def run(onnxopt, path, timeout, exact=None, again=False):
+    """(outcome, onnxopt's output): outcome "ok", "refused", "rounding amplified", "ok, not
+    stable" (with `again`) or what the finding is. `exact`: the selection that judges a
+    difference again."""
+    outcome, text = optimize(onnxopt, path, timeout, [], again)
     if outcome == "outputs differ" and exact:
-        again, _ = optimize(onnxopt, path, timeout, ["--patterns", exact])
-        if again == "ok":
+        judged, _ = optimize(onnxopt, path, timeout, ["--patterns", exact])
+        if judged == "ok":
             return "rounding amplified", text
     return outcome, text
 
 
-def optimize(onnxopt, path, timeout, options):
+def optimize(onnxopt, path, timeout, options, again=False):
+    """With `again`, an optimized model is optimized a second time: when that run still
+    rewrites something, the outcome is "ok, not stable" and the text says what (the first
+    run stopped short of its fixed point: not a wrong result, a missed one)."""
     output = path + ".out.onnx"
+    second = path + ".again.onnx"
     try:
         done = subprocess.run([onnxopt, "optimize", path, "-o", output, "--check", "2", "-q"] + options,
                               capture_output=True, text=True, errors="replace", timeout=timeout)
+        if again and done.returncode == 0:
+            rerun = subprocess.run([onnxopt, "optimize", output, "-o", second], capture_output=True, text=True,
+                                   errors="replace", timeout=timeout)
+            summary = [line for line in rerun.stdout.splitlines() if line.startswith("iterations: ")]
+            if rerun.returncode == 0 and summary and "rewrites: 0" not in summary[0]:
+                return "ok, not stable", summary[0]
     except subprocess.TimeoutExpired:
         return f"timeout ({timeout} s)", ""
     finally:
-        for leftover in (output, output + ".data"):
+        for leftover in (output, output + ".data", second, second + ".data"):
             if os.path.exists(leftover):
                 os.remove(leftover)
     text = done.stdout + done.stderr
@@ -336,6 +350,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--findings", help="where findings are copied (default: only reported)")
+    parser.add_argument("--again", action="store_true",
+                        help="optimize each optimized mutant again and report those where that run rewrites "
+                        "something (\"ok, not stable\": copied to --findings/unstable, not a finding)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="onnxopt-mutants.")
@@ -361,12 +378,22 @@ def main():
 
         outcomes = {}
         findings = []
+        unstable = []
         exact = exact_patterns(args.onnxopt)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            for path, (outcome, text) in zip(paths, pool.map(lambda p: run(args.onnxopt, p, args.timeout, exact), paths)):
+            results = pool.map(lambda p: run(args.onnxopt, p, args.timeout, exact, args.again), paths)
+            for path, (outcome, text) in zip(paths, results):
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
-                if outcome not in ("ok", "refused", "rounding amplified"):
+                if outcome == "ok, not stable":
+                    unstable.append((path, text))
+                elif outcome not in ("ok", "refused", "rounding amplified"):
                     findings.append((path, outcome, text))
+        for path, text in unstable:
+            print(f"NOT STABLE: {os.path.basename(path)}: a second run: {text}")
+            if args.findings:
+                folder = os.path.join(args.findings, "unstable")
+                os.makedirs(folder, exist_ok=True)
+                shutil.copy(path, folder)
         for path, outcome, text in findings:
             print(f"FINDING {outcome}: {os.path.basename(path)}")
             for line in text.strip().splitlines()[:6]:
