@@ -426,6 +426,13 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
   if (!unseen.empty())
     for (const TensorProto& init : Initializers())
       if (unseen.contains(init.name())) shapes::InferInitializer(init, context);
+  // A rewrite may give a value a new producer under its old name (a Reshape whose shape
+  // became a constant): what inference knew of it before, to tell whether it knows more now.
+  std::vector<std::pair<std::string_view, shapes::SymTensor>> redefined;
+  for (const NodeProto* node : nodes)
+    for (const std::string& output : node->output())
+      if (const shapes::SymTensor* held = output.empty() ? nullptr : context.Find(output))
+        redefined.emplace_back(output, *held);
   try {
     shapes::InferNodes(*Root().owned_model_, nodes, context);
   } catch (const shapes::InvalidNodeError& error) {
@@ -433,6 +440,11 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
     // that its operator's specification forbids.
     throw BuilderError(std::string("a rewrite built an invalid node: ") + error.what());
   }
+  std::unordered_set<std::string> grown;
+  for (auto& [name, before] : redefined)
+    if (const shapes::SymTensor* now = context.Find(name); now && shapes::AddKnowledge(before, *now))
+      grown.emplace(name);
+  if (!grown.empty()) InferReadersAgain(std::move(grown));
 }
 
 void GraphBuilder::AddKnowledgeOfFoldedConstants(const std::vector<std::string>& names) {
@@ -477,8 +489,10 @@ void GraphBuilder::InferReadersAgain(std::unordered_set<std::string> grown) {
       const std::string& output = node.output(i);
       if (output.empty()) continue;
       shapes::SymTensor known = std::move(before[static_cast<std::size_t>(i)]);
-      if (const shapes::SymTensor* inferred = context.Find(output); inferred && shapes::AddKnowledge(known, *inferred))
+      if (const shapes::SymTensor* inferred = context.Find(output); inferred && shapes::AddKnowledge(known, *inferred)) {
         grown.insert(output);
+        refined_values_.push_back(output);
+      }
       context.Set(output, std::move(known));
     }
   }

@@ -175,6 +175,9 @@ class GraphBuilder {
   void InferShapes();
   // Infers the outputs of `nodes` (nodes of this graph, in order, e.g. added by a
   // rewrite), first recording the initializers they read that inference has not seen.
+  // When an output keeps the name of a value inference knew and is now known better (a
+  // rewrite gave it a producer whose shape is clearer), the readers of that name learn it
+  // (as in AddKnowledgeOfFoldedConstants).
   void InferShapesOf(const std::vector<const NodeProto*>& nodes);
   // Constant folding replaced the producers of `names` by initializers of those names.
   // Records them as constants (for the shape functions that read constant inputs), adds
@@ -190,6 +193,11 @@ class GraphBuilder {
   // empty when the held shapes know everything a fresh inference does. A check of the
   // incremental inference (ONNXOPT_CHECK_INCREMENTAL): it infers the whole model again.
   std::vector<std::string> LessKnownThanFreshInference() const;
+  // The values whose shape, type or elements inference learned since the last call while
+  // their producer stayed as it was (the readers InferShapesOf and
+  // AddKnowledgeOfFoldedConstants inferred again): what was derived from them may change
+  // too (the optimizer's match cache asks).
+  std::vector<std::string> TakeRefinedValues() { return std::exchange(refined_values_, {}); }
   // What inference knows about `name` (looking in enclosing graphs): null when nothing is
   // known (never inferred, or Kind::kUnknown). The pointer stays valid until the next
   // InferShapes / InferShapesOf.
@@ -278,6 +286,7 @@ class GraphBuilder {
   // Inference results (root only; nested graphs use the contexts nested in it).
   std::unique_ptr<shapes::ShapesContext> shapes_;
   std::shared_ptr<PatternRegistry> local_patterns_;  // root only
+  std::vector<std::string> refined_values_;          // TakeRefinedValues
 };
 
 // Every value name defined or read in `graph` (node inputs/outputs, inputs, outputs,

@@ -198,6 +198,10 @@ void MatchCache::Update(const GraphGraph& graph, const GraphChanges& changes) {
         seeds.push_back(initializer.name());
   }
   if (first) changed.clear();
+  for (const std::string& name : changes.refined) {
+    dirty_.Insert(SideKey(name, ValueSide::kDefinition));
+    if (!first) seeds.push_back(name);
+  }
   for (std::size_t i : changed)
     for (const std::string& name : nodes.Get(static_cast<int>(i)).output())
       if (!name.empty()) seeds.push_back(name);

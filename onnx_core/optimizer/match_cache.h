@@ -11,7 +11,8 @@
 // What changed: before each round the cache compares the graph with the snapshot it took
 // at the previous one, by node address, and with what the driver tells it: the nodes it
 // created and the values the cleanup renamed (their readers were edited in place, and
-// identity removal hands an output name to a producer). A node added, removed or edited
+// identity removal hands an output name to a producer) and the values whose shapes
+// inference refined (a reader of a folded shape). A node added, removed or edited
 // makes the readers of its inputs and the definitions of its outputs dirty; an
 // initializer added or removed makes its definition dirty, a graph output changed both
 // sides. Keeping the sides apart matters: a value read by every layer (a mask, a shape)
@@ -128,10 +129,14 @@ struct GraphChanges {
   // Values the cleanup renamed (from, to): the readers of `from` read `to` now, edited in
   // place.
   std::vector<std::pair<std::string, std::string>> renames;
+  // Values whose shapes inference refined under an unchanged producer
+  // (GraphBuilder::TakeRefinedValues): their definitions changed.
+  std::vector<std::string> refined;
 
   void Clear() {
     nodes.clear();
     renames.clear();
+    refined.clear();
   }
 };
 

@@ -237,6 +237,7 @@ class GraphGraph::Driver {
                              std::to_string(builder.Nodes().size()) + " nodes");
       }
       RefreshIndex();
+      for (std::string& name : builder.TakeRefinedValues()) changes_.refined.push_back(std::move(name));
       if (cache && changed) {
         const auto start = Clock::now();
         cache->Update(g_, changes_);

@@ -766,5 +766,33 @@ TEST_F(InferenceTest, GraphBuilderInfersNewNodesIncrementally) {
   EXPECT_TRUE(builder.Shapes()->Diagnostics().empty());
 }
 
+
+// A rewrite gives `y` a producer whose shape inference knows: `z`, which reads y and was
+// inferred before, learns it too, and the builder reports z as refined (the optimizer's
+// match cache then looks at z's readers again).
+TEST_F(InferenceTest, ReadersOfAValueKnownBetterAfterARewriteLearnIt) {
+  builder::GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+    g (float[batch, 4] x, int64[2] s) => (float[?, ?] z) {
+      y = test.ShapeFrom (x, s)
+      z = test.OneOutput (y)
+    })ONNX"));
+  builder.InferShapes();
+  EXPECT_EQ(builder.GetShape("z")->ToString(), "float?");
+  TensorProto* init = builder.Initializers().Add();
+  init->set_name("new_shape");
+  init->set_data_type(TensorProto::INT64);
+  init->add_dims(2);
+  init->add_int64_data(8);
+  init->add_int64_data(-1);
+  builder.Nodes().Mutable(0)->set_input(1, "new_shape");
+  builder.InferShapesOf({&builder.Nodes().Get(0)});
+  EXPECT_EQ(builder.GetShape("y")->ToString(), "float[8,-1]");
+  EXPECT_EQ(builder.GetShape("z")->ToString(), "float[8,-1]");
+  EXPECT_EQ(builder.TakeRefinedValues(), std::vector<std::string>{"z"});
+  EXPECT_TRUE(builder.TakeRefinedValues().empty());
+  EXPECT_TRUE(builder.LessKnownThanFreshInference().empty());
+}
+
 }  // namespace
 }  // namespace onnxopt::core::shapes
