@@ -489,7 +489,8 @@ void GraphBuilder::InferReadersAgain(std::unordered_set<std::string> grown) {
       const std::string& output = node.output(i);
       if (output.empty()) continue;
       shapes::SymTensor known = std::move(before[static_cast<std::size_t>(i)]);
-      if (const shapes::SymTensor* inferred = context.Find(output); inferred && shapes::AddKnowledge(known, *inferred)) {
+      const shapes::SymTensor* inferred = context.Find(output);
+      if (inferred && shapes::AddKnowledge(known, *inferred)) {
         grown.insert(output);
         refined_values_.push_back(output);
       }
@@ -605,4 +606,3 @@ void GraphBuilder::RenameUses(const std::string& from, const std::string& to,
 }
 
 }  // namespace onnxopt::core::builder
-

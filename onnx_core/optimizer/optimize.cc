@@ -74,7 +74,8 @@ std::vector<std::size_t> MissingPositions(const std::vector<const T*>& before, c
 // the name over) and the folding before the loop folds it: folded here too, the result
 // does not depend on when the Identity appeared (optimizing the optimized model again
 // changes nothing).
-std::vector<const NodeProto*> WithoutIdentities(const GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
+std::vector<const NodeProto*> WithoutIdentities(const GraphBuilder& builder,
+                                                const std::vector<const NodeProto*>& nodes) {
   const auto kept_by_cleanup = [&](const NodeProto& identity) {
     return identity.input_size() == 1 && identity.output_size() == 1 && builder.IsGraphOutput(identity.output(0)) &&
            (builder.Initializer(identity.input(0)) != nullptr || builder.IsGraphOutput(identity.input(0)));
@@ -755,7 +756,8 @@ class GraphGraph::Driver {
     report_.shape_inference_time_ns += Since(start);
 
     start = Clock::now();
-    const std::vector<const NodeProto*> to_fold = shapes_known ? WithoutIdentities(g_.builder_, in_order) : std::vector<const NodeProto*>{};
+    const std::vector<const NodeProto*> to_fold =
+        shapes_known ? WithoutIdentities(g_.builder_, in_order) : std::vector<const NodeProto*>{};
     // What the candidates read, for the cleanup: folding deletes the nodes it folds.
     NameList candidate_inputs;
     std::vector<std::size_t> inputs_end;

@@ -223,6 +223,13 @@ SymTensor SymTensor::FromTensor(const TensorProto& tensor) {
 
 namespace {
 
+// Whether `other` (same length) knows an element `known` does not.
+bool KnowsMore(const std::vector<SymDim>& known, const std::vector<SymDim>& other) {
+  for (std::size_t i = 0; i < known.size(); ++i)
+    if (known[i].IsUnknown() && other[i].IsKnown()) return true;
+  return false;
+}
+
 // Fills the unknown elements of `known` from `other` (same length); whether any was.
 bool FillUnknown(std::vector<SymDim>& known, const std::vector<SymDim>& other) {
   bool grew = false;
@@ -254,12 +261,11 @@ bool AddKnowledge(SymTensor& known, const SymTensor& other) {
   if (!known.shape.HasRank() && other.shape.HasRank()) {
     known.shape = other.shape;
     grew = true;
-  } else if (other.shape.HasRank()) {
+  } else if (other.shape.HasRank() && KnowsMore(known.shape.Dims(), other.shape.Dims())) {
     std::vector<SymDim> dims = known.shape.Dims();
-    if (FillUnknown(dims, other.shape.Dims())) {
-      known.shape = SymShape(std::move(dims));
-      grew = true;
-    }
+    FillUnknown(dims, other.shape.Dims());
+    known.shape = SymShape(std::move(dims));
+    grew = true;
   }
   if (other.HasValue()) {
     if (!known.HasValue()) {
