@@ -24,10 +24,12 @@
 //   kFinal                 last: passes that must see the final graph (copy elimination)
 //
 // After a pass that changed the graph, the cleanup passes run. A stage runs once: a
-// later stage's rewrites do not wake an earlier stage's patterns.
+// later stage's rewrites do not wake an earlier stage's patterns. Within a stage, a pass
+// may ask to run again after the loop (RunAgainAfterAdding).
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,6 +73,12 @@ class GraphPass : public PatternOptimization {
 
   // Whether the driver also runs the pass on nested graphs (each its own batch).
   virtual bool RunsOnSubgraphs() const { return true; }
+  // Op types (ONNX domain) whose nodes, added by the patterns of the pass's stage, may give
+  // the pass more to do (a pattern moves a Transpose past a Relu, and the transpose
+  // optimizer can now push it through a Concat): after the stage's loop added such a node,
+  // the pass runs again, and the loop again if the pass changed something (see
+  // kStageRounds in optimize.cc). Empty: the pass runs once per stage.
+  virtual std::set<std::string> RunAgainAfterAdding() const { return {}; }
 
   MatchResult Match(GraphGraph& graph, const NodeProto& candidate) const final;
   utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,

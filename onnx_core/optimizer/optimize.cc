@@ -199,12 +199,32 @@ class GraphGraph::Driver {
   }
 
   // The stage's passes, then its match/apply loop. `max_iter` (< 0: the default) bounds the
-  // iterations of each stage's loop.
+  // iterations of each stage's loop. A pass whose RunAgainAfterAdding names an op type the
+  // loop added runs again, then the loop again if the pass changed something: at most
+  // kStageRounds rounds (a pass and a pattern that undo each other cannot loop forever).
   void RunStage(OptimizationStage stage, int max_iter) {
     const Stage& members = classes_->stages[StageIndex(stage)];
     for (std::size_t p : members.passes) RunPass(p);
-    if (!members.patterns.empty()) MatchApplyLoop(members.patterns, max_iter);
+    if (members.patterns.empty()) return;
+    wake_on_.clear();
+    for (std::size_t p : members.passes) {
+      std::set<std::string> types = static_cast<const GraphPass&>(*g_.patterns_[p]).RunAgainAfterAdding();
+      wake_on_.insert(types.begin(), types.end());
+    }
+    for (int round = 1;; ++round) {
+      added_op_types_.clear();
+      MatchApplyLoop(members.patterns, max_iter);
+      if (round == kStageRounds || added_op_types_.empty()) return;
+      const std::size_t records_before = records_.size();
+      for (std::size_t p : members.passes) {
+        const std::set<std::string> types = static_cast<const GraphPass&>(*g_.patterns_[p]).RunAgainAfterAdding();
+        if (std::any_of(types.begin(), types.end(), [&](const std::string& op) { return added_op_types_.contains(op); }))
+          RunPass(p);
+      }
+      if (records_.size() == records_before) return;
+    }
   }
+  static constexpr int kStageRounds = 3;
 
   void MatchApplyLoop(const std::vector<std::size_t>& members, int max_iter) {
     GraphBuilder& builder = g_.builder_;
@@ -744,6 +764,8 @@ class GraphGraph::Driver {
       in_order.push_back(node.node);
       identities_possible_ = identities_possible_ || node.node->op_type() == "Identity";
       for (const std::string& output : node.node->output()) plan_of_output.emplace(output, node.plan);
+      if (!wake_on_.empty() && IsOnnxDomain(node.node->domain()) && wake_on_.contains(node.node->op_type()))
+        added_op_types_.insert(node.node->op_type());
     }
     // Before shape inference (OptimizationStage::kBeforeShapeInference) nothing is
     // inferred and nothing folds.
@@ -1428,6 +1450,9 @@ class GraphGraph::Driver {
   GraphChanges changes_;
   // Whether the graph may hold a plain Identity node (see RemoveIdentities).
   bool identities_possible_ = true;
+  // The op types after whose addition a pass of the current stage runs again
+  // (GraphPass::RunAgainAfterAdding), and those of them the stage's loop added.
+  std::set<std::string> wake_on_, added_op_types_;
   // Whether the last identity pass kept a plain Identity node (or none ran yet): if not,
   // those after a batch are among its added nodes.
   bool identities_kept_ = true;

@@ -60,6 +60,9 @@ class TransposeOptimizer final : public core::builder::GraphPass {
   // (it never matches; the driver runs it through Run).
   std::set<std::string> FastOpType() const override { return {"Transpose"}; }
   core::builder::OptimizationStage Stage() const override { return core::builder::OptimizationStage::kMain; }
+  // A pattern that adds a Transpose (SwapUnaryPattern, TransposeTransposePattern) may have
+  // put it where a push now pays.
+  std::set<std::string> RunAgainAfterAdding() const override { return {"Transpose"}; }
   // Counters: "pushes", "cancelled", "merged", "walk_frames", "memo_hits",
   // "memo_erased", "memo_inspected", and "stop: <reason>" for every refused
   // push.

@@ -166,6 +166,30 @@ TEST_F(OptimizeReplayTest, OptimizingTheOptimizedModelChangesNothing) {
   EXPECT_EQ(ReadFile(Out("once.onnx")), ReadFile(Out("twice.onnx")));
 }
 
+// A pattern can put a Transpose where the transpose optimizer, which ran before the
+// patterns, now finds a push: SwapUnaryPattern moves the two Transposes past their Relus,
+// and then a push through the Concat (whose output the caller reads) cancels the third.
+// The pass runs again after the loop added a Transpose (GraphPass::RunAgainAfterAdding);
+// before, only a second `optimize` removed them.
+TEST_F(OptimizeReplayTest, ThePatternsWakeTheTransposeOptimizerAgain) {
+  const char* text = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,8,4,4] a, float[1,8,4,4] b) => (float[1,4,4,16] cat, float[1,16,4,4] pooled) {
+      ta = Transpose <perm = [0, 2, 3, 1]> (a)
+      ra = Relu (ta)
+      tb = Transpose <perm = [0, 2, 3, 1]> (b)
+      rb = Relu (tb)
+      cat = Concat <axis = -1> (ra, rb)
+      back = Transpose <perm = [0, 3, 1, 2]> (cat)
+      pooled = MaxPool <kernel_shape = [1, 1]> (back)
+    })ONNX";
+  const ModelProto optimized = ExpectReplayIdentical(text, {"--check", "2"});
+  EXPECT_EQ(CountOps(optimized.graph(), "Transpose"), 1) << "only the copy for the graph output 'cat'";
+  const CommandResult again = Onnxopt({"optimize", Out("opt.onnx").string(), "-o", Out("again.onnx").string()});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("rewrites: 0\n"), std::string::npos) << again.output;
+}
+
 TEST_F(OptimizeReplayTest, PatternsNoneAndNoFoldOnlyClean) {
   const CommandResult result = Onnxopt({"optimize", WriteModel(kCastModel).string(), "-o", Out("o.onnx").string(),
                                         "--patterns", "none", "--no-fold"});
