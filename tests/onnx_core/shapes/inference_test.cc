@@ -743,17 +743,22 @@ TEST_F(InferenceTest, GraphBuilderInfersAndWritesValueInfo) {
   EXPECT_FALSE(branch.output(0).type().tensor_type().shape().dim(0).has_dim_param());
 }
 
-TEST_F(InferenceTest, GraphBuilderInfersNewNodesIncrementally) {
-  builder::GraphBuilder builder(ParseText(R"ONNX(
-    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
-    g (float[batch, 4] x) => (float[?, 4] y) { y = test.Same (x) })ONNX"));
-  builder.InferShapes();
+// Adds the initializer new_shape = int64[2] {8, -1}, as a rewrite would.
+void AddNewShapeInitializer(builder::GraphBuilder& builder) {
   TensorProto* init = builder.Initializers().Add();
   init->set_name("new_shape");
   init->set_data_type(TensorProto::INT64);
   init->add_dims(2);
   init->add_int64_data(8);
   init->add_int64_data(-1);
+}
+
+TEST_F(InferenceTest, GraphBuilderInfersNewNodesIncrementally) {
+  builder::GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+    g (float[batch, 4] x) => (float[?, 4] y) { y = test.Same (x) })ONNX"));
+  builder.InferShapes();
+  AddNewShapeInitializer(builder);
   NodeProto* node = builder.Nodes().Add();
   node->set_domain("test");
   node->set_op_type("ShapeFrom");
@@ -765,7 +770,6 @@ TEST_F(InferenceTest, GraphBuilderInfersNewNodesIncrementally) {
   EXPECT_EQ(builder.GetShape("r")->ToString(), "float[8,-1]");
   EXPECT_TRUE(builder.Shapes()->Diagnostics().empty());
 }
-
 
 // A rewrite gives `y` a producer whose shape inference knows: `z`, which reads y and was
 // inferred before, learns it too, and the builder reports z as refined (the optimizer's
@@ -779,12 +783,7 @@ TEST_F(InferenceTest, ReadersOfAValueKnownBetterAfterARewriteLearnIt) {
     })ONNX"));
   builder.InferShapes();
   EXPECT_EQ(builder.GetShape("z")->ToString(), "float?");
-  TensorProto* init = builder.Initializers().Add();
-  init->set_name("new_shape");
-  init->set_data_type(TensorProto::INT64);
-  init->add_dims(2);
-  init->add_int64_data(8);
-  init->add_int64_data(-1);
+  AddNewShapeInitializer(builder);
   builder.Nodes().Mutable(0)->set_input(1, "new_shape");
   builder.InferShapesOf({&builder.Nodes().Get(0)});
   EXPECT_EQ(builder.GetShape("y")->ToString(), "float[8,-1]");

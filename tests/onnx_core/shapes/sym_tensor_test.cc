@@ -331,7 +331,6 @@ TEST(SymTensor, WritesSymbolicDimsAsDimParam) {
   EXPECT_EQ(shape.dim(2).dim_value(), 4);
 }
 
-
 // ---- AddKnowledge ----
 
 TEST(AddKnowledge, FillsWhatIsUnknownAndKeepsWhatIsKnown) {

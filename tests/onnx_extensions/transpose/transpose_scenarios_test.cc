@@ -1178,41 +1178,36 @@ g (float[4,6] x) => (float[12,4] c, float[12,4] s) {
                            "the output Transpose would not be removed downstream");
 }
 
-
-// A channels-last head: the Transpose is pushed through the Relu when a Reduce downstream
-// drops the moved axes (keepdims=0): the prefilter marks what leads to such a Reduce, not
-// only what leads to a Transpose.
-TEST(TransposeOptimizer, PushedThroughUnaryIntoAReduceThatDropsTheMovedAxes) {
-  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,8,4,4] x) => (float[2,8] y) {
+// A channels-last head: x (NCHW) transposed to NHWC, a Relu, then a ReduceMean with
+// `reduce` (its attributes), giving `y_type`.
+std::string ChannelsLastHead(const std::string& reduce, const std::string& y_type) {
+  return R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,4,4] x) => ()" + y_type + R"( y) {
   t = Transpose <perm = [0, 2, 3, 1]> (x)
   r = Relu (t)
-  y = ReduceMean <axes = [1, 2], keepdims = 0> (r)
-})",
+  y = ReduceMean <)" + reduce + R"(> (r)
+})";
+}
+
+// The Transpose is pushed through the Relu when a Reduce downstream drops the moved axes
+// (keepdims=0): the prefilter marks what leads to such a Reduce, not only what leads to
+// a Transpose.
+TEST(TransposeOptimizer, PushedThroughUnaryIntoAReduceThatDropsTheMovedAxes) {
+  ExpectTransposeRewrite(ChannelsLastHead("axes = [1, 2], keepdims = 0", "float[2,8]"),
                          R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,8,4,4] x) => (float[2,8] y) {
   r = Relu (x)
   y = ReduceMean <axes = [2, 3], keepdims = 0> (r)
 })");
   // Over H alone the copy stays (on the reduced tensor): nothing removes it, no push.
-  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,8,4,4] x) => (float[2,4,8] y) {
-  t = Transpose <perm = [0, 2, 3, 1]> (x)
-  r = Relu (t)
-  y = ReduceMean <axes = [1], keepdims = 0> (r)
-})",
+  ExpectTransposeUnchanged(ChannelsLastHead("axes = [1], keepdims = 0", "float[2,4,8]"),
                            "the output Transpose would not be removed downstream");
 }
 
 // With keepdims=1, the copy pushed to the pooled [2,8,1,1] tensor moves only axes of size
 // 1: a Reshape, which moves no data. Pushed, it leaves the big [2,4,4,8] tensor.
 TEST(TransposeOptimizer, PushedWhereTheCopyOnlyMovesAxesOfSizeOne) {
-  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,8,4,4] x) => (float[2,1,1,8] y) {
-  t = Transpose <perm = [0, 2, 3, 1]> (x)
-  r = Relu (t)
-  y = ReduceMean <axes = [1, 2], keepdims = 1> (r)
-})",
+  ExpectTransposeRewrite(ChannelsLastHead("axes = [1, 2], keepdims = 1", "float[2,1,1,8]"),
                          R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,8,4,4] x) => (float[2,1,1,8] y) {
   r = Relu (x)
@@ -1220,15 +1215,9 @@ g (float[2,8,4,4] x) => (float[2,1,1,8] y) {
   y = Transpose <perm = [0, 2, 3, 1]> (y_untransposed)
 })");
   // A pooled tensor whose kept axes change order is no Reshape: unchanged.
-  ExpectTransposeUnchanged(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,8,4,4] x) => (float[2,4,1,8] y) {
-  t = Transpose <perm = [0, 2, 3, 1]> (x)
-  r = Relu (t)
-  y = ReduceMean <axes = [2], keepdims = 1> (r)
-})",
+  ExpectTransposeUnchanged(ChannelsLastHead("axes = [2], keepdims = 1", "float[2,4,1,8]"),
                            "the output Transpose would not be removed downstream");
 }
-
 
 // Exporters write axes and small operands as Constant nodes, and the pass runs before the
 // patterns that make them initializers: their values count as constants (remapped axes,
