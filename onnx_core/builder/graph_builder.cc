@@ -447,16 +447,22 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
   if (!grown.empty()) InferReadersAgain(std::move(grown));
 }
 
-void GraphBuilder::AddKnowledgeOfFoldedConstants(const std::vector<std::string>& names) {
+void GraphBuilder::AddKnowledgeOfFoldedConstants(const std::vector<const TensorProto*>& initializers) {
   if (!Shapes()) return;
   shapes::ShapesContext& context = MutableShapes();
   std::unordered_set<std::string> grown;
-  for (const std::string& name : names) {
-    const TensorProto* initializer = Initializer(name);
-    if (!initializer) continue;
+  for (const TensorProto* initializer : initializers) {
+    const std::string& name = initializer->name();
     const shapes::SymTensor* held = context.Find(name);
     shapes::SymTensor known = held ? *held : shapes::SymTensor::Unknown();
-    shapes::InferInitializer(*initializer, context);
+    // Shape functions read constant inputs of a few elements (shapes, axes, pads, scales):
+    // a larger folded tensor (a rotary cache) gives its type and shape only. Copying those
+    // into the context cost 2 % of the optimization of a decoder.
+    const std::optional<std::int64_t> elements = ir::ElementCount(*initializer);
+    if (elements && *elements <= static_cast<std::int64_t>(shapes::SymTensor::kMaxValueElements))
+      shapes::InferInitializer(*initializer, context);
+    else
+      context.Set(name, shapes::SymTensor::FromTensor(*initializer));
     const bool grew = shapes::AddKnowledge(known, *context.Find(name));
     context.Set(name, std::move(known));
     if (grew) grown.insert(name);

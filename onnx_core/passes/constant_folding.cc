@@ -107,7 +107,8 @@ class Folder {
 
   // Folds `nodes` of `builder`'s graph, in order, then removes the folded ones.
   void FoldGraph(GraphBuilder& builder, const std::vector<const NodeProto*>& nodes) {
-    const std::size_t first_added = result_.added_initializers.size();
+    // Folding appends the initializers it makes.
+    const int first_added = builder.Initializers().size();
     std::unordered_set<const NodeProto*> folded;
     for (const NodeProto* node : nodes) {
       if (!FoldNode(builder, *node)) continue;
@@ -116,8 +117,9 @@ class Folder {
     }
     if (folded.empty()) return;
     KeepIf(builder.Nodes(), [&](const NodeProto& node) { return !folded.contains(&node); });
-    builder.AddKnowledgeOfFoldedConstants(
-        {result_.added_initializers.begin() + static_cast<std::ptrdiff_t>(first_added), result_.added_initializers.end()});
+    std::vector<const TensorProto*> added;
+    for (int i = first_added; i < builder.Initializers().size(); ++i) added.push_back(&builder.Initializers().Get(i));
+    builder.AddKnowledgeOfFoldedConstants(added);
   }
 
   void FoldAll(GraphBuilder& builder) {
