@@ -4,7 +4,8 @@
 // constant folding first) gives the same model and the same rewrite records as the
 // whole-graph version (ONNXOPT_INCREMENTAL=0), both as users run it and with
 // ONNXOPT_CHECK_INCREMENTAL, which tries every node the cache skips and runs every skipped
-// pass, failing when one of them finds something.
+// pass, failing when one of them finds something, and after every batch compares the
+// shapes inferred node by node with an inference of the whole graph from scratch.
 //
 // Usage: incremental_invariant MODEL.onnx
 // Prints "MODEL: N nodes -> M, R records, identical" and exits 0, or names the first
