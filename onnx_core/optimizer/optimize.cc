@@ -206,21 +206,21 @@ class GraphGraph::Driver {
     const Stage& members = classes_->stages[StageIndex(stage)];
     for (std::size_t p : members.passes) RunPass(p);
     if (members.patterns.empty()) return;
+    std::vector<std::set<std::string>> pass_wake_on;  // by position in members.passes
     wake_on_.clear();
     for (std::size_t p : members.passes) {
-      std::set<std::string> types = static_cast<const GraphPass&>(*g_.patterns_[p]).RunAgainAfterAdding();
-      wake_on_.insert(types.begin(), types.end());
+      pass_wake_on.push_back(static_cast<const GraphPass&>(*g_.patterns_[p]).RunAgainAfterAdding());
+      wake_on_.insert(pass_wake_on.back().begin(), pass_wake_on.back().end());
     }
     for (int round = 1;; ++round) {
       added_op_types_.clear();
       MatchApplyLoop(members.patterns, max_iter);
       if (round == kStageRounds || added_op_types_.empty()) return;
       const std::size_t records_before = records_.size();
-      for (std::size_t p : members.passes) {
-        const std::set<std::string> types = static_cast<const GraphPass&>(*g_.patterns_[p]).RunAgainAfterAdding();
-        if (std::any_of(types.begin(), types.end(), [&](const std::string& op) { return added_op_types_.contains(op); }))
-          RunPass(p);
-      }
+      for (std::size_t i = 0; i < members.passes.size(); ++i)
+        if (std::any_of(pass_wake_on[i].begin(), pass_wake_on[i].end(),
+                        [&](const std::string& op) { return added_op_types_.contains(op); }))
+          RunPass(members.passes[i]);
       if (records_.size() == records_before) return;
     }
   }
