@@ -171,8 +171,8 @@ class Folder {
       if (!proto) throw ModelError("invalid Constant node");
       tensor = Tensor::FromProto(*proto);
     }
-    // Big weights are converted again when needed rather than kept twice in memory.
-    if (StoredBytes(tensor) <= options_.max_output_bytes) cache_.insert_or_assign(name, tensor);
+    // Larger tensors are converted again when needed rather than kept twice in memory.
+    if (StoredBytes(tensor) <= kMaxCachedBytes) cache_.insert_or_assign(name, tensor);
     return tensor;
   }
 
@@ -229,7 +229,7 @@ class Folder {
       TensorProto* init = builder.Initializers().Add();
       *init = outputs[i]->ToProto(name);
       index.values[name].initializer = init;
-      cache_.insert_or_assign(name, *outputs[i]);
+      if (StoredBytes(*outputs[i]) <= kMaxCachedBytes) cache_.insert_or_assign(name, *outputs[i]);
       result_.added_initializers.push_back(name);
     }
     ++result_.folded_nodes;
@@ -329,6 +329,12 @@ class Folder {
   std::optional<eval::WorkBudget> own_budget_;  // when the caller gives none
   eval::WorkBudget* budget_;
   std::unordered_map<const GraphBuilder*, std::unique_ptr<ConstantSources>> indexes_;
+  // The values read or computed so far, up to kMaxCachedBytes each: the constants read
+  // many times are small (shapes, axes, scalars), where converting costs more than the
+  // copy; a weight is mostly read once (a Transpose or Cast of it), and converting it
+  // again is one copy. Caching every value up to max_output_bytes kept each weight of the
+  // 400-layer decoder that folding transposes, and its transpose, to the end of the pass.
+  static constexpr std::uint64_t kMaxCachedBytes = 4096;
   std::unordered_map<std::string, Tensor> cache_;
 };
 

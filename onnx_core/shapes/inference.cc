@@ -67,6 +67,26 @@ void ShapesContext::ForgetRank(const std::string& name, SymTensor& value) {
   value.value.reset();
 }
 
+bool ShapesContext::KeepsConstant(const TensorProto& tensor) {
+  if (ir::StoredDataBytes(tensor) > kMaxConstantBytes) return false;
+  switch (tensor.data_type()) {
+    case TensorProto::INT64:
+    case TensorProto::INT32:
+    case TensorProto::INT16:
+    case TensorProto::INT8:
+    case TensorProto::UINT64:
+    case TensorProto::UINT32:
+    case TensorProto::UINT16:
+    case TensorProto::UINT8:
+    case TensorProto::BOOL:
+      return true;
+    default: {
+      const std::optional<std::int64_t> elements = ir::ElementCount(tensor);
+      return elements && *elements <= static_cast<std::int64_t>(kMaxKeptRank);
+    }
+  }
+}
+
 void ShapesContext::SetConstant(const std::string& name, std::shared_ptr<const TensorProto> tensor) {
   if (tensor || constants_.contains(name)) constants_.set(name, std::move(tensor));
 }
@@ -167,15 +187,16 @@ SymTensor Merge(SymTensor known, const SymTensor& declared, std::string& conflic
 }
 
 // Records a sparse constant (initializer or Constant node) named `name`: its type and
-// shape, and when its dense form is small enough to keep (kMaxConstantBytes), its value.
-// A larger one is never made dense: inference only needs its shape.
+// shape, and when its dense form is one to keep (ShapesContext::KeepsConstant), its value.
+// Another one is never made dense: inference only needs its shape.
 void InferSparseConstant(const SparseTensorProto& sparse, const std::string& name, ShapesContext& context) {
   TensorProto shape_only;
   shape_only.set_data_type(sparse.values().data_type());
   *shape_only.mutable_dims() = sparse.dims();
   const std::optional<std::uint64_t> dense_bytes = ir::RawDataBytes(shape_only);
   std::optional<TensorProto> dense;
-  if (dense_bytes && *dense_bytes <= ShapesContext::kMaxConstantBytes) dense = ir::Densify(sparse);
+  if (dense_bytes && *dense_bytes <= ShapesContext::kMaxConstantBytes && ShapesContext::KeepsConstant(shape_only))
+    dense = ir::Densify(sparse);
   if (!dense) {
     std::vector<SymDim> dims;
     for (std::int64_t dim : sparse.dims()) dims.push_back(dim >= 0 ? SymDim(dim) : SymDim::Unknown());
@@ -643,7 +664,7 @@ void InferInitializer(const TensorProto& tensor, ShapesContext& context) {
     return;
   }
   context.Set(tensor.name(), SymTensor::FromTensor(tensor));
-  if (ir::StoredDataBytes(tensor) <= ShapesContext::kMaxConstantBytes)
+  if (ShapesContext::KeepsConstant(tensor))
     context.SetConstant(tensor.name(), std::make_shared<const TensorProto>(tensor));
   else
     context.SetConstant(tensor.name(), nullptr);

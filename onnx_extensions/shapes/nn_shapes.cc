@@ -462,6 +462,14 @@ std::vector<SymTensor> InferUpsample(InferenceContext& ctx) {
     auto w = ctx.FloatAttribute("width_scale");
     if (h && w) scales = std::vector<double>{1.0, 1.0, *h, *w};
   }
+  if (!scales && ctx.OpsetVersion() >= 9) {
+    // Scales computed, or longer than inference keeps as a constant
+    // (ShapesContext::KeepsConstant): their length is still one per axis.
+    if (const std::optional<std::size_t> count = RankFromLength(ctx, 1)) {
+      if (!x.HasRank()) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(*count)));
+      RequireCount(ctx, "scales", *count, x.Rank(), "one per input axis");
+    }
+  }
   if (!x.HasRank()) {
     if (scales) return Outputs(ctx, SymTensor::Tensor(type, SymShape::OfRank(scales->size())));
     return UnknownShapeOutputs(ctx, type);

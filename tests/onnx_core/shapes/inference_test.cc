@@ -203,6 +203,40 @@ TEST_F(InferenceTest, ExternalAndSparseInitializersGiveShapes) {
   EXPECT_EQ(context_.FindConstant("ext"), nullptr);
 }
 
+// Shape functions read integer constants (shapes, axes, split sizes: any length) and
+// others only as scalars or one value per axis: a float weight is not copied.
+TEST_F(InferenceTest, KeepsIntegerConstantsAndFloatOnesOfOneValuePerAxis) {
+  model_ = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "test" : 1]>
+    g (float[2] x) => (float[2] y) { y = test.Same (x) })ONNX");
+  auto add = [&](const std::string& name, int type, std::int64_t count, int element_bytes) {
+    TensorProto* tensor = model_.mutable_graph()->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(type);
+    tensor->add_dims(count);
+    tensor->set_raw_data(std::string(static_cast<std::size_t>(count * element_bytes), '\0'));
+    return tensor;
+  };
+  const TensorProto* split = add("split", TensorProto::INT64, 1000, 8);
+  const TensorProto* scales = add("scales", TensorProto::FLOAT, ShapesContext::kMaxKeptRank, 4);
+  const TensorProto* weight = add("weight", TensorProto::FLOAT, ShapesContext::kMaxKeptRank + 1, 4);
+  const TensorProto* half = add("half", TensorProto::FLOAT16, 2, 2);
+  const TensorProto* large = add("large", TensorProto::INT8, ShapesContext::kMaxConstantBytes + 1, 1);
+  EXPECT_TRUE(ShapesContext::KeepsConstant(*split));
+  EXPECT_TRUE(ShapesContext::KeepsConstant(*scales));
+  EXPECT_FALSE(ShapesContext::KeepsConstant(*weight));
+  EXPECT_TRUE(ShapesContext::KeepsConstant(*half));
+  EXPECT_FALSE(ShapesContext::KeepsConstant(*large));
+
+  InferGraph(model_, model_.graph(), context_);
+  EXPECT_NE(context_.FindConstant("split"), nullptr);
+  EXPECT_NE(context_.FindConstant("scales"), nullptr);
+  EXPECT_EQ(context_.FindConstant("weight"), nullptr);
+  EXPECT_EQ(context_.FindConstant("large"), nullptr);
+  EXPECT_EQ(Of("weight"), "float[65]");  // its type and shape all the same
+  EXPECT_EQ(Of("large"), "int8[65537]");
+}
+
 TEST_F(InferenceTest, OpsetVersionComesFromTheModel) {
   Infer(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "test" : 3]>

@@ -297,6 +297,15 @@ TEST(UpsampleShape, ScalesAttributeAndInput) {
   EXPECT_TRUE(t.SameDims("y", {"N", "C", "2*H", "3*W"}));
 }
 
+// Scales whose values inference does not know (computed, or a constant longer than it
+// keeps) are still one per input axis.
+TEST(UpsampleShape, ScalesOfUnknownValuesGiveTheRank) {
+  auto s = InferText(Model(9, "g (float[] x, float[4] scales) => (float[] y)", "y = Upsample (x, scales)"));
+  EXPECT_TRUE(s.SameDims("y", {"?", "?", "?", "?"}));
+  EXPECT_EQ(InferenceRefusal(Model(9, "g (float[N,C,H,W] x, float[3] scales) => (float[] y)", "y = Upsample (x, scales)")),
+            "node #0 (Upsample): Upsample-9 has 4 scales values (one per input axis); found 3");
+}
+
 // ---------------------------------------------------------------------------------------
 // Normalizations, Softmax family
 
