@@ -76,6 +76,19 @@ void Commit(GraphBuilder& builder, RenameChain& renames, CleanupResult& result) 
   renames.Record(builder, result);
 }
 
+// Commit for a pass that renamed the inputs of the graph's nodes as it walked them: what
+// is left are the reads of the graphs nested in its nodes and the value_info entries (a
+// walk of every input again, to find none, was one hash lookup per input and pass).
+void CommitAfterRenamingInputs(GraphBuilder& builder, RenameChain& renames, CleanupResult& result) {
+  const RenameMap& map = renames.Finish();
+  if (!map.empty()) {
+    for (NodeProto& node : builder.Nodes())
+      if (HasSubgraph(node)) ir::RenameReads(node, map);
+    ir::DropValueInfo(builder.Graph(), map);
+  }
+  renames.Record(builder, result);
+}
+
 NameSet OutputNames(const GraphBuilder& builder) {
   NameSet names;
   for (const ValueInfoProto& output : builder.Outputs()) names.insert(output.name());
@@ -431,7 +444,7 @@ void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
     dead.insert(&node);
   }
   result.removed_nodes += RemoveNodes(builder, dead);
-  Commit(builder, renames, result);
+  CommitAfterRenamingInputs(builder, renames, result);
 }
 
 // --- Duplicate initializers ----------------------------------------------------------

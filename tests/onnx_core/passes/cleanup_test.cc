@@ -423,6 +423,23 @@ TEST(RemoveDuplicateNodes, WorksInNestedGraphsAndSkipsControlFlow) {
   EXPECT_THAT(RenameLines(result), ElementsAre("y:then_branch: q -> p", "z:then_branch: q -> p", "b -> a"));
 }
 
+// The walk renames the inputs of the graph's nodes as it goes; a value merged away also
+// leaves the graph's value_info.
+TEST(RemoveDuplicateNodes, DropsTheValueInfoOfMergedValues) {
+  GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) <float[2] a, float[2] b, float[2] c> {
+      a = Neg(x)
+      b = Neg(x)
+      c = Abs(b)
+      y = Add(a, c)
+    })");
+  RemoveDuplicateNodes(builder);
+  const GraphProto& graph = builder.Graph();
+  EXPECT_THAT(NodeLines(graph), ElementsAre("a = Neg(x)", "c = Abs(a)", "y = Add(a, c)"));
+  std::vector<std::string> described;
+  for (const ValueInfoProto& info : graph.value_info()) described.push_back(info.name());
+  EXPECT_THAT(described, ElementsAre("a", "c"));
+}
+
 // --- RemoveDuplicateInitializers ---------------------------------------------------
 
 TEST(RemoveDuplicateInitializers, MergesEqualTypeShapeAndBytes) {
