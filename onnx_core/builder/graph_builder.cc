@@ -455,12 +455,7 @@ void GraphBuilder::AddKnowledgeOfFoldedConstants(const std::vector<const TensorP
     const std::string& name = initializer->name();
     const shapes::SymTensor* held = context.Find(name);
     shapes::SymTensor known = held ? *held : shapes::SymTensor::Unknown();
-    // Shape functions read constant inputs of a few elements (shapes, axes, pads, scales):
-    // a larger folded tensor (a rotary cache) gives its type and shape only. Copying those
-    // into the context cost 2 % of the optimization of a decoder. (Folded tensors hold
-    // their data inline.)
-    const std::optional<std::int64_t> elements = ir::ElementCount(*initializer);
-    if (elements && *elements <= static_cast<std::int64_t>(shapes::SymTensor::kMaxValueElements))
+    if (shapes::ShapesContext::KeepsConstant(*initializer))
       context.SetConstant(name, std::make_shared<const TensorProto>(*initializer));
     const bool grew = shapes::AddKnowledge(known, shapes::SymTensor::FromTensor(*initializer));
     context.Set(name, std::move(known));

@@ -5,12 +5,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/eval/work_budget.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
 #include "tests/support/test_support.h"
 
@@ -26,7 +30,7 @@ using ::testing::ElementsAre;
 // Fake operators of domain "fold": Add (float, same shapes), Fill<n> (n zeros, n given
 // as an attribute: cheap to compute, big to store), Fail (always throws), InferredFill<n>
 // (Fill with a shape function; counts its runs), Work<steps> (charges that many steps of
-// work, then copies its input; counts the runs that got past the charge).
+// work, then copies its input; counts the runs that got past the charge), FirstOf (below).
 int inferred_fill_runs = 0;
 int work_runs = 0;
 
@@ -67,6 +71,18 @@ void RegisterFoldKernels() {
     });
     shapes::RegisterShapeFunction("fold", "Same", [](shapes::InferenceContext& context) {
       return std::vector<shapes::SymTensor>{context.Input(0)};
+    });
+    // FirstOf(x, counts): x's type, of length the first element of the constant int64
+    // `counts`, however long `counts` is.
+    shapes::RegisterShapeFunction("fold", "FirstOf", [](shapes::InferenceContext& context) {
+      const int type = context.Input(0).elem_type;
+      const TensorProto* counts = context.ConstantInput(1);
+      const std::optional<std::string> bytes = counts ? ir::RawBytes(*counts) : std::nullopt;
+      if (!bytes || bytes->size() < sizeof(std::int64_t))
+        return std::vector<shapes::SymTensor>{shapes::SymTensor::Tensor(type, {})};
+      std::int64_t first = 0;
+      std::memcpy(&first, bytes->data(), sizeof first);
+      return std::vector<shapes::SymTensor>{shapes::SymTensor::Tensor(type, shapes::SymShape({shapes::SymDim(first)}))};
     });
     shapes::RegisterShapeFunction("fold", "InferredFill", [](shapes::InferenceContext& context) {
       const std::int64_t n = context.IntAttribute("n").value_or(1);
@@ -285,6 +301,26 @@ TEST_F(ConstantFoldingTest, ReadersOfAFoldedConstantLearnItsValue) {
   EXPECT_EQ(builder.GetShape("z")->ToString(), "float[12]");
   EXPECT_THAT(builder.LessKnownThanFreshInference(), ::testing::IsEmpty());
   EXPECT_TRUE(builder.Shapes()->Diagnostics().empty());
+}
+
+// A folded integer tensor too long for SymTensor's values is a constant for the shape
+// functions of its readers, as the same tensor loaded as an initializer is
+// (ShapesContext::KeepsConstant).
+TEST_F(ConstantFoldingTest, ReadersOfALongFoldedIntegerConstantReadIt) {
+  std::string counts = "7";
+  for (int i = 1; i < 100; ++i) counts += ", 1";
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g (float[7] x) => (float[?] y) <int64[100] counts = {)ONNX" + counts + R"ONNX(}> {
+      copied = fold.Work <steps = 0> (counts)
+      y = fold.FirstOf (x, copied)
+    })ONNX"));
+  builder.InferShapes();
+  EXPECT_EQ(builder.GetShape("y")->ToString(), "float?");
+  const FoldResult result = FoldNodes(builder, {&builder.Nodes().Get(0)}, {});
+  EXPECT_THAT(result.added_initializers, ElementsAre("copied"));
+  EXPECT_EQ(builder.GetShape("y")->ToString(), "float[7]");
+  EXPECT_THAT(builder.LessKnownThanFreshInference(), ::testing::IsEmpty());
 }
 
 TEST_F(ConstantFoldingTest, InitializerOfAGraphInputIsNotConstant) {
