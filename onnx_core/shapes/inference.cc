@@ -69,22 +69,9 @@ void ShapesContext::ForgetRank(const std::string& name, SymTensor& value) {
 
 bool ShapesContext::KeepsConstant(const TensorProto& tensor) {
   if (ir::StoredDataBytes(tensor) > kMaxConstantBytes) return false;
-  switch (tensor.data_type()) {
-    case TensorProto::INT64:
-    case TensorProto::INT32:
-    case TensorProto::INT16:
-    case TensorProto::INT8:
-    case TensorProto::UINT64:
-    case TensorProto::UINT32:
-    case TensorProto::UINT16:
-    case TensorProto::UINT8:
-    case TensorProto::BOOL:
-      return true;
-    default: {
-      const std::optional<std::int64_t> elements = ir::ElementCount(tensor);
-      return elements && *elements <= static_cast<std::int64_t>(kMaxKeptRank);
-    }
-  }
+  if (SymTensor::TracksValuesOf(tensor.data_type())) return true;
+  const std::optional<std::int64_t> elements = ir::ElementCount(tensor);
+  return elements && *elements <= static_cast<std::int64_t>(kMaxKeptRank);
 }
 
 void ShapesContext::SetConstant(const std::string& name, std::shared_ptr<const TensorProto> tensor) {

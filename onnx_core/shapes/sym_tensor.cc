@@ -209,6 +209,8 @@ SymTensor SymTensor::FromType(const TypeProto& type) {
   }
 }
 
+bool SymTensor::TracksValuesOf(int elem_type) { return IntegerLayout(elem_type).has_value(); }
+
 SymTensor SymTensor::FromTensor(const TensorProto& tensor) {
   std::vector<SymDim> dims;
   dims.reserve(static_cast<std::size_t>(tensor.dims_size()));

@@ -86,6 +86,9 @@ struct SymTensor {
   // the tensor is a small integer one (INT64, INT32, ... and BOOL), its data inline.
   // A UINT64 element above INT64_MAX is an Unknown element.
   static SymTensor FromTensor(const TensorProto& tensor);
+  // Whether `value` can hold the elements of this element type: the integer types and
+  // BOOL (shapes, axes, indices, masks).
+  static bool TracksValuesOf(int elem_type);
   // Replaces `type` by this type and shape (tensor, sequence or optional type; the shape
   // only when the rank is known). For kUnknown, `type` is left cleared.
   void ToType(TypeProto& type) const;
