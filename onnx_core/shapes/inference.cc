@@ -210,7 +210,7 @@ class NodeContext final : public InferenceContext {
  public:
   NodeContext(Inferencer& inferencer, const NodeProto& node, std::size_t index, ShapesContext& context,
               const Scope& scope)
-      : inferencer_(inferencer), node_(node), index_(index), context_(context), scope_(scope) {}
+      : InferenceContext(node), inferencer_(inferencer), node_(node), index_(index), context_(context), scope_(scope) {}
 
   const NodeProto& Node() const override { return node_; }
   std::int64_t OpsetVersion() const override {
@@ -224,14 +224,14 @@ class NodeContext final : public InferenceContext {
     // for 2 900 nodes on the 8-layer decoder): the entry found first is kept (the
     // context's entries do not move, and one replaced in place is read where it is).
     if (i < kCachedInputs && cached_inputs_[i]) return *cached_inputs_[i];
-    const SymTensor* value = context_.Find(node_.input(static_cast<int>(i)));
+    const SymTensor* value = context_.Find(InputName(i));
     if (!value) return UnknownTensor();
     if (i < kCachedInputs) cached_inputs_[i] = value;
     return *value;
   }
   const TensorProto* ConstantInput(std::size_t i) const override {
     if (!HasInput(i)) return nullptr;
-    return context_.FindConstant(node_.input(static_cast<int>(i)));
+    return context_.FindConstant(InputName(i));
   }
   SymDim FreshSymbol() override;
   void Diagnose(std::string message) override {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,8 @@ class InvalidNodeError : public ModelError {
 
 class InferenceContext {
  public:
+  explicit InferenceContext(const NodeProto& node)
+      : inputs_(node.input().data(), static_cast<std::size_t>(node.input_size())) {}
   virtual ~InferenceContext() = default;
 
   virtual const NodeProto& Node() const = 0;
@@ -63,8 +66,10 @@ class InferenceContext {
   virtual std::int64_t OpsetVersion() const = 0;
 
   // Inputs, by position. A missing optional input ("" or past the end) has no SymTensor.
-  std::size_t InputCount() const { return static_cast<std::size_t>(Node().input_size()); }
-  bool HasInput(std::size_t i) const { return i < InputCount() && !Node().input(static_cast<int>(i)).empty(); }
+  std::size_t InputCount() const { return inputs_.size(); }
+  bool HasInput(std::size_t i) const { return i < inputs_.size() && !inputs_[i]->empty(); }
+  // The name of input `i` (< InputCount()).
+  const std::string& InputName(std::size_t i) const { return *inputs_[i]; }
   // The input's SymTensor; Unknown() for a missing input.
   virtual const SymTensor& Input(std::size_t i) const = 0;
   // The full tensor when the input is an initializer or a Constant output (for Reshape's
@@ -103,6 +108,12 @@ class InferenceContext {
   // output types fill in the outputs likewise. Throws ModelError when the node has no
   // GRAPH attribute of that name. May be called several times (fixpoint iterations).
   virtual std::vector<SymTensor> InferSubgraph(std::string_view attribute, const std::vector<SymTensor>& inputs) = 0;
+
+ private:
+  // The node's input names, read once: GCC does not inline protobuf's accessors of
+  // repeated string fields (bench/RESULTS-time-goals.md), and the type check and the shape
+  // function ask for the inputs many times. The node is not edited during its inference.
+  std::span<const std::string* const> inputs_;
 };
 
 using ShapeFunction = std::function<std::vector<SymTensor>(InferenceContext&)>;
