@@ -180,14 +180,14 @@ class GraphBuilder {
   // (as in AddKnowledgeOfFoldedConstants).
   void InferShapesOf(const std::vector<const NodeProto*>& nodes);
   // Constant folding replaced the producers of the values `initializers` (of this graph)
-  // name by them. Records those of at most SymTensor::kMaxValueElements elements as
-  // constants (for the shape functions that read constant inputs), adds what they tell
-  // (elements, dims) to what inference knew of them, and infers again, in graph order,
-  // the nodes that read a value whose knowledge so grew, as far as it keeps growing: a
-  // Reshape or Expand inferred while its shape operand was not yet known learns its dims
-  // once the operand is folded, as inference from scratch would. What was known stays
-  // (AddKnowledge): other values may share its symbols. Nodes holding a nested graph keep
-  // what they knew.
+  // name by them. Records those that shapes::ShapesContext::KeepsConstant as constants,
+  // as loaded initializers are (for the shape functions that read constant inputs), adds
+  // what they tell (elements, dims) to what inference knew of them, and infers again, in
+  // graph order, the nodes that read a value whose knowledge so grew, as far as it keeps
+  // growing: a Reshape or Expand inferred while its shape operand was not yet known learns
+  // its dims once the operand is folded, as inference from scratch would. What was known
+  // stays (AddKnowledge): other values may share its symbols. Nodes holding a nested graph
+  // keep what they knew.
   void AddKnowledgeOfFoldedConstants(const std::vector<const TensorProto*>& initializers);
   // The values whose shapes, types or elements inference from scratch would know and the
   // shapes held now do not, one line each ("name (OpType): held ..., from scratch ...");

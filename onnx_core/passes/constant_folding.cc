@@ -171,9 +171,14 @@ class Folder {
       if (!proto) throw ModelError("invalid Constant node");
       tensor = Tensor::FromProto(*proto);
     }
-    // Larger tensors are converted again when needed rather than kept twice in memory.
-    if (StoredBytes(tensor) <= kMaxCachedBytes) cache_.insert_or_assign(name, tensor);
+    Remember(name, tensor);
     return tensor;
+  }
+
+  // Keeps `value` for the next reads of `name` when it is small (kMaxCachedBytes); a larger
+  // one is converted again when needed rather than kept twice in memory.
+  void Remember(const std::string& name, const Tensor& value) {
+    if (StoredBytes(value) <= kMaxCachedBytes) cache_.insert_or_assign(name, value);
   }
 
   void Skip(const NodeProto& node, const std::string& reason) { result_.skipped.push_back(Label(node) + ": " + reason); }
@@ -229,7 +234,7 @@ class Folder {
       TensorProto* init = builder.Initializers().Add();
       *init = outputs[i]->ToProto(name);
       index.values[name].initializer = init;
-      if (StoredBytes(*outputs[i]) <= kMaxCachedBytes) cache_.insert_or_assign(name, *outputs[i]);
+      Remember(name, *outputs[i]);
       result_.added_initializers.push_back(name);
     }
     ++result_.folded_nodes;
