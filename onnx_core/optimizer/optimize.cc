@@ -1276,9 +1276,16 @@ class GraphGraph::Driver {
         merges = result.renames;
         return result;
       });
-      if (merged)
+      // No two nodes could be merged before (the duplicate pass ran, or the plan proved it
+      // had nothing to find): only readers of the kept initializers can merge now.
+      if (merged) {
+        std::vector<std::string> kept;
+        for (const ValueRename& merge : merges) kept.push_back(merge.to);
         RunUnlessNothingToFind(!plan || DuplicatesAfterMerge(IndexView(g_), *batch, *plan, merges), "duplicate-node",
+                               [&] { return RemoveDuplicateNodesReading(builder, kept); });
+        RunUnlessNothingToFind(false, "duplicate-node (beyond the readers of merged initializers)",
                                remove_duplicate_nodes);
+      }
     }
     // Functions belong to the model: the main graph's driver removes those that rewrites (or
     // dead code removal, here or in nested graphs) left without a call.

@@ -420,9 +420,20 @@ class ComputationGroups {
   std::vector<Member> members_;
 };
 
-void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult& result) {
+// Names looked up once per input of every node: hashed with utils::HashString.
+using ReadNames = std::unordered_set<std::string, utils::StringHash, std::equal_to<>>;
+
+bool ReadsOneOf(const NodeProto& node, const ReadNames& names) {
+  return std::any_of(node.input().begin(), node.input().end(),
+                     [&](const std::string& input) { return !input.empty() && names.contains(input); });
+}
+
+// With `changed_reads`, only the nodes that read one of these names, or an output merged
+// into by this walk, are compared (see RemoveDuplicateNodesReading); the others are
+// walked for the renames alone.
+void RemoveDuplicatesInGraph(GraphBuilder& builder, ReadNames* changed_reads, CleanupResult& result) {
   const NameSet outputs = OutputNames(builder);
-  ComputationGroups seen(static_cast<std::size_t>(builder.Nodes().size()));
+  ComputationGroups seen(changed_reads ? 0 : static_cast<std::size_t>(builder.Nodes().size()));
   NodeSet dead;
   RenameChain renames;
   for (NodeProto& node : builder.Nodes()) {
@@ -430,6 +441,7 @@ void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
     // of merged nodes merge in the same walk.
     if (!renames.Empty())
       for (std::string& input : *node.mutable_input()) renames.Apply(input);
+    if (changed_reads && !ReadsOneOf(node, *changed_reads)) continue;
     if (!IsMergeable(node)) continue;
     // A node that merges into none stays a keeper for later ones: no two nodes that could
     // merge are left (a proof the optimizer's cleanup after a batch relies on).
@@ -439,8 +451,11 @@ void RemoveDuplicatesInGraph(GraphBuilder& builder, CleanupScope, CleanupResult&
       seen.Add(hash, node);
       continue;
     }
-    for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty()) renames.Add(node.output(i), kept->output(i));
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i).empty()) continue;
+      renames.Add(node.output(i), kept->output(i));
+      if (changed_reads) changed_reads->insert(kept->output(i));
+    }
     dead.insert(&node);
   }
   result.removed_nodes += RemoveNodes(builder, dead);
@@ -648,8 +663,24 @@ CleanupResult RemoveUnusedElements(GraphBuilder& builder, const std::function<bo
   return result;
 }
 
+constexpr const char* kRemoveDuplicateNodes = "RemoveDuplicateNodes";
+
 CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope) {
-  return RunPass("RemoveDuplicateNodes", builder, scope, RemoveDuplicatesInGraph);
+  return RunPass(kRemoveDuplicateNodes, builder, scope, [](GraphBuilder& graph, CleanupScope, CleanupResult& result) {
+    RemoveDuplicatesInGraph(graph, nullptr, result);
+  });
+}
+
+CleanupResult RemoveDuplicateNodesReading(GraphBuilder& builder, const std::vector<std::string>& redirected) {
+  CleanupResult result;
+  result.pass = kRemoveDuplicateNodes;
+  if (redirected.empty()) return result;
+  // Two nodes that compute the same now and did not before differ only in inputs that were
+  // redirected: both read one of `redirected`, or an output this walk merges into (whose
+  // readers it redirects). So do their duplicates and keepers, which read the same.
+  ReadNames changed_reads(redirected.begin(), redirected.end());
+  RemoveDuplicatesInGraph(builder, &changed_reads, result);
+  return result;
 }
 
 CleanupResult RemoveDuplicateInitializers(GraphBuilder& builder, CleanupScope scope) {

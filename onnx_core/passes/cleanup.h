@@ -81,6 +81,12 @@ CleanupResult RemoveUnusedElements(GraphBuilder& builder, const std::function<bo
 // outputs (an optional output may be empty); a node writing a graph output is kept. After
 // the pass, no node computes the same as an earlier one it could be merged into.
 CleanupResult RemoveDuplicateNodes(GraphBuilder& builder, CleanupScope scope = CleanupScope::kNestedGraphs);
+// The same on `builder`'s graph alone, for a caller that knows no two nodes could be merged
+// until the readers of some values were redirected to the values `redirected` (the
+// optimizer after merging initializers: the initializers kept): only nodes reading one of
+// those, or an output the pass merges into, are compared, the others are not hashed. Same
+// result as RemoveDuplicateNodes(builder, CleanupScope::kThisGraph) on such a graph.
+CleanupResult RemoveDuplicateNodesReading(GraphBuilder& builder, const std::vector<std::string>& redirected);
 // What RemoveDuplicateNodes compares (the optimizer also uses them to prove that a rewrite
 // created no duplicate): whether a node may be merged at all, and whether two nodes
 // compute the same.

@@ -440,6 +440,46 @@ TEST(RemoveDuplicateNodes, DropsTheValueInfoOfMergedValues) {
   EXPECT_THAT(described, ElementsAre("a", "c"));
 }
 
+// As the optimizer calls it: once equal initializers are merged, their readers and what
+// those feed compute the same.
+TEST(RemoveDuplicateNodesReading, MergesTheReadersOfRedirectedValuesAndTheirConsumers) {
+  GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) {
+      a = Add(x, k1)
+      b = Add(x, k2)
+      c = Neg(a)
+      d = Neg(b)
+      e = Mul(c, x)
+      f = Mul(d, x)
+      y = Sum(e, f)
+    })");
+  AddRawInitializer(builder.Graph(), "k1", {1, 2}, {2});
+  AddRawInitializer(builder.Graph(), "k2", {1, 2}, {2});
+  ASSERT_FALSE(RemoveDuplicateNodes(builder, CleanupScope::kThisGraph).Changed());
+  const CleanupResult merged = RemoveDuplicateInitializers(builder, CleanupScope::kThisGraph);
+  ASSERT_THAT(RenameLines(merged), ElementsAre("k2 -> k1"));
+  const CleanupResult result = RemoveDuplicateNodesReading(builder, {"k1"});
+  EXPECT_EQ(result.pass, "RemoveDuplicateNodes");
+  EXPECT_THAT(NodeLines(builder.Graph()), ElementsAre("a = Add(x, k1)", "c = Neg(a)", "e = Mul(c, x)", "y = Sum(e, e)"));
+  EXPECT_THAT(RenameLines(result), ElementsAre("b -> a", "d -> c", "f -> e"));
+}
+
+// Nodes that read none of the redirected values (nor what merged nodes wrote) are taken to
+// have been compared already: the pass does not look at them.
+TEST(RemoveDuplicateNodesReading, LeavesNodesThatReadNoRedirectedValue) {
+  GraphBuilder builder = Parse(R"(g (float[2] x, float[2] z) => (float[2] y) {
+      a = Neg(x)
+      b = Neg(x)
+      c = Abs(z)
+      d = Abs(z)
+      y = Sum(a, b, c, d)
+    })");
+  const CleanupResult reading_z = RemoveDuplicateNodesReading(builder, {"z"});
+  EXPECT_THAT(NodeLines(builder.Graph()), ElementsAre("a = Neg(x)", "b = Neg(x)", "c = Abs(z)", "y = Sum(a, b, c, c)"));
+  EXPECT_THAT(RenameLines(reading_z), ElementsAre("d -> c"));
+  EXPECT_FALSE(RemoveDuplicateNodesReading(builder, {}).Changed());
+  EXPECT_TRUE(RemoveDuplicateNodes(builder, CleanupScope::kThisGraph).Changed());
+}
+
 // --- RemoveDuplicateInitializers ---------------------------------------------------
 
 TEST(RemoveDuplicateInitializers, MergesEqualTypeShapeAndBytes) {
