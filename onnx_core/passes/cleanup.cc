@@ -420,8 +420,9 @@ class ComputationGroups {
   std::vector<Member> members_;
 };
 
-// Names looked up once per input of every node: hashed with utils::HashString.
-using ReadNames = std::unordered_set<std::string, utils::StringHash, std::equal_to<>>;
+// Names looked up once per input of every node, viewed where they live (the caller's list
+// and the outputs of nodes the walk keeps).
+using ReadNames = utils::DenseIndex<std::string_view>;
 
 bool ReadsOneOf(const NodeProto& node, const ReadNames& names) {
   return std::any_of(node.input().begin(), node.input().end(),
@@ -678,7 +679,9 @@ CleanupResult RemoveDuplicateNodesReading(GraphBuilder& builder, const std::vect
   // Two nodes that compute the same now and did not before differ only in inputs that were
   // redirected: both read one of `redirected`, or an output this walk merges into (whose
   // readers it redirects). So do their duplicates and keepers, which read the same.
-  ReadNames changed_reads(redirected.begin(), redirected.end());
+  ReadNames changed_reads;
+  changed_reads.reserve(redirected.size());
+  for (const std::string& name : redirected) changed_reads.insert(name);
   RemoveDuplicatesInGraph(builder, &changed_reads, result);
   return result;
 }
