@@ -2,7 +2,7 @@
 // Checks onnxopt's symbolic shape inference against onnxruntime (issue 3, "Done when" 1).
 //
 //   node tests/shapes/check_shapes_with_ort.js MODEL --onnxopt EXE
-//        [--setting SPEC ...] [--seed N] [--threads 1] [--chunk-mb 1024]
+//        [--setting SPEC ...] [--seed N] [--threads 1] [--chunk-mb 1024] [--no-probes]
 //        [--shapes-json FILE] [--report FILE] [--verbose]
 //
 // 1. tests/shapes/expose_values.py writes a copy of MODEL where every node output of the
@@ -18,8 +18,11 @@
 //    values are outputs, but each run fetches only a chunk of them (at most --chunk-mb
 //    of estimated output bytes), so that onnxruntime frees the rest as usual and the
 //    memory stays near that of a plain run (llama_forward: ~5 GB). Same seed, same
-//    inputs for every chunk of a setting. A model with no symbolic or dynamic input dim
-//    has a single setting.
+//    inputs for every chunk of a setting. From opset 10, a model whose values need more
+//    than one chunk runs once instead, fetching two small probes of each value (its
+//    Shape, and an empty Slice of it that has its element type: expose_values.py
+//    --probes); --no-probes fetches the chunks. A model with no symbolic or dynamic
+//    input dim has a single setting.
 //    Inputs: float in [-1, 1), integers in [0, 16), bool random (as compare_models.js).
 // 3. `onnxopt info --shapes --json MODEL` (or --shapes-json FILE, for self-tests) gives
 //    onnxopt's claims: {"values": {NAME: {"elem_type": INT, "shape": DIMS}}}, DIMS null
@@ -87,14 +90,14 @@ class CheckError extends Error {
 
 function usage(message) {
   const text = 'usage: node check_shapes_with_ort.js MODEL --onnxopt EXE [--setting SPEC ...] [--seed N]\n' +
-      '       [--threads 1] [--chunk-mb 1024] [--shapes-json FILE] [--report FILE] [--verbose]';
+      '       [--threads 1] [--chunk-mb 1024] [--no-probes] [--shapes-json FILE] [--report FILE] [--verbose]';
   return new CheckError(EXIT_USAGE, message ? `${message}\n${text}` : text);
 }
 
 function parseArgs(argv) {
   const opts = { model: null, onnxopt: null, settings: [], seed: 0, threads: 1, chunkMb: 1024,
     shapesJson: null, report: null, verbose: false, python: process.env.ONNXOPT_PYTHON || '/usr/bin/python3',
-    keepTmp: false };
+    keepTmp: false, noProbes: false };
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     const next = () => {
@@ -111,6 +114,7 @@ function parseArgs(argv) {
       case '--report': opts.report = next(); break;
       case '--python': opts.python = next(); break;
       case '--keep-tmp': opts.keepTmp = true; break;
+      case '--no-probes': opts.noProbes = true; break;
       case '--verbose': opts.verbose = true; break;
       case '-h': case '--help': throw usage();
       default:
@@ -396,6 +400,19 @@ async function check(ort, opts, modelName, tmp) {
     if (cur.length) chunks.push(cur);
   }
   const shapeOfArgs = Object.keys(meta.shape_of).flatMap((n) => ['--shape-of', n]);
+  // Values that do not fit in one chunk: from opset 10 (Slice with inputs), one run
+  // fetches small probes of every value instead (expose_values.py --probes: its shape,
+  // and an empty tensor of its element type), so that the model runs once instead of
+  // once per chunk (llama_forward: 1 run instead of 6).
+  const probing = chunks.length > 1 && meta.opset >= 10 && !opts.noProbes;
+  if (probing) {
+    chunks.splice(0, chunks.length, fetchable);
+    await sess.release();
+    const list = path.join(tmp, 'probes.txt');
+    fs.writeFileSync(list, fetchable.join('\n') + '\n');
+    meta = runPython(opts, [opts.model, exposedFile, '--probes', list, ...shapeOfArgs]);
+    sess = await createSession(ort, exposedFile, opts);
+  }
   const runtimes = settings.map(() => new Map());  // per setting: name -> { type, dims }
   const inputMeta = new Map(sess.inputMetadata.map((m) => [m.name, m]));
   const tRun = Date.now();
@@ -403,7 +420,7 @@ async function check(ort, opts, modelName, tmp) {
     // onnxruntime-node 1.23 labels the results of run(feeds, fetches) with the first
     // output names instead of the fetched ones: each chunk has its own model instead
     // (also without the non-tensor values, which onnxruntime-node cannot return).
-    if (chunks.length > 1 || nonTensor.length) {
+    if (!probing && (chunks.length > 1 || nonTensor.length)) {
       await sess.release();
       const list = path.join(tmp, 'chunk.txt');
       fs.writeFileSync(list, chunks[ci].join('\n') + '\n');
@@ -433,16 +450,21 @@ async function check(ort, opts, modelName, tmp) {
       }
       for (const name of chunks[ci]) {
         const shapeOf = meta.shape_of[name];
-        const t = res[shapeOf || name];
+        const probe = meta.probes && meta.probes[name];
+        const t = res[shapeOf || (probe && probe.shape) || name];
         if (!t) continue;
         if (shapeOf) runtime.set(name, { type: null, dims: Array.from(t.data, (x) => Number(x)) });
-        else runtime.set(name, { type: ORT_TYPE_TO_ONNX[t.type] || null, dims: t.dims.slice() });
+        else if (probe) {
+          const empty = res[probe.type];
+          runtime.set(name, { type: (empty && ORT_TYPE_TO_ONNX[empty.type]) || null, dims: Array.from(t.data, (x) => Number(x)) });
+        } else runtime.set(name, { type: ORT_TYPE_TO_ONNX[t.type] || null, dims: t.dims.slice() });
       }
       res = null;
     }
   }
   await sess.release();
-  console.log(`onnxruntime: ${fetchable.length} values, ${settings.length} setting(s), ${chunks.length} chunk(s), ` +
+  console.log(`onnxruntime: ${fetchable.length} values, ${settings.length} setting(s), ` +
+      (probing ? 'fetched through probes, ' : `${chunks.length} chunk(s), `) +
       `${Date.now() - tRun} ms`);
 
   for (let si = 0; si < settings.length; ++si) {

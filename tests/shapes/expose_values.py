@@ -2,7 +2,7 @@
 """Writes a copy of a model where every intermediate value of the main graph is a graph
 output, so that onnxruntime returns it (tests/shapes/check_shapes_with_ort.js).
 
-Usage: expose_values.py MODEL OUT [--shape-of NAME ...] [--only FILE]
+Usage: expose_values.py MODEL OUT [--shape-of NAME ...] [--only FILE | --probes FILE]
 
 Exposed values: every non-empty output of every node of the main graph (not the values
 of nested graphs, which onnxruntime cannot expose), in node order, except those already
@@ -21,6 +21,14 @@ large model can be checked in chunks, each run holding only some values; the ori
 graph outputs not listed are removed too (e.g. sequences, which onnxruntime-node cannot
 return). Removing outputs changes no computed value.
 
+--probes FILE: as --only FILE, but every listed value (not given to --shape-of) is
+exposed through two small probes instead of itself: `NAME::shape` = Shape(NAME) and
+`NAME::type` = Slice(Reshape(NAME, [-1]), [0], [0]), an empty tensor of NAME's element
+type. One run then returns the element type and the shape of every value without
+holding the values (llama_forward's are ~6 GB): the checker reads the dims from the
+first and the type from the second. No original graph output is kept (the listed ones
+are probed). Needs opset 10 or later (Slice with inputs).
+
 Everything else (nodes, value_info, initializers, functions, opsets) is kept as is, so
 that the exposed model computes exactly what the original computes.
 
@@ -31,6 +39,7 @@ Prints one JSON object on stdout:
    "outputs": [NAME, ...],     graph outputs of the original model
    "exposed": [NAME, ...],     graph outputs of OUT (original ones first)
    "shape_of": {NAME: "NAME::shape"},
+   "probes": {NAME: {"shape": "NAME::shape", "type": "NAME::type"}},
    "opset": INT}               default-domain opset
 """
 import json
@@ -64,15 +73,17 @@ def main(argv):
     src, dst = argv[1], argv[2]
     shape_of = []
     only = None
+    probing = False
     rest = argv[3:]
     i = 0
     while i < len(rest):
         if rest[i] == "--shape-of" and i + 1 < len(rest):
             shape_of.append(rest[i + 1])
             i += 2
-        elif rest[i] == "--only" and i + 1 < len(rest):
+        elif rest[i] in ("--only", "--probes") and i + 1 < len(rest):
             with open(rest[i + 1]) as f:
                 only = {line.rstrip("\n") for line in f if line.rstrip("\n")}
+            probing = rest[i] == "--probes"
             i += 2
         else:
             print(f"expose_values.py: unknown argument {rest[i]!r}", file=sys.stderr)
@@ -97,7 +108,7 @@ def main(argv):
                 values.append(o)
     outputs = [o.name for o in g.output]
     if only is not None:
-        kept = [o for o in g.output if o.name in only]
+        kept = [] if probing else [o for o in g.output if o.name in only]
         del g.output[:]
         g.output.extend(kept)
     exposed = [o.name for o in g.output]
@@ -105,28 +116,49 @@ def main(argv):
 
     shape_names = {}
     wanted_shape_of = set(shape_of)
+    probe_names = {}
     used = {n for n in seen} | {v["name"] for v in inputs} | {t["name"] for t in initializers}
-    for name in values:
-        if only is not None and name not in only:
-            continue
-        if name in wanted_shape_of:
-            out = name + "::shape"
-            while out in used:
-                out += "_"
-            used.add(out)
-            g.node.append(onnx.helper.make_node("Shape", [name], [out], name=out + "_node"))
-            vi = onnx.ValueInfoProto()
-            vi.name = out
-            g.output.append(vi)
-            exposed.append(out)
-            shape_names[name] = out
-            continue
-        if name in have:
-            continue
+
+    def fresh(name):
+        while name in used:
+            name += "_"
+        used.add(name)
+        return name
+
+    def expose(name):
         vi = onnx.ValueInfoProto()
         vi.name = name
         g.output.append(vi)
         exposed.append(name)
+
+    def add_shape_node(name):
+        out = fresh(name + "::shape")
+        g.node.append(onnx.helper.make_node("Shape", [name], [out], name=out + "_node"))
+        expose(out)
+        return out
+
+    if probing:
+        flat = fresh("::flat")
+        zero = fresh("::zero")
+        g.initializer.append(onnx.helper.make_tensor(flat, onnx.TensorProto.INT64, [1], [-1]))
+        g.initializer.append(onnx.helper.make_tensor(zero, onnx.TensorProto.INT64, [1], [0]))
+    for name in values:
+        if only is not None and name not in only:
+            continue
+        if name in wanted_shape_of:
+            shape_names[name] = add_shape_node(name)
+            continue
+        if probing:
+            flattened = fresh(name + "::flat")
+            empty = fresh(name + "::type")
+            g.node.append(onnx.helper.make_node("Reshape", [name, flat], [flattened], name=flattened + "_node"))
+            g.node.append(onnx.helper.make_node("Slice", [flattened, zero, zero], [empty], name=empty + "_node"))
+            expose(empty)
+            probe_names[name] = {"shape": add_shape_node(name), "type": empty}
+            continue
+        if name in have:
+            continue
+        expose(name)
         have.add(name)
 
     opset = None
@@ -135,7 +167,8 @@ def main(argv):
             opset = imp.version
     onnx.save(model, dst)
     json.dump({"inputs": inputs, "initializers": initializers, "values": values, "outputs": outputs,
-               "exposed": exposed, "shape_of": shape_names, "opset": opset}, sys.stdout)
+               "exposed": exposed, "shape_of": shape_names, "probes": probe_names,
+               "opset": opset}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 

@@ -3,7 +3,8 @@
 # make_fake_shapes.py (onnx's own shape inference in onnxopt's JSON format), first as
 # they are (the checker must pass), then with one corruption each (it must fail, and name
 # the corrupted value). Models: a corpus model with a symbolic `batch` dim and a
-# 2-layer synthetic decoder (bench/make_decoder.py, symbolic `batch` and `seq`).
+# 2-layer synthetic decoder (bench/make_decoder.py, symbolic `batch` and `seq`), the
+# decoder also with the values fetched through probes (--chunk-mb 0).
 #
 # With OPSET17_MODEL, the same for check_shapes_with_onnx.py on that model (opset <= 17):
 # the uncorrupted claims agree with onnx, every corruption is a disagreement.
@@ -33,6 +34,10 @@ check() {  # MODEL KIND EXPECTED_EXIT SETTINGS...
   "$node" "$here/check_shapes_with_ort.js" "$model" --shapes-json "$tmp/fake.json" "$@" >"$tmp/out.txt" 2>&1 || status=$?
   local ok=1
   [[ $status == "$expected" ]] || ok=0
+  # --chunk-mb 0 puts every value in a chunk of its own: the run must go through probes.
+  if [[ " $* " == *" --chunk-mb 0 "* ]] && ! grep -q "fetched through probes" "$tmp/out.txt"; then
+    ok=0
+  fi
   # the corrupted value must be named: "MISMATCH NAME[axis]: ..." or "MISSING NAME: ..."
   if [[ $expected == 1 ]] && ! awk '$1 == "MISMATCH" || $1 == "MISSING" { sub(/[\[:].*/, "", $2); print $2 }' "$tmp/out.txt" |
       grep -Fx -- "$target" >/dev/null; then
@@ -47,7 +52,8 @@ check() {  # MODEL KIND EXPECTED_EXIT SETTINGS...
   fi
 }
 for spec in "$corpus/llama_export_dynamic.onnx|--setting batch=2 --setting batch=3" \
-            "$tmp/decoder.onnx|--setting batch=2,seq=5 --setting batch=3,seq=7"; do
+            "$tmp/decoder.onnx|--setting batch=2,seq=5 --setting batch=3,seq=7" \
+            "$tmp/decoder.onnx|--setting batch=2,seq=5 --setting batch=3,seq=7 --chunk-mb 0"; do
   model=${spec%%|*}
   read -r -a settings <<<"${spec#*|}"
   check "$model" none 0 "${settings[@]}"
