@@ -30,13 +30,23 @@ function floatToHalfBits(value) {
   return sign | half;
 }
 
-function halfBitsToFloat(h) {
+function decodeHalfBits(h) {
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >>> 10) & 0x1f;
   const mant = h & 0x3ff;
   if (exp === 0) return sign * mant * 2 ** -24;
   if (exp === 0x1f) return mant ? NaN : sign * Infinity;
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+// Every bit pattern decoded once: the comparisons read hundreds of millions of float16
+// elements (llama_forward's outputs), and decoding each with a power took a minute.
+const HALF_TO_FLOAT = new Float64Array(65536);
+for (let h = 0; h < 65536; ++h) HALF_TO_FLOAT[h] = decodeHalfBits(h);
+
+// IEEE half bits -> number.
+function halfBitsToFloat(h) {
+  return HALF_TO_FLOAT[h];
 }
 
 module.exports = { floatToHalfBits, halfBitsToFloat };
