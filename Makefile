@@ -32,7 +32,7 @@ SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests e
                      run_verify_tests file_handling_tests \
                      canonicalization_pattern_tests collections_pattern_tests expand_pattern_tests reshape_pattern_tests layout_pattern_tests algebra_pattern_tests matmul_pattern_tests normalization_pattern_tests attention_pattern_tests fusion_pattern_tests elimination_pattern_tests pattern_numerics_tests kernel_tests \
                      op_schema_tests model_validity_tests nested_names_tests \
-                     graph_case_tests memory_tests transpose_optimizer_tests fusion_tests
+                     graph_case_tests memory_tests transpose_optimizer_tests fusion_tests verify_tests
 
 .PHONY: deps configure build demo test test-main test-asan asan fuzz release clean
 
@@ -57,7 +57,8 @@ asan: deps
 	@test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNXOPT_SANITIZE=ON -DONNXOPT_WERROR=ON
 	cmake --build $(ASAN_DIR) -j $(JOBS) --target $(SANITIZED_TARGETS)
 
-# Only the tests labelled "sanitize" are built in the sanitizer variant; ctest runs those.
+# Only the tests labelled "sanitize" are built in the sanitizer variant; ctest runs those,
+# one ctest test per executable (tests/CMakeLists.txt: onnxopt_add_test).
 test-asan: asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_DIR) -L sanitize $(CTEST_FLAGS)
