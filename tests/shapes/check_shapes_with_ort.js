@@ -382,7 +382,7 @@ async function check(ort, opts, modelName, tmp) {
   // Chunks of node outputs, at most --chunk-mb of estimated bytes each (estimates from
   // onnxruntime's output metadata, only used to bound the memory).
   const budget = opts.chunkMb * 1024 * 1024;
-  const chunks = [];
+  let chunks = [];
   {
     let cur = [];
     let curBytes = 0;
@@ -406,7 +406,7 @@ async function check(ort, opts, modelName, tmp) {
   // once per chunk (llama_forward: 1 run instead of 6).
   const probing = chunks.length > 1 && meta.opset >= 10 && !opts.noProbes;
   if (probing) {
-    chunks.splice(0, chunks.length, fetchable);
+    chunks = [fetchable];
     await sess.release();
     const list = path.join(tmp, 'probes.txt');
     fs.writeFileSync(list, fetchable.join('\n') + '\n');
