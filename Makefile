@@ -27,6 +27,13 @@ export CCACHE_MAXSIZE ?= 10G
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
+# What each build directory takes on disk when complete, in GB (a clean clone of 2026-12-06,
+# rounded up): each build first checks that its file system has that much free, less what
+# the directory already holds (scripts/check-disk-space.sh).
+BUILD_DISK_GB := 6
+ASAN_DISK_GB := 8
+RELEASE_DISK_GB := 1
+
 SANITIZED_TARGETS := ir_tests builder_tests passes_tests cli_tests utils_tests eval_tests onnxopt resource_limits_tests \
                      optimizer_tests optimizer_kernel_tests rewrite_file_tests pattern_tests optimize_replay_tests \
                      run_verify_tests file_handling_tests \
@@ -43,6 +50,7 @@ configure: deps
 	@test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONNXOPT_WERROR=ON
 
 build: configure
+	@scripts/check-disk-space.sh $(BUILD_DIR) $(BUILD_DISK_GB)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 demo: build
@@ -55,6 +63,7 @@ test-main: build
 
 asan: deps
 	@test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNXOPT_SANITIZE=ON -DONNXOPT_WERROR=ON
+	@scripts/check-disk-space.sh $(ASAN_DIR) $(ASAN_DISK_GB)
 	cmake --build $(ASAN_DIR) -j $(JOBS) --target $(SANITIZED_TARGETS)
 
 # Only the tests labelled "sanitize" are built in the sanitizer variant; ctest runs those,
@@ -68,6 +77,7 @@ test-asan: asan
 release: deps
 	@test -f $(RELEASE_DIR)/build.ninja || cmake -S . -B $(RELEASE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DONNXOPT_BUILD_TESTS=OFF
+	@scripts/check-disk-space.sh $(RELEASE_DIR) $(RELEASE_DISK_GB)
 	cmake --build $(RELEASE_DIR) -j $(JOBS)
 	examples/demo/run_demo.sh $(RELEASE_DIR)/onnxopt
 
