@@ -14,5 +14,5 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnxopt-decoder.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 model=$tmp/decoder_$layers.onnx
 echo "decoder: $("$python" "$root/bench/make_decoder.py" --layers "$layers" "$model") nodes, $layers layer(s)"
-exec "$node" "$here/check_shapes_with_ort.js" "$model" --onnxopt "$exe" \
+"$node" "$here/check_shapes_with_ort.js" "$model" --onnxopt "$exe" \
   --setting batch=2,seq=5 --setting batch=3,seq=7

@@ -21,12 +21,12 @@ case $kind in
       "$python" "$root/bench/make_decoder.py" --layers "$layers" "$tmp/decoder_$layers.onnx" >/dev/null
     done
     "$python" "$root/bench/make_decoder.py" --layers 2 --weights-as-inputs "$tmp/decoder_2_inputs.onnx" >/dev/null
-    exec "$here/check_models_accepted.sh" "$exe" decoders "$tmp"/*.onnx
+    "$here/check_models_accepted.sh" "$exe" decoders "$tmp"/*.onnx
     ;;
   backend)
     data=${3:?usage: $0 ONNXOPT_EXE backend DATA_DIR}
     "$root/tests/backend/generate_backend_tests.sh" "$data"
-    exec "$here/check_models_accepted.sh" "$exe" backend "$data"/node/*/model.onnx
+    "$here/check_models_accepted.sh" "$exe" backend "$data"/node/*/model.onnx
     ;;
   *)
     echo "unknown kind '$kind'" >&2
