@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/eval/buffer_recycling.h"
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/graph_queries.h"
@@ -446,6 +447,8 @@ void CheckInputValue(const ValueInfoProto& info, const Value& value) {
 ValueMap Run(const ModelProto& model, const ValueMap& inputs) { return Run(model, inputs, RunOptions{}); }
 
 ValueMap Run(const ModelProto& model, const ValueMap& inputs, const RunOptions& options, RunStats* stats) {
+  // Opened first, so that it closes after the frame has freed the values still live.
+  BufferRecycling recycling;
   const GraphProto& graph = model.graph();
   Evaluator evaluator(model.opset_import(), model.functions(), options.max_nested_node_runs);
   Frame frame;

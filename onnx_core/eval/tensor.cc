@@ -247,22 +247,28 @@ std::vector<std::int64_t> Tensor::ToInt64Vector() const {
   throw ModelError("cannot read a " + Describe() + " tensor as integers");
 }
 
-std::vector<double> Tensor::ToDoubleVector() const {
-  std::vector<double> out(static_cast<std::size_t>(size_));
+std::vector<double> Tensor::ToDoubleVector() const { return ToDoubleVector(0, size_); }
+
+std::vector<double> Tensor::ToDoubleVector(std::int64_t first, std::int64_t count) const {
+  if (first < 0 || count < 0 || first > size_ - count)
+    throw BuilderError("elements [" + std::to_string(first) + ", +" + std::to_string(count) + ") of " + Describe() +
+                       " asked for");
+  std::vector<double> out(static_cast<std::size_t>(count));
+  const auto start = static_cast<std::size_t>(first);
   const bool plain = VisitPlain(elem_type_, [&](auto tag) {
     using T = decltype(tag);
-    const T* data = Data<T>();
+    const T* data = Data<T>() + start;
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(data[i]);
   });
   if (plain) return out;
   if (elem_type_ == TensorProto::FLOAT16 || elem_type_ == TensorProto::BFLOAT16) {
-    const std::uint16_t* data = Data<std::uint16_t>();
+    const std::uint16_t* data = Data<std::uint16_t>() + start;
     const bool half = elem_type_ == TensorProto::FLOAT16;
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = half ? HalfToFloat(data[i]) : BFloat16ToFloat(data[i]);
     return out;
   }
   if (IsFloat8(elem_type_)) {
-    const std::uint8_t* data = Data<std::uint8_t>();
+    const std::uint8_t* data = Data<std::uint8_t>() + start;
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = Float8ToFloat(data[i], elem_type_);
     return out;
   }

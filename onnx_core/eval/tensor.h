@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <typeinfo>
@@ -19,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "onnx_core/eval/buffer_recycling.h"
 #include "onnx_core/ir/onnx_pb.h"
 
 namespace onnxopt::core::eval {
@@ -127,6 +129,9 @@ class Tensor {
   // type and bool, and float types converted.
   std::vector<std::int64_t> ToInt64Vector() const;
   std::vector<double> ToDoubleVector() const;
+  // Elements [first, first + count) only (BuilderError outside the tensor): for a caller
+  // that walks a large tensor in pieces instead of holding 8 bytes for each element.
+  std::vector<double> ToDoubleVector(std::int64_t first, std::int64_t count) const;
 
   // From an initializer or a Constant value: raw_data or typed fields, 4-bit types
   // unpacked. Throws ModelError (naming the tensor) when the data does not match the
@@ -150,12 +155,18 @@ class Tensor {
   [[noreturn]] void TypeMismatch(const char* wanted) const;
   // An allocator that leaves the elements a vector is sized with uninitialized (it
   // default-initializes them: nothing, for std::byte); filling ones are still filled.
+  // Its buffers are recycled during an evaluation (buffer_recycling.h).
   template <class T>
   struct UnfilledAllocator : std::allocator<T> {
     template <class U>
     struct rebind {
       using other = UnfilledAllocator<U>;
     };
+    T* allocate(std::size_t n) {
+      if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+      return static_cast<T*>(AllocateTensorBuffer(n * sizeof(T)));
+    }
+    void deallocate(T* data, std::size_t n) noexcept { FreeTensorBuffer(data, n * sizeof(T)); }
     template <class U>
     void construct(U* element) noexcept(std::is_nothrow_default_constructible_v<U>) {
       ::new (static_cast<void*>(element)) U;

@@ -163,6 +163,24 @@ TEST_F(RunVerifyTest, RunComputesOutputsFromNpyInputs) {
   EXPECT_TRUE(core::eval::ReadNpy(out / "out%2F1.npy") == FloatTensor({2, 3}, {1.5f, -1.5f, 3.5f, -3.5f, 5.5f, -5.5f}));
 }
 
+// The summary is computed in pieces of 65 536 elements (a whole output converted to
+// doubles would double or quadruple its memory): the NaNs, the extremes and the mean of all
+// pieces are in it.
+TEST_F(RunVerifyTest, RunSummarizesOutputsLargerThanOnePiece) {
+  const std::string model = Model("m.onnx", kAddRelu);
+  std::vector<float> values(150000, 1.0f);
+  values[5] = kNan;       // first piece
+  values[70000] = 9;      // second piece
+  values[100000] = kNan;  // second piece
+  values[149999] = -7;    // third piece
+  const std::string x = Npy("x.npy", FloatTensor({50000, 3}, values));
+  const std::string b = Npy("b.npy", Tensor(TensorProto::FLOAT, {3}));
+  auto result = Onnxopt({"run", model, "--input", "x=" + x, "--input", "b=" + b});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // 149 998 numbers: 149 996 ones, 9 and -7.
+  ExpectContains(result, "out/1: float[50000,3] min=-7 max=9 mean=1 nan=2 [1, 1, 1, 1, 1, nan, ...]");
+}
+
 TEST_F(RunVerifyTest, RandomInputsFollowTheOnnxruntimeHarness) {
   // x + b with b = 0 shows x: mulberry32(7) gives -0.97659051, -0.87608349, 0.95381528
   // first, as in tests/ort/compare_models.js.

@@ -334,6 +334,19 @@ TEST(Tensor, ConvertsToInt64AndDouble) {
   EXPECT_THROW(Make<std::string>(TensorProto::STRING, {1}, {"a"}).ToInt64Vector(), ModelError);
 }
 
+TEST(Tensor, ConvertsARangeOfElementsToDouble) {
+  const Tensor half = Make<std::uint16_t>(TensorProto::FLOAT16, {2, 2},
+                                          {FloatToHalf(1), FloatToHalf(-2), FloatToHalf(0.5f), FloatToHalf(4)});
+  EXPECT_EQ(half.ToDoubleVector(1, 2), (std::vector<double>{-2.0, 0.5}));
+  EXPECT_EQ(half.ToDoubleVector(4, 0), (std::vector<double>{}));
+  const Tensor ints = Make<std::int32_t>(TensorProto::INT32, {3}, {7, 8, 9});
+  EXPECT_EQ(ints.ToDoubleVector(2, 1), (std::vector<double>{9.0}));
+  EXPECT_THROW(ints.ToDoubleVector(2, 2), BuilderError);
+  EXPECT_THROW(ints.ToDoubleVector(-1, 1), BuilderError);
+  EXPECT_THROW(ints.ToDoubleVector(0, -1), BuilderError);
+  EXPECT_THROW(Make<std::string>(TensorProto::STRING, {1}, {"a"}).ToDoubleVector(0, 0), ModelError);
+}
+
 TEST(Tensor, EqualityComparesTypeShapeAndBytes) {
   const Tensor a = Make<float>(TensorProto::FLOAT, {2}, {1, 2});
   EXPECT_TRUE(a == Make<float>(TensorProto::FLOAT, {2}, {1, 2}));
