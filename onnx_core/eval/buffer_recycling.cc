@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -26,7 +27,6 @@ struct Recycler {
   std::mutex mutex;
   int open_scopes = 0;
   std::vector<KeptBuffer> kept;  // oldest first
-  std::size_t kept_bytes = 0;
   std::uint64_t reused = 0;
 };
 
@@ -48,7 +48,6 @@ std::vector<KeptBuffer> TakeOldest(Recycler& recycler, std::size_t at_least) {
   while (count < recycler.kept.size() && taken_bytes < at_least) taken_bytes += recycler.kept[count++].bytes;
   std::vector<KeptBuffer> taken(recycler.kept.begin(), recycler.kept.begin() + static_cast<std::ptrdiff_t>(count));
   recycler.kept.erase(recycler.kept.begin(), recycler.kept.begin() + static_cast<std::ptrdiff_t>(count));
-  recycler.kept_bytes -= taken_bytes;
   return taken;
 }
 
@@ -65,7 +64,7 @@ BufferRecycling::~BufferRecycling() {
   std::vector<KeptBuffer> released;
   {
     std::lock_guard lock(recycler.mutex);
-    if (--recycler.open_scopes == 0) released = TakeOldest(recycler, recycler.kept_bytes);
+    if (--recycler.open_scopes == 0) released = std::exchange(recycler.kept, {});
   }
   for (const KeptBuffer& buffer : released) Release(buffer);
 }
@@ -81,7 +80,6 @@ void* AllocateTensorBuffer(std::size_t bytes) {
         if (it->bytes != bytes) continue;
         void* data = it->data;
         recycler.kept.erase(std::next(it).base());
-        recycler.kept_bytes -= bytes;
         ++recycler.reused;
         ONNXOPT_UNPOISON(data, bytes);
         return data;
@@ -104,7 +102,6 @@ void FreeTensorBuffer(void* buffer, std::size_t bytes) noexcept {
         ::operator delete(buffer, bytes);
         return;
       }
-      recycler.kept_bytes += bytes;
       ONNXOPT_POISON(buffer, bytes);
       return;
     }
@@ -115,7 +112,9 @@ void FreeTensorBuffer(void* buffer, std::size_t bytes) noexcept {
 BufferRecyclingStats CurrentBufferRecyclingStats() {
   Recycler& recycler = TheRecycler();
   std::lock_guard lock(recycler.mutex);
-  return {recycler.reused, recycler.kept_bytes, recycler.kept.size()};
+  BufferRecyclingStats stats{.reused = recycler.reused, .kept_buffers = recycler.kept.size()};
+  for (const KeptBuffer& buffer : recycler.kept) stats.kept_bytes += buffer.bytes;
+  return stats;
 }
 
 }  // namespace onnxopt::core::eval
