@@ -1,13 +1,13 @@
 #include "onnx_core/optimizer/pattern_registry.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
+#include "onnx_core/utils/close_names.h"
 
 namespace onnxopt::core::builder {
 
@@ -128,56 +128,11 @@ std::vector<std::unique_ptr<PatternOptimization>> CreateRegisteredPatterns() {
   return patterns;
 }
 
-namespace {
-
-std::string Lowercase(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
-}
-
-// Levenshtein distance (insertions, deletions, substitutions).
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 std::vector<std::string> ClosePatternNames(std::string_view name, const std::vector<RegisteredPattern>& available,
                                            std::size_t limit) {
-  const std::string wanted = Lowercase(name);
-  if (wanted.empty()) return {};
-  // A typo costs about one edit per three letters; a part of the name (at least three
-  // letters) ranks after the typos, shorter names first.
-  const std::size_t typo_budget = std::max<std::size_t>(2, wanted.size() / 3);
-  std::vector<std::pair<std::size_t, std::string>> ranked;
-  for (const RegisteredPattern& entry : available) {
-    const std::string candidate = Lowercase(entry.name);
-    std::size_t distance = std::min(EditDistance(wanted, candidate), EditDistance(wanted + "pattern", candidate));
-    if (distance <= typo_budget) {
-      ranked.emplace_back(distance, entry.name);
-    } else if (wanted.size() >= 3 && candidate.find(wanted) != std::string::npos) {
-      ranked.emplace_back(typo_budget + 1 + candidate.size(), entry.name);
-    }
-  }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> names;
-  for (auto& [distance, close] : ranked) {
-    if (names.size() == limit) break;
-    names.push_back(std::move(close));
-  }
-  return names;
+  for (const RegisteredPattern& entry : available) names.push_back(entry.name);
+  return utils::CloseNames(name, names, limit, "pattern");
 }
 
 void RegisterPattern(GraphBuilder& builder, const std::string& name, PatternFactory factory, NumericalClass numerics) {
@@ -251,8 +206,12 @@ std::vector<std::string> PatternSelection::Resolve(const std::vector<RegisteredP
       names = family->second;
     } else {
       std::string message = "unknown pattern or family '" + name + "'";
-      message += available.empty() ? " (no pattern is registered)" : " (see 'onnxopt patterns' for the registered ones)";
-      throw Error(message);
+      if (available.empty()) throw Error(message + " (no pattern is registered)");
+      std::vector<std::string> candidates;
+      for (const RegisteredPattern& entry : available) candidates.push_back(entry.name);
+      for (const auto& [family, members] : families) candidates.push_back(family);
+      const std::string suggestion = utils::DidYouMean(utils::CloseNames(name, candidates, 3, "pattern"));
+      throw Error(message + suggestion + " (see 'onnxopt patterns' for the registered ones)");
     }
     for (std::string& selected : names) {
       if (include)

@@ -99,6 +99,26 @@ TEST_F(CliTest, HelpAndUsageErrors) {
   auto bad_option = RunCommand({OnnxoptExe().string(), "info", "--frob", "m.onnx"});
   EXPECT_EQ(bad_option.exit_code, 1);
   EXPECT_NE(bad_option.output.find("unknown option --frob"), std::string::npos) << bad_option.output;
+  EXPECT_EQ(bad_option.output.find("did you mean"), std::string::npos) << "nothing is close to --frob";
+}
+
+TEST_F(CliTest, TyposGetTheCloseNames) {
+  const CommandResult option = RunCommand({OnnxoptExe().string(), "optimize", "m.onnx", "-o", "o.onnx", "--patern", "x"});
+  EXPECT_EQ(option.exit_code, 1) << option.output;
+  EXPECT_NE(option.output.find("onnxopt optimize: unknown option --patern; did you mean --patterns?"),
+            std::string::npos)
+      << option.output;
+
+  const CommandResult command = RunCommand({OnnxoptExe().string(), "optimze", "m.onnx"});
+  EXPECT_EQ(command.exit_code, 1) << command.output;
+  EXPECT_EQ(command.output,
+            "onnxopt: unknown command 'optimze'; did you mean 'optimize'?\n"
+            "Try 'onnxopt --help' for the list of commands.\n");
+
+  const CommandResult far = RunCommand({OnnxoptExe().string(), "frobnicate"});
+  EXPECT_EQ(far.exit_code, 1) << far.output;
+  EXPECT_NE(far.output.find("unknown command 'frobnicate'\n"), std::string::npos) << far.output;
+  EXPECT_NE(far.output.find("commands:"), std::string::npos) << "without a close name, the list of commands";
 }
 
 // ONNXOPT_EXPECTED_ALLOCATOR (tests/tools/CMakeLists.txt): what the build linked the

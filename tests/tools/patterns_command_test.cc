@@ -72,12 +72,12 @@ TEST(PatternsCommand, JsonCarriesTheDocumentation) {
 TEST(PatternsCommand, UnknownNameExitsOneAndSuggestsCloseNames) {
   const CommandResult typo = Onnxopt({"patterns", "CastPatern"});
   EXPECT_EQ(typo.exit_code, 1) << typo.output;
-  EXPECT_EQ(typo.output.rfind("onnxopt patterns: unknown pattern 'CastPatern'; did you mean CastPattern", 0), 0u)
+  EXPECT_EQ(typo.output.rfind("onnxopt patterns: unknown pattern 'CastPatern'; did you mean 'CastPattern'", 0), 0u)
       << typo.output;
 
   const CommandResult no_suffix = Onnxopt({"patterns", "reshapereshape"});
   EXPECT_EQ(no_suffix.exit_code, 1) << no_suffix.output;
-  EXPECT_NE(no_suffix.output.find("unknown pattern 'reshapereshape'; did you mean ReshapeReshapePattern"),
+  EXPECT_NE(no_suffix.output.find("unknown pattern 'reshapereshape'; did you mean 'ReshapeReshapePattern'"),
             std::string::npos)
       << no_suffix.output;
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/utils/close_names.h"
 
 namespace onnxopt::cli {
 
@@ -39,7 +40,9 @@ Arguments::Arguments(std::vector<std::string> args, std::vector<std::string> val
       if (!inline_value && i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
       values_[name] = inline_value ? *inline_value : args[++i];
     } else {
-      throw UsageError("unknown option " + name);
+      std::vector<std::string> known = value_options;
+      known.insert(known.end(), flags.begin(), flags.end());
+      throw UsageError("unknown option " + name + utils::DidYouMean(utils::CloseNames(name, known), ""));
     }
   }
 }

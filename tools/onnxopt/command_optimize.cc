@@ -82,8 +82,8 @@ options:
                                                      passes: default,-transpose
                                     default,-A  or -A  every default pattern but A
                                     none,+A          only A; +A alone adds A to default
-                                  An unknown name is an error that lists the registered
-                                  ones.
+                                  An unknown name is an error that suggests the close
+                                  registered names and lists them all.
   --no-fold                       do not fold all-constant nodes before the first round
                                   (nodes created by rewrites are still folded)
   --fold-size-limit SIZE          the largest tensor constant folding may create, in

@@ -11,6 +11,7 @@
 #include "onnx_core/common/json_writer.h"
 #include "onnx_core/optimizer/graph_pass.h"
 #include "onnx_core/optimizer/pattern_registry.h"
+#include "onnx_core/utils/close_names.h"
 #include "tools/onnxopt/cli.h"
 
 namespace onnxopt::cli {
@@ -89,11 +90,9 @@ int ShowPattern(const std::string& name, bool as_json) {
   const std::vector<core::builder::RegisteredPattern> entries = core::builder::RegisteredPatterns();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& known) { return known.name == name; });
   if (entry == entries.end()) {
-    std::string message = "unknown pattern '" + name + "'";
-    const std::vector<std::string> close = core::builder::ClosePatternNames(name, entries);
-    for (std::size_t i = 0; i < close.size(); ++i) message += (i == 0 ? "; did you mean " : ", ") + close[i];
-    message += close.empty() ? " (onnxopt patterns lists them)" : "?";
-    throw UsageError(message);
+    const std::string suggestion = utils::DidYouMean(core::builder::ClosePatternNames(name, entries));
+    throw UsageError("unknown pattern '" + name + "'" +
+                     (suggestion.empty() ? " (onnxopt patterns lists them)" : suggestion));
   }
   const Row row = RowOf(*entry);
   if (as_json) {

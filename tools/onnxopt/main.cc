@@ -11,6 +11,7 @@
 #include "onnx_extensions/patterns/dispatch_table.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "onnx_core/ir/tensor_data.h"
+#include "onnx_core/utils/close_names.h"
 #include "tools/allocator/allocator.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/model_inputs.h"
@@ -118,6 +119,14 @@ int main(int argc, char** argv) {
       return onnxopt::cli::kUsage;
     }
     return command.run(rest);
+  }
+  std::vector<std::string> names;
+  for (const auto& command : commands) names.push_back(command.name);
+  const std::string suggestion = onnxopt::utils::DidYouMean(onnxopt::utils::CloseNames(args[0], names));
+  if (!suggestion.empty()) {
+    std::cerr << "onnxopt: unknown command '" << args[0] << "'" << suggestion
+              << "\nTry 'onnxopt --help' for the list of commands.\n";
+    return onnxopt::cli::kUsage;
   }
   std::cerr << "onnxopt: unknown command '" << args[0] << "'\n";
   PrintHelp(commands);

@@ -179,6 +179,28 @@ TEST(PatternSelection, AFamilyNameStandsForAllItsPatterns) {
   }
 }
 
+TEST(PatternSelection, AnUnknownNameSuggestsClosePatternsAndFamilies) {
+  std::vector<RegisteredPattern> available = {
+      RegisteredPattern{"CastPattern", nullptr, "canonicalization", NumericalClass::kExact},
+      RegisteredPattern{"ReshapeReshapePattern", nullptr, "reshape", NumericalClass::kExact}};
+  auto message = [&](const char* selection) -> std::string {
+    try {
+      PatternSelection::Parse(selection).Resolve(available);
+    } catch (const Error& error) {
+      return error.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message("default,-CastPatern"),
+            "unknown pattern or family 'CastPatern'; did you mean 'CastPattern'? (see 'onnxopt patterns' for the "
+            "registered ones)");
+  EXPECT_THAT(message("reshapereshape"), HasSubstr("did you mean 'ReshapeReshapePattern'?"))
+      << "the Pattern suffix may be left out";
+  EXPECT_THAT(message("canonicalisation"), HasSubstr("did you mean 'canonicalization'?"));
+  EXPECT_EQ(message("Softmax"),
+            "unknown pattern or family 'Softmax' (see 'onnxopt patterns' for the registered ones)");
+}
+
 TEST(PatternRegistry, KeepsTheNumericalClassOfEachRegistration) {
   RegisterPattern("LossyNeg", [] { return Named("LossyNeg"); }, "", NumericalClass::kApproximate);
   RegisterPattern("ExactNeg", [] { return Named("ExactNeg"); });
