@@ -1,5 +1,7 @@
 #include "onnx_extensions/patterns/canonicalization/clip_clip_pattern.h"
 
+#include <cstdint>
+
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/canonicalization/canonicalization_matchers.h"
@@ -10,11 +12,26 @@ namespace {
 
 using core::builder::OptionalInput;
 
-// The constant scalar `value`; nullopt when it is not one.
-std::optional<double> ConstantBound(GraphGraph& graph, std::string_view value) {
-  const std::optional<core::builder::NumericConstant> bound = core::builder::ConstantDoubles(graph, value);
-  if (!bound || bound->elements.size() != 1) return std::nullopt;
-  return bound->elements[0];
+// Whether the constant scalar bounds satisfy lo <= hi; nullopt when one is not a constant
+// scalar or their types differ. Integers are compared as integers: as doubles, bounds above
+// 2^53 that differ can compare equal.
+std::optional<bool> AtMost(GraphGraph& graph, std::string_view lo, std::string_view hi) {
+  const TensorProto* lo_tensor = graph.GetComputedConstant(lo);
+  const TensorProto* hi_tensor = graph.GetComputedConstant(hi);
+  if (!lo_tensor || !hi_tensor || lo_tensor->data_type() != hi_tensor->data_type()) return std::nullopt;
+  if (const auto lo_ints = core::builder::ConstantInts(graph, lo)) {
+    const auto hi_ints = core::builder::ConstantInts(graph, hi);
+    if (lo_ints->size() != 1 || !hi_ints || hi_ints->size() != 1) return std::nullopt;
+    // ConstantInts keeps the bits of a uint64 above INT64_MAX.
+    if (lo_tensor->data_type() == TensorProto::UINT64)
+      return static_cast<std::uint64_t>(lo_ints->front()) <= static_cast<std::uint64_t>(hi_ints->front());
+    return lo_ints->front() <= hi_ints->front();
+  }
+  const std::optional<core::builder::NumericConstant> lo_value = core::builder::ConstantDoubles(graph, lo);
+  const std::optional<core::builder::NumericConstant> hi_value = core::builder::ConstantDoubles(graph, hi);
+  if (!lo_value || lo_value->elements.size() != 1 || !hi_value || hi_value->elements.size() != 1)
+    return std::nullopt;
+  return lo_value->elements.front() <= hi_value->elements.front();
 }
 
 }  // namespace
@@ -35,10 +52,9 @@ MatchResult ClipClipPattern::Match(GraphGraph& graph, const NodeProto& second) c
   if (!max1 && !max2) return NoMatch(second, "no Clip sets a maximum");
   if (max1 && min2) {
     // max(min(x, hi), lo) equals Clip(x, lo, hi) only when lo <= hi.
-    const std::optional<double> lo = ConstantBound(graph, second.input(1));
-    const std::optional<double> hi = ConstantBound(graph, first->input(2));
-    if (!lo || !hi) return NoMatch(second, "the first Clip sets the maximum and a bound is not a constant scalar");
-    if (!(*lo <= *hi)) return NoMatch(second, "the minimum is not at most the maximum");
+    const std::optional<bool> ordered = AtMost(graph, second.input(1), first->input(2));
+    if (!ordered) return NoMatch(second, "the first Clip sets the maximum and a bound is not a constant scalar");
+    if (!*ordered) return NoMatch(second, "the minimum is not at most the maximum");
   }
   // The bounds of the second Clip may be computed after the first one.
   return Matched({first, &second}, &second);

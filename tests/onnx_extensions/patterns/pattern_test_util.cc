@@ -114,6 +114,11 @@ Tensor RandomTensor(const onnx::TypeProto& type, std::mt19937& rng) {
       case TensorProto::INT32: tensor.MutableData<std::int32_t>()[i] = small(rng); break;
       case TensorProto::UINT8: tensor.MutableData<std::uint8_t>()[i] = static_cast<std::uint8_t>(small(rng) * 60); break;
       case TensorProto::INT64: tensor.MutableData<std::int64_t>()[i] = small(rng); break;
+      case TensorProto::INT8: tensor.MutableData<std::int8_t>()[i] = static_cast<std::int8_t>(small(rng) - 2); break;
+      case TensorProto::INT16: tensor.MutableData<std::int16_t>()[i] = static_cast<std::int16_t>(small(rng) - 2); break;
+      case TensorProto::UINT16: tensor.MutableData<std::uint16_t>()[i] = static_cast<std::uint16_t>(small(rng)); break;
+      case TensorProto::UINT32: tensor.MutableData<std::uint32_t>()[i] = static_cast<std::uint32_t>(small(rng)); break;
+      case TensorProto::UINT64: tensor.MutableData<std::uint64_t>()[i] = static_cast<std::uint64_t>(small(rng)); break;
       case TensorProto::BOOL: tensor.MutableData<bool>()[i] = small(rng) % 2 == 0; break;
       default: throw std::runtime_error("no random values for element type " + std::to_string(tensor.elem_type()));
     }

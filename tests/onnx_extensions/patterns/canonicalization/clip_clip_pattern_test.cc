@@ -46,6 +46,40 @@ TEST(ClipClipPattern, RejectsMaximumThenLargerMinimum) {
     })ONNX", "Y", "the minimum is not at most the maximum");
 }
 
+// 2^53 + 1 > 2^53, though both are 2^53 as doubles: the pair returns lo, the fused Clip hi.
+TEST(ClipClipPattern, ComparesInt64BoundsAsIntegers) {
+  ExpectNoMatch<ClipClipPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[N] X) => (int64[N] Y) <int64 lo = {9007199254740993}, int64 hi = {9007199254740992}> {
+      a = Clip(X, , hi)
+      Y = Clip(a, lo)
+    })ONNX", "Y", "the minimum is not at most the maximum");
+  ExpectRewrite<ClipClipPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[N] X) => (int64[N] Y) <int64 lo = {9007199254740992}, int64 hi = {9007199254740993}> {
+      a = Clip(X, , hi)
+      Y = Clip(a, lo)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (int64[N] X) => (int64[N] Y) <int64 lo = {9007199254740992}, int64 hi = {9007199254740993}> {
+      Y = Clip(X, lo, hi)
+    })ONNX");
+}
+
+// 2^63 is negative as an int64: unsigned bounds are compared unsigned.
+TEST(ClipClipPattern, ComparesUint64BoundsUnsigned) {
+  ExpectRewrite<ClipClipPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (uint64[N] X) => (uint64[N] Y) <uint64 lo = {1}, uint64 hi = {9223372036854775808}> {
+      a = Clip(X, , hi)
+      Y = Clip(a, lo)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (uint64[N] X) => (uint64[N] Y) <uint64 lo = {1}, uint64 hi = {9223372036854775808}> {
+      Y = Clip(X, lo, hi)
+    })ONNX");
+}
+
 TEST(ClipClipPattern, RejectsMaximumThenDynamicMinimum) {
   ExpectNoMatch<ClipClipPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
