@@ -20,9 +20,11 @@ using core::builder::PatternOptimization;
 /// Not valid with a division on integers (truncation does not commute), when a or b is not
 /// a constant of shape () or (1,) in second position, when L or R has another reader, or
 /// when the folded float factor is zero or not finite (an overflow or underflow the
-/// original does not have). Reassociates float products: rounding may differ, and like any
-/// reassociation X*Y may overflow where X*a and Y*b did not; exact for integer Mul chains
-/// (wrapping multiplication is associative and commutative).
+/// original does not have), nor on float16, whose models scale operands to keep products
+/// below 65504 (Op(X, Y) unscaled would overflow). Reassociates float products: rounding
+/// may differ, and like any reassociation X*Y may overflow near the float32 limit where
+/// X*a and Y*b did not; exact for integer Mul chains (wrapping multiplication is
+/// associative and commutative).
 class MulMulMulScalarPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "MulMulMulScalarPattern";

@@ -210,6 +210,19 @@ TEST(MulMulMulScalarPattern, RejectsZeroFactor) {
     })ONNX", "Z", "the combined factor is not a normal number of the element type");
 }
 
+// float16 X = Y = 300 scaled by 1/16 each: 18.75 * 18.75 = 351.6 before, 300 * 300 = inf
+// (above 65504) after.
+TEST(MulMulMulScalarPattern, RejectsFloat16Operands) {
+  ExpectNoMatch<MulMulMulScalarPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,4] X, float16[N,4] Y) => (float16[N,4] Z) <float q = {0.0625}> {
+      q16 = Cast<to=10>(q)
+      xc = Mul(X, q16)
+      yc = Mul(Y, q16)
+      Z = Mul(xc, yc)
+    })ONNX", "Z", "Op(X, Y) of unscaled float16 operands can overflow where the original does not");
+}
+
 TEST(MulMulMulScalarPattern, RejectsProductOfAValueWithItself) {
   ExpectNoMatch<MulMulMulScalarPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
