@@ -75,6 +75,9 @@ MatchResult SwitchOrderBinaryPattern::Match(GraphGraph& graph, const NodeProto& 
   const NodeProto* sides[2] = {ProducerOf(graph, node.input(0), node.op_type()),
                                ProducerOf(graph, node.input(1), node.op_type())};
   if (!sides[0] && !sides[1]) return NoMatch(node, "no input is produced by a node of the same op type");
+  // float16 products overflow from 256 * 256: regrouped, B*A can overflow where B*C did not.
+  if (node.op_type() == "Mul" && graph.GetType(node.output(0)) == TensorProto::FLOAT16)
+    return NoMatch(node, "float16 products regrouped can overflow where the original grouping does not");
   // Upstream means to try the left inner node, then the right one (it only ever tries the
   // right one); a shared inner node on one side leaves the other side to try.
   bool shapes_known = false, shared = false;

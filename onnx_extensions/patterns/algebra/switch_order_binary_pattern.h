@@ -21,9 +21,11 @@ using core::builder::PatternOptimization;
 /// tie, the first axis (after left-padding with 1s) where the three dims are integers and
 /// one pair's max dim is strictly below the other two decides; otherwise nothing changes.
 /// Since the winner is the same pair of operands whatever the grouping, the result is a
-/// fixed point. Not valid when T has another reader (it would be computed twice) or when
-/// a shape is not known. Reassociates: float rounding (and overflow) may differ; exact on
-/// integers (wrapping Add and Mul are associative and commutative).
+/// fixed point. Not valid when T has another reader (it would be computed twice), when
+/// a shape is not known, or for float16 Mul (products overflow from 256 * 256: the new
+/// grouping can overflow where the original did not). Reassociates: float rounding (and
+/// overflow near the float32 limit) may differ; exact on integers (wrapping Add and Mul
+/// are associative and commutative).
 class SwitchOrderBinaryPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SwitchOrderBinaryPattern";

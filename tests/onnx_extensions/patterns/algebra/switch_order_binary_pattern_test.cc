@@ -42,6 +42,31 @@ TEST(SwitchOrderBinaryPattern, MultipliesAWeightByAScalarFirst) {
     })ONNX", kTolerance);
 }
 
+// float16 with X = 0.001, W = s = 300: (X * W) * s = 90, (W * s) * X = inf * 0.001.
+TEST(SwitchOrderBinaryPattern, RejectsFloat16Products) {
+  ExpectNoMatch<SwitchOrderBinaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,4] X, float16[4] W, float16 s) => (float16[N,4] F) {
+      T = Mul(X, W)
+      F = Mul(s, T)
+    })ONNX", "F", "float16 products regrouped can overflow where the original grouping does not");
+}
+
+// float16 sums are regrouped: they overflow only near the type's limit, like float32 ones.
+TEST(SwitchOrderBinaryPattern, AddsFloat16SmallOperandsFirst) {
+  ExpectRewrite<SwitchOrderBinaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,4] X, float16[4] W, float16 s) => (float16[N,4] F) {
+      T = Add(X, W)
+      F = Add(s, T)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,4] X, float16[4] W, float16 s) => (float16[N,4] F) {
+      t = Add(W, s)
+      F = Add(t, X)
+    })ONNX", 1e-2);
+}
+
 // Equal ranks: the first axis where the dims differ decides, a symbolic one is skipped.
 TEST(SwitchOrderBinaryPattern, ComparesIntegerDimsOnEqualRanks) {
   ExpectRewrite<SwitchOrderBinaryPattern>(R"ONNX(
