@@ -16,16 +16,19 @@ using core::builder::PatternOptimization;
 /// Before:  r = Range(start, end, step); y = Add(r, c)
 /// After:   s = Squeeze(c); e2 = Add(end, s); s2 = Add(start, s); y = Range(s2, e2, step)
 ///          (s2 = s when start is the constant 0)
-/// Exact on integers, with two's complement wrap-around: (end+c) - (start+c) = end - start
-/// gives the same element count and start+c + i*step = (start + i*step) + c the same
-/// elements. Not valid on floats (rounding may change even the count), when r has another
-/// reader or is a graph output (it would be lost), or when c is not known to have shape
-/// (1,) (a larger c broadcasts r; c of shape () is left alone, as upstream does). r must be
-/// the Add's first input (upstream assumes it).
+/// Approximate, hence opt-in: the elements start+c + i*step = (start + i*step) + c are
+/// the same, but Range counts its elements from limit - start without wrapping (the
+/// evaluator and onnxruntime both), so when end+c or start+c leaves the type's range and
+/// the original's elements do not (end within |step| of the limit, or an empty range
+/// moved across it: int16 Range(0, 4, 1) + 32766), the count changes. The bounds are
+/// rarely constant, so no proof is at hand. Not valid on floats (rounding may change even
+/// the count), when r has another reader or is a graph output (it would be lost), or when
+/// c is not known to have shape (1,) (a larger c broadcasts r; c of shape () is left
+/// alone, as upstream does). r must be the Add's first input (upstream assumes it).
 class SwapRangeAddScalarPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "SwapRangeAddScalarPattern";
-  static constexpr NumericalClass kNumerics = NumericalClass::kExact;
+  static constexpr NumericalClass kNumerics = NumericalClass::kApproximate;
   SwapRangeAddScalarPattern() : PatternOptimization(1) {}
 
   std::string Name() const override { return std::string(kName); }

@@ -54,7 +54,8 @@ TEST(RegisterPatterns, LeavesTheApproximatePatternsOutOfTheDefaultSelection) {
   EXPECT_EQ(approximate, (std::set<std::string>{"CastCastBinaryPattern", "CastOpCastPattern", "WhereAddPattern",
                                                 "ReduceArgTopKPattern", "ReduceSumNormalizePattern",
                                                 "Sub1MulPattern", "CastLayerNormalizationCastPattern",
-                                                "SoftmaxCrossEntropyLossCastPattern", "ArgMonotoneOpPattern"}));
+                                                "SoftmaxCrossEntropyLossCastPattern", "ArgMonotoneOpPattern",
+                                                "SwapRangeAddScalarPattern"}));
   const std::vector<std::string> selected =
       core::builder::PatternSelection::Default().Resolve(core::builder::RegisteredPatterns());
   for (const std::string& name : approximate)
