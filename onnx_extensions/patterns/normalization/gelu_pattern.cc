@@ -72,6 +72,11 @@ MatchResult GeluPattern::Match(GraphGraph& graph, const NodeProto& y) const {
     return NoMatch(y, "the cube is not multiplied by a constant scalar 0.044715");
   if (!IsRoundingOf(graph, t3->input(1), std::sqrt(2.0 / std::numbers::pi), type))
     return NoMatch(y, "the Tanh argument is not multiplied by a constant scalar sqrt(2/pi)");
+  // ConstantScalar accepts shape (1,): Mul(x of shape (), c of shape (1,)) has shape (1,),
+  // Gelu(x) has ().
+  for (const NodeProto* node : {x3, t1, t3, t5, xh})
+    if (!normalization::ConstantKeepsShape(graph, x, node->input(1)))
+      return NoMatch(y, "a constant has a higher rank than x");
   return Matched({x3, t1, t2, t3, t4, t5, xh, &y}, &y);
 }
 

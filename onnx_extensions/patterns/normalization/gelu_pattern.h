@@ -19,8 +19,10 @@ using core::builder::PatternOptimization;
 /// Operands in exactly this order, as upstream's template matcher (a commuted Mul or Add is
 /// left alone). c04 and cpi must be 0.044715 and sqrt(2/pi) as the element type of x rounds
 /// them (within one unit of its precision; upstream compares doubles exactly and so only
-/// matches float16). Rounding: the constants are the roundings of the exact ones and the
-/// fused operator rounds in its own order.
+/// matches float16). Not valid when a constant has a higher rank than x: the chain's
+/// output would broadcast to it (x of shape () and constants of shape (1,) give (1,)),
+/// Gelu(x) keeps the shape of x. Rounding: the constants are the roundings of the exact
+/// ones and the fused operator rounds in its own order.
 class GeluPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "GeluPattern";

@@ -109,5 +109,24 @@ TEST(GeluPattern, RejectsAnotherCubeFactor) {
     })ONNX", "y", "the cube is not multiplied by a constant scalar 0.044715");
 }
 
+// x of shape () with constants of shape (1,): the chain's output has shape (1,), Gelu(x)
+// would have ().
+TEST(GeluPattern, RejectsConstantsOfHigherRankThanX) {
+  ExpectNoMatch<GeluPattern>(R"ONNX(
+    <ir_version: 9, opset_import: ["" : 20]>
+    g (float[] x) => (float[1] y)
+    <float[1] c3 = {3.0}, float[1] c04 = {0.044715}, float[1] cpi = {0.7978845608}, float[1] one = {1.0},
+     float[1] c2 = {0.5}> {
+      x3 = Pow(x, c3)
+      t1 = Mul(x3, c04)
+      t2 = Add(x, t1)
+      t3 = Mul(t2, cpi)
+      t4 = Tanh(t3)
+      t5 = Add(t4, one)
+      xh = Mul(x, c2)
+      y = Mul(xh, t5)
+    })ONNX", "y", "a constant has a higher rank than x");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
