@@ -68,6 +68,9 @@ MatchResult LayerNormalizationPattern::Match(GraphGraph& graph, const NodeProto&
     return NoMatch(var, "the Add does not add a constant broadcast scalar as its second input");
   if (add && !ConstantKeepsShape(graph, x, add->input(1)))
     return NoMatch(var, "epsilon has a higher rank than the input");
+  // The epsilon attribute is a float: a double epsilon may be rounded, not lost.
+  if (add && !normalization::FitsFloat(*BroadcastScalar(graph, add->input(1))))
+    return NoMatch(var, "epsilon is outside the normal range of a float (the float epsilon attribute would lose it)");
   const NodeProto* sqrt = SoleConsumer(graph, add ? add->output(0) : var.output(0), "Sqrt");
   if (!sqrt) return NoMatch(var, "the variance (plus epsilon) is not read by a single Sqrt");
   const NodeProto* div = SoleConsumer(graph, sqrt->output(0), "Div");

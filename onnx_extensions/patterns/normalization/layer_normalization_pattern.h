@@ -19,8 +19,10 @@ using core::builder::PatternOptimization;
 /// zeros cover the normalized dims (initializers when static, else ConstantOfShape of
 /// Shape<start=a>(X)). Without the Add, epsilon is 0 so that a constant row still gives
 /// 0/0 = NaN. Only for float and double inputs: on float16 the fused operator would compute
-/// its statistics in float32, another precision than the chain's. Rounding: the fused
-/// kernel sums in its own order. Needs ReduceMean with axes as an input (opset 18).
+/// its statistics in float32, another precision than the chain's. Not valid when epsilon
+/// is outside the normal range of a float: the attribute is a float, and a double epsilon
+/// of 1e-50 would become 0 (one of 1e-5 is rounded to a float, a rounding). Rounding: the
+/// fused kernel sums in its own order. Needs ReduceMean with axes as an input (opset 18).
 class LayerNormalizationPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "LayerNormalizationPattern";

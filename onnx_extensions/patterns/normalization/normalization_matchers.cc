@@ -1,5 +1,7 @@
 #include "onnx_extensions/patterns/normalization/normalization_matchers.h"
 
+#include <cmath>
+#include <limits>
 #include <utility>
 
 #include "onnx_core/common/error.h"
@@ -38,6 +40,12 @@ bool ConstantKeepsShape(const GraphGraph& graph, std::string_view x, std::string
   if (*rank_c == 0) return true;
   const std::optional<std::size_t> rank_x = RankOf(graph, x);
   return rank_x && *rank_c <= *rank_x;
+}
+
+bool FitsFloat(double value) {
+  const double magnitude = std::fabs(value);
+  return value == 0 ||
+         (magnitude >= std::numeric_limits<float>::min() && magnitude <= std::numeric_limits<float>::max());
 }
 
 bool OpsetAtLeast(const GraphGraph& graph, std::int64_t version) {

@@ -33,6 +33,12 @@ std::optional<double> BroadcastScalar(GraphGraph& graph, std::string_view value)
 // Max(x, zero) with x of shape () and zero of shape (1,) has shape (1,); Relu(x) has ().
 bool ConstantKeepsShape(const GraphGraph& graph, std::string_view x, std::string_view constant);
 
+// Whether a float holds `value` to within a float's rounding (relative 2^-24): zero or a
+// normal float magnitude; NaN and infinities do not. A FLOAT attribute of a fused operator
+// then carries the constant of a double graph rounded, not lost: a double epsilon of 1e-50
+// would become 0, one of 1e-5 becomes 1e-5 to 7 digits.
+bool FitsFloat(double value);
+
 // The default ONNX opset of the model is at least `version`.
 bool OpsetAtLeast(const GraphGraph& graph, std::int64_t version);
 

@@ -51,6 +51,13 @@ std::pair<const NodeProto*, const NodeProto*> Casts(const GraphGraph& graph, con
   return {up, down};
 }
 
+// Whether every value of `narrow` is a value of `wide` (float types): the chain computes
+// in `wide` what the fused operator computes from an input of type `narrow`.
+bool Widens(int narrow, int wide) {
+  const auto width = [](int type) { return type == TensorProto::DOUBLE ? 3 : type == TensorProto::FLOAT ? 2 : 1; };
+  return narrow == wide || width(narrow) < width(wide);
+}
+
 }  // namespace
 
 std::set<std::string> RMSNormalizationPattern::FastOpType() const { return {"ReduceMean"}; }
@@ -68,7 +75,11 @@ MatchResult RMSNormalizationPattern::Match(GraphGraph& graph, const NodeProto& m
   if (!HasOneUse(graph, ms.input(0))) return NoMatch(ms, "the output of the Pow has other readers");
   const NodeProto* add = SoleConsumer(graph, ms.output(0), "Add");
   if (!add) return NoMatch(ms, "the mean of squares is not read by a single Add");
-  if (!Epsilon(graph, *add, ms.output(0))) return NoMatch(ms, "the Add does not add a constant scalar");
+  const std::optional<double> epsilon = Epsilon(graph, *add, ms.output(0));
+  if (!epsilon) return NoMatch(ms, "the Add does not add a constant scalar");
+  // The epsilon attribute is a float: a double epsilon may be rounded, not lost.
+  if (!normalization::FitsFloat(*epsilon))
+    return NoMatch(ms, "epsilon is outside the normal range of a float (the float epsilon attribute would lose it)");
   const NodeProto* sqrt = SoleConsumer(graph, add->output(0), "Sqrt");
   if (!sqrt) return NoMatch(ms, "the output of the Add is not read by a single Sqrt");
   const NodeProto* inv = HasOneUse(graph, sqrt->output(0)) ? graph.NextNodes(sqrt->output(0)).front() : nullptr;
@@ -81,6 +92,14 @@ MatchResult RMSNormalizationPattern::Match(GraphGraph& graph, const NodeProto& m
   if (OtherInput(*mul, inv->output(0)) != pow->input(0))
     return NoMatch(ms, "the Mul does not multiply the input of the Pow by the inverse");
   const auto [up, down] = Casts(graph, *pow, *mul);
+  // The kernels compute RMSNormalization in float32, or in double for a double input or
+  // stash_type: a stash_type float16 is not honoured. A chain in a narrower type than that
+  // rounds (and overflows) where the fused operator would not.
+  const int chain = graph.GetType(pow->input(0));
+  if (up && !Widens(graph.GetType(up->input(0)), chain))
+    return NoMatch(ms, "the Cast before the Pow narrows the input (the fused operator would change the precision)");
+  if (chain != TensorProto::FLOAT && chain != TensorProto::DOUBLE)
+    return NoMatch(ms, "the chain is not computed in float or double (the fused operator would change the precision)");
   return Matched({up, pow, &ms, add, sqrt, inv, mul, down}, up ? up : pow);
 }
 

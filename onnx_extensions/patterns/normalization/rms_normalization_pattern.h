@@ -20,9 +20,17 @@ using core::builder::PatternOptimization;
 /// ones has the type of the input and the size of the last dimension (an initializer when
 /// static, else ConstantOfShape of Shape). Only for the last axis: RMSNormalization
 /// normalizes every axis from a to the end. The Casts are absorbed together or not at all,
-/// and only when xf is read by the Pow and the Mul alone. Never below opset 23. Rounding:
-/// the fused kernel sums in its own order; with the Casts the result is rounded once to
-/// type(X), as before.
+/// and only when xf is read by the Pow and the Mul alone. Never below opset 23. Not valid
+///  - when epsilon is outside the normal range of a float: the attribute is a float, and a
+///    double epsilon of 1e-50 would become 0 (one of 1e-6 is rounded to a float, a
+///    rounding);
+///  - when the Cast up narrows X (float -> float16, double -> float): the chain rounds to F,
+///    and overflows in float16 (x = 1e5), where the fused operator reads X unrounded;
+///  - when the chain (xf, or X without Casts) is float16 or bfloat16: the kernels compute
+///    RMSNormalization in float32 whatever stash_type says, the chain rounds to 16 bits
+///    (x^2 overflows float16 beyond 256).
+/// Rounding: the fused kernel sums in its own order; with the Casts the result is rounded
+/// once to type(X), as before.
 class RMSNormalizationPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "RMSNormalizationPattern";

@@ -55,7 +55,8 @@ TEST(LayerNormalizationPattern, FusesTrailingAxesWithoutEpsilon) {
 }
 
 // A symbolic last dimension: scale and bias take the shape of X at run time (the cleanup
-// merges the two identical Shape nodes). double: stash_type 11.
+// merges the two identical Shape nodes). double: stash_type 11, and the double epsilon
+// rounded to the float attribute.
 TEST(LayerNormalizationPattern, BuildsScaleAndBiasFromASymbolicShape) {
   ExpectRewrite<LayerNormalizationPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
@@ -204,6 +205,22 @@ TEST(LayerNormalizationPattern, RejectsAnotherExponent) {
       sd = Sqrt(var)
       Y = Div(xc, sd)
     })ONNX", "var", "the exponent of the Pow is not a constant broadcast scalar 2");
+}
+
+// The epsilon attribute is a float: float(1e-50) is 0, and a row of +-1e-30 would
+// normalize to +-1.414 instead of +-1e-5.
+TEST(LayerNormalizationPattern, RejectsADoubleEpsilonBelowTheFloatRange) {
+  ExpectNoMatch<LayerNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (double[2,4] X) => (double[2,4] Y) <int64[1] axes = {-1}, double two = {2.0}, double eps = {1e-50}> {
+      mean = ReduceMean<keepdims = 1>(X, axes)
+      xc = Sub(X, mean)
+      sq = Pow(xc, two)
+      var = ReduceMean<keepdims = 1>(sq, axes)
+      ve = Add(var, eps)
+      sd = Sqrt(ve)
+      Y = Div(xc, sd)
+    })ONNX", "var", "epsilon is outside the normal range of a float (the float epsilon attribute would lose it)");
 }
 
 // On float16 the fused operator computes its statistics in float32: another precision.

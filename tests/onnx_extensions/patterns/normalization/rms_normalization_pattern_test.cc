@@ -76,6 +76,24 @@ TEST(RMSNormalizationPattern, AbsorbsTheCastsAround) {
     })ONNX", kTolerance);
 }
 
+// A double chain: its epsilon 1e-5 is rounded to the float attribute.
+TEST(RMSNormalizationPattern, FusesADoubleNormalizationRoundingItsEpsilon) {
+  ExpectRewrite<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (double[4,8] X) => (double[4,8] Y) <double two = {2.0}, int64[1] axes = {-1}, double eps = {0.00001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+    })ONNX", R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (double[4,8] X) => (double[4,8] Y) <double[8] ones = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}> {
+      Y = RMSNormalization<axis = -1, epsilon = 0.00001, stash_type = 11>(X, ones)
+    })ONNX", kTolerance);
+}
+
 // xf has a third reader: the Casts stay, the core chain is fused on xf.
 TEST(RMSNormalizationPattern, KeepsACastWithAnotherReader) {
   ExpectRewrite<RMSNormalizationPattern>(R"ONNX(
@@ -168,6 +186,69 @@ TEST(RMSNormalizationPattern, RejectsAnAxisOtherThanTheLast) {
       inv = Reciprocal(r)
       Y = Mul(X, inv)
     })ONNX", "ms", "the axes are not a constant holding the last axis alone");
+}
+
+// The epsilon attribute is a float: float(1e-50) is 0, and a row (1e-30, 0, 0, 0) would
+// normalize to 2 instead of about 2e-5.
+TEST(RMSNormalizationPattern, RejectsADoubleEpsilonBelowTheFloatRange) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (double[2,4] X) => (double[2,4] Y) <double two = {2.0}, int64[1] axes = {-1}, double eps = {1e-50}, double one = {1.0}> {
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Div(one, r)
+      Y = Mul(X, inv)
+    })ONNX", "ms", "epsilon is outside the normal range of a float (the float epsilon attribute would lose it)");
+}
+
+// The chain computes in float16 what the fused operator would compute from the float X:
+// x = 1e5 gives NaN (float16 overflow) before, 2 after. Likewise double computed in float.
+TEST(RMSNormalizationPattern, RejectsANarrowingCast) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[2,4] X) => (float[2,4] Y) <float two32 = {2.0}, int64[1] axes = {-1}, float eps32 = {0.000001}> {
+      two = Cast<to = 10>(two32)
+      eps = Cast<to = 10>(eps32)
+      xf = Cast<to = 10>(X)
+      sq = Pow(xf, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      y = Mul(xf, inv)
+      Y = Cast<to = 1>(y)
+    })ONNX", "ms", "the Cast before the Pow narrows the input (the fused operator would change the precision)");
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (double[2,4] X) => (double[2,4] Y) <float two = {2.0}, int64[1] axes = {-1}, float eps = {0.000001}> {
+      xf = Cast<to = 1>(X)
+      sq = Pow(xf, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      y = Mul(xf, inv)
+      Y = Cast<to = 11>(y)
+    })ONNX", "ms", "the Cast before the Pow narrows the input (the fused operator would change the precision)");
+}
+
+// The kernels compute RMSNormalization on float16 in float32 whatever stash_type says:
+// x^2 overflows the float16 chain beyond 256, not the fused operator.
+TEST(RMSNormalizationPattern, RejectsAFloat16Chain) {
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float16[2,4] X) => (float16[2,4] Y) <float two32 = {2.0}, int64[1] axes = {-1}, float eps32 = {0.000001}> {
+      two = Cast<to = 10>(two32)
+      eps = Cast<to = 10>(eps32)
+      sq = Pow(X, two)
+      ms = ReduceMean<keepdims = 1>(sq, axes)
+      a = Add(ms, eps)
+      r = Sqrt(a)
+      inv = Reciprocal(r)
+      Y = Mul(X, inv)
+    })ONNX", "ms", "the chain is not computed in float or double (the fused operator would change the precision)");
 }
 
 TEST(RMSNormalizationPattern, RejectsKeepdimsZero) {
