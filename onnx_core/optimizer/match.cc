@@ -210,6 +210,16 @@ const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view val
   return tensor && tensor->shape.IsFullyKnown() ? &tensor->shape : nullptr;
 }
 
+bool MinusOneInferableAt(const shapes::SymShape& output, std::size_t position) {
+  if (!output.HasRank() || position >= output.Rank()) return false;
+  for (std::size_t i = 0; i < output.Rank(); ++i) {
+    if (i == position) continue;
+    const std::optional<std::int64_t> dim = output[i].Constant();
+    if (!dim || *dim <= 0) return false;
+  }
+  return true;
+}
+
 std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std::string_view value) {
   const shapes::SymShape* shape = KnownShape(graph, value);
   if (!shape || !shape->IsStatic()) return std::nullopt;

@@ -95,6 +95,14 @@ const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view val
 // The integer dims of `value` when its shape is known and static.
 std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std::string_view value);
 
+// Whether a Reshape whose output has the dims `output` may write -1 at `position` of its
+// new shape: every other output dim is known to be positive (the one at `position` may be
+// unknown). Reshape infers a -1 from the
+// element count divided by the other dims, which it cannot do when they multiply to 0
+// (an empty tensor: a symbolic dim that is 0 at run time); it then fails where the
+// original shape, computed, still works.
+bool MinusOneInferableAt(const shapes::SymShape& output, std::size_t position);
+
 // The static integer dimension of `value` along `axis` (negative counts from the end);
 // nullopt when the rank is unknown, the axis out of range or the dim not an integer.
 std::optional<std::int64_t> StaticDim(const GraphGraph& graph, std::string_view value, std::int64_t axis);

@@ -1,5 +1,7 @@
 #include "onnx_extensions/patterns/layout/transpose_equal_reshape_pattern.h"
 
+#include <algorithm>
+
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/layout/layout_matchers.h"
@@ -60,6 +62,13 @@ MatchResult TransposeEqualReshapePattern::Match(GraphGraph& graph, const NodePro
     if (dim == SymDim(0)) return NoMatch(node, "the input has a dimension of size 0");
   if (MovedRealDims(shape->Dims(), *perm) > 1)
     return NoMatch(node, "the Transpose moves more than one dimension that may differ from 1");
+  const layout::Ints target = ReshapeTarget(shape->Dims(), *perm);
+  if (const auto minus_one = std::find(target.begin(), target.end(), -1); minus_one != target.end()) {
+    const core::shapes::SymTensor* output = graph.FindShape(node.output(0));
+    if (!output ||
+        !core::builder::MinusOneInferableAt(output->shape, static_cast<std::size_t>(minus_one - target.begin())))
+      return NoMatch(node, "another dim may be 0 (an empty tensor), where the -1 of the Reshape cannot be inferred");
+  }
   return Matched({&node});
 }
 

@@ -19,8 +19,8 @@ using core::builder::PatternOptimization;
 /// The moved axes are those between the longest prefix and the longest suffix p keeps in
 /// place; a symbolic dim there counts as not 1. Needs the shape of X and perm. Not applied
 /// when a dim of X is the integer 0: a moved 0 would read as "copy" and a -1 cannot be
-/// inferred for an empty tensor. The same holds for a symbolic dim that is 0 at run time
-/// beside a -1 (the corner case reshape.md accepts for -1).
+/// inferred for an empty tensor. The same holds for a symbolic dim that may be 0 at run
+/// time: a -1 is written only when every other dim of Y is a known positive integer.
 class TransposeEqualReshapePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "TransposeEqualReshapePattern";

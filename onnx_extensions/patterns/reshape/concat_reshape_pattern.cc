@@ -47,7 +47,11 @@ MatchResult ConcatReshapePattern::Match(GraphGraph& graph, const NodeProto& node
   std::string_view why;
   const NodeProto* concat = reshape::ShapeConcat(graph, node, &why);
   if (!concat) return NoMatch(node, why);
-  if (PieceToInfer(graph, *concat, &why) < 0) return NoMatch(node, why);
+  const int piece = PieceToInfer(graph, *concat, &why);
+  if (piece < 0) return NoMatch(node, why);
+  // Every input has one element: input `piece` is dim `piece` of the output.
+  if (why = reshape::WhyMinusOneNotInferable(graph, node, static_cast<std::size_t>(piece)); !why.empty())
+    return NoMatch(node, why);
   const NodeProto* insert_at = reshape::InferredPieceInsertAt(graph, *concat, node, &why);
   if (!insert_at) return NoMatch(node, why);
   return Matched({concat, &node}, insert_at);

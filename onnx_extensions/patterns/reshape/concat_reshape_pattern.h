@@ -20,8 +20,9 @@ using core::builder::PatternOptimization;
 /// Requires every constant input to hold one element other than -1 (so a second -1 cannot
 /// appear, and the pattern does not fire on its own result), every other input to be
 /// produced by a node with shape (1,), and at most one of those not to come from Shape.
-/// Not valid for an empty output (a -1 cannot be inferred next to a 0), a corner case the
-/// spec, like upstream, accepts.
+/// Not valid unless every other dim of y is a known positive integer: Reshape cannot infer
+/// a -1 beside a dim that is 0 at run time (a symbolic batch of an empty tensor), which
+/// upstream ignores (MinusOneInferableAt).
 class ConcatReshapePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConcatReshapePattern";

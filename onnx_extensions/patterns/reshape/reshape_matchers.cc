@@ -50,6 +50,15 @@ const NodeProto* InferredPieceInsertAt(const GraphGraph& graph, const NodeProto&
   return &concat;
 }
 
+std::string_view WhyMinusOneNotInferable(const GraphGraph& graph, const NodeProto& reshape, std::size_t position) {
+  // The dim at `position` itself may be unknown: the -1 stands for it.
+  const core::shapes::SymTensor* output = graph.FindShape(reshape.output(0));
+  if (!output) return "the rank of the output is not known";
+  if (!core::builder::MinusOneInferableAt(output->shape, position))
+    return "another dim of the output may be 0 (an empty tensor), where a -1 cannot be inferred";
+  return {};
+}
+
 utils::RepeatedProtoField<NodeProto> InferPiece(GraphGraph& graph, std::string_view pattern, const NodeProto& concat,
                                                 const NodeProto& reshape, int piece) {
   utils::RepeatedProtoField<NodeProto> replacement;

@@ -47,9 +47,13 @@ const NodeProto* ShapeConcat(const GraphGraph& graph, const NodeProto& reshape, 
 const NodeProto* InferredPieceInsertAt(const GraphGraph& graph, const NodeProto& concat, const NodeProto& reshape,
                                        std::string_view* why);
 
+// Why a -1 at `position` of `reshape`'s new shape would not be inferred for every input
+// (core::builder::MinusOneInferableAt on its output), or an empty reason.
+std::string_view WhyMinusOneNotInferable(const GraphGraph& graph, const NodeProto& reshape, std::size_t position);
+
 // [concat again when it has other readers;] s' = Concat(...) with input `piece` replaced by
 // a new constant [-1]; y = Reshape(x, s'). The -1 gives the dimension back from the element
-// count, which only fails for an empty output, where -1 cannot be inferred.
+// count: the callers check WhyMinusOneNotInferable first.
 utils::RepeatedProtoField<NodeProto> InferPiece(GraphGraph& graph, std::string_view pattern, const NodeProto& concat,
                                                 const NodeProto& reshape, int piece);
 

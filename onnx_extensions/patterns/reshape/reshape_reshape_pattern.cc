@@ -112,6 +112,17 @@ std::optional<MergedShape> ReuseComputed(GraphGraph& graph, const NodeProto& fir
     return std::nullopt;
   }
   if (*why = WhyShapesUnknown(graph, first, second); !why->empty()) return std::nullopt;
+  // A symbolic entry may be 0 at run time: it then copies t's dim in the original and x's
+  // after the rewrite, the same only where the two are known equal.
+  const core::shapes::SymShape* x = KnownShape(graph, first.input(0));
+  const core::shapes::SymShape* t = KnownShape(graph, first.output(0));
+  for (std::size_t k = 0; k < s2->size(); ++k) {
+    if ((*s2)[k].Constant()) continue;
+    if (!x || !t || k >= x->Rank() || k >= t->Rank() || !((*x)[k] == (*t)[k])) {
+      *why = "a symbolic entry of the computed second shape may be 0, which copies another dim of x than of t";
+      return std::nullopt;
+    }
+  }
   return MergedShape{MergedShape::Kind::kSecond, {}};
 }
 

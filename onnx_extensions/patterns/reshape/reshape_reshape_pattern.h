@@ -23,7 +23,8 @@ using core::builder::PatternOptimization;
 ///   s2 computed, its value without 0:  s' = s2
 /// Not valid when t has other readers, when a 0 of s2 faces a -1 of s1 (t's dimension is
 /// inferred there: copying it would need a second -1) or has no entry of s1 at its index,
-/// or when a computed s2 may hold a 0 (it would copy a dimension of x instead of t). The
+/// or when a computed s2 may hold a 0 (it would copy a dimension of x instead of t): a
+/// symbolic entry may be 0 at run time, so it must face equal dims of x and t. The
 /// gathered form needs s1 to hold no -1 where s2 has 0 when s2 has a -1 itself (two -1).
 /// Like upstream, the computed forms also need the ranks of x, t, y and the shapes of x
 /// and y, and a computed s2 needs a constant s1 without -1 or, when s2 has a -1, a value of

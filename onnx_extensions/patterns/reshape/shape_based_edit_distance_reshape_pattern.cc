@@ -134,8 +134,12 @@ MatchResult ShapeBasedEditDistanceReshapePattern::Match(GraphGraph& graph, const
   if (HasZero(*x) || HasZero(*y)) return NoMatch(node, "the input or the output has a dimension 0");
   const std::optional<std::vector<Segment>> segments = Align(x->Dims(), y->Dims());
   if (!segments) return NoMatch(node, "the shapes do not align with at most one uncertain step");
-  if (!ShapeFromSegments(x->Dims(), y->Dims(), *segments))
-    return NoMatch(node, "the aligned shapes do not give a shape with at most one -1");
+  const std::optional<std::vector<std::int64_t>> shape = ShapeFromSegments(x->Dims(), y->Dims(), *segments);
+  if (!shape) return NoMatch(node, "the aligned shapes do not give a shape with at most one -1");
+  if (const auto minus_one = std::find(shape->begin(), shape->end(), -1); minus_one != shape->end()) {
+    const auto position = static_cast<std::size_t>(minus_one - shape->begin());
+    if (why = reshape::WhyMinusOneNotInferable(graph, node, position); !why.empty()) return NoMatch(node, why);
+  }
   return Matched({&node});
 }
 

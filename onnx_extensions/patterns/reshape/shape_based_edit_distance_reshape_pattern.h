@@ -21,7 +21,9 @@ using core::builder::PatternOptimization;
 /// Not valid when the alignment needs two uncertain steps ((A,B) -> (B,A)), a group holds
 /// two symbols on one side ((A,B,C) -> (A,E)), or s' would need two -1. The rewrite trusts
 /// the inferred shape of y. Empty tensors are refused: a dimension 0 of y written in s'
-/// would copy x's dimension (allowzero=0) and a -1 cannot be inferred beside a 0.
+/// would copy x's dimension (allowzero=0) and a -1 cannot be inferred beside a 0, so s'
+/// may hold a -1 only when every other dim of y is a known positive integer (not a
+/// symbol, which may be 0 at run time).
 class ShapeBasedEditDistanceReshapePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ShapeBasedEditDistanceReshapePattern";

@@ -38,6 +38,14 @@ int SoleComputedPiece(GraphGraph& graph, const NodeProto& concat, std::string_vi
   return found;
 }
 
+// The index in the new shape of the first element of Concat input `piece`: the inputs
+// before it hold that many elements (the computed one holds one).
+std::size_t ShapeIndexOf(GraphGraph& graph, const NodeProto& concat, int piece) {
+  std::size_t index = 0;
+  for (int k = 0; k < piece; ++k) index += ConstantInts(graph, concat.input(k))->size();
+  return index;
+}
+
 }  // namespace
 
 MatchResult StaticConcatReshapePattern::Match(GraphGraph& graph, const NodeProto& node) const {
@@ -45,7 +53,10 @@ MatchResult StaticConcatReshapePattern::Match(GraphGraph& graph, const NodeProto
   std::string_view why;
   const NodeProto* concat = reshape::ShapeConcat(graph, node, &why);
   if (!concat) return NoMatch(node, why);
-  if (SoleComputedPiece(graph, *concat, &why) < 0) return NoMatch(node, why);
+  const int piece = SoleComputedPiece(graph, *concat, &why);
+  if (piece < 0) return NoMatch(node, why);
+  if (why = reshape::WhyMinusOneNotInferable(graph, node, ShapeIndexOf(graph, *concat, piece)); !why.empty())
+    return NoMatch(node, why);
   const NodeProto* insert_at = reshape::InferredPieceInsertAt(graph, *concat, node, &why);
   if (!insert_at) return NoMatch(node, why);
   return Matched({concat, &node}, insert_at);

@@ -18,8 +18,8 @@ using core::builder::PatternOptimization;
 /// After:   s' = Concat(c1, ..., -1, ..., ck); y = Reshape(x, s')     (s kept for other readers)
 /// Requires the constant inputs (of any length) to be computable and free of -1 (the result
 /// would hold two), and p to have the known shape (1,) (a graph input is fine). Not valid
-/// for an empty output (a -1 cannot be inferred next to a 0), a corner case the spec, like
-/// upstream, accepts.
+/// unless every other dim of y is a known positive integer: Reshape cannot infer a -1
+/// beside a dim that is 0 at run time, which upstream ignores (MinusOneInferableAt).
 class StaticConcatReshapePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "StaticConcatReshapePattern";

@@ -183,6 +183,21 @@ TEST(MatchVocabulary, TellsPlainReshapesAndWhyNot) {
   EXPECT_EQ(core::builder::WhyNotPlainReshape(nodes.Get(2)), "the node is not a default-domain Reshape with two inputs");
 }
 
+TEST(MatchVocabulary, TellsWhereAReshapeMayInferAMinusOne) {
+  using core::builder::MinusOneInferableAt;
+  using core::shapes::SymShape;
+  const SymShape output({SymDim(2), SymDim::Symbol("N"), SymDim(4)});
+  EXPECT_TRUE(MinusOneInferableAt(output, 1)) << "the other dims are positive integers";
+  EXPECT_FALSE(MinusOneInferableAt(output, 0)) << "N may be 0 at run time";
+  EXPECT_FALSE(MinusOneInferableAt(SymShape({SymDim(0), SymDim(3)}), 1)) << "an empty tensor";
+  EXPECT_TRUE(MinusOneInferableAt(SymShape({SymDim(5)}), 0)) << "no other dim";
+  EXPECT_FALSE(MinusOneInferableAt(output, 3)) << "beyond the rank";
+  EXPECT_FALSE(MinusOneInferableAt(SymShape(), 0)) << "an unknown rank";
+  const SymShape unknown_middle({SymDim(2), SymDim(), SymDim(4)});
+  EXPECT_TRUE(MinusOneInferableAt(unknown_middle, 1)) << "the -1 stands for the unknown dim";
+  EXPECT_FALSE(MinusOneInferableAt(unknown_middle, 0));
+}
+
 TEST(MatchVocabulary, AddsReplacementNodesNamedAfterTheirOrigin) {
   ConstantsFixture f;
   utils::RepeatedProtoField<NodeProto> replacement;

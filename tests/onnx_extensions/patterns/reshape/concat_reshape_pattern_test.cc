@@ -13,18 +13,31 @@ using testing::ExpectRewrite;
 TEST(ConcatReshapePattern, InfersTheLastShapeDimension) {
   ExpectRewrite<ConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4,4] X) => (float[N,C,16] Y) <int64[1] hw = {16}> {
+    g (float[2,C,4,4] X) => (float[2,C,16] Y) <int64[1] hw = {16}> {
       d0 = Shape<start=0, end=1>(X)
       d1 = Shape<start=1, end=2>(X)
       s = Concat<axis=0>(d0, d1, hw)
       Y = Reshape(X, s)
     })ONNX", R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4,4] X) => (float[N,C,16] Y) <int64[1] hw = {16}, int64[1] m1 = {-1}> {
+    g (float[2,C,4,4] X) => (float[2,C,16] Y) <int64[1] hw = {16}, int64[1] m1 = {-1}> {
       d0 = Shape<start=0, end=1>(X)
       s2 = Concat<axis=0>(d0, m1, hw)
       Y = Reshape(X, s2)
     })ONNX");
+}
+
+// With a symbolic N, the -1 would not be inferred when N is 0: Reshape of a [0,C,4,4]
+// tensor to [0,-1,16] fails where the computed [0,C,16] works.
+TEST(ConcatReshapePattern, RejectsAMinusOneBesideASymbolicDim) {
+  ExpectNoMatch<ConcatReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,C,4,4] X) => (float[N,C,16] Y) <int64[1] hw = {16}> {
+      d0 = Shape<start=0, end=1>(X)
+      d1 = Shape<start=1, end=2>(X)
+      s = Concat<axis=0>(d0, d1, hw)
+      Y = Reshape(X, s)
+    })ONNX", "Y", "another dim of the output may be 0 (an empty tensor), where a -1 cannot be inferred");
 }
 
 // The Reshape reads the Concat as its data too: the Concat stays for it (it was removed,
@@ -32,14 +45,14 @@ TEST(ConcatReshapePattern, InfersTheLastShapeDimension) {
 TEST(ConcatReshapePattern, KeepsAConcatTheReshapeAlsoReadsAsData) {
   ExpectRewrite<ConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,1,4,4] X) => (int64[N,1,1] Y) <int64[1] hw = {1}> {
+    g (float[1,C,4,4] X) => (int64[1,C,1] Y) <int64[1] hw = {1}> {
       d0 = Shape<start=0, end=1>(X)
       d1 = Shape<start=1, end=2>(X)
       s = Concat<axis=0>(d0, d1, hw)
       Y = Reshape(s, s)
     })ONNX", R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,1,4,4] X) => (int64[N,1,1] Y) <int64[1] hw = {1}, int64[1] m1 = {-1}> {
+    g (float[1,C,4,4] X) => (int64[1,C,1] Y) <int64[1] hw = {1}, int64[1] m1 = {-1}> {
       d0 = Shape<start=0, end=1>(X)
       d1 = Shape<start=1, end=2>(X)
       s = Concat<axis=0>(d0, d1, hw)
@@ -51,7 +64,7 @@ TEST(ConcatReshapePattern, KeepsAConcatTheReshapeAlsoReadsAsData) {
 TEST(ConcatReshapePattern, InfersTheDimensionNotComingFromShape) {
   ExpectRewrite<ConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4] X) => (float[N,?] Y) {
+    g (float[2,C,4] X) => (float[2,?] Y) {
       d0 = Shape<start=0, end=1>(X)
       d1 = Shape<start=1, end=2>(X)
       d2 = Shape<start=2, end=3>(X)
@@ -60,7 +73,7 @@ TEST(ConcatReshapePattern, InfersTheDimensionNotComingFromShape) {
       Y = Reshape(X, s)
     })ONNX", R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4] X) => (float[N,?] Y) <int64[1] m1 = {-1}> {
+    g (float[2,C,4] X) => (float[2,?] Y) <int64[1] m1 = {-1}> {
       d0 = Shape<start=0, end=1>(X)
       s2 = Concat<axis=0>(d0, m1)
       Y = Reshape(X, s2)
@@ -72,14 +85,14 @@ TEST(ConcatReshapePattern, InfersTheDimensionNotComingFromShape) {
 TEST(ConcatReshapePattern, KeepsASharedConcat) {
   ExpectRewrite<ConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4,4] X) => (float[N,C,16] Y, int64[3] s) <int64[1] hw = {16}> {
+    g (float[2,C,4,4] X) => (float[2,C,16] Y, int64[3] s) <int64[1] hw = {16}> {
       d0 = Shape<start=0, end=1>(X)
       d1 = Shape<start=1, end=2>(X)
       s = Concat<axis=0>(d0, d1, hw)
       Y = Reshape(X, s)
     })ONNX", R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4,4] X) => (float[N,C,16] Y, int64[3] s) <int64[1] hw = {16}, int64[1] m1 = {-1}> {
+    g (float[2,C,4,4] X) => (float[2,C,16] Y, int64[3] s) <int64[1] hw = {16}, int64[1] m1 = {-1}> {
       d0 = Shape<start=0, end=1>(X)
       d1 = Shape<start=1, end=2>(X)
       s = Concat<axis=0>(d0, d1, hw)
@@ -161,7 +174,7 @@ TEST(ConcatReshapePattern, RejectsAShapeInputNotFromConcat) {
 TEST(ConcatReshapePattern, RejectsASharedConcatComputedBeforeTheData) {
   ExpectNoMatch<ConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
-    g (float[N,C,4,4] W) => (float[N,C,16] Y, int64[3] s) <int64[1] hw = {16}> {
+    g (float[2,C,4,4] W) => (float[2,C,16] Y, int64[3] s) <int64[1] hw = {16}> {
       d0 = Shape<start=0, end=1>(W)
       d1 = Shape<start=1, end=2>(W)
       s = Concat<axis=0>(d0, d1, hw)

@@ -202,6 +202,18 @@ TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeHoldingAZero) {
     })ONNX", "t", "the computed second shape holds a 0");
 }
 
+// N may be 0 at run time: the 0 then copies t's dim 0 (2) in the original, x's (4) after
+// merging, and Reshape of 8 elements to [4, 4] fails (found by review).
+TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeWhoseSymbolMayCopyAnotherDim) {
+  ExpectNoMatch<ReshapeReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4,2] X, float[N,4] Z) => (float[N,4] Y) <int64[2] s1 = {2, 4}> {
+      t = Reshape(X, s1)
+      s2 = Shape(Z)
+      Y = Reshape(t, s2)
+    })ONNX", "t", "a symbolic entry of the computed second shape may be 0, which copies another dim of x than of t");
+}
+
 TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeHoldingAMinusOneAfterAnUnknownFirstShape) {
   ExpectNoMatch<ReshapeReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

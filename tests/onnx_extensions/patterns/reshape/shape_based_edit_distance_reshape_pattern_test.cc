@@ -52,6 +52,20 @@ TEST(ShapeBasedEditDistanceReshapePattern, SplitsAnIntegerGroup) {
     })ONNX");
 }
 
+// [0, -1] for an empty X (N = 0) cannot infer the -1, where the computed [N, 4C] works
+// (found by review).
+TEST(ShapeBasedEditDistanceReshapePattern, RejectsAMinusOneBesideASymbolicDim) {
+  ExpectNoMatch<ShapeBasedEditDistanceReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,C,4] X) => (float[N,?] Y) <int64[1] four = {4}> {
+      d0 = Shape<start=0, end=1>(X)
+      d1 = Shape<start=1, end=2>(X)
+      p = Mul(d1, four)
+      s = Concat<axis=0>(d0, p)
+      Y = Reshape(X, s)
+    })ONNX", "Y", "another dim of the output may be 0 (an empty tensor), where a -1 cannot be inferred");
+}
+
 TEST(ShapeBasedEditDistanceReshapePattern, RejectsAConstantShape) {
   ExpectNoMatch<ShapeBasedEditDistanceReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

@@ -39,6 +39,17 @@ TEST(StaticConcatReshapePattern, AcceptsLongerConstants) {
     })ONNX");
 }
 
+// The 0 copies N, which may be 0 at run time: Reshape cannot infer the -1 of [0, -1] for
+// an empty X, where the computed [0, p] works (found by review).
+TEST(StaticConcatReshapePattern, RejectsAMinusOneBesideASymbolicDim) {
+  ExpectNoMatch<StaticConcatReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,3] X, int64[1] p) => (float[N,?] Y) <int64[1] zero = {0}> {
+      s = Concat<axis=0>(zero, p)
+      Y = Reshape(X, s)
+    })ONNX", "Y", "another dim of the output may be 0 (an empty tensor), where a -1 cannot be inferred");
+}
+
 TEST(StaticConcatReshapePattern, RejectsTwoComputedInputs) {
   ExpectNoMatch<StaticConcatReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
