@@ -50,6 +50,10 @@ MatchResult MulMulMatMulPattern::Match(GraphGraph& graph, const NodeProto& node)
     if (!rank || *rank == 0) return NoMatch(node, "a constant has shape (1,) and the MatMul output may be a scalar");
   }
   const int type = graph.GetComputedConstant(c)->data_type();
+  // Exporters scale float16 attention operands separately so that X@Y stays below 65504;
+  // the unscaled product may overflow to inf (bfloat16 has float32's exponent range).
+  if (type == TensorProto::FLOAT16)
+    return NoMatch(node, "the element type is float16, where the unscaled product can overflow");
   if (core::eval::IsFloatingPointType(type)) {
     const std::optional<double> vc = ConstantScalar(graph, c), vd = ConstantScalar(graph, d);
     if (!vc || !vd) return NoMatch(node, "a constant cannot be read as a number");

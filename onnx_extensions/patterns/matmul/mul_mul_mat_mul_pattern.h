@@ -19,7 +19,9 @@ using core::builder::PatternOptimization;
 /// the MatMul alone (upstream counts constants over both Mul nodes and deletes shared Muls).
 /// A (1,) constant would give a scalar product a dimension: the MatMul output must then have
 /// a known rank >= 1. Not for a float factor c*d that is 0, subnormal or not finite, an
-/// underflow or overflow the original products do not have.
+/// underflow or overflow the original products do not have. Not for float16: X@Y may
+/// overflow to inf where (X*c)@(Y*d) does not (exporters of float16 attention scale Q and K
+/// separately for that reason); bfloat16 has float32's exponent range and is kept.
 /// Rounding: (c*d) * sum(x*y) instead of sum((c*x) * (d*y)); exact for integers.
 class MulMulMatMulPattern final : public PatternOptimization {
  public:

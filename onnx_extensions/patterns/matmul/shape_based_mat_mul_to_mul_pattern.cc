@@ -1,5 +1,9 @@
 #include "onnx_extensions/patterns/matmul/shape_based_mat_mul_to_mul_pattern.h"
 
+#include <cstdint>
+#include <optional>
+#include <tuple>
+
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/matmul/matmul_matchers.h"
@@ -20,6 +24,21 @@ const NodeProto* SwappingTranspose(const GraphGraph& graph, const NodeProto& pro
   if (!transpose || !rank) return nullptr;
   const std::optional<matmul::Ints> perm = matmul::TransposePermutation(graph, *transpose);
   return perm && *perm == matmul::LastTwoAxesSwapped(*rank) ? transpose : nullptr;
+}
+
+// The Reshape entry of the dim of `value` at `axis` (m of X, n of Y) once it moves past the
+// 1: -1 when it can be inferred from the others (the copied batch and the 1, the operand's
+// own other dims: an empty batch leaves it undetermined and the Reshape fails), else its
+// static value when positive, else nullopt.
+std::optional<std::int64_t> MovedDim(const GraphGraph& graph, const std::string& value, std::int64_t axis) {
+  const std::size_t rank = *RankOf(graph, value);
+  const core::shapes::SymTensor* tensor = graph.FindShape(value);
+  if (tensor && core::builder::MinusOneInferableAt(tensor->shape, static_cast<std::size_t>(
+                                                                      static_cast<std::int64_t>(rank) + axis)))
+    return -1;
+  const std::optional<std::int64_t> dim = StaticDim(graph, value, axis);
+  if (dim && *dim > 0) return *dim;
+  return std::nullopt;
 }
 
 // [0, ..., 0, last2, last1] for a tensor of rank `rank`.
@@ -43,7 +62,8 @@ MatchResult ShapeBasedMatMulToMulPattern::Match(GraphGraph& graph, const NodePro
   if (StaticDim(graph, node.input(1), -2) != 1)
     return NoMatch(node, "the second-to-last dimension of the second input is not 1");
   const NodeProto* transpose = SwappingTranspose(graph, node);
-  if (transpose) return Matched({&node, transpose}, transpose);
+  if (transpose && MovedDim(graph, node.input(0), -2) && MovedDim(graph, node.input(1), -1))
+    return Matched({&node, transpose}, transpose);
   return Matched({&node, nullptr});
 }
 
@@ -58,7 +78,8 @@ utils::RepeatedProtoField<NodeProto> ShapeBasedMatMulToMulPattern::Apply(
     return replacement;
   }
   std::vector<std::string> operands;
-  for (auto [i, last2, last1] : {std::tuple{0, 1, -1}, std::tuple{1, -1, 1}}) {
+  const std::int64_t m = *MovedDim(graph, node.input(0), -2), n = *MovedDim(graph, node.input(1), -1);
+  for (auto [i, last2, last1] : {std::tuple{0, std::int64_t{1}, m}, std::tuple{1, n, std::int64_t{1}}}) {
     const std::string shape =
         graph.MakeInitializer(kName, IntTensor(CopyBatch(*RankOf(graph, node.input(i)), last2, last1)));
     operands.push_back(graph.Builder().UniqueName(kName));

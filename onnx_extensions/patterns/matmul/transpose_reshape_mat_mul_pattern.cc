@@ -1,5 +1,6 @@
 #include "onnx_extensions/patterns/matmul/transpose_reshape_mat_mul_pattern.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "onnx_core/optimizer/graph_graph.h"
@@ -46,8 +47,13 @@ Side CheckSide(GraphGraph& graph, const std::string& operand) {
   const std::size_t n = in->Rank(), r = out->Rank();
   if (!((*in)[n - 1] == (*out)[r - 1]) || !((*in)[n - 2] == (*out)[r - 2]))
     return Fail(8, "the Reshape changes the last two dimensions");
-  for (std::size_t k = n - 2; k < shape->size(); ++k)
-    if ((*shape)[k] == 0) return Fail(9, "a 0 in the shape of the Reshape would copy a swapped dimension");
+  // A 0 at position k copies dim k of the Reshape input. The rewrite swaps the last two
+  // entries of s and reads X, whose last two axes are xt's swapped: both swaps cancel when
+  // the ranks are equal; otherwise only a 0 before the last two positions of both shapes
+  // still copies the same dim.
+  for (std::size_t k = 0; k < r; ++k)
+    if ((*shape)[k] == 0 && r != n && k + 2 >= std::min(n, r))
+      return Fail(9, "a 0 in the shape of the Reshape would copy another dimension after the swap");
   return {transpose, reshape, {}, 10};
 }
 

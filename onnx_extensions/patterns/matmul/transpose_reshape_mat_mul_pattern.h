@@ -19,9 +19,12 @@ using core::builder::PatternOptimization;
 ///          xr = Transpose<perm=[0, ..., r-1, r-2]>(r); Z = MatMul(xr, Y)
 /// The same on the right operand; the left one first, the right one in a later iteration.
 /// Conditions: xr and xt each read by one node alone, s constant, the last two dims of xt
-/// and xr known and equal, and no 0 in s at a position that indexes one of the last two
-/// axes of X (a 0 copies the input dim at its position, which the swap changes; upstream
-/// does not check). Exact: only data movement changes.
+/// and xr known and equal. Not valid with a 0 in s (copy the input dim at its position)
+/// that would copy another dim after the rewrite: s' reads X, whose last two axes are xt's
+/// swapped, and moves the 0s of the last two entries. When rank(X) == rank(xr) both swaps
+/// cancel and any 0 is kept; otherwise a 0 at position k is rejected unless
+/// k < min(rank(X), rank(xr)) - 2 (a batch axis of both). Upstream does not check.
+/// Exact: only data movement changes.
 /// Measure: the operand becomes a Transpose output, which this pattern does not match.
 class TransposeReshapeMatMulPattern final : public PatternOptimization {
  public:

@@ -115,6 +115,51 @@ TEST(MulMulMatMulPattern, RejectsAFactorThatUnderflows) {
     })ONNX", "Z", "the combined factor is not a normal number of the element type");
 }
 
+// Attention in float16: 64 products of (40*0.25) * (40*0.25) sum to 6400, but 40*40 * 64
+// overflows float16 (max 65504) before the factor 0.0625 is applied. The ONNX text reads
+// no float16 initializer: float constants cast to float16.
+TEST(MulMulMatMulPattern, RejectsFloat16) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[2,64] Q, float16[64,2] K) => (float16[2,2] Z)
+    <float cf = {0.25}, float df = {0.25}>
+    {
+      c = Cast<to = 10>(cf)
+      d = Cast<to = 10>(df)
+      a = Mul(Q, c)
+      b = Mul(K, d)
+      Z = MatMul(a, b)
+    })ONNX", "Z", "the element type is float16, where the unscaled product can overflow");
+}
+
+// bfloat16 has float32's exponent range: the product cannot overflow where the scaled one
+// does not. The ONNX text reads no bfloat16 initializer: float constants cast to bfloat16,
+// which the test driver does not fold (the optimizer does). The tolerance covers
+// bfloat16's 8-bit significand.
+TEST(MulMulMatMulPattern, KeepsBfloat16) {
+  ExpectRewrite<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (bfloat16[3,4] X, bfloat16[4,5] Y) => (bfloat16[3,5] Z)
+    <float cf = {0.5}, float df = {0.25}>
+    {
+      c = Cast<to = 16>(cf)
+      d = Cast<to = 16>(df)
+      a = Mul(X, c)
+      b = Mul(d, Y)
+      Z = MatMul(a, b)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (bfloat16[3,4] X, bfloat16[4,5] Y) => (bfloat16[3,5] Z)
+    <float cf = {0.5}, float df = {0.25}>
+    {
+      c = Cast<to = 16>(cf)
+      d = Cast<to = 16>(df)
+      t = MatMul(X, Y)
+      k = Mul(c, d)
+      Z = Mul(t, k)
+    })ONNX", 5e-2);
+}
+
 // A dot product of vectors is a scalar, which a (1,) factor would turn into a vector.
 TEST(MulMulMatMulPattern, RejectsAVectorFactorOnAScalarProduct) {
   ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(

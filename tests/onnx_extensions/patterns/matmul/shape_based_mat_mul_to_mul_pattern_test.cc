@@ -76,6 +76,82 @@ TEST(ShapeBasedMatMulToMulPattern, AbsorbsATransposeAtRankTwo) {
     })ONNX");
 }
 
+// A static nonzero batch determines the -1 that stands for the symbolic M and N.
+TEST(ShapeBasedMatMulToMulPattern, InfersSymbolicDimsBehindAStaticBatch) {
+  ExpectRewrite<ShapeBasedMatMulToMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,M,1] X, float[2,1,N] Y) => (float[2,N,M] Z)
+    {
+      p = MatMul(X, Y)
+      Z = Transpose<perm = [0, 2, 1]>(p)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,M,1] X, float[2,1,N] Y) => (float[2,N,M] Z)
+    <int64[3] r1 = {0, 1, -1}, int64[3] r2 = {0, -1, 1}>
+    {
+      xr = Reshape(X, r1)
+      yr = Reshape(Y, r2)
+      Z = Mul(xr, yr)
+    })ONNX");
+}
+
+// A symbolic batch may be 0 at run time, where [0, 1, -1] cannot infer its -1 ("cannot
+// reshape float[0,3,1] to [0,1,-1]"): the static m and n are written instead.
+TEST(ShapeBasedMatMulToMulPattern, WritesStaticDimsWhenTheBatchMayBeEmpty) {
+  ExpectRewrite<ShapeBasedMatMulToMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[B,3,1] X, float[B,1,4] Y) => (float[B,4,3] Z)
+    {
+      p = MatMul(X, Y)
+      Z = Transpose<perm = [0, 2, 1]>(p)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[B,3,1] X, float[B,1,4] Y) => (float[B,4,3] Z)
+    <int64[3] r1 = {0, 1, 3}, int64[3] r2 = {0, 4, 1}>
+    {
+      xr = Reshape(X, r1)
+      yr = Reshape(Y, r2)
+      Z = Mul(xr, yr)
+    })ONNX");
+}
+
+// An empty batch, evaluated: both graphs give float[0,6,5].
+TEST(ShapeBasedMatMulToMulPattern, RunsOnAnEmptyBatch) {
+  ExpectRewrite<ShapeBasedMatMulToMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[0,5,1] X, float[0,1,6] Y) => (float[0,6,5] Z)
+    {
+      p = MatMul(X, Y)
+      Z = Transpose<perm = [0, 2, 1]>(p)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[0,5,1] X, float[0,1,6] Y) => (float[0,6,5] Z)
+    <int64[3] r1 = {0, 1, 5}, int64[3] r2 = {0, 6, 1}>
+    {
+      xr = Reshape(X, r1)
+      yr = Reshape(Y, r2)
+      Z = Mul(xr, yr)
+    })ONNX");
+}
+
+// Neither a -1 (the batch B may be 0) nor a static value can stand for the symbolic M: the
+// plain form, and the Transpose stays.
+TEST(ShapeBasedMatMulToMulPattern, KeepsTheTransposeWhenNoReshapeIsValidForEveryBatch) {
+  ExpectRewrite<ShapeBasedMatMulToMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[B,M,1] X, float[B,1,4] Y) => (float[B,4,M] Z)
+    {
+      p = MatMul(X, Y)
+      Z = Transpose<perm = [0, 2, 1]>(p)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[B,M,1] X, float[B,1,4] Y) => (float[B,4,M] Z)
+    {
+      p = Mul(X, Y)
+      Z = Transpose<perm = [0, 2, 1]>(p)
+    })ONNX");
+}
+
 // The product is also a graph output: the plain form, and the Transpose stays.
 TEST(ShapeBasedMatMulToMulPattern, KeepsTheTransposeWhenTheProductIsAGraphOutput) {
   ExpectRewrite<ShapeBasedMatMulToMulPattern>(R"ONNX(

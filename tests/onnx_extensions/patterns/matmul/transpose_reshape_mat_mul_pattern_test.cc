@@ -120,9 +120,10 @@ TEST(TransposeReshapeMatMulPattern, RejectsATransposeWithAnotherReader) {
     })ONNX", "Z", "the Transpose output has other readers");
 }
 
-// The 0 copies dim 1 of the Transpose output (7); after the swap it would copy X's (5).
-TEST(TransposeReshapeMatMulPattern, RejectsAZeroThatCopiesASwappedDimension) {
-  ExpectNoMatch<TransposeReshapeMatMulPattern>(R"ONNX(
+// Equal ranks: the 0 copies dim 1 of xt (7); in s' it moves to position 2, which copies
+// X's dim 2, the same 7.
+TEST(TransposeReshapeMatMulPattern, KeepsAZeroOfTheLastTwoEntriesAtEqualRanks) {
+  ExpectRewrite<TransposeReshapeMatMulPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[4,5,7] X, float[4,5,3] Y) => (float[4,7,3] Z)
     <int64[3] sh = {4, 0, 5}>
@@ -130,7 +131,65 @@ TEST(TransposeReshapeMatMulPattern, RejectsAZeroThatCopiesASwappedDimension) {
       xt = Transpose<perm = [0, 2, 1]>(X)
       xr = Reshape(xt, sh)
       Z = MatMul(xr, Y)
-    })ONNX", "Z", "a 0 in the shape of the Reshape would copy a swapped dimension");
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[4,5,7] X, float[4,5,3] Y) => (float[4,7,3] Z)
+    <int64[3] sh2 = {4, 5, 0}>
+    {
+      r = Reshape(X, sh2)
+      xr = Transpose<perm = [0, 2, 1]>(r)
+      Z = MatMul(xr, Y)
+    })ONNX");
+}
+
+// Rank 5 to rank 4: the 0 copies the batch axis 0, which neither the swap nor the rewrite
+// moves.
+TEST(TransposeReshapeMatMulPattern, KeepsAZeroCopyingABatchDimAcrossRanks) {
+  ExpectRewrite<TransposeReshapeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[B,2,3,5,7] X, float[5,4] Y) => (float[B,6,7,4] Z)
+    <int64[4] sh = {0, -1, 7, 5}>
+    {
+      xt = Transpose<perm = [0, 1, 2, 4, 3]>(X)
+      xr = Reshape(xt, sh)
+      Z = MatMul(xr, Y)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[B,2,3,5,7] X, float[5,4] Y) => (float[B,6,7,4] Z)
+    <int64[4] sh2 = {0, -1, 5, 7}>
+    {
+      r = Reshape(X, sh2)
+      xr = Transpose<perm = [0, 1, 3, 2]>(r)
+      Z = MatMul(xr, Y)
+    })ONNX");
+}
+
+// The reviewer's case, rank 4 to rank 3: the 0 copies xt's dim 1 (3); in s' = [-1, 5, 0]
+// it would copy X's dim 2 (5), and -1 would then be 90 / 25.
+TEST(TransposeReshapeMatMulPattern, RejectsAZeroOfTheLastTwoEntriesOnALowerRank) {
+  ExpectNoMatch<TransposeReshapeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,3,5,3] X, float[5,4] Y) => (float[6,3,4] Z)
+    <int64[3] sh = {-1, 0, 5}>
+    {
+      xt = Transpose<perm = [0, 1, 3, 2]>(X)
+      xr = Reshape(xt, sh)
+      Z = MatMul(xr, Y)
+    })ONNX", "Z", "a 0 in the shape of the Reshape would copy another dimension after the swap");
+}
+
+// Rank 3 to rank 4: the 0 at position 1 copies xt's dim 1 (3), a swapped axis; in X that
+// axis is 5.
+TEST(TransposeReshapeMatMulPattern, RejectsAZeroCopyingASwappedAxisOnAHigherRank) {
+  ExpectNoMatch<TransposeReshapeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[6,5,3] X, float[5,4] Y) => (float[2,3,3,4] Z)
+    <int64[4] sh = {2, 0, 3, 5}>
+    {
+      xt = Transpose<perm = [0, 2, 1]>(X)
+      xr = Reshape(xt, sh)
+      Z = MatMul(xr, Y)
+    })ONNX", "Z", "a 0 in the shape of the Reshape would copy another dimension after the swap");
 }
 
 TEST(TransposeReshapeMatMulPattern, RejectsOperandsWithoutReshape) {
