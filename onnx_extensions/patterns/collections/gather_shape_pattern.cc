@@ -14,7 +14,8 @@ using core::builder::DerivedNodeName;
 using core::builder::IntAttr;
 using core::builder::ProducerOf;
 
-// The slice [start, start + length) of X's dims that Shape<start, end>(X) returns.
+// The slice [start, start + length) of X's dims that Shape<start, end>(X) returns; without
+// the rank of X, length is end - start, an upper bound (Shape clamps end to the rank).
 struct ShapeSlice {
   std::int64_t start;
   std::int64_t length;
@@ -60,6 +61,11 @@ MatchResult GatherShapePattern::Match(GraphGraph& graph, const NodeProto& gather
   const std::optional<ShapeSlice> slice = SliceOf(graph, *shape);
   if (!slice) return NoMatch(gather, "the length of the Shape output is unknown");
   const std::vector<std::int64_t> indices = *core::builder::ConstantInts(graph, gather.input(1));
+  // Without the rank, end - start only bounds the length (end may exceed the rank): a
+  // negative index, counted from the real end, cannot be placed.
+  if (!core::builder::RankOf(graph, shape->input(0)) &&
+      std::any_of(indices.begin(), indices.end(), [](std::int64_t i) { return i < 0; }))
+    return NoMatch(gather, "a negative index needs the rank of the Shape's input");
   const bool in_range = std::all_of(indices.begin(), indices.end(),
                                     [&](std::int64_t i) { return i >= -slice->length && i < slice->length; });
   if (!in_range) return NoMatch(gather, "an index is out of range");

@@ -18,7 +18,8 @@ using core::builder::PatternOptimization;
 ///          t = Shape<start=s0+i, end=s0+i+1>(X); Y = Squeeze(t, {0})   (idx scalar)
 ///          (S kept if it has other readers)
 /// Indices are normalized with the length L of S, which must then be known, and must lie
-/// in [0, L): {-1, 0} is not a range. Not valid for non-contiguous indices, int32 indices,
+/// in [0, L): {-1, 0} is not a range. Without the rank of X, end - start only bounds L
+/// (Shape clamps end to the rank): negative indices are then refused. Not valid for non-contiguous indices, int32 indices,
 /// another axis, nor below opset 15 (Shape has no start/end).
 class GatherShapePattern final : public PatternOptimization {
  public:

@@ -86,6 +86,18 @@ TEST(GatherShapePattern, RejectsNegativeIndexWithUnknownRank) {
     })ONNX", "Y", "the length of the Shape output is unknown");
 }
 
+// end = 10 only bounds the length when the rank is unknown: for a rank-3 input the Shape
+// holds 3 dims and -1 is dim 2, not Shape<start=9, end=10>, which is empty (found by review).
+TEST(GatherShapePattern, RejectsNegativeIndexPastAnEndBeyondAnUnknownRank) {
+  ExpectNoMatch<GatherShapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "custom" : 1]>
+    g (float[N] X) => (int64 Y) <int64 idx = {-1}> {
+      u = custom.Unknown(X)
+      s = Shape<start=0, end=10>(u)
+      Y = Gather(s, idx)
+    })ONNX", "Y", "a negative index needs the rank of the Shape's input");
+}
+
 TEST(GatherShapePattern, RejectsOpset14) {
   ExpectNoMatch<GatherShapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>
