@@ -141,6 +141,8 @@ MatchResult IdentityPattern::MatchBatchNormalization(GraphGraph& graph, const No
       return NoMatch(bn, "a training output of the BatchNormalization is used");
   if (core::builder::IntAttr(bn, "training_mode").value_or(0) != 0)
     return NoMatch(bn, "the BatchNormalization is in training mode");
+  if (core::builder::TrainsByItsOutputs(graph, bn))
+    return NoMatch(bn, "the BatchNormalization has more than one output before opset 14 (training mode)");
   if (core::builder::OnnxOpset(graph) < 7 && core::builder::IntAttr(bn, "is_test").value_or(0) == 0)
     return NoMatch(bn, "the BatchNormalization is in training mode (is_test is 0)");
   const int type = graph.GetType(bn.input(0));

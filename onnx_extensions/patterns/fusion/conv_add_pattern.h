@@ -19,7 +19,9 @@ using core::builder::PatternOptimization;
 /// need a value per position. Not valid when c has another use, or when W or B is not a
 /// constant within the folding limits (a graph input is overridable).
 /// W is kept as it is (it may be shared). The bias sum rounds once where the original
-/// rounded twice: kRounding.
+/// rounded twice: kRounding. Not valid when B + k is beyond the largest finite value of
+/// the type (float16 60000 + 60000 is +inf, where the original adds both to an output that
+/// may bring the sum back in range).
 class ConvAddPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConvAddPattern";

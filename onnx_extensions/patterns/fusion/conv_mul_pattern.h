@@ -19,7 +19,11 @@ using core::builder::PatternOptimization;
 /// need a value per position. Not valid when c has another use, or when W or B is not a
 /// constant within the folding limits (a graph input is overridable).
 /// W must have no other consumer (folding would copy it). Folded in double, rounded once
-/// to the weight type (float16 included); the rounding order changes: kRounding.
+/// to the weight type (float16 included); the rounding order changes: kRounding. Not
+/// valid when that rounding leaves the range of the type: W * k or B * k beyond the
+/// largest finite value (float16 1000 * 100 is +inf where the original multiplies a
+/// finite output), or W * k of nonzero factors 0 or subnormal (float 1e-30 * 1e-20 is 0
+/// where the original keeps the precision the input multiplies; see fusion::FoldIntoWeights).
 class ConvMulPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "ConvMulPattern";

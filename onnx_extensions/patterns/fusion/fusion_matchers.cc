@@ -117,6 +117,8 @@ std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, cons
   if (!IsOp(bn, "BatchNormalization") || bn.input_size() != 5)
     return Reject(why, "the node is not a default-domain BatchNormalization with five inputs");
   if (IntAttr(bn, "training_mode").value_or(0) != 0) return Reject(why, "the BatchNormalization is in training mode");
+  if (core::builder::TrainsByItsOutputs(graph, bn))
+    return Reject(why, "the BatchNormalization has more than one output before opset 14 (training mode)");
   // Opsets 1 to 8: spatial=0 normalizes per element, not per channel.
   if (IntAttr(bn, "spatial").value_or(1) != 1) return Reject(why, "the BatchNormalization has spatial=0");
   for (int i = 1; i < bn.output_size(); ++i)
@@ -141,6 +143,50 @@ std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, cons
   return affine;
 }
 
+std::optional<FoldedWeights> FoldIntoWeights(GraphGraph& graph, const NodeProto& conv, const ChannelAffine& affine,
+                                             std::string_view* why) {
+  using core::builder::IsNormalIn;
+  using core::builder::Reject;
+  const std::string& weight_name = conv.input(1);
+  const int elem_type = graph.GetType(weight_name);
+  // Every magnitude from 1 up is normal in each float type: a value that is not normal
+  // and not below 1 lies above the finite range (or is a NaN).
+  const auto overflows = [elem_type](double v) { return !IsNormalIn(v, elem_type) && !(std::fabs(v) < 1.0); };
+  const std::size_t channels = affine.multiplier.size();
+  FoldedWeights folded;
+  if (!std::all_of(affine.multiplier.begin(), affine.multiplier.end(), [](double m) { return m == 1.0; })) {
+    std::vector<double> scaled = ConstantDoubles(graph, weight_name)->elements;
+    const TensorProto& weight_proto = *graph.GetComputedConstant(weight_name);
+    const std::vector<std::int64_t> dims(weight_proto.dims().begin(), weight_proto.dims().end());
+    const bool transposed = conv.op_type() == "ConvTranspose";
+    const std::int64_t group = IntAttr(conv, "group").value_or(1);
+    std::size_t kernel = 1;
+    for (std::size_t d = 2; d < dims.size(); ++d) kernel *= static_cast<std::size_t>(dims[d]);
+    // The kernel elements of one (input channel, output channel) pair are contiguous and
+    // share their multiplier.
+    for (std::size_t start = 0; start < scaled.size(); start += kernel) {
+      const double m =
+          affine.multiplier[ChannelOfWeightElement(transposed, dims, group, static_cast<std::int64_t>(start))];
+      for (std::size_t i = start; i < start + kernel; ++i) {
+        const double w = scaled[i];
+        scaled[i] = w * m;
+        if (IsNormalIn(scaled[i], elem_type) || w == 0.0 || m == 0.0) continue;
+        if (overflows(scaled[i])) return Reject(why, "a folded weight overflows the weight type");
+        return Reject(why, "a folded weight underflows to 0 or a subnormal of the weight type");
+      }
+    }
+    folded.weight = std::move(scaled);
+  }
+  folded.bias.assign(channels, 0.0);
+  if (const std::string_view old_bias = OptionalInput(conv, 2); !old_bias.empty())
+    folded.bias = ConstantDoubles(graph, old_bias)->elements;
+  for (std::size_t o = 0; o < channels; ++o) {
+    folded.bias[o] = folded.bias[o] * affine.multiplier[o] + affine.offset[o];
+    if (overflows(folded.bias[o])) return Reject(why, "a folded bias overflows the weight type");
+  }
+  return folded;
+}
+
 std::optional<ConvWithChannelConstant> MatchConvWithChannelConstant(GraphGraph& graph, const NodeProto& binary,
                                                                     bool scales_weight, std::string_view* why) {
   using core::builder::Reject;
@@ -159,32 +205,26 @@ std::optional<ConvWithChannelConstant> MatchConvWithChannelConstant(GraphGraph& 
     return Reject(why, "the other input is not a constant with one value per output channel that keeps the shape");
   if (graph.GetType(binary.input(1 - conv_side)) != graph.GetType(conv->input(1)))
     return Reject(why, "the constant and the convolution weight have different element types");
-  return ConvWithChannelConstant{conv, std::move(*values)};
+  const std::size_t channels = values->size();
+  const ChannelAffine affine = scales_weight ? ChannelAffine{std::move(*values), std::vector<double>(channels, 0.0)}
+                                             : ChannelAffine{std::vector<double>(channels, 1.0), std::move(*values)};
+  std::optional<FoldedWeights> folded = FoldIntoWeights(graph, *conv, affine, why);
+  if (!folded) return std::nullopt;
+  return ConvWithChannelConstant{conv, std::move(*folded)};
 }
 
 void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
-                   const NodeProto& conv, const ChannelAffine& affine, const std::string& output) {
+                   const NodeProto& conv, const FoldedWeights& folded, const std::string& output) {
   const std::string& weight_name = conv.input(1);
   const int elem_type = graph.GetType(weight_name);
-  const TensorProto& weight_proto = *graph.GetComputedConstant(weight_name);
-  const std::vector<std::int64_t> weight_dims(weight_proto.dims().begin(), weight_proto.dims().end());
-  const std::int64_t channels = static_cast<std::int64_t>(affine.multiplier.size());
-  const bool transposed = conv.op_type() == "ConvTranspose";
-  const std::int64_t group = IntAttr(conv, "group").value_or(1);
-
   std::string weight = weight_name;
-  if (!std::all_of(affine.multiplier.begin(), affine.multiplier.end(), [](double m) { return m == 1.0; })) {
-    std::vector<double> scaled = ConstantDoubles(graph, weight_name)->elements;
-    for (std::size_t i = 0; i < scaled.size(); ++i)
-      scaled[i] *=
-          affine.multiplier[ChannelOfWeightElement(transposed, weight_dims, group, static_cast<std::int64_t>(i))];
-    weight = graph.MakeInitializer(pattern, FloatTensor(elem_type, weight_dims, scaled));
+  if (folded.weight) {
+    const TensorProto& weight_proto = *graph.GetComputedConstant(weight_name);
+    const std::vector<std::int64_t> weight_dims(weight_proto.dims().begin(), weight_proto.dims().end());
+    weight = graph.MakeInitializer(pattern, FloatTensor(elem_type, weight_dims, *folded.weight));
   }
-  std::vector<double> bias(channels, 0.0);
-  if (const std::string_view old_bias = OptionalInput(conv, 2); !old_bias.empty())
-    bias = ConstantDoubles(graph, old_bias)->elements;
-  for (std::int64_t o = 0; o < channels; ++o) bias[o] = bias[o] * affine.multiplier[o] + affine.offset[o];
-  const std::string bias_name = graph.MakeInitializer(pattern, FloatTensor(elem_type, {channels}, bias));
+  const std::int64_t channels = static_cast<std::int64_t>(folded.bias.size());
+  const std::string bias_name = graph.MakeInitializer(pattern, FloatTensor(elem_type, {channels}, folded.bias));
 
   NodeProto& fused = *replacement.Add();
   fused.set_op_type(conv.op_type());
@@ -200,16 +240,13 @@ void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph
 utils::RepeatedProtoField<NodeProto> FoldChannelConstantIntoConv(GraphGraph& graph, std::string_view pattern,
                                                                  const NodeProto& conv, const NodeProto& binary,
                                                                  bool scales_weight) {
-  // Apply recomputes the constant Match found: a match result carries nodes, not values.
+  // Apply recomputes the folded weights Match found: a match result carries nodes, not values.
   std::string_view why;
   const std::optional<ConvWithChannelConstant> match = MatchConvWithChannelConstant(graph, binary, scales_weight, &why);
   if (!match || match->conv != &conv)
     throw BuilderError(std::string(pattern) + "::Apply called with nodes that do not match: " + std::string(why));
-  const std::size_t channels = match->values.size();
-  const ChannelAffine affine = scales_weight ? ChannelAffine{match->values, std::vector<double>(channels, 0.0)}
-                                             : ChannelAffine{std::vector<double>(channels, 1.0), match->values};
   utils::RepeatedProtoField<NodeProto> replacement;
-  AddFoldedConv(replacement, graph, pattern, conv, affine, binary.output(0));
+  AddFoldedConv(replacement, graph, pattern, conv, match->folded, binary.output(0));
   return replacement;
 }
 

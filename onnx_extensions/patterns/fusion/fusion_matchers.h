@@ -58,29 +58,55 @@ std::optional<std::vector<double>> PerChannelConstant(GraphGraph& graph, std::st
 // per channel: multiplier = scale / sqrt(var + epsilon), offset = B - mean * multiplier.
 // Nullopt, with the reason in `*why`, when the node is not a default-domain
 // BatchNormalization in inference mode whose running statistics outputs are unused, or
-// when its four parameters are not constants of `channels` elements.
+// when its four parameters are not constants of `channels` elements. Inference mode is
+// training_mode=0 and, before opset 14 (which has no training_mode), a single output:
+// there the number of outputs gives the mode.
 std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, const NodeProto& bn, std::int64_t channels,
                                                          std::string_view* why);
 
+// The weight and bias of a convolution with a ChannelAffine folded in, in double, before
+// the rounding to the weight type: W'[o, ...] = W[o, ...] * multiplier[o] and
+// B'[o] = B[o] * multiplier[o] + offset[o] (B = 0 when the convolution has no bias).
+struct FoldedWeights {
+  std::optional<std::vector<double>> weight;  // nullopt when the multiplier is all ones: W is kept
+  std::vector<double> bias;
+};
+
+// `conv`'s weight and bias with `affine` folded in, computed in one pass over the weight.
+// Nullopt, with the reason in `*why`, when the rounding to the weight type would change
+// more than the order of the roundings:
+// - a folded weight or bias is beyond the finite range of the type (float16 1000 * 100
+//   becomes +inf, where the original multiplies a finite convolution output);
+// - a folded weight of two nonzero factors is 0 or subnormal in the type (float
+//   1e-30 * 1e-20 flushes to 0, where the original multiplies a convolution output that
+//   a large input keeps in range). The weight multiplies the input, so the bits it
+//   loses grow with the input. A subnormal folded bias is kept: it is added, and its
+//   error, at most half the smallest subnormal, is within the rounding of the original's
+//   output.
+// Call after WhyWeightsNotFoldable; `affine` has one value per output channel.
+std::optional<FoldedWeights> FoldIntoWeights(GraphGraph& graph, const NodeProto& conv, const ChannelAffine& affine,
+                                             std::string_view* why);
+
 // A binary node `y = Op(c, k)` or `Op(k, c)` where c comes from a Conv or ConvTranspose
-// with foldable weights (FusableConvProducer, WhyWeightsNotFoldable) and k is a
-// PerChannelConstant of its output.
+// with foldable weights (FusableConvProducer, WhyWeightsNotFoldable), k is a
+// PerChannelConstant of its output, and k folds into the weights as a multiplier
+// (scales_weight) or an offset without leaving the range of their type (FoldIntoWeights).
 struct ConvWithChannelConstant {
   const NodeProto* conv = nullptr;
-  std::vector<double> values;  // k, one per output channel
+  FoldedWeights folded;
 };
 // Nullopt, with the reason in `*why`, when `binary` is not such a node.
 std::optional<ConvWithChannelConstant> MatchConvWithChannelConstant(GraphGraph& graph, const NodeProto& binary,
                                                                     bool scales_weight, std::string_view* why);
 
 // Appends `output = Conv(x, W', B')` (the op type and attributes of `conv`) to
-// `replacement`, where W' and B' are new initializers holding `conv`'s weight and bias
-// with `affine` folded in. A multiplier of all ones keeps the weight. The folding is
-// computed in double and rounded once to the weight type (float16 and bfloat16 go through
-// float32 on the way, which only rounds again when the double result lies within 2^-29
-// relative of a float16/bfloat16 rounding boundary). Call after WhyWeightsNotFoldable.
+// `replacement`, where W' and B' are new initializers holding `folded` (W' is `conv`'s
+// weight when `folded.weight` is nullopt). Each value computed in double is rounded once
+// to the weight type (float16 and bfloat16 go through float32 on the way, which only
+// rounds again when the double result lies within 2^-29 relative of a float16/bfloat16
+// rounding boundary). `folded` comes from FoldIntoWeights.
 void AddFoldedConv(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
-                   const NodeProto& conv, const ChannelAffine& affine, const std::string& output);
+                   const NodeProto& conv, const FoldedWeights& folded, const std::string& output);
 
 // The replacement of ConvMulPattern (scales_weight) and ConvAddPattern: `binary`'s
 // per-channel constant folded into `conv` (as multiplier or offset). Throws BuilderError

@@ -16,6 +16,8 @@ MatchResult BatchNormalizationPattern::Match(GraphGraph& graph, const NodeProto&
   if (!IsOp(bn, "BatchNormalization") || bn.input_size() != 5)
     return NoMatch(bn, "the node is not a default-domain BatchNormalization with five inputs");
   if (IntAttr(bn, "training_mode").value_or(0) != 0) return NoMatch(bn, "the BatchNormalization is in training mode");
+  if (core::builder::TrainsByItsOutputs(graph, bn))
+    return NoMatch(bn, "the BatchNormalization has more than one output before opset 14 (training mode)");
   for (int i = 1; i < bn.output_size(); ++i)
     if (!bn.output(i).empty() && graph.IsUsed(bn.output(i)))
       return NoMatch(bn, "the running mean or variance output is used");

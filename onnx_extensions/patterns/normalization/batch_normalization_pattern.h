@@ -16,8 +16,10 @@ using core::builder::PatternOptimization;
 /// Before:  Y = BatchNormalization<epsilon=0>(X, ones, zeros, zeros, ones)
 /// After:   Y = Identity(X)
 /// Not valid with the default epsilon (1e-5): X / sqrt(1 + 1e-5) is not X. Not valid in
-/// training mode (any momentum): the batch statistics normalise, not mean and var. The
-/// running mean and variance outputs must be unused (a graph output would disappear).
+/// training mode (any momentum): the batch statistics normalise, not mean and var. Training
+/// mode is training_mode=1, and before opset 14 (no training_mode) more than one output,
+/// used or not, empty names included (onnxruntime counts them). The running mean and
+/// variance outputs must be unused (a graph output would disappear).
 class BatchNormalizationPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "BatchNormalizationPattern";

@@ -97,6 +97,23 @@ TEST(IdentityPattern, RemovesUnitBatchNormalizationInFloat16) {
     })ONNX");
 }
 
+// Before opset 14 a single output means inference mode.
+TEST(IdentityPattern, RemovesUnitBatchNormalizationWithOneOutputBeforeOpset14) {
+  ExpectRewrite<IdentityPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float16[N,2,3] X) => (float16[N,2,3] Y)
+      <float[2] ones = {1.0, 1.0}, float[2] zeros = {0.0, 0.0}> {
+      one = Cast<to=10>(ones)
+      zero = Cast<to=10>(zeros)
+      b = BatchNormalization(X, one, zero, zero, one)
+      Y = Relu(b)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float16[N,2,3] X) => (float16[N,2,3] Y) {
+      Y = Relu(X)
+    })ONNX");
+}
+
 TEST(IdentityPattern, RejectsMulByTwo) {
   ExpectNoMatch<IdentityPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
@@ -162,6 +179,18 @@ TEST(IdentityPattern, RejectsBatchNormalizationInFloat) {
        float[2] var = {1.0, 1.0}> {
       Y = BatchNormalization(X, scale, bias, mean, var)
     })ONNX", "Y", "the input is not float16 or bfloat16");
+}
+
+// Before opset 14 the number of outputs gives the mode: with five outputs, unused, the
+// batch statistics normalise (onnxruntime does), and the result is not X.
+TEST(IdentityPattern, RejectsBatchNormalizationWithSeveralOutputsBeforeOpset14) {
+  ExpectNoMatch<IdentityPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float16[N,2] X) => (float16[N,2] Y) <float[2] ones = {1.0, 1.0}, float[2] zeros = {0.0, 0.0}> {
+      one = Cast<to=10>(ones)
+      zero = Cast<to=10>(zeros)
+      Y, rm, rv, sm, sv = BatchNormalization(X, one, zero, zero, one)
+    })ONNX", "Y", "the BatchNormalization has more than one output before opset 14 (training mode)");
 }
 
 // epsilon -1: sqrt(var + epsilon) is 0 and the normalization divides by it (infinities where

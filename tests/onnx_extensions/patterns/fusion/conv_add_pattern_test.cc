@@ -56,6 +56,22 @@ TEST(ConvAddPattern, RejectsResidualAdd) {
     })ONNX", "Y", "the other input is not a constant with one value per output channel that keeps the shape");
 }
 
+// float16 60000 + 60000 is above the largest float16 (65504): the folded bias would be
+// +inf where the original gives 60000 for a convolution output of -60000. The text syntax
+// has no float16 literals: the constants are float tensors cast to float16.
+TEST(ConvAddPattern, RejectsAFloat16BiasThatOverflows) {
+  ExpectNoMatch<ConvAddPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,1,2,2] X) => (float16[N,1,2,2] Y)
+      <float[1,1,1,1] w = {1.0}, float[1] bias = {60000.0}, float[1] f = {60000.0}> {
+      W = Cast<to=10>(w)
+      B = Cast<to=10>(bias)
+      k = Cast<to=10>(f)
+      c = Conv<kernel_shape=[1,1]>(X, W, B)
+      Y = Add(c, k)
+    })ONNX", "Y", "a folded bias overflows the weight type");
+}
+
 TEST(ConvAddPattern, RejectsOverridableBias) {
   ExpectNoMatch<ConvAddPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

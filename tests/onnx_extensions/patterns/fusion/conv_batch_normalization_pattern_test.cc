@@ -59,6 +59,23 @@ TEST(ConvBatchNormalizationPattern, FoldsTheConvBias) {
     })ONNX", kTolerance);
 }
 
+// Before opset 14 a BatchNormalization with its single output is in inference mode.
+TEST(ConvBatchNormalizationPattern, FoldsASingleOutputBeforeOpset14) {
+  ExpectRewrite<ConvBatchNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[N,2,4,4] X) => (float[N,2,4,4] Y)
+      <float[2,2,1,1] W = {1.0, 2.0, 3.0, 4.0}, float[2] scale = {1.0, 2.0}, float[2] beta = {1.0, 0.0},
+       float[2] mean = {1.0, 0.0}, float[2] var = {4.0, 1.0}> {
+      c = Conv<kernel_shape=[1,1]>(X, W)
+      Y = BatchNormalization<epsilon=0.0>(c, scale, beta, mean, var)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[N,2,4,4] X) => (float[N,2,4,4] Y)
+      <float[2,2,1,1] W2 = {0.5, 1.0, 6.0, 8.0}, float[2] B2 = {0.5, 0.0}> {
+      Y = Conv<kernel_shape=[1,1]>(X, W2, B2)
+    })ONNX", kTolerance);
+}
+
 // ConvTranspose weights are [C_in, M / group, k...]: output channel o is the second axis,
 // s = {0.5, 2, 1}.
 TEST(ConvBatchNormalizationPattern, ScalesTheSecondAxisOfConvTranspose) {
@@ -168,6 +185,43 @@ TEST(ConvBatchNormalizationPattern, RejectsTrainingMode) {
       c = Conv<kernel_shape=[1,1]>(X, W)
       Y = BatchNormalization<training_mode=1>(c, s, b, b, s)
     })ONNX", "Y", "the BatchNormalization is in training mode");
+}
+
+// Before opset 14 the number of outputs gives the mode: with its five outputs, unused,
+// the BatchNormalization normalizes with the batch statistics (onnxruntime does).
+TEST(ConvBatchNormalizationPattern, RejectsSeveralOutputsBeforeOpset14) {
+  ExpectNoMatch<ConvBatchNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[N,2,4,4] X) => (float[N,2,4,4] Y)
+      <float[2,2,1,1] W = {1.0, 2.0, 3.0, 4.0}, float[2] s = {1.0, 2.0}, float[2] b = {1.0, 0.0}> {
+      c = Conv<kernel_shape=[1,1]>(X, W)
+      Y, rm, rv, sm, sv = BatchNormalization(c, s, b, b, s)
+    })ONNX", "Y", "the BatchNormalization has more than one output before opset 14 (training mode)");
+}
+
+// `Y, =` declares a second output with an empty name. It counts: onnxruntime counts the
+// output slots, named or not (and rejects two at opset 9, where it accepts 1 or 5).
+TEST(ConvBatchNormalizationPattern, RejectsAnEmptySecondOutputBeforeOpset14) {
+  ExpectNoMatch<ConvBatchNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 7]>
+    g (float[N,2,4,4] X) => (float[N,2,4,4] Y)
+      <float[2,2,1,1] W = {1.0, 2.0, 3.0, 4.0}, float[2] s = {1.0, 2.0}, float[2] b = {1.0, 0.0}> {
+      c = Conv<kernel_shape=[1,1]>(X, W)
+      Y, = BatchNormalization(c, s, b, b, s)
+    })ONNX", "Y", "the BatchNormalization has more than one output before opset 14 (training mode)");
+}
+
+// s = {1e5, 1}: 1e35 * 1e5 is above the largest float (3.4e38), where the original
+// multiplies the convolution output, which a small input keeps in range.
+TEST(ConvBatchNormalizationPattern, RejectsAFoldedWeightThatOverflows) {
+  ExpectNoMatch<ConvBatchNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,2,4,4] X) => (float[N,2,4,4] Y)
+      <float[2,2,1,1] W = {1e35, 2.0, 3.0, 4.0}, float[2] s = {1.0, 1.0}, float[2] b = {0.0, 0.0},
+       float[2] var = {1e-10, 1.0}> {
+      c = Conv<kernel_shape=[1,1]>(X, W)
+      Y = BatchNormalization<epsilon=0.0>(c, s, b, b, var)
+    })ONNX", "Y", "a folded weight overflows the weight type");
 }
 
 // A weight that is a graph input may be overridden by the caller: it is no constant.

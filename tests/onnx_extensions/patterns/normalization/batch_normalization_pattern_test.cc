@@ -39,6 +39,21 @@ TEST(BatchNormalizationPattern, DropsUnusedRunningStatistics) {
     })ONNX");
 }
 
+// Before opset 14 (no training_mode) a single output means inference mode.
+TEST(BatchNormalizationPattern, ReplacesASingleOutputNormalizationBeforeOpset14) {
+  ExpectRewrite<BatchNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[8,4] X) => (float[8,4] Y)
+    <float[4] s = {1.0, 1.0, 1.0, 1.0}, float[4] b = {0.0, 0.0, 0.0, 0.0},
+     float[4] m = {0.0, 0.0, 0.0, 0.0}, float[4] v = {1.0, 1.0, 1.0, 1.0}> {
+      Y = BatchNormalization<epsilon = 0.0>(X, s, b, m, v)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[8,4] X) => (float[8,4] Y) {
+      Y = Identity(X)
+    })ONNX");
+}
+
 constexpr const char* kWithDefaultEpsilon = R"ONNX(
   <ir_version: 8, opset_import: ["" : 18]>
   g (float[8,4] X) => (float[8,4] Y)
@@ -89,6 +104,18 @@ TEST(BatchNormalizationPattern, RejectsTrainingModeWhateverTheMomentum) {
      float[4] m = {0.0, 0.0, 0.0, 0.0}, float[4] v = {1.0, 1.0, 1.0, 1.0}> {
       Y = BatchNormalization<epsilon = 0.0, momentum = 0.0, training_mode = 1>(X, s, b, m, v)
     })ONNX", "Y", "the BatchNormalization is in training mode");
+}
+
+// Before opset 14 the number of outputs gives the mode: with five outputs, unused, the
+// batch statistics normalise (onnxruntime does), not mean and var.
+TEST(BatchNormalizationPattern, RejectsSeveralOutputsBeforeOpset14) {
+  ExpectNoMatch<BatchNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 9]>
+    g (float[8,4] X) => (float[8,4] Y)
+    <float[4] s = {1.0, 1.0, 1.0, 1.0}, float[4] b = {0.0, 0.0, 0.0, 0.0},
+     float[4] m = {0.0, 0.0, 0.0, 0.0}, float[4] v = {1.0, 1.0, 1.0, 1.0}> {
+      Y, rm, rv, sm, sv = BatchNormalization<epsilon = 0.0>(X, s, b, m, v)
+    })ONNX", "Y", "the BatchNormalization has more than one output before opset 14 (training mode)");
 }
 
 TEST(BatchNormalizationPattern, RejectsARunningMeanThatIsAGraphOutput) {
