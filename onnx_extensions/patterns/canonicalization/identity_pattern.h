@@ -25,7 +25,8 @@ using core::builder::PatternOptimization;
 /// Not valid when the constant would broadcast x to a larger shape (a (1,) constant with
 /// a rank-0 x, (n,) with a last dim that is not n), for Sub(0, x) / Div(1, x), for
 /// Reshape with allowzero=1 (a 0 then means an empty dim), for a Transpose without perm
-/// (it reverses the axes), and when BatchNormalization's training outputs are used.
+/// (it reverses the axes), and when BatchNormalization's training outputs are used or,
+/// before opset 14, declared (the outputs then give the training mode).
 /// Exact, except that Add(-0.0, 0) is +0.0 where the rewrite keeps -0.0.
 class IdentityPattern final : public PatternOptimization {
  public:
