@@ -5,7 +5,16 @@
 #include <utility>
 #include <vector>
 
+// GCC defines __SANITIZE_ADDRESS__ under -fsanitize=address; clang answers __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
+#define ONNXOPT_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ONNXOPT_ADDRESS_SANITIZER 1
+#endif
+#endif
+
+#if defined(ONNXOPT_ADDRESS_SANITIZER)
 #include <sanitizer/asan_interface.h>
 #define ONNXOPT_POISON(data, bytes) ASAN_POISON_MEMORY_REGION(data, bytes)
 #define ONNXOPT_UNPOISON(data, bytes) ASAN_UNPOISON_MEMORY_REGION(data, bytes)
@@ -36,9 +45,11 @@ Recycler& TheRecycler() {
   return *recycler;
 }
 
+// Buffers are freed with the unsized operator delete: clang 14 declares the sized one
+// only under -fsized-deallocation, which GCC turns on by default.
 void Release(const KeptBuffer& buffer) {
   ONNXOPT_UNPOISON(buffer.data, buffer.bytes);
-  ::operator delete(buffer.data, buffer.bytes);
+  ::operator delete(buffer.data);
 }
 
 // Takes the buffers to free out of `recycler` (freed outside the lock by the caller).
@@ -99,14 +110,14 @@ void FreeTensorBuffer(void* buffer, std::size_t bytes) noexcept {
       try {
         recycler.kept.push_back({buffer, bytes});
       } catch (const std::bad_alloc&) {
-        ::operator delete(buffer, bytes);
+        ::operator delete(buffer);
         return;
       }
       ONNXOPT_POISON(buffer, bytes);
       return;
     }
   }
-  ::operator delete(buffer, bytes);
+  ::operator delete(buffer);
 }
 
 BufferRecyclingStats CurrentBufferRecyclingStats() {
