@@ -5,6 +5,7 @@
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/attention/attention_matchers.h"
+#include "onnx_extensions/patterns/attention/function_attention_matchers.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -84,7 +85,17 @@ MatchResult AttentionGQAPattern::MatchFormB(GraphGraph& graph, const NodeProto& 
   // Attention reads a shorter last mask dimension as padding, where Where would broadcast it.
   if (!mask || !keys || keys->Rank() != 4 || mask->Dims().back() != (*keys)[2])
     return NoMatch(call, "the mask does not span every key");
-  return MatchCaches(graph, call, call.input(1), call.input(2), *e, *r, name.squeeze, {});
+  // Only these types have a body (its -inf and 0 constants); LocalAttentionFunction throws on others.
+  if (!attention::IsAttentionElementType(name.elem_type))
+    return NoMatch(call, "the function element type is not float, float16, double or bfloat16");
+  MatchResult caches = MatchCaches(graph, call, call.input(1), call.input(2), *e, *r, name.squeeze, {});
+  if (!caches) return caches;
+  // The name alone does not tell what the call computes: a model may define another body under it.
+  const FunctionProto body = attention::LocalAttentionFunction(
+      {.switched = name.switched, .gqa = true, .squeeze = name.squeeze, .elem_type = name.elem_type},
+      core::builder::OnnxOpset(graph));
+  if (const std::string_view why = attention::WhyNotOwnFunction(graph, body); !why.empty()) return NoMatch(call, why);
+  return caches;
 }
 
 MatchResult AttentionGQAPattern::MatchCaches(GraphGraph& graph, const NodeProto& node, std::string_view keys,

@@ -30,7 +30,10 @@ using core::builder::PatternOptimization;
 /// is true (false for SW). A fully masked row gives 0 in the function (NaN guard) and in
 /// Attention; a NaN or infinite score does not: the guard zeros the NaN probabilities it
 /// gives, Attention keeps them (tests/ort/non_finite_differences.txt). Only at main opset >= 23. The scale is applied once instead of twice
-/// (rounding).
+/// (rounding). Form B is not valid when the called function is missing or not exactly the body
+/// FunctionAttentionGQAPattern writes under its name (byte for byte, at the model's main
+/// opset): a model may define anything under the name, and only that body is known to
+/// compute what Attention does.
 class AttentionGQAPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "AttentionGQAPattern";

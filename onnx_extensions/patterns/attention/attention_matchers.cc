@@ -1,7 +1,9 @@
 #include "onnx_extensions/patterns/attention/attention_matchers.h"
 
 #include <algorithm>
+#include <charconv>
 
+#include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/match.h"
 
 namespace onnxopt::onnx_patterns::attention {
@@ -17,6 +19,40 @@ using core::shapes::SymShape;
 
 bool IsIntermediateCall(const NodeProto& node, std::string_view name) {
   return node.domain() == kIntermediateDomain && node.op_type() == name;
+}
+
+namespace {
+
+enum class ModelFunction { kMissing, kSame, kOther };
+
+// How the model's local function of `function`'s key compares with `function`: the
+// comparison of GraphBuilder::GetOrAddFunction, so that kOther is exactly what it refuses.
+ModelFunction CompareModelFunction(const GraphGraph& graph, const FunctionProto& function) {
+  const FunctionProto* existing = graph.Builder().FindFunction(function.domain(), function.name());
+  if (!existing) return ModelFunction::kMissing;
+  return core::ir::SerializeDeterministic(*existing) == core::ir::SerializeDeterministic(function)
+             ? ModelFunction::kSame
+             : ModelFunction::kOther;
+}
+
+}  // namespace
+
+std::string_view WhyNotAddable(const GraphGraph& graph, const FunctionProto& function) {
+  if (CompareModelFunction(graph, function) == ModelFunction::kOther)
+    return "the model already defines a local function of this name with another body";
+  return {};
+}
+
+std::string_view WhyNotOwnFunction(const GraphGraph& graph, const FunctionProto& function) {
+  switch (CompareModelFunction(graph, function)) {
+    case ModelFunction::kMissing:
+      return "the model does not define the called local function";
+    case ModelFunction::kOther:
+      return "the called local function is not the body onnxopt writes under this name";
+    case ModelFunction::kSame:
+      break;
+  }
+  return {};
 }
 
 std::string_view DuplicatedHalf(const GraphGraph& graph, std::string_view value, std::string_view* why) {
@@ -147,6 +183,9 @@ std::optional<LocalGqaName> ParseLocalGqaName(std::string_view op_type) {
   if (!rest.starts_with("_to") || rest.size() == 3) return std::nullopt;
   rest.remove_prefix(3);
   if (!std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  // from_chars, unlike stoi, reports an overflow instead of throwing.
+  const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), name.elem_type);
+  if (error != std::errc() || end != rest.data() + rest.size()) return std::nullopt;
   return name;
 }
 

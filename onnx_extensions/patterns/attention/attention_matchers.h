@@ -20,8 +20,21 @@ using core::builder::GraphGraph;
 // The domain of the model-local functions the stage-1 patterns create.
 inline constexpr std::string_view kIntermediateDomain = "intermediate";
 
-// `node` is a call to the local function `name` of the `intermediate` domain.
+// `node` is a call to the local function `name` of the `intermediate` domain. The name
+// alone does not say what the call computes: see WhyNotOwnFunction.
 bool IsIntermediateCall(const NodeProto& node, std::string_view name);
+
+// Why a stage-1 pattern cannot add `function` (the body it builds): the model already
+// defines a local function of its (domain, name) with another content, compared byte for
+// byte as GraphBuilder::GetOrAddFunction compares it (which would throw rather than
+// replace it); empty when the model has no function of that key or exactly this one.
+std::string_view WhyNotAddable(const GraphGraph& graph, const FunctionProto& function);
+
+// Why a call of `function`'s (domain, name) does not run `function` (the body onnxopt's
+// stage-1 pattern writes under that name), compared as WhyNotAddable compares: the model
+// defines no such function, or one with another content (a model may reuse the name for
+// anything); empty when it defines exactly `function`.
+std::string_view WhyNotOwnFunction(const GraphGraph& graph, const FunctionProto& function);
 
 // The main opset from which RotaryEmbedding and Attention are standard operators.
 inline constexpr std::int64_t kFusedAttentionOpset = 23;
@@ -63,6 +76,7 @@ const NodeProto* KvCacheConcat(const GraphGraph& graph, std::string_view value, 
 struct LocalGqaName {
   bool switched = false;  // SW: a true mask value means "masked out"
   bool squeeze = false;   // sQ: Squeeze instead of Reshape after the expansion
+  int elem_type = 0;      // the digits after _to
 };
 std::optional<LocalGqaName> ParseLocalGqaName(std::string_view op_type);
 

@@ -48,8 +48,19 @@ MatchResult FunctionAttentionGQAPattern::Match(GraphGraph& graph, const NodeProt
   for (const auto* side : {&*keys, &*values})
     if (!(why = attention::WhyNotSameDims(graph, side->unsqueeze->input(0), side->merge->output(0))).empty())
       return NoMatch(node, why);
-  if (graph.GetType(keys->unsqueeze->input(0)) != attention::ParseLocalAttentionName(node.op_type())->elem_type)
+  const LocalAttentionVariant called = *attention::ParseLocalAttentionName(node.op_type());
+  if (graph.GetType(keys->unsqueeze->input(0)) != called.elem_type)
     return NoMatch(node, "the keys element type is not the type of the function");
+  // Only these types have a body (its -inf and 0 constants); the check also keeps
+  // LocalAttentionFunction from throwing on a name such as LocalAttention_to7.
+  if (!attention::IsAttentionElementType(called.elem_type))
+    return NoMatch(node, "the function element type is not float, float16, double or bfloat16");
+  // The name alone does not tell what the call computes: a model may define another body under it.
+  const std::int64_t opset = core::builder::OnnxOpset(graph);
+  if (!(why = attention::WhyNotOwnFunction(graph, attention::LocalAttentionFunction(called, opset))).empty())
+    return NoMatch(node, why);
+  const FunctionProto gqa = attention::LocalAttentionFunction(GqaVariant(node, *keys->merge), opset);
+  if (!(why = attention::WhyNotAddable(graph, gqa)).empty()) return NoMatch(node, why);
   return Matched({&node, keys->unsqueeze, keys->expand, keys->merge, values->unsqueeze, values->expand, values->merge},
                  &node);
 }

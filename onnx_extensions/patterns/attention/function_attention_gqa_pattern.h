@@ -22,6 +22,11 @@ using core::builder::PatternOptimization;
 /// (exact). The NoT variant has the body of the plain one, so its GQA name drops NoT: the
 /// result is the function AttentionGQAPattern reads. The previous function stays until
 /// the cleanup removes it as unused.
+/// Not valid when the called function is missing or not exactly the body
+/// FunctionAttentionPattern writes under its name (byte for byte, at the model's main opset):
+/// a model may define anything under the name. Not valid either when the model already
+/// defines the GQA function with another content: the new call would run that body, and the
+/// model cannot hold two functions of one name (GraphBuilder::GetOrAddFunction refuses).
 class FunctionAttentionGQAPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionAttentionGQAPattern";

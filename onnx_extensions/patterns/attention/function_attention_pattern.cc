@@ -233,6 +233,8 @@ MatchResult FunctionAttentionPattern::Match(GraphGraph& graph, const NodeProto& 
                                  kKeyExpand, kKeyUnsqueeze})
     if (slots[slot] && !HasOneUse(graph, slots[slot]->output(0)))
       return NoMatch(node, "a node of the query or keys side has another use");
+  const FunctionProto body = attention::LocalAttentionFunction(VariantOf(graph, slots), core::builder::OnnxOpset(graph));
+  if (!(why = attention::WhyNotAddable(graph, body)).empty()) return NoMatch(node, why);
   const NodeProto* final_matmul = slots[kFinal];
   return Matched(std::move(slots), final_matmul);
 }

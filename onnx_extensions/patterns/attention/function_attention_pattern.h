@@ -32,6 +32,9 @@ using core::builder::PatternOptimization;
 /// the Add spreads NaN over the row, which the guard then zeros, where Where masks the score
 /// (attention.md's numerical note; not seen with NaN and infinities in the inputs, where the
 /// row's other scores are NaN as well).
+/// Not valid when the model already defines the function of that name with another content:
+/// the call would run that body, and the model cannot hold two functions of one name
+/// (GraphBuilder::GetOrAddFunction refuses).
 class FunctionAttentionPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionAttentionPattern";

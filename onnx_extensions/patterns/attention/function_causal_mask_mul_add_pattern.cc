@@ -6,6 +6,7 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/attention/attention_matchers.h"
 #include "onnx_extensions/patterns/attention/function_attention_matchers.h"
 
 namespace onnxopt::onnx_patterns {
@@ -79,6 +80,8 @@ MatchResult FunctionCausalMaskMulAddPattern::Match(GraphGraph& graph, const Node
     const std::string_view why = WhyNotZeroBasedRange(graph, unsqueeze->input(0));
     if (!why.empty()) return NoMatch(node, why);
   }
+  const FunctionProto body = CausalMaskMulAddFunction(core::builder::OnnxOpset(graph));
+  if (const std::string_view why = attention::WhyNotAddable(graph, body); !why.empty()) return NoMatch(node, why);
   // At the Add: C may be computed after the Ranges.
   return Matched({ProducerOf(graph, u1->input(0), "Range"), ProducerOf(graph, u2->input(0), "Range"), u1, u2, mul,
                   &node},

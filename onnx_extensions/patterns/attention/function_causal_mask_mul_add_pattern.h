@@ -22,6 +22,9 @@ using core::builder::PatternOptimization;
 /// other matched node must be used once. The body hard-codes the starts 0, the deltas 1
 /// and int64: the ranges must be int64 with constant starts 0 and deltas 1. The body adds
 /// Mul + Unsqueeze in the other order (integers: exact).
+/// Not valid when the model already defines intermediate.CausalMaskMulAdd with another
+/// content: the call would run that body, and the model cannot hold two functions of one
+/// name (GraphBuilder::GetOrAddFunction refuses).
 class FunctionCausalMaskMulAddPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionCausalMaskMulAddPattern";

@@ -4,6 +4,7 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/attention/attention_matchers.h"
 #include "onnx_extensions/patterns/attention/local_function_builder.h"
 
 namespace onnxopt::onnx_patterns {
@@ -93,6 +94,8 @@ MatchResult FunctionCausalMaskPattern::Match(GraphGraph& graph, const NodeProto&
   const NodeProto* r2 = RangeOf(graph, *u2);
   if (!r1 || !r2) return NoMatch(cmp, "an Unsqueeze input is not produced by a three-input Range");
   if (const std::string_view why = WhyNotRanges(graph, *r1, *r2); !why.empty()) return NoMatch(cmp, why);
+  const FunctionProto body = CausalMaskBody(shifted, core::builder::OnnxOpset(graph));
+  if (const std::string_view why = attention::WhyNotAddable(graph, body); !why.empty()) return NoMatch(cmp, why);
   return Matched({&cmp});
 }
 

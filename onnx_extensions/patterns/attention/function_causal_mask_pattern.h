@@ -19,6 +19,9 @@ using core::builder::PatternOptimization;
 /// After:   mask = intermediate.CausalMask(A, B)     or   mask = intermediate.ShiftedCausalMask(A, B, shift)
 /// the body being the same computation. The nodes before the comparison are left to the
 /// cleanup, kept while something else reads them (the spec's re-emission). Exact.
+/// Not valid when the model already defines intermediate.CausalMask (or ShiftedCausalMask)
+/// with another content: the call would run that body, and the model cannot hold two
+/// functions of one name (GraphBuilder::GetOrAddFunction refuses).
 class FunctionCausalMaskPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionCausalMaskPattern";

@@ -5,6 +5,7 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/attention/attention_matchers.h"
 #include "onnx_extensions/patterns/attention/local_function_builder.h"
 
 namespace onnxopt::onnx_patterns {
@@ -106,6 +107,17 @@ std::string_view WhyNotRange(GraphGraph& graph, const NodeProto& range) {
   return {};
 }
 
+// The form of the matched chain that ends with `mul` (its Reshape input read upwards) and
+// `cos_cast` (the output Cast of the Cos, null when there is none).
+CacheForm FormOf(GraphGraph& graph, const NodeProto& mul, const NodeProto* cos_cast) {
+  const CastUnsqueeze pair = PairAbove(graph, graph.NodeBefore(mul.input(1))->input(0));
+  CacheForm form;
+  form.range = graph.NodeBefore(pair.upper->input(0));
+  form.axes = *ConstantInts(graph, pair.unsqueeze->input(1));
+  if (cos_cast) form.to = IntAttr(*cos_cast, "to");
+  return form;
+}
+
 }  // namespace
 
 MatchResult FunctionCosSinCachePattern::Match(GraphGraph& graph, const NodeProto& cos) const {
@@ -143,11 +155,13 @@ MatchResult FunctionCosSinCachePattern::Match(GraphGraph& graph, const NodeProto
   const NodeProto* producer = graph.NodeBefore(pair.upper->input(0));
   if (!producer) {
     if (axes != kInputAxes) return NoMatch(cos, "positions without a Range need the Unsqueeze axes [1]");
-    return Matched(cos_cast ? std::vector{mul, &cos, sin, cos_cast, sin_cast} : std::vector{mul, &cos, sin});
+  } else {
+    if (!IsOp(*producer, "Range")) return NoMatch(cos, "the positions are not produced by a Range");
+    if (axes != kRangeAxes) return NoMatch(cos, "positions from a Range need the Unsqueeze axes [0, 1]");
+    if (const std::string_view why = WhyNotRange(graph, *producer); !why.empty()) return NoMatch(cos, why);
   }
-  if (!IsOp(*producer, "Range")) return NoMatch(cos, "the positions are not produced by a Range");
-  if (axes != kRangeAxes) return NoMatch(cos, "positions from a Range need the Unsqueeze axes [0, 1]");
-  if (const std::string_view why = WhyNotRange(graph, *producer); !why.empty()) return NoMatch(cos, why);
+  const FunctionProto body = CosSinBody(FormOf(graph, *mul, cos_cast), core::builder::OnnxOpset(graph));
+  if (const std::string_view why = attention::WhyNotAddable(graph, body); !why.empty()) return NoMatch(cos, why);
   return Matched(cos_cast ? std::vector{mul, &cos, sin, cos_cast, sin_cast} : std::vector{mul, &cos, sin});
 }
 
@@ -160,12 +174,8 @@ utils::RepeatedProtoField<NodeProto> FunctionCosSinCachePattern::Apply(
     core::builder::ExpectMatchedNodes(*this, nodes, {"Mul", "Cos", "Sin"});
   }
   const NodeProto& mul = *nodes[0];
-  const CastUnsqueeze pair = PairAbove(graph, graph.NodeBefore(mul.input(1))->input(0));
-  const std::string& positions = pair.upper->input(0);
-  CacheForm form;
-  form.range = graph.NodeBefore(positions);
-  form.axes = *ConstantInts(graph, pair.unsqueeze->input(1));
-  if (cast) form.to = IntAttr(*nodes[3], "to");
+  const std::string& positions = PairAbove(graph, graph.NodeBefore(mul.input(1))->input(0)).upper->input(0);
+  const CacheForm form = FormOf(graph, mul, cast ? nodes[3] : nullptr);
   std::vector<std::string_view> inputs;
   if (form.range) {
     inputs = {graph.NodeBefore(form.range->input(0))->input(0), graph.NodeBefore(form.range->input(1))->input(0),

@@ -21,6 +21,9 @@ using core::builder::PatternOptimization;
 ///          (or (position_ids, weights)), the body being the same computation (Unsqueeze
 ///          before Cast, which commutes). The position chain up to the Reshape is left to the
 ///          cleanup, kept while something else reads it. Exact.
+/// Not valid when the model already defines the function of that name with another content:
+/// the call would run that body, and the model cannot hold two functions of one name
+/// (GraphBuilder::GetOrAddFunction refuses).
 class FunctionCosSinCachePattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionCosSinCachePattern";

@@ -2,15 +2,14 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
+#include "onnx_extensions/patterns/attention/attention_matchers.h"
 #include "onnx_extensions/patterns/attention/local_function_builder.h"
 
 namespace onnxopt::onnx_patterns {
 
 namespace {
 
-using attention::AddBodyNode;
 using attention::OtherInput;
-using core::builder::AddIntAttribute;
 using core::builder::ConstantInts;
 using core::builder::HasOneUse;
 using core::builder::IntAttr;
@@ -21,20 +20,6 @@ using core::builder::SoleConsumer;
 
 // The opset from which Split takes num_outputs, as the function body does.
 constexpr std::int64_t kSplitNumOutputsOpset = 18;
-
-// HalfRotaryEmbedding (X, cos_cache, sin_cache) => (Y), importing the main opset `opset`.
-FunctionProto HalfRotaryBody(std::int64_t opset) {
-  FunctionProto f = attention::NewLocalFunction("HalfRotaryEmbedding", {"X", "cos_cache", "sin_cache"}, {"Y"}, opset);
-  NodeProto& split = AddBodyNode(f, "Split", {"X"}, {"left", "right"});
-  AddIntAttribute(split, "axis", -1);
-  AddIntAttribute(split, "num_outputs", 2);
-  AddBodyNode(f, "Neg", {"right"}, {"right_neg"});
-  AddIntAttribute(AddBodyNode(f, "Concat", {"right_neg", "left"}, {"conc"}), "axis", -1);
-  AddBodyNode(f, "Mul", {"X", "cos_cache"}, {"xc"});
-  AddBodyNode(f, "Mul", {"conc", "sin_cache"}, {"rs"});
-  AddBodyNode(f, "Add", {"xc", "rs"}, {"Y"});
-  return f;
-}
 
 // Why the Split does not cut its input into two equal halves; empty when it does.
 std::string_view WhyNotHalves(GraphGraph& graph, const NodeProto& split) {
@@ -86,6 +71,8 @@ MatchResult FunctionHalfRotaryEmbeddingPattern::Match(GraphGraph& graph, const N
   const std::string& cos = OtherInput(*mul_cos, x);
   if (sin == concat->output(0)) return NoMatch(split, "the rotation is multiplied by itself");
   if (cos == sin) return NoMatch(split, "cos and sin are the same tensor");
+  const FunctionProto body = attention::HalfRotaryEmbeddingFunction(core::builder::OnnxOpset(graph));
+  if (const std::string_view why = attention::WhyNotAddable(graph, body); !why.empty()) return NoMatch(split, why);
   return Matched({&split, neg, concat, mul_sin, mul_cos, add}, add);
 }
 
@@ -97,7 +84,8 @@ utils::RepeatedProtoField<NodeProto> FunctionHalfRotaryEmbeddingPattern::Apply(
   const std::string& sin = OtherInput(*nodes[3], nodes[2]->output(0));
   const std::string& cos = OtherInput(*nodes[4], x);
   utils::RepeatedProtoField<NodeProto> out;
-  *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[5], HalfRotaryBody(core::builder::OnnxOpset(graph)),
+  *out.Add() = attention::CallLocalFunction(graph, kName, *nodes[5],
+                                            attention::HalfRotaryEmbeddingFunction(core::builder::OnnxOpset(graph)),
                                             {x, cos, sin}, {nodes[5]->output(0)});
   return out;
 }

@@ -19,6 +19,9 @@ using core::builder::PatternOptimization;
 /// After:   Y = intermediate.HalfRotaryEmbedding(X, cos, sin), the function body being the
 ///          same computation: Split<num_outputs=2>, Neg, Concat, Mul(X, cos), Mul(conc, sin), Add.
 /// Only at main opset >= 18 (the body's Split<num_outputs>). Exact: the same operations run.
+/// Not valid when the model already defines intermediate.HalfRotaryEmbedding with another
+/// content: the call would run that body, and the model cannot hold two functions of one
+/// name (GraphBuilder::GetOrAddFunction refuses).
 class FunctionHalfRotaryEmbeddingPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "FunctionHalfRotaryEmbeddingPattern";

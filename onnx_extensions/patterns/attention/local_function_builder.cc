@@ -43,6 +43,19 @@ void AddBodyInt64Constant(FunctionProto& function, std::string_view output, cons
   AddBodyConstant(function, output, core::builder::IntTensor(values, dims));
 }
 
+FunctionProto HalfRotaryEmbeddingFunction(std::int64_t opset) {
+  FunctionProto f = NewLocalFunction("HalfRotaryEmbedding", {"X", "cos_cache", "sin_cache"}, {"Y"}, opset);
+  NodeProto& split = AddBodyNode(f, "Split", {"X"}, {"left", "right"});
+  core::builder::AddIntAttribute(split, "axis", -1);
+  core::builder::AddIntAttribute(split, "num_outputs", 2);
+  AddBodyNode(f, "Neg", {"right"}, {"right_neg"});
+  core::builder::AddIntAttribute(AddBodyNode(f, "Concat", {"right_neg", "left"}, {"conc"}), "axis", -1);
+  AddBodyNode(f, "Mul", {"X", "cos_cache"}, {"xc"});
+  AddBodyNode(f, "Mul", {"conc", "sin_cache"}, {"rs"});
+  AddBodyNode(f, "Add", {"xc", "rs"}, {"Y"});
+  return f;
+}
+
 NodeProto CallLocalFunction(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,
                             FunctionProto function, const std::vector<std::string_view>& inputs,
                             const std::vector<std::string_view>& outputs) {

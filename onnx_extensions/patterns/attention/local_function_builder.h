@@ -33,6 +33,11 @@ void AddBodyConstant(FunctionProto& function, std::string_view output, TensorPro
 void AddBodyInt64Constant(FunctionProto& function, std::string_view output, const std::vector<std::int64_t>& values,
                           const std::vector<std::int64_t>& dims);
 
+// intermediate.HalfRotaryEmbedding (X, cos_cache, sin_cache) => (Y) importing the main opset
+// `opset`: the body FunctionHalfRotaryEmbeddingPattern adds and RotaryEmbeddingPattern
+// requires of the function a call runs.
+FunctionProto HalfRotaryEmbeddingFunction(std::int64_t opset);
+
 // Adds `function` to the model when missing and returns the call `outputs =
 // intermediate.<name>(inputs)`, named after `origin`.
 NodeProto CallLocalFunction(GraphGraph& graph, std::string_view pattern, const NodeProto& origin,

@@ -3,6 +3,7 @@
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/attention/attention_matchers.h"
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
 
 namespace onnxopt::onnx_patterns {
 
@@ -72,6 +73,9 @@ MatchResult RotaryEmbeddingPattern::Match(GraphGraph& graph, const NodeProto& ca
   if ((*cos)[2] != x[2]) return NoMatch(call, "the caches do not have one row per position of X");
   if ((*cos)[0] != SymDim(1) && (*cos)[0] != x[0])
     return NoMatch(call, "the caches are neither shared by the batch nor one per batch");
+  // The name alone does not tell what the call computes: a model may define another body under it.
+  const FunctionProto body = attention::HalfRotaryEmbeddingFunction(core::builder::OnnxOpset(graph));
+  if (!(why = attention::WhyNotOwnFunction(graph, body)).empty()) return NoMatch(call, why);
   if (last) return Matched({&call, last});
   return Matched({&call});
 }

@@ -26,7 +26,10 @@ using core::builder::PatternOptimization;
 /// [1 or B, 1, seq, r/2] halves repeated on the last axis, seq being X's, and X is float,
 /// float16 or bfloat16 (RotaryEmbedding has no double version): RotaryEmbedding
 /// then computes x1*c - x2*s and x2*c + x1*s, the products of the function body; a kernel
-/// may fuse them (rounding).
+/// may fuse them (rounding). Not valid when the called function is not exactly the body
+/// FunctionHalfRotaryEmbeddingPattern writes (byte for byte, at the model's main opset) or is
+/// missing: only that body is known to compute the rotation RotaryEmbedding does, and a
+/// model may define anything under the name (the other rotation direction, say).
 class RotaryEmbeddingPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "RotaryEmbeddingPattern";

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "onnx_extensions/patterns/attention/function_attention_matchers.h"
 #include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
@@ -15,13 +16,15 @@ namespace {
 using testing::Cat;
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
+using testing::ExpectRewriteOfModel;
 
 
 // The scale is applied once instead of on Q and K (attention.md: about 1e-5 in float32).
 constexpr double kTolerance = 1e-5;
 
-// The GQA function of FunctionAttentionGQAPattern (its constant -inf written Log(0): the
-// ONNX text parser of onnx 1.12 reads no infinity) (`name`, at `opset`; `switched`: the mask
+// The GQA function of FunctionAttentionGQAPattern as text (its constant -inf written Log(0):
+// the ONNX text parser of onnx 1.12 reads no infinity), hence another body than the one
+// onnxopt writes: the rewrites use the exact body (OwnFormB) (`name`, at `opset`; `switched`: the mask
 // names the masked-out positions). The expected graphs compare the main graph only: the
 // function, no longer called, stays until the cleanup of unused functions removes it.
 std::string GqaFunction(std::string_view name, int opset, bool switched = false) {
@@ -140,9 +143,16 @@ std::string FormB(int opset, std::string_view name, std::string_view call, bool 
     })ONNX", function});
 }
 
+// FormB with the exact body FunctionAttentionGQAPattern writes at opset 23.
+ModelProto OwnFormB(std::string_view name, std::string_view call, bool switched = false) {
+  return testing::WithFunction(
+      FormB(23, name, call, switched),
+      attention::LocalAttentionFunction({.switched = switched, .gqa = true, .elem_type = TensorProto::FLOAT}, 23));
+}
+
 TEST(AttentionGQAPattern, ReplacesALocalGqaFunctionCall) {
-  ExpectRewrite<AttentionGQAPattern>(
-      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
+  ExpectRewriteOfModel<AttentionGQAPattern>(
+      OwnFormB("LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
       Cat({R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormBGraph, R"ONNX(
     {
@@ -151,15 +161,23 @@ TEST(AttentionGQAPattern, ReplacesALocalGqaFunctionCall) {
 }
 
 TEST(AttentionGQAPattern, NegatesTheMaskOfASwitchedCall) {
-  ExpectRewrite<AttentionGQAPattern>(
-      FormB(23, "LocalAttentionGQASW_to1",
-            "intermediate.LocalAttentionGQASW_to1(Q, present_key, present_value, mask, s, e, r)", true),
+  ExpectRewriteOfModel<AttentionGQAPattern>(
+      OwnFormB("LocalAttentionGQASW_to1",
+               "intermediate.LocalAttentionGQASW_to1(Q, present_key, present_value, mask, s, e, r)", true),
       Cat({R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormBGraph, R"ONNX(
     {
       keep = Not(mask)
       Y, present_key, present_value = Attention<scale = 0.25, is_causal = 0>(Q, K, V, keep, pk, pv)
     })ONNX"}), kTolerance);
+}
+
+// The function of the model is not the body onnxopt writes (its -inf is Log(0) here; any
+// other body could be there under the name).
+TEST(AttentionGQAPattern, RejectsACallOfAnotherBodyOfTheSameName) {
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
+      "Y", "the called local function is not the body onnxopt writes under this name");
 }
 
 // The value cache concatenates the key cache: the new Attention would read present_key,

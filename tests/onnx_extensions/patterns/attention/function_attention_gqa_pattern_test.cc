@@ -11,6 +11,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_extensions/kernels/register_kernels.h"
+#include "onnx_extensions/patterns/attention/function_attention_matchers.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -21,11 +22,18 @@ namespace {
 
 using testing::Cat;
 using testing::ExpectNoMatch;
-using testing::ExpectRewrite;
+using testing::ExpectRewriteOfModel;
 
 
-ModelProto Optimized(std::string_view text) {
-  return testing::OptimizeWithPattern(std::make_shared<FunctionAttentionGQAPattern>(), text);
+ModelProto Optimized(ModelProto model) {
+  return testing::OptimizeWithPatterns({std::make_shared<FunctionAttentionGQAPattern>()}, std::move(model));
+}
+
+// `text` with the exact body FunctionAttentionPattern writes at opset 18 for its call
+// LocalAttention[SW]_to1 (the text of LocalAttention is another body: see there).
+ModelProto Own(const std::string& text, bool switched = false) {
+  return testing::WithFunction(text,
+                               attention::LocalAttentionFunction({.switched = switched, .elem_type = TensorProto::FLOAT}, 18));
 }
 
 const FunctionProto* FindFunction(const ModelProto& model, std::string_view name) {
@@ -44,9 +52,10 @@ std::vector<std::string> BodyOpTypes(const FunctionProto& function) {
   return ops;
 }
 
-// The function of FunctionAttentionPattern (`name`, at opset 18; `switched`: the mask
-// names the masked-out positions), its -inf written Log(0): the ONNX text parser of onnx
-// 1.12 reads no infinity.
+// The function of FunctionAttentionPattern as text (`name`, at opset 18; `switched`: the
+// mask names the masked-out positions), its -inf written Log(0): the ONNX text parser of
+// onnx 1.12 reads no infinity. Another body than onnxopt's, hence rejected (last check);
+// the rewrites use the exact body (Own).
 std::string LocalAttention(std::string_view name, bool switched = false) {
   return Cat({R"ONNX(
     <domain: "intermediate", opset_import: ["" : 18]>
@@ -88,7 +97,7 @@ std::string GqaLocal(std::string_view keys = "ku = Unsqueeze(K, two)\n      ke =
 }
 
 TEST(FunctionAttentionGQAPattern, MovesTheHeadExpansionIntoTheFunction) {
-  ExpectRewrite<FunctionAttentionGQAPattern>(GqaLocal(), Cat({R"ONNX(
+  ExpectRewriteOfModel<FunctionAttentionGQAPattern>(Own(GqaLocal()), Cat({R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", kSignature, R"ONNX(
     <int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5946035575}>
     {
@@ -97,7 +106,7 @@ TEST(FunctionAttentionGQAPattern, MovesTheHeadExpansionIntoTheFunction) {
 }
 
 TEST(FunctionAttentionGQAPattern, AddsTheGqaFunction) {
-  const ModelProto model = Optimized(GqaLocal());
+  const ModelProto model = Optimized(Own(GqaLocal()));
   const FunctionProto* function = FindFunction(model, "LocalAttentionGQA_to1");
   ASSERT_NE(function, nullptr);
   EXPECT_EQ(Names(function->input()), (std::vector<std::string>{"query", "keys", "values", "mask", "scale_sqrt",
@@ -129,13 +138,13 @@ TEST(FunctionAttentionGQAPattern, NamesASwitchedSqueezeVariantGqaSWsQ) {
       vr = Squeeze(ve, two)
       Y = intermediate.LocalAttentionSW_to1(Q, kr, vr, mask, s)
     })ONNX", LocalAttention("LocalAttentionSW_to1", true)});
-  ExpectRewrite<FunctionAttentionGQAPattern>(before, Cat({R"ONNX(
+  ExpectRewriteOfModel<FunctionAttentionGQAPattern>(Own(before, true), Cat({R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", signature, R"ONNX(
     <int64[1] two = {2}, int64[5] e = {1, 1, 1, 1, 1}, float[1] s = {0.5946035575}>
     {
       Y = intermediate.LocalAttentionGQASWsQ_to1(Q, K, V, mask, s, e, two)
     })ONNX"}));
-  const ModelProto model = Optimized(before);
+  const ModelProto model = Optimized(Own(before, true));
   const FunctionProto* function = FindFunction(model, "LocalAttentionGQASWsQ_to1");
   ASSERT_NE(function, nullptr);
   EXPECT_EQ(function->input(3), "not_mask");
@@ -155,14 +164,14 @@ TEST(FunctionAttentionGQAPattern, ReusesTheFunctionForASecondCall) {
       "      vu2 = Unsqueeze(V2, two)\n      ve2 = Expand(vu2, e)\n      vr2 = Reshape(ve2, r)\n"
       "      Y2 = intermediate.LocalAttention_to1(Y, kr2, vr2, mask, s)",
       signature);
-  ExpectRewrite<FunctionAttentionGQAPattern>(before, Cat({R"ONNX(
+  ExpectRewriteOfModel<FunctionAttentionGQAPattern>(Own(before), Cat({R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", signature, R"ONNX(
     <int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5946035575}>
     {
       Y = intermediate.LocalAttentionGQA_to1(Q, K, V, mask, s, e, r)
       Y2 = intermediate.LocalAttentionGQA_to1(Y, K2, V2, mask, s, e, r)
     })ONNX"}));
-  const ModelProto model = Optimized(before);
+  const ModelProto model = Optimized(Own(before));
   int gqa = 0;
   for (const FunctionProto& function : model.functions()) gqa += function.name() == "LocalAttentionGQA_to1";
   EXPECT_EQ(gqa, 1);
@@ -203,6 +212,33 @@ TEST(FunctionAttentionGQAPattern, RejectsOpset17) {
   for (std::size_t at = model.find("\"\" : 18"); at != std::string::npos; at = model.find("\"\" : 18"))
     model.replace(at, 7, "\"\" : 17");
   ExpectNoMatch<FunctionAttentionGQAPattern>(model, "Y", "the main opset is below 18");
+}
+
+// The called function is not the body onnxopt writes (its -inf is Log(0) here; any other
+// body could be there under the name).
+TEST(FunctionAttentionGQAPattern, RejectsACallOfAnotherBodyOfTheSameName) {
+  ExpectNoMatch<FunctionAttentionGQAPattern>(GqaLocal(), "Y",
+                                             "the called local function is not the body onnxopt writes under this name");
+}
+
+// The model already defines another LocalAttentionGQA_to1 (here a copy of the plain body):
+// the new call would run it, and GetOrAddFunction cannot add a second body under the name.
+TEST(FunctionAttentionGQAPattern, RejectsAnotherGqaFunctionOfTheSameName) {
+  FunctionProto other = attention::LocalAttentionFunction({.elem_type = TensorProto::FLOAT}, 18);
+  other.set_name("LocalAttentionGQA_to1");
+  ModelProto model = Own(GqaLocal());
+  *model.add_functions() = other;
+  onnx_shapes::RegisterShapeFunctions();
+  onnx_kernels::RegisterKernels();
+  core::builder::GraphBuilder builder(model);
+  builder.InferShapes();
+  core::builder::OptimizerOptions options;
+  options.registered = core::builder::PatternSelection::None();
+  core::builder::GraphGraph graph(builder, {}, options);
+  const FunctionAttentionGQAPattern pattern;
+  const core::builder::MatchResult match = pattern.Match(graph, *graph.NodeBefore("Y"));
+  EXPECT_FALSE(match);
+  EXPECT_EQ(match.no_match.reason, "the model already defines a local function of this name with another body");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
 #include "onnx_extensions/patterns/attention/rotary_embedding_pattern.h"
 #include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -236,6 +237,45 @@ TEST(FunctionHalfRotaryEmbeddingPattern, RejectsTheSameCosAndSin) {
       Y = Add(a, b)
       Z = Identity(Y)
   )ONNX"), "x1", "cos and sin are the same tensor");
+}
+
+// The model already holds the exact body (an earlier run wrote it): the call reuses it.
+TEST(FunctionHalfRotaryEmbeddingPattern, ReusesTheSameFunctionOfTheModel) {
+  testing::ExpectRewriteOfModel<FunctionHalfRotaryEmbeddingPattern>(
+      testing::WithFunction(kExample, attention::HalfRotaryEmbeddingFunction(18)), R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>
+    half_rot (float[2,2,3,8] X, float[1,1,3,8] cos, float[1,1,3,8] sin) => (float[2,2,3,8] Y)
+    {
+      Y = intermediate.HalfRotaryEmbedding(X, cos, sin)
+    })ONNX");
+}
+
+// The model defines and calls its own intermediate.HalfRotaryEmbedding (rotating the other
+// way): the new call would run it, and GetOrAddFunction cannot add a second body under the
+// name (an internal error before). Uncalled, the cleanup would remove it first.
+TEST(FunctionHalfRotaryEmbeddingPattern, RejectsAnotherFunctionOfTheSameName) {
+  ExpectNoMatch<FunctionHalfRotaryEmbeddingPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>
+    g (float[2,2,3,8] X, float[2,2,3,8] X2, float[1,1,3,8] cos, float[1,1,3,8] sin) => (float[2,2,3,8] Y, float[2,2,3,8] Y2)
+    {
+      x1, x2 = Split<axis = -1, num_outputs = 2>(X)
+      nx2 = Neg(x2)
+      rot = Concat<axis = -1>(nx2, x1)
+      a = Mul(rot, sin)
+      b = Mul(X, cos)
+      Y = Add(a, b)
+      Y2 = intermediate.HalfRotaryEmbedding(X2, cos, sin)
+    }
+    <domain: "intermediate", opset_import: ["" : 18]>
+    HalfRotaryEmbedding (X, cos_cache, sin_cache) => (Y)
+    {
+      left, right = Split<axis = -1, num_outputs = 2>(X)
+      left_neg = Neg(left)
+      conc = Concat<axis = -1>(right, left_neg)
+      xc = Mul(X, cos_cache)
+      rs = Mul(conc, sin_cache)
+      Y = Add(xc, rs)
+    })ONNX", "x1", "the model already defines a local function of this name with another body");
 }
 
 }  // namespace

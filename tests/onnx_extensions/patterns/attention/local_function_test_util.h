@@ -13,8 +13,10 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -32,10 +34,10 @@ inline std::string Cat(std::initializer_list<std::string_view> parts) {
 
 // `model` optimized with `patterns` alone.
 inline ModelProto OptimizeWithPatterns(
-    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& patterns, std::string_view model) {
+    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& patterns, ModelProto model) {
   onnx_shapes::RegisterShapeFunctions();
   onnx_kernels::RegisterKernels();
-  core::builder::GraphBuilder builder(ParseText(model));
+  core::builder::GraphBuilder builder(std::move(model));
   core::builder::OptimizerOptions options;
   options.registered = core::builder::PatternSelection::None();
   core::builder::GraphGraph graph(builder, patterns, options);
@@ -43,9 +45,67 @@ inline ModelProto OptimizeWithPatterns(
   return std::move(builder).TakeModel();
 }
 
+inline ModelProto OptimizeWithPatterns(
+    const std::vector<std::shared_ptr<const core::builder::PatternOptimization>>& patterns, std::string_view model) {
+  return OptimizeWithPatterns(patterns, ParseText(model));
+}
+
 // `model` optimized with `pattern` alone.
 inline ModelProto OptimizeWithPattern(const PatternPtr& pattern, std::string_view model) {
   return OptimizeWithPatterns({pattern}, model);
+}
+
+// The model of `text` with `function` in place of its local function of the same (domain,
+// name), or added when it has none. The stage-2 patterns recognise only the exact body
+// onnxopt writes, which the ONNX text syntax cannot give: the parser sets empty node domains
+// and tensor names, and the parser of onnx 1.12 reads no infinity.
+inline ModelProto WithFunction(std::string_view text, FunctionProto function) {
+  ModelProto model = ParseText(text);
+  for (FunctionProto& existing : *model.mutable_functions()) {
+    if (existing.domain() == function.domain() && existing.name() == function.name()) {
+      existing = std::move(function);
+      return model;
+    }
+  }
+  *model.add_functions() = std::move(function);
+  return model;
+}
+
+// ExpectRewrite (pattern_test_util.h) for a `before` model that text cannot write (see
+// WithFunction): the main graph becomes exactly `after`, Replay reproduces it, the pattern
+// does not fire on its result, and both models agree on random inputs.
+inline void ExpectRewriteOfModel(const PatternPtr& pattern, core::builder::NumericalClass numerics,
+                                 const ModelProto& before, std::string_view after, double tolerance = 0) {
+  onnx_shapes::RegisterShapeFunctions();
+  onnx_kernels::RegisterKernels();
+  auto optimize = [&](const ModelProto& model, std::vector<core::builder::LocalRewriting>* records) {
+    core::builder::GraphBuilder builder(model);
+    core::builder::OptimizerOptions options;
+    options.registered = core::builder::PatternSelection::None();
+    core::builder::GraphGraph graph(builder, {pattern}, options);
+    *records = graph.Optimize();
+    return std::move(builder).TakeModel();
+  };
+  auto applied = [&](const std::vector<core::builder::LocalRewriting>& records) {
+    return std::count_if(records.begin(), records.end(),
+                         [&](const core::builder::LocalRewriting& r) { return r.pattern.get() == pattern.get(); });
+  };
+  std::vector<core::builder::LocalRewriting> records;
+  const ModelProto optimized = optimize(before, &records);
+  EXPECT_GT(applied(records), 0) << pattern->Name() << " did not fire";
+  EXPECT_EQ(CanonicalGraph(optimized.graph()), CanonicalGraph(ParseText(after).graph()));
+  EXPECT_EQ(core::ir::SerializeDeterministic(core::builder::Replay(before, records)),
+            core::ir::SerializeDeterministic(optimized.graph()))
+      << "Replay does not reproduce the optimized graph";
+  std::vector<core::builder::LocalRewriting> again;
+  optimize(optimized, &again);
+  EXPECT_EQ(applied(again), 0) << pattern->Name() << " fires again on its own result";
+  ExpectSameOutputs(before, optimized, numerics, tolerance);
+}
+
+template <class Pattern>
+void ExpectRewriteOfModel(const ModelProto& before, std::string_view after, double tolerance = 0) {
+  ExpectRewriteOfModel(std::make_shared<Pattern>(), Pattern::kNumerics, before, after, tolerance);
 }
 
 // A text of a function: domain, name, inputs, outputs, opset imports, attributes and every

@@ -4,17 +4,21 @@
 
 #include <string>
 
+#include "onnx_extensions/patterns/attention/local_function_builder.h"
+#include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
 namespace onnxopt::onnx_patterns {
 namespace {
 
 using testing::ExpectNoMatch;
-using testing::ExpectRewrite;
+using testing::ExpectRewriteOfModel;
 
-// The local function FunctionHalfRotaryEmbeddingPattern creates, at `opset`. The expected
-// graphs compare the main graph only: the function, no longer called, stays in the model
-// until the cleanup of unused functions removes it.
+// The local function FunctionHalfRotaryEmbeddingPattern creates, at `opset`, as text: the
+// parser writes it with other bytes (empty domains set), so the pattern rejects calls of it
+// with its last check; the rewrites use the exact body (Own). The expected graphs compare the
+// main graph only: the function, no longer called, stays in the model until the cleanup of
+// unused functions removes it.
 std::string HalfRotaryFunction(int opset) {
   return R"ONNX(
     <domain: "intermediate", opset_import: ["" : )ONNX" +
@@ -30,19 +34,24 @@ std::string HalfRotaryFunction(int opset) {
     })ONNX";
 }
 
+// `text` with the exact body FunctionHalfRotaryEmbeddingPattern writes at opset 23.
+ModelProto Own(const std::string& text) {
+  return testing::WithFunction(text, attention::HalfRotaryEmbeddingFunction(23));
+}
+
 // With a static batch, the driver folds the new Shape -> Concat into the constant [B, 1, 1].
 // RotaryEmbedding may fuse the products (attention.md: about 1e-6 relative in float32).
 constexpr double kTolerance = 1e-5;
 
 TEST(RotaryEmbeddingPattern, ReplacesAFullRotation) {
-  ExpectRewrite<RotaryEmbeddingPattern>(R"ONNX(
+  ExpectRewriteOfModel<RotaryEmbeddingPattern>(Own(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
     rope_full (float[2,2,3,8] X, float[1,1,3,4] c, float[1,1,3,4] s) => (float[2,2,3,8] Y)
     {
       cc = Concat<axis = -1>(c, c)
       ss = Concat<axis = -1>(s, s)
       Y = intermediate.HalfRotaryEmbedding(X, cc, ss)
-    })ONNX" + HalfRotaryFunction(23), R"ONNX(
+    })ONNX" + HalfRotaryFunction(23)), R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>
     rope_full (float[2,2,3,8] X, float[1,1,3,4] c, float[1,1,3,4] s) => (float[2,2,3,8] Y)
     <int64[1] one = {1}, int64[3] shp = {2, 1, 1}>
@@ -56,7 +65,7 @@ TEST(RotaryEmbeddingPattern, ReplacesAFullRotation) {
 }
 
 TEST(RotaryEmbeddingPattern, ReplacesAPartialRotationOfTheFirstChannels) {
-  ExpectRewrite<RotaryEmbeddingPattern>(R"ONNX(
+  ExpectRewriteOfModel<RotaryEmbeddingPattern>(Own(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
     rope_partial (float[2,2,3,10] X, float[1,1,3,2] c, float[1,1,3,2] s) => (float[2,2,3,10] Y)
     <int64[2] sizes = {4, 6}>
@@ -66,7 +75,7 @@ TEST(RotaryEmbeddingPattern, ReplacesAPartialRotationOfTheFirstChannels) {
       xr, xp = Split<axis = -1>(X, sizes)
       yr = intermediate.HalfRotaryEmbedding(xr, cc, ss)
       Y = Concat<axis = -1>(yr, xp)
-    })ONNX" + HalfRotaryFunction(23), R"ONNX(
+    })ONNX" + HalfRotaryFunction(23)), R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>
     rope_partial (float[2,2,3,10] X, float[1,1,3,2] c, float[1,1,3,2] s) => (float[2,2,3,10] Y)
     <int64[1] one = {1}, int64[3] shp = {2, 1, 1}>
@@ -81,14 +90,14 @@ TEST(RotaryEmbeddingPattern, ReplacesAPartialRotationOfTheFirstChannels) {
 
 // Symbolic batch and sequence; the caches are still read elsewhere, so their Concats stay.
 TEST(RotaryEmbeddingPattern, ReplacesARotationWithSymbolicDimsAndSharedCaches) {
-  ExpectRewrite<RotaryEmbeddingPattern>(R"ONNX(
+  ExpectRewriteOfModel<RotaryEmbeddingPattern>(Own(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
     g (float[batch,4,seq,8] X, float[1,1,seq,4] c, float[1,1,seq,4] s) => (float[batch,4,seq,8] Y, float[1,1,seq,8] cc)
     {
       cc = Concat<axis = -1>(c, c)
       ss = Concat<axis = -1>(s, s)
       Y = intermediate.HalfRotaryEmbedding(X, cc, ss)
-    })ONNX" + HalfRotaryFunction(23), R"ONNX(
+    })ONNX" + HalfRotaryFunction(23)), R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>
     g (float[batch,4,seq,8] X, float[1,1,seq,4] c, float[1,1,seq,4] s) => (float[batch,4,seq,8] Y, float[1,1,seq,8] cc)
     <int64[2] ones2 = {1, 1}, int64[1] one = {1}>
@@ -198,6 +207,32 @@ TEST(RotaryEmbeddingPattern, RejectsAPartialRotationSplitOnAnotherAxis) {
       yr = intermediate.HalfRotaryEmbedding(xr, cc, ss)
       Y = Concat<axis = 2>(yr, xp)
     })ONNX" + HalfRotaryFunction(23), "yr", "the Split is not on the last axis");
+}
+
+// The main graph of the full rotation at opset 23, without the function.
+std::string FullRotationCall() {
+  const std::string model = FullRotation("23", "Concat<axis = -1>(c, c)");
+  return model.substr(0, model.find("<domain"));
+}
+
+// A model may define its own intermediate.HalfRotaryEmbedding: this one rotates the other
+// way (Concat(right, -left)), which RotaryEmbedding does not compute.
+TEST(RotaryEmbeddingPattern, RejectsACallOfAnotherBodyOfTheSameName) {
+  ExpectNoMatch<RotaryEmbeddingPattern>(FullRotationCall() + R"ONNX(
+    <domain: "intermediate", opset_import: ["" : 23]>
+    HalfRotaryEmbedding (X, cos_cache, sin_cache) => (Y)
+    {
+      left, right = Split<axis = -1, num_outputs = 2>(X)
+      left_neg = Neg(left)
+      conc = Concat<axis = -1>(right, left_neg)
+      xc = Mul(X, cos_cache)
+      rs = Mul(conc, sin_cache)
+      Y = Add(xc, rs)
+    })ONNX", "Y", "the called local function is not the body onnxopt writes under this name");
+}
+
+TEST(RotaryEmbeddingPattern, RejectsACallOfAMissingFunction) {
+  ExpectNoMatch<RotaryEmbeddingPattern>(FullRotationCall(), "Y", "the model does not define the called local function");
 }
 
 }  // namespace
