@@ -22,8 +22,9 @@ using core::builder::PatternOptimization;
 /// one pair's max dim is strictly below the other two decides; otherwise nothing changes.
 /// Since the winner is the same pair of operands whatever the grouping, the result is a
 /// fixed point. Not valid when T has another reader (it would be computed twice), when
-/// a shape is not known, or for float16 Mul (products overflow from 256 * 256: the new
-/// grouping can overflow where the original did not). Reassociates: float rounding (and
+/// a shape is not known, or for a float16 Mul whose new first product is not of two
+/// constant scalars folding to a normal float16 (products overflow from 256 * 256: the new
+/// grouping could overflow where the original did not). Reassociates: float rounding (and
 /// overflow near the float32 limit) may differ; exact on integers (wrapping Add and Mul
 /// are associative and commutative).
 class SwitchOrderBinaryPattern final : public PatternOptimization {

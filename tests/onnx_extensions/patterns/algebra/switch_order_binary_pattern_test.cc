@@ -49,7 +49,26 @@ TEST(SwitchOrderBinaryPattern, RejectsFloat16Products) {
     g (float16[N,4] X, float16[4] W, float16 s) => (float16[N,4] F) {
       T = Mul(X, W)
       F = Mul(s, T)
-    })ONNX", "F", "float16 products regrouped can overflow where the original grouping does not");
+    })ONNX", "F", "a float16 product regrouped can overflow where the original grouping does not");
+}
+
+// Two constant scalars: their product, folded, is a normal float16 (1.7 * 0.33): regrouped.
+TEST(SwitchOrderBinaryPattern, MultipliesFloat16ConstantScalarsFirst) {
+  ExpectRewrite<SwitchOrderBinaryPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,4] X) => (float16[N,4] F) <float a32 = {1.7}, float b32 = {0.33}> {
+      a = Cast<to=10>(a32)
+      b = Cast<to=10>(b32)
+      T = Mul(X, a)
+      F = Mul(T, b)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,4] X) => (float16[N,4] F) <float a32 = {1.7}, float b32 = {0.33}> {
+      a = Cast<to=10>(a32)
+      b = Cast<to=10>(b32)
+      t = Mul(a, b)
+      F = Mul(t, X)
+    })ONNX", 1e-2);
 }
 
 // float16 sums are regrouped: they overflow only near the type's limit, like float32 ones.
