@@ -261,8 +261,12 @@ void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, Numeri
 
 void ExpectRewrite(const PatternPtr& pattern, NumericalClass numerics, std::string_view before, std::string_view after,
                    double tolerance) {
+  ExpectRewrite(pattern, numerics, ParseText(before), after, tolerance);
+}
+
+void ExpectRewrite(const PatternPtr& pattern, NumericalClass numerics, const ModelProto& original,
+                   std::string_view after, double tolerance) {
   RegisterOperators();
-  const ModelProto original = ParseText(before);
   const ModelProto expected = ParseText(after);
   Optimized optimized = OptimizeWith(pattern, original);
   EXPECT_GT(optimized.applied, 0u) << pattern->Name() << " did not fire";

@@ -36,6 +36,10 @@ void ExpectSameOutputs(const ModelProto& before, const ModelProto& after, core::
 // Symbolic input dims are set to 3.
 void ExpectRewrite(const PatternPtr& pattern, core::builder::NumericalClass numerics, std::string_view before,
                    std::string_view after, double tolerance = 0);
+// The same for a `before` model that the ONNX text cannot write (exact local functions,
+// node domains, infinities).
+void ExpectRewrite(const PatternPtr& pattern, core::builder::NumericalClass numerics, const ModelProto& before,
+                   std::string_view after, double tolerance = 0);
 
 // Checks that `pattern` rejects the node whose first output is `node_output` with
 // exactly `reason`, and that optimizing `model` with it applies nothing.
@@ -53,6 +57,11 @@ void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::strin
 
 template <class Pattern>
 void ExpectRewrite(std::string_view before, std::string_view after, double tolerance = 0) {
+  ExpectRewrite(std::make_shared<Pattern>(), Pattern::kNumerics, before, after, tolerance);
+}
+
+template <class Pattern>
+void ExpectRewrite(const ModelProto& before, std::string_view after, double tolerance = 0) {
   ExpectRewrite(std::make_shared<Pattern>(), Pattern::kNumerics, before, after, tolerance);
 }
 

@@ -16,7 +16,6 @@ namespace {
 using testing::Cat;
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
-using testing::ExpectRewriteOfModel;
 
 
 // The scale is applied once instead of on Q and K (attention.md: about 1e-5 in float32).
@@ -151,7 +150,7 @@ ModelProto OwnFormB(std::string_view name, std::string_view call, bool switched 
 }
 
 TEST(AttentionGQAPattern, ReplacesALocalGqaFunctionCall) {
-  ExpectRewriteOfModel<AttentionGQAPattern>(
+  ExpectRewrite<AttentionGQAPattern>(
       OwnFormB("LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)"),
       Cat({R"ONNX(
     <ir_version: 10, opset_import: ["" : 23]>)ONNX", kFormBGraph, R"ONNX(
@@ -161,7 +160,7 @@ TEST(AttentionGQAPattern, ReplacesALocalGqaFunctionCall) {
 }
 
 TEST(AttentionGQAPattern, NegatesTheMaskOfASwitchedCall) {
-  ExpectRewriteOfModel<AttentionGQAPattern>(
+  ExpectRewrite<AttentionGQAPattern>(
       OwnFormB("LocalAttentionGQASW_to1",
                "intermediate.LocalAttentionGQASW_to1(Q, present_key, present_value, mask, s, e, r)", true),
       Cat({R"ONNX(

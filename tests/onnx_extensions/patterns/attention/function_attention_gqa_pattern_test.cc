@@ -22,7 +22,7 @@ namespace {
 
 using testing::Cat;
 using testing::ExpectNoMatch;
-using testing::ExpectRewriteOfModel;
+using testing::ExpectRewrite;
 
 
 ModelProto Optimized(ModelProto model) {
@@ -97,7 +97,7 @@ std::string GqaLocal(std::string_view keys = "ku = Unsqueeze(K, two)\n      ke =
 }
 
 TEST(FunctionAttentionGQAPattern, MovesTheHeadExpansionIntoTheFunction) {
-  ExpectRewriteOfModel<FunctionAttentionGQAPattern>(Own(GqaLocal()), Cat({R"ONNX(
+  ExpectRewrite<FunctionAttentionGQAPattern>(Own(GqaLocal()), Cat({R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", kSignature, R"ONNX(
     <int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5946035575}>
     {
@@ -138,7 +138,7 @@ TEST(FunctionAttentionGQAPattern, NamesASwitchedSqueezeVariantGqaSWsQ) {
       vr = Squeeze(ve, two)
       Y = intermediate.LocalAttentionSW_to1(Q, kr, vr, mask, s)
     })ONNX", LocalAttention("LocalAttentionSW_to1", true)});
-  ExpectRewriteOfModel<FunctionAttentionGQAPattern>(Own(before, true), Cat({R"ONNX(
+  ExpectRewrite<FunctionAttentionGQAPattern>(Own(before, true), Cat({R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", signature, R"ONNX(
     <int64[1] two = {2}, int64[5] e = {1, 1, 1, 1, 1}, float[1] s = {0.5946035575}>
     {
@@ -164,7 +164,7 @@ TEST(FunctionAttentionGQAPattern, ReusesTheFunctionForASecondCall) {
       "      vu2 = Unsqueeze(V2, two)\n      ve2 = Expand(vu2, e)\n      vr2 = Reshape(ve2, r)\n"
       "      Y2 = intermediate.LocalAttention_to1(Y, kr2, vr2, mask, s)",
       signature);
-  ExpectRewriteOfModel<FunctionAttentionGQAPattern>(Own(before), Cat({R"ONNX(
+  ExpectRewrite<FunctionAttentionGQAPattern>(Own(before), Cat({R"ONNX(
     <ir_version: 8, opset_import: ["" : 18, "intermediate" : 1]>)ONNX", signature, R"ONNX(
     <int64[5] e = {1, 1, 2, 1, 1}, int64[4] r = {0, 4, -1, 8}, float[1] s = {0.5946035575}>
     {

@@ -13,10 +13,8 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/eval/tensor.h"
-#include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/graph_graph.h"
-#include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
@@ -71,42 +69,6 @@ inline ModelProto WithFunction(std::string_view text, FunctionProto function) {
   return model;
 }
 
-// ExpectRewrite (pattern_test_util.h) for a `before` model that text cannot write (see
-// WithFunction): the main graph becomes exactly `after`, Replay reproduces it, the pattern
-// does not fire on its result, and both models agree on random inputs.
-inline void ExpectRewriteOfModel(const PatternPtr& pattern, core::builder::NumericalClass numerics,
-                                 const ModelProto& before, std::string_view after, double tolerance = 0) {
-  onnx_shapes::RegisterShapeFunctions();
-  onnx_kernels::RegisterKernels();
-  auto optimize = [&](const ModelProto& model, std::vector<core::builder::LocalRewriting>* records) {
-    core::builder::GraphBuilder builder(model);
-    core::builder::OptimizerOptions options;
-    options.registered = core::builder::PatternSelection::None();
-    core::builder::GraphGraph graph(builder, {pattern}, options);
-    *records = graph.Optimize();
-    return std::move(builder).TakeModel();
-  };
-  auto applied = [&](const std::vector<core::builder::LocalRewriting>& records) {
-    return std::count_if(records.begin(), records.end(),
-                         [&](const core::builder::LocalRewriting& r) { return r.pattern.get() == pattern.get(); });
-  };
-  std::vector<core::builder::LocalRewriting> records;
-  const ModelProto optimized = optimize(before, &records);
-  EXPECT_GT(applied(records), 0) << pattern->Name() << " did not fire";
-  EXPECT_EQ(CanonicalGraph(optimized.graph()), CanonicalGraph(ParseText(after).graph()));
-  EXPECT_EQ(core::ir::SerializeDeterministic(core::builder::Replay(before, records)),
-            core::ir::SerializeDeterministic(optimized.graph()))
-      << "Replay does not reproduce the optimized graph";
-  std::vector<core::builder::LocalRewriting> again;
-  optimize(optimized, &again);
-  EXPECT_EQ(applied(again), 0) << pattern->Name() << " fires again on its own result";
-  ExpectSameOutputs(before, optimized, numerics, tolerance);
-}
-
-template <class Pattern>
-void ExpectRewriteOfModel(const ModelProto& before, std::string_view after, double tolerance = 0) {
-  ExpectRewriteOfModel(std::make_shared<Pattern>(), Pattern::kNumerics, before, after, tolerance);
-}
 
 // A text of a function: domain, name, inputs, outputs, opset imports, attributes and every
 // node with its names as they are (bodies use fixed names) and constants by value.

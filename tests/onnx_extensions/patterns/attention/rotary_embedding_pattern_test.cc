@@ -12,7 +12,7 @@ namespace onnxopt::onnx_patterns {
 namespace {
 
 using testing::ExpectNoMatch;
-using testing::ExpectRewriteOfModel;
+using testing::ExpectRewrite;
 
 // The local function FunctionHalfRotaryEmbeddingPattern creates, at `opset`, as text: the
 // parser writes it with other bytes (empty domains set), so the pattern rejects calls of it
@@ -44,7 +44,7 @@ ModelProto Own(const std::string& text) {
 constexpr double kTolerance = 1e-5;
 
 TEST(RotaryEmbeddingPattern, ReplacesAFullRotation) {
-  ExpectRewriteOfModel<RotaryEmbeddingPattern>(Own(R"ONNX(
+  ExpectRewrite<RotaryEmbeddingPattern>(Own(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
     rope_full (float[2,2,3,8] X, float[1,1,3,4] c, float[1,1,3,4] s) => (float[2,2,3,8] Y)
     {
@@ -65,7 +65,7 @@ TEST(RotaryEmbeddingPattern, ReplacesAFullRotation) {
 }
 
 TEST(RotaryEmbeddingPattern, ReplacesAPartialRotationOfTheFirstChannels) {
-  ExpectRewriteOfModel<RotaryEmbeddingPattern>(Own(R"ONNX(
+  ExpectRewrite<RotaryEmbeddingPattern>(Own(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
     rope_partial (float[2,2,3,10] X, float[1,1,3,2] c, float[1,1,3,2] s) => (float[2,2,3,10] Y)
     <int64[2] sizes = {4, 6}>
@@ -90,7 +90,7 @@ TEST(RotaryEmbeddingPattern, ReplacesAPartialRotationOfTheFirstChannels) {
 
 // Symbolic batch and sequence; the caches are still read elsewhere, so their Concats stay.
 TEST(RotaryEmbeddingPattern, ReplacesARotationWithSymbolicDimsAndSharedCaches) {
-  ExpectRewriteOfModel<RotaryEmbeddingPattern>(Own(R"ONNX(
+  ExpectRewrite<RotaryEmbeddingPattern>(Own(R"ONNX(
     <ir_version: 10, opset_import: ["" : 23, "intermediate" : 1]>
     g (float[batch,4,seq,8] X, float[1,1,seq,4] c, float[1,1,seq,4] s) => (float[batch,4,seq,8] Y, float[1,1,seq,8] cc)
     {
