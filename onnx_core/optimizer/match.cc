@@ -210,10 +210,6 @@ const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view val
   return tensor && tensor->shape.IsFullyKnown() ? &tensor->shape : nullptr;
 }
 
-bool TrainsByItsOutputs(const GraphGraph& graph, const NodeProto& batch_norm) {
-  return OnnxOpset(graph) < 14 && batch_norm.output_size() > 1;
-}
-
 bool MinusOneInferableAt(const shapes::SymShape& output, std::size_t position) {
   if (!output.HasRank() || position >= output.Rank()) return false;
   for (std::size_t i = 0; i < output.Rank(); ++i) {

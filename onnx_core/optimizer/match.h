@@ -95,12 +95,6 @@ const shapes::SymShape* KnownShape(const GraphGraph& graph, std::string_view val
 // The integer dims of `value` when its shape is known and static.
 std::optional<std::vector<std::int64_t>> StaticDims(const GraphGraph& graph, std::string_view value);
 
-// Whether `batch_norm`, a BatchNormalization, trains because of its outputs: before opset
-// 14 the outputs give the mode ("Output case #1: Y, mean, var, saved_mean, saved_var
-// (training mode)"), and onnxruntime normalizes with the batch statistics when the node
-// declares more than one output, used or not, empty names included.
-bool TrainsByItsOutputs(const GraphGraph& graph, const NodeProto& batch_norm);
-
 // Whether a Reshape whose output has the dims `output` may write -1 at `position` of its
 // new shape: every other output dim is known to be positive (the one at `position` may be
 // unknown). Reshape infers a -1 from the

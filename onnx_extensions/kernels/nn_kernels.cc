@@ -12,6 +12,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/float8.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/ir/operator_modes.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 #include "onnx_extensions/kernels/nn_helpers.h"
@@ -396,21 +397,37 @@ std::vector<Value> BatchNormalizationKernel(KernelContext& ctx) {
   if (x.rank() < 2 && x.rank() != 1) throw ModelError("BatchNormalization: X must have rank >= 1");
   const double eps = ctx.FloatAttribute("epsilon").value_or(1e-5f);
   const std::int64_t N = x.shape()[0];
-  const std::int64_t C = x.rank() >= 2 ? x.shape()[1] : 1;
-  const std::int64_t inner = ShapeSize(x.shape(), 2);
-  const bool training = ctx.IntAttribute("training_mode").value_or(0) != 0;
+  std::int64_t C = x.rank() >= 2 ? x.shape()[1] : 1;
+  std::int64_t inner = ShapeSize(x.shape(), 2);
+  const bool training = core::ir::BatchNormalizationTrains(ctx.Node(), ctx.OpsetVersion());
+  // spatial=0 (before opset 9) computes the statistics "across per feature": each channel
+  // and position on its own, the features being the channels of X seen as
+  // [N, C*D1*...*Dn]. Version 7 makes the parameters per feature too (C x D1 x ... x Dn);
+  // versions 1 and 6 give them C elements, and spatial speaks there only of computing the
+  // statistics, which their test mode does not do.
+  const bool per_feature = ctx.OpsetVersion() < 9 && ctx.IntAttribute("spatial").value_or(1) == 0 &&
+                           (ctx.OpsetVersion() >= 7 || training);
+  if (per_feature) {
+    C *= inner;
+    inner = 1;
+  }
   const double momentum = ctx.FloatAttribute("momentum").value_or(0.9f);
+  const Tensor& mean_input = ctx.TensorInput(3);
+  const Tensor& var_input = ctx.TensorInput(4);
   std::vector<Value> out(ctx.OutputCount());
   out[0] = DispatchFloat(x.elem_type(), "BatchNormalization", [&](auto tag) {
     using T = decltype(tag);
     auto xv = ReadAs<T>(x);
     auto sc = ReadAs<T>(ctx.TensorInput(1)), b = ReadAs<T>(ctx.TensorInput(2));
-    auto mean = ReadAs<T>(ctx.TensorInput(3)), var = ReadAs<T>(ctx.TensorInput(4));
+    auto mean = ReadAs<T>(mean_input), var = ReadAs<T>(var_input);
     if (static_cast<std::int64_t>(sc.size()) != C || static_cast<std::int64_t>(b.size()) != C ||
         static_cast<std::int64_t>(mean.size()) != C || static_cast<std::int64_t>(var.size()) != C)
-      throw ModelError("BatchNormalization: scale, B, mean and var must have C elements");
+      throw ModelError(per_feature ? "BatchNormalization: with spatial=0, scale, B, mean and var must have one element "
+                                     "per feature (C x D1 x ... x Dn)"
+                                   : "BatchNormalization: scale, B, mean and var must have C elements");
     if (training) {
-      // Batch statistics normalize; the running ones are updated with momentum.
+      // Batch statistics normalize; the running ones are updated with momentum. The
+      // variance is the population one (divided by the count, not the count - 1).
       std::vector<T> bm(C, T{0}), bv(C, T{0});
       const T cnt = T(N * inner);
       for (std::int64_t n = 0; n < N; ++n)
@@ -429,8 +446,15 @@ std::vector<Value> BatchNormalizationKernel(KernelContext& ctx) {
         rm[c] = mean[c] * T(momentum) + bm[c] * T(1 - momentum);
         rv[c] = var[c] * T(momentum) + bv[c] * T(1 - momentum);
       }
-      if (ctx.HasOutput(1)) out[1] = WriteAs(ctx.TensorInput(3).elem_type(), {C}, rm);
-      if (ctx.HasOutput(2)) out[2] = WriteAs(ctx.TensorInput(4).elem_type(), {C}, rv);
+      // Outputs 3 and 4 (before opset 14), saved_mean and saved_var, are "Saved mean" and
+      // "Saved variance": the batch's. onnxruntime's CPU kernel writes 1 / sqrt(variance +
+      // epsilon) as output 4 instead, a departure its source comments on.
+      const std::vector<T>* results[] = {&rm, &rv, &bm, &bv};
+      for (std::size_t i = 1; i < out.size() && i <= 4; ++i)
+        if (ctx.HasOutput(i)) {
+          const Tensor& like = i % 2 == 1 ? mean_input : var_input;
+          out[i] = WriteAs(like.elem_type(), like.shape(), *results[i - 1]);
+        }
       mean = bm;
       var = bv;
     }
@@ -444,9 +468,12 @@ std::vector<Value> BatchNormalizationKernel(KernelContext& ctx) {
       }
     return WriteAs(x.elem_type(), x.shape(), xv);
   });
-  // Inference mode: running statistics pass through.
-  if (!training && ctx.HasOutput(1)) out[1] = ctx.Input(3);
-  if (!training && ctx.HasOutput(2)) out[2] = ctx.Input(4);
+  // Inference mode: the mean and var inputs pass through, as the running statistics
+  // (outputs 1, 2) and as the ones Y was normalized with (3, 4: versions 1 and 6 with
+  // is_test=1 and five outputs).
+  if (!training)
+    for (std::size_t i = 1; i < out.size(); ++i)
+      if (ctx.HasOutput(i)) out[i] = ctx.Input(i % 2 == 1 ? 3 : 4);
   return out;
 }
 

@@ -484,27 +484,15 @@ std::vector<SymTensor> InferUpsample(InferenceContext& ctx) {
 // ---------------------------------------------------------------------------------------
 // Normalizations
 
-// BatchNormalization: Y like X. Training outputs: running mean/var like the mean/var
-// inputs; saved mean/var (before 14) like the mean input.
+// BatchNormalization: Y like X. The statistics outputs like the mean / var inputs: running
+// mean and var (1, 2) and, before opset 14, saved mean and var (3, 4), at every version.
+// They hold one value per channel, or per feature with spatial=0 (before opset 9), as the
+// mean and var inputs do.
 std::vector<SymTensor> InferBatchNormalization(InferenceContext& ctx) {
   std::vector<SymTensor> out = {TypeAndShape(ctx.Input(0))};
   for (std::size_t i = 1; i < ctx.OutputCount(); ++i) {
-    if (ctx.Node().output(static_cast<int>(i)).empty()) {
-      out.push_back(SymTensor::Unknown());
-      continue;
-    }
-    const std::size_t source = i == 2 ? 4 : 3;  // mean, var, saved_mean, saved_var
-    if (i <= 2) {
-      out.push_back(TypeAndShape(ctx.Input(source)));
-    } else {
-      // saved_mean / saved_var: per channel, of the mean input's shape when it is 1-D.
-      const SymShape s = InputShape(ctx, 3);
-      if (ctx.OpsetVersion() >= 9 && s.HasRank() && s.Rank() == 1) {
-        out.push_back(SymTensor::Tensor(InputElemType(ctx, 3), s));
-      } else {
-        out.push_back(UnknownTensor(InputElemType(ctx, 0)));
-      }
-    }
+    if (ctx.Node().output(static_cast<int>(i)).empty()) out.push_back(SymTensor::Unknown());
+    else out.push_back(TypeAndShape(ctx.Input(i % 2 == 1 ? 3 : 4)));  // mean, var, saved_mean, saved_var
   }
   return out;
 }

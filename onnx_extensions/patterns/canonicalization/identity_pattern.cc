@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/operator_modes.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/canonicalization/canonicalization_matchers.h"
@@ -139,12 +140,9 @@ MatchResult IdentityPattern::MatchBatchNormalization(GraphGraph& graph, const No
   for (int i = 1; i < bn.output_size(); ++i)
     if (!bn.output(i).empty() && graph.IsUsed(bn.output(i)))
       return NoMatch(bn, "a training output of the BatchNormalization is used");
-  if (core::builder::IntAttr(bn, "training_mode").value_or(0) != 0)
-    return NoMatch(bn, "the BatchNormalization is in training mode");
-  if (core::builder::TrainsByItsOutputs(graph, bn))
-    return NoMatch(bn, "the BatchNormalization has more than one output before opset 14 (training mode)");
-  if (core::builder::OnnxOpset(graph) < 7 && core::builder::IntAttr(bn, "is_test").value_or(0) == 0)
-    return NoMatch(bn, "the BatchNormalization is in training mode (is_test is 0)");
+  if (const std::string_view trains = core::ir::WhyBatchNormalizationTrains(bn, core::builder::OnnxOpset(graph));
+      !trains.empty())
+    return NoMatch(bn, trains);
   const int type = graph.GetType(bn.input(0));
   if (type != TensorProto::FLOAT16 && type != TensorProto::BFLOAT16)
     return NoMatch(bn, "the input is not float16 or bfloat16");

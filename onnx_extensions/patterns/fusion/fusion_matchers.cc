@@ -6,6 +6,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/ir/operator_modes.h"
 #include "onnx_core/optimizer/match.h"
 
 namespace onnxopt::onnx_patterns::fusion {
@@ -14,6 +15,7 @@ using core::builder::ConstantDoubles;
 using core::builder::IntAttr;
 using core::builder::IsOp;
 using core::builder::NumericConstant;
+using core::builder::OnnxOpset;
 using core::builder::OptionalInput;
 
 namespace {
@@ -116,9 +118,8 @@ std::optional<ChannelAffine> InferenceBatchNormalization(GraphGraph& graph, cons
   using core::builder::Reject;
   if (!IsOp(bn, "BatchNormalization") || bn.input_size() != 5)
     return Reject(why, "the node is not a default-domain BatchNormalization with five inputs");
-  if (IntAttr(bn, "training_mode").value_or(0) != 0) return Reject(why, "the BatchNormalization is in training mode");
-  if (core::builder::TrainsByItsOutputs(graph, bn))
-    return Reject(why, "the BatchNormalization has more than one output before opset 14 (training mode)");
+  if (const std::string_view trains = core::ir::WhyBatchNormalizationTrains(bn, OnnxOpset(graph)); !trains.empty())
+    return Reject(why, trains);
   // Opsets 1 to 8: spatial=0 normalizes per element, not per channel.
   if (IntAttr(bn, "spatial").value_or(1) != 1) return Reject(why, "the BatchNormalization has spatial=0");
   for (int i = 1; i < bn.output_size(); ++i)

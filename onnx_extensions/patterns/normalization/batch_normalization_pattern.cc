@@ -1,23 +1,23 @@
 #include "onnx_extensions/patterns/normalization/batch_normalization_pattern.h"
 
+#include "onnx_core/ir/operator_modes.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 
 namespace onnxopt::onnx_patterns {
 
 using core::builder::FloatAttr;
-using core::builder::IntAttr;
 using core::builder::IsConstantFilledWith;
 using core::builder::IsOp;
+using core::builder::OnnxOpset;
 
 std::set<std::string> BatchNormalizationPattern::FastOpType() const { return {"BatchNormalization"}; }
 
 MatchResult BatchNormalizationPattern::Match(GraphGraph& graph, const NodeProto& bn) const {
   if (!IsOp(bn, "BatchNormalization") || bn.input_size() != 5)
     return NoMatch(bn, "the node is not a default-domain BatchNormalization with five inputs");
-  if (IntAttr(bn, "training_mode").value_or(0) != 0) return NoMatch(bn, "the BatchNormalization is in training mode");
-  if (core::builder::TrainsByItsOutputs(graph, bn))
-    return NoMatch(bn, "the BatchNormalization has more than one output before opset 14 (training mode)");
+  if (const std::string_view trains = core::ir::WhyBatchNormalizationTrains(bn, OnnxOpset(graph)); !trains.empty())
+    return NoMatch(bn, trains);
   for (int i = 1; i < bn.output_size(); ++i)
     if (!bn.output(i).empty() && graph.IsUsed(bn.output(i)))
       return NoMatch(bn, "the running mean or variance output is used");

@@ -185,19 +185,6 @@ TEST(MatchVocabulary, TellsPlainReshapesAndWhyNot) {
   EXPECT_EQ(core::builder::WhyNotPlainReshape(nodes.Get(2)), "the node is not a default-domain Reshape with two inputs");
 }
 
-TEST(MatchVocabulary, TellsABatchNormalizationTrainingByItsOutputs) {
-  for (const auto& [opset, outputs, trains] :
-       {std::tuple{9, "Y, mean", true}, std::tuple{9, "Y", false}, std::tuple{13, "Y, ", true},
-        std::tuple{14, "Y, mean", false}}) {
-    const std::string text = "<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) +
-                             "]> g (float[2,3] X, float[3] s, float[3] b, float[3] m, float[3] v) => (float[2,3] Y) {\n" +
-                             outputs + " = BatchNormalization(X, s, b, m, v)\n}";
-    GraphBuilder builder(ParseText(text));
-    GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::None()));
-    EXPECT_EQ(core::builder::TrainsByItsOutputs(graph, builder.Nodes().Get(0)), trains) << text;
-  }
-}
-
 TEST(MatchVocabulary, TellsWhereAReshapeMayInferAMinusOne) {
   using core::builder::MinusOneInferableAt;
   using core::shapes::SymShape;

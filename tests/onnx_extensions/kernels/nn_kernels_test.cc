@@ -277,6 +277,130 @@ TEST(BatchNormalizationKernel, FollowsTheFormulaOfTheSpecification) {
   EXPECT_EQ(values[2], inf);
 }
 
+// N=2, C=2, two positions: channel 0 holds {0, 4, 4, 0} (mean 2, population variance 4;
+// the sample variance, 16/3, would give other values), channel 1 {2, 2, 4, 4} (mean 3,
+// variance 1).
+Inputs BatchNormalizationInputs() {
+  return {{"x", MakeTensor<float>({2, 2, 2}, {0, 4, 2, 2, 4, 0, 4, 4})},
+          {"s", MakeTensor<float>({2}, {1, 2})},
+          {"b", MakeTensor<float>({2}, {0, 1})},
+          {"m", MakeTensor<float>({2}, {0, 10})},
+          {"v", MakeTensor<float>({2}, {1, 4})}};
+}
+constexpr const char* kBatchNormalizationInputs = "(float[2,2,2] x, float[2] s, float[2] b, float[2] m, float[2] v)";
+// Y with the batch statistics: (x - 2) / 2 in channel 0, (x - 3) * 2 + 1 in channel 1.
+Tensor BatchNormalizedY() { return MakeTensor<float>({2, 2, 2}, {-1, 1, -1, -1, 1, -1, 3, 3}); }
+// Y with the running statistics m, v: x in channel 0, (x - 10) / 2 * 2 + 1 in channel 1.
+Tensor RunningNormalizedY() { return MakeTensor<float>({2, 2, 2}, {0, 4, -7, -7, 4, 0, -5, -5}); }
+// The running statistics updated with the default momentum 0.9: m * 0.9 + batch mean * 0.1.
+Tensor UpdatedMean() { return MakeTensor<float>({2}, {0.2f, 9.3f}); }
+Tensor UpdatedVar() { return MakeTensor<float>({2}, {1.3f, 3.7f}); }
+
+// Before opset 14 the outputs give the mode: "Output case #1: Y, mean, var, saved_mean,
+// saved_var (training mode)". saved_mean and saved_var are the batch's statistics.
+TEST(BatchNormalizationKernel, TrainsWithFiveOutputsAtOpset9) {
+  auto out = RunText(Model(9, std::string(kBatchNormalizationInputs) +
+                                  " => (float[2,2,2] y, float[2] rm, float[2] rv, float[2] sm, float[2] sv)",
+                           "y, rm, rv, sm, sv = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                     BatchNormalizationInputs());
+  EXPECT_TENSOR(Out(out, "y"), BatchNormalizedY());
+  EXPECT_TENSOR(Out(out, "rm"), UpdatedMean());
+  EXPECT_TENSOR(Out(out, "rv"), UpdatedVar());
+  EXPECT_TENSOR(Out(out, "sm"), MakeTensor<float>({2}, {2, 3}));
+  EXPECT_TENSOR(Out(out, "sv"), MakeTensor<float>({2}, {4, 1}));
+}
+
+TEST(BatchNormalizationKernel, AppliesRunningStatisticsWithOneOutputAtOpset9) {
+  auto y = RunOne(Model(9, std::string(kBatchNormalizationInputs) + " => (float[2,2,2] y)",
+                        "y = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                  BatchNormalizationInputs());
+  EXPECT_TENSOR(y, RunningNormalizedY());
+}
+
+// Optional outputs left out with "" still count (onnxruntime counts the declared outputs):
+// the node trains and fills the named ones.
+TEST(BatchNormalizationKernel, CountsOutputsGivenAsEmptyNames) {
+  auto out = RunText(Model(7, std::string(kBatchNormalizationInputs) + " => (float[2,2,2] y, float[2] sv)",
+                           "y, , , , sv = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                     BatchNormalizationInputs());
+  EXPECT_TENSOR(Out(out, "y"), BatchNormalizedY());
+  EXPECT_TENSOR(Out(out, "sv"), MakeTensor<float>({2}, {4, 1}));
+  out = RunText(Model(13, std::string(kBatchNormalizationInputs) + " => (float[2,2,2] y, float[2] rm)",
+                      "y, rm, , , = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                BatchNormalizationInputs());
+  EXPECT_TENSOR(Out(out, "y"), BatchNormalizedY());
+  EXPECT_TENSOR(Out(out, "rm"), UpdatedMean());
+}
+
+// From opset 14 training_mode alone gives the mode, whatever the outputs.
+TEST(BatchNormalizationKernel, TrainsByTrainingModeFromOpset14) {
+  const std::string signature =
+      std::string(kBatchNormalizationInputs) + " => (float[2,2,2] y, float[2] rm, float[2] rv)";
+  auto out = RunText(
+      Model(14, signature, "y, rm, rv = BatchNormalization <epsilon = 0.0, training_mode = 1> (x, s, b, m, v)"),
+      BatchNormalizationInputs());
+  EXPECT_TENSOR(Out(out, "y"), BatchNormalizedY());
+  EXPECT_TENSOR(Out(out, "rm"), UpdatedMean());
+  EXPECT_TENSOR(Out(out, "rv"), UpdatedVar());
+  out = RunText(Model(15, signature, "y, rm, rv = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                BatchNormalizationInputs());
+  EXPECT_TENSOR(Out(out, "y"), RunningNormalizedY());
+  EXPECT_TENSOR(Out(out, "rm"), MakeTensor<float>({2}, {0, 10}));
+  EXPECT_TENSOR(Out(out, "rv"), MakeTensor<float>({2}, {1, 4}));
+}
+
+// Versions 1 and 6 say the mode with is_test, 0 (training) by default, whatever the outputs.
+TEST(BatchNormalizationKernel, TrainsByIsTestAtOpset6) {
+  auto y = RunOne(Model(6, std::string(kBatchNormalizationInputs) + " => (float[2,2,2] y)",
+                        "y = BatchNormalization <epsilon = 0.0> (x, s, b, m, v)"),
+                  BatchNormalizationInputs());
+  EXPECT_TENSOR(y, BatchNormalizedY());
+  auto out = RunText(Model(6, std::string(kBatchNormalizationInputs) +
+                                  " => (float[2,2,2] y, float[2] rm, float[2] rv, float[2] sm, float[2] sv)",
+                           "y, rm, rv, sm, sv = BatchNormalization <epsilon = 0.0, is_test = 1> (x, s, b, m, v)"),
+                     BatchNormalizationInputs());
+  EXPECT_TENSOR(Out(out, "y"), RunningNormalizedY());
+  EXPECT_TENSOR(Out(out, "rm"), MakeTensor<float>({2}, {0, 10}));
+  EXPECT_TENSOR(Out(out, "sv"), MakeTensor<float>({2}, {1, 4}));
+}
+
+// spatial=0 before opset 9: statistics and parameters per feature (channel and position),
+// of shape C x D1 x ... x Dn. Feature 0 holds {0, 4} (mean 2, variance 4), feature 1
+// {2, 4} (mean 3, variance 1).
+TEST(BatchNormalizationKernel, NormalizesPerFeatureWithSpatial0) {
+  const Inputs inputs = {{"x", MakeTensor<float>({2, 1, 2}, {0, 2, 4, 4})},
+                         {"s", MakeTensor<float>({1, 2}, {1, 2})},
+                         {"b", MakeTensor<float>({1, 2}, {0, 1})},
+                         {"m", MakeTensor<float>({1, 2}, {0, 1})},
+                         {"v", MakeTensor<float>({1, 2}, {16, 0.25f})}};
+  const std::string signature = "(float[2,1,2] x, float[1,2] s, float[1,2] b, float[1,2] m, float[1,2] v)";
+  auto y = RunOne(Model(7, signature + " => (float[2,1,2] y)",
+                        "y = BatchNormalization <epsilon = 0.0, spatial = 0> (x, s, b, m, v)"),
+                  inputs);
+  EXPECT_TENSOR(y, MakeTensor<float>({2, 1, 2}, {0, 5, 1, 13}));
+  auto out = RunText(Model(8, signature + " => (float[2,1,2] y, float[1,2] rm, float[1,2] rv, float[1,2] sm, float[1,2] sv)",
+                           "y, rm, rv, sm, sv = BatchNormalization <epsilon = 0.0, momentum = 0.5, spatial = 0> "
+                           "(x, s, b, m, v)"),
+                     inputs);
+  EXPECT_TENSOR(Out(out, "y"), MakeTensor<float>({2, 1, 2}, {-1, -1, 1, 3}));
+  EXPECT_TENSOR(Out(out, "rm"), MakeTensor<float>({1, 2}, {1, 2}));
+  EXPECT_TENSOR(Out(out, "rv"), MakeTensor<float>({1, 2}, {10, 0.625f}));
+  EXPECT_TENSOR(Out(out, "sm"), MakeTensor<float>({1, 2}, {2, 3}));
+  EXPECT_TENSOR(Out(out, "sv"), MakeTensor<float>({1, 2}, {4, 1}));
+}
+
+// Versions 1 and 6 give the parameters C elements: their test mode normalizes per channel
+// whatever spatial says; training with spatial=0 needs per-feature ones.
+TEST(BatchNormalizationKernel, Opset6Spatial0NeedsPerFeatureParametersToTrain) {
+  const std::string signature = std::string(kBatchNormalizationInputs) + " => (float[2,2,2] y)";
+  auto body = [](const std::string& is_test) {
+    return "y = BatchNormalization <epsilon = 0.0, spatial = 0, is_test = " + is_test + "> (x, s, b, m, v)";
+  };
+  EXPECT_TENSOR(RunOne(Model(6, signature, body("1")), BatchNormalizationInputs()), RunningNormalizedY());
+  EXPECT_THAT(ModelErrorOf(Model(6, signature, body("0")), BatchNormalizationInputs()),
+              ::testing::HasSubstr("with spatial=0, scale, B, mean and var must have one element per feature"));
+}
+
 TEST(InstanceNormalizationKernel, NormalizesEachChannel) {
   auto y = RunOne(Model(6, "(float[1,1,2] x, float[1] s, float[1] b) => (float[1,1,2] y)",
                         "y = InstanceNormalization <epsilon = 0.0> (x, s, b)"),

@@ -329,6 +329,26 @@ TEST(BatchNormalizationShape, Opset9SavedStatistics) {
   EXPECT_EQ(s.Get("sv"), "float[C]");
 }
 
+// Versions 6 and 7 too: the statistics outputs are like the mean and var inputs, per
+// feature (C x L) with spatial=0.
+TEST(BatchNormalizationShape, SavedStatisticsBeforeOpset9) {
+  for (int opset : {6, 7}) {
+    auto s = InferText(Model(opset,
+                             "g (float[N,C,L] x, float[C] scale, float[C] b, float[C] mean, float[C] var) => "
+                             "(float[] y, float[] m, float[] v, float[] sm, float[] sv)",
+                             "y, m, v, sm, sv = BatchNormalization (x, scale, b, mean, var)"));
+    EXPECT_EQ(s.Get("sm"), "float[C]") << opset;
+    EXPECT_EQ(s.Get("sv"), "float[C]") << opset;
+  }
+  auto s = InferText(Model(7,
+                           "g (float[N,C,L] x, float[C,L] scale, float[C,L] b, float[C,L] mean, float[C,L] var) => "
+                           "(float[] y, float[] m, float[] v, float[] sm, float[] sv)",
+                           "y, m, v, sm, sv = BatchNormalization <spatial = 0> (x, scale, b, mean, var)"));
+  EXPECT_EQ(s.Get("m"), "float[C,L]");
+  EXPECT_EQ(s.Get("sm"), "float[C,L]");
+  EXPECT_EQ(s.Get("sv"), "float[C,L]");
+}
+
 TEST(LayerNormalizationShape, StatisticsKeepLeadingDims) {
   auto s = InferText(Model(17, "g (float16[B,S,D] x, float16[D] g, float16[D] b) => (float16[] y, float[] m, float[] r)",
                            "y, m, r = LayerNormalization <axis = -1> (x, g, b)"));

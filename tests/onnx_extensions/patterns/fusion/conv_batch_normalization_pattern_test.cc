@@ -211,6 +211,17 @@ TEST(ConvBatchNormalizationPattern, RejectsAnEmptySecondOutputBeforeOpset14) {
     })ONNX", "Y", "the BatchNormalization has more than one output before opset 14 (training mode)");
 }
 
+// Opsets 1 and 6: is_test gives the mode, and its default 0 trains, with one output too.
+TEST(ConvBatchNormalizationPattern, RejectsIsTestZeroBeforeOpset7) {
+  ExpectNoMatch<ConvBatchNormalizationPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[N,2,4,4] X) => (float[N,2,4,4] Y)
+      <float[2,2,1,1] W = {1.0, 2.0, 3.0, 4.0}, float[2] s = {1.0, 2.0}, float[2] b = {1.0, 0.0}> {
+      c = Conv<kernel_shape=[1,1]>(X, W)
+      Y = BatchNormalization(c, s, b, b, s)
+    })ONNX", "Y", "the BatchNormalization is in training mode (is_test is 0)");
+}
+
 // s = {1e5, 1}: 1e35 * 1e5 is above the largest float (3.4e38), where the original
 // multiplies the convolution output, which a small input keeps in range.
 TEST(ConvBatchNormalizationPattern, RejectsAFoldedWeightThatOverflows) {
