@@ -38,6 +38,13 @@ bool IsNormalIn(double value, int elem_type) {
   return std::isfinite(value) && magnitude >= min && magnitude <= max;
 }
 
+bool RegroupedProductMayOverflow(GraphGraph& graph, int elem_type, std::string_view first, std::string_view second) {
+  if (elem_type != TensorProto::FLOAT16) return false;
+  const std::optional<double> a = ConstantScalar(graph, first);
+  const std::optional<double> b = ConstantScalar(graph, second);
+  return !a || !b || !IsNormalIn(*a * *b, TensorProto::FLOAT16);
+}
+
 NodeProto& AddNode(utils::RepeatedProtoField<NodeProto>& replacement, GraphGraph& graph, std::string_view pattern,
                    const NodeProto& from, std::string_view op_type, std::vector<std::string> inputs,
                    std::string output) {

@@ -125,6 +125,17 @@ std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::S
 // to 0 where the original computation did not. For other types: finite and not 0.
 bool IsNormalIn(double value, int elem_type);
 
+// Whether a rewrite that multiplies `first` by `second` (element type `elem_type`), where
+// the model scaled them apart and multiplied the scaled values, may overflow where the
+// model did not: (X * a) * (Y * b) -> (X * Y) * (a * b), (X * a) @ (Y * b) -> (X @ Y) * ab.
+// float16 tops out at 65504, so a product overflows from 256 * 256, and exporters scale
+// float16 operands before a product exactly to stay below it (attention scales Q and K
+// each). Only a product of two constant scalars whose folded value is a normal float16 is
+// safe there (X * 1.7 * 0.33). The other float types have 2^127 or more of range: a
+// regrouping that overflows there needs values near 1e38, which our definitions count as
+// the rounding of the reordering (bfloat16 has float32's exponent range).
+bool RegroupedProductMayOverflow(GraphGraph& graph, int elem_type, std::string_view first, std::string_view second);
+
 // --- Permutations (a Transpose's perm: output axis i is input axis perm[i]) ---------------
 // Shared by the layout patterns and the transpose optimizer.
 // Each of 0 .. size-1 exactly once (the empty perm of a scalar included).

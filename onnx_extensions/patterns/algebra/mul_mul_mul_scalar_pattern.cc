@@ -16,6 +16,7 @@ using core::builder::HasOneUse;
 using core::builder::IsConstantScalarShaped;
 using core::builder::IsNormalIn;
 using core::builder::IsOp;
+using core::builder::RegroupedProductMayOverflow;
 
 namespace {
 
@@ -73,10 +74,8 @@ MatchResult MulMulMulScalarPattern::Match(GraphGraph& graph, const NodeProto& no
     if (!va || !vb) return NoMatch(node, "a constant cannot be read as a number");
     if (!IsNormalIn(FactorValue(CombinedFactor(node, *left, *right), *va, *vb), type))
       return NoMatch(node, "the combined factor is not a normal number of the element type");
-    // float16 models scale operands before multiplying them so that the result stays
-    // below 65504 (attention scales Q and K each): Op(X, Y) unscaled can overflow where the
-    // original did not. float32 and bfloat16 have 2^128 of range.
-    if (type == TensorProto::FLOAT16)
+    // Op(X, Y) of the unscaled operands (a quotient as a product).
+    if (RegroupedProductMayOverflow(graph, type, left->input(0), right->input(0)))
       return NoMatch(node, "Op(X, Y) of unscaled float16 operands can overflow where the original does not");
   }
   return Matched({left, right, &node}, &node);

@@ -15,6 +15,7 @@ using core::builder::IsOp;
 using core::builder::KnownShape;
 using core::builder::PadLeft;
 using core::builder::ProducerOf;
+using core::builder::RegroupedProductMayOverflow;
 using core::shapes::SymDim;
 using core::shapes::SymShape;
 
@@ -65,18 +66,6 @@ std::optional<int> Grouping(const GraphGraph& graph, const NodeProto& node, cons
   return SmallestGrouping(*b, *c, *a);
 }
 
-// Whether the new first product of `node` (Mul, float16) cannot overflow where the original
-// grouping does not: float16 products overflow from 256 * 256, so only a product of two
-// constant scalars, folded to a normal float16, is regrouped (X * 1.7 * 0.33). Sums and
-// other types: always.
-bool Float16ProductStaysFinite(GraphGraph& graph, const NodeProto& node, const std::string& first,
-                               const std::string& second) {
-  if (node.op_type() != "Mul" || graph.GetType(node.output(0)) != TensorProto::FLOAT16) return true;
-  const std::optional<double> a = core::builder::ConstantScalar(graph, first);
-  const std::optional<double> b = core::builder::ConstantScalar(graph, second);
-  return a && b && core::builder::IsNormalIn(*a * *b, TensorProto::FLOAT16);
-}
-
 }  // namespace
 
 MatchResult SwitchOrderBinaryPattern::Match(GraphGraph& graph, const NodeProto& node) const {
@@ -100,7 +89,8 @@ MatchResult SwitchOrderBinaryPattern::Match(GraphGraph& graph, const NodeProto& 
       continue;
     }
     const std::string& with_a = *grouping == 1 ? inner->input(0) : inner->input(1);
-    if (!Float16ProductStaysFinite(graph, node, with_a, OtherInput(node, *inner)))
+    if (node.op_type() == "Mul" &&
+        RegroupedProductMayOverflow(graph, graph.GetType(node.output(0)), with_a, OtherInput(node, *inner)))
       return NoMatch(node, "a float16 product regrouped can overflow where the original grouping does not");
     return Matched({inner, &node}, &node);
   }

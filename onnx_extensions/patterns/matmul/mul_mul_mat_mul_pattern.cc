@@ -16,6 +16,7 @@ using core::builder::HasOneUse;
 using core::builder::IsConstantScalarShaped;
 using core::builder::IsNormalIn;
 using core::builder::IsOp;
+using core::builder::RegroupedProductMayOverflow;
 
 namespace {
 
@@ -50,9 +51,7 @@ MatchResult MulMulMatMulPattern::Match(GraphGraph& graph, const NodeProto& node)
     if (!rank || *rank == 0) return NoMatch(node, "a constant has shape (1,) and the MatMul output may be a scalar");
   }
   const int type = graph.GetComputedConstant(c)->data_type();
-  // Exporters scale float16 attention operands separately so that X@Y stays below 65504;
-  // the unscaled product may overflow to inf (bfloat16 has float32's exponent range).
-  if (type == TensorProto::FLOAT16)
+  if (RegroupedProductMayOverflow(graph, type, left->input(1 - *i), right->input(1 - *j)))
     return NoMatch(node, "the element type is float16, where the unscaled product can overflow");
   if (core::eval::IsFloatingPointType(type)) {
     const std::optional<double> vc = ConstantScalar(graph, c), vd = ConstantScalar(graph, d);

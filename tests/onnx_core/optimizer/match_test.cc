@@ -170,6 +170,33 @@ TEST(MatchVocabulary, TellsNormalNumbersOfEachFloatType) {
   EXPECT_FALSE(IsNormalIn(0.0, TensorProto::INT64));
 }
 
+TEST(MatchVocabulary, TellsWhichRegroupedProductsMayOverflow) {
+  // The text syntax has no float16 literal: the initializers get their float16 bits here.
+  ModelProto model = ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[2] x, float16[2] y) => (float16[2] z)
+      <float[1] small = {0}, float third = {0}, float large = {0}, float tiny = {0}> {
+      z = Mul(x, y)
+    })ONNX");
+  const std::uint16_t bits[] = {0x3ECD, 0x3548, 0x5CB0, 0x1419};  // 1.7, 0.33, 300, 0.001
+  for (int i = 0; i < 4; ++i) {
+    TensorProto& tensor = *model.mutable_graph()->mutable_initializer(i);
+    tensor.set_data_type(TensorProto::FLOAT16);
+    tensor.clear_float_data();
+    tensor.add_int32_data(bits[i]);
+  }
+  GraphBuilder builder(std::move(model));
+  GraphGraph graph(builder, {}, SelectRegistered(PatternSelection::None()));
+  using core::builder::RegroupedProductMayOverflow;
+  EXPECT_TRUE(RegroupedProductMayOverflow(graph, TensorProto::FLOAT16, "x", "y")) << "two variables";
+  EXPECT_TRUE(RegroupedProductMayOverflow(graph, TensorProto::FLOAT16, "x", "small")) << "one variable";
+  EXPECT_FALSE(RegroupedProductMayOverflow(graph, TensorProto::FLOAT16, "small", "third"));
+  EXPECT_TRUE(RegroupedProductMayOverflow(graph, TensorProto::FLOAT16, "large", "large")) << "90000 > 65504";
+  EXPECT_TRUE(RegroupedProductMayOverflow(graph, TensorProto::FLOAT16, "tiny", "tiny")) << "1e-6 is subnormal";
+  EXPECT_FALSE(RegroupedProductMayOverflow(graph, TensorProto::FLOAT, "x", "y")) << "float32's range";
+  EXPECT_FALSE(RegroupedProductMayOverflow(graph, TensorProto::BFLOAT16, "x", "y")) << "float32's exponent range";
+}
+
 TEST(MatchVocabulary, TellsPlainReshapesAndWhyNot) {
   GraphBuilder builder(ParseText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
