@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_core/utils/string_hash.h"
 
@@ -102,6 +103,12 @@ std::string_view PreviewSoftmax(const PushGraph& graph, NodeId node, const Perm&
   for (std::size_t i = 0; i < perm.size(); ++i)
     if ((static_cast<std::int64_t>(i) < *axis) != (perm[i] < *axis))
       return "the perm moves an axis across the 2-D coercion point of opset < 13";
+  // Softmax and LogSoftmax do not depend on the order of a row's elements; Hardmax keeps
+  // the first of equal maxima in row order, which a perm of the row's axes changes.
+  if (graph.Node(node).op_type() == "Hardmax")
+    for (std::size_t i = static_cast<std::size_t>(*axis); i < perm.size(); ++i)
+      if (perm[i] != static_cast<std::int64_t>(i))
+        return "the perm reorders the row of a Hardmax before opset 13 (ties go to the first maximum)";
   return PreviewUnary(graph, node, perm, plan);
 }
 
@@ -322,7 +329,9 @@ std::string_view PreviewShape(const PushGraph& graph, NodeId node, const Perm& p
 // ---------------------------------------------------
 std::string_view PreviewQuantize(const PushGraph& graph, NodeId node, const Perm& perm, PushPlan& plan) {
   const NodeProto& proto = graph.Node(node);
-  if (graph.Opset() < 13) return PreviewUnary(graph, node, perm, plan);
+  // Before opset 13 the default domain's scale is a scalar; com.microsoft's has its axis at
+  // every opset of the default domain.
+  if (core::ir::IsOnnxDomain(proto.domain()) && graph.Opset() < 13) return PreviewUnary(graph, node, perm, plan);
   if (IntAttr(proto, "block_size").value_or(0) != 0) return "blocked quantization is not supported";
   const ValueId scale = graph.InputOf(node, 1);
   if (scale != kNone && graph.Rank(scale) == std::optional<std::size_t>(0)) return PreviewUnary(graph, node, perm, plan);

@@ -268,6 +268,12 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
       return TransposePair::kCancelled;
     }
     graph.AddNode("Identity", "", {source}, {output}, second, true);
+  } else if (!graph.HasCompleteConsumers(output)) {
+    // A nested graph (If branch, Loop body) reads the output by its name, which the
+    // readers above do not include: an Identity keeps the name defined, for the cleanup to
+    // rename inside the nested graph.
+    graph.RenameOutput(second, 0, "_cancelled");
+    graph.AddNode("Identity", "", {source}, {output}, second, true);
   }
   graph.RemoveNode(second);
   graph.RemoveIfUnused(first);

@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "onnx_core/eval/tensor.h"
 #include "onnx_core/optimizer/graph_graph.h"
+#include "onnx_core/optimizer/match.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_extensions/transpose/push_graph.h"
 #include "onnx_extensions/transpose/push_rewrite.h"
@@ -85,9 +87,35 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
   return true;
 }
 
+// Whether Q(DQ(x)) = x for every x, DQ and Q sharing their parameters: round((x - zp) * s
+// / s) + zp gives back x when the scale is a float32 constant whose elements and their
+// products with any quantized difference are normal numbers, and the data has at most 16
+// bits (float32 carries 24: the two roundings stay far below half a step). A float16 or
+// bfloat16 scale cannot hold 16-bit data (bfloat16 not even 8-bit data), and a zero
+// scale turns DQ into 0 and Q into a division by zero.
+bool RoundTripsExactly(const PushGraph& graph, NodeId dq) {
+  const core::shapes::SymTensor* data = graph.Shape(graph.InputOf(dq, 0));
+  switch (data ? data->elem_type : 0) {
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+    case TensorProto::INT16:
+    case TensorProto::UINT16: break;
+    default: return false;
+  }
+  if (graph.InputCount(dq) < 2) return false;
+  const TensorProto* scale = graph.LocalConstant(graph.InputOf(dq, 1));
+  if (!scale || scale->data_type() != TensorProto::FLOAT) return false;
+  constexpr double kLargestDifference = 65535.0;
+  for (const double s : core::eval::Tensor::FromProto(*scale).ToDoubleVector())
+    if (!core::builder::IsNormalIn(s, TensorProto::FLOAT) ||
+        !core::builder::IsNormalIn(s * kLargestDifference, TensorProto::FLOAT))
+      return false;
+  return true;
+}
+
 // Phase C: DequantizeLinear -> QuantizeLinear with the same parameters is the
-// identity on the quantized data; the pushes leave such pairs where a Transpose
-// was between them.
+// identity on the quantized data when RoundTripsExactly; the pushes leave such pairs
+// where a Transpose was between them.
 bool SameQuantization(const PushGraph& graph, NodeId dq, NodeId q) {
   const NodeProto& a = graph.Node(dq);
   const NodeProto& b = graph.Node(q);
@@ -101,7 +129,7 @@ bool SameQuantization(const PushGraph& graph, NodeId dq, NodeId q) {
   // Without a zero point the Q produces uint8: the DQ's input must be uint8 as
   // well.
   const int quantized = graph.Shape(graph.InputOf(dq, 0)) ? graph.Shape(graph.InputOf(dq, 0))->elem_type : 0;
-  return inputs > 2 || quantized == TensorProto::UINT8;
+  return (inputs > 2 || quantized == TensorProto::UINT8) && RoundTripsExactly(graph, dq);
 }
 
 void RemoveEmptyQdqPairs(PushGraph& graph, PassResult& result) {

@@ -1242,5 +1242,98 @@ g (float[2,8,4,4] x) => (float[2,8] y)
 })");
 }
 
+// A cancelled pair whose output only a nested graph reads: the readers the pass rewires
+// do not include the If branches, so the name stays defined by an Identity (the cleanup
+// renames it inside the branches). Removing the second Transpose was an internal error.
+TEST(TransposeOptimizer, CancelledPairReadByANestedGraphKeepsItsName) {
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
+  a = Transpose <perm = [1, 2, 0]> (x)
+  b = Transpose <perm = [2, 0, 1]> (a)
+  y = If (c) <then_branch = t () => (float[2,3,4] o) { o = Relu (b) },
+              else_branch = e () => (float[2,3,4] o) { o = Neg (b) }>
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
+  b = Identity (x)
+  y = If (c) <then_branch = t () => (float[2,3,4] o) { o = Relu (b) },
+              else_branch = e () => (float[2,3,4] o) { o = Neg (b) }>
+})");
+}
+
+// Before opset 13 Hardmax sees the input as 2-D at `axis` and keeps the first of equal
+// maxima in the row's order: a perm within the row changes which one (Softmax does not
+// care, and is pushed).
+TEST(TransposeOptimizer, HardmaxBeforeOpset13KeepsTheOrderOfItsRows) {
+  ExpectTransposeUnchanged(R"(<ir_version: 7, opset_import: ["" : 11]>
+g (float[1,3,3] x) => (float[1,3,3] y) {
+  a = Transpose <perm = [0, 2, 1]> (x)
+  h = Hardmax <axis = 1> (a)
+  y = Transpose <perm = [0, 2, 1]> (h)
+})",
+                           "the perm reorders the row of a Hardmax before opset 13 (ties go to the first maximum)");
+  ExpectTransposeRewrite(R"(<ir_version: 7, opset_import: ["" : 11]>
+g (float[1,3,3] x) => (float[1,3,3] y) {
+  a = Transpose <perm = [0, 2, 1]> (x)
+  h = Softmax <axis = 1> (a)
+  y = Transpose <perm = [0, 2, 1]> (h)
+})",
+                         R"(<ir_version: 7, opset_import: ["" : 11]>
+g (float[1,3,3] x) => (float[1,3,3] y) {
+  y = Softmax <axis = 1> (x)
+})");
+}
+
+// com.microsoft's QuantizeLinear and DequantizeLinear have their axis whatever the default
+// domain's opset: below 13 the axis must still follow the perm. (No evaluator kernel for
+// them: the graph is checked, not its outputs.)
+TEST(TransposeOptimizer, MicrosoftDequantizeLinearMapsItsAxisBelowOpset13) {
+  const TransposeRun run = RunTransposeOptimizer(ParseText(R"(<ir_version: 7, opset_import: ["" : 12, "com.microsoft" : 1]>
+g (uint8[3,3,3] x) => (float[3,3,3] y) <float[3] sc = {0.5, 2.0, 8.0}, uint8[3] zp = {1, 2, 3}> {
+  a = Transpose <perm = [2, 0, 1]> (x)
+  d = com.microsoft.DequantizeLinear <axis = 2> (a, sc, zp)
+  y = Transpose <perm = [1, 2, 0]> (d)
+})"));
+  ASSERT_EQ(CountTransposes(run.model), 0);
+  ASSERT_EQ(run.model.graph().node_size(), 1);
+  const NodeProto& dq = run.model.graph().node(0);
+  EXPECT_EQ(dq.op_type(), "DequantizeLinear");
+  ASSERT_EQ(dq.attribute_size(), 1);
+  EXPECT_EQ(dq.attribute(0).i(), 1) << "perm [2, 0, 1] puts axis 2 at position 1";
+}
+
+// Phase C removes a DequantizeLinear -> QuantizeLinear pair only where Q(DQ(x)) = x: a
+// float16 scale cannot hold 16-bit data (65535 * 1 rounds to 65536), a float32 scale can.
+// (The text syntax has no float16 literal: the float16 scale 1.0 is written here.)
+ModelProto Uint16QdqAroundTranspose(bool float16_scale) {
+  ModelProto model = ParseText(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (uint16[2,3] xq) => (uint16[2,3] y) <float sc = {1.0}, uint16 zp = {0}> {
+  xf = DequantizeLinear (xq, sc, zp)
+  a = Transpose <perm = [1, 0]> (xf)
+  aq = QuantizeLinear (a, sc, zp)
+  af = DequantizeLinear (aq, sc, zp)
+  t = Transpose <perm = [1, 0]> (af)
+  y = QuantizeLinear (t, sc, zp)
+})");
+  if (float16_scale) {
+    TensorProto& scale = *model.mutable_graph()->mutable_initializer(0);
+    scale.set_data_type(TensorProto::FLOAT16);
+    scale.clear_float_data();
+    scale.add_int32_data(0x3C00);  // 1.0
+  }
+  return model;
+}
+
+TEST(TransposeOptimizer, RemovesOnlyQdqPairsThatRoundTripExactly) {
+  const TransposeRun float32 = RunTransposeOptimizer(Uint16QdqAroundTranspose(false));
+  EXPECT_EQ(CountTransposes(float32.model), 0);
+  EXPECT_EQ(float32.Counter("qdq_pairs_removed"), 1);
+  EXPECT_EQ(float32.model.graph().node_size(), 2) << "the last pair writes y, which xq (an input) cannot take over";
+  const TransposeRun float16 = RunTransposeOptimizer(Uint16QdqAroundTranspose(true));
+  EXPECT_EQ(CountTransposes(float16.model), 0);
+  EXPECT_EQ(float16.Counter("qdq_pairs_removed"), 0);
+  EXPECT_EQ(float16.model.graph().node_size(), 4) << "the two pairs stay";
+}
+
 }  // namespace
 }  // namespace onnxopt::testing
