@@ -1,7 +1,9 @@
 #include "onnx_core/passes/cleanup.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -333,6 +335,13 @@ std::vector<const AttributeProto*> SortedAttributes(const NodeProto& node) {
 
 // Attributes holding only names, numbers and strings are compared field by field; the
 // others (tensors, graphs, types) through their serialization.
+// Floats equal as attributes: the same bits, or both NaN. Not `==`: 0.0 and -0.0 compare
+// equal but are different attributes (a Constant's 1 / -0.0 is -inf, a LeakyRelu's
+// alpha -0.0 gives -0.0 for negative inputs).
+bool SameFloat(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b) || (std::isnan(a) && std::isnan(b));
+}
+
 bool SameAttribute(const AttributeProto& a, const AttributeProto& b) {
   auto simple = [](const AttributeProto& attr) {
     return !attr.has_t() && !attr.has_g() && !attr.has_sparse_tensor() && !attr.has_tp() && attr.tensors_size() == 0 &&
@@ -341,9 +350,9 @@ bool SameAttribute(const AttributeProto& a, const AttributeProto& b) {
   };
   if (!simple(a) || !simple(b)) return ir::SerializeDeterministic(a) == ir::SerializeDeterministic(b);
   return a.name() == b.name() && a.type() == b.type() && a.ref_attr_name() == b.ref_attr_name() && a.i() == b.i() &&
-         (a.f() == b.f() || (std::isnan(a.f()) && std::isnan(b.f()))) && a.s() == b.s() &&
+         SameFloat(a.f(), b.f()) && a.s() == b.s() &&
          std::equal(a.ints().begin(), a.ints().end(), b.ints().begin(), b.ints().end()) &&
-         std::equal(a.floats().begin(), a.floats().end(), b.floats().begin(), b.floats().end()) &&
+         std::equal(a.floats().begin(), a.floats().end(), b.floats().begin(), b.floats().end(), SameFloat) &&
          std::equal(a.strings().begin(), a.strings().end(), b.strings().begin(), b.strings().end());
 }
 

@@ -282,6 +282,22 @@ TEST(RemoveDuplicateNodes, ComparesAttributesWhateverTheirOrder) {
   EXPECT_EQ(result.removed_nodes, 1u);
 }
 
+// 0.0 == -0.0, but x / 0.0 and x / -0.0 are infinities of opposite signs: float attributes
+// are the same only with the same bits (or both NaN).
+TEST(RemoveDuplicateNodes, TellsTheSignOfAZeroAttribute) {
+  GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) {
+      z1 = Constant <value_float = 0.0> ()
+      z2 = Constant <value_float = -0.0> ()
+      l1 = LeakyRelu <alpha = 0.0> (x)
+      l2 = LeakyRelu <alpha = -0.0> (x)
+      z3 = Constant <value_float = -0.0> ()
+      y = Sum(z1, z2, l1, l2, z3)
+    })");
+  const CleanupResult result = RemoveDuplicateNodes(builder);
+  EXPECT_THAT(RenameLines(result), ElementsAre("z3 -> z2"));
+  EXPECT_EQ(result.removed_nodes, 1u);
+}
+
 TEST(RemoveDuplicateNodes, MergesOnlyDeterministicOnnxOperators) {
   GraphBuilder builder = Parse(R"(g (float[2] x) => (float[2] y) {
       r1 = RandomUniformLike(x)
