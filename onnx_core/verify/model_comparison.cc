@@ -50,10 +50,9 @@ std::string ToleranceText(const std::set<int>& types, const ToleranceOptions& gi
   return text;
 }
 
-// The inputs both models need (not initializers), drawn once: MODEL_A's in its order, then
-// those only MODEL_B needs. Each model then receives those it declares.
-eval::ValueMap DrawInputs(const ModelProto& model_a, const ModelProto& model_b, const RandomInputOptions& options,
-                                std::map<std::string, std::int64_t>* symbols) {
+// The inputs both models need (not initializers), as graph inputs of an otherwise empty
+// model: MODEL_A's in its order, then those only MODEL_B needs.
+ModelProto NeededInputs(const ModelProto& model_a, const ModelProto& model_b) {
   ModelProto needed;  // RandomInputs reads the graph inputs only
   std::set<std::string> names;
   for (const ModelProto* model : {&model_a, &model_b}) {
@@ -63,7 +62,21 @@ eval::ValueMap DrawInputs(const ModelProto& model_a, const ModelProto& model_b, 
       if (!initializers.contains(input.name()) && names.insert(input.name()).second)
         *needed.mutable_graph()->add_input() = input;
   }
-  return RandomInputs(needed, options, symbols);
+  return needed;
+}
+
+// The inputs both models need, drawn once (each model then receives those it declares),
+// after a line giving the symbolic dimensions' values.
+eval::ValueMap DrawInputs(const ModelProto& model_a, const ModelProto& model_b, const RandomInputOptions& options,
+                          std::ostream& out) {
+  std::map<std::string, std::int64_t> symbols;
+  eval::ValueMap drawn = RandomInputs(NeededInputs(model_a, model_b), options, &symbols);
+  if (!symbols.empty()) {
+    out << "symbolic dims:";
+    for (const auto& [name, value] : symbols) out << " " << name << "=" << value;
+    out << "\n";
+  }
+  return drawn;
 }
 
 eval::ValueMap InputsOf(const ModelProto& model, const eval::ValueMap& drawn) {
@@ -73,31 +86,25 @@ eval::ValueMap InputsOf(const ModelProto& model, const eval::ValueMap& drawn) {
   return inputs;
 }
 
-}  // namespace
+// Runs `model` on the inputs of `drawn` it declares. Both models draw from one evaluation
+// seed: random nodes they share draw alike.
+eval::ValueMap RunOn(const ModelProto& model, const eval::ValueMap& drawn, std::uint32_t seed) {
+  eval::SetEvaluationSeed(seed);
+  return eval::Run(model, InputsOf(model, drawn));
+}
 
-bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
-                           const std::string& name_b, const RandomInputOptions& options,
-                           const ToleranceOptions& tolerances, std::ostream& out, Rounding rounding) {
-  std::map<std::string, std::int64_t> symbols;
-  const eval::ValueMap drawn = DrawInputs(model_a, model_b, options, &symbols);
-  if (!symbols.empty()) {
-    out << "symbolic dims:";
-    for (const auto& [name, value] : symbols) out << " " << name << "=" << value;
-    out << "\n";
-  }
+// One draw of inputs and what each model computed from it.
+struct Round {
+  eval::ValueMap drawn;
+  eval::ValueMap out_a;
+  eval::ValueMap out_b;
+};
 
-  auto run = [&](const ModelProto& model, const std::string& path) {
-    // Both models draw from one evaluation seed: random nodes they share draw alike.
-    eval::SetEvaluationSeed(options.seed);
-    try {
-      return eval::Run(model, InputsOf(model, drawn));
-    } catch (const ModelError& error) {
-      throw ModelError(path + ": " + error.what());
-    }
-  };
-  const eval::ValueMap out_a = run(model_a, name_a);
-  const eval::ValueMap out_b = run(model_b, name_b);
-
+// Compares the outputs of a round by name, prints one line per output and the verdict,
+// and returns whether every comparable output matches (CompareOnRandomInputs).
+bool CompareOutputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
+                    const std::string& name_b, const Round& round, const RandomInputOptions& options,
+                    const ToleranceOptions& tolerances, std::ostream& out, Rounding rounding) {
   // Output -> why it cannot be compared.
   std::map<std::string, std::string> random;
   for (const auto& [output, node] : OutputsOfUnsharedRandomNodes(model_a, model_b))
@@ -113,7 +120,7 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
     if (std::optional<ModelProto> promoted = PromoteToFloat64(model_a, &no_exact)) {
       eval::SetEvaluationSeed(options.seed);
       try {
-        exact = eval::Run(*promoted, ToFloat64(InputsOf(model_a, drawn)));
+        exact = eval::Run(*promoted, ToFloat64(InputsOf(model_a, round.drawn)));
       } catch (const Error& error) {
         no_exact = std::string("it does not run: ") + error.what();
       }
@@ -137,8 +144,8 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
       ++not_comparable;
       continue;
     }
-    const eval::Value& a = out_a.at(output.name());
-    const eval::Value& b = out_b.at(output.name());
+    const eval::Value& a = round.out_a.at(output.name());
+    const eval::Value& b = round.out_b.at(output.name());
     CollectElementTypes(a, types);
     const Comparison result = CompareValues(a, b, tolerances);
     ++compared;
@@ -179,6 +186,95 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
               << " common outputs depend on random nodes that only one model has; the verdict covers the other "
               << compared << "\n";
   return all_ok;
+}
+
+// "a, b and c".
+std::string JoinNames(const std::vector<std::string>& names, const std::string& suffix = "") {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i] + suffix;
+  return text;
+}
+
+}  // namespace
+
+bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a, const ModelProto& model_b,
+                           const std::string& name_b, const RandomInputOptions& options,
+                           const ToleranceOptions& tolerances, std::ostream& out, Rounding rounding) {
+  Round round;
+  round.drawn = DrawInputs(model_a, model_b, options, out);
+  auto run = [&](const ModelProto& model, const std::string& name) {
+    try {
+      return RunOn(model, round.drawn, options.seed);
+    } catch (const ModelError& error) {
+      throw ModelError(name + ": " + error.what());
+    }
+  };
+  round.out_a = run(model_a, name_a);
+  round.out_b = run(model_b, name_b);
+  return CompareOutputs(model_a, name_a, model_b, name_b, round, options, tolerances, out, rounding);
+}
+
+EmptyDimensionRounds PlanEmptyDimensionRounds(const ModelProto& model_a, const ModelProto& model_b,
+                                              const RandomInputOptions& options, std::size_t max_rounds) {
+  const ModelProto needed = NeededInputs(model_a, model_b);
+  std::set<std::string> names;
+  for (const auto& input : needed.graph().input())
+    for (const auto& dim : input.type().tensor_type().shape().dim())
+      if (dim.has_dim_param() && !dim.dim_param().empty() && !options.dims.contains(dim.dim_param()))
+        names.insert(dim.dim_param());
+  EmptyDimensionRounds rounds;
+  for (const std::string& name : names) (rounds.dims.size() < max_rounds ? rounds.dims : rounds.left_out).push_back(name);
+  return rounds;
+}
+
+bool CompareWithEmptyDimensions(EmptyDimensionRounds& rounds, const ModelProto& model_a, const std::string& name_a,
+                                const ModelProto& model_b, const std::string& name_b,
+                                const RandomInputOptions& options, const ToleranceOptions& tolerances,
+                                std::ostream& out, Rounding rounding) {
+  for (const std::string& dim : rounds.dims) {
+    RandomInputOptions empty = options;
+    empty.dims[dim] = 0;
+    out << "empty-dimension set " << dim << " = 0:\n";
+    Round round;
+    round.drawn = DrawInputs(model_a, model_b, empty, out);
+    try {
+      round.out_a = RunOn(model_a, round.drawn, options.seed);
+    } catch (const ModelError& error) {
+      out << "skipped: " << name_a << " does not run with " << dim << " = 0: " << error.what() << "\n";
+      rounds.skipped.push_back(dim);
+      continue;
+    }
+    try {
+      round.out_b = RunOn(model_b, round.drawn, options.seed);
+    } catch (const ModelError& error) {
+      out << "FAILS " << name_b << " with " << dim << " = 0, where " << name_a << " runs: " << error.what() << "\n";
+      rounds.failed = dim;
+      rounds.failed_to_run = error.what();
+      return false;
+    }
+    if (!CompareOutputs(model_a, name_a, model_b, name_b, round, options, tolerances, out, rounding)) {
+      rounds.failed = dim;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string DescribeEmptyDimensionRounds(const EmptyDimensionRounds& rounds, const std::string& reference) {
+  if (rounds.dims.empty()) return {};
+  std::string text = rounds.skipped.empty() ? std::to_string(rounds.dims.size())
+                                            : std::to_string(rounds.counted()) + " of " + std::to_string(rounds.dims.size());
+  text += rounds.dims.size() == 1 ? " empty-dimension set" : " empty-dimension sets";
+  std::string notes;
+  if (!rounds.skipped.empty())
+    notes = JoinNames(rounds.skipped, "=0") + (rounds.skipped.size() == 1 ? " does" : " do") + " not run in " +
+            reference;
+  if (!rounds.left_out.empty())
+    notes += (notes.empty() ? "" : "; ") + std::string("at most ") + std::to_string(rounds.dims.size()) +
+             " symbolic dims are tried: " + JoinNames(rounds.left_out) +
+             (rounds.left_out.size() == 1 ? " was" : " were") + " left out";
+  return notes.empty() ? text : text + " (" + notes + ")";
 }
 
 }  // namespace onnxopt::core::verify

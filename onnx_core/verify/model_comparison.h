@@ -2,8 +2,10 @@
 // Comparing two models' outputs on random inputs: the core of `onnxopt verify`, also run
 // by `onnxopt optimize --check` and onnxopt.optimize(check=N) in Python.
 
+#include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/ir/onnx_pb.h"
@@ -27,5 +29,45 @@ bool CompareOnRandomInputs(const ModelProto& model_a, const std::string& name_a,
                            const std::string& name_b, const RandomInputOptions& options,
                            const eval::ToleranceOptions& tolerances, std::ostream& out,
                            Rounding rounding = Rounding::kTolerancesOnly);
+
+// Empty-dimension rounds: one comparison per symbolic dimension of the inputs, with that
+// dimension 0 (an empty batch, `past_sequence_length = 0` on a decoder's first token) and
+// the others as `options` gives them, seed options.seed. They find rewrites that hold for
+// every positive size but not for 0, such as a -1 written into a Reshape target beside a
+// dimension that is 0 at run time, which random inputs with every dimension 2 never see.
+// model_a is the reference (the original): a round counts only where model_a runs.
+inline constexpr std::size_t kMaxEmptyDimensionRounds = 8;
+
+struct EmptyDimensionRounds {
+  std::vector<std::string> dims;      // the dimensions to set to 0, one round each, sorted
+  std::vector<std::string> left_out;  // beyond the cap: not tried
+  std::vector<std::string> skipped;   // model_a does not run with this dimension 0
+  std::string failed;                 // the round that differs (the rounds stop there); empty if none
+  std::string failed_to_run;          // in that round, model_b's error when model_b fails to run
+
+  std::size_t counted() const { return dims.size() - skipped.size(); }
+};
+
+// The rounds to make: the symbolic dimension names (dim_param) of the graph inputs either
+// model needs, sorted by name, but those `options.dims` fixes; past `max_rounds`, the
+// names are left out.
+EmptyDimensionRounds PlanEmptyDimensionRounds(const ModelProto& model_a, const ModelProto& model_b,
+                                              const RandomInputOptions& options,
+                                              std::size_t max_rounds = kMaxEmptyDimensionRounds);
+
+// Makes the rounds of `rounds.dims` in order, filling `skipped` (model_a throws
+// ModelError: that round is skipped, the line says why) and `failed` (model_b differs or
+// throws ModelError where model_a runs; the rounds stop). Prints each round as
+// CompareOnRandomInputs does, after a line naming the dimension. Returns whether no round
+// failed.
+bool CompareWithEmptyDimensions(EmptyDimensionRounds& rounds, const ModelProto& model_a, const std::string& name_a,
+                                const ModelProto& model_b, const std::string& name_b,
+                                const RandomInputOptions& options, const eval::ToleranceOptions& tolerances,
+                                std::ostream& out, Rounding rounding = Rounding::kTolerancesOnly);
+
+// "2 of 3 empty-dimension sets (batch=0 does not run in the original)", for the verdicts of
+// passed rounds: how many counted, which were skipped (`reference` names model_a) and which
+// names were left out. Empty when there were no rounds to make.
+std::string DescribeEmptyDimensionRounds(const EmptyDimensionRounds& rounds, const std::string& reference);
 
 }  // namespace onnxopt::core::verify

@@ -212,14 +212,21 @@ def _check_arguments(check, atol, rtol) -> None:
 
 
 def _first_mismatch(original: bytes, optimized: bytes, runs: int, atol, rtol) -> Optional[str]:
-    """Compares the two models on `runs` random input sets (seeds 0..runs-1, as `onnxopt optimize
-    --check`); the comparison of the first set that differs, None when all match."""
+    """Compares the two models on `runs` random input sets (seeds 0..runs-1), then with each
+    symbolic input dimension 0 in turn, as `onnxopt optimize --check`; the comparison of the first
+    set that differs, None when all match."""
     for seed in range(runs):
         same, details = _onnxpycore.compare_models(original, "original", optimized, "optimized", seed, atol, rtol,
                                                    judge_rounding=True)
         if not same:
             return (f"{details}check: the optimized model's outputs differ from the original's on input set "
                     f"{seed + 1} of {runs} (seed {seed})")
+    same, details, dim, failed_to_run, _ = _onnxpycore.compare_models_with_empty_dims(
+        original, "the original", optimized, "the optimized model", atol, rtol, judge_rounding=True)
+    if not same:
+        what = " fails to run" if failed_to_run else "'s outputs differ from the original's"
+        where = ", where the original runs" if failed_to_run else ""
+        return f"{details}check: the optimized model{what} with {dim} = 0{where} (empty-dimension set, seed 0)"
     return None
 
 

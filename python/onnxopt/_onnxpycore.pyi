@@ -25,6 +25,15 @@ def compare_models(
     rtol: Optional[float] = None,
     judge_rounding: bool = False,
 ) -> Tuple[bool, str]: ...
+def compare_models_with_empty_dims(
+    model_a: bytes,
+    name_a: str,
+    model_b: bytes,
+    name_b: str,
+    atol: Optional[float] = None,
+    rtol: Optional[float] = None,
+    judge_rounding: bool = False,
+) -> Tuple[bool, str, str, bool, str]: ...
 def max_tensor_bytes() -> int: ...
 def set_max_tensor_bytes(bytes: int) -> None: ...
 

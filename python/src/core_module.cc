@@ -839,6 +839,35 @@ void BindVerify(py::module_& m) {
       "rewritten, and an output beyond the tolerances still matches when it is as accurate as model_a's "
       "against a float64 evaluation of model_a (as `onnxopt optimize --check`). Returns (same, the "
       "comparison's text).");
+  m.def(
+      "compare_models_with_empty_dims",
+      [](const py::bytes& model_a, const std::string& name_a, const py::bytes& model_b, const std::string& name_b,
+         std::optional<double> atol, std::optional<double> rtol, bool judge_rounding) {
+        const ModelProto a = FromPython<ModelProto>(model_a, "ModelProto");
+        const ModelProto b = FromPython<ModelProto>(model_b, "ModelProto");
+        const core::verify::RandomInputOptions inputs;
+        core::eval::ToleranceOptions tolerances;
+        tolerances.atol = atol;
+        tolerances.rtol = rtol;
+        std::ostringstream details;
+        core::verify::EmptyDimensionRounds rounds;
+        bool same = false;
+        {
+          py::gil_scoped_release release;
+          rounds = core::verify::PlanEmptyDimensionRounds(a, b, inputs);
+          same = core::verify::CompareWithEmptyDimensions(rounds, a, name_a, b, name_b, inputs, tolerances, details,
+                                                          judge_rounding ? core::verify::Rounding::kJudgeAgainstFloat64
+                                                                         : core::verify::Rounding::kTolerancesOnly);
+        }
+        return py::make_tuple(same, details.str(), rounds.failed, !rounds.failed_to_run.empty(),
+                              core::verify::DescribeEmptyDimensionRounds(rounds, name_a));
+      },
+      "model_a"_a, "name_a"_a, "model_b"_a, "name_b"_a, "atol"_a = py::none(), "rtol"_a = py::none(),
+      "judge_rounding"_a = false,
+      "The empty-dimension sets of `onnxopt optimize --check` (onnx_core/verify/model_comparison.h): model_a "
+      "(the original) and model_b compared again with each symbolic input dimension 0 in turn, seed 0; a set "
+      "counts only where model_a runs. Returns (same, the comparison's text, the dimension of the set that "
+      "differs or '', whether model_b failed to run there, the description of the sets made).");
 }
 
 }  // namespace

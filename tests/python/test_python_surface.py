@@ -206,6 +206,34 @@ def test_check_tolerances_are_used():
         onnxopt.optimize(neg_model(), patterns=[ReluIsIdentity()], check=2, check_atol=0.001, check_rtol=0.0)
 
 
+class ReshapeTargetWithAMinusOne(onnxopt.PatternOptimization):
+    """Reshape(x, s) => Reshape(x, [0, -1, 5]): right for x [N, 15] and s = [N, 3, 5] while N > 0;
+    with N = 0 the -1 beside the 0 cannot be inferred, and the Reshape fails."""
+
+    def fast_op_type(self):
+        return {"Reshape"}
+
+    def match(self, graph, node):
+        return self.result([node]) if node.input[1] == "s" else self.no_match(node, "the target is rewritten")
+
+    def apply(self, graph, nodes):
+        target = helper.make_tensor("target", TensorProto.INT64, [3], [0, -1, 5])
+        return [helper.make_node("Constant", [], ["c"], value=target),
+                helper.make_node("Reshape", [nodes[0].input[0], "c"], list(nodes[0].output))]
+
+
+def test_check_compares_with_each_symbolic_dimension_zero():
+    model = make_model(
+        [helper.make_node("Shape", ["x"], ["n"], start=0, end=1),
+         helper.make_node("Constant", [], ["k"], value=helper.make_tensor("k", TensorProto.INT64, [2], [3, 5])),
+         helper.make_node("Concat", ["n", "k"], ["s"], axis=0), helper.make_node("Reshape", ["x", "s"], ["y"])],
+        [tensor("x", ("N", 15))], [tensor("y", ("N", 3, 5))])
+    with pytest.raises(onnxopt.CheckError) as caught:
+        onnxopt.optimize(model, patterns=[ReshapeTargetWithAMinusOne()], check=2)
+    assert str(caught.value).endswith("check: the optimized model fails to run with N = 0, where the original runs "
+                                      "(empty-dimension set, seed 0)")
+
+
 def float16_rounding_amplifier():
     """Y = MatMul(X * 1.7 * 0.33, W) in float16 over 1 024 terms, W fixed in [-1, 1)."""
     import numpy as np

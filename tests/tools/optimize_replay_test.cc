@@ -332,8 +332,8 @@ TEST_F(OptimizeReplayTest, CheckComparesTheSavedModelWithTheOriginal) {
   const CommandResult equal = Onnxopt({"optimize", model, Out("o.onnx").string(), "--patterns",
                                        "MulMulMulScalarPattern", "--check", "2"});
   ASSERT_EQ(equal.exit_code, 0) << equal.output;
-  EXPECT_NE(equal.output.find("check: the same outputs as the original on 2 random input sets"), std::string::npos)
-      << equal.output;
+  EXPECT_NE(equal.output.find("check: the same outputs as the original on 2 random input sets\n"), std::string::npos)
+      << "no symbolic dimension, no empty-dimension set:\n" << equal.output;
   const CommandResult exact = Onnxopt({"optimize", model, Out("p.onnx").string(), "--patterns",
                                        "MulMulMulScalarPattern", "--check", "1", "--check-atol", "0",
                                        "--check-rtol", "0"});
@@ -342,6 +342,57 @@ TEST_F(OptimizeReplayTest, CheckComparesTheSavedModelWithTheOriginal) {
   EXPECT_NE(exact.output.find("differ from the original's on input set 1 of 1 (seed 0)"), std::string::npos)
       << exact.output;
   EXPECT_TRUE(fs::exists(Out("p.onnx"))) << "the output stays for inspection";
+}
+
+// y = Reshape(x, Concat(Shape(x)[0], [-1])): [batch, seq * 6]. With seq = 0 it runs (an
+// empty [batch, 0]); with batch = 0 the 0 beside the -1 leaves the -1 undetermined, in our
+// evaluator as in onnxruntime.
+constexpr const char* kEmptyBatchFailsModel = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[batch,seq,6] x) => (float[batch,?] y) {
+    n = Shape <start = 0, end = 1> (x)
+    rest = Constant <value = int64[1] {-1}> ()
+    shape = Concat <axis = 0> (n, rest)
+    y = Reshape (x, shape)
+  })ONNX";
+
+TEST_F(OptimizeReplayTest, CheckAlsoComparesWithEachSymbolicDimensionZero) {
+  const std::string model = WriteModel(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,15] x) => (float[N,3,5] y) {
+      n = Shape <start = 0, end = 1> (x)
+      tail = Constant <value = int64[2] {3, 5}> ()
+      shape = Concat <axis = 0> (n, tail)
+      y = Reshape (x, shape)
+    })ONNX").string();
+  const CommandResult result = Onnxopt({"optimize", model, Out("o.onnx").string(), "--check", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("check: the same outputs as the original on 1 random input set and 1 empty-dimension "
+                               "set\n"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("symbolic dims"), std::string::npos) << "a set that passes prints nothing";
+  const CommandResult quiet = Onnxopt({"optimize", model, Out("q.onnx").string(), "--check", "1", "-q"});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output, "");
+}
+
+TEST_F(OptimizeReplayTest, CheckSkipsAnEmptyDimensionSetTheOriginalCannotRun) {
+  const std::string model = WriteModel(kEmptyBatchFailsModel).string();
+  const CommandResult result = Onnxopt({"optimize", model, Out("o.onnx").string(), "--check", "2"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("check: the same outputs as the original on 2 random input sets and 1 of 2 "
+                               "empty-dimension sets (batch=0 does not run in the original)\n"),
+            std::string::npos)
+      << result.output;
+  // A dimension --dim fixes is not set to 0.
+  const CommandResult fixed =
+      Onnxopt({"optimize", model, Out("p.onnx").string(), "--check", "1", "--dim", "batch=3"});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
+  EXPECT_NE(fixed.output.find("check: the same outputs as the original on 1 random input set and 1 empty-dimension "
+                              "set\n"),
+            std::string::npos)
+      << fixed.output;
 }
 
 TEST_F(OptimizeReplayTest, CheckPassesARoundingRewriteTheModelAmplifies) {
@@ -457,8 +508,8 @@ TEST_F(OptimizeReplayTest, DimGivesASymbolItsValueEverywhere) {
   EXPECT_EQ(CountOps(optimized.graph(), "Shape"), 0);
   EXPECT_EQ(InputDims(optimized, 0), (std::vector<std::string>{"7", "4"}));
   EXPECT_EQ(InputDims(optimized, 1), (std::vector<std::string>{"7"}));
-  EXPECT_NE(result.output.find("check: the same outputs as the original on 1 random input set"), std::string::npos)
-      << result.output;
+  EXPECT_NE(result.output.find("check: the same outputs as the original on 1 random input set\n"), std::string::npos)
+      << "N is fixed: no empty-dimension set\n" << result.output;
 }
 
 TEST_F(OptimizeReplayTest, InputShapeSettingsThatContradictTheModelAreRefused) {
@@ -517,6 +568,14 @@ TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeRunsBothModelsThere) {
                                        "MulMulMulScalarPattern", "--check", "1", "--check-atol", "0",
                                        "--check-rtol", "0", "--check-with", "onnxruntime"});
   EXPECT_EQ(exact.exit_code, 5) << exact.output;
+  // The empty-dimension sets run there too; onnxruntime cannot run the original with batch = 0 either.
+  const CommandResult empty = Onnxopt({"optimize", WriteModel(kEmptyBatchFailsModel, "empty.onnx").string(),
+                                       Out("e.onnx").string(), "--check", "1", "--check-with", "onnxruntime"});
+  ASSERT_EQ(empty.exit_code, 0) << empty.output;
+  EXPECT_NE(empty.output.find("check: onnxruntime finds the same outputs on 1 random input set and 1 of 2 "
+                              "empty-dimension sets (batch=0 does not run in the original)\n"),
+            std::string::npos)
+      << empty.output;
 }
 
 // What onnxruntime finds different is shown (not its matching outputs), and exits 5; a
@@ -543,6 +602,44 @@ TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeReportsWhatItFindsDifferent) {
   EXPECT_EQ(failed.exit_code, 2) << failed.output;
   EXPECT_NE(failed.output.find("cannot load the model"), std::string::npos) << failed.output;
   EXPECT_NE(failed.output.find("the check could not be made"), std::string::npos) << failed.output;
+}
+
+// The empty-dimension sets in onnxruntime: the harness's "model A fails to run" skips a
+// set, a difference exits 5 naming the dimension, another failure is an error. The
+// stand-ins agree on the random sets (no --dim).
+TEST_F(OptimizeReplayTest, CheckWithOnnxruntimeMakesTheEmptyDimensionSetsThere) {
+  const std::string model = WriteModel(kEmptyBatchFailsModel).string();
+  const std::string a_fails_with_batch_0 =
+      "const dim = process.argv[process.argv.indexOf('--dim') + 1];\n"
+      "if (!process.argv.includes('--dim')) { console.log('EQUIVALENT'); }\n"
+      "else if (dim === 'batch=0') {\n"
+      "  console.error('onnxruntime log line');\n"
+      "  console.error('compare_models: model A (a.onnx) fails to run (seed 0): Reshape');\n"
+      "  process.exitCode = 2;\n"
+      "}\n";
+  const fs::path differs = in_ / "differs.js";
+  WriteFile(differs, a_fails_with_batch_0 +
+                         "else { console.log('MISMATCH y float32[2,0] max_abs_diff=0'); process.exitCode = 1; }\n");
+  const fs::path broken = in_ / "broken.js";
+  WriteFile(broken, a_fails_with_batch_0 + "else { console.error('out of memory'); process.exitCode = 2; }\n");
+  const auto optimize_with = [&](const fs::path& harness, const std::string& out) {
+    return RunCommand({"/usr/bin/env", "ONNXOPT_ORT_HARNESS=" + harness.string(), OnnxoptExe().string(), "optimize",
+                       model, Out(out).string(), "--check", "1", "--check-with", "onnxruntime"});
+  };
+  const CommandResult mismatch = optimize_with(differs, "o.onnx");
+  EXPECT_EQ(mismatch.exit_code, 5) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("onnxruntime: MISMATCH y"), std::string::npos) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("check: onnxruntime finds that the optimized model's outputs differ from the "
+                                 "original's with seq = 0 (empty-dimension set, seed 0)\n"),
+            std::string::npos)
+      << mismatch.output;
+  EXPECT_EQ(mismatch.output.find("batch = 0"), std::string::npos) << "batch=0 was skipped:\n" << mismatch.output;
+  const CommandResult failed = optimize_with(broken, "p.onnx");
+  EXPECT_EQ(failed.exit_code, 2) << failed.output;
+  EXPECT_NE(failed.output.find("out of memory"), std::string::npos) << failed.output;
+  EXPECT_NE(failed.output.find("the check could not be made ('" + broken.string() + "' exited with 2 with seq = 0"),
+            std::string::npos)
+      << failed.output;
 }
 
 TEST_F(OptimizeReplayTest, UsageErrors) {

@@ -389,6 +389,112 @@ TEST_F(RunVerifyTest, VerifyDrawsTheInputsBothModelsNeed) {
   EXPECT_EQ(VerifyBothWays(both, one, {"--atol", "10"}, "EQUIVALENT"), 0);
 }
 
+// --- verify --empty-dims -------------------------------------------------------------------
+
+// y = Reshape(x, Concat(Shape(x)[0], [3, 5])): [N, 3, 5] for every N, 0 included.
+constexpr const char* kReshapeByShape = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[N,15] x) => (float[N,3,5] y) {
+    n = Shape <start = 0, end = 1> (x)
+    tail = Constant <value = int64[2] {3, 5}> ()
+    shape = Concat <axis = 0> (n, tail)
+    y = Reshape (x, shape)
+  })ONNX";
+
+// The same y as kReshapeByShape for N > 0, but with N = 0 the 0 (copied from x) beside the
+// -1 leaves the -1 undetermined: Reshape fails, as in onnxruntime.
+constexpr const char* kReshapeMinusOne = R"ONNX(
+  <ir_version: 8, opset_import: ["" : 18]>
+  g (float[N,15] x) => (float[N,3,5] y) {
+    shape = Constant <value = int64[3] {0, -1, 5}> ()
+    y = Reshape (x, shape)
+  })ONNX";
+
+TEST_F(RunVerifyTest, VerifyEmptyDimsFindsAReshapeThatFailsOnlyWithADimensionZero) {
+  const std::string original = Model("a.onnx", kReshapeByShape), rewritten = Model("b.onnx", kReshapeMinusOne);
+  const CommandResult seed = Onnxopt({"verify", original, rewritten});
+  EXPECT_EQ(seed.exit_code, 0) << "one seed, N = 2, by default:\n" << seed.output;
+  EXPECT_EQ(seed.output.find("empty"), std::string::npos) << seed.output;
+  const CommandResult empty = Onnxopt({"verify", original, rewritten, "--empty-dims"});
+  EXPECT_EQ(empty.exit_code, 5) << empty.output;
+  ExpectContains(empty, "EQUIVALENT (seed 0");
+  ExpectContains(empty, "empty-dimension set N = 0:\nsymbolic dims: N=0\n");
+  ExpectContains(empty, "FAILS " + rewritten + " with N = 0, where " + original +
+                            " runs: node 'y' (Reshape): cannot reshape float[0,15] to [0,-1,5]");
+  ExpectContains(empty, "empty dims: NOT EQUIVALENT with N = 0 (" + rewritten + " fails to run where " + original +
+                            " runs)\n");
+}
+
+TEST_F(RunVerifyTest, VerifyEmptyDimsSkipsADimensionTheOriginalCannotRunWith) {
+  // MODEL_A is the reference: kReshapeMinusOne fails with N = 0, so that set is skipped.
+  const std::string model = Model("b.onnx", kReshapeMinusOne);
+  const CommandResult result = Onnxopt({"verify", model, model, "--empty-dims"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "skipped: " + model + " does not run with N = 0: node 'y' (Reshape)");
+  ExpectContains(result, "empty dims: EQUIVALENT on 0 of 1 empty-dimension set (N=0 does not run in " + model + ")\n");
+}
+
+TEST_F(RunVerifyTest, VerifyEmptyDimsFindsAWrongShapeAfterASkippedSet) {
+  // y = Reshape(x, [batch, -1]) versus Reshape(x, [-1, 12]): equal while seq = 2. With
+  // batch = 0 the original's -1 is undetermined (skipped); with seq = 0 the shapes differ.
+  const std::string original = Model("a.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[batch,seq,6] x) => (float[batch,?] y) {
+      n = Shape <start = 0, end = 1> (x)
+      rest = Constant <value = int64[1] {-1}> ()
+      shape = Concat <axis = 0> (n, rest)
+      y = Reshape (x, shape)
+    })ONNX");
+  const std::string rewritten = Model("b.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[batch,seq,6] x) => (float[batch,?] y) {
+      shape = Constant <value = int64[2] {-1, 12}> ()
+      y = Reshape (x, shape)
+    })ONNX");
+  const CommandResult result = Onnxopt({"verify", original, rewritten, "--empty-dims", "--seed", "3"});
+  EXPECT_EQ(result.exit_code, 5) << result.output;
+  ExpectContains(result, "empty-dimension set batch = 0:\nsymbolic dims: batch=0 seq=2\nskipped: " + original +
+                             " does not run with batch = 0");
+  ExpectContains(result, "empty-dimension set seq = 0:\nsymbolic dims: batch=2 seq=0\n"
+                         "MISMATCH y max_abs_diff=0 (float[2,0] vs float[0,12])\nNOT EQUIVALENT (seed 3");
+  ExpectContains(result, "empty dims: NOT EQUIVALENT with seq = 0\n");
+  // --dim seq=2 fixes seq: only batch is set to 0, and that set is skipped.
+  const CommandResult fixed = Onnxopt({"verify", original, rewritten, "--empty-dims", "--dim", "seq=2"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
+  EXPECT_EQ(fixed.output.find("seq = 0"), std::string::npos) << fixed.output;
+  ExpectContains(fixed, "empty dims: EQUIVALENT on 0 of 1 empty-dimension set (batch=0 does not run in " + original +
+                            ")\n");
+}
+
+TEST_F(RunVerifyTest, VerifyEmptyDimsWithoutSymbolicDimensionsComparesOnce) {
+  const std::string model = Save("c.onnx", ConstantModel({1, 2}));
+  const CommandResult result = Onnxopt({"verify", model, model, "--empty-dims"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "EQUIVALENT (seed 0");
+  ExpectContains(result, "empty dims: no symbolic input dimension to set to 0\n");
+  EXPECT_EQ(result.output.find("empty-dimension set"), std::string::npos) << result.output;
+  const CommandResult fixed = Onnxopt({"verify", Model("a.onnx", kAddRelu), Model("b.onnx", kAddMax), "--empty-dims",
+                                       "--dim", "N=3"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
+  ExpectContains(fixed, "empty dims: no symbolic input dimension to set to 0\n");
+}
+
+TEST_F(RunVerifyTest, VerifyEmptyDimsTriesAtMostEightDimensions) {
+  // Ten symbolic dimensions a..j: the first eight by name get a set each.
+  const std::string model = Model("m.onnx", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[a,b,c,d,e] x, float[f,g,h,i,j] z) => (float[a,b,c,d,e] y, float[f,g,h,i,j] w) {
+      y = Relu (x)
+      w = Neg (z)
+    })ONNX");
+  const CommandResult result = Onnxopt({"verify", model, model, "--empty-dims"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "empty-dimension set h = 0:");
+  EXPECT_EQ(result.output.find("empty-dimension set i = 0:"), std::string::npos) << result.output;
+  ExpectContains(result, "empty dims: EQUIVALENT on 8 empty-dimension sets (at most 8 symbolic dims are tried: i "
+                         "and j were left out)\n");
+}
+
 // --- verify: random operators ------------------------------------------------------------
 
 TEST_F(RunVerifyTest, VerifyFindsAModelWithRandomOperatorsEquivalentToItself) {
@@ -549,6 +655,7 @@ TEST_F(RunVerifyTest, HelpDescribesExitCodesAndExamples) {
   auto verify = Onnxopt({"verify", "--help"});
   EXPECT_EQ(verify.exit_code, 0);
   ExpectContains(verify, "5 the outputs differ");
+  ExpectContains(verify, "--empty-dims");
   ExpectContains(Onnxopt({"--help"}), "verify");
 }
 

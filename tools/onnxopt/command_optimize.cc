@@ -99,19 +99,28 @@ options:
   --check N                       after saving, run the original and the saved model with
                                   the reference evaluator on N sets of random inputs
                                   (seeds 0..N-1, symbolic dims 2) and compare the outputs
-                                  as `onnxopt verify` does; exit 5 if one differs (the
-                                  outputs stay written, for inspection). An output
-                                  beyond the tolerances still passes when it is about as
-                                  close to a float64 evaluation of the original as the
-                                  original's: rewrites that reorder float rounding, which
+                                  as `onnxopt verify` does, then on one empty-dimension
+                                  set per symbolic dimension of the inputs (by name, at
+                                  most 8; not those --dim or --overwrite-input-shape
+                                  fix): that dimension 0, the others 2, seed 0, as an
+                                  empty batch or a decoder's first token with no past.
+                                  Such a set counts only if the original runs with it
+                                  (the verdict names those skipped). Exit 5 if one
+                                  differs, or if the saved model fails to run where the
+                                  original runs (the outputs stay written, for
+                                  inspection). An output beyond the tolerances still
+                                  passes when it is about as close to a float64
+                                  evaluation of the original as the original's:
+                                  rewrites that reorder float rounding, which
                                   the model amplifies (float16 sums over many terms);
                                   such outputs are listed. Keeps a copy of the original
                                   model in memory.
   --check-atol A, --check-rtol R  the tolerances of --check (default: by element type, as
                                   in `onnxopt verify`)
-  --check-with onnxruntime        --check also runs both models in onnxruntime (Node.js
-                                  and the npm package onnxruntime-node must be installed;
-                                  the harness is ort/compare_models.js next to onnxopt)
+  --check-with onnxruntime        --check also runs both models in onnxruntime, on the
+                                  same random and empty-dimension sets (Node.js and the
+                                  npm package onnxruntime-node must be installed; the
+                                  harness is ort/compare_models.js next to onnxopt)
   --overwrite-input-shape NAME:D0,D1,...
                                   fix the shape of input NAME before optimizing
                                   (repeatable; as onnx-simplifier): rewrites that need a
@@ -222,11 +231,16 @@ OutputCheck ParseOutputCheck(const Arguments& args) {
 }
 
 // Runs the original and the model saved at `output` (read back, so that what is checked
-// is the file) on `check.runs` random input sets; prints the comparison of a set that
-// differs, and a one-line verdict.
+// is the file) on `check.runs` random input sets, then on the empty-dimension sets
+// (model_comparison.h); prints the comparison of a set that differs, and a one-line verdict.
 int CheckSavedModel(const ModelProto& original, const std::string& input, const std::string& output,
                     const OutputCheck& check, bool quiet) {
   const ModelProto saved = core::ir::LoadModel(output);
+  // A set that passed within rounding is shown: the user learns how much the model
+  // amplifies rounding.
+  auto show_rounding = [&](const std::ostringstream& details) {
+    if (!quiet && details.str().find("\nwithin rounding: ") != std::string::npos) std::cout << details.str();
+  };
   for (int run = 0; run < check.runs; ++run) {
     RandomInputOptions inputs;
     inputs.seed = static_cast<std::uint32_t>(run);
@@ -237,14 +251,28 @@ int CheckSavedModel(const ModelProto& original, const std::string& input, const 
                 << run + 1 << " of " << check.runs << " (seed " << run << ")\n";
       return kMismatch;
     }
-    // A set that passed within rounding is shown: the user learns how much the model
-    // amplifies rounding.
-    if (!quiet && details.str().find("\nwithin rounding: ") != std::string::npos) std::cout << details.str();
+    show_rounding(details);
   }
-  if (!quiet)
+  const RandomInputOptions seed_0;
+  const core::verify::EmptyDimensionRounds plan = core::verify::PlanEmptyDimensionRounds(original, saved, seed_0);
+  core::verify::EmptyDimensionRounds rounds = plan;
+  std::ostringstream details;
+  if (!core::verify::CompareWithEmptyDimensions(rounds, original, input, saved, output, seed_0, check.tolerances,
+                                                details, core::verify::Rounding::kJudgeAgainstFloat64)) {
+    const std::string with = " with " + rounds.failed + " = 0";
+    std::cout << details.str() << "check: the optimized model"
+              << (rounds.failed_to_run.empty() ? "'s outputs differ from the original's" + with
+                                               : " fails to run" + with + ", where the original runs")
+              << " (empty-dimension set, seed 0)\n";
+    return kMismatch;
+  }
+  show_rounding(details);
+  if (!quiet) {
+    const std::string empty_sets = core::verify::DescribeEmptyDimensionRounds(rounds, "the original");
     std::cout << "check: the same outputs as the original on " << check.runs << " random input set"
-              << (check.runs == 1 ? "" : "s") << "\n";
-  if (check.with_onnxruntime) return CheckWithOnnxruntime(original, output, check.runs, check.tolerances, quiet);
+              << (check.runs == 1 ? "" : "s") << (empty_sets.empty() ? "" : " and " + empty_sets) << "\n";
+  }
+  if (check.with_onnxruntime) return CheckWithOnnxruntime(original, output, check.runs, plan, check.tolerances, quiet);
   return kOk;
 }
 

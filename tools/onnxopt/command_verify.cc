@@ -1,6 +1,7 @@
 // `onnxopt verify MODEL_A MODEL_B`: runs both models with the reference evaluator on the
 // same seeded random inputs, with the same evaluation seed, and compares their outputs
-// (symmetrically: the verdict does not depend on the order of the models).
+// (symmetrically: the verdict does not depend on the order of the models, except with
+// --judge-rounding and --empty-dims, which take MODEL_A as the original).
 
 #include <algorithm>
 #include <cctype>
@@ -30,7 +31,8 @@ namespace {
 
 
 constexpr const char* kUsageLine =
-    "onnxopt verify MODEL_A MODEL_B [--seed S] [--dim NAME=VALUE ...] [--atol A] [--rtol R] [--judge-rounding]";
+    "onnxopt verify MODEL_A MODEL_B [--seed S] [--dim NAME=VALUE ...] [--atol A] [--rtol R] [--judge-rounding] "
+    "[--empty-dims]";
 
 constexpr const char* kHelp = R"(usage: onnxopt verify MODEL_A MODEL_B [options]
 
@@ -57,6 +59,15 @@ close to a float64 evaluation of MODEL_A as MODEL_A's: rewrites that reorder flo
 rounding, which the model amplifies (float16 sums over many terms). The line of such an
 output starts with "rounding" and gives both errors, in tolerances.
 
+With --empty-dims, when the outputs match, the models are compared again on one
+empty-dimension set per symbolic dimension of the inputs (by name, at most 8; not those
+--dim gives): that dimension 0, the others as --dim gives them (else 2), the same seed.
+Rewrites can hold for every positive size and not for 0 (an empty batch, a decoder's
+first token with no past): a -1 in a Reshape target beside a dimension that is 0 at run
+time cannot be resolved. MODEL_A is the reference there (the original, MODEL_B its
+rewrite): a set with which MODEL_A does not run is skipped, and the verdict says so;
+MODEL_B failing to run where MODEL_A runs is a difference.
+
 options:
   --seed S            seed of the random inputs and of the random operators (default 0)
   --dim NAME=VALUE    value of the symbolic dimension NAME (repeatable; default 2)
@@ -70,6 +81,7 @@ options:
                       float4 0)
   --judge-rounding    judge outputs beyond the tolerances against a float64 evaluation
                       of MODEL_A (above)
+  --empty-dims        also compare with each symbolic dimension 0 in turn (above)
 
 exit codes: 0 every comparable output matches, 5 the outputs differ, 1 usage error,
 2 a model is invalid or fails to run (missing kernel, kernel failure), 3 internal error.
@@ -78,12 +90,14 @@ examples:
   onnxopt verify model.onnx model.opt.onnx
   onnxopt verify model.onnx model.opt.onnx --judge-rounding   # float16 model, rounding rewrites
   onnxopt verify a.onnx b.onnx --seed 3 --dim batch=1 --atol 1e-5 --rtol 0
+  onnxopt verify model.onnx model.opt.onnx --empty-dims       # also batch=0, past=0, ...
 )";
 
 
 int RunVerify(std::vector<std::string> raw_args) {
   const std::vector<std::string> dim_specs = TakeRepeatedOption(raw_args, "--dim");
-  Arguments args(raw_args, {"--seed", "--atol", "--rtol", "--float-range", "--int-max"}, {"--judge-rounding"});
+  Arguments args(raw_args, {"--seed", "--atol", "--rtol", "--float-range", "--int-max"},
+                 {"--judge-rounding", "--empty-dims"});
   const auto& models = args.Positional(2, 2);
   const RandomInputOptions options =
       ParseRandomInputOptions(dim_specs, args.Value("--seed"), args.Value("--float-range"), args.Value("--int-max"));
@@ -100,9 +114,23 @@ int RunVerify(std::vector<std::string> raw_args) {
 
   const core::verify::Rounding rounding = args.Flag("--judge-rounding") ? core::verify::Rounding::kJudgeAgainstFloat64
                                                                          : core::verify::Rounding::kTolerancesOnly;
-  return CompareOnRandomInputs(model_a, models[0], model_b, models[1], options, tolerances, std::cout, rounding)
-             ? kOk
-             : kMismatch;
+  if (!CompareOnRandomInputs(model_a, models[0], model_b, models[1], options, tolerances, std::cout, rounding))
+    return kMismatch;
+  if (!args.Flag("--empty-dims")) return kOk;
+  core::verify::EmptyDimensionRounds rounds = core::verify::PlanEmptyDimensionRounds(model_a, model_b, options);
+  if (rounds.dims.empty()) {
+    std::cout << "empty dims: no symbolic input dimension to set to 0\n";
+    return kOk;
+  }
+  if (!core::verify::CompareWithEmptyDimensions(rounds, model_a, models[0], model_b, models[1], options, tolerances,
+                                                std::cout, rounding)) {
+    std::cout << "empty dims: NOT EQUIVALENT with " << rounds.failed << " = 0"
+              << (rounds.failed_to_run.empty() ? "" : " (" + models[1] + " fails to run where " + models[0] + " runs)")
+              << "\n";
+    return kMismatch;
+  }
+  std::cout << "empty dims: EQUIVALENT on " << core::verify::DescribeEmptyDimensionRounds(rounds, models[0]) << "\n";
+  return kOk;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -30,6 +31,7 @@ namespace {
 // compare_models.js's exit codes (documented at its top).
 constexpr int kHarnessEquivalent = 0;
 constexpr int kHarnessMismatch = 1;
+constexpr int kHarnessModelAFails = 2;  // also a usage error: its message tells them apart
 
 // A folder of our own under the system's temporary folder, removed with everything in it.
 class TemporaryFolder {
@@ -53,9 +55,10 @@ class TemporaryFolder {
 };
 
 // Runs `arguments` (the program looked up on PATH) with its standard output written to
-// `output_path`; returns its exit status. Throws IoError when it cannot be started or does
-// not exit normally.
-int RunProgram(const std::vector<std::string>& arguments, const fs::path& output_path) {
+// `output_path` and, when given, its standard error to `error_path`; returns its exit
+// status. Throws IoError when it cannot be started or does not exit normally.
+int RunProgram(const std::vector<std::string>& arguments, const fs::path& output_path,
+               const fs::path* error_path = nullptr) {
   std::vector<char*> argv;
   std::vector<std::string> copies = arguments;
   for (std::string& argument : copies) argv.push_back(argument.data());
@@ -63,6 +66,8 @@ int RunProgram(const std::vector<std::string>& arguments, const fs::path& output
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (error_path)
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, error_path->c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_t child = 0;
   const int started = ::posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -80,6 +85,21 @@ void PrintHarnessProblems(const fs::path& output_path) {
   std::ifstream in(output_path);
   for (std::string line; std::getline(in, line);)
     if (!line.starts_with("ok ")) std::cout << "  onnxruntime: " << line << "\n";
+}
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Whether the harness's standard error has its line for the original failing to run
+// (after onnxruntime's own log lines).
+bool SaysModelAFailsToRun(const std::string& errors) {
+  std::istringstream lines(errors);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("compare_models: model A (") && line.find(" fails to run (seed ") != std::string::npos)
+      return true;
+  return false;
 }
 
 std::string Number(double value) {
@@ -104,6 +124,7 @@ std::string FindOrtHarness() {
 }
 
 int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, int runs,
+                         const core::verify::EmptyDimensionRounds& empty,
                          const core::eval::ToleranceOptions& tolerances, bool quiet) {
   const std::string harness = FindOrtHarness();
   if (harness.empty())
@@ -113,25 +134,54 @@ int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, i
   const fs::path reference = folder.path() / "original.onnx";
   ModelProto copy = original;
   core::ir::SaveModel(copy, reference);
-  std::vector<std::string> command{"node",   harness, reference.string(), saved, "--seed", "0", "--runs",
-                                   std::to_string(runs)};
-  if (tolerances.atol) command.insert(command.end(), {"--atol", Number(*tolerances.atol)});
-  if (tolerances.rtol) command.insert(command.end(), {"--rtol", Number(*tolerances.rtol)});
   const fs::path harness_output = folder.path() / "harness.txt";
-  const int status = RunProgram(command, harness_output);
-  if (status == kHarnessEquivalent) {
-    if (!quiet)
-      std::cout << "check: onnxruntime finds the same outputs on " << runs << " random input set"
-                << (runs == 1 ? "" : "s") << "\n";
-    return kOk;
+  auto run_harness = [&](const std::vector<std::string>& options, const fs::path* error_path) {
+    std::vector<std::string> command{"node", harness, reference.string(), saved};
+    command.insert(command.end(), options.begin(), options.end());
+    if (tolerances.atol) command.insert(command.end(), {"--atol", Number(*tolerances.atol)});
+    if (tolerances.rtol) command.insert(command.end(), {"--rtol", Number(*tolerances.rtol)});
+    return RunProgram(command, harness_output, error_path);
+  };
+  const auto could_not = [&](int status, const std::string& which) {
+    return IoError("--check-with onnxruntime: the check could not be made (" + Quote(harness) + " exited with " +
+                   std::to_string(status) + which + "; its message is above)");
+  };
+  const int status = run_harness({"--seed", "0", "--runs", std::to_string(runs)}, nullptr);
+  if (status != kHarnessEquivalent) {
+    PrintHarnessProblems(harness_output);
+    if (status == kHarnessMismatch) {
+      std::cout << "check: onnxruntime finds that the optimized model's outputs differ from the original's\n";
+      return kMismatch;
+    }
+    throw could_not(status, "");
   }
-  PrintHarnessProblems(harness_output);
-  if (status == kHarnessMismatch) {
-    std::cout << "check: onnxruntime finds that the optimized model's outputs differ from the original's\n";
-    return kMismatch;
+  // The empty-dimension sets. The harness exits 2 both for a usage error and for the
+  // original failing to run; the models loaded and ran above, so its message tells.
+  core::verify::EmptyDimensionRounds rounds = empty;
+  const fs::path harness_errors = folder.path() / "harness-errors.txt";
+  for (const std::string& dim : rounds.dims) {
+    const int round = run_harness({"--seed", "0", "--runs", "1", "--dim", dim + "=0"}, &harness_errors);
+    if (round == kHarnessEquivalent) continue;
+    const std::string errors = ReadText(harness_errors);
+    if (round == kHarnessModelAFails && SaysModelAFailsToRun(errors)) {
+      rounds.skipped.push_back(dim);
+      continue;
+    }
+    PrintHarnessProblems(harness_output);
+    std::cerr << errors;
+    if (round == kHarnessMismatch) {
+      std::cout << "check: onnxruntime finds that the optimized model's outputs differ from the original's with "
+                << dim << " = 0 (empty-dimension set, seed 0)\n";
+      return kMismatch;
+    }
+    throw could_not(round, " with " + dim + " = 0");
   }
-  throw IoError("--check-with onnxruntime: the check could not be made (" + Quote(harness) + " exited with " +
-                std::to_string(status) + "; its message is above)");
+  if (!quiet) {
+    const std::string empty_sets = core::verify::DescribeEmptyDimensionRounds(rounds, "the original");
+    std::cout << "check: onnxruntime finds the same outputs on " << runs << " random input set"
+              << (runs == 1 ? "" : "s") << (empty_sets.empty() ? "" : " and " + empty_sets) << "\n";
+  }
+  return kOk;
 }
 
 }  // namespace onnxopt::cli

@@ -13,6 +13,7 @@
 
 #include "onnx_core/eval/value_comparison.h"
 #include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/verify/model_comparison.h"
 
 namespace onnxopt::cli {
 
@@ -22,12 +23,16 @@ std::string FindOrtHarness();
 
 // Runs `original` (written to a temporary folder first: the file on disk may have been
 // replaced by the output, or specialised by input shape settings) and the model saved at
-// `saved` in onnxruntime on `runs` seeded input sets. Returns kOk when every output
-// matches, kMismatch when one differs, and throws IoError when the check cannot be made
-// (no node, no harness, onnxruntime-node missing, a model onnxruntime cannot run), with
-// the harness's own message. Only the harness's report of what differs is printed, not
-// its line per matching output.
+// `saved` in onnxruntime on `runs` seeded input sets, then on the empty-dimension sets of
+// `empty` (its dims, each 0 in turn, seed 0: model_comparison.h); a set with which
+// onnxruntime cannot run the original is skipped. Returns kOk when every output
+// matches, kMismatch when one differs (or the saved model fails to run where the original
+// runs), and throws IoError when the check cannot be made (no node, no harness,
+// onnxruntime-node missing, a model onnxruntime cannot run on the random sets), with the
+// harness's own message. Only the harness's report of what differs is printed, not its
+// line per matching output.
 int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, int runs,
+                         const core::verify::EmptyDimensionRounds& empty,
                          const core::eval::ToleranceOptions& tolerances, bool quiet);
 
 }  // namespace onnxopt::cli
