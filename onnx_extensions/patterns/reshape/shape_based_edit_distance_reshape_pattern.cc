@@ -140,6 +140,14 @@ MatchResult ShapeBasedEditDistanceReshapePattern::Match(GraphGraph& graph, const
     const auto position = static_cast<std::size_t>(minus_one - shape->begin());
     if (why = reshape::WhyMinusOneNotInferable(graph, node, position); !why.empty()) return NoMatch(node, why);
   }
+  // The output shape takes a symbolic target entry as the dim; were it 0 at run time, the
+  // Reshape would copy the input dim at its position instead ([-1, D] of [2, 3, D] is
+  // [0, 3] for D = 0, not [6, 0]), which the static shape written here would not.
+  const std::optional<Dims> target = core::builder::ShapeValue(graph, node.input(1));
+  if (!target) return NoMatch(node, "the values of the shape input are not known");
+  for (std::size_t i = 0; i < target->size(); ++i)
+    if (!(*target)[i].IsConstant() && !(i < x->Rank() && (*x)[i] == (*target)[i]))
+      return NoMatch(node, "a symbolic target entry is not the input dim at its position (0 would copy that dim)");
   return Matched({&node});
 }
 

@@ -10,18 +10,31 @@ namespace {
 using testing::ExpectNoMatch;
 using testing::ExpectRewrite;
 
-TEST(ShapeBasedEditDistanceReshapePattern, MergesIntegersAndInfersTheSymbol) {
+TEST(ShapeBasedEditDistanceReshapePattern, MergesIntegersAndKeepsTheSymbol) {
   ExpectRewrite<ShapeBasedEditDistanceReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[D,2,3] X) => (float[D,6] Y) <int64[1] m1 = {-1}> {
+      d = Shape<start=0, end=1>(X)
+      s = Concat<axis=0>(d, m1)
+      Y = Reshape(X, s)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[D,2,3] X) => (float[D,6] Y) <int64[2] s2 = {0, 6}> {
+      Y = Reshape(X, s2)
+    })ONNX");
+}
+
+// The inferred output [6, D] holds while D > 0; with D = 0 the target [-1, D] is [-1, 0],
+// whose 0 copies X's dim 1: [0, 3], where [6, -1] gives [6, 0] (found by `--check`'s
+// empty-dimension sets).
+TEST(ShapeBasedEditDistanceReshapePattern, RejectsASymbolThatWouldCopyAnotherDimWhenZero) {
+  ExpectNoMatch<ShapeBasedEditDistanceReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[2,3,D] X) => (float[6,D] Y) <int64[1] m1 = {-1}> {
       d = Shape<start=2, end=3>(X)
       s = Concat<axis=0>(m1, d)
       Y = Reshape(X, s)
-    })ONNX", R"ONNX(
-    <ir_version: 8, opset_import: ["" : 18]>
-    g (float[2,3,D] X) => (float[6,D] Y) <int64[2] s2 = {6, -1}> {
-      Y = Reshape(X, s2)
-    })ONNX");
+    })ONNX", "Y", "a symbolic target entry is not the input dim at its position (0 would copy that dim)");
 }
 
 TEST(ShapeBasedEditDistanceReshapePattern, CopiesSymbolsInPlaceAndSplitsIntegers) {
