@@ -68,7 +68,8 @@ std::string FormatDouble(double value) {
 
 Comparison CompareTensors(const Tensor& a, const Tensor& b, const ToleranceOptions& tolerances) {
   Comparison result;
-  if (a.elem_type() != b.elem_type() || a.shape() != b.shape()) return {false, 0, a.Describe() + " vs " + b.Describe()};
+  if (a.elem_type() != b.elem_type() || a.shape() != b.shape())
+    return {false, 0, a.Describe() + " vs " + b.Describe(), false};
   std::int64_t bad = 0, first = -1;
   if (a.elem_type() == TensorProto::STRING) {
     const std::string* x = a.Data<std::string>();
@@ -85,7 +86,9 @@ Comparison CompareTensors(const Tensor& a, const Tensor& b, const ToleranceOptio
       if (std::memcmp(a.RawData() + i * width, b.RawData() + i * width, width) != 0 && bad++ == 0) first = i;
     if (bad) {
       const std::vector<double> x = a.ToDoubleVector(), y = b.ToDoubleVector();
-      result = {false, 0,
+      double max_abs_diff = 0;  // through doubles: a display figure, the test above is exact
+      for (std::size_t i = 0; i < x.size(); ++i) max_abs_diff = std::max(max_abs_diff, std::abs(x[i] - y[i]));
+      result = {false, max_abs_diff,
                 ElementMismatch(bad, a.size(), first, FormatDouble(x[static_cast<std::size_t>(first)]),
                                 FormatDouble(y[static_cast<std::size_t>(first)]))};
     }
@@ -110,17 +113,20 @@ Comparison CompareTensors(const Tensor& a, const Tensor& b, const ToleranceOptio
 }
 
 Comparison CompareValues(const Value& a, const Value& b, const ToleranceOptions& tolerances) {
-  if (a.index() != b.index()) return {false, 0, "different kinds of value (tensor, sequence, absent optional)"};
+  if (a.index() != b.index())
+    return {false, 0, "different kinds of value (tensor, sequence, absent optional)", false};
   if (const auto* ta = std::get_if<Tensor>(&a)) return CompareTensors(*ta, std::get<Tensor>(b), tolerances);
   if (const auto* sa = std::get_if<Sequence>(&a)) {
     const auto& sb = std::get<Sequence>(b);
     if (sa->size() != sb.size())
-      return {false, 0, "sequences of " + std::to_string(sa->size()) + " and " + std::to_string(sb.size()) + " tensors"};
+      return {false, 0, "sequences of " + std::to_string(sa->size()) + " and " + std::to_string(sb.size()) + " tensors",
+              false};
     Comparison total;
     for (std::size_t i = 0; i < sa->size(); ++i) {
       Comparison one = CompareTensors((*sa)[i], sb[i], tolerances);
       total.max_abs_diff = std::max(total.max_abs_diff, one.max_abs_diff);
-      if (!one.ok && total.ok) total = {false, total.max_abs_diff, "element " + std::to_string(i) + ": " + one.reason};
+      if (!one.ok && total.ok)
+        total = {false, total.max_abs_diff, "element " + std::to_string(i) + ": " + one.reason, one.elements_compared};
     }
     return total;
   }

@@ -35,8 +35,11 @@ bool FloatsMatch(double a, double b, const Tolerance& tolerance);
 
 struct Comparison {
   bool ok = true;
-  double max_abs_diff = 0;  // over the floating-point elements that differ (inf: a NaN on one side)
+  double max_abs_diff = 0;  // over the numeric elements that differ (inf: a NaN on one side)
   std::string reason;       // when not ok: what differs ("3/10 elements differ, first at 2: ...")
+  // False when the values could not be compared element by element (another kind, type or
+  // shape): max_abs_diff then says nothing.
+  bool elements_compared = true;
 };
 
 Comparison CompareTensors(const Tensor& a, const Tensor& b, const ToleranceOptions& tolerances = {});
