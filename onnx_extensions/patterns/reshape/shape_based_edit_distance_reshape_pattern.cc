@@ -1,6 +1,9 @@
 #include "onnx_extensions/patterns/reshape/shape_based_edit_distance_reshape_pattern.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/optimizer/graph_graph.h"
@@ -121,6 +124,21 @@ bool HasZero(const SymShape& shape) {
   return std::any_of(shape.Dims().begin(), shape.Dims().end(), [](const SymDim& d) { return d == SymDim(0); });
 }
 
+// Whether a target entry `entry` that is 0 at run time gives the same dim as the input dim
+// `input` it then copies: they are the same expression, or both a nonzero constant times one
+// symbol (1024 * batch beside batch: both are 0 exactly when batch is).
+bool ZeroCopiesTheSameDim(const SymDim& entry, const SymDim& input) {
+  if (entry == input) return true;
+  const std::vector<std::string> symbols = entry.Symbols();
+  if (symbols.size() != 1 || input.Symbols() != symbols) return false;
+  const SymDim symbol = SymDim::Symbol(symbols.front());
+  const auto nonzero_multiple = [&](const SymDim& dim) {
+    const std::optional<std::int64_t> factor = SymDim::ExactDiv(dim, symbol).Constant();
+    return factor && *factor != 0;
+  };
+  return nonzero_multiple(entry) && nonzero_multiple(input);
+}
+
 }  // namespace
 
 MatchResult ShapeBasedEditDistanceReshapePattern::Match(GraphGraph& graph, const NodeProto& node) const {
@@ -142,12 +160,13 @@ MatchResult ShapeBasedEditDistanceReshapePattern::Match(GraphGraph& graph, const
   }
   // The output shape takes a symbolic target entry as the dim; were it 0 at run time, the
   // Reshape would copy the input dim at its position instead ([-1, D] of [2, 3, D] is
-  // [0, 3] for D = 0, not [6, 0]), which the static shape written here would not.
+  // [0, 3] for D = 0, not [6, 0]), which the static shape written here would not, unless
+  // that dim is then 0 as well.
   const std::optional<Dims> target = core::builder::ShapeValue(graph, node.input(1));
   if (!target) return NoMatch(node, "the values of the shape input are not known");
   for (std::size_t i = 0; i < target->size(); ++i)
-    if (!(*target)[i].IsConstant() && !(i < x->Rank() && (*x)[i] == (*target)[i]))
-      return NoMatch(node, "a symbolic target entry is not the input dim at its position (0 would copy that dim)");
+    if (!(*target)[i].IsConstant() && !(i < x->Rank() && ZeroCopiesTheSameDim((*target)[i], (*x)[i])))
+      return NoMatch(node, "a symbolic target entry may be 0 where the input dim at its position is not");
   return Matched({&node});
 }
 

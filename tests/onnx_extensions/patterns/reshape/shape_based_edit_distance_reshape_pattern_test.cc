@@ -34,7 +34,23 @@ TEST(ShapeBasedEditDistanceReshapePattern, RejectsASymbolThatWouldCopyAnotherDim
       d = Shape<start=2, end=3>(X)
       s = Concat<axis=0>(m1, d)
       Y = Reshape(X, s)
-    })ONNX", "Y", "a symbolic target entry is not the input dim at its position (0 would copy that dim)");
+    })ONNX", "Y", "a symbolic target entry may be 0 where the input dim at its position is not");
+}
+
+// [2*N, 3] of [N, 2, 3]: 2*N is 0 exactly when N is, and the 0 then copies N = 0.
+TEST(ShapeBasedEditDistanceReshapePattern, MergesBesideAMultipleOfTheSymbolInPlace) {
+  ExpectRewrite<ShapeBasedEditDistanceReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,2,3] X) => (float[?,3] Y) <int64[1] two = {2}, int64[1] three = {3}> {
+      n = Shape<start=0, end=1>(X)
+      m = Mul(n, two)
+      s = Concat<axis=0>(m, three)
+      Y = Reshape(X, s)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,2,3] X) => (float[?,3] Y) <int64[2] s2 = {-1, 3}> {
+      Y = Reshape(X, s2)
+    })ONNX");
 }
 
 TEST(ShapeBasedEditDistanceReshapePattern, CopiesSymbolsInPlaceAndSplitsIntegers) {
