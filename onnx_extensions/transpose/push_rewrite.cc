@@ -249,10 +249,11 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
     for (int i = 0; i < graph.InputCount(reader); ++i)
       if (graph.InputOf(reader, i) == output) graph.SetInput(reader, i, source);
   }
-  if (graph.IsGraphOutput(output)) {
-    // The graph output keeps its name: moved onto the producer of the source
-    // when nothing else needs the source's name or the first Transpose, else an
-    // Identity.
+  if (!graph.HasCompleteConsumers(output)) {
+    // A graph output, or a value a nested graph (If branch, Loop body) reads by its name,
+    // which the readers above do not include: the name stays, moved onto the producer of
+    // the source when nothing else needs the source's name or the first Transpose, else
+    // defined by an Identity (the cleanup then renames it inside nested graphs).
     const NodeId producer = graph.Producer(source);
     const ValueId middle = graph.OutputOf(first, 0);
     const bool movable = producer != kNone && graph.HasCompleteConsumers(source) &&
@@ -267,12 +268,6 @@ TransposePair FoldTransposePair(PushGraph& graph, NodeId first, NodeId second) {
       graph.TakeOverOutput(producer, slot, output);
       return TransposePair::kCancelled;
     }
-    graph.AddNode("Identity", "", {source}, {output}, second, true);
-  } else if (!graph.HasCompleteConsumers(output)) {
-    // A nested graph (If branch, Loop body) reads the output by its name, which the
-    // readers above do not include: an Identity keeps the name defined, for the cleanup to
-    // rename inside the nested graph.
-    graph.RenameOutput(second, 0, "_cancelled");
     graph.AddNode("Identity", "", {source}, {output}, second, true);
   }
   graph.RemoveNode(second);

@@ -1243,8 +1243,9 @@ g (float[2,8,4,4] x) => (float[2,8] y)
 }
 
 // A cancelled pair whose output only a nested graph reads: the readers the pass rewires
-// do not include the If branches, so the name stays defined by an Identity (the cleanup
-// renames it inside the branches). Removing the second Transpose was an internal error.
+// do not include the If branches, so the name stays, as for a graph output: defined by an
+// Identity (the cleanup renames it inside the branches) or taken over by the source's
+// producer. Removing the second Transpose was an internal error.
 TEST(TransposeOptimizer, CancelledPairReadByANestedGraphKeepsItsName) {
   ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
@@ -1256,6 +1257,21 @@ g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
                          R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
   b = Identity (x)
+  y = If (c) <then_branch = t () => (float[2,3,4] o) { o = Relu (b) },
+              else_branch = e () => (float[2,3,4] o) { o = Neg (b) }>
+})");
+  // The source has a producer that nothing else reads: it takes the name over.
+  ExpectTransposeRewrite(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
+  r = Sigmoid (x)
+  a = Transpose <perm = [1, 2, 0]> (r)
+  b = Transpose <perm = [2, 0, 1]> (a)
+  y = If (c) <then_branch = t () => (float[2,3,4] o) { o = Relu (b) },
+              else_branch = e () => (float[2,3,4] o) { o = Neg (b) }>
+})",
+                         R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] x, bool c) => (float[2,3,4] y) {
+  b = Sigmoid (x)
   y = If (c) <then_branch = t () => (float[2,3,4] o) { o = Relu (b) },
               else_branch = e () => (float[2,3,4] o) { o = Neg (b) }>
 })");
