@@ -250,9 +250,10 @@ class MemoryGraph {
   // creates).
   OpMemoryTraits NodeTraits(const NodeProto& node);
   void Instantiate(const NodeProto& call, OpMemoryTraits& traits);
-  // Orders the uses of a value as Index lists them: node slots in node order (inputs,
-  // then the capture), graph output slots last.
-  void SortSlots(std::vector<Slot>& slots) const;
+  // Adds `more` to `sorted`, the uses of a value in the order Index lists them: node slots
+  // in node order (inputs, then the capture), graph output slots last; among equal keys,
+  // those of `sorted` first.
+  void MergeSlots(std::vector<Slot>& sorted, std::vector<Slot> more) const;
   // Merge of the input types of the uses of formal input `input` (§5.1 line 3).
   InputRW FormalInputUse(int input) const;
   // A name defined nowhere in the graph: an enclosing graph's value in a nested

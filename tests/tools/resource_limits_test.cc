@@ -33,16 +33,19 @@ constexpr double kMaxSeconds = 10;
 constexpr long kMaxPeakRssKib = 600 * 1024;
 // The bounds of the tests that run a pass up to one of its limits (about a second and
 // 300 MB without sanitizers), in the sanitizer build (Debug, AddressSanitizer's redzones and
-// quarantine: 15 to 26 s, up to 670 MB).
+// quarantine: 15 to 45 s, up to 680 MB; the same command varies by half from run to run on
+// these machines, and CI, running two test programs at once, once took ManyCopiesOfOneValue
+// past 60 s). The main build's bounds are the ones that catch a slower pass.
 #if defined(__SANITIZE_ADDRESS__)
-constexpr double kAtLimitMaxSeconds = 60;
+constexpr double kAtLimitMaxSeconds = 100;
 constexpr long kAtLimitMaxPeakRssKib = 1536 * 1024;
 #else
 constexpr double kAtLimitMaxSeconds = kMaxSeconds;
 constexpr long kAtLimitMaxPeakRssKib = kMaxPeakRssKib;
 #endif
 // Killed beyond these, so that a regression fails instead of hanging or swapping.
-constexpr CommandLimits kLimits{.seconds = 60, .address_space_bytes = std::uint64_t{4} << 30};
+constexpr CommandLimits kLimits{.seconds = static_cast<unsigned>(kAtLimitMaxSeconds) + 20,
+                                .address_space_bytes = std::uint64_t{4} << 30};
 
 TensorProto Int64s(const std::string& name, const std::vector<std::int64_t>& values) {
   TensorProto tensor;
