@@ -261,6 +261,13 @@ bool CompareWithEmptyDimensions(EmptyDimensionRounds& rounds, const ModelProto& 
   return true;
 }
 
+std::string DescribeEmptyDimensionFailure(const EmptyDimensionRounds& rounds, const std::string& name_a,
+                                          const std::string& name_b) {
+  const std::string with = " with " + rounds.failed + " = 0";
+  if (!rounds.failed_to_run.empty()) return name_b + " fails to run" + with + ", where " + name_a + " runs";
+  return name_b + "'s outputs differ from " + name_a + "'s" + with;
+}
+
 std::string DescribeEmptyDimensionRounds(const EmptyDimensionRounds& rounds, const std::string& reference) {
   if (rounds.dims.empty()) return {};
   std::string text = rounds.skipped.empty() ? std::to_string(rounds.dims.size())

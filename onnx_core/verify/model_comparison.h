@@ -70,4 +70,10 @@ bool CompareWithEmptyDimensions(EmptyDimensionRounds& rounds, const ModelProto& 
 // names were left out. Empty when there were no rounds to make.
 std::string DescribeEmptyDimensionRounds(const EmptyDimensionRounds& rounds, const std::string& reference);
 
+// The round that failed, for a verdict: "the optimized model's outputs differ from the
+// original's with batch = 0", or "the optimized model fails to run with batch = 0, where the
+// original runs" (`name_a` "the original", `name_b` "the optimized model").
+std::string DescribeEmptyDimensionFailure(const EmptyDimensionRounds& rounds, const std::string& name_a,
+                                          const std::string& name_b);
+
 }  // namespace onnxopt::core::verify

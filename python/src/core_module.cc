@@ -810,25 +810,38 @@ void BindRegistry(py::module_& b) {
       "The registered names a selection (\"default\", \"all\", \"none\", \"A,B\", \"-A\", \"+A\") keeps.");
 }
 
+// What both comparisons read from Python: the two models, the tolerances and how rounding
+// is judged.
+struct ComparisonArguments {
+  ModelProto a, b;
+  core::eval::ToleranceOptions tolerances;
+  core::verify::Rounding rounding;
+
+  ComparisonArguments(const py::bytes& model_a, const py::bytes& model_b, std::optional<double> atol,
+                      std::optional<double> rtol, bool judge_rounding)
+      : a(FromPython<ModelProto>(model_a, "ModelProto")),
+        b(FromPython<ModelProto>(model_b, "ModelProto")),
+        rounding(judge_rounding ? core::verify::Rounding::kJudgeAgainstFloat64
+                                : core::verify::Rounding::kTolerancesOnly) {
+    tolerances.atol = atol;
+    tolerances.rtol = rtol;
+  }
+};
+
 void BindVerify(py::module_& m) {
   m.def(
       "compare_models",
       [](const py::bytes& model_a, const std::string& name_a, const py::bytes& model_b, const std::string& name_b,
          std::uint32_t seed, std::optional<double> atol, std::optional<double> rtol, bool judge_rounding) {
-        const ModelProto a = FromPython<ModelProto>(model_a, "ModelProto");
-        const ModelProto b = FromPython<ModelProto>(model_b, "ModelProto");
+        const ComparisonArguments arguments(model_a, model_b, atol, rtol, judge_rounding);
         core::verify::RandomInputOptions inputs;
         inputs.seed = seed;
-        core::eval::ToleranceOptions tolerances;
-        tolerances.atol = atol;
-        tolerances.rtol = rtol;
         std::ostringstream details;
         bool same = false;
         {
           py::gil_scoped_release release;
-          same = core::verify::CompareOnRandomInputs(a, name_a, b, name_b, inputs, tolerances, details,
-                                                     judge_rounding ? core::verify::Rounding::kJudgeAgainstFloat64
-                                                                    : core::verify::Rounding::kTolerancesOnly);
+          same = core::verify::CompareOnRandomInputs(arguments.a, name_a, arguments.b, name_b, inputs,
+                                                     arguments.tolerances, details, arguments.rounding);
         }
         return py::make_tuple(same, details.str());
       },
@@ -843,31 +856,28 @@ void BindVerify(py::module_& m) {
       "compare_models_with_empty_dims",
       [](const py::bytes& model_a, const std::string& name_a, const py::bytes& model_b, const std::string& name_b,
          std::optional<double> atol, std::optional<double> rtol, bool judge_rounding) {
-        const ModelProto a = FromPython<ModelProto>(model_a, "ModelProto");
-        const ModelProto b = FromPython<ModelProto>(model_b, "ModelProto");
+        const ComparisonArguments arguments(model_a, model_b, atol, rtol, judge_rounding);
         const core::verify::RandomInputOptions inputs;
-        core::eval::ToleranceOptions tolerances;
-        tolerances.atol = atol;
-        tolerances.rtol = rtol;
         std::ostringstream details;
         core::verify::EmptyDimensionRounds rounds;
         bool same = false;
         {
           py::gil_scoped_release release;
-          rounds = core::verify::PlanEmptyDimensionRounds(a, b, inputs);
-          same = core::verify::CompareWithEmptyDimensions(rounds, a, name_a, b, name_b, inputs, tolerances, details,
-                                                          judge_rounding ? core::verify::Rounding::kJudgeAgainstFloat64
-                                                                         : core::verify::Rounding::kTolerancesOnly);
+          rounds = core::verify::PlanEmptyDimensionRounds(arguments.a, arguments.b, inputs);
+          same = core::verify::CompareWithEmptyDimensions(rounds, arguments.a, name_a, arguments.b, name_b, inputs,
+                                                          arguments.tolerances, details, arguments.rounding);
         }
-        return py::make_tuple(same, details.str(), rounds.failed, !rounds.failed_to_run.empty(),
+        return py::make_tuple(same, details.str(),
+                              same ? "" : core::verify::DescribeEmptyDimensionFailure(rounds, name_a, name_b),
                               core::verify::DescribeEmptyDimensionRounds(rounds, name_a));
       },
       "model_a"_a, "name_a"_a, "model_b"_a, "name_b"_a, "atol"_a = py::none(), "rtol"_a = py::none(),
       "judge_rounding"_a = false,
       "The empty-dimension sets of `onnxopt optimize --check` (onnx_core/verify/model_comparison.h): model_a "
       "(the original) and model_b compared again with each symbolic input dimension 0 in turn, seed 0; a set "
-      "counts only where model_a runs. Returns (same, the comparison's text, the dimension of the set that "
-      "differs or '', whether model_b failed to run there, the description of the sets made).");
+      "counts only where model_a runs. Returns (same, the comparison's text, what the set that differs "
+      "found or '' (\"<name_b>'s outputs differ from <name_a>'s with D = 0\", \"<name_b> fails to run with "
+      "D = 0, where <name_a> runs\"), the description of the sets made).");
 }
 
 }  // namespace

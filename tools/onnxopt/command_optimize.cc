@@ -259,10 +259,8 @@ int CheckSavedModel(const ModelProto& original, const std::string& input, const 
   std::ostringstream details;
   if (!core::verify::CompareWithEmptyDimensions(rounds, original, input, saved, output, seed_0, check.tolerances,
                                                 details, core::verify::Rounding::kJudgeAgainstFloat64)) {
-    const std::string with = " with " + rounds.failed + " = 0";
-    std::cout << details.str() << "check: the optimized model"
-              << (rounds.failed_to_run.empty() ? "'s outputs differ from the original's" + with
-                                               : " fails to run" + with + ", where the original runs")
+    std::cout << details.str() << "check: "
+              << core::verify::DescribeEmptyDimensionFailure(rounds, "the original", "the optimized model")
               << " (empty-dimension set, seed 0)\n";
     return kMismatch;
   }
