@@ -1,5 +1,7 @@
 #include "onnx_extensions/patterns/expand/where_add_pattern.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "onnx_core/optimizer/graph_graph.h"
@@ -24,11 +26,18 @@ MatchResult WhereAddPattern::Match(GraphGraph& graph, const NodeProto& node) con
   const NodeProto* add = SoleConsumer(graph, node.output(0), "Add");
   if (!add) return NoMatch(node, "the output of the Where is not read by an Add alone");
   if (add->input_size() != 2) return NoMatch(node, "the Add does not have two inputs");
-  // Where(cond, x, k) loses the dimension a (1,)-shaped zero gives a rank-0 result.
-  const auto k_rank = RankOf(graph, node.input(2)), zero_rank = RankOf(graph, node.input(1));
-  const auto y_rank = RankOf(graph, add->output(0));
-  if (zero_rank != 0u && k_rank != zero_rank && (!y_rank || *y_rank == 0u))
-    return NoMatch(node, "the zero may give the result a dimension nothing else gives");
+  // The zero holds one element, so its dims are 1 and change the broadcast shape only by
+  // its rank: Where(cond, other, k) has the Add's shape when an operand it keeps has at
+  // least the zero's rank (a (1,)-shaped zero with scalars elsewhere made the result a scalar).
+  const std::string& other = add->input(0) == node.output(0) ? add->input(1) : add->input(0);
+  const std::optional<std::size_t> zero_rank = RankOf(graph, node.input(1));
+  const bool zero_adds_no_axis =
+      zero_rank == 0u || (zero_rank && std::ranges::any_of(std::array{node.input(0), other, node.input(2)},
+                                                           [&](const std::string& kept) {
+                                                             const auto rank = RankOf(graph, kept);
+                                                             return rank && *rank >= *zero_rank;
+                                                           }));
+  if (!zero_adds_no_axis) return NoMatch(node, "the zero may give the result axes no other operand gives");
   // The other operand may be defined between the Where and the Add.
   return Matched({&node, add}, add);
 }

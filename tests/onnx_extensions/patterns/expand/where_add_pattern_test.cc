@@ -65,5 +65,33 @@ TEST(WhereAddPattern, RejectsAddOfTheWhereToItself) {
     })ONNX", "bias", "the output of the Where is not read by an Add alone");
 }
 
+TEST(WhereAddPattern, RejectsAZeroOfHigherRankThanTheOtherOperands) {
+  // Add(Where(c, zero[1], k), x) is float[1] for scalars c, k and x; Where(c, x, k) would be
+  // a scalar.
+  ExpectNoMatch<WhereAddPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (bool mask, float X) => (float[1] Y) <float[1] zero = {0.0}, float scalar_zero = {0.0}> {
+      ninf = Log(scalar_zero)
+      bias = Where(mask, zero, ninf)
+      Y = Add(bias, X)
+    })ONNX", "bias", "the zero may give the result axes no other operand gives");
+}
+
+TEST(WhereAddPattern, KeepsAZeroWhoseRankAnotherOperandHas) {
+  // The zero's axis of 1 broadcasts into X's.
+  ExpectRewrite<WhereAddPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (bool mask, float[3] X) => (float[3] Y) <float[1] zero = {0.0}, float scalar_zero = {0.0}> {
+      ninf = Log(scalar_zero)
+      bias = Where(mask, zero, ninf)
+      Y = Add(bias, X)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (bool mask, float[3] X) => (float[3] Y) <float scalar_zero = {0.0}> {
+      ninf = Log(scalar_zero)
+      Y = Where(mask, X, ninf)
+    })ONNX");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -187,5 +187,16 @@ TEST(MatMulAddPattern, RejectsAGemmWhoseCShapeDiffersFromTheBias) {
     })ONNX", "P", "the Gemm has an input C whose shape is not known to equal the bias's");
 }
 
+// Add-6 with axis 0 adds c[i] to row i, where Gemm's C adds c[j] to column j; without
+// broadcast=1, Gemm-6 wants C of shape (M, N).
+TEST(MatMulAddPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<MatMulAddPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[4,2] A, float[2,4] B, float[4] C) => (float[4,4] Y) {
+      T = MatMul(A, B)
+      Y = Add <broadcast = 1, axis = 0> (T, C)
+    })ONNX", "T", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

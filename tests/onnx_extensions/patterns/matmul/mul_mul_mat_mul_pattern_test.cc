@@ -173,5 +173,17 @@ TEST(MulMulMatMulPattern, RejectsAVectorFactorOnAScalarProduct) {
     })ONNX", "Z", "a constant has shape (1,) and the MatMul output may be a scalar");
 }
 
+// Mul-6 broadcasts only with broadcast=1: the Mul the rewrite adds would be invalid (an
+// internal error, exit 3, before).
+TEST(MulMulMatMulPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<MulMulMatMulPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[3,2] A, float[2,4] B) => (float[3,4] Y) <float[1] c = {2.0}, float[1] d = {3.0}> {
+      X1 = Mul <broadcast = 1> (A, c)
+      X2 = Mul <broadcast = 1> (B, d)
+      Y = MatMul(X1, X2)
+    })ONNX", "Y", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
