@@ -278,6 +278,8 @@ std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::S
 
 std::int64_t OnnxOpset(const GraphGraph& graph) { return graph.Builder().OpsetVersion("").value_or(0); }
 
+bool BroadcastsMultidirectionally(const GraphGraph& graph) { return OnnxOpset(graph) >= 7; }
+
 namespace {
 
 const AttributeProto* Find(const NodeProto& node, std::string_view name, AttributeProto::AttributeType type) {

@@ -154,6 +154,13 @@ bool ComposesToIdentity(const std::vector<std::int64_t>& first, const std::vecto
 // The version of the default ONNX opset the model imports (0 when none).
 std::int64_t OnnxOpset(const GraphGraph& graph);
 
+// Whether the model's binary element-wise operators (Add, Sub, Mul, Div, Pow, And, Or, Xor,
+// Equal, Greater, Less) broadcast multidirectionally, as numpy does: from opset 7. Before,
+// they broadcast only with the attribute broadcast=1, one way (the second input into the
+// first) and aligned at `axis` when given, so a rewrite that creates, moves or regroups
+// such a node, written for numpy's rule, builds an invalid node or computes other values.
+bool BroadcastsMultidirectionally(const GraphGraph& graph);
+
 // Appends an INT / INTS attribute to a node a pattern builds.
 void AddIntAttribute(NodeProto& node, std::string_view name, std::int64_t value);
 void AddIntsAttribute(NodeProto& node, std::string_view name, const std::vector<std::int64_t>& values);

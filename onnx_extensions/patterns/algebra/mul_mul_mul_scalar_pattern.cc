@@ -52,6 +52,9 @@ double FactorValue(const Factor& factor, double a, double b) {
 
 MatchResult MulMulMulScalarPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsMulOrDiv(node)) return NoMatch(node, "the node is not a default-domain Mul or Div with two inputs");
+  // Before opset 7, Mul and Div broadcast only with broadcast=1: the Mul by the folded
+  // factor of shape (1,) would be invalid without it.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   if (node.input(0) == node.input(1)) return NoMatch(node, "the node reads the same value twice");
   const NodeProto* left = graph.NodeBefore(node.input(0));
   const NodeProto* right = graph.NodeBefore(node.input(1));

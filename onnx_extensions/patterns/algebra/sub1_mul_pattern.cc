@@ -37,6 +37,9 @@ std::string_view WhyNotOneMinus(GraphGraph& graph, const NodeProto& mul, int sid
 MatchResult Sub1MulPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Mul") || node.input_size() != 2 || node.output_size() != 1)
     return NoMatch(node, "the node is not a default-domain Mul with two inputs");
+  // Before opset 7, Sub broadcasts only its second input into its first (broadcast=1):
+  // Sub(Y, X * Y) would need Y to be the larger operand.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   if (node.input(0) == node.input(1)) return NoMatch(node, "the Mul reads the same value twice");
   // The left side first, as upstream.
   const std::string_view left = WhyNotOneMinus(graph, node, 0);

@@ -74,6 +74,11 @@ std::string_view WhyNotSwappable(GraphGraph& graph, const NodeProto& layout, con
     return "the reader does not read the output as its first input, for one output";
   const Extras extras = ExtrasOf(reader);
   if (extras == Extras::kNotElementwise) return "the reader is not an element-wise operator";
+  // Before opset 7, Add, Sub, Mul and Div broadcast only with broadcast=1: a (1,) operand
+  // may need none against the layout node's (1,) output, and would against X (a Reshape
+  // of a (1, 1) X to (1,)).
+  if (extras == Extras::kUnitShape && !core::builder::BroadcastsMultidirectionally(graph))
+    return "the opset is older than 7";
   bool unit_extra = false;
   for (int i = 1; i < reader.input_size(); ++i) {
     if (reader.input(i).empty() || extras == Extras::kTypeOnly) continue;

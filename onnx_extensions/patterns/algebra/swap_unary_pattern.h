@@ -19,11 +19,12 @@ using core::builder::PatternOptimization;
 /// U is a one-input element-wise operator (Relu, Cast, Exp, ...), one whose extra inputs
 /// are scalars of shape () or (1,) (Clip, PRelu, BitShift, per-tensor QuantizeLinear and
 /// DequantizeLinear), CastLike (only the type of its second input counts), or Add, Sub,
-/// Mul, Div by a second input of shape (1,). Not valid for operators that depend on an axis
-/// or on positions (Softmax, LogSoftmax, CumSum, Trilu, LpNormalization, LRN,
-/// MeanVarianceNormalization: upstream moves them and changes the values), whose extra
-/// inputs broadcast against X (PRelu with a vector slope, per-axis quantization), or that
-/// have several outputs (DynamicQuantizeLinear); nor when T has another reader or is a
+/// Mul, Div by a second input of shape (1,) (from opset 7: before, they broadcast only with
+/// broadcast=1). Not valid for operators that depend on an axis or on positions (Softmax,
+/// LogSoftmax, CumSum, Trilu, LpNormalization, LRN, MeanVarianceNormalization: upstream
+/// moves them and changes the values), whose extra inputs broadcast against X (PRelu with
+/// a vector slope, per-axis quantization), or that have several outputs
+/// (DynamicQuantizeLinear); nor when T has another reader or is a
 /// graph output, is not U's first input, when X is a scalar or its rank is unknown, or for
 /// a (1,) extra input after a Reshape whose output may be a scalar (the (1,) would give
 /// the result a dimension the rewrite loses). A Cast or CastLike to a wider element type

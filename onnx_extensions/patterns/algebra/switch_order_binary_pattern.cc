@@ -70,6 +70,9 @@ std::optional<int> Grouping(const GraphGraph& graph, const NodeProto& node, cons
 
 MatchResult SwitchOrderBinaryPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsAddOrMul(node)) return NoMatch(node, "the node is not a default-domain Add or Mul with two inputs");
+  // Before opset 7, Add and Mul broadcast only their second input into the first, with
+  // broadcast=1 and at `axis`: the regrouped operands would not fit the copied attributes.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   if (node.input(0) == node.input(1)) return NoMatch(node, "the node reads the same value twice");
   if (!KnownShape(graph, node.input(0)) || !KnownShape(graph, node.input(1)))
     return NoMatch(node, "the shape of an input is not known");

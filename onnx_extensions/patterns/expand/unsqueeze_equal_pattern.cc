@@ -34,6 +34,9 @@ bool SameAxes(const NodeProto& a, const NodeProto& b) {
 MatchResult UnsqueezeEqualPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Equal") || node.input_size() != 2)
     return NoMatch(node, "the node is not a default-domain Equal with two inputs");
+  // Before opset 7, Equal broadcasts only with broadcast=1: Equal(r, c) of one shape needs
+  // none, Equal(Unsqueeze(r), c) of a higher rank than c would.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   const TensorProto* c = graph.GetComputedConstant(node.input(1));
   if (!c || !ConstantScalar(graph, node.input(1)))
     return NoMatch(node, "the second input of the Equal is not a constant scalar");

@@ -25,6 +25,9 @@ bool HasExactReciprocal(double value, int elem_type) {
 MatchResult DivPowerOfTwoPattern::Match(GraphGraph& graph, const NodeProto& div) const {
   if (!IsDiv(div) || div.input_size() != 2 || div.output_size() != 1)
     return NoMatch(div, "the node is not a default-domain Div with two inputs");
+  // Before opset 7, a Mul broadcasts only with broadcast=1 (and `axis`), which the new Mul
+  // does not carry.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(div, "the opset is older than 7");
   const int elem_type = graph.GetType(div.input(1));
   if (!fusion::IsFloatType(elem_type)) return NoMatch(div, "the divisor is not of a float type");
   const std::optional<core::builder::NumericConstant> divisor = core::builder::ConstantDoubles(graph, div.input(1));

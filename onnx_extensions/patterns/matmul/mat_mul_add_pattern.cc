@@ -26,7 +26,7 @@ MatchResult MatMulAddPattern::Match(GraphGraph& graph, const NodeProto& node) co
   if (!gemm && !matmul::IsMatMul(node)) return NoMatch(node, "the node is not a default-domain MatMul or Gemm");
   // Before opset 7 Add and Gemm broadcast only with their `broadcast` attribute, Add along
   // its `axis` (axis 0 adds the bias to rows, where Gemm's C goes to columns).
-  if (core::builder::OnnxOpset(graph) < 7) return NoMatch(node, "the opset is older than 7");
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   if (gemm && matmul::GemmAttributesOf(node).beta != 1.0f) return NoMatch(node, "the Gemm has a beta other than 1");
   if (!gemm && !matmul::GemmComputesLikeMatMul(graph, node.output(0)))
     return NoMatch(node, "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");

@@ -34,7 +34,7 @@ std::optional<int> ConstantOperand(const GraphGraph& graph, const NodeProto& mul
 MatchResult MulMulMatMulPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!matmul::IsMatMul(node)) return NoMatch(node, "the node is not a default-domain MatMul");
   // Before opset 7 a Mul broadcasts only with its `broadcast` attribute.
-  if (core::builder::OnnxOpset(graph) < 7) return NoMatch(node, "the opset is older than 7");
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   if (node.input(0) == node.input(1)) return NoMatch(node, "both inputs are the same value");
   const NodeProto* left = graph.NodeBefore(node.input(0));
   const NodeProto* right = graph.NodeBefore(node.input(1));

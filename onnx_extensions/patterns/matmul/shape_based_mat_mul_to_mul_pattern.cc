@@ -54,7 +54,7 @@ matmul::Ints CopyBatch(std::size_t rank, std::int64_t last2, std::int64_t last1)
 MatchResult ShapeBasedMatMulToMulPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!matmul::IsMatMul(node)) return NoMatch(node, "the node is not a default-domain MatMul");
   // Before opset 7 a Mul broadcasts only with its `broadcast` attribute, and one way.
-  if (core::builder::OnnxOpset(graph) < 7) return NoMatch(node, "the opset is older than 7");
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(node, "the opset is older than 7");
   const std::optional<std::size_t> rank_x = RankOf(graph, node.input(0)), rank_y = RankOf(graph, node.input(1));
   if (!rank_x || !rank_y) return NoMatch(node, "the rank of an input is not known");
   if (*rank_x < 2 || *rank_y < 2) return NoMatch(node, "an input has rank lower than 2");

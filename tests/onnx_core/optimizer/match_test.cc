@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
@@ -422,6 +423,16 @@ TEST(MatchVocabulary, TellsTheFirstQualifyingReader) {
   EXPECT_FALSE(core::builder::IsFirstReader(graph, "x", *graph.NodeBefore("c"), neg));
   EXPECT_FALSE(core::builder::IsFirstReader(graph, "x", *graph.NodeBefore("a"), neg)) << "a does not qualify";
   EXPECT_FALSE(core::builder::IsFirstReader(graph, "a", *graph.NodeBefore("b"), neg)) << "no reader";
+}
+
+TEST(MatchVocabulary, TellsWhetherBinaryOperatorsBroadcastMultidirectionally) {
+  const std::pair<int, bool> cases[] = {{1, false}, {6, false}, {7, true}, {18, true}};
+  for (const auto& [opset, multidirectional] : cases) {
+    GraphBuilder builder(ParseText(R"ONNX(<ir_version: 7, opset_import: ["" : )ONNX" + std::to_string(opset) +
+                                   R"ONNX(]> g (float[2] x) => (float[2] y) { y = Neg(x) })ONNX"));
+    GraphGraph graph{builder, {}, SelectRegistered(PatternSelection::None())};
+    EXPECT_EQ(core::builder::BroadcastsMultidirectionally(graph), multidirectional) << "opset " << opset;
+  }
 }
 
 }  // namespace

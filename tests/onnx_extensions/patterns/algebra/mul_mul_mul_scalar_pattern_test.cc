@@ -242,5 +242,17 @@ TEST(MulMulMulScalarPattern, RejectsOtherInnerOperator) {
     })ONNX", "Z", "an input is not produced by a default-domain Mul or Div");
 }
 
+// Mul-6 broadcasts only with broadcast=1: the Mul by the folded factor of shape (1,) would be
+// invalid (an internal error, exit 3, before).
+TEST(MulMulMulScalarPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<MulMulMulScalarPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3] X, float[2,3] Y) => (float[2,3] Z) <float[1] a = {2.0}, float[1] b = {3.0}> {
+      L = Mul <broadcast = 1> (X, a)
+      R = Mul <broadcast = 1> (Y, b)
+      Z = Mul(L, R)
+    })ONNX", "Z", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -125,5 +125,16 @@ TEST(Sub1MulPattern, RejectsMulWithoutSub) {
     })ONNX", "Z", "no input is produced by a default-domain Sub");
 }
 
+// Sub-6 broadcasts only its second input into its first: Sub(Y, X * Y) with Y of shape (3,)
+// would be invalid (an internal error, exit 3, before).
+TEST(Sub1MulPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<Sub1MulPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3] X, float[3] Y) => (float[2,3] Z) <float[2,3] one = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0}> {
+      S = Sub(one, X)
+      Z = Mul <broadcast = 1> (S, Y)
+    })ONNX", "Z", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

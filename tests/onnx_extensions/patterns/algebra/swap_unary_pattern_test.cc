@@ -271,5 +271,16 @@ TEST(SwapUnaryPattern, DoesNotMergeAReshapeCopyingADimension) {
       Y = Reshape(t1, same)
     })ONNX");
 }
+// Add-6 broadcasts only with broadcast=1: Add(T, c) of two (1,) operands needs none, Add(X, c)
+// with X of shape (1, 1) would be invalid (an internal error, exit 3, before).
+TEST(SwapUnaryPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<SwapUnaryPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[1,1] X) => (float[1] Y) <float[1] c = {2.0}, int64[1] s = {1}> {
+      T = Reshape(X, s)
+      Y = Add(T, c)
+    })ONNX", "T", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -190,5 +190,16 @@ TEST(SwitchOrderBinaryPattern, RejectsSumOfAValueWithItself) {
     })ONNX", "Z", "the node reads the same value twice");
 }
 
+// Add-6 broadcasts only its second input into its first: Add(Add(C, A), B) with the (3,)
+// sum first would be invalid (an internal error, exit 3, before).
+TEST(SwitchOrderBinaryPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<SwitchOrderBinaryPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3] B, float[3] C, float[3] A) => (float[2,3] Z) {
+      T = Add <broadcast = 1> (B, C)
+      Z = Add <broadcast = 1> (T, A)
+    })ONNX", "Z", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -81,5 +81,17 @@ TEST(UnsqueezeEqualPattern, RejectsRankZeroInputWithShapeOneConstant) {
     })ONNX", "e", "the constant has shape (1,) and the first input may have rank 0");
 }
 
+// Equal-1 broadcasts only with broadcast=1: Equal(r, c) of one shape (1,) needs none,
+// Equal(u, c) with u of shape (1, 1) would be invalid (an internal error, exit 3, before).
+TEST(UnsqueezeEqualPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<UnsqueezeEqualPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (int64[1] r) => (int64[1,1] u, bool[1,1] m) <int64[1] c = {3}> {
+      u = Unsqueeze <axes = [0]> (r)
+      e = Equal(r, c)
+      m = Unsqueeze <axes = [0]> (e)
+    })ONNX", "e", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -70,5 +70,15 @@ TEST(DivPowerOfTwoPattern, RejectsNonConstantDivisor) {
     })ONNX", "Y", "the divisor is not a constant");
 }
 
+// Mul-6 broadcasts only with broadcast=1, which the new Mul does not carry: Mul(X, r) with r
+// of shape (3,) would be invalid (an internal error, exit 3, before).
+TEST(DivPowerOfTwoPattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<DivPowerOfTwoPattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3] X) => (float[2,3] Y) <float[3] c = {2.0, 4.0, 0.5}> {
+      Y = Div <broadcast = 1> (X, c)
+    })ONNX", "Y", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
