@@ -56,6 +56,9 @@ std::set<std::string> Reshape2Of3Pattern::FastOpType() const { return reshape::R
 MatchResult Reshape2Of3Pattern::Match(GraphGraph& graph, const NodeProto& op) const {
   if (!reshape::IsReshapableBinary(op))
     return NoMatch(op, "the node is not a default-domain element-wise binary operator with two inputs");
+  // Before opset 7 the operator's `broadcast` and `axis` refer to its inputs' rank, which the
+  // rewrite changes: a negative axis (-2: axis 0 of two dims) points elsewhere in three.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(op, "the opset is older than 7");
   if (op.input(0) == op.input(1)) return NoMatch(op, "both inputs are the same value");
   const std::string& z = op.output(0);
   if (graph.NextNodes(z).size() > 1) return NoMatch(op, "the output of the binary operator has several readers");

@@ -17,6 +17,9 @@ std::set<std::string> ReshapeReshapeBinaryPattern::FastOpType() const { return r
 MatchResult ReshapeReshapeBinaryPattern::Match(GraphGraph& graph, const NodeProto& op) const {
   if (!reshape::IsReshapableBinary(op))
     return NoMatch(op, "the node is not a default-domain element-wise binary operator with two inputs");
+  // Before opset 7 the operator's `broadcast` and `axis` refer to its inputs' rank, which the
+  // rewrite changes: a negative axis (-2: axis 0 of two dims) points elsewhere in three.
+  if (!core::builder::BroadcastsMultidirectionally(graph)) return NoMatch(op, "the opset is older than 7");
   if (!HasOneUse(graph, op.input(0)) || !HasOneUse(graph, op.input(1)))
     return NoMatch(op, "an input has other readers than the binary operator");
   const NodeProto* left = graph.NodeBefore(op.input(0));

@@ -198,5 +198,17 @@ TEST(Reshape2Of3Pattern, RejectsAnUnusedOutput) {
     })ONNX", "m", "the output of the binary operator is not used");
 }
 
+// Add-6's axis -2 is axis 0 of the two-dim inputs, axis 1 of the three-dim ones the rewrite
+// would add (an invalid node, exit 3, before).
+TEST(Reshape2Of3Pattern, RejectsOpsetsBeforeMultidirectionalBroadcasting) {
+  ExpectNoMatch<Reshape2Of3Pattern>(R"ONNX(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3,2] x, float[2,3,2] y) => (float[2,6] z) <int64[2] s = {2, 6}> {
+      a = Reshape(x, s)
+      b = Reshape(y, s)
+      z = Add <broadcast = 1, axis = -2> (a, b)
+    })ONNX", "z", "the opset is older than 7");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
