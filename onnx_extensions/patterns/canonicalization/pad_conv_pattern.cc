@@ -26,7 +26,8 @@ MatchResult PadConvPattern::Match(GraphGraph& graph, const NodeProto& conv) cons
   if (spatial->value != 0) return NoMatch(conv, "the padding value is not zero");
   if (const std::optional<std::string_view> unfit = padding::WhyPadsAttributeUnfit(conv, spatial->full))
     return NoMatch(conv, *unfit);
-  return Matched({pad, &conv});
+  // At the Conv: its weights and bias may be computed after the Pad.
+  return Matched({pad, &conv}, &conv);
 }
 
 utils::RepeatedProtoField<NodeProto> PadConvPattern::Apply(GraphGraph& graph,

@@ -44,6 +44,9 @@ MatchResult LayerNormalizationScalePattern::Match(GraphGraph& graph, const NodeP
   if (s.empty()) return NoMatch(ln, "the Mul multiplies the output by itself");
   if (!SameKnownShape(graph, s, ln.input(1)))
     return NoMatch(ln, "the other input of the Mul does not have the known shape of the scale");
+  // n*(g*s) where the model computed (n*g)*s: g*s may overflow float16 where n*g did not.
+  if (core::builder::RegroupedProductMayOverflow(graph, graph.GetType(ln.output(0)), ln.input(1), s))
+    return NoMatch(ln, "the element type is float16, where the product of the two scales can overflow");
   const NodeProto* add = FoldedAdd(graph, *mul);
   if (add && !SameKnownShape(graph, OtherInput(*add, mul->output(0)), ln.input(1)))
     return NoMatch(ln, "the other input of the Add does not have the known shape of the scale");

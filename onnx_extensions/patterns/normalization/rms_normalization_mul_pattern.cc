@@ -27,6 +27,9 @@ MatchResult RMSNormalizationMulPattern::Match(GraphGraph& graph, const NodeProto
     return NoMatch(rms, "the scale and the other input of the Mul do not have the same known shape");
   if (!graph.IsConstant(rms.input(1)) || !graph.IsConstant(g))
     return NoMatch(rms, "the scale or the other input of the Mul is not a constant");
+  // n*(w*g) where the model computed (n*w)*g: w*g may overflow float16 where n*w did not.
+  if (core::builder::RegroupedProductMayOverflow(graph, graph.GetType(rms.output(0)), rms.input(1), g))
+    return NoMatch(rms, "the element type is float16, where the product of the two scales can overflow");
   return Matched({&rms, mul}, mul);
 }
 

@@ -120,5 +120,21 @@ TEST(PadConvPattern, RejectsNegativeSpatialPad) {
     })ONNX", "Y", "a spatial pad is negative");
 }
 
+TEST(PadConvPattern, PlacesTheConvAfterWeightsComputedAfterThePad) {
+  // The fused Conv went where the Pad was, before Wn: an internal error (exit 3) before.
+  ExpectRewrite<PadConvPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,3,8,8] X, float[4,3,3,3] W) => (float[N,4,8,8] Y) <int64[8] pads = {0, 0, 1, 1, 0, 0, 1, 1}> {
+      xp = Pad(X, pads)
+      Wn = Neg(W)
+      Y = Conv<kernel_shape=[3,3]>(xp, Wn)
+    })ONNX", R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,3,8,8] X, float[4,3,3,3] W) => (float[N,4,8,8] Y) {
+      Wn = Neg(W)
+      Y = Conv<kernel_shape=[3,3], pads=[1, 1, 1, 1]>(X, Wn)
+    })ONNX");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -110,5 +110,15 @@ TEST(LayerNormalizationScalePattern, RejectsANormalizationWithAnotherReader) {
     })ONNX", "n", "the output is not read by a single Mul");
 }
 
+TEST(LayerNormalizationScalePattern, RejectsFloat16WhereTheProductOfTheScalesCanOverflow) {
+  // G = S = 256 in an element: G*S is inf in float16 where (n*G)*S was not (0*inf: NaN).
+  ExpectNoMatch<LayerNormalizationScalePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float16[N,3] X, float16[3] G, float16[3] S) => (float16[N,3] Y) {
+      n = LayerNormalization<axis = -1>(X, G)
+      Y = Mul(n, S)
+    })ONNX", "n", "the element type is float16, where the product of the two scales can overflow");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -87,5 +87,17 @@ TEST(RMSNormalizationMulPattern, RejectsOpset22) {
     })ONNX", "n", "the main opset is below 23 (RMSNormalization)");
 }
 
+TEST(RMSNormalizationMulPattern, RejectsFloat16WhereTheProductOfTheScalesCanOverflow) {
+  // w = g = 256 in an element: w*g is inf in float16 where (n*w)*g was not.
+  ExpectNoMatch<RMSNormalizationMulPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float16[N,3] X) => (float16[N,3] Y) <float[3] w32 = {256.0, 1.0, 1.0}, float[3] g32 = {256.0, 1.0, 1.0}> {
+      w = Cast<to = 10>(w32)
+      g = Cast<to = 10>(g32)
+      n = RMSNormalization(X, w)
+      Y = Mul(n, g)
+    })ONNX", "n", "the element type is float16, where the product of the two scales can overflow");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
