@@ -83,6 +83,8 @@ MatchResult LayerNormalizationPattern::Match(GraphGraph& graph, const NodeProto&
   const int type = graph.GetType(x);
   if (type != TensorProto::FLOAT && type != TensorProto::DOUBLE)
     return NoMatch(var, "the input is not float or double (the fused operator would change the precision)");
+  if (normalization::NormalizesFewerThanTwoElements(graph, x, *axis))
+    return NoMatch(var, "the normalized dims hold fewer than two elements (onnxruntime refuses the fused operator)");
   return Matched({mean, sub, pow, &var, add, sqrt, div}, mean);
 }
 

@@ -21,7 +21,8 @@ using core::builder::PatternOptimization;
 /// 0/0 = NaN. Only for float and double inputs: on float16 the fused operator would compute
 /// its statistics in float32, another precision than the chain's. Not valid when epsilon
 /// is outside the normal range of a float: the attribute is a float, and a double epsilon
-/// of 1e-50 would become 0 (one of 1e-5 is rounded to a float, a rounding). Rounding: the
+/// of 1e-50 would become 0 (one of 1e-5 is rounded to a float, a rounding); nor over static
+/// dims of fewer than two elements, where onnxruntime refuses the operator. Rounding: the
 /// fused kernel sums in its own order. Needs ReduceMean with axes as an input (opset 18).
 class LayerNormalizationPattern final : public PatternOptimization {
  public:

@@ -52,6 +52,19 @@ bool OpsetAtLeast(const GraphGraph& graph, std::int64_t version) {
   return core::builder::OnnxOpset(graph) >= version;
 }
 
+bool NormalizesFewerThanTwoElements(const GraphGraph& graph, std::string_view x, std::int64_t axis) {
+  const std::optional<std::size_t> rank = RankOf(graph, x);
+  const std::optional<std::int64_t> first = rank ? NormalizeAxis(axis, *rank) : std::nullopt;
+  if (!first) return false;
+  bool all_static_and_one = true;
+  for (std::int64_t i = *first; i < static_cast<std::int64_t>(*rank); ++i) {
+    const std::optional<std::int64_t> dim = StaticDim(graph, x, i);
+    if (dim == 0) return true;
+    all_static_and_one = all_static_and_one && dim == 1;
+  }
+  return all_static_and_one;
+}
+
 void AddFloatAttribute(NodeProto& node, std::string_view name, float value) {
   AttributeProto& attr = *node.add_attribute();
   attr.set_name(std::string(name));

@@ -42,6 +42,14 @@ bool FitsFloat(double value);
 // The default ONNX opset of the model is at least `version`.
 bool OpsetAtLeast(const GraphGraph& graph, std::int64_t version);
 
+// Whether the dims of `x` from `axis` on are known to hold fewer than two elements (a static
+// 0 among them, or all static with a product of 1). onnxruntime refuses LayerNormalization
+// and RMSNormalization over fewer ("Size of X.shape[axis:] must be larger than 1") where the
+// chains they replace run (all zeros for one element). A symbolic normalized dim is taken to
+// be 2 or more, as a hidden size is: were it 0 or 1 at run time, onnxruntime would refuse the
+// fused operator (`--check-with onnxruntime` shows it with the dim 0).
+bool NormalizesFewerThanTwoElements(const GraphGraph& graph, std::string_view x, std::int64_t axis);
+
 using core::builder::AddNode;
 
 // Appends a FLOAT / STRING / TENSOR attribute to a node a pattern builds.

@@ -100,6 +100,8 @@ MatchResult RMSNormalizationPattern::Match(GraphGraph& graph, const NodeProto& m
     return NoMatch(ms, "the Cast before the Pow narrows the input (the fused operator would change the precision)");
   if (chain != TensorProto::FLOAT && chain != TensorProto::DOUBLE)
     return NoMatch(ms, "the chain is not computed in float or double (the fused operator would change the precision)");
+  if (normalization::NormalizesFewerThanTwoElements(graph, pow->input(0), -1))
+    return NoMatch(ms, "the normalized dims hold fewer than two elements (onnxruntime refuses the fused operator)");
   return Matched({up, pow, &ms, add, sqrt, inv, mul, down}, up ? up : pow);
 }
 

@@ -28,7 +28,8 @@ using core::builder::PatternOptimization;
 ///    and overflows in float16 (x = 1e5), where the fused operator reads X unrounded;
 ///  - when the chain (xf, or X without Casts) is float16 or bfloat16: the kernels compute
 ///    RMSNormalization in float32 whatever stash_type says, the chain rounds to 16 bits
-///    (x^2 overflows float16 beyond 256).
+///    (x^2 overflows float16 beyond 256);
+///  - when the last dim is static and below 2: onnxruntime refuses the operator there.
 /// Rounding: the fused kernel sums in its own order; with the Casts the result is rounded
 /// once to type(X), as before.
 class RMSNormalizationPattern final : public PatternOptimization {

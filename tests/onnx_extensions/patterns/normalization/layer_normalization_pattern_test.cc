@@ -238,5 +238,20 @@ TEST(LayerNormalizationPattern, RejectsFloat16) {
     })ONNX", "var", "the input is not float or double (the fused operator would change the precision)");
 }
 
+TEST(LayerNormalizationPattern, RejectsANormalizedSizeOfOne) {
+  // The chain gives zeros; onnxruntime refuses LayerNormalization over one element.
+  ExpectNoMatch<LayerNormalizationPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2,1] X) => (float[2,1] Y) <int64[1] axes = {-1}, float two = {2.0}, float eps = {0.00001}> {
+      mean = ReduceMean(X, axes)
+      xc = Sub(X, mean)
+      sq = Pow(xc, two)
+      var = ReduceMean(sq, axes)
+      ve = Add(var, eps)
+      sd = Sqrt(ve)
+      Y = Div(xc, sd)
+    })ONNX", "var", "the normalized dims hold fewer than two elements (onnxruntime refuses the fused operator)");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns

@@ -264,5 +264,19 @@ TEST(RMSNormalizationPattern, RejectsKeepdimsZero) {
     })ONNX", "ms", "the ReduceMean has keepdims=0");
 }
 
+TEST(RMSNormalizationPattern, RejectsANormalizedSizeOfOne) {
+  // onnxruntime refuses RMSNormalization over one element, where the chain runs.
+  ExpectNoMatch<RMSNormalizationPattern>(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[2,1] X) => (float[2,1] Y) <int64[1] axes = {-1}, float two = {2.0}, float eps = {0.00001}> {
+      sq = Pow(X, two)
+      ms = ReduceMean(sq, axes)
+      ve = Add(ms, eps)
+      sd = Sqrt(ve)
+      inv = Reciprocal(sd)
+      Y = Mul(X, inv)
+    })ONNX", "ms", "the normalized dims hold fewer than two elements (onnxruntime refuses the fused operator)");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
