@@ -28,7 +28,10 @@ MatchResult LeakyReluPattern::Match(GraphGraph& graph, const NodeProto& where) c
   if (mul->input(0) != x) return NoMatch(where, "the Mul does not multiply the first input of the Greater");
   if (!HasOneUse(graph, where.input(0)) || !HasOneUse(graph, where.input(2)))
     return NoMatch(where, "the output of the Greater or of the Mul has other readers");
-  if (!normalization::IsFloatType(graph.GetType(x))) return NoMatch(where, "the input is not of a known float type");
+  // LeakyRelu takes every float type, but onnxruntime's CPU provider runs it on float and
+  // float16 only: on double the optimized model would not load where the chain runs.
+  if (const int type = graph.GetType(x); type != TensorProto::FLOAT && type != TensorProto::FLOAT16)
+    return NoMatch(where, "the input is not float or float16 (onnxruntime has no LeakyRelu kernel for other types)");
   if (ConstantScalar(graph, greater->input(1)) != 0.0)
     return NoMatch(where, "the Greater does not compare with a constant scalar 0");
   const std::optional<double> slope = ConstantScalar(graph, mul->input(1));

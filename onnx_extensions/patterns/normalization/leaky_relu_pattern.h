@@ -15,7 +15,8 @@ using core::builder::PatternOptimization;
 /// Before:  pos = Greater(x, 0); xs = Mul(x, slope); y = Where(pos, x, xs)
 /// After:   y = LeakyRelu<alpha=slope>(x)
 /// Exact: at x == 0 both give 0 (x*slope is 0 for a finite slope), NaN propagates in both.
-/// Requires a floating-point x (LeakyRelu's type constraint), scalar constants that do not
+/// Requires x in float or float16 (LeakyRelu takes every float type, onnxruntime's CPU
+/// provider these two), scalar constants that do not
 /// broadcast x to a larger rank, a finite slope that a float attribute holds exactly, and x
 /// first in Greater and Mul and as the true branch.
 class LeakyReluPattern final : public PatternOptimization {
