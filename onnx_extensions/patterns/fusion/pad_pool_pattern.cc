@@ -62,6 +62,14 @@ MatchResult PadPoolPattern::Match(GraphGraph& graph, const NodeProto& pool) cons
   for (std::size_t i = 0; i < merged.size(); ++i)
     if (merged[i] >= (*kernel)[i % spatial_rank])
       return NoMatch(pool, "a merged pad would not be smaller than the kernel");
+  // Pads smaller than the kernel give every window a real element only when there is one:
+  // over an empty spatial dim the Pad's windows hold padding alone (MaxPool: -inf) and
+  // onnxruntime refuses the fused pool. A symbolic dim may be 0 at run time.
+  for (std::size_t axis = 2; axis < spatial_rank + 2; ++axis) {
+    const std::optional<std::int64_t> dim =
+        core::builder::StaticDim(graph, pad->input(0), static_cast<std::int64_t>(axis));
+    if (!dim || *dim < 1) return NoMatch(pool, "a spatial dim of the input is not known to be 1 or more");
+  }
   if (is_max) {
     if (!IsLowestValue(spatial->value, graph.GetType(pad->output(0))))
       return NoMatch(pool, "the padding value is not the lowest value of the element type");

@@ -32,7 +32,8 @@ using core::builder::PatternOptimization;
 /// in the pool's right padding are dropped, so moving the Pad's elements there can
 /// shorten the output); nor when the merged pads would not be smaller than the kernel
 /// (onnxruntime refuses such pools), p has other readers, or the Pad is not a spatial
-/// constant one (padding::MatchSpatialConstantPad). Exact.
+/// constant one (padding::MatchSpatialConstantPad), or when a spatial dim of x is not known
+/// to be 1 or more (a symbolic one may be 0, where no window holds a real element). Exact.
 class PadPoolPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "PadPoolPattern";

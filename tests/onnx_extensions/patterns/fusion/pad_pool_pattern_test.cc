@@ -139,5 +139,17 @@ TEST(PadPoolPattern, RejectsChannelPadding) {
     })ONNX", "Y", "the Pad pads the batch or channel dimension");
 }
 
+// With H = 0 the Pad's windows hold -inf alone, and onnxruntime refuses the fused pool
+// ("Only N can be zero").
+TEST(PadPoolPattern, RejectsASpatialDimThatMayBeZero) {
+  ExpectNoMatch<PadPoolPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,3,H,8] X) => (float[N,3,?,8] Y) <int64[8] pads = {0, 0, 2, 1, 0, 0, 2, 1}, float zero = {0.0}> {
+      low = Log(zero)
+      xp = Pad(X, pads, low)
+      Y = MaxPool<kernel_shape = [3, 3]>(xp)
+    })ONNX", "Y", "a spatial dim of the input is not known to be 1 or more");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
