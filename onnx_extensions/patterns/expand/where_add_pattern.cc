@@ -15,6 +15,15 @@ using core::builder::IsOp;
 using core::builder::RankOf;
 using core::builder::SoleConsumer;
 
+namespace {
+
+// The operand of `add` that is not the Where's output.
+const std::string& OtherOperand(const NodeProto& add, const NodeProto& where) {
+  return add.input(0) == where.output(0) ? add.input(1) : add.input(0);
+}
+
+}  // namespace
+
 MatchResult WhereAddPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsOp(node, "Where") || node.input_size() != 3)
     return NoMatch(node, "the node is not a default-domain Where with three inputs");
@@ -29,7 +38,7 @@ MatchResult WhereAddPattern::Match(GraphGraph& graph, const NodeProto& node) con
   // The zero holds one element, so its dims are 1 and change the broadcast shape only by
   // its rank: Where(cond, other, k) has the Add's shape when an operand it keeps has at
   // least the zero's rank (a (1,)-shaped zero with scalars elsewhere made the result a scalar).
-  const std::string& other = add->input(0) == node.output(0) ? add->input(1) : add->input(0);
+  const std::string& other = OtherOperand(*add, node);
   const std::optional<std::size_t> zero_rank = RankOf(graph, node.input(1));
   const bool zero_adds_no_axis =
       zero_rank == 0u || (zero_rank && std::ranges::any_of(std::array{node.input(0), other, node.input(2)},
@@ -47,7 +56,7 @@ utils::RepeatedProtoField<NodeProto> WhereAddPattern::Apply(GraphGraph& graph,
   core::builder::ExpectMatchedNodes(*this, nodes, {"Where", "Add"});
   const NodeProto& where = *nodes[0];
   const NodeProto& add = *nodes[1];
-  const std::string& other = add.input(0) == where.output(0) ? add.input(1) : add.input(0);
+  const std::string& other = OtherOperand(add, where);
   utils::RepeatedProtoField<NodeProto> replacement;
   NodeProto& node = *replacement.Add() = where;
   node.set_name(DerivedNodeName(graph, kName, add));
