@@ -22,7 +22,9 @@ into a model that computes the same. Each runs
     onnxopt optimize MUTANT -o OUT --check 2 -q      (under a time limit)
 
 and any exit but 0 (optimized, outputs checked) or 2 (refused: invalid model) is a
-finding: 3 an internal error, 5 outputs that differ, a timeout, a crash. Outputs that
+finding: 3 an internal error, 5 outputs that differ, a timeout, a crash; so is an exit 0
+whose warning says a rewrite was refused (a pattern built a node the model cannot hold,
+which the driver kept out of the output). Outputs that
 differ are judged again with the exact patterns only (`onnxopt patterns`, numerics
 "exact"): when those agree, the difference is rounding that the default set's "rounding"
 rewrites (a BatchNormalization folded into a Conv, a sum reordered) change and the graph
@@ -317,6 +319,8 @@ def optimize(onnxopt, path, timeout, options, again=False):
             if os.path.exists(leftover):
                 os.remove(leftover)
     text = done.stdout + done.stderr
+    if done.returncode == 0 and "rewrite(s) refused" in done.stderr:
+        return "rewrite refused", text
     if done.returncode == 0:
         return "ok", text
     if done.returncode == 2:

@@ -418,28 +418,59 @@ void GraphBuilder::InferShapes() {
 }
 
 void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
+  PendingShapes pending = InferShapesAhead(nodes);
+  if (pending.invalid)
+    // The model was checked when its shapes were first inferred: a rewrite built a node
+    // that its operator's specification forbids.
+    throw BuilderError(std::string("a rewrite built an invalid node: ") + pending.invalid->error.what());
+  CommitShapes(std::move(pending), nodes);
+}
+
+GraphBuilder::PendingShapes GraphBuilder::InferShapesAhead(const std::vector<const NodeProto*>& nodes) {
   shapes::ShapesContext& context = MutableShapes();
+  const shapes::SymbolGenerator symbols = context.Symbols();
+  const std::size_t diagnostics = context.Diagnostics().size();
+  PendingShapes pending{std::nullopt, std::make_unique<shapes::ShapesContext>(&context), nodes};
+  shapes::ShapesContext& overlay = *pending.overlay;
   std::unordered_set<std::string_view> unseen;
   for (const NodeProto* node : nodes)
     for (const std::string& input : node->input())
-      if (!input.empty() && !context.Find(input)) unseen.insert(input);
+      if (!input.empty() && !overlay.Find(input)) unseen.insert(input);
   if (!unseen.empty())
     for (const TensorProto& init : Initializers())
-      if (unseen.contains(init.name())) shapes::InferInitializer(init, context);
+      if (unseen.contains(init.name())) shapes::InferInitializer(init, overlay);
+  pending.invalid = shapes::TryInferNodes(*Root().owned_model_, nodes, overlay);
+  if (pending.invalid) {
+    pending.overlay.reset();
+    context.Symbols() = symbols;
+    context.Diagnostics().resize(diagnostics);
+  }
+  return pending;
+}
+
+void GraphBuilder::CommitShapes(PendingShapes pending, const std::vector<const NodeProto*>& nodes_now) {
+  if (pending.invalid || !pending.overlay || pending.nodes.size() != nodes_now.size())
+    throw BuilderError("CommitShapes: the shapes of these nodes were not inferred ahead");
+  shapes::ShapesContext& context = MutableShapes();
+  // The nodes may have been copied into the graph: their nested graphs moved with them.
+  std::unordered_map<const GraphProto*, const GraphProto*> moved_graphs;
+  for (std::size_t i = 0; i < nodes_now.size(); ++i) {
+    if (pending.nodes[i] == nodes_now[i] || !HasSubgraph(*nodes_now[i])) continue;
+    for (int a = 0; a < nodes_now[i]->attribute_size(); ++a) {
+      const AttributeProto& before = pending.nodes[i]->attribute(a);
+      const AttributeProto& now = nodes_now[i]->attribute(a);
+      if (now.has_g()) moved_graphs.emplace(&before.g(), &now.g());
+      for (int k = 0; k < now.graphs_size(); ++k) moved_graphs.emplace(&before.graphs(k), &now.graphs(k));
+    }
+  }
   // A rewrite may give a value a new producer under its old name (a Reshape whose shape
   // became a constant): what inference knew of it before, to tell whether it knows more now.
   std::vector<std::pair<std::string_view, shapes::SymTensor>> redefined;
-  for (const NodeProto* node : nodes)
+  for (const NodeProto* node : nodes_now)
     for (const std::string& output : node->output())
       if (const shapes::SymTensor* held = output.empty() ? nullptr : context.Find(output))
         redefined.emplace_back(output, *held);
-  try {
-    shapes::InferNodes(*Root().owned_model_, nodes, context);
-  } catch (const shapes::InvalidNodeError& error) {
-    // The model was checked when its shapes were first inferred: a rewrite built a node
-    // that its operator's specification forbids.
-    throw BuilderError(std::string("a rewrite built an invalid node: ") + error.what());
-  }
+  context.Adopt(*pending.overlay, moved_graphs);
   std::unordered_set<std::string> grown;
   for (auto& [name, before] : redefined)
     if (const shapes::SymTensor* now = context.Find(name); now && shapes::AddKnowledge(before, *now))

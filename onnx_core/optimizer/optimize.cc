@@ -705,6 +705,39 @@ class GraphGraph::Driver {
       report_.rewriting_time_ns += Since(start);
       return std::nullopt;
     }
+    // The shapes of the added nodes, inferred before the graph changes: a node that breaks
+    // its operator's specification only with these shapes (a Reshape to another element
+    // count, a Transpose whose perm does not fit the rank) is refused as RefusalOf refuses
+    // a broken signature, and the rest of the batch waits for the next try.
+    report_.rewriting_time_ns += Since(start);
+    const bool shapes_known = g_.builder_.Shapes() != nullptr;
+    GraphBuilder::PendingShapes shapes_ahead;
+    if (shapes_known) {
+      start = Clock::now();
+      struct Added {
+        std::size_t position, plan;
+        const NodeProto* node;
+      };
+      std::vector<Added> added;
+      for (std::size_t p = 0; p < planned.size(); ++p)
+        for (std::size_t k = 0; k < planned[p].added.size(); ++k)
+          added.push_back(Added{added_positions[p][k], p, planned[p].added[k]});
+      std::sort(added.begin(), added.end(), [](const Added& a, const Added& b) { return a.position < b.position; });
+      std::vector<const NodeProto*> in_order;
+      for (const Added& node : added) in_order.push_back(node.node);
+      shapes_ahead = g_.builder_.InferShapesAhead(in_order);
+      report_.nodes_visited.shape_inference += in_order.size();
+      report_.shape_inference_time_ns += Since(start);
+      if (const std::optional<shapes::InvalidNodeAt>& invalid = shapes_ahead.invalid) {
+        const Found& f = *planned[added[invalid->position].plan].found;
+        Refuse(f, Describe(*in_order[invalid->position]) + ": " + invalid->error.Rule() + "; found " +
+                      invalid->error.Found());
+        waiting.push_back(&f);
+        waiting.insert(waiting.end(), refused.begin(), refused.end());
+        return std::nullopt;
+      }
+    }
+    start = Clock::now();
     // ONNXOPT_CHECK_INCREMENTAL takes the local path for every batch, to check it.
     footprint.local = incremental_ && graph_clean_ &&
                       (check_incremental_ ||
@@ -769,12 +802,8 @@ class GraphGraph::Driver {
     }
     // Before shape inference (OptimizationStage::kBeforeShapeInference) nothing is
     // inferred and nothing folds.
-    const bool shapes_known = g_.builder_.Shapes() != nullptr;
     start = Clock::now();
-    if (shapes_known) {
-      g_.builder_.InferShapesOf(in_order);
-      report_.nodes_visited.shape_inference += in_order.size();
-    }
+    if (shapes_known) g_.builder_.CommitShapes(std::move(shapes_ahead), in_order);
     report_.shape_inference_time_ns += Since(start);
 
     start = Clock::now();

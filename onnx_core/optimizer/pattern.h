@@ -102,10 +102,11 @@ class PatternOptimization {
   virtual MatchResult Match(GraphGraph& graph, const NodeProto& candidate) const = 0;
 
   // The replacement of the matched nodes (a kept node is returned again, as a copy). Each
-  // node must be valid at the opset the model imports (ir::CheckNodeSignature): the
-  // driver refuses a replacement that is not, leaves the match as it was and names the
-  // pattern in OptimizationReport::refused_rewrites. Match should reject such candidates
-  // itself (NoMatch "the opset is older than 13"); the refusal is a safety net.
+  // node must be valid at the opset the model imports (ir::CheckNodeSignature) and with the
+  // shapes of its inputs (shape inference, before the batch is applied): the driver refuses
+  // a replacement that is not, leaves the match as it was and names the pattern in
+  // OptimizationReport::refused_rewrites. Match should reject such candidates itself
+  // (NoMatch "the opset is older than 13"); the refusal is a safety net.
   virtual utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,
                                                      const std::vector<const NodeProto*>& nodes) const = 0;
 

@@ -198,7 +198,7 @@ std::string OptimizationReport::ToString() const {
   if (!not_folded.empty()) text += "constants not folded (" + std::to_string(not_folded.size()) + "):\n";
   for (const std::string& line : not_folded) text += "  " + line + "\n";
   if (!refused_rewrites.empty())
-    text += "rewrites refused, a replacement node is not valid at the model's opset (" +
+    text += "rewrites refused, a replacement node is not valid in the model (" +
             std::to_string(refused_rewrites.size()) + "):\n";
   for (const std::string& line : refused_rewrites) text += "  " + line + "\n";
   if (!no_matches.empty()) text += "rejected candidates (count, pattern, reason, where):\n";

@@ -46,6 +46,19 @@ const ShapesContext* ShapesContext::FindNested(const GraphProto& graph) const {
   return it == nested_.end() ? nullptr : it->second.get();
 }
 
+void ShapesContext::Adopt(ShapesContext& overlay,
+                          const std::unordered_map<const GraphProto*, const GraphProto*>& moved_graphs) {
+  if (overlay.parent_ != this) throw BuilderError("ShapesContext::Adopt: the overlay is not derived from this context");
+  for (auto& [name, value] : overlay.values_.entries()) values_.set(name, value);
+  for (auto& [name, constant] : overlay.constants_.entries()) constants_.set(name, constant);
+  for (auto& [graph, nested] : overlay.nested_) {
+    auto moved = moved_graphs.find(graph);
+    nested->parent_ = this;
+    nested_[moved == moved_graphs.end() ? graph : moved->second] = std::move(nested);
+  }
+  overlay.nested_.clear();
+}
+
 std::shared_ptr<const TensorProto> ShapesContext::FindConstantShared(std::string_view name) const {
   for (const ShapesContext* context = this; context; context = context->parent_) {
     if (const auto* constant = context->constants_.find(name)) return *constant;
@@ -422,16 +435,21 @@ class Inferencer {
     return outputs;
   }
 
-  void RunNodes(const std::vector<const NodeProto*>& nodes, ShapesContext& context) {
+  std::optional<InvalidNodeAt> RunNodes(const std::vector<const NodeProto*>& nodes, ShapesContext& context) {
     const Scope scope = ModelScope();
-    std::size_t index = 0;
-    for (const NodeProto* node : nodes) {
+    for (std::size_t index = 0; index < nodes.size(); ++index) {
+      const NodeProto& node = *nodes[index];
       // A name re-inferred loses what it was known to hold (a full inference starts
       // from a fresh context and does not need this lookup per output).
-      for (const std::string& output : node->output())
+      for (const std::string& output : node.output())
         if (!output.empty()) context.SetConstant(output, nullptr);
-      RunNode(*node, index++, context, scope);
+      try {
+        RunNode(node, index, context, scope);
+      } catch (const InvalidNodeError& error) {
+        return InvalidNodeAt{index, error};
+      }
     }
+    return std::nullopt;
   }
 
  private:
@@ -667,8 +685,13 @@ void InferGraph(const ModelProto& model, const GraphProto& graph, ShapesContext&
 }
 
 void InferNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes, ShapesContext& context) {
+  if (std::optional<InvalidNodeAt> invalid = TryInferNodes(model, nodes, context)) throw invalid->error;
+}
+
+std::optional<InvalidNodeAt> TryInferNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes,
+                                          ShapesContext& context) {
   Inferencer inferencer(model);
-  inferencer.RunNodes(nodes, context);
+  return inferencer.RunNodes(nodes, context);
 }
 
 }  // namespace onnxopt::core::shapes

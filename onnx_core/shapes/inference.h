@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "onnx_core/ir/onnx_pb.h"
+#include "onnx_core/shapes/shape_registry.h"
 #include "onnx_core/shapes/sym_dim.h"
 #include "onnx_core/shapes/sym_tensor.h"
 #include "onnx_core/utils/name_table.h"
@@ -74,6 +76,14 @@ class ShapesContext {
   ShapesContext& Nested(const GraphProto& graph);
   const ShapesContext* FindNested(const GraphProto& graph) const;
   const ShapesContext* Parent() const { return parent_; }
+  // Takes what `overlay` holds, in the order it received it: values, constants and the
+  // contexts of nested graphs. `overlay` is a context derived from this one that inferred
+  // nodes of this scope before they joined it (GraphBuilder::InferShapesAhead), so the
+  // result is what inferring them here would have given. `moved_graphs` gives the address
+  // now of a nested graph that was at another address when the overlay inferred it. The
+  // overlay is spent: discard it.
+  void Adopt(ShapesContext& overlay,
+             const std::unordered_map<const GraphProto*, const GraphProto*>& moved_graphs = {});
 
   // Constant values (initializers, outputs of Constant nodes) that KeepsConstant, for
   // InferenceContext::ConstantInput; looked up in enclosing scopes too. The context keeps
@@ -115,6 +125,16 @@ void InferGraph(const ModelProto& model, const GraphProto& graph, ShapesContext&
 // `context` (incremental inference after a rewrite). Diagnostics name an unnamed node by
 // its position in `nodes`.
 void InferNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes, ShapesContext& context);
+
+// The node of `nodes` its operator's specification forbids, and why.
+struct InvalidNodeAt {
+  std::size_t position;  // in `nodes`
+  InvalidNodeError error;
+};
+// InferNodes, stopping at the first node that breaks its operator's specification instead
+// of throwing: the nodes before it are inferred, it and those after are not.
+std::optional<InvalidNodeAt> TryInferNodes(const ModelProto& model, const std::vector<const NodeProto*>& nodes,
+                                          ShapesContext& context);
 
 // Records an initializer (or any named constant tensor) in `context`: its SymTensor
 // (type, shape, and the elements of a small integer tensor) and, when small and stored

@@ -442,7 +442,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   if (!report.refused_rewrites.empty()) {
     // A defect of a pattern, not of the model: the output stays valid, with those matches left as they were.
     std::cerr << "onnxopt optimize: warning: " << report.refused_rewrites.size()
-              << " rewrite(s) refused, a replacement node is not valid at the model's opset; first: "
+              << " rewrite(s) refused, a replacement node is not valid in the model; first: "
               << report.refused_rewrites.front() << "\n";
   }
   if (skeleton) core::builder::DescribeRemovedNodes(std::move(*skeleton), rewrites);

@@ -553,8 +553,8 @@ void OtherSections(std::ostringstream& html, const OptimizationReport& report, c
   }
   if (!report.refused_rewrites.empty()) {
     html << "<section id=\"refused\"><h2>Rewrites refused</h2>\n"
-         << "<p>A replacement node breaks its operator's signature at the model's opset: the match was left as "
-            "it is. This is a defect of the pattern.</p>\n";
+         << "<p>A replacement node breaks its operator's specification at the model's opset, in its signature "
+            "or with the shapes of its inputs: the match was left as it is. This is a defect of the pattern.</p>\n";
     const std::size_t shown = ListedRows(html, report.refused_rewrites.size(), limits.table_rows);
     html << "<ul>";
     for (std::size_t i = 0; i < shown; ++i)
