@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -123,11 +124,54 @@ SymTensor KeepValues(const InferenceContext& ctx, SymShape shape) {
   return out;
 }
 
+// Whether the symbolic entry `target[k]` of a Reshape (allowzero = 0) of `in` is the output
+// dim even where it is 0 and copies in[k] instead: for each of its symbols, that symbol 0
+// and every other 2 (the empty dimensions `optimize --check` tries, one at a time), the
+// entry is not 0, or the copy gives 0 too, or the Reshape is invalid there (the element
+// counts differ). [batch, seq, 64] of [batch*seq, 64] passes (seq = 0 leaves 0 elements
+// for [2, 64, 64]); [-1, d] of [d, 1] does not: d = 0 gives [0, 1], not [1, 0]. Dims or
+// entries that cannot be evaluated so (unknown ones, products beyond int64, entries below
+// -1) make the answer no.
+bool ZeroEntryGivesTheSameDim(const SymShape& in, const std::vector<SymDim>& target, std::size_t k) {
+  if (!in.HasRank()) return false;
+  if (k >= in.Rank()) return true;  // a 0 there is invalid
+  for (const std::string& zero : target[k].Symbols()) {
+    std::map<std::string, std::int64_t, std::less<>> values;
+    auto assign = [&](const SymDim& d) {
+      for (const std::string& symbol : d.Symbols()) values.emplace(symbol, symbol == zero ? 0 : 2);
+    };
+    for (const SymDim& d : in.Dims()) assign(d);
+    for (const SymDim& d : target) assign(d);
+    std::int64_t elements = 1;
+    for (const SymDim& d : in.Dims()) {
+      const std::optional<std::int64_t> v = d.Evaluate(values);
+      if (!v || *v < 0 || __builtin_mul_overflow(elements, *v, &elements)) return false;
+    }
+    std::vector<std::int64_t> out;
+    std::optional<std::size_t> infer;
+    for (std::size_t j = 0; j < target.size(); ++j) {
+      std::optional<std::int64_t> v = target[j].Evaluate(values);
+      if (v == 0) v = j < in.Rank() ? in[j].Evaluate(values) : std::nullopt;
+      if (!v || *v < -1 || (*v == -1 && infer)) return false;
+      if (*v == -1) infer = j;
+      out.push_back(*v);
+    }
+    if (out[k] != 0 && target[k].Evaluate(values) == 0) {  // the copy differs: is the Reshape valid?
+      std::int64_t others = 1;
+      for (std::size_t j = 0; j < out.size(); ++j)
+        if (j != infer && __builtin_mul_overflow(others, out[j], &others)) return false;
+      const bool valid = infer ? others != 0 && elements % others == 0 : others == elements;
+      if (valid) return false;
+    }
+  }
+  return true;
+}
+
 // The new shape of Reshape. `target` elements: 0 copies the input dim (unless
 // allowzero), -1 is inferred from the element count, others are taken as they are. A
-// symbolic element is taken as the dim: were it 0 at run time it would copy the input
-// dim, which gives the same dim when they are the same expression and otherwise only
-// matters for empty tensors.
+// symbolic element that may be 0 at run time copies the input dim then: it is the dim
+// with allowzero, when it is the input dim at its position, or when ZeroEntryGivesTheSameDim;
+// otherwise the dim is unknown (and so is a -1 beside it).
 SymShape ReshapeTarget(InferenceContext& ctx, const SymShape& in, const std::vector<SymDim>& target, bool allowzero) {
   std::vector<SymDim> dims;
   std::optional<std::size_t> infer;
@@ -153,8 +197,12 @@ SymShape ReshapeTarget(InferenceContext& ctx, const SymShape& in, const std::vec
       }
     } else if (c && *c < -1) {
       RefuseNode(ctx, "shape values >= -1", "shape " + DescribeDims(target));
-    } else {
+    } else if (c || allowzero || (in.HasRank() && k < in.Rank() && e == in[k]) ||
+               ZeroEntryGivesTheSameDim(in, target, k)) {
       dims.push_back(e);
+    } else {
+      has_unknown = true;
+      dims.push_back(SymDim::Unknown());
     }
   }
   if (infer && !has_unknown) {

@@ -83,6 +83,31 @@ TEST(TensorShapes, ReshapeCopiesZerosAndInfersMinusOne) {
   EXPECT_EQ(s.Get("w"), "float[0,768]");
 }
 
+// A symbolic entry that is 0 at run time copies the input dim at its position: it is the
+// output dim only where that dim is the same symbol, or with allowzero.
+TEST(TensorShapes, ReshapeTakesASymbolicEntryOnlyWhereAZeroWouldGiveTheSameDim) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 15]>
+    g (float[d,1] x, float[d,e] v) => (float[?,?] y) {
+      minus1 = Constant <value_ints = [-1]> ()
+      d1 = Shape <start = 0, end = 1> (x)
+      target = Concat <axis = 0> (minus1, d1)
+      y = Reshape (x, target)
+      same = Concat <axis = 0> (d1, minus1)
+      z = Reshape (x, same)
+      w = Reshape <allowzero = 1> (x, target)
+      e1 = Shape <start = 1, end = 2> (v)
+      both = Concat <axis = 0> (d1, e1)
+      u = Reshape (v, both)
+    })ONNX");
+  // d = 0: y is [0, 1] (the d copies x's 1), not [1, 0].
+  EXPECT_EQ(s.Get("target"), "int64[2] = [-1,d]");
+  EXPECT_EQ(s.Get("y"), "float[?,?]");
+  EXPECT_EQ(s.Get("z"), "float[d,1]");
+  EXPECT_EQ(s.Get("w"), "float[1,d]");
+  EXPECT_EQ(s.Get("u"), "float[d,e]");
+}
+
 TEST(TensorShapes, ReshapeWithNonConstantShapeStaysUnknown) {
   auto s = InferText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 13]>

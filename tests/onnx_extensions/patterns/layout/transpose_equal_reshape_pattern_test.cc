@@ -80,6 +80,19 @@ TEST(TransposeEqualReshapePattern, RejectsAnUnknownShape) {
     })ONNX", "Y", "the shape of the input is not known");
 }
 
+// r = Reshape(W, [-1, D]) is [1, D] for D >= 1 but [0, 1] for D = 0: its shape is not known
+// and the Transpose is not a move of ones.
+TEST(TransposeEqualReshapePattern, RejectsAReshapeThatAnEmptyDimChanges) {
+  ExpectNoMatch<TransposeEqualReshapePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[D,1] W) => (float[?,?] Y) <int64[1] m1 = {-1}> {
+      d = Shape<start = 0, end = 1>(W)
+      c = Concat<axis = 0>(m1, d)
+      r = Reshape(W, c)
+      Y = Transpose<perm = [1, 0]>(r)
+    })ONNX", "Y", "the shape of the input is not known");
+}
+
 // A moved 0 would be read by Reshape as "copy the input dim".
 TEST(TransposeEqualReshapePattern, RejectsAnEmptyDim) {
   ExpectNoMatch<TransposeEqualReshapePattern>(R"ONNX(

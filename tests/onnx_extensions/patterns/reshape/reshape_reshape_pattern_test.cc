@@ -157,7 +157,8 @@ TEST(ReshapeReshapePattern, RejectsTwoGraphInputShapes) {
     })ONNX", "t", "the value of the computed second shape is not known");
 }
 
-// The rule-3 construction would give Concat(s1[0], -1) = (-1, -1) at run time.
+// The rule-3 construction would give Concat(s1[0], -1) = (-1, -1) at run time. Shape
+// inference already leaves t's shape unknown: N = 0 makes s1 (-1, 0), whose 0 copies 12.
 TEST(ReshapeReshapePattern, RejectsGatheringAMinusOneBesideAMinusOne) {
   ExpectNoMatch<ReshapeReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
@@ -166,7 +167,7 @@ TEST(ReshapeReshapePattern, RejectsGatheringAMinusOneBesideAMinusOne) {
       s1 = Concat<axis=0>(m1, n)
       t = Reshape(X, s1)
       Y = Reshape(t, s2)
-    })ONNX", "t", "the first shape may hold a -1 where the second shape, which has a -1, holds a 0");
+    })ONNX", "t", "the shape of the output is not known");
 }
 
 // The spec's dynamic example: the intermediate dims are unknown, so are the output's.
@@ -203,7 +204,8 @@ TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeHoldingAZero) {
 }
 
 // N may be 0 at run time: the 0 then copies t's dim 0 (2) in the original, x's (4) after
-// merging, and Reshape of 8 elements to [4, 4] fails (found by review).
+// merging, and Reshape of 8 elements to [4, 4] fails (found by review). Shape inference
+// already leaves Y's first dim unknown (N = 0 gives [2, 4]).
 TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeWhoseSymbolMayCopyAnotherDim) {
   ExpectNoMatch<ReshapeReshapePattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
@@ -211,7 +213,7 @@ TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeWhoseSymbolMayCopyAnother
       t = Reshape(X, s1)
       s2 = Shape(Z)
       Y = Reshape(t, s2)
-    })ONNX", "t", "a symbolic entry of the computed second shape may be 0, which copies another dim of x than of t");
+    })ONNX", "t", "the shape of the output is not known");
 }
 
 TEST(ReshapeReshapePattern, RejectsAComputedSecondShapeHoldingAMinusOneAfterAnUnknownFirstShape) {

@@ -118,5 +118,16 @@ TEST(ShapeBasedReshapeIsSqueezePattern, RejectsAnUnknownOutputShape) {
     })ONNX", "Y", "the shape of the input or of the output is not known");
 }
 
+// The target [D, D] read from X's shape: D = 0 copies X's dims there, 1 and 0, so Y is
+// [1, 0] where a Squeeze of axis 0 would give [0, 0]: Y's first dim is not known.
+TEST(ShapeBasedReshapeIsSqueezePattern, RejectsAShapeThatAnEmptyDimChanges) {
+  ExpectNoMatch<ShapeBasedReshapeIsSqueezePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,D,D] X) => (float[?,D] Y) {
+      s = Shape<start = 1>(X)
+      Y = Reshape(X, s)
+    })ONNX", "Y", "the shape of the input or of the output is not known");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
