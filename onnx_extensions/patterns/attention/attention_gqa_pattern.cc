@@ -26,6 +26,27 @@ bool IsLocalGqaCall(const NodeProto& node) {
 
 bool IsStandardAttention(const NodeProto& node) { return IsOp(node, "Attention"); }
 
+// Why the new Attention would not read `mask` as `node` (whose keys after the cache are
+// `keys`, of shape [B, H, T, D]) does; empty when it reads it the same. Attention's mask
+// broadcasts to [B, Hq, Sq, T] without growing it, where the function's Where broadcasts
+// both ways; a shorter last dim is padding there. onnxruntime 1.23 also wants Sq itself and
+// a head dim of 1 or of the key-value heads (here 1 serves every case).
+std::string_view WhyNotFusedMask(const GraphGraph& graph, const NodeProto& node, std::string_view keys) {
+  const std::string_view mask = core::builder::OptionalInput(node, 3);
+  if (mask.empty()) return {};
+  const SymShape* shape = KnownShape(graph, mask);
+  const SymShape* k = KnownShape(graph, keys);
+  if (!shape || !k || k->Rank() != 4 || shape->Dims().back() != (*k)[2]) return "the mask does not span every key";
+  const SymShape* q = KnownShape(graph, node.input(0));
+  const std::size_t rank = shape->Rank();
+  const std::vector<core::shapes::SymDim>& m = shape->Dims();
+  const core::shapes::SymDim one(1);
+  if (!q || q->Rank() != 4 || rank > 4 || m[rank - 2] != (*q)[2] || (rank >= 3 && m[rank - 3] != one) ||
+      (rank == 4 && m[0] != one && m[0] != (*q)[0]))
+    return "the mask is not [Sq, T], [1, Sq, T] or [1 or B, 1, Sq, T] for the query [B, H, Sq, D]";
+  return {};
+}
+
 // The only attributes of a form-A Attention the new node reproduces.
 bool IsKeptAttribute(const AttributeProto& attr) { return attr.name() == "scale" || attr.name() == "is_causal"; }
 
@@ -65,9 +86,13 @@ MatchResult AttentionGQAPattern::MatchFormA(GraphGraph& graph, const NodeProto& 
   if (keys->merge->op_type() != values->merge->op_type() || keys->expand_shape != values->expand_shape ||
       keys->merge_arg != values->merge_arg)
     return NoMatch(attention, "the keys and values expansions differ");
-  return MatchCaches(graph, attention, keys->unsqueeze->input(0), values->unsqueeze->input(0), keys->expand_shape,
-                     keys->merge_arg, keys->merge->op_type() == "Squeeze",
-                     {keys->unsqueeze, keys->expand, keys->merge, values->unsqueeze, values->expand, values->merge});
+  MatchResult caches =
+      MatchCaches(graph, attention, keys->unsqueeze->input(0), values->unsqueeze->input(0), keys->expand_shape,
+                  keys->merge_arg, keys->merge->op_type() == "Squeeze",
+                  {keys->unsqueeze, keys->expand, keys->merge, values->unsqueeze, values->expand, values->merge});
+  if (!caches) return caches;
+  if (!(why = WhyNotFusedMask(graph, attention, attention.input(1))).empty()) return NoMatch(attention, why);
+  return caches;
 }
 
 MatchResult AttentionGQAPattern::MatchFormB(GraphGraph& graph, const NodeProto& call) const {
@@ -75,19 +100,22 @@ MatchResult AttentionGQAPattern::MatchFormB(GraphGraph& graph, const NodeProto& 
   if (call.input_size() != 7) return NoMatch(call, "the call does not have seven inputs");
   if (call.input(3).empty()) return NoMatch(call, "the call has no mask");
   if (graph.GetType(call.input(3)) != TensorProto::BOOL) return NoMatch(call, "the mask is not boolean");
-  if (!core::builder::ConstantScalar(graph, call.input(4))) return NoMatch(call, "the scale is not a constant scalar");
+  const std::optional<double> scale = core::builder::ConstantScalar(graph, call.input(4));
+  if (!scale) return NoMatch(call, "the scale is not a constant scalar");
+  // Attention's scale is s * s, which it requires above 0.
+  if (!core::builder::IsNormalIn(*scale * *scale, TensorProto::FLOAT))
+    return NoMatch(call, "the scale squared is not a normal float (Attention takes a scale above 0)");
   const auto e = ConstantInts(graph, call.input(5));
   if (!e || !attention::IsHeadExpandShape(*e)) return NoMatch(call, "the expand shape is not a constant [1, 1, n, 1, 1]");
   const auto r = ConstantInts(graph, call.input(6));
   if (!r) return NoMatch(call, "the reshape shape or squeeze axes are not constant");
-  const SymShape* mask = KnownShape(graph, call.input(3));
-  const SymShape* keys = KnownShape(graph, call.input(1));
-  // Attention reads a shorter last mask dimension as padding, where Where would broadcast it.
-  if (!mask || !keys || keys->Rank() != 4 || mask->Dims().back() != (*keys)[2])
-    return NoMatch(call, "the mask does not span every key");
+  if (const std::string_view why = WhyNotFusedMask(graph, call, call.input(1)); !why.empty()) return NoMatch(call, why);
   // Only these types have a body (its -inf and 0 constants); LocalAttentionFunction throws on others.
   if (!attention::IsAttentionElementType(name.elem_type))
     return NoMatch(call, "the function element type is not float, float16, double or bfloat16");
+  // onnxruntime 1.23's Attention on double drops the batch dim of Y ([4, 3, 8] for [1, 4, 3, 8]).
+  if (name.elem_type == TensorProto::DOUBLE)
+    return NoMatch(call, "the function element type is double, on which onnxruntime's Attention is wrong");
   MatchResult caches = MatchCaches(graph, call, call.input(1), call.input(2), *e, *r, name.squeeze, {});
   if (!caches) return caches;
   // The name alone does not tell what the call computes: a model may define another body under it.
@@ -115,6 +143,15 @@ MatchResult AttentionGQAPattern::MatchCaches(GraphGraph& graph, const NodeProto&
   for (const NodeProto* cache : {key_cache, value_cache})
     if (std::find(std::begin(inputs), std::end(inputs), cache->output(0)) != std::end(inputs))
       return NoMatch(node, "an input of the attention is a cache it would define");
+  // Attention takes one past length and one new length for both caches: a Concat of 2 + 3
+  // keys and one of 3 + 2 values are equal in the model only after concatenation.
+  for (int i = 0; i < 2; ++i) {
+    const SymShape* k = KnownShape(graph, key_cache->input(i));
+    const SymShape* v = KnownShape(graph, value_cache->input(i));
+    if (!k || !v || k->Rank() != 4 || v->Rank() != 4 || (*k)[0] != (*v)[0] || (*k)[1] != (*v)[1] ||
+        (*k)[2] != (*v)[2])
+      return NoMatch(node, "the past or new keys and values are not known to agree in batch, heads and length");
+  }
   for (const std::string_view kv : {keys, values})
     if (!(why = attention::WhyNotHeadRepeat(graph, kv, e, r, squeeze, node.input(0))).empty())
       return NoMatch(node, why);

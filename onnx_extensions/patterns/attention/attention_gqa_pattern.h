@@ -27,10 +27,16 @@ using core::builder::PatternOptimization;
 /// `scale`: an Attention with any other attribute (softcap, ...), with past inputs or with
 /// is_causal=1 (its causal frontier would move by the past length) is left alone. Form B
 /// needs a boolean mask that spans every key: its function keeps the scores where the mask
-/// is true (false for SW). A fully masked row gives 0 in the function (NaN guard) and in
-/// Attention; a NaN or infinite score does not: the guard zeros the NaN probabilities it
-/// gives, Attention keeps them (tests/ort/non_finite_differences.txt). Only at main opset >= 23. The scale is applied once instead of twice
-/// (rounding). Form B is not valid when the called function is missing or not exactly the body
+/// is true (false for SW). In both forms the mask must be [Sq, T], [1, Sq, T] or
+/// [1 or B, 1, Sq, T]: Attention's mask does not broadcast Q as Where and MatMul do, and
+/// onnxruntime wants Sq in it; Q and the caches must agree in batch, and the past and new
+/// keys and values in length. A fully masked row gives 0 in the function (NaN guard) and in
+/// Attention's specification, but the mean of V in onnxruntime 1.23's Attention; a NaN or
+/// infinite score differs too: the guard zeros the NaN probabilities it gives, Attention
+/// keeps them (tests/ort/non_finite_differences.txt). Only at main opset >= 23. The scale is
+/// applied once instead of twice (rounding): s * s must be a normal float (Attention
+/// refuses 0), and form B on double is left alone (onnxruntime 1.23's Attention drops Y's
+/// batch dim there). Form B is not valid when the called function is missing or not exactly the body
 /// FunctionAttentionGQAPattern writes under its name (byte for byte, at the model's main
 /// opset): a model may define anything under the name, and only that body is known to
 /// compute what Attention does.

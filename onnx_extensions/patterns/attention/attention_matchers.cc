@@ -135,6 +135,7 @@ std::string_view WhyNotHeadRepeat(const GraphGraph& graph, std::string_view kv, 
   const std::vector<SymDim>& d = shape->Dims();
   const std::vector<SymDim> expanded = {d[0], d[1], SymDim(n), d[2], d[3]};
   const std::vector<SymDim> target = {d[0], d[1] * SymDim(n), d[2], d[3]};
+  if ((*q)[0] != d[0]) return "the query and the keys or values differ in batch";
   if ((*q)[1] != target[1]) return "the query heads are not the repeated key-value heads";
   if (squeeze) {
     if (r.size() != 1 || NormalizeAxis(r[0], 5) != 2 || n != 1)

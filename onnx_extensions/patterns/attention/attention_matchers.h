@@ -64,7 +64,8 @@ bool IsHeadExpandShape(const std::vector<std::int64_t>& e);
 // Why expanding `kv` (known shape [B, Hkv, L, D]) by E then reshaping it to R (or squeezing
 // the axes R) does not give [B, Hkv * n, L, D] with key-value head h serving the heads
 // h*n .. h*n+n-1, which is what Attention's own GQA broadcasting does when the query has
-// `query_heads` == Hkv * n heads; empty when it does.
+// `query_heads` == Hkv * n heads and the same batch (Attention does not broadcast Q's batch
+// over the keys' as MatMul does); empty when it does.
 std::string_view WhyNotHeadRepeat(const GraphGraph& graph, std::string_view kv, const std::vector<std::int64_t>& e,
                                   const std::vector<std::int64_t>& r, bool squeeze, std::string_view query);
 

@@ -220,6 +220,65 @@ TEST(AttentionGQAPattern, RejectsAMaskBroadcastOverTheKeys) {
       "Y", "the mask does not span every key");
 }
 
+// A padding mask of one row: the function's Where broadcasts it over the 3 queries,
+// Attention wants them in the mask (onnxruntime: "inconsistent q_sequence_length").
+TEST(AttentionGQAPattern, RejectsAMaskBroadcastOverTheQueries) {
+  constexpr std::string_view graph = R"ONNX(
+    gqa_local (float[1,4,3,8] Q, float[1,1,3,8] K, float[1,1,3,8] V, bool[1,5] mask,
+               float[1,1,2,8] pk, float[1,1,2,8] pv)
+       => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)",
+            false, graph),
+      "Y", "the mask is not [Sq, T], [1, Sq, T] or [1 or B, 1, Sq, T] for the query [B, H, Sq, D]");
+}
+
+// A mask of two batches grows the function's result to batch 2; Attention's cannot grow.
+TEST(AttentionGQAPattern, RejectsAMaskThatBroadcastsTheQuery) {
+  constexpr std::string_view graph = R"ONNX(
+    attn_gqa (float[1,4,3,8] query, float[1,1,3,8] key, float[1,1,3,8] value, bool[2,1,3,5] mask,
+              float[1,1,2,8] past_key, float[1,1,2,8] past_value)
+       => (float[2,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)", "e",
+            "present_key = Concat<axis = 2>(past_key, key)", graph),
+      "Y", "the mask is not [Sq, T], [1, Sq, T] or [1 or B, 1, Sq, T] for the query [B, H, Sq, D]");
+}
+
+// MatMul broadcasts the keys' batch 1 over the query's 2; Attention takes one batch.
+TEST(AttentionGQAPattern, RejectsAQueryOfAnotherBatch) {
+  constexpr std::string_view graph = R"ONNX(
+    attn_gqa (float[2,4,3,8] query, float[1,1,3,8] key, float[1,1,3,8] value, bool[1,1,3,5] mask,
+              float[1,1,2,8] past_key, float[1,1,2,8] past_value)
+       => (float[2,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)", "e",
+            "present_key = Concat<axis = 2>(past_key, key)", graph),
+      "Y", "the query and the keys or values differ in batch");
+}
+
+// 2 past keys + 3 new ones, 3 past values + 2 new ones: both caches hold 5, but Attention
+// takes one past length and one new length.
+TEST(AttentionGQAPattern, RejectsCachesSplitAtDifferentLengths) {
+  constexpr std::string_view graph = R"ONNX(
+    attn_gqa (float[1,4,3,8] query, float[1,1,3,8] key, float[1,1,2,8] value, bool[1,1,3,5] mask,
+              float[1,1,2,8] past_key, float[1,1,3,8] past_value)
+       => (float[1,4,3,8] Y, float[1,1,5,8] present_key, float[1,1,5,8] present_value))ONNX";
+  ExpectNoMatch<AttentionGQAPattern>(
+      FormA("23", "Y = Attention<scale = 0.125>(query, kr, vr, mask)", "e",
+            "present_key = Concat<axis = 2>(past_key, key)", graph),
+      "Y", "the past or new keys and values are not known to agree in batch, heads and length");
+}
+
+// s = 0 scales Q and K to 0 (uniform attention); Attention refuses a scale of 0.
+TEST(AttentionGQAPattern, RejectsAScaleWhoseSquareIsNotAPositiveFloat) {
+  std::string model =
+      FormB(23, "LocalAttentionGQA_to1", "intermediate.LocalAttentionGQA_to1(Q, present_key, present_value, mask, s, e, r)");
+  const std::string scale = "float[1] s = {0.5}";
+  model.replace(model.find(scale), scale.size(), "float[1] s = {0.0}");
+  ExpectNoMatch<AttentionGQAPattern>(model, "Y", "the scale squared is not a normal float (Attention takes a scale above 0)");
+}
+
 TEST(AttentionGQAPattern, RejectsAnAttentionWithThreeOutputs) {
   ExpectNoMatch<AttentionGQAPattern>(
       FormA("23", "Y, k2, v2 = Attention<scale = 0.125>(query, kr, vr, mask)"), "Y",
