@@ -22,6 +22,14 @@ bool IsArgNode(const NodeProto& node) {
   return (IsOp(node, "ArgMax") || IsOp(node, "ArgMin")) && node.input_size() == 1 && node.output_size() == 1;
 }
 
+// The element types onnxruntime's TopK takes (float, double, int32, int64; float16 through
+// its casts). TopK's specification allows every numeric type, and ArgMax and ReduceMax run
+// there on int8 and uint8 too: on those the fused model would not load where the pair runs.
+bool HasTopKKernel(int elem_type) {
+  return elem_type == TensorProto::FLOAT || elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::DOUBLE ||
+         elem_type == TensorProto::INT32 || elem_type == TensorProto::INT64;
+}
+
 // ReduceMax for ArgMax, ReduceMin for ArgMin.
 std::string_view ReductionOf(const NodeProto& arg) { return arg.op_type() == "ArgMax" ? "ReduceMax" : "ReduceMin"; }
 
@@ -39,6 +47,8 @@ std::vector<const NodeProto*> Reductions(const GraphGraph& graph, const NodeProt
 MatchResult ReduceArgTopKPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   if (!IsArgNode(node)) return NoMatch(node, "the node is not a default-domain ArgMax or ArgMin with one input");
   if (OnnxOpset(graph) < 18) return NoMatch(node, "the opset is older than 18");
+  if (!HasTopKKernel(graph.GetType(node.input(0))))
+    return NoMatch(node, "the input is not float, float16, double, int32 or int64 (the types onnxruntime's TopK takes)");
   if (IntAttr(node, "select_last_index").value_or(0) != 0)
     return NoMatch(node, "the Arg node selects the last index on ties");
   const std::vector<const NodeProto*> reductions = Reductions(graph, node);

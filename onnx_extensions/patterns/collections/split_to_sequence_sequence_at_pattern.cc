@@ -49,6 +49,8 @@ MatchResult SplitToSequenceSequenceAtPattern::Match(GraphGraph& graph, const Nod
   if (HasSplit(split)) {
     const std::optional<std::size_t> rank = core::builder::RankOf(graph, split.input(1));
     if (rank != std::size_t{1}) return NoMatch(split, "the split input is not known to be 1-D");
+    // SplitToSequence takes int32 sizes too, Split int64 only.
+    if (graph.GetType(split.input(1)) != TensorProto::INT64) return NoMatch(split, "the split input is not int64");
     if (StaticDim(graph, split.input(1), 0) != m)
       return NoMatch(split, "the split input does not have one size per SequenceAt");
   } else if (StaticDim(graph, split.input(0), IntAttr(split, "axis").value_or(0)) != m) {

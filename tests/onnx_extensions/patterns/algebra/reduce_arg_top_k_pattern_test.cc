@@ -69,6 +69,15 @@ TEST(ReduceArgTopKPattern, ComparesNegativeAxesWithTheRank) {
     })ONNX");
 }
 
+TEST(ReduceArgTopKPattern, RejectsTypesOnnxruntimeHasNoTopKFor) {
+  ExpectNoMatch<ReduceArgTopKPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (uint8[4,8] X) => (uint8[4] V, int64[4] I) <int64[1] axes = {1}> {
+      V = ReduceMax<keepdims=0>(X, axes)
+      I = ArgMax<axis=1, keepdims=0>(X)
+    })ONNX", "I", "the input is not float, float16, double, int32 or int64 (the types onnxruntime's TopK takes)");
+}
+
 TEST(ReduceArgTopKPattern, RejectsDifferentAxes) {
   ExpectNoMatch<ReduceArgTopKPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>

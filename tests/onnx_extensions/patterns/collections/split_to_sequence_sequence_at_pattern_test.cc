@@ -121,5 +121,16 @@ TEST(SplitToSequenceSequenceAtPattern, RejectsScalarSplit) {
     })ONNX", "seq", "the split input is not known to be 1-D");
 }
 
+// SplitToSequence takes int32 sizes; Split's split input is int64 only.
+TEST(SplitToSequenceSequenceAtPattern, RejectsInt32Split) {
+  ExpectNoMatch<SplitToSequenceSequenceAtPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[N,6] X) => (float[N,2] Y, float[N,4] Z) <int32[2] sp = {2, 4}, int64 i0 = {0}, int64 i1 = {1}> {
+      seq = SplitToSequence<axis=1>(X, sp)
+      Y = SequenceAt(seq, i0)
+      Z = SequenceAt(seq, i1)
+    })ONNX", "seq", "the split input is not int64");
+}
+
 }  // namespace
 }  // namespace onnxopt::onnx_patterns
