@@ -423,7 +423,7 @@ void GraphBuilder::InferShapesOf(const std::vector<const NodeProto*>& nodes) {
     // The model was checked when its shapes were first inferred: a rewrite built a node
     // that its operator's specification forbids.
     throw BuilderError(std::string("a rewrite built an invalid node: ") + pending.invalid->error.what());
-  CommitShapes(std::move(pending), nodes);
+  CommitShapes(std::move(pending));
 }
 
 GraphBuilder::PendingShapes GraphBuilder::InferShapesAhead(const std::vector<const NodeProto*>& nodes) {
@@ -448,29 +448,18 @@ GraphBuilder::PendingShapes GraphBuilder::InferShapesAhead(const std::vector<con
   return pending;
 }
 
-void GraphBuilder::CommitShapes(PendingShapes pending, const std::vector<const NodeProto*>& nodes_now) {
-  if (pending.invalid || !pending.overlay || pending.nodes.size() != nodes_now.size())
+void GraphBuilder::CommitShapes(PendingShapes pending) {
+  if (pending.invalid || !pending.overlay)
     throw BuilderError("CommitShapes: the shapes of these nodes were not inferred ahead");
   shapes::ShapesContext& context = MutableShapes();
-  // The nodes may have been copied into the graph: their nested graphs moved with them.
-  std::unordered_map<const GraphProto*, const GraphProto*> moved_graphs;
-  for (std::size_t i = 0; i < nodes_now.size(); ++i) {
-    if (pending.nodes[i] == nodes_now[i] || !HasSubgraph(*nodes_now[i])) continue;
-    for (int a = 0; a < nodes_now[i]->attribute_size(); ++a) {
-      const AttributeProto& before = pending.nodes[i]->attribute(a);
-      const AttributeProto& now = nodes_now[i]->attribute(a);
-      if (now.has_g()) moved_graphs.emplace(&before.g(), &now.g());
-      for (int k = 0; k < now.graphs_size(); ++k) moved_graphs.emplace(&before.graphs(k), &now.graphs(k));
-    }
-  }
   // A rewrite may give a value a new producer under its old name (a Reshape whose shape
   // became a constant): what inference knew of it before, to tell whether it knows more now.
   std::vector<std::pair<std::string_view, shapes::SymTensor>> redefined;
-  for (const NodeProto* node : nodes_now)
+  for (const NodeProto* node : pending.nodes)
     for (const std::string& output : node->output())
       if (const shapes::SymTensor* held = output.empty() ? nullptr : context.Find(output))
         redefined.emplace_back(output, *held);
-  context.Adopt(*pending.overlay, moved_graphs);
+  context.Adopt(*pending.overlay);
   std::unordered_set<std::string> grown;
   for (auto& [name, before] : redefined)
     if (const shapes::SymTensor* now = context.Find(name); now && shapes::AddKnowledge(before, *now))

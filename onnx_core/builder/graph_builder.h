@@ -184,16 +184,16 @@ class GraphBuilder {
   // in their order after the edit) into a context over this graph's shapes that they do
   // not see yet. When a node is invalid, `invalid` holds its position in `nodes` and why,
   // and this graph's shapes are as before the call (the generator of fresh symbols and the
-  // diagnostics included). Otherwise, once the nodes are in the graph, CommitShapes takes
-  // what was inferred, with `nodes_now` the same nodes where the graph holds them: the
-  // result is that of InferShapesOf(nodes_now).
+  // diagnostics included). Otherwise, once these very nodes are in the graph (ApplyBatch
+  // moves them in), CommitShapes takes what was inferred: the result is that of
+  // InferShapesOf(nodes) then.
   struct PendingShapes {
     std::optional<shapes::InvalidNodeAt> invalid;
     std::unique_ptr<shapes::ShapesContext> overlay;
     std::vector<const NodeProto*> nodes;
   };
   PendingShapes InferShapesAhead(const std::vector<const NodeProto*>& nodes);
-  void CommitShapes(PendingShapes pending, const std::vector<const NodeProto*>& nodes_now);
+  void CommitShapes(PendingShapes pending);
   // Constant folding replaced the producers of the values `initializers` (of this graph)
   // name by them. Records those that shapes::ShapesContext::KeepsConstant as constants,
   // as loaded initializers are (for the shape functions that read constant inputs), adds

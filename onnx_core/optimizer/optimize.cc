@@ -709,22 +709,21 @@ class GraphGraph::Driver {
     // its operator's specification only with these shapes (a Reshape to another element
     // count, a Transpose whose perm does not fit the rank) is refused as RefusalOf refuses
     // a broken signature, and the rest of the batch waits for the next try.
+    // The added nodes in their order after the batch: ApplyBatch hands these very nodes to
+    // the graph (the builder's model has no arena: AddAllocated copies nothing).
+    std::vector<AddedNode> added;
+    for (std::size_t p = 0; p < planned.size(); ++p)
+      for (std::size_t k = 0; k < planned[p].added.size(); ++k)
+        added.push_back(AddedNode{added_positions[p][k], p, planned[p].added[k]});
+    std::sort(added.begin(), added.end(),
+              [](const AddedNode& a, const AddedNode& b) { return a.position < b.position; });
+    std::vector<const NodeProto*> in_order;
+    for (const AddedNode& node : added) in_order.push_back(node.node);
     report_.rewriting_time_ns += Since(start);
     const bool shapes_known = g_.builder_.Shapes() != nullptr;
     GraphBuilder::PendingShapes shapes_ahead;
     if (shapes_known) {
       start = Clock::now();
-      struct Added {
-        std::size_t position, plan;
-        const NodeProto* node;
-      };
-      std::vector<Added> added;
-      for (std::size_t p = 0; p < planned.size(); ++p)
-        for (std::size_t k = 0; k < planned[p].added.size(); ++k)
-          added.push_back(Added{added_positions[p][k], p, planned[p].added[k]});
-      std::sort(added.begin(), added.end(), [](const Added& a, const Added& b) { return a.position < b.position; });
-      std::vector<const NodeProto*> in_order;
-      for (const Added& node : added) in_order.push_back(node.node);
       shapes_ahead = g_.builder_.InferShapesAhead(in_order);
       report_.nodes_visited.shape_inference += in_order.size();
       report_.shape_inference_time_ns += Since(start);
@@ -782,19 +781,10 @@ class GraphGraph::Driver {
     g_.index_stale_ = true;
     report_.rewriting_time_ns += Since(start);
 
-    std::vector<AddedNode> added;
-    for (std::size_t p = 0; p < planned.size(); ++p)
-      for (std::size_t position : added_positions[p]) {
-        added.push_back(AddedNode{position, p, &g_.builder_.Nodes().Get(static_cast<int>(position))});
-        changes_.nodes.insert(added.back().node);
-        refused_.erase(added.back().node);  // a new node, perhaps at a removed one's address
-      }
-    std::sort(added.begin(), added.end(),
-              [](const AddedNode& a, const AddedNode& b) { return a.position < b.position; });
-    std::vector<const NodeProto*> in_order;
     std::unordered_map<std::string, std::size_t> plan_of_output;  // to attribute folded values
     for (const AddedNode& node : added) {
-      in_order.push_back(node.node);
+      changes_.nodes.insert(node.node);
+      refused_.erase(node.node);  // a new node, perhaps at a removed one's address
       identities_possible_ = identities_possible_ || node.node->op_type() == "Identity";
       for (const std::string& output : node.node->output()) plan_of_output.emplace(output, node.plan);
       if (!wake_on_.empty() && IsOnnxDomain(node.node->domain()) && wake_on_.contains(node.node->op_type()))
@@ -803,7 +793,7 @@ class GraphGraph::Driver {
     // Before shape inference (OptimizationStage::kBeforeShapeInference) nothing is
     // inferred and nothing folds.
     start = Clock::now();
-    if (shapes_known) g_.builder_.CommitShapes(std::move(shapes_ahead), in_order);
+    if (shapes_known) g_.builder_.CommitShapes(std::move(shapes_ahead));
     report_.shape_inference_time_ns += Since(start);
 
     start = Clock::now();

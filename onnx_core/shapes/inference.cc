@@ -46,15 +46,13 @@ const ShapesContext* ShapesContext::FindNested(const GraphProto& graph) const {
   return it == nested_.end() ? nullptr : it->second.get();
 }
 
-void ShapesContext::Adopt(ShapesContext& overlay,
-                          const std::unordered_map<const GraphProto*, const GraphProto*>& moved_graphs) {
+void ShapesContext::Adopt(ShapesContext& overlay) {
   if (overlay.parent_ != this) throw BuilderError("ShapesContext::Adopt: the overlay is not derived from this context");
-  for (auto& [name, value] : overlay.values_.entries()) values_.set(name, value);
-  for (auto& [name, constant] : overlay.constants_.entries()) constants_.set(name, constant);
+  for (const auto& [name, value] : overlay.values_.entries()) values_.set(name, value);
+  for (const auto& [name, constant] : overlay.constants_.entries()) constants_.set(name, constant);
   for (auto& [graph, nested] : overlay.nested_) {
-    auto moved = moved_graphs.find(graph);
     nested->parent_ = this;
-    nested_[moved == moved_graphs.end() ? graph : moved->second] = std::move(nested);
+    nested_[graph] = std::move(nested);
   }
   overlay.nested_.clear();
 }

@@ -79,11 +79,10 @@ class ShapesContext {
   // Takes what `overlay` holds, in the order it received it: values, constants and the
   // contexts of nested graphs. `overlay` is a context derived from this one that inferred
   // nodes of this scope before they joined it (GraphBuilder::InferShapesAhead), so the
-  // result is what inferring them here would have given. `moved_graphs` gives the address
-  // now of a nested graph that was at another address when the overlay inferred it. The
-  // overlay is spent: discard it.
-  void Adopt(ShapesContext& overlay,
-             const std::unordered_map<const GraphProto*, const GraphProto*>& moved_graphs = {});
+  // result is what inferring them here would have given (the contexts of nested graphs are
+  // keyed by address: the nodes must be where the overlay saw them). The overlay is spent:
+  // discard it.
+  void Adopt(ShapesContext& overlay);
 
   // Constant values (initializers, outputs of Constant nodes) that KeepsConstant, for
   // InferenceContext::ConstantInput; looked up in enclosing scopes too. The context keeps

@@ -135,34 +135,37 @@ SymTensor KeepValues(const InferenceContext& ctx, SymShape shape) {
 bool ZeroEntryGivesTheSameDim(const SymShape& in, const std::vector<SymDim>& target, std::size_t k) {
   if (!in.HasRank()) return false;
   if (k >= in.Rank()) return true;  // a 0 there is invalid
-  for (const std::string& zero : target[k].Symbols()) {
-    std::map<std::string, std::int64_t, std::less<>> values;
-    auto assign = [&](const SymDim& d) {
-      for (const std::string& symbol : d.Symbols()) values.emplace(symbol, symbol == zero ? 0 : 2);
-    };
-    for (const SymDim& d : in.Dims()) assign(d);
-    for (const SymDim& d : target) assign(d);
+  std::map<std::string, std::int64_t, std::less<>> values;
+  for (const std::vector<SymDim>* dims : {&in.Dims(), &target})
+    for (const SymDim& d : *dims)
+      for (const std::string& symbol : d.Symbols()) values.emplace(symbol, 2);
+  // Whether, with `values`, target[k] may be 0 and copy another dim into a valid shape
+  // (yes when something cannot be evaluated).
+  auto copies_another_dim = [&]() {
     std::int64_t elements = 1;
     for (const SymDim& d : in.Dims()) {
       const std::optional<std::int64_t> v = d.Evaluate(values);
-      if (!v || *v < 0 || __builtin_mul_overflow(elements, *v, &elements)) return false;
+      if (!v || *v < 0 || __builtin_mul_overflow(elements, *v, &elements)) return true;
     }
     std::vector<std::int64_t> out;
     std::optional<std::size_t> infer;
     for (std::size_t j = 0; j < target.size(); ++j) {
       std::optional<std::int64_t> v = target[j].Evaluate(values);
       if (v == 0) v = j < in.Rank() ? in[j].Evaluate(values) : std::nullopt;
-      if (!v || *v < -1 || (*v == -1 && infer)) return false;
+      if (!v || *v < -1 || (*v == -1 && infer)) return true;
       if (*v == -1) infer = j;
       out.push_back(*v);
     }
-    if (out[k] != 0 && target[k].Evaluate(values) == 0) {  // the copy differs: is the Reshape valid?
-      std::int64_t others = 1;
-      for (std::size_t j = 0; j < out.size(); ++j)
-        if (j != infer && __builtin_mul_overflow(others, out[j], &others)) return false;
-      const bool valid = infer ? others != 0 && elements % others == 0 : others == elements;
-      if (valid) return false;
-    }
+    if (out[k] == 0 || target[k].Evaluate(values) != 0) return false;  // no copy, or a copy of 0
+    std::int64_t others = 1;
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (j != infer && __builtin_mul_overflow(others, out[j], &others)) return true;
+    return infer ? others != 0 && elements % others == 0 : others == elements;
+  };
+  for (const std::string& zero : target[k].Symbols()) {
+    values[zero] = 0;
+    if (copies_another_dim()) return false;
+    values[zero] = 2;
   }
   return true;
 }
