@@ -121,6 +121,7 @@
 // memory
 #include "onnx_core/memory/copy_elimination_pass.h"
 #include "onnx_extensions/memory/register_memory_traits.h"
+#include "onnx_extensions/patterns/attention/attention_gqa_from_function_pattern.h"
 #include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
 #include "onnx_extensions/patterns/attention/function_attention_gqa_pattern.h"
 #include "onnx_extensions/patterns/attention/function_attention_pattern.h"
@@ -287,6 +288,7 @@ void RegisterAttention() {
   RegisterPattern<RotaryConcatPartPattern>(family);
   RegisterPattern<RotaryEmbeddingPattern>(family);
   RegisterPattern<AttentionGQAPattern>(family);
+  RegisterPattern<AttentionGQAFromFunctionPattern>(family);
   RegisterPattern<FunctionHalfRotaryEmbeddingPattern>(family);
   RegisterPattern<FunctionCosSinCachePattern>(family);
   RegisterPattern<FunctionCausalMaskPattern>(family);

@@ -168,6 +168,76 @@ const NodeProto* KvCacheConcat(const GraphGraph& graph, std::string_view value, 
   return concat;
 }
 
+// onnxruntime 1.23 also wants Sq itself in the mask and a head dim of 1 or of the key-value
+// heads (here 1 serves every case).
+std::string_view WhyNotFusedMask(const GraphGraph& graph, const NodeProto& node, std::string_view keys) {
+  const std::string_view mask = core::builder::OptionalInput(node, 3);
+  if (mask.empty()) return {};
+  const SymShape* shape = KnownShape(graph, mask);
+  const SymShape* k = KnownShape(graph, keys);
+  if (!shape || !k || k->Rank() != 4 || shape->Dims().back() != (*k)[2]) return "the mask does not span every key";
+  const SymShape* q = KnownShape(graph, node.input(0));
+  const std::size_t rank = shape->Rank();
+  const std::vector<SymDim>& m = shape->Dims();
+  const SymDim one(1);
+  if (!q || q->Rank() != 4 || rank > 4 || m[rank - 2] != (*q)[2] || (rank >= 3 && m[rank - 3] != one) ||
+      (rank == 4 && m[0] != one && m[0] != (*q)[0]))
+    return "the mask is not [Sq, T], [1, Sq, T] or [1 or B, 1, Sq, T] for the query [B, H, Sq, D]";
+  return {};
+}
+
+std::optional<KvCaches> MatchKvCaches(const GraphGraph& graph, const NodeProto& node, std::string_view keys,
+                                      std::string_view values, const std::vector<std::int64_t>& e,
+                                      const std::vector<std::int64_t>& r, bool squeeze,
+                                      const std::vector<const NodeProto*>& chain, std::string_view* why) {
+  const auto fail = [why](std::string_view reason) {
+    *why = reason;
+    return std::nullopt;
+  };
+  const NodeProto* key_cache = KvCacheConcat(graph, keys, why);
+  if (!key_cache) return std::nullopt;
+  const NodeProto* value_cache = KvCacheConcat(graph, values, why);
+  if (!value_cache) return std::nullopt;
+  if (key_cache == value_cache) return fail("the keys and values come from one Concat");
+  // The new node defines both caches: none of its inputs may be one of them (the value cache
+  // concatenating the key cache, say).
+  const std::string_view inputs[] = {node.input(0), key_cache->input(0), key_cache->input(1), value_cache->input(0),
+                                     value_cache->input(1), core::builder::OptionalInput(node, 3)};
+  for (const NodeProto* cache : {key_cache, value_cache})
+    if (std::find(std::begin(inputs), std::end(inputs), cache->output(0)) != std::end(inputs))
+      return fail("an input of the attention is a cache it would define");
+  // Attention takes one past length and one new length for both caches: a Concat of 2 + 3
+  // keys and one of 3 + 2 values are equal in the model only after concatenation.
+  for (int i = 0; i < 2; ++i) {
+    const SymShape* k = KnownShape(graph, key_cache->input(i));
+    const SymShape* v = KnownShape(graph, value_cache->input(i));
+    if (!k || !v || k->Rank() != 4 || v->Rank() != 4 || (*k)[0] != (*v)[0] || (*k)[1] != (*v)[1] ||
+        (*k)[2] != (*v)[2])
+      return fail("the past or new keys and values are not known to agree in batch, heads and length");
+  }
+  for (const std::string_view kv : {keys, values})
+    if (const std::string_view reason = WhyNotHeadRepeat(graph, kv, e, r, squeeze, node.input(0)); !reason.empty())
+      return fail(reason);
+  // Runtimes disagree on which key-value head serves which query head when Attention
+  // broadcasts several of them: the ONNX reference repeats each one in a row (onnx PR 7274,
+  // 2025), as the matched expansion does, while onnxruntime 1.23's CPU kernel cycles through
+  // them (tiling). One key-value head, or none repeated, reads the same either way; any other
+  // fusion would make the result depend on the runtime (tests/ort/compare_rewrites.js showed it).
+  if (e[2] != 1 && (*KnownShape(graph, keys))[1] != SymDim(1))
+    return fail("several key-value heads are repeated: runtimes broadcast them to the query heads differently");
+  // The new Attention defines the cache outputs where `node` is: nobody may read them before.
+  for (const NodeProto* cache : {key_cache, value_cache}) {
+    if (graph.IsUsedBySubgraph(cache->output(0))) return fail("a cache Concat output is read by a subgraph");
+    for (const NodeProto* reader : graph.NextNodes(cache->output(0))) {
+      const bool matched = reader == &node || reader == key_cache || reader == value_cache ||
+                           std::find(chain.begin(), chain.end(), reader) != chain.end();
+      if (!matched && graph.Position(*reader) < graph.Position(node))
+        return fail("a cache Concat output is read before the attention");
+    }
+  }
+  return KvCaches{key_cache, value_cache};
+}
+
 std::optional<LocalGqaName> ParseLocalGqaName(std::string_view op_type) {
   constexpr std::string_view prefix = "LocalAttentionGQA";
   if (!op_type.starts_with(prefix)) return std::nullopt;
@@ -207,6 +277,22 @@ NodeProto& EmitNode(utils::RepeatedProtoField<NodeProto>& nodes, GraphGraph& gra
   for (const std::string_view input : inputs) node.add_input(std::string(input));
   for (const std::string_view output : outputs) node.add_output(std::string(output));
   return node;
+}
+
+void EmitCachedAttention(utils::RepeatedProtoField<NodeProto>& nodes, GraphGraph& graph, std::string_view pattern,
+                         const NodeProto& node, const KvCaches& caches, std::string_view mask,
+                         std::optional<float> scale) {
+  NodeProto& fused = EmitNode(nodes, graph, pattern, node, "Attention",
+                              {node.input(0), caches.keys->input(1), caches.values->input(1), mask,
+                               caches.keys->input(0), caches.values->input(0)},
+                              {node.output(0), caches.keys->output(0), caches.values->output(0)});
+  if (scale) {
+    AttributeProto& attr = *fused.add_attribute();
+    attr.set_name("scale");
+    attr.set_type(AttributeProto::FLOAT);
+    attr.set_f(*scale);
+  }
+  core::builder::AddIntAttribute(fused, "is_causal", 0);
 }
 
 }  // namespace onnxopt::onnx_patterns::attention

@@ -73,6 +73,28 @@ std::string_view WhyNotHeadRepeat(const GraphGraph& graph, std::string_view kv, 
 // exactly two inputs that computes `value`; null with `why` set otherwise.
 const NodeProto* KvCacheConcat(const GraphGraph& graph, std::string_view value, std::string_view* why);
 
+// Why the opset-23 Attention that fuses `node` (an attention whose query is input 0 and
+// mask input 3, its keys after the cache `keys` [B, H, T, D]) would not read the mask as
+// `node` does; empty when it reads it the same. Attention's mask broadcasts to
+// [B, Hq, Sq, T] without growing it, where a Where or an Add broadcasts both ways.
+std::string_view WhyNotFusedMask(const GraphGraph& graph, const NodeProto& node, std::string_view keys);
+
+// The two KV-cache Concats an opset-23 Attention fusing `node` takes over.
+struct KvCaches {
+  const NodeProto* keys = nullptr;
+  const NodeProto* values = nullptr;
+};
+
+// The caches that compute `keys` and `values` (4-D, before the head repetition E, R: see
+// WhyNotHeadRepeat) when one Attention with past inputs can replace `node`, its `chain` of
+// matched nodes and both caches: the caches split at one past length, their heads repeated
+// as every runtime's Attention repeats them, their outputs read by no node before `node`
+// and by no subgraph; nullopt with `why` set otherwise.
+std::optional<KvCaches> MatchKvCaches(const GraphGraph& graph, const NodeProto& node, std::string_view keys,
+                                      std::string_view values, const std::vector<std::int64_t>& e,
+                                      const std::vector<std::int64_t>& r, bool squeeze,
+                                      const std::vector<const NodeProto*>& chain, std::string_view* why);
+
 // A `LocalAttentionGQA[SW][sQ]_to<type>` name, parsed.
 struct LocalGqaName {
   bool switched = false;  // SW: a true mask value means "masked out"
@@ -88,5 +110,11 @@ std::set<std::string> LocalGqaOpTypes();
 NodeProto& EmitNode(utils::RepeatedProtoField<NodeProto>& nodes, GraphGraph& graph, std::string_view pattern,
                     const NodeProto& origin, std::string_view op_type, std::initializer_list<std::string_view> inputs,
                     std::initializer_list<std::string_view> outputs);
+
+// Appends `Y, present_key, present_value = Attention<[scale], is_causal = 0>(Q, k, v, mask,
+// pk, pv)`, which replaces `node` (query input 0, output Y) and the two caches.
+void EmitCachedAttention(utils::RepeatedProtoField<NodeProto>& nodes, GraphGraph& graph, std::string_view pattern,
+                         const NodeProto& node, const KvCaches& caches, std::string_view mask,
+                         std::optional<float> scale);
 
 }  // namespace onnxopt::onnx_patterns::attention

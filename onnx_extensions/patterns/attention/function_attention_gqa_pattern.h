@@ -20,7 +20,7 @@ using core::builder::PatternOptimization;
 /// the keys and the values; the expansion nodes are used once, and K and V keep their dims
 /// 0, 2 and 3 through it. The body scales K before the repetition instead of after
 /// (exact). The NoT variant has the body of the plain one, so its GQA name drops NoT: the
-/// result is the function AttentionGQAPattern reads. The previous function stays until
+/// result is the function AttentionGQAFromFunctionPattern reads. The previous function stays until
 /// the cleanup removes it as unused.
 /// Not valid when the called function is missing or not exactly the body
 /// FunctionAttentionPattern writes under its name (byte for byte, at the model's main opset):

@@ -41,7 +41,7 @@ struct LocalAttentionVariant {
   int elem_type = TensorProto::FLOAT;
 };
 
-// "LocalAttention[GQA][SW][sQ][NoT]_to<elem_type>" (SW before sQ, as AttentionGQAPattern
+// "LocalAttention[GQA][SW][sQ][NoT]_to<elem_type>" (SW before sQ, as AttentionGQAFromFunctionPattern
 // reads the GQA names).
 std::string LocalAttentionName(const LocalAttentionVariant& variant);
 

@@ -122,7 +122,7 @@ TEST(FunctionAttentionGQAPattern, AddsTheGqaFunction) {
   EXPECT_EQ(function->opset_import(0).version(), 18);
 }
 
-// SW and sQ in the order AttentionGQAPattern reads (upstream writes GQAsQSW).
+// SW and sQ in the order AttentionGQAFromFunctionPattern reads (upstream writes GQAsQSW).
 TEST(FunctionAttentionGQAPattern, NamesASwitchedSqueezeVariantGqaSWsQ) {
   constexpr std::string_view signature = R"ONNX(
     gqa_local (float[1,2,3,8] Q, float[1,2,5,8] K, float[1,2,5,8] V, bool[1,1,3,5] mask) => (float[1,2,3,8] Y))ONNX";

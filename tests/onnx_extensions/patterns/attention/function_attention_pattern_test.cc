@@ -1,5 +1,5 @@
 #include "onnx_extensions/patterns/attention/function_attention_pattern.h"
-#include "onnx_extensions/patterns/attention/attention_gqa_pattern.h"
+#include "onnx_extensions/patterns/attention/attention_gqa_from_function_pattern.h"
 
 #include <gtest/gtest.h>
 
@@ -335,9 +335,9 @@ TEST(FunctionAttentionPattern, RejectsAPlusInfinityBias) {
 }
 
 // Stage 1 then stage 2: the GQA call this pattern creates over a KV cache is the one
-// AttentionGQAPattern turns into Attention at opset 23 (names and input order agree). One
-// key-value head: AttentionGQAPattern leaves several repeated ones to the function.
-TEST(FunctionAttentionPattern, CreatesTheGqaCallThatAttentionGQAPatternReads) {
+// AttentionGQAFromFunctionPattern turns into Attention at opset 23 (names and input order
+// agree). One key-value head: several repeated ones stay in the function.
+TEST(FunctionAttentionPattern, CreatesTheGqaCallThatAttentionGQAFromFunctionPatternReads) {
   onnx_shapes::RegisterShapeFunctions();
   onnx_kernels::RegisterKernels();
   core::builder::GraphBuilder builder(testing::ParseText(R"ONNX(
@@ -369,7 +369,7 @@ TEST(FunctionAttentionPattern, CreatesTheGqaCallThatAttentionGQAPatternReads) {
   core::builder::OptimizerOptions options;
   options.registered = core::builder::PatternSelection::None();
   GraphGraph graph(builder,
-                   {std::make_shared<FunctionAttentionPattern>(), std::make_shared<AttentionGQAPattern>()}, options);
+                   {std::make_shared<FunctionAttentionPattern>(), std::make_shared<AttentionGQAFromFunctionPattern>()}, options);
   graph.Optimize();
   const ModelProto model = std::move(builder).TakeModel();
   ASSERT_EQ(model.graph().node_size(), 1);
