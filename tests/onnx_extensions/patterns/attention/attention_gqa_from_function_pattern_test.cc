@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_extensions/patterns/attention/function_attention_matchers.h"

@@ -2,11 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <initializer_list>
 #include <string>
 #include <string_view>
 
-#include "onnx_extensions/patterns/attention/function_attention_matchers.h"
 #include "tests/onnx_extensions/patterns/attention/local_function_test_util.h"
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
 
