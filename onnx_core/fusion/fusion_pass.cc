@@ -174,13 +174,31 @@ ReplacementGraph ReplacementBuilder::Build(std::vector<ValueRef> outputs) {
 
 namespace {
 
-// Throws unless a replacement output keeps the element type of the output it replaces (0:
-// unknown, accepted).
-void CheckOutputType(std::string_view rule, std::size_t j, int original, int replaced, const std::string& name) {
+// Throws unless a replacement output keeps the element type and the shape of the output it
+// replaces, as far as both are known (type 0 or a null shape: unknown, accepted). Shapes
+// differ when their ranks do, or two dims that cannot be equal (3 and 2; not `n` and 3,
+// which may be equal at run time).
+void CheckOutputType(std::string_view rule, std::size_t j, int original, int replaced, const std::string& name,
+                     const core::shapes::SymShape* original_shape = nullptr,
+                     const core::shapes::SymShape* replaced_shape = nullptr) {
   if (original != 0 && replaced != 0 && original != replaced)
     throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " has element type " +
                        std::to_string(replaced) + " where the match produced " + std::to_string(original) + " ('" +
                        name + "')");
+  if (!original_shape || !replaced_shape || !original_shape->HasRank() || !replaced_shape->HasRank()) return;
+  bool differ = original_shape->Rank() != replaced_shape->Rank();
+  for (std::size_t k = 0; !differ && k < original_shape->Rank(); ++k)
+    differ = core::shapes::SymDim::ProvablyDifferent((*original_shape)[k], (*replaced_shape)[k]);
+  if (differ)
+    throw BuilderError(std::string(rule) + ": replacement output " + std::to_string(j) + " has shape " +
+                       replaced_shape->ToString() + " where the match produced " + original_shape->ToString() +
+                       " ('" + name + "')");
+}
+
+// The known shape of `value` in `graph`, or null.
+const core::shapes::SymShape* ShapeOf(const GraphGraph& graph, std::string_view value) {
+  const core::shapes::SymTensor* tensor = graph.Builder().GetShape(value);
+  return tensor && tensor->kind == core::shapes::SymTensor::Kind::kTensor ? &tensor->shape : nullptr;
 }
 
 // The element types of the matched outputs that new nodes compute (named after them), as
@@ -222,7 +240,9 @@ void CheckComputedOutputTypes(const GraphGraph& graph, std::string_view rule,
     if (!produced.contains(outputs[j])) continue;
     const int original = graph.GetType(outputs[j]);
     const core::shapes::SymTensor* inferred = scratch.Find(outputs[j]);
-    CheckOutputType(rule, j, original, inferred ? inferred->elem_type : 0, outputs[j]);
+    const bool tensor = inferred && inferred->kind == core::shapes::SymTensor::Kind::kTensor;
+    CheckOutputType(rule, j, original, inferred ? inferred->elem_type : 0, outputs[j], ShapeOf(graph, outputs[j]),
+                    tensor ? &inferred->shape : nullptr);
   }
 }
 
@@ -254,7 +274,12 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
     const int replaced = v.kind == Sketch::Kind::kConstant ? v.tensor->data_type()
                          : existing.empty()                ? 0
                                                            : graph.GetType(existing);
-    CheckOutputType(rule, j, original, replaced, outputs[j]);
+    std::optional<core::shapes::SymShape> constant_shape;
+    if (v.kind == Sketch::Kind::kConstant)
+      constant_shape = core::shapes::SymShape(std::vector<core::shapes::SymDim>(v.tensor->dims().begin(), v.tensor->dims().end()));
+    const core::shapes::SymShape* replaced_shape =
+        constant_shape ? &*constant_shape : existing.empty() ? nullptr : ShapeOf(graph, existing);
+    CheckOutputType(rule, j, original, replaced, outputs[j], ShapeOf(graph, outputs[j]), replaced_shape);
   }
   core::builder::GraphBuilder& builder = graph.Builder();
   utils::RepeatedProtoField<NodeProto> nodes;

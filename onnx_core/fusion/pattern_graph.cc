@@ -236,6 +236,9 @@ void Pattern::Validate() {
   const Sketch& g = *sketch_;
   const std::string prefix = "pattern " + Quoted(g.name) + ": ";
   if (outputs_.empty()) throw PatternError(prefix + "it has no output");
+  if (g.nodes.size() > kMaxPatternNodes)
+    throw PatternError(prefix + "it has " + std::to_string(g.nodes.size()) + " nodes, more than the " +
+                       std::to_string(kMaxPatternNodes) + " a pattern may have");
   for (std::size_t j = 0; j < outputs_.size(); ++j) {
     const Sketch::Value& v = g.values[outputs_[j]];
     if (v.kind == Sketch::Kind::kPlaceholder)

@@ -128,6 +128,10 @@ class PatternBuilder : public SketchBuilder {
   Pattern Build(std::vector<ValueRef> outputs);  // throws PatternError (§7.2)
 };
 
+// The most nodes a pattern may have: the matcher walks a pattern recursively, one stack
+// frame or two per node (rules are tens of nodes; a generated chain of 100 000 overflowed).
+inline constexpr std::size_t kMaxPatternNodes = 4096;
+
 // A validated pattern graph, with its captures. Cheap to copy (the graph is shared).
 class Pattern {
  public:

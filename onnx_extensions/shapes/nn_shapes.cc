@@ -537,12 +537,10 @@ std::vector<SymTensor> InferGemm(InferenceContext& ctx) {
   const int type = InputElemType(ctx, 0);
   const SymShape a = InputShape(ctx, 0);
   const SymShape b = InputShape(ctx, 1);
-  for (const SymShape* s : {&a, &b}) {
-    if (s->HasRank() && s->Rank() != 2) {
-      ctx.Diagnose("Gemm inputs must be 2-D, got rank " + std::to_string(s->Rank()));
-      return UnknownOutputs(ctx);
-    }
-  }
+  // A Gemm of other ranks is invalid whatever the dims (onnx's checker and every runtime
+  // refuse it), where differing inner dims below are left to the run, as MatMul's.
+  for (const SymShape* s : {&a, &b})
+    if (s->HasRank() && s->Rank() != 2) RefuseNode(ctx, "takes 2-D A and B", "rank " + std::to_string(s->Rank()));
   const bool ta = ctx.IntAttribute("transA").value_or(0) != 0;
   const bool tb = ctx.IntAttribute("transB").value_or(0) != 0;
   SymDim m, ka, kb, n;

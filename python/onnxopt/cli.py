@@ -2,8 +2,10 @@
 
 The C++ command line hands `onnxopt optimize ... --passes` to this module: it loads the
 declarative rule files (onnxopt.fusion.load_passes), compiles the registered rules, and
-optimizes with them next to the selected built-in patterns. A rule file that fails to load
-is reported as FILE:LINE: message, with exit status 2.
+optimizes with them next to the selected built-in patterns. A rule file that fails to load,
+and a rule that fails while it compiles or runs (an invalid pattern, an exception in
+meet_requirements or replacement), is reported as FILE:LINE: message, with exit status 2;
+usage errors exit with 1, as in the C++ command line.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ import os
 import sys
 import time
 import traceback
-
-import onnx
 
 import onnxopt
 from onnxopt import fusion
@@ -50,14 +50,17 @@ def optimize(argv) -> int:
     parser.add_argument("--patterns", default="default")
     parser.add_argument("--no-fold", action="store_true")
     parser.add_argument("--max-iter", type=int, default=-1)
+    parser.add_argument("--keep-initializer-inputs", action="store_true")
     parser.add_argument("--report", action="store_true")
     parser.add_argument("-q", "--quiet", action="store_true")
     try:
         args = parser.parse_args(argv)
+        if args.max_iter != -1 and args.max_iter < 1:
+            raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
-              f"--max-iter, --report, -q)", file=sys.stderr)
-        return 2
+              f"--max-iter, --keep-initializer-inputs, --report, -q)", file=sys.stderr)
+        return 1
     paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
     try:
         fusion.load_passes(paths)
@@ -69,14 +72,23 @@ def optimize(argv) -> int:
         print(f"{location}: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    rules = fusion.registered_patterns()
-    patterns = onnxopt.standard_patterns(args.patterns) + rules
-    builder = onnxopt.GraphBuilder(args.model)
-    graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
-                               fold_constants_first=not args.no_fold, collect_no_match=args.report)
-    records, report = graph.optimize(report=True, max_iter=args.max_iter)
-    del graph
-    onnx.save(builder.to_model(), args.output)
+    try:
+        rules = fusion.registered_patterns()
+        patterns = onnxopt.standard_patterns(args.patterns) + rules
+        # As the C++ command line: an IR < 4 model's initializers listed among its inputs are
+        # constants unless asked otherwise.
+        builder = onnxopt.GraphBuilder(args.model, keep_initializer_inputs=args.keep_initializer_inputs)
+        graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
+                                   fold_constants_first=not args.no_fold, collect_no_match=args.report)
+        records, report = graph.optimize(report=True, max_iter=args.max_iter)
+        del graph
+    except Exception as e:  # a rule that fails while compiling or running: say where
+        location = _rule_location(e, paths)
+        if not location and isinstance(e, onnxopt.Error):
+            raise  # the model's, or the optimizer's: main reports it
+        print(f"{location or ':'.join(paths)}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    builder.save(args.output)  # through a temporary file: no partial output
     if not args.quiet:
         names = {}
         for record in records:

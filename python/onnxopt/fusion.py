@@ -600,6 +600,11 @@ def _register(name: str, factory, stage, priority: int, description: Optional[st
         raise ValueError("a pass needs a non-empty name")
     if name in _registry:
         raise ValueError(f"a declarative pass named '{name}' is already registered")
+    # A decompose pass's pattern takes the pass's name: under a built-in's name it would
+    # replace the built-in in the optimizer without a word.
+    from . import registered_pattern_names
+    if name in registered_pattern_names():
+        raise ValueError(f"'{name}' is the name of a built-in pattern or pass: give the declarative pass another")
     if description is None:  # the class's own docstring, not one it inherits
         description = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
     _registry[name] = _Registered(name, factory, stage, priority, description)

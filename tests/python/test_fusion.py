@@ -175,6 +175,9 @@ def test_t54_class_rules():
     fusion.register_fusion_pass(name="Dup")(Two)
     with pytest.raises(ValueError, match="already registered"):
         fusion.register_fusion_pass(name="Dup")(Two)
+    # A decompose pass's pattern has the pass's name: it would replace the built-in one.
+    with pytest.raises(ValueError, match="'CastCastPattern' is the name of a built-in pattern"):
+        fusion.register_decompose_pass(name="CastCastPattern", op_types=["Neg"])(fusion.DecomposePass)
     fusion.unregister_all()
 
 
@@ -338,3 +341,63 @@ def test_command_line_passes(tmp_path):
                              "--passes", str(bad)], capture_output=True, text=True)
     assert result.returncode == 2
     assert f"{bad}:3: error: RuntimeError: broken rule" in result.stderr
+
+    # A rule that fails while it runs: where, exit 2, no output written.
+    raises = tmp_path / "raising_rules.py"
+    raises.write_text(
+        "from onnxopt.fusion import PassStage, PatternFusionPass, op, pattern, register_fusion_pass\n\n\n"
+        "@register_fusion_pass(name='Raises', stage=PassStage.AFTER_SHAPE_INFERENCE)\n"
+        "class Raises(PatternFusionPass):\n"
+        "    @pattern\n"
+        "    def add(self, inputs):\n"
+        "        return op.Add(inputs[0], inputs[1])\n\n"
+        "    def meet_requirements(self, match):\n"
+        "        raise RuntimeError('boom')\n\n"
+        "    def replacement(self, inputs):\n"
+        "        return inputs[0]\n")
+    out3 = tmp_path / "out3.onnx"
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out3), "--passes", str(raises)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{raises}:11: error: RuntimeError: boom" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not out3.exists()
+
+    # Usage errors exit with 1, as in the C++ command line.
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out3), "--passes", rules,
+                             "--max-iter", "0"], capture_output=True, text=True)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "--max-iter expects a positive integer" in result.stderr
+
+
+def test_command_line_passes_reads_ir3_initializer_inputs_as_constants(tmp_path):
+    """An IR < 4 model's initializers listed among its inputs: constants, as without --passes."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    rules = tmp_path / "add_zero_rules.py"
+    rules.write_text(
+        "import numpy as np\n"
+        "from onnxopt.fusion import PassStage, PatternFusionPass, op, pattern, register_fusion_pass\n\n\n"
+        "@register_fusion_pass(name='AddZero', stage=PassStage.AFTER_SHAPE_INFERENCE)\n"
+        "class AddZero(PatternFusionPass):\n"
+        "    @pattern\n"
+        "    def add_zero(self, inputs):\n"
+        "        return op.Add(inputs[0], op.Const(name='zero'))\n\n"
+        "    def meet_requirements(self, match):\n"
+        "        g = match.graph\n"
+        "        x, y = match.captured(0), match.captured(1)\n"
+        "        sx, sy = g.get_shape(x), g.get_shape(y)\n"
+        "        return bool((match.constant('zero') == 0).all()) and (sx.elem_type, sx.dims) == (sy.elem_type, sy.dims)\n\n"
+        "    def replacement(self, inputs):\n"
+        "        return inputs[0]\n")
+    model = helper.make_model(
+        helper.make_graph([helper.make_node("Add", ["a", "b"], ["t"]), helper.make_node("Relu", ["t"], ["y"])], "g",
+                          [tensor("a", (3,)), tensor("b", (3,))], [tensor("y", (3,))],
+                          [numpy_helper.from_array(np.zeros(3, np.float32), "b")]),
+        opset_imports=[helper.make_opsetid("", 9)], ir_version=3)
+    onnx.save(model, tmp_path / "ir3.onnx")
+    out = tmp_path / "out.onnx"
+    for extra, ops in (([], ["Relu"]), (["--keep-initializer-inputs"], ["Add", "Relu"])):
+        result = subprocess.run([exe, "optimize", str(tmp_path / "ir3.onnx"), "-o", str(out), "--passes", str(rules),
+                                 "--patterns", "none"] + extra, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert [n.op_type for n in onnx.load(out).graph.node] == ops, extra

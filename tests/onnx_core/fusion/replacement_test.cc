@@ -45,6 +45,14 @@ TEST(DeclarativeValidation, T44_RejectsBadPatterns) {
   };
   expect(
       [] {
+        PatternBuilder b("long_chain");
+        ValueRef value = b.Input();
+        for (std::size_t i = 0; i <= fusion::kMaxPatternNodes; ++i) value = b.Op("Relu", {value});
+        b.Build({value});
+      },
+      "pattern 'long_chain': it has 4097 nodes, more than the 4096 a pattern may have");
+  expect(
+      [] {
         PatternBuilder b("with_if");
         b.Build({b.Op("If", {b.Input()})});
       },
@@ -95,7 +103,7 @@ TEST(DeclarativeValidation, T44_RejectsBadPatterns) {
       "pattern 'constant_output': output 0 is constant 'c', not produced by an ordinary node");
   expect([] { Pattern::FromText("cyclic (x) => (y) { a = Relu(x, b)\n b = Neg(a)\n y = Abs(a) }"); },
          "pattern 'cyclic': node 0 (Relu) reads a value defined nowhere or is on a cycle");
-  EXPECT_EQ(messages.size(), 8u) << "one distinct message per rule";
+  EXPECT_EQ(messages.size(), 9u) << "one distinct message per rule";
 }
 
 TEST(DeclarativeValidation, PatternFromText) {
@@ -301,6 +309,37 @@ TEST(DeclarativeValidation, T48_ReplacementTypeMismatch) {
       });
   EXPECT_EQ(ApplyError(through, kAddZeroModel),
             "HalfRelu/add_constant: replacement output 0 has element type 10 where the match produced 1 ('t')");
+}
+
+// The spec's T48 for shapes: a zero [2, 3] broadcasts a [3] input, which a passthrough (or a
+// node of the input's shape) would not (meet_requirements forgot to compare the shapes).
+TEST(DeclarativeValidation, T48_ReplacementShapeMismatch) {
+  constexpr std::string_view model = R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[2,3] u) <float[2,3] Z = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}> {
+      t = Add(a, Z)
+      u = Relu(t)
+    })";
+  auto add_constant = [] {
+    PatternBuilder b("add_constant");
+    return std::vector<Pattern>{b.Build({b.Op("Add", {b.Input(), b.AnyConstant()})})};
+  };
+  const Rules passthrough =
+      LambdaRules("KeepInput", add_constant, [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); });
+  EXPECT_EQ(ApplyError(passthrough, model),
+            "KeepInput/add_constant: replacement output 0 has shape [3] where the match produced [2,3] ('t')");
+  const Rules computed = LambdaRules("AbsInput", add_constant, [](const MatchResult&, ReplacementBuilder& rb) {
+    return rb.Build({rb.Op("Abs", {rb.Input(0)})});
+  });
+  EXPECT_EQ(ApplyError(computed, model),
+            "AbsInput/add_constant: replacement output 0 has shape [3] where the match produced [2,3] ('t')");
+  // A node the replacement builds that is invalid with its inputs' shapes.
+  const Rules invalid = LambdaRules("GemmInput", add_constant, [](const MatchResult&, ReplacementBuilder& rb) {
+    return rb.Build({rb.Op("Gemm", {rb.Input(0), rb.Input(0)})});
+  });
+  EXPECT_EQ(ApplyError(invalid, model),
+            "GemmInput/add_constant: the replacement builds an invalid node: node 'GemmInput/add_constant' (Gemm): "
+            "Gemm-13 takes 2-D A and B; found rank 1");
 }
 
 // --- DecomposePass: T14-T17, T49 -----------------------------------------------------

@@ -398,6 +398,11 @@ TEST(GemmShape, TransposedOperands) {
   EXPECT_EQ(s.Get("y"), "float[M,N]");
 }
 
+TEST(GemmShape, RefusesAnOperandThatIsNot2D) {
+  EXPECT_EQ(InferenceRefusal(Model(13, "g (float[4] a, float[4] b) => (float[] y)", "y = Gemm (a, b)")),
+            "node #0 (Gemm): Gemm-13 takes 2-D A and B; found rank 1");
+}
+
 TEST(GemmShape, ReportsInnerDimMismatch) {
   auto s = InferText(Model(13, "g (float[M,4] a, float[5,N] b) => (float[] y)", "y = Gemm (a, b)"));
   EXPECT_THAT(s.Diagnostics(), ElementsAre(HasSubstr("inner dimensions")));
