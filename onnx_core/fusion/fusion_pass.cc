@@ -287,9 +287,10 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
   std::vector<bool> named(sketch.values.size(), false);
   // A node output that is replacement output j takes the name of the match's output j
   // (its producer goes away in the same rewrite); the first such claim wins.
+  // An empty output (an optional output the matched node leaves out) is not produced.
   for (std::size_t j = 0; j < outputs.size(); ++j) {
     const int id = replacement.Outputs()[j];
-    if (sketch.values[id].kind == Sketch::Kind::kNodeOutput && !named[id]) {
+    if (!outputs[j].empty() && sketch.values[id].kind == Sketch::Kind::kNodeOutput && !named[id]) {
       names[id] = outputs[j];
       named[id] = true;
     }
@@ -322,7 +323,7 @@ utils::RepeatedProtoField<NodeProto> EmitReplacement(GraphGraph& graph, std::str
   // Outputs that are not a node output of their own: a copy under the output's name.
   for (std::size_t j = 0; j < outputs.size(); ++j) {
     const int id = replacement.Outputs()[j];
-    if (names[id] == outputs[j]) continue;
+    if (outputs[j].empty() || names[id] == outputs[j]) continue;
     NodeProto& copy = *nodes.Add();
     copy.set_op_type("Identity");
     copy.set_name(builder.UniqueName(rule));
@@ -437,8 +438,11 @@ core::builder::MatchResult DeclarativePatternGroup::Match(GraphGraph& graph, con
   // Alternatives beyond 64 are tried without the shortcut.
   std::uint64_t walk_failed = 0;
   MatchFailure failure = MatchFailure::kNone;
-  core::builder::MatchResult first_failure = declarative_.front()->Match(graph, candidate, failure);
-  if (first_failure) return first_failure;
+  core::builder::MatchResult reported = declarative_.front()->Match(graph, candidate, failure);
+  if (reported) return reported;
+  // The reason reported is that of the first alternative that got past the walk (its
+  // topology matched: the boundary or the requirements refused it), else the first one's.
+  bool reported_after_walk = failure == MatchFailure::kAfterWalk;
   if (failure == MatchFailure::kWalk) walk_failed |= 1;
   for (std::size_t i = 1; i < declarative_.size(); ++i) {
     const int twin = walk_twin_[i];
@@ -449,8 +453,12 @@ core::builder::MatchResult DeclarativePatternGroup::Match(GraphGraph& graph, con
     core::builder::MatchResult match = declarative_[i]->Match(graph, candidate, failure);
     if (match) return match;
     if (failure == MatchFailure::kWalk && i < 64) walk_failed |= std::uint64_t{1} << i;
+    if (failure == MatchFailure::kAfterWalk && !reported_after_walk) {
+      reported = std::move(match);
+      reported_after_walk = true;
+    }
   }
-  return first_failure;
+  return reported;
 }
 
 utils::RepeatedProtoField<NodeProto> DeclarativePatternGroup::Apply(GraphGraph&,

@@ -145,6 +145,7 @@ class GraphGraph::Driver {
       const bool had_shapes = builder.Shapes() != nullptr;
       const std::size_t first_record = records_.size();
       RunStage(OptimizationStage::kBeforeShapeInference, max_iter);
+      RunBeforeShapeInferenceInSubgraphs(max_iter);
       if (had_shapes && records_.size() != first_record) InferAllShapes();
     }
     if (builder.IsRoot() && !builder.Shapes()) InferAllShapes();
@@ -320,6 +321,27 @@ class GraphGraph::Driver {
     std::int64_t match_time_ns;
     const NodeProto* candidate;  // the node Match was called on
   };
+
+  // The kBeforeShapeInference stage in the graphs nested in this one, depth first, while
+  // no shape is inferred yet (the main graph's Run calls it after the stage's own run): the
+  // later stages reach nested graphs through OptimizeSubgraphs, once shapes are known.
+  void RunBeforeShapeInferenceInSubgraphs(int max_iter) {
+    std::vector<GraphBuilder*> nested = g_.builder_.Subgraphs();
+    if (nested.empty()) return;
+    const EnclosingConstants enclosing_constants(g_.builder_, g_.enclosing_constants_);
+    for (GraphBuilder* subgraph : nested) {
+      GraphGraph child(*subgraph, g_);
+      child.enclosing_constants_ = &enclosing_constants;
+      OptimizationReport child_report;
+      Driver driver(child, child_report, records_, batch_, classes_);
+      driver.RunStage(OptimizationStage::kBeforeShapeInference, max_iter);
+      driver.RunBeforeShapeInferenceInSubgraphs(max_iter);
+      report_.MergeCounters(child_report);
+    }
+    // Nested graphs may read fewer outer values now.
+    g_.index_stale_ = true;
+    graph_clean_ = false;
+  }
 
   void OptimizeSubgraphs() {
     std::vector<GraphBuilder*> nested = g_.builder_.Subgraphs();

@@ -72,6 +72,7 @@ opt_in_pattern_names = _builder.opt_in_pattern_names
 resolve_selection = _builder.resolve_selection
 serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites
+model_fingerprint = _builder.model_fingerprint
 
 
 def pattern_doc(name: str) -> str:

@@ -34,6 +34,7 @@ opt_in_pattern_names = _builder.opt_in_pattern_names
 resolve_selection = _builder.resolve_selection
 serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites
+model_fingerprint = _builder.model_fingerprint
 
 ModelLike = Union[onnx.ModelProto, bytes, str, os.PathLike]
 # A pattern given to optimize() or GraphGraph: an instance, a class, or a registered name.

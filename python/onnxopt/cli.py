@@ -42,6 +42,25 @@ def _rule_location(error: BaseException, paths) -> str:
     return location
 
 
+def _select_rules(selection: str, rules: list):
+    """The built-in part of a --patterns selection, and the rules it keeps.
+
+    The loaded rules always run, but for those an item "-NAME" excludes: NAME is a rule's
+    pattern name (Pass/pattern, or Pass/a|b for the alternatives one pass groups) or a pass
+    name (all its patterns); "+NAME" of a rule changes nothing. The other items select the
+    built-in patterns as without --passes ("default" when none is left), so that
+    "--patterns none" runs the rules alone."""
+    kept, excluded = [], set()
+    for item in selection.split(","):
+        bare = item.lstrip("+-")
+        named = [r.name for r in rules if bare in (r.name, r.name.split("/", 1)[0])]
+        if not named:
+            kept.append(item)
+        elif item.startswith("-"):
+            excluded.update(named)
+    return ",".join(kept) or "default", [r for r in rules if r.name not in excluded]
+
+
 def optimize(argv) -> int:
     parser = _Parser(prog="onnxopt optimize", add_help=False)
     parser.add_argument("model")
@@ -51,15 +70,22 @@ def optimize(argv) -> int:
     parser.add_argument("--no-fold", action="store_true")
     parser.add_argument("--max-iter", type=int, default=-1)
     parser.add_argument("--keep-initializer-inputs", action="store_true")
+    parser.add_argument("--record", default="")
     parser.add_argument("--report", action="store_true")
     parser.add_argument("-q", "--quiet", action="store_true")
+    # "--patterns -A" (every default pattern but A) is a value, not an option.
+    argv = list(argv)
+    for i in range(len(argv) - 1):
+        if argv[i] == "--patterns":
+            argv[i:i + 2] = [f"--patterns={argv[i + 1]}"]
+            break
     try:
         args = parser.parse_args(argv)
         if args.max_iter != -1 and args.max_iter < 1:
             raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
-              f"--max-iter, --keep-initializer-inputs, --report, -q)", file=sys.stderr)
+              f"--max-iter, --keep-initializer-inputs, --record, --report, -q)", file=sys.stderr)
         return 1
     paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
     try:
@@ -73,11 +99,13 @@ def optimize(argv) -> int:
         return 2
     start = time.perf_counter()
     try:
-        rules = fusion.registered_patterns()
-        patterns = onnxopt.standard_patterns(args.patterns) + rules
+        builtin_selection, rules = _select_rules(args.patterns, fusion.registered_patterns())
+        patterns = onnxopt.standard_patterns(builtin_selection) + rules
         # As the C++ command line: an IR < 4 model's initializers listed among its inputs are
         # constants unless asked otherwise.
         builder = onnxopt.GraphBuilder(args.model, keep_initializer_inputs=args.keep_initializer_inputs)
+        # Of the model as loaded, as the C++ command line stamps its records: replay checks it.
+        fingerprint = onnxopt.model_fingerprint(builder.to_model_bytes()) if args.record else ""
         graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
                                    fold_constants_first=not args.no_fold, collect_no_match=args.report)
         records, report = graph.optimize(report=True, max_iter=args.max_iter)
@@ -88,7 +116,21 @@ def optimize(argv) -> int:
             raise  # the model's, or the optimizer's: main reports it
         print(f"{location or ':'.join(paths)}: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
-    builder.save(args.output)  # through a temporary file: no partial output
+    if args.record:  # written first, renamed once the model is saved: both or neither
+        record_tmp = f"{args.record}.tmp{os.getpid()}"
+        try:
+            with open(record_tmp, "wb") as f:
+                f.write(onnxopt.serialize_rewrites(records, fingerprint))
+            builder.save(args.output)  # through a temporary file: no partial output
+            os.replace(record_tmp, args.record)
+        except OSError as e:
+            print(f"onnxopt optimize: cannot write '{e.filename or args.record}': {e.strerror}", file=sys.stderr)
+            return 2
+        finally:
+            if os.path.exists(record_tmp):
+                os.remove(record_tmp)
+    else:
+        builder.save(args.output)  # through a temporary file: no partial output
     if not args.quiet:
         names = {}
         for record in records:

@@ -633,6 +633,7 @@ def register_decompose_pass(*, name: str, op_types: Sequence[str], stage: PassSt
         if not (isinstance(cls, type) and issubclass(cls, DecomposePass)):
             raise TypeError("@register_decompose_pass decorates a DecomposePass subclass")
         _register(name, lambda: cls(list(op_types)), stage, priority, description, cls)
+        cls._registered_op_types = list(op_types)  # so that cls() alone builds it, as the tutorial does
         return cls
     return decorate
 

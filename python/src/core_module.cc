@@ -503,15 +503,16 @@ void BindGraph(py::module_& b) {
       .def(
           "make_initializer",
           [](const PyGraph& self, const std::string& prefix, py::handle value) {
-            return self.Get().MakeInitializer(prefix, TensorFromPython(value));
+            return self.Mutable("make_initializer").MakeInitializer(prefix, TensorFromPython(value));
           },
           "name_prefix"_a, "value"_a, "Adds an initializer (numpy array or onnx.TensorProto); returns its unique name.")
-      .def("unique_name", [](const PyGraph& self, const std::string& prefix) { return self.Get().Builder().UniqueName(prefix); })
+      .def("unique_name",
+           [](const PyGraph& self, const std::string& prefix) { return self.Mutable("unique_name").Builder().UniqueName(prefix); })
       .def(
           "get_or_add_function",
           [](const PyGraph& self, py::handle function) {
             return OnnxMessage("FunctionProto",
-                               self.Get().Builder().GetOrAddFunction(FromPython<FunctionProto>(function, "FunctionProto")));
+                               self.Mutable("get_or_add_function").Builder().GetOrAddFunction(FromPython<FunctionProto>(function, "FunctionProto")));
           },
           "function"_a,
           "The model's local function (function.domain, function.name) as an onnx.FunctionProto (a copy): "

@@ -211,7 +211,7 @@ void BindFusion(py::module_& m) {
       .def_property_readonly("rule_name", [](const PyFusionMatch& m) { return std::string(m.Get().RuleName()); })
       .def_property_readonly("graph", [](const PyFusionMatch& m) {
         m.Get();
-        return PyGraph::Borrow(*m.graph);
+        return PyGraph::Borrow(*m.graph, /*read_only=*/true);
       })
       .def("input", [](const PyFusionMatch& m, std::size_t i) { return m.Get().Input(i); }, "i"_a)
       .def("output", [](const PyFusionMatch& m, std::size_t j) { return m.Get().Output(j); }, "j"_a)
@@ -235,7 +235,7 @@ void BindFusion(py::module_& m) {
            "domain"_a = "")
       .def_property_readonly("stage", [](const PyPassContext& c) { return static_cast<int>(c.Get().Stage()); })
       .def_property_readonly("pass_name", [](const PyPassContext& c) { return std::string(c.Get().PassName()); })
-      .def_property_readonly("graph", [](const PyPassContext& c) { return PyGraph::Borrow(c.Get().Graph()); });
+      .def_property_readonly("graph", [](const PyPassContext& c) { return PyGraph::Borrow(c.Get().Graph(), /*read_only=*/true); });
 
   f.def(
       "compile_fusion_pass",

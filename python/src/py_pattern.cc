@@ -42,10 +42,20 @@ GraphGraph& PyGraph::Get() const {
   return *graph;
 }
 
-py::object PyGraph::Borrow(GraphGraph& graph) {
+GraphGraph& PyGraph::Mutable(std::string_view what) const {
+  GraphGraph& result = Get();
+  if (read_only)
+    throw BuilderError(std::string(what) +
+                       " changes the graph, which is read-only in match, meet_requirements and a declarative "
+                       "replacement (constants go through the replacement builder)");
+  return result;
+}
+
+py::object PyGraph::Borrow(GraphGraph& graph, bool read_only) {
   auto view = std::make_unique<PyGraph>();
   view->graph = &graph;
   view->epoch = CurrentEpoch();
+  view->read_only = read_only;
   return py::cast(std::move(view));
 }
 
@@ -81,7 +91,7 @@ MatchResult PyPattern::Match(GraphGraph& graph, const NodeProto& candidate) cons
   CallbackScope scope;  // declared after `gil`: views expire while the GIL is held
   py::function override = py::get_override(static_cast<const PatternOptimization*>(this), "match");
   if (!override) RaiseNotImplemented(name_, "match");
-  py::object result = override(PyGraph::Borrow(graph), NodeView(&candidate));
+  py::object result = override(PyGraph::Borrow(graph, /*read_only=*/true), NodeView(&candidate));
   if (result.is_none()) return NoMatch(candidate, "match returned None");
   if (!py::isinstance<PyMatch>(result))
     RaiseTypeError(name_ + ".match() must return self.result(...) or self.no_match(...), not " +
@@ -102,7 +112,7 @@ utils::RepeatedProtoField<NodeProto> PyPattern::Apply(GraphGraph& graph,
     else
       views.append(py::none());
   }
-  py::object replacement = override(PyGraph::Borrow(graph), views);
+  py::object replacement = override(PyGraph::Borrow(graph, /*read_only=*/false), views);
   utils::RepeatedProtoField<NodeProto> added;
   if (replacement.is_none()) RaiseTypeError(name_ + ".apply() must return a list of nodes, not None");
   // Copied into C++ now: nothing returned by the callback is referenced afterwards.

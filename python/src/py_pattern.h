@@ -59,14 +59,19 @@ struct NodeView {
 };
 
 // The Python GraphGraph: either owns its optimizer (built from Python) or borrows the one
-// a callback runs in (epoch-checked, like NodeView).
+// a callback runs in (epoch-checked, like NodeView). A borrowed view is read-only in the
+// callbacks that must not change the graph (match, meet_requirements, a declarative
+// replacement): a change there would not be recorded, so Replay would not reproduce it.
 struct PyGraph {
   std::unique_ptr<GraphGraph> owned;
   GraphGraph* graph = nullptr;
   std::uint64_t epoch = 0;  // 0 when owned: valid as long as the object lives
+  bool read_only = false;
 
   GraphGraph& Get() const;
-  static py::object Borrow(GraphGraph& graph);
+  // Get() for a call that changes the graph (`what`); BuilderError on a read-only view.
+  GraphGraph& Mutable(std::string_view what) const;
+  static py::object Borrow(GraphGraph& graph, bool read_only);
 };
 
 // A MatchResult with the epoch of the callback that made it (its nodes are views).

@@ -284,6 +284,22 @@ def test_t58_exception_propagates_with_the_rule_name():
     assert builder.to_model().graph.SerializeToString() == model.graph.SerializeToString(), "the builder is unchanged"
 
 
+def test_callbacks_see_a_read_only_graph():
+    """meet_requirements must not change the graph: the change would not be recorded."""
+    class Sneaky(AddZero):
+        def meet_requirements(self, match):
+            match.graph.make_initializer("sneaky", np.zeros(1, np.float32))
+            return False
+
+    model = add_zero_model()
+    builder = onnxopt.GraphBuilder(model)
+    graph = onnxopt.GraphGraph(builder, patterns=Sneaky().compile(), registered="none")
+    with pytest.raises(onnxopt.BuilderError, match="make_initializer changes the graph, which is read-only"):
+        graph.optimize()
+    del graph
+    assert [i.name for i in builder.to_model().graph.initializer] == [i.name for i in model.graph.initializer]
+
+
 def test_decompose_pass_in_python():
     class NegToSub(fusion.DecomposePass):
         def replacement(self, node, inputs):
@@ -292,6 +308,13 @@ def test_decompose_pass_in_python():
     model = make_model([helper.make_node("Neg", ["a"], ["y"])], [tensor("a")], [tensor("y")], opset=17)
     optimized, _ = expect_rewritten(NegToSub(["Neg"]).compile(), model, "NegToSub")
     assert [n.op_type for n in optimized.graph.node] == ["Sub"]
+
+    # Registered, the class builds without arguments (its op types are the registration's).
+    fusion.unregister_all()
+    registered = fusion.register_decompose_pass(name="NegToSubRegistered", op_types=["Neg"])(NegToSub)
+    optimized, _ = expect_rewritten(registered().compile(), model, "NegToSub")
+    assert [n.op_type for n in optimized.graph.node] == ["Sub"]
+    fusion.unregister_all()
 
 
 def test_registered_passes_run_in_stage_order():
@@ -334,6 +357,26 @@ def test_command_line_passes(tmp_path):
     optimized = onnx.load(tmp_path / "out.onnx")
     assert [n.op_type for n in optimized.graph.node] == ["Gemm"]
     expect_same_on_onnxruntime(model, optimized)
+
+    # The records of Python rules replay in pure C++, to the same bytes.
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "rec.onnx"),
+                             "--passes", rules, "--record", str(tmp_path / "rec.rewrites")], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = subprocess.run([exe, "replay", str(tmp_path / "model.onnx"), str(tmp_path / "rec.rewrites"), "-o",
+                             str(tmp_path / "replayed.onnx")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "replayed.onnx").read_bytes() == (tmp_path / "rec.onnx").read_bytes()
+
+    # --patterns excludes rules by pattern or pass name; "none" leaves the rules alone.
+    for selection, ops in (("none", ["Gemm"]),
+                           ("none,-MatMulAddToGemm/matmul_add", ["MatMul", "Add"]),
+                           ("none,-MatMulAddToGemm", ["MatMul", "Add"]),
+                           ("none,-AddZero", ["Gemm", "Add"])):
+        result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "sel.onnx"),
+                                 "--passes", rules, "--patterns", selection], capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert [n.op_type for n in onnx.load(tmp_path / "sel.onnx").graph.node] == ops, selection
 
     bad = tmp_path / "bad_rules.py"
     bad.write_text("from onnxopt.fusion import op\n\nraise RuntimeError('broken rule')\n")

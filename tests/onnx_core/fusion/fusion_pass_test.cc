@@ -327,6 +327,35 @@ TEST(DeclarativeCompile, PatternsSharingAnAnchorAreOneEnginePattern) {
       << run.Reasons("Chains/relu_relu|relu_abs");
 }
 
+// Relu(Abs(a)) where Abs's output is also read outside: relu_relu fails in its walk,
+// relu_abs on the boundary; the group reports the boundary, which says what to change.
+TEST(DeclarativeCompile, AGroupReportsTheAlternativeThatGotPastTheWalk) {
+  const Rules rules = LambdaRules(
+      "Pair",
+      [] {
+        std::vector<Pattern> patterns;
+        for (const char* inner : {"Relu", "Abs"}) {
+          PatternBuilder b(std::string("relu_") + (inner[0] == 'R' ? "relu" : "abs"));
+          patterns.push_back(b.Build({b.Op("Relu", {b.Op(inner, {b.Input()})})}));
+        }
+        return patterns;
+      },
+      [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Op("Relu", {rb.Input(0)})}); });
+  const RuleRun run = RunRules(rules, ParseText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] a) => (float[3] y) {
+      b = Abs(a)
+      r = Relu(b)
+      n = Neg(b)
+      y = Add(r, n)
+    })"));
+  EXPECT_EQ(run.applied, 0u);
+  EXPECT_EQ(run.NoMatches("Pair/relu_relu|relu_abs",
+                          "value 'b' is read by Neg 'n' outside the match and is not a declared output"),
+            1u)
+      << run.Reasons("Pair/relu_relu|relu_abs");
+}
+
 // The driver accepts a match naming another pattern only from a PatternAlternatives that
 // owns it.
 class Impostor final : public core::builder::PatternOptimization, public core::builder::PatternAlternatives {

@@ -476,6 +476,22 @@ TEST(DeclarativeDecompose, T49_ArityAndSlots) {
   ASSERT_EQ(clipped.size(), 1u);
   EXPECT_EQ(clipped[0].input(1), "") << "an absent input writes \"\"";
   EXPECT_EQ(clipped[0].input(2), "M");
+
+  // An output slot the node leaves empty (LayerNormalization's mean): whatever the
+  // replacement gives for it, a passthrough here, is not produced (no Identity into "").
+  const auto layer_norm = Decompose("LayerNormalization", [](const NodeProto&, ReplacementBuilder& rb) {
+    return rb.Build({rb.Op("Relu", {rb.Input(0)}), rb.Input(0),
+                     rb.Op("ReduceMean", {rb.Input(0)}).Attr("axes", std::vector<std::int64_t>{-1})});
+  });
+  ModelProto normalized = ParseText(Model("(float[2,3] x, float[3] s) => (float[2,3] y, float[2,1] inv)",
+                                          "y, EMPTY, inv = LayerNormalization(x, s)"));
+  normalized.mutable_graph()->mutable_node(0)->set_output(1, "");
+  const std::vector<NodeProto> decomposed = ApplyAt(layer_norm, normalized, "y");
+  ASSERT_EQ(decomposed.size(), 2u);
+  EXPECT_EQ(decomposed[0].op_type(), "Relu");
+  EXPECT_EQ(decomposed[0].output(0), "y");
+  EXPECT_EQ(decomposed[1].op_type(), "ReduceMean");
+  EXPECT_EQ(decomposed[1].output(0), "inv");
 }
 
 // --- T50: fresh names ----------------------------------------------------------------

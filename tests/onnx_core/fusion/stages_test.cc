@@ -134,5 +134,35 @@ TEST(DeclarativeStages, T53_ReplayAcrossStages) {
   EXPECT_LT(neg_batch, gemm_batch) << "the stages' batches are distinct";
 }
 
+// T21 at the first stage: a rule of kBeforeShapeInference reaches the graphs nested in If
+// branches too, before any shape is inferred.
+TEST(DeclarativeStages, T21_TheFirstStageRunsInNestedGraphs) {
+  const Rules neg_neg = Shared(fusion::Compile(
+      std::make_shared<LambdaPass>(
+          [] {
+            PatternBuilder b("neg_neg");
+            return std::vector<Pattern>{b.Build({b.Op("Neg", {b.Op("Neg", {b.Input()})})})};
+          },
+          [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); }),
+      "NegNeg", PassStage::kBeforeShapeInference));
+  RuleRun run = ExpectRewritten(neg_neg, R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, float[3] a) => (float[3] y) {
+      y = If(c) <then_branch = then_g () => (float[3] t) {
+                   b = Abs(a)
+                   n1 = Neg(b)
+                   t = Neg(n1)
+                 },
+                 else_branch = else_g () => (float[3] e) { e = Relu(a) }>
+    })",
+                                R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, float[3] a) => (float[3] y) {
+      y = If(c) <then_branch = then_g () => (float[3] t) { t = Abs(a) },
+                 else_branch = else_g () => (float[3] e) { e = Relu(a) }>
+    })");
+  EXPECT_EQ(run.applied, 1u);
+}
+
 }  // namespace
 }  // namespace onnxopt::testing

@@ -55,7 +55,7 @@ TEST(RegisterPatterns, LeavesTheApproximatePatternsOutOfTheDefaultSelection) {
                                                 "ReduceArgTopKPattern", "ReduceSumNormalizePattern",
                                                 "Sub1MulPattern", "CastLayerNormalizationCastPattern",
                                                 "SoftmaxCrossEntropyLossCastPattern", "ArgMonotoneOpPattern",
-                                                "SwapRangeAddScalarPattern"}));
+                                                "SwapRangeAddScalarPattern", "AttentionGQAFromFunctionPattern"}));
   const std::vector<std::string> selected =
       core::builder::PatternSelection::Default().Resolve(core::builder::RegisteredPatterns());
   for (const std::string& name : approximate)
