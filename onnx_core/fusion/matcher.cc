@@ -267,13 +267,16 @@ bool PatternMatcher::Extend(State& state) const {
       // Readers already bound are skipped before the binding is copied: in a pattern of k
       // alike branches over one value, trying them (a copy and a walk each) made each
       // branch cost the ones before it, the whole match k^3.
-      std::vector<const NodeProto*> bound(b.nodes.begin(), b.nodes.end());
-      std::sort(bound.begin(), bound.end());
+      std::vector<const NodeProto*> bound;  // sorted, filled at the first reader that fits
       for (const NodeProto* candidate : state.graph.NextNodes(*value)) {
         if (static_cast<int>(slot) >= candidate->input_size() ||
             NameAt(candidate->input(), static_cast<int>(slot)) != *value ||
             !node.key.SameAs(*candidate))
           continue;
+        if (!tried) {
+          bound.assign(b.nodes.begin(), b.nodes.end());
+          std::sort(bound.begin(), bound.end());
+        }
         tried = true;
         if (std::binary_search(bound.begin(), bound.end(), candidate)) {
           state.Fail("two pattern nodes would bind the same node");
