@@ -105,9 +105,9 @@ TEST(DeclarativeStages, T52_OrderFollowsStagesThenPriorityThenName) {
                                              "T52_after_patterns/relu", "T52_final/relu"}));
 }
 
-TEST(DeclarativeStages, T53_ReplayAcrossStages) {
-  // Neg(Neg(x)) => x before shape inference, MatMul + Add => Gemm after it.
-  const Rules neg_neg = Shared(fusion::Compile(
+// Neg(Neg(x)) => x, before shape inference.
+Rules NegNegBeforeShapeInference() {
+  return Shared(fusion::Compile(
       std::make_shared<LambdaPass>(
           [] {
             PatternBuilder b("neg_neg");
@@ -115,6 +115,11 @@ TEST(DeclarativeStages, T53_ReplayAcrossStages) {
           },
           [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); }),
       "NegNeg", PassStage::kBeforeShapeInference));
+}
+
+TEST(DeclarativeStages, T53_ReplayAcrossStages) {
+  // Neg(Neg(x)) => x before shape inference, MatMul + Add => Gemm after it.
+  const Rules neg_neg = NegNegBeforeShapeInference();
   RuleRun run = ExpectRewritten(neg_neg + GemmRules(), R"(
     <ir_version: 8, opset_import: ["" : 17]>
     g (float[4,8] a, float[8,16] w, float[16] c) => (float[4,16] y) {
@@ -137,14 +142,7 @@ TEST(DeclarativeStages, T53_ReplayAcrossStages) {
 // T21 at the first stage: a rule of kBeforeShapeInference reaches the graphs nested in If
 // branches too, before any shape is inferred.
 TEST(DeclarativeStages, T21_TheFirstStageRunsInNestedGraphs) {
-  const Rules neg_neg = Shared(fusion::Compile(
-      std::make_shared<LambdaPass>(
-          [] {
-            PatternBuilder b("neg_neg");
-            return std::vector<Pattern>{b.Build({b.Op("Neg", {b.Op("Neg", {b.Input()})})})};
-          },
-          [](const MatchResult&, ReplacementBuilder& rb) { return rb.Build({rb.Input(0)}); }),
-      "NegNeg", PassStage::kBeforeShapeInference));
+  const Rules neg_neg = NegNegBeforeShapeInference();
   RuleRun run = ExpectRewritten(neg_neg, R"(
     <ir_version: 8, opset_import: ["" : 17]>
     g (bool c, float[3] a) => (float[3] y) {
