@@ -159,7 +159,9 @@ options:
   --passes PATH[:PATH...]         also apply the declarative rules of these Python files
                                   or folders (also ONNXOPT_PY_PASS_PATH); runs the
                                   command through /usr/bin/python3 -m onnxopt.cli
-                                  (docs/declarative-rules.md)
+                                  (docs/declarative-rules.md), which takes -o,
+                                  --patterns, --no-fold, --max-iter, --record,
+                                  --keep-initializer-inputs, --report and -q
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
