@@ -71,6 +71,9 @@ def optimize(argv) -> int:
     parser.add_argument("--max-iter", type=int, default=-1)
     parser.add_argument("--keep-initializer-inputs", action="store_true")
     parser.add_argument("--record", default="")
+    parser.add_argument("--check", type=int, default=0)
+    parser.add_argument("--check-atol", type=float, default=None)
+    parser.add_argument("--check-rtol", type=float, default=None)
     parser.add_argument("--report", action="store_true")
     parser.add_argument("-q", "--quiet", action="store_true")
     # "--patterns -A" (every default pattern but A) is a value, not an option.
@@ -83,9 +86,15 @@ def optimize(argv) -> int:
         args = parser.parse_args(argv)
         if args.max_iter != -1 and args.max_iter < 1:
             raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
+        try:
+            onnxopt._check_arguments(args.check, args.check_atol, args.check_rtol)
+        except ValueError as e:
+            raise _Usage(str(e).replace("check_atol and check_rtol need check=N",
+                                        "--check-atol and --check-rtol need --check N")) from e
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
-              f"--max-iter, --keep-initializer-inputs, --record, --report, -q)", file=sys.stderr)
+              f"--max-iter, --keep-initializer-inputs, --record, --check, --check-atol, --check-rtol, --report, "
+              f"-q)", file=sys.stderr)
         return 1
     paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
     try:
@@ -104,8 +113,10 @@ def optimize(argv) -> int:
         # As the C++ command line: an IR < 4 model's initializers listed among its inputs are
         # constants unless asked otherwise.
         builder = onnxopt.GraphBuilder(args.model, keep_initializer_inputs=args.keep_initializer_inputs)
-        # Of the model as loaded, as the C++ command line stamps its records: replay checks it.
-        fingerprint = onnxopt.model_fingerprint(builder.to_model_bytes()) if args.record else ""
+        # The model as loaded: what the records are stamped with (replay checks it), and what
+        # --check compares the result with.
+        original = builder.to_model_bytes() if args.record or args.check else b""
+        fingerprint = onnxopt.model_fingerprint(original) if args.record else ""
         graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
                                    fold_constants_first=not args.no_fold, collect_no_match=args.report)
         records, report = graph.optimize(report=True, max_iter=args.max_iter)
@@ -141,6 +152,14 @@ def optimize(argv) -> int:
               + f"; {time.perf_counter() - start:.2f} s")
     if args.report:
         print(report)
+    if args.check:  # after saving, as the C++ command line: the output stays for inspection
+        mismatch = onnxopt._first_mismatch(original, builder.to_model_bytes(), args.check, args.check_atol,
+                                           args.check_rtol)
+        if mismatch is not None:
+            print(mismatch, file=sys.stderr)
+            return 5
+        if not args.quiet:
+            print(f"check: the same outputs as the original on {args.check} random input sets")
     return 0
 
 

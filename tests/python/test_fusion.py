@@ -368,6 +368,30 @@ def test_command_line_passes(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "replayed.onnx").read_bytes() == (tmp_path / "rec.onnx").read_bytes()
 
+    # --check N compares the saved model with the original, as without --passes.
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "chk.onnx"),
+                             "--passes", rules, "--check", "2"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "check: the same outputs as the original on 2 random input sets" in result.stdout
+    wrong = tmp_path / "wrong_rules.py"  # drops any constant added, not only zeros
+    wrong.write_text(
+        "from onnxopt.fusion import PassStage, PatternFusionPass, op, pattern, register_fusion_pass\n\n\n"
+        "@register_fusion_pass(name='DropAdd', stage=PassStage.AFTER_SHAPE_INFERENCE)\n"
+        "class DropAdd(PatternFusionPass):\n"
+        "    @pattern\n"
+        "    def add(self, inputs):\n"
+        "        return op.Add(inputs[0], op.Const(name='c'))\n\n"
+        "    def replacement(self, inputs):\n"
+        "        return inputs[0]\n")
+    ones = make_model([helper.make_node("Add", ["a", "K"], ["y"])], [tensor("a", (3,))], [tensor("y", (3,))],
+                      [numpy_helper.from_array(np.ones(3, np.float32), "K")], opset=17)
+    onnx.save(ones, tmp_path / "ones.onnx")
+    result = subprocess.run([exe, "optimize", str(tmp_path / "ones.onnx"), "-o", str(tmp_path / "chk.onnx"),
+                             "--passes", str(wrong), "--patterns", "none", "--check", "1"], capture_output=True,
+                            text=True)
+    assert result.returncode == 5, result.stdout + result.stderr
+    assert "differ from the original's" in result.stderr, result.stderr
+
     # --patterns excludes rules by pattern or pass name; "none" leaves the rules alone.
     for selection, ops in (("none", ["Gemm"]),
                            ("none,-MatMulAddToGemm/matmul_add", ["MatMul", "Add"]),

@@ -160,8 +160,9 @@ options:
                                   or folders (also ONNXOPT_PY_PASS_PATH); runs the
                                   command through /usr/bin/python3 -m onnxopt.cli
                                   (docs/declarative-rules.md), which takes -o,
-                                  --patterns, --no-fold, --max-iter, --record,
-                                  --keep-initializer-inputs, --report and -q
+                                  --patterns, --no-fold, --max-iter, --record, --check,
+                                  --check-atol, --check-rtol, --keep-initializer-inputs,
+                                  --report and -q
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
