@@ -45,20 +45,24 @@ def _rule_location(error: BaseException, paths) -> str:
 def _select_rules(selection: str, rules: list):
     """The built-in part of a --patterns selection, and the rules it keeps.
 
-    The loaded rules always run, but for those an item "-NAME" excludes: NAME is a rule's
-    pattern name (Pass/pattern, or Pass/a|b for the alternatives one pass groups) or a pass
-    name (all its patterns); "+NAME" of a rule changes nothing. The other items select the
-    built-in patterns as without --passes ("default" when none is left), so that
-    "--patterns none" runs the rules alone."""
-    kept, excluded = [], set()
+    NAME is a rule's pattern name (Pass/pattern, or Pass/a|b for the alternatives one pass
+    groups) or a pass name (all its patterns). The loaded rules run but for those an item
+    "-NAME" excludes ("+NAME" changes nothing), unless the selection names rules bare, as in
+    "A,B" (exactly these): then only those run. The other items select the built-in patterns
+    as without --passes ("default" when none is left, "none" when the rules were named bare),
+    so that "--patterns none" runs the rules alone."""
+    kept, named_bare, excluded = [], set(), set()
     for item in selection.split(","):
         bare = item.lstrip("+-")
-        named = [r.name for r in rules if bare in (r.name, r.name.split("/", 1)[0])]
+        named = {r.name for r in rules if bare in (r.name, r.name.split("/", 1)[0])}
         if not named:
             kept.append(item)
         elif item.startswith("-"):
-            excluded.update(named)
-    return ",".join(kept) or "default", [r for r in rules if r.name not in excluded]
+            excluded |= named
+        elif not item.startswith("+"):
+            named_bare |= named
+    chosen = [r for r in rules if (not named_bare or r.name in named_bare) and r.name not in excluded]
+    return ",".join(kept) or ("none" if named_bare else "default"), chosen
 
 
 def optimize(argv) -> int:

@@ -396,7 +396,8 @@ def test_command_line_passes(tmp_path):
     for selection, ops in (("none", ["Gemm"]),
                            ("none,-MatMulAddToGemm/matmul_add", ["MatMul", "Add"]),
                            ("none,-MatMulAddToGemm", ["MatMul", "Add"]),
-                           ("none,-AddZero", ["Gemm", "Add"])):
+                           ("none,-AddZero", ["Gemm", "Add"]),
+                           ("AddZero", ["MatMul", "Add"])):  # exactly that pass
         result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "sel.onnx"),
                                  "--passes", rules, "--patterns", selection], capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
