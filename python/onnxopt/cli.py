@@ -30,9 +30,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _rule_location(error: BaseException, paths) -> str:
-    """FILE:LINE of the innermost frame in a rule file (or of a SyntaxError)."""
+    """FILE:LINE of the innermost frame in a rule file (or of a SyntaxError, or the pattern
+    method a PatternError names)."""
     if isinstance(error, SyntaxError) and error.filename:
         return f"{error.filename}:{error.lineno}"
+    if getattr(error, "rule_location", ""):
+        return error.rule_location
     roots = [os.path.realpath(p) for p in paths]
     location = ""
     for frame in traceback.extract_tb(error.__traceback__):

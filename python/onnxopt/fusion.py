@@ -483,7 +483,15 @@ class PatternFusionPass(_Base):
             outputs = _outputs_of(result, f"@pattern {name}")
             if any(isinstance(o, Pattern) for o in outputs):
                 raise TypeError(f"@pattern {name} returned a list of patterns: write one @pattern method per pattern")
-            built = builder.build([_ref(o, builder) for o in outputs])
+            try:
+                built = builder.build([_ref(o, builder) for o in outputs])
+            except PatternError as error:
+                # Raised once the method has returned: no frame of the rule file is left in
+                # the traceback, so the error carries the method's place (the command line
+                # reports it as FILE:LINE).
+                code = getattr(self, name).__func__.__code__
+                error.rule_location = f"{code.co_filename}:{code.co_firstlineno}"
+                raise
             # Auto captures: the inputs by index, then the outputs in return order.
             for value in inputs._values:
                 built.capture(value.ref)

@@ -431,6 +431,23 @@ def test_command_line_passes(tmp_path):
     assert "Traceback" not in result.stderr
     assert not out3.exists()
 
+    # A pattern the engine refuses once its method has returned: located at that method.
+    unused = tmp_path / "unused_input_rules.py"
+    unused.write_text(
+        "from onnxopt.fusion import PassStage, PatternFusionPass, op, pattern, register_fusion_pass\n\n\n"
+        "@register_fusion_pass(name='Unused', stage=PassStage.AFTER_SHAPE_INFERENCE)\n"
+        "class Unused(PatternFusionPass):\n"
+        "    @pattern\n"
+        "    def add(self, inputs):\n"
+        "        return op.Relu(inputs[1])\n\n"
+        "    def replacement(self, inputs):\n"
+        "        return inputs[1]\n")
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out3), "--passes", str(unused)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{unused}:6: error: PatternError: pattern 'add': placeholder 0 is declared but no node reads it" \
+        in result.stderr, result.stderr
+
     # Usage errors exit with 1, as in the C++ command line.
     result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out3), "--passes", rules,
                              "--max-iter", "0"], capture_output=True, text=True)
