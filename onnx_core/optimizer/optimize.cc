@@ -322,48 +322,51 @@ class GraphGraph::Driver {
     const NodeProto* candidate;  // the node Match was called on
   };
 
-  // The kBeforeShapeInference stage in the graphs nested in this one, depth first, while
-  // no shape is inferred yet (the main graph's Run calls it after the stage's own run): the
-  // later stages reach nested graphs through OptimizeSubgraphs, once shapes are known.
-  void RunBeforeShapeInferenceInSubgraphs(int max_iter) {
+  // Runs `visit(driver, subgraph)` with a driver of each graph nested in this one, which is
+  // not edited meanwhile (its constants are indexed once for all of them), and reports the
+  // SubgraphStats it returns after the nested graph's own (the report lists the innermost
+  // first); false when there is none. Nested graphs may read fewer outer values afterwards:
+  // the index is rebuilt.
+  template <class Visit>
+  bool ForEachSubgraph(Visit visit) {
     std::vector<GraphBuilder*> nested = g_.builder_.Subgraphs();
-    if (nested.empty()) return;
+    if (nested.empty()) return false;
     const EnclosingConstants enclosing_constants(g_.builder_, g_.enclosing_constants_);
     for (GraphBuilder* subgraph : nested) {
       GraphGraph child(*subgraph, g_);
       child.enclosing_constants_ = &enclosing_constants;
       OptimizationReport child_report;
       Driver driver(child, child_report, records_, batch_, classes_);
-      driver.RunStage(OptimizationStage::kBeforeShapeInference, max_iter);
-      driver.RunBeforeShapeInferenceInSubgraphs(max_iter);
+      std::optional<SubgraphStats> stats = visit(driver, *subgraph);
       report_.MergeCounters(child_report);
+      if (stats) report_.subgraphs.push_back(std::move(*stats));
     }
-    // Nested graphs may read fewer outer values now.
     g_.index_stale_ = true;
     graph_clean_ = false;
+    return true;
+  }
+
+  // The kBeforeShapeInference stage in the graphs nested in this one, depth first, while
+  // no shape is inferred yet (the main graph's Run calls it after the stage's own run): the
+  // later stages reach nested graphs through OptimizeSubgraphs, once shapes are known.
+  void RunBeforeShapeInferenceInSubgraphs(int max_iter) {
+    ForEachSubgraph([max_iter](Driver& driver, const GraphBuilder&) -> std::optional<SubgraphStats> {
+      driver.RunStage(OptimizationStage::kBeforeShapeInference, max_iter);
+      driver.RunBeforeShapeInferenceInSubgraphs(max_iter);
+      return std::nullopt;
+    });
   }
 
   void OptimizeSubgraphs() {
-    std::vector<GraphBuilder*> nested = g_.builder_.Subgraphs();
-    if (nested.empty()) return;
     const auto start = Clock::now();
-    // This graph is not edited while its nested graphs are optimized.
-    const EnclosingConstants enclosing_constants(g_.builder_, g_.enclosing_constants_);
-    for (GraphBuilder* subgraph : nested) {
-      GraphGraph child(*subgraph, g_);
-      child.enclosing_constants_ = &enclosing_constants;
-      OptimizationReport child_report;
+    const bool any = ForEachSubgraph([this](Driver& driver, const GraphBuilder& subgraph) {
       const std::size_t first_record = records_.size();
       const auto child_start = Clock::now();
-      Driver(child, child_report, records_, batch_, classes_).Run(-1);
-      report_.MergeCounters(child_report);
-      report_.subgraphs.push_back(SubgraphStats{subgraph->PathString(), Since(child_start), child_report.iterations,
-                                                records_.size() - first_record});
-    }
-    report_.subgraph_optimization_time_ns += Since(start);
-    // Nested graphs may read fewer outer values now.
-    g_.index_stale_ = true;
-    graph_clean_ = false;
+      driver.Run(-1);
+      return std::optional<SubgraphStats>(SubgraphStats{subgraph.PathString(), Since(child_start),
+                                                        driver.report_.iterations, records_.size() - first_record});
+    });
+    if (any) report_.subgraph_optimization_time_ns += Since(start);
   }
 
   // --- Matching -------------------------------------------------------------------------
