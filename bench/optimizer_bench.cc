@@ -28,9 +28,11 @@
 // --warmup runs one untimed repetition per model first (bench/run starts one process per
 // repetition: without it, the first phase would pay the heap's first page faults alone).
 // After each model, a line `RESULT name=... key=value ...` repeats the medians for
-// scripts, with the node counts and the process's peak resident memory so far
-// (getrusage ru_maxrss: per model only when the process runs one model; it includes the
-// benchmark's copies of the model). bench/run_optimizer_bench.sh and bench/run drive it.
+// scripts, with the node counts, the process's peak resident memory so far (getrusage
+// ru_maxrss: per model only when the process runs one model; it includes the benchmark's
+// copies of the model) and checksums of the optimized model and of its records without
+// their times (model_digest, records_digest: two builds that optimize alike print the
+// same). bench/run_optimizer_bench.sh and bench/run drive it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -41,6 +43,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -55,6 +58,7 @@
 #include "onnx_core/optimizer/pattern.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
+#include "onnx_core/optimizer/rewrite_file.h"
 #include "onnx_extensions/kernels/register_kernels.h"
 #include "onnx_extensions/patterns/dispatch_table.h"
 #include "onnx_extensions/shapes/register_shape_functions.h"
@@ -109,6 +113,9 @@ struct ModelResult {
   std::size_t iterations = 0, nodes_before = 0, nodes_after = 0, rewrites = 0, patterns = 0;
   std::size_t nomatch_calls = 0, nomatch_nodes_after_cleanup = 0;
   bool replay_identical = false;
+  // Checksums of the optimized model and of its records with their times zeroed (they
+  // differ run to run): two builds whose default optimization does the same print the same.
+  std::string model_digest, records_digest;
   std::string cleanup;  // per-operation counters of the default optimization
 
   void Add(const std::string& row, double ms) {
@@ -116,6 +123,16 @@ struct ModelResult {
     rows[row].Add(ms);
   }
 };
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char byte : bytes) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return hex;
+}
 
 void RunOnce(const std::filesystem::path& path, const std::filesystem::path& tmp, bool first, ModelResult& result) {
   // 1. load+save (the reference).
@@ -197,7 +214,13 @@ void RunOnce(const std::filesystem::path& path, const std::filesystem::path& tmp
     for (const auto& stats : report.patterns)
       result.cleanup += "  " + stats.name + ": " + std::to_string(stats.match_calls) + " Match calls, " +
                         std::to_string(stats.applied) + " applied\n";
-    if (first) optimized_bytes = ir::SerializeDeterministic(fresh.ToModel());
+    if (first) {
+      optimized_bytes = ir::SerializeDeterministic(fresh.ToModel());
+      std::vector<cb::LocalRewriting> untimed = records;
+      for (cb::LocalRewriting& record : untimed) record.match_time_ns = record.apply_time_ns = 0;
+      result.model_digest = Hex(cb::RewriteFileChecksum(optimized_bytes));
+      result.records_digest = Hex(cb::RewriteFileChecksum(cb::SerializeRewrites(untimed)));
+    }
   }
 
   // 5. Replay of those records on a fresh builder.
@@ -281,10 +304,10 @@ void Print(const ModelResult& r, int reps) {
   getrusage(RUSAGE_SELF, &usage);
   auto median = [&](const char* row) { return r.rows.at(row).Median(); };
   std::printf("RESULT name=%s nodes=%zu load_save_ms=%.3f infer_shapes_ms=%.3f optimize_ms=%.3f replay_ms=%.3f "
-              "nodes_after=%zu iterations=%zu replay=%s peak_rss_kb=%ld\n",
+              "nodes_after=%zu iterations=%zu replay=%s peak_rss_kb=%ld model_digest=%s records_digest=%s\n",
               r.name.c_str(), r.nodes, reference, median("InferShapes"),
               median("default Optimize: ctor+Optimize wall"), median("Replay"), r.nodes_after, r.iterations,
-              r.replay_identical ? "OK" : "MISMATCH", usage.ru_maxrss);
+              r.replay_identical ? "OK" : "MISMATCH", usage.ru_maxrss, r.model_digest.c_str(), r.records_digest.c_str());
 }
 
 }  // namespace

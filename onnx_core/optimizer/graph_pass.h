@@ -79,6 +79,11 @@ class GraphPass : public PatternOptimization {
   // the pass runs again, and the loop again if the pass changed something (see
   // kStageRounds in optimize.cc). Empty: the pass runs once per stage.
   virtual std::set<std::string> RunAgainAfterAdding() const { return {}; }
+  // Whether PassResult::modified_nodes lists every surviving node the pass changed in place
+  // or moved. The driver then trusts the list; otherwise it serializes every node before
+  // Run and every kept one after it to find the edits (a copy of the graph per run).
+  // ONNXOPT_CHECK_INCREMENTAL compares anyway and fails on a node changed but not listed.
+  virtual bool ListsEveryModifiedNode() const { return false; }
 
   MatchResult Match(GraphGraph& graph, const NodeProto& candidate) const final;
   utils::RepeatedProtoField<NodeProto> Apply(GraphGraph& graph,

@@ -1096,8 +1096,10 @@ class GraphGraph::Driver {
     const std::vector<const NodeProto*> nodes_before = Addresses(builder.Nodes());
     report_.nodes_visited.graph_passes += nodes_before.size();
     // Content as it was: an address alone does not identify a node (a pass may edit it in
-    // place, or delete it and allocate a new one at the same address).
-    const SerializedNodes content_before(nodes_before);
+    // place, or delete it and allocate a new one at the same address), unless the pass lists
+    // every node it edited.
+    std::optional<SerializedNodes> content_before;
+    if (!pass.ListsEveryModifiedNode() || check_incremental_) content_before.emplace(nodes_before);
     std::vector<std::pair<const TensorProto*, std::string>> initializers_before;
     for (const TensorProto& initializer : builder.Initializers())
       initializers_before.emplace_back(&initializer, initializer.name());
@@ -1117,8 +1119,8 @@ class GraphGraph::Driver {
     stats.time_ns += elapsed;
     for (const auto& [name, count] : result.counters) stats.counters[name] += count;
 
-    LocalRewriting record = PassRecord(pass.Name(), nodes_before, content_before, initializers_before, functions_before,
-                                       result);
+    LocalRewriting record = PassRecord(pass, nodes_before, content_before ? &*content_before : nullptr,
+                                       initializers_before, functions_before, result);
     report_.passes_time_ns += Since(phase_start);
     if (record.matched_nodes.empty() && record.added_nodes.empty() && record.removed_initializers.empty() &&
         record.added_initializers.empty() && record.added_functions.empty() && record.value_renames.empty())
@@ -1151,8 +1153,10 @@ class GraphGraph::Driver {
   }
 
   // What a pass changed: see RunPass.
-  LocalRewriting PassRecord(const std::string& pass, const std::vector<const NodeProto*>& nodes_before,
-                            const SerializedNodes& content_before,
+  // `content_before`: the nodes' content before Run, null when the pass lists the nodes it
+  // edited (then only checked under ONNXOPT_CHECK_INCREMENTAL).
+  LocalRewriting PassRecord(const GraphPass& pass, const std::vector<const NodeProto*>& nodes_before,
+                            const SerializedNodes* content_before,
                             const std::vector<std::pair<const TensorProto*, std::string>>& initializers_before,
                             std::size_t functions_before, PassResult& result) {
     GraphBuilder& builder = g_.builder_;
@@ -1175,10 +1179,14 @@ class GraphGraph::Driver {
       const std::uint32_t before = position_before.find(node);
       bool kept = before != position_before.kNone && !declared.contains(node) &&
                   (!any_survivor || before > last_survivor);
-      if (kept) {
+      if (kept && content_before) {
         content.clear();
         node->AppendToString(&content);
-        kept = content == content_before.Of(before);
+        const bool same = content == content_before->Of(before);
+        if (!same && pass.ListsEveryModifiedNode())
+          throw BuilderError(pass.Name() + ": " + Describe(*node) +
+                             " changed in place but is not in PassResult::modified_nodes (ONNXOPT_CHECK_INCREMENTAL)");
+        kept = same;
       }
       if (kept) {
         survives[before] = true;
@@ -1221,7 +1229,7 @@ class GraphGraph::Driver {
     // Local functions: a pass may add (GetOrAddFunction appends), not remove.
     const auto functions = static_cast<std::size_t>(builder.Functions().size());
     if (functions < functions_before)
-      throw BuilderError(pass + ": a graph pass removed a local function (unused ones are the cleanup's)");
+      throw BuilderError(pass.Name() + ": a graph pass removed a local function (unused ones are the cleanup's)");
     for (std::size_t i = functions_before; i < functions; ++i)
       *record.added_functions.Add() = builder.Functions().Get(static_cast<int>(i));
 

@@ -63,6 +63,9 @@ class TransposeOptimizer final : public core::builder::GraphPass {
   // A pattern that adds a Transpose (SwapUnaryPattern, TransposeTransposePattern) may have
   // put it where a push now pays.
   std::set<std::string> RunAgainAfterAdding() const override { return {"Transpose"}; }
+  // PushGraph::Finish writes back only the nodes it created or modified, and lists the
+  // modified and moved ones.
+  bool ListsEveryModifiedNode() const override { return true; }
   // Counters: "pushes", "cancelled", "merged", "walk_frames", "memo_hits",
   // "memo_erased", "memo_inspected", and "stop: <reason>" for every refused
   // push.

@@ -28,7 +28,10 @@ class LambdaPass final : public GraphPass {
   std::string Name() const override { return name_; }
   OptimizationStage Stage() const override { return stage_; }
   bool RunsOnSubgraphs() const override { return subgraphs_; }
+  bool ListsEveryModifiedNode() const override { return lists_every_modified_node; }
   void Run(GraphGraph& graph, PassResult& result) const override { edit_(graph, result); }
+
+  bool lists_every_modified_node = false;
 
  private:
   std::string name_;
@@ -104,6 +107,46 @@ TEST(GraphPass, AMovedNodeIsRecordedAtItsNewPlace) {
   EXPECT_EQ(NodesText(run.optimized.graph()), "q = Neg(b); p = Abs(a); y = Relu(p); z = Sigmoid(q); ");
   ASSERT_EQ(RecordsOf(run, "SwappingPass"), 1u);
   ExpectReplayed(run);
+}
+
+// Relu -> Elu in place; `listed`: whether the pass says so in modified_nodes.
+std::shared_ptr<LambdaPass> ListingPass(bool listed) {
+  auto pass = std::make_shared<LambdaPass>("ListingPass", [listed](GraphGraph& graph, PassResult& result) {
+    NodeProto& relu = NodeNamed(graph.Builder(), "y");
+    relu.set_op_type("Elu");
+    if (listed) result.modified_nodes.push_back(&relu);
+  });
+  pass->lists_every_modified_node = true;
+  return pass;
+}
+
+TEST(GraphPass, APassThatListsItsEditsIsTakenAtItsWord) {
+  // The driver compares no content: the listed node is the whole batch, and replays.
+  Outcome run = Optimize(kChain, {ListingPass(/*listed=*/true)});
+  EXPECT_EQ(NodesText(run.optimized.graph()), "p = Abs(a); q = Neg(b); y = Elu(p); z = Sigmoid(q); ");
+  ASSERT_EQ(RecordsOf(run, "ListingPass"), 1u);
+  EXPECT_EQ(run.records.front().matched_nodes, (std::vector<std::size_t>{2}));
+  EXPECT_EQ(run.records.front().added_nodes_positions, (std::vector<std::size_t>{2}));
+  ExpectReplayed(run);
+}
+
+TEST(GraphPass, AnEditItDoesNotListFailsTheIncrementalCheck) {
+  // Unchecked, the edit goes unseen (no record): that is the contract the check enforces.
+  EXPECT_EQ(RecordsOf(Optimize(kChain, {ListingPass(/*listed=*/false)}), "ListingPass"), 0u);
+  setenv("ONNXOPT_CHECK_INCREMENTAL", "1", 1);
+  try {
+    Optimize(kChain, {ListingPass(/*listed=*/false)});
+    unsetenv("ONNXOPT_CHECK_INCREMENTAL");
+    FAIL() << "the unlisted edit was not found";
+  } catch (const BuilderError& error) {
+    unsetenv("ONNXOPT_CHECK_INCREMENTAL");
+    EXPECT_THAT(error.what(), HasSubstr("ListingPass: Elu (output 'y') changed in place but is not in "
+                                        "PassResult::modified_nodes"));
+  }
+  setenv("ONNXOPT_CHECK_INCREMENTAL", "1", 1);
+  const Outcome listed = Optimize(kChain, {ListingPass(/*listed=*/true)});
+  unsetenv("ONNXOPT_CHECK_INCREMENTAL");
+  EXPECT_EQ(RecordsOf(listed, "ListingPass"), 1u);
 }
 
 TEST(GraphPass, APassThatChangesNothingLeavesNoRecord) {
