@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
@@ -188,41 +189,39 @@ PatternSelection& PatternSelection::Exclude(std::string name) {
 }
 
 std::vector<std::string> PatternSelection::Resolve(const std::vector<RegisteredPattern>& available) const {
-  std::set<std::string> known, chosen;
-  std::map<std::string, std::vector<std::string>> families;
-  for (const RegisteredPattern& entry : available) {
-    known.insert(entry.name);
-    if (!entry.family.empty()) families[entry.family].push_back(entry.name);
-    const bool in_base = base_ == Base::kAll || (base_ == Base::kDefault && entry.numerics != NumericalClass::kApproximate &&
-                                                 !entry.opt_in);
-    if (in_base) chosen.insert(entry.name);
+  // By position in `available`: every optimizer construction resolves the default
+  // selection, and sets of names cost more than optimizing a small graph's first round.
+  std::unordered_map<std::string_view, std::size_t> position;
+  std::map<std::string_view, std::vector<std::size_t>> families;
+  std::vector<bool> chosen(available.size(), false);
+  for (std::size_t i = 0; i < available.size(); ++i) {
+    const RegisteredPattern& entry = available[i];
+    position.emplace(entry.name, i);
+    if (!entry.family.empty()) families[entry.family].push_back(i);
+    chosen[i] = base_ == Base::kAll || (base_ == Base::kDefault && entry.numerics != NumericalClass::kApproximate &&
+                                        !entry.opt_in);
   }
   for (const auto& [include, name] : edits_) {
     // A pattern's name, else a family's: every pattern of it (approximate ones included).
-    std::vector<std::string> names;
-    if (known.contains(name)) {
-      names.push_back(name);
+    std::vector<std::size_t> selected;
+    if (auto known = position.find(name); known != position.end()) {
+      selected.push_back(known->second);
     } else if (auto family = families.find(name); family != families.end()) {
-      names = family->second;
+      selected = family->second;
     } else {
       std::string message = "unknown pattern or family '" + name + "'";
       if (available.empty()) throw Error(message + " (no pattern is registered)");
       std::vector<std::string> candidates;
       for (const RegisteredPattern& entry : available) candidates.push_back(entry.name);
-      for (const auto& [family, members] : families) candidates.push_back(family);
+      for (const auto& [family, members] : families) candidates.emplace_back(family);
       const std::string suggestion = utils::DidYouMean(utils::CloseNames(name, candidates, 3, "pattern"));
       throw Error(message + suggestion + " (see 'onnxopt patterns' for the registered ones)");
     }
-    for (std::string& selected : names) {
-      if (include)
-        chosen.insert(std::move(selected));
-      else
-        chosen.erase(selected);
-    }
+    for (std::size_t i : selected) chosen[i] = include;
   }
   std::vector<std::string> result;
-  for (const RegisteredPattern& entry : available)
-    if (chosen.contains(entry.name)) result.push_back(entry.name);
+  for (std::size_t i = 0; i < available.size(); ++i)
+    if (chosen[i]) result.push_back(available[i].name);
   return result;
 }
 
@@ -244,11 +243,15 @@ std::vector<std::unique_ptr<PatternOptimization>> CreateSelectedPatterns(const G
   }
   if (const PatternRegistry* local = builder.LocalPatternRegistry())
     for (const RegisteredPattern& entry : local->Entries()) merged.Replace(entry);
+  // Resolve keeps the entries' order: one walk pairs the names with their entries.
   const std::vector<std::string> names = selection.Resolve(merged.Entries());
   std::vector<std::unique_ptr<PatternOptimization>> patterns;
+  std::size_t next = 0;
   for (const RegisteredPattern& entry : merged.Entries())
-    if (std::find(names.begin(), names.end(), entry.name) != names.end())
+    if (next < names.size() && entry.name == names[next]) {
+      ++next;
       patterns.push_back(Create(entry.name, entry.factory));
+    }
   return patterns;
 }
 

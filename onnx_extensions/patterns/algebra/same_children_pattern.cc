@@ -37,8 +37,10 @@ void ExtendChain(const GraphGraph& graph, algebra::MergePlan& plan) {
 MatchResult SameChildrenPattern::Match(GraphGraph& graph, const NodeProto& node) const {
   std::string_view why;
   for (const std::string& output : node.output()) {
-    if (output.empty() || graph.NextNodes(output).size() < 2) continue;
-    algebra::DuplicateGroups found = algebra::FindDuplicateGroups(graph.NextNodes(output));
+    if (output.empty()) continue;
+    const std::vector<const NodeProto*>& readers = graph.NextNodes(output);
+    if (readers.size() < 2) continue;
+    algebra::DuplicateGroups found = algebra::FindDuplicateGroups(readers);
     if (found.groups.empty()) {
       // The next output is tried only when this one gives no pair (upstream's order).
       if (why.empty()) why = found.why;
