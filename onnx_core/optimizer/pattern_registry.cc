@@ -189,8 +189,8 @@ PatternSelection& PatternSelection::Exclude(std::string name) {
 }
 
 std::vector<std::string> PatternSelection::Resolve(const std::vector<RegisteredPattern>& available) const {
-  // By position in `available`: every optimizer construction resolves the default
-  // selection, and sets of names cost more than optimizing a small graph's first round.
+  // By position in `available`: every optimizer construction resolves its selection, and
+  // with sets of names that cost about as much as optimizing a one-node model.
   std::unordered_map<std::string_view, std::size_t> position;
   std::map<std::string_view, std::vector<std::size_t>> families;
   std::vector<bool> chosen(available.size(), false);
