@@ -202,14 +202,16 @@ def _optimize(model, patterns, report, fold_constants_first, max_iter, keep_init
     return onnx.ModelProto.FromString(optimized), stats, mismatch
 
 
-def _check_arguments(check, atol, rtol) -> None:
+def _check_arguments(check, atol, rtol, tolerances_need_check="check_atol and check_rtol need check=N") -> None:
+    """Raises ValueError for invalid check arguments; the command line words the last rule
+    with its option names."""
     if isinstance(check, bool) or not isinstance(check, int) or check < 0:
         raise ValueError(f"check expects a number of input sets >= 0, got {check!r}")
     for tolerance, name in ((atol, "check_atol"), (rtol, "check_rtol")):
         if tolerance is not None and not tolerance >= 0:
             raise ValueError(f"{name} must be a number >= 0, got {tolerance!r}")
     if check == 0 and (atol is not None or rtol is not None):
-        raise ValueError("check_atol and check_rtol need check=N")  # as --check-atol needs --check
+        raise ValueError(tolerances_need_check)  # as --check-atol needs --check
 
 
 def _first_mismatch(original: bytes, optimized: bytes, runs: int, atol, rtol) -> Optional[str]:

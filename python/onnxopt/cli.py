@@ -94,10 +94,10 @@ def optimize(argv) -> int:
         if args.max_iter != -1 and args.max_iter < 1:
             raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
         try:
-            onnxopt._check_arguments(args.check, args.check_atol, args.check_rtol)
+            onnxopt._check_arguments(args.check, args.check_atol, args.check_rtol,
+                                     tolerances_need_check="--check-atol and --check-rtol need --check N")
         except ValueError as e:
-            raise _Usage(str(e).replace("check_atol and check_rtol need check=N",
-                                        "--check-atol and --check-rtol need --check N")) from e
+            raise _Usage(str(e)) from e
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
               f"--max-iter, --keep-initializer-inputs, --record, --check, --check-atol, --check-rtol, --report, "
