@@ -1,4 +1,4 @@
-"""`python3 -m onnxopt.cli optimize MODEL -o OUTPUT --passes PATH[:PATH...]`.
+"""`python3 -m onnxopt.cli optimize MODEL [-o] OUTPUT --passes PATH[:PATH...]`.
 
 The C++ command line hands `onnxopt optimize ... --passes` to this module: it loads the
 declarative rule files (onnxopt.fusion.load_passes), compiles the registered rules, and
@@ -71,7 +71,8 @@ def _select_rules(selection: str, rules: list):
 def optimize(argv) -> int:
     parser = _Parser(prog="onnxopt optimize", add_help=False)
     parser.add_argument("model")
-    parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("positional_output", nargs="?")  # OUTPUT as a second argument, as in C++
+    parser.add_argument("-o", "--output")
     parser.add_argument("--passes", default="")
     parser.add_argument("--patterns", default="default")
     parser.add_argument("--no-fold", action="store_true")
@@ -91,6 +92,12 @@ def optimize(argv) -> int:
             break
     try:
         args = parser.parse_args(argv)
+        if args.positional_output is not None:
+            if args.output is not None:
+                raise _Usage(f"two outputs: -o {args.output} and {args.positional_output}")
+            args.output = args.positional_output
+        if args.output is None:
+            raise _Usage("missing -o OUTPUT")
         if args.max_iter != -1 and args.max_iter < 1:
             raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
         try:
@@ -100,8 +107,8 @@ def optimize(argv) -> int:
             raise _Usage(str(e)) from e
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
-              f"--max-iter, --keep-initializer-inputs, --record, --check, --check-atol, --check-rtol, --report, "
-              f"-q)", file=sys.stderr)
+              f"--max-iter, --keep-initializer-inputs, --record, --check, --check-atol, --check-rtol, "
+              f"--check-with, --report, -q)", file=sys.stderr)
         return 1
     paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
     try:
@@ -166,7 +173,8 @@ def optimize(argv) -> int:
             print(mismatch, file=sys.stderr)
             return 5
         if not args.quiet:
-            print(f"check: the same outputs as the original on {args.check} random input sets")
+            print(f"check: the same outputs as the original on {args.check} random input set"
+                  + ("s" if args.check != 1 else ""))
     return 0
 
 

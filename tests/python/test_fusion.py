@@ -455,6 +455,66 @@ def test_command_line_passes(tmp_path):
     assert "--max-iter expects a positive integer" in result.stderr
 
 
+def test_command_line_passes_check_with_onnxruntime(tmp_path):
+    """--passes with --check-with onnxruntime: the Python command line optimizes, saves and
+    makes its --check; the C++ command line then runs both models in onnxruntime."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"]), helper.make_node("Add", ["t", "c"], ["y"])],
+                       [tensor("a", (4, 8)), tensor("c", (16,))], [tensor("y", (4, 16))],
+                       list(gemm_model().graph.initializer), opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+
+    def optimize(*args, harness=None):
+        env = dict(os.environ)
+        if harness:
+            env["ONNXOPT_ORT_HARNESS"] = str(harness)
+        return subprocess.run([exe, "optimize", *map(str, args), "--passes", rules], capture_output=True, text=True,
+                              env=env)
+
+    # The output as the second argument, as without --passes.
+    result = optimize(tmp_path / "model.onnx", tmp_path / "out.onnx", "--check", "1", "--check-with", "onnxruntime")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [n.op_type for n in onnx.load(tmp_path / "out.onnx").graph.node] == ["Gemm"]
+    assert "check: the same outputs as the original on 1 random input set\n" in result.stdout, result.stdout
+    assert "check: onnxruntime finds the same outputs on 1 random input set" in result.stdout, result.stdout
+
+    # What onnxruntime finds different exits 5 (a stand-in harness plays onnxruntime's part,
+    # since our own check passes first); the output stays for inspection.
+    differs = tmp_path / "differs.js"
+    differs.write_text("console.log('MISMATCH y float32[4,16] max_abs_diff=1');\nprocess.exitCode = 1;\n")
+    result = optimize(tmp_path / "model.onnx", "-o", tmp_path / "o2.onnx", "--check", "1", "--check-with",
+                      "onnxruntime", harness=differs)
+    assert result.returncode == 5, result.stdout + result.stderr
+    assert "onnxruntime: MISMATCH y" in result.stdout, result.stdout
+    assert (tmp_path / "o2.onnx").exists()
+
+    # In place: onnxruntime gets the original as it was read, not the file that replaced it.
+    one_model = tmp_path / "one_model.js"
+    one_model.write_text("const fs = require('fs');\n"
+                         "const [a, b] = process.argv.slice(2, 4);\n"
+                         "if (fs.readFileSync(a).equals(fs.readFileSync(b))) {\n"
+                         "  console.log('MISMATCH the original given is the optimized model'); process.exitCode = 1;\n"
+                         "} else console.log('EQUIVALENT');\n")
+    in_place = tmp_path / "in_place.onnx"
+    onnx.save(model, in_place)
+    result = optimize(in_place, in_place, "--check", "1", "--check-with", "onnxruntime", harness=one_model)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [n.op_type for n in onnx.load(in_place).graph.node] == ["Gemm"]
+
+    # Usage errors, before anything runs: as without --passes.
+    result = optimize(tmp_path / "model.onnx", "-o", tmp_path / "o3.onnx", "--check-with", "onnxruntime")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "--check-atol, --check-rtol and --check-with need --check N" in result.stderr, result.stderr
+    result = optimize(tmp_path / "model.onnx", "-o", tmp_path / "o3.onnx", "--check", "1", "--check-with", "tvm")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "--check-with expects 'onnxruntime'" in result.stderr, result.stderr
+    result = optimize(tmp_path / "model.onnx", tmp_path / "o3.onnx", "-o", tmp_path / "o4.onnx")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "two outputs" in result.stderr, result.stderr
+    assert not (tmp_path / "o3.onnx").exists() and not (tmp_path / "o4.onnx").exists()
+
+
 def test_command_line_passes_reads_ir3_initializer_inputs_as_constants(tmp_path):
     """An IR < 4 model's initializers listed among its inputs: constants, as without --passes."""
     exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))

@@ -159,10 +159,11 @@ options:
   --passes PATH[:PATH...]         also apply the declarative rules of these Python files
                                   or folders (also ONNXOPT_PY_PASS_PATH); runs the
                                   command through /usr/bin/python3 -m onnxopt.cli
-                                  (docs/declarative-rules.md), which takes -o,
+                                  (docs/declarative-rules.md), which takes OUTPUT or -o,
                                   --patterns, --no-fold, --max-iter, --record, --check,
                                   --check-atol, --check-rtol, --keep-initializer-inputs,
-                                  --report and -q
+                                  --report and -q; --check-with onnxruntime follows
+                                  once it has saved and checked the model
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
@@ -350,27 +351,66 @@ void PrintRewrites(const core::builder::OptimizationReport& report,
   std::cout << "\n";
 }
 
-int RunOptimize(const std::vector<std::string>& raw_args) {
-  if (std::optional<int> code = RunWithPythonRules(raw_args)) return *code;  // --passes: Python rules
-  std::vector<std::string> single_args = raw_args;
-  const std::vector<std::string> shape_texts = TakeRepeatedOption(single_args, "--overwrite-input-shape");
-  const std::vector<std::string> dim_texts = TakeRepeatedOption(single_args, "--dim");
-  std::vector<std::string> keep_globs = TakeRepeatedOption(single_args, "--keep");
-  Arguments args(single_args,
-                 {"-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record",
-                  "--report-json", "--report-html", "--fold-size-limit", "--fold-work-limit", "--check",
-                  "--check-atol", "--check-rtol", "--check-with"},
-                 {"-q", "--quiet", "--no-fold", "--report", "-v", "--verbose", "--keep-initializer-inputs"});
-  const std::string pattern_text = args.Value("--patterns").value_or("default");
+// The options of `optimize` but those that may be repeated (taken out first), and its flags.
+const std::vector<std::string> kValueOptions = {
+    "-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record", "--report-json",
+    "--report-html", "--fold-size-limit", "--fold-work-limit", "--check", "--check-atol", "--check-rtol",
+    "--check-with"};
+const std::vector<std::string> kFlags = {"-q", "--quiet", "--no-fold", "--report", "-v", "--verbose",
+                                         "--keep-initializer-inputs"};
+
+// MODEL and OUTPUT: the positional arguments, OUTPUT also as -o or --output (once).
+std::pair<std::string, std::string> ModelAndOutput(const Arguments& args) {
   const std::vector<std::string>& positional = args.Positional(1, 2);
-  const std::string input = positional[0];
-  auto output = args.Value("-o");
+  std::optional<std::string> output = args.Value("-o");
   if (!output) output = args.Value("--output");
   if (positional.size() == 2) {
     if (output) throw UsageError("two outputs: -o " + *output + " and " + positional[1]);
     output = positional[1];
   }
   if (!output) throw UsageError("missing -o OUTPUT");
+  return {positional[0], *output};
+}
+
+core::ir::InitializerInputs InitializerInputsOf(const Arguments& args) {
+  return args.Flag("--keep-initializer-inputs") ? core::ir::InitializerInputs::kOverridable
+                                                : core::ir::InitializerInputs::kConstantBeforeIr4;
+}
+
+// --passes: the Python command line optimizes (rule_files.h). It does not take
+// --check-with onnxruntime: this process makes that check once the Python command line has
+// saved the model and passed its own --check, the order it has without --passes.
+int RunOptimizeWithPythonRules(const std::vector<std::string>& raw_args) {
+  std::vector<std::string> python_args = raw_args;
+  if (TakeRepeatedOption(python_args, "--check-with").empty())
+    return RunPythonRules(raw_args, PythonRun::kReplaceThisProcess);
+  std::vector<std::string> single_args = raw_args;
+  for (std::string_view repeatable : {"--overwrite-input-shape", "--dim", "--keep"})
+    TakeRepeatedOption(single_args, repeatable);  // the Python command line refuses them
+  std::vector<std::string> value_options = kValueOptions;
+  value_options.push_back("--passes");
+  const Arguments args(single_args, value_options, kFlags);
+  const OutputCheck check = ParseOutputCheck(args);
+  const auto [input, output] = ModelAndOutput(args);
+  // Read now: OUTPUT may replace MODEL.
+  ModelProto original = core::ir::LoadModel(input);
+  core::ir::MakeInitializerInputsConstant(original, InitializerInputsOf(args));
+  if (const int status = RunPythonRules(python_args, PythonRun::kWaitForIt); status != kOk) return status;
+  const core::verify::EmptyDimensionRounds plan =
+      core::verify::PlanEmptyDimensionRounds(original, core::ir::LoadModel(output), RandomInputOptions{});
+  return CheckWithOnnxruntime(original, output, check.runs, plan, check.tolerances,
+                              args.Flag("-q") || args.Flag("--quiet"));
+}
+
+int RunOptimize(const std::vector<std::string>& raw_args) {
+  if (UsesPythonRules(raw_args)) return RunOptimizeWithPythonRules(raw_args);
+  std::vector<std::string> single_args = raw_args;
+  const std::vector<std::string> shape_texts = TakeRepeatedOption(single_args, "--overwrite-input-shape");
+  const std::vector<std::string> dim_texts = TakeRepeatedOption(single_args, "--dim");
+  std::vector<std::string> keep_globs = TakeRepeatedOption(single_args, "--keep");
+  Arguments args(single_args, kValueOptions, kFlags);
+  const std::string pattern_text = args.Value("--patterns").value_or("default");
+  const auto [input, output] = ModelAndOutput(args);
   const core::ir::InputShapeSettings input_shapes = ParseInputShapeSettings(shape_texts, dim_texts);
   core::builder::OptimizerOptions options;
   options.registered = ParseSelection(pattern_text);
@@ -394,8 +434,8 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
   FilePlan files;
   files.Read(input, "the input model", FilePlan::Role::kModel);
-  files.Write(*output, "-o", FilePlan::Role::kModel);
-  files.Write(core::ir::ExternalDataPath(*output, save_options), "the external data file of -o",
+  files.Write(output, "-o", FilePlan::Role::kModel);
+  files.Write(core::ir::ExternalDataPath(output, save_options), "the external data file of -o",
               FilePlan::Role::kModelData);
   if (record_path) files.Write(*record_path, "--record");
   if (json_path) files.Write(*json_path, "--report-json");
@@ -408,9 +448,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   std::vector<std::filesystem::path> data_files;
   ModelProto model = core::ir::LoadModel(input, {}, &warnings, &data_files);
   for (const auto& warning : warnings) std::cerr << "onnxopt optimize: warning: " << warning << "\n";
-  core::ir::MakeInitializerInputsConstant(model, args.Flag("--keep-initializer-inputs")
-                                                     ? core::ir::InitializerInputs::kOverridable
-                                                     : core::ir::InitializerInputs::kConstantBeforeIr4);
+  core::ir::MakeInitializerInputsConstant(model, InitializerInputsOf(args));
   for (const auto& path : data_files)
     files.Read(path, "an external data file of the input model", FilePlan::Role::kModelData);
   Histogram before_ops;
@@ -449,11 +487,11 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
               << report.refused_rewrites.front() << "\n";
   }
   if (skeleton) core::builder::DescribeRemovedNodes(std::move(*skeleton), rewrites);
-  progress.Phase("saving " + *output);
+  progress.Phase("saving " + output);
   ModelProto optimized = std::move(builder).TakeModel();
 
   core::ir::OutputFiles outputs;
-  core::ir::PrepareModel(optimized, *output, save_options, outputs);
+  core::ir::PrepareModel(optimized, output, save_options, outputs);
   if (record_path) {
     outputs.Add(*record_path, "cannot write rewrite file " + Quote(*record_path))
         .WriteAt(core::builder::SerializeRewrites(rewrites, fingerprint, input_shapes), 0);
@@ -476,7 +514,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
       std::cout << "input shapes: " << core::ir::DescribeInputShapeSettings(input_shapes) << "\n";
     PrintSummary(before_ops, before_initializers, optimized.graph(), seconds);
     PrintRewrites(report, rewrites);
-    std::cout << "saved " << *output << "\n";
+    std::cout << "saved " << output << "\n";
     if (record_path) std::cout << "saved " << rewrites.size() << " rewrites to " << *record_path << "\n";
     if (json_path) std::cout << "saved the report to " << *json_path << "\n";
     if (html_path) std::cout << "saved the HTML report to " << *html_path << "\n";
@@ -485,7 +523,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
     const std::string text = report.ToString();
     std::cout << text << (text.ends_with('\n') ? "" : "\n");
   }
-  if (original) return CheckSavedModel(*original, input, *output, check, quiet);
+  if (original) return CheckSavedModel(*original, input, output, check, quiet);
   return kOk;
 }
 

@@ -1,10 +1,5 @@
 #include "tools/onnxopt/ort_check.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,9 +13,8 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/model_io.h"
+#include "tools/onnxopt/child_process.h"
 #include "tools/onnxopt/cli.h"
-
-extern char** environ;
 
 namespace onnxopt::cli {
 
@@ -53,32 +47,6 @@ class TemporaryFolder {
  private:
   fs::path path_;
 };
-
-// Runs `arguments` (the program looked up on PATH) with its standard output written to
-// `output_path` and, when given, its standard error to `error_path`; returns its exit
-// status. Throws IoError when it cannot be started or does not exit normally.
-int RunProgram(const std::vector<std::string>& arguments, const fs::path& output_path,
-               const fs::path* error_path = nullptr) {
-  std::vector<char*> argv;
-  std::vector<std::string> copies = arguments;
-  for (std::string& argument : copies) argv.push_back(argument.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (error_path)
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, error_path->c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t child = 0;
-  const int started = ::posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (started != 0)
-    throw IoError("cannot run " + Quote(arguments[0]) + " for the onnxruntime check: " + std::strerror(started));
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0)
-    if (errno != EINTR) throw IoError("waiting for " + Quote(arguments[0]) + ": " + std::strerror(errno));
-  if (!WIFEXITED(status)) throw IoError(Quote(arguments[0]) + " was stopped by a signal during the onnxruntime check");
-  return WEXITSTATUS(status);
-}
 
 // The harness's report without its "ok" lines: what differs, its warnings and verdict.
 void PrintHarnessProblems(const fs::path& output_path) {
@@ -140,7 +108,7 @@ int CheckWithOnnxruntime(const ModelProto& original, const std::string& saved, i
     command.insert(command.end(), options.begin(), options.end());
     if (tolerances.atol) command.insert(command.end(), {"--atol", Number(*tolerances.atol)});
     if (tolerances.rtol) command.insert(command.end(), {"--rtol", Number(*tolerances.rtol)});
-    return RunProgram(command, harness_output, error_path);
+    return RunProgram(command, "for the onnxruntime check", {&harness_output, error_path});
   };
   const auto could_not = [&](int status, const std::string& which) {
     return IoError("--check-with onnxruntime: the check could not be made (" + Quote(harness) + " exited with " +

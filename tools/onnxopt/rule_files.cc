@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "onnx_core/common/error.h"
+#include "tools/onnxopt/child_process.h"
 
 namespace onnxopt::cli {
 
@@ -41,13 +42,15 @@ std::string PackageDir() {
 
 }  // namespace
 
-std::optional<int> RunWithPythonRules(const std::vector<std::string>& args) {
+bool UsesPythonRules(const std::vector<std::string>& args) {
   const bool has_passes = std::any_of(args.begin(), args.end(), [](const std::string& arg) {
     return arg == "--passes" || arg.rfind("--passes=", 0) == 0;
   });
   const char* env_path = std::getenv("ONNXOPT_PY_PASS_PATH");
-  if (!has_passes && !(env_path && *env_path)) return std::nullopt;
+  return has_passes || (env_path && *env_path);
+}
 
+int RunPythonRules(const std::vector<std::string>& args, PythonRun how) {
   const std::string package = PackageDir();
   if (!package.empty()) {
     const char* old = std::getenv("PYTHONPATH");
@@ -56,6 +59,7 @@ std::optional<int> RunWithPythonRules(const std::vector<std::string>& args) {
   }
   std::vector<std::string> command{kPython, "-m", "onnxopt.cli", "optimize"};
   command.insert(command.end(), args.begin(), args.end());
+  if (how == PythonRun::kWaitForIt) return RunProgram(command, "for the rules of --passes");
   std::vector<char*> argv;
   for (std::string& arg : command) argv.push_back(arg.data());
   argv.push_back(nullptr);
