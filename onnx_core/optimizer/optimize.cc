@@ -475,9 +475,13 @@ class GraphGraph::Driver {
   // Tries the patterns `round` (indices into g_.patterns_, in driver order) on the nodes of
   // their op types, node after node. Leaves out the nodes the cache knows clean, and a
   // pattern's call on a node that a match of an earlier pattern includes: that node will
-  // most likely be claimed before the pattern's turn. The walk goes from the last node to
-  // the first, because a match mostly includes nodes before its root (the producers of its
-  // inputs): they are then known to be in a match when their turn comes.
+  // most likely be claimed before the pattern's turn. The same for a node that a match of
+  // the same pattern includes: MatchAll tries such a node when its turn comes and it is not
+  // claimed, and the first in graph order then claims the others (a match of k nodes that
+  // any of them anchors, as k alike branches over one value, cost k calls, not two). The
+  // walk goes from the last node to the first, because a match mostly includes nodes before
+  // its root (the producers of its inputs): they are then known to be in a match when
+  // their turn comes.
   Turns TakeTurns(const std::vector<std::size_t>& round, MatchCache* cache) {
     // The patterns (indices into `round`, ascending) tried on each node: those of its op
     // type, merged with those tried on every node; and the highest of their priorities (a
@@ -526,7 +530,7 @@ class GraphGraph::Driver {
           if (check_incremental_) walked.push_back(Turn{.position = at, .pattern = r, .kind = Turn::Kind::kClean});
           continue;
         }
-        if (r > in_match_of[position]) {
+        if (r >= in_match_of[position]) {
           walked.push_back(Turn{.position = at, .pattern = r, .kind = Turn::Kind::kLeftOut});
           continue;
         }

@@ -551,6 +551,54 @@ TEST(Optimize, ALaterPatternGetsANodeWhenTheEarlierMatchIsNotClaimed) {
   ExpectReplayed(run);
 }
 
+// Every Neg reading the anchor's input, made an Abs, in one match that any of them anchors
+// (as a declarative rule of k alike branches over one value); counts its Match calls.
+class AllNegReadersToAbsPattern final : public core::builder::PatternOptimization {
+ public:
+  explicit AllNegReadersToAbsPattern(std::shared_ptr<int> calls) : calls_(std::move(calls)) {}
+  std::string Name() const override { return "AllNegReadersToAbsPattern"; }
+  std::set<std::string> FastOpType() const override { return {"Neg"}; }
+  core::builder::MatchResult Match(GraphGraph& graph, const NodeProto& node) const override {
+    ++*calls_;
+    std::vector<const NodeProto*> readers;
+    for (const NodeProto* reader : graph.NextNodes(node.input(0)))
+      if (reader->op_type() == "Neg") readers.push_back(reader);
+    return Matched(readers);
+  }
+  utils::RepeatedProtoField<NodeProto> Apply(GraphGraph&, const std::vector<const NodeProto*>& nodes) const override {
+    utils::RepeatedProtoField<NodeProto> result;
+    for (const NodeProto* node : nodes) (*result.Add() = *node).set_op_type("Abs");
+    return result;
+  }
+
+ private:
+  std::shared_ptr<int> calls_;
+};
+
+// The walk tries the pattern on the last reader first; its match includes the others, so
+// their calls wait for the claims, and the first reader's, in graph order, claims them all.
+// One call per reader made k matches of k nodes each: cubic for a matcher that binds every
+// branch by scanning the readers (the declarative rules).
+TEST(Optimize, ANodeInAMatchOfItsOwnPatternIsTriedOnlyIfThatMatchIsNotClaimed) {
+  std::string text = "<ir_version: 8, opset_import: [\"\" : 18]>\ng (float[2] a) => (";
+  std::string body;
+  for (int i = 0; i < 6; ++i) {
+    text += std::string(i ? ", " : "") + "float[2] y" + std::to_string(i);
+    body += "  y" + std::to_string(i) + " = Neg(a)\n";
+  }
+  text += ") {\n" + body + "}";
+  auto calls = std::make_shared<int>(0);
+  Outcome run = Optimize(text, {std::make_shared<AllNegReadersToAbsPattern>(calls)});
+  EXPECT_EQ(NodesText(run.optimized.graph()),
+            "y0 = Abs(a); y1 = Abs(a); y2 = Abs(a); y3 = Abs(a); y4 = Abs(a); y5 = Abs(a); ");
+  ASSERT_EQ(run.records.size(), 1u);
+  // First round: the last reader in the walk, the first at the claims; second round: none
+  // (no Neg is left).
+  EXPECT_EQ(*calls, 2);
+  EXPECT_EQ(run.report.patterns.at(0).match_calls, 1u);
+  ExpectReplayed(run);
+}
+
 TEST(OptimizationReport, PrintsPhasesPatternsAndCleanup) {
   Outcome run = Optimize(kTwoChains, {std::make_shared<NegNegPattern>()});
   const std::string text = run.report.ToString();
