@@ -32,7 +32,7 @@ docstring is its documentation, the text `onnxopt patterns NAME` prints.
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Optional, Tuple, Union
+from typing import Callable, Iterable, NamedTuple, Optional, Tuple, Union
 
 import onnx
 
@@ -198,7 +198,7 @@ def _optimize(model, patterns, report, fold_constants_first, max_iter, keep_init
     if check > 0:
         # The evaluator needs the original's external data read in: a fresh builder's model has it.
         original = data if base_dir is None else _builder.GraphBuilder(data, base_dir, True).to_model_bytes()
-        mismatch = _first_mismatch(original, optimized, check, check_atol, check_rtol)
+        mismatch = _compare_with_original(original, optimized, check, check_atol, check_rtol).mismatch
     return onnx.ModelProto.FromString(optimized), stats, mismatch
 
 
@@ -214,21 +214,34 @@ def _check_arguments(check, atol, rtol, tolerances_need_check="check_atol and ch
         raise ValueError(tolerances_need_check)  # as --check-atol needs --check
 
 
-def _first_mismatch(original: bytes, optimized: bytes, runs: int, atol, rtol) -> Optional[str]:
+class _Comparison(NamedTuple):
+    """What `onnxopt optimize --check` finds: the comparison of the first set that differs
+    (None when all match), the sets that matched only within rounding (their comparison's
+    text, shown to the user), and the empty-dimension sets made ('' when none)."""
+    mismatch: Optional[str]
+    within_rounding: str
+    empty_sets: str
+
+
+def _compare_with_original(original: bytes, optimized: bytes, runs: int, atol, rtol) -> _Comparison:
     """Compares the two models on `runs` random input sets (seeds 0..runs-1), then with each
-    symbolic input dimension 0 in turn, as `onnxopt optimize --check`; the comparison of the first
-    set that differs, None when all match."""
+    symbolic input dimension 0 in turn, as `onnxopt optimize --check`."""
+    rounding = []
     for seed in range(runs):
         same, details = _onnxpycore.compare_models(original, "original", optimized, "optimized", seed, atol, rtol,
                                                    judge_rounding=True)
         if not same:
-            return (f"{details}check: the optimized model's outputs differ from the original's on input set "
-                    f"{seed + 1} of {runs} (seed {seed})")
-    same, details, failure, _ = _onnxpycore.compare_models_with_empty_dims(
+            return _Comparison(f"{details}check: the optimized model's outputs differ from the original's on input "
+                               f"set {seed + 1} of {runs} (seed {seed})", "", "")
+        if "\nwithin rounding: " in details:
+            rounding.append(details)
+    same, details, failure, empty_sets = _onnxpycore.compare_models_with_empty_dims(
         original, "the original", optimized, "the optimized model", atol, rtol, judge_rounding=True)
     if not same:
-        return f"{details}check: {failure} (empty-dimension set, seed 0)"
-    return None
+        return _Comparison(f"{details}check: {failure} (empty-dimension set, seed 0)", "", "")
+    if "\nwithin rounding: " in details:
+        rounding.append(details)
+    return _Comparison(None, "".join(rounding), empty_sets)
 
 
 def simplify(model: ModelLike, check_n: int = 1, patterns: Union[str, Iterable] = "default",

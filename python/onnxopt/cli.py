@@ -167,14 +167,14 @@ def optimize(argv) -> int:
     if args.report:
         print(report)
     if args.check:  # after saving, as the C++ command line: the output stays for inspection
-        mismatch = onnxopt._first_mismatch(original, builder.to_model_bytes(), args.check, args.check_atol,
-                                           args.check_rtol)
-        if mismatch is not None:
-            print(mismatch, file=sys.stderr)
+        found = onnxopt._compare_with_original(original, builder.to_model_bytes(), args.check, args.check_atol,
+                                               args.check_rtol)
+        if found.mismatch is not None:
+            print(found.mismatch, file=sys.stderr)
             return 5
         if not args.quiet:
-            print(f"check: the same outputs as the original on {args.check} random input set"
-                  + ("s" if args.check != 1 else ""))
+            print(f"{found.within_rounding}check: the same outputs as the original on {args.check} random input set"
+                  + ("s" if args.check != 1 else "") + (f" and {found.empty_sets}" if found.empty_sets else ""))
     return 0
 
 
