@@ -1,5 +1,7 @@
 #include "onnx_extensions/patterns/collections/concat_empty_pattern.h"
 
+#include <algorithm>
+
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_extensions/patterns/collections/collections_matchers.h"
@@ -23,6 +25,10 @@ MatchResult ConcatEmptyPattern::Match(GraphGraph& graph, const NodeProto& concat
   if (!core::builder::IsOp(concat, "Concat")) return NoMatch(concat, "the node is not a default-domain Concat");
   const std::optional<std::int64_t> axis = IntAttr(concat, "axis");
   if (!axis) return NoMatch(concat, "the Concat has no axis attribute");
+  // The checker lets an input of a variadic list be omitted, but no operator says what
+  // Concat makes of it: the node is left as it is (an Identity of "" is no model).
+  if (std::any_of(concat.input().begin(), concat.input().end(), [](const std::string& input) { return input.empty(); }))
+    return NoMatch(concat, "an input of the Concat is omitted (an empty name)");
   for (const std::string& input : concat.input())
     if (IsEmptyAlong(graph, input, *axis)) return Matched({&concat});
   return NoMatch(concat, "no input has a static zero length along the axis");

@@ -282,10 +282,10 @@ void ExpectRewrite(const PatternPtr& pattern, NumericalClass numerics, const Mod
   ExpectSameOutputs(original, optimized.model, numerics, tolerance);
 }
 
-void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+void ExpectRejects(const PatternPtr& pattern, const ModelProto& model, std::string_view node_output,
                    std::string_view reason) {
   RegisterOperators();
-  GraphBuilder builder{ParseText(model)};
+  GraphBuilder builder{ModelProto(model)};
   builder.InferShapes();
   OptimizerOptions options;
   options.registered = PatternSelection::None();
@@ -297,10 +297,20 @@ void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::strin
   EXPECT_EQ(match.no_match.reason, reason);
 }
 
-void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+                   std::string_view reason) {
+  ExpectRejects(pattern, ParseText(model), node_output, reason);
+}
+
+void ExpectNoMatch(const PatternPtr& pattern, const ModelProto& model, std::string_view node_output,
                    std::string_view reason) {
   ExpectRejects(pattern, model, node_output, reason);
-  EXPECT_EQ(OptimizeWith(pattern, ParseText(model)).applied, 0u);
+  EXPECT_EQ(OptimizeWith(pattern, model).applied, 0u);
+}
+
+void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+                   std::string_view reason) {
+  ExpectNoMatch(pattern, ParseText(model), node_output, reason);
 }
 
 std::size_t ApplicationsUntilConvergence(const PatternPtr& pattern, std::string_view model) {

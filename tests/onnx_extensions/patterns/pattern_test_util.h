@@ -45,6 +45,9 @@ void ExpectRewrite(const PatternPtr& pattern, core::builder::NumericalClass nume
 // exactly `reason`, and that optimizing `model` with it applies nothing.
 void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
                    std::string_view reason);
+// The same for a model that the ONNX text cannot write (an omitted input of a variadic list).
+void ExpectNoMatch(const PatternPtr& pattern, const ModelProto& model, std::string_view node_output,
+                   std::string_view reason);
 
 // How many matches `pattern` alone applies to `model` until nothing matches: patterns that
 // merge a whole group at once must not take one iteration per member.
@@ -53,6 +56,8 @@ std::size_t ApplicationsUntilConvergence(const PatternPtr& pattern, std::string_
 // Checks that `pattern` rejects the node whose first output is `node_output` with exactly
 // `reason` (it may match elsewhere in `model`).
 void ExpectRejects(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
+                   std::string_view reason);
+void ExpectRejects(const PatternPtr& pattern, const ModelProto& model, std::string_view node_output,
                    std::string_view reason);
 
 template <class Pattern>
@@ -67,6 +72,11 @@ void ExpectRewrite(const ModelProto& before, std::string_view after, double tole
 
 template <class Pattern>
 void ExpectNoMatch(std::string_view model, std::string_view node_output, std::string_view reason) {
+  ExpectNoMatch(std::make_shared<Pattern>(), model, node_output, reason);
+}
+
+template <class Pattern>
+void ExpectNoMatch(const ModelProto& model, std::string_view node_output, std::string_view reason) {
   ExpectNoMatch(std::make_shared<Pattern>(), model, node_output, reason);
 }
 

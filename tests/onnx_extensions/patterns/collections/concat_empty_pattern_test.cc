@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
+#include "tests/support/test_support.h"
 
 namespace onnxopt::onnx_patterns {
 namespace {
@@ -62,6 +63,21 @@ TEST(ConcatEmptyPattern, RejectsNonEmptyInputs) {
     g (int64[2] A, int64[3] B) => (int64[5] Y) {
       Y = Concat<axis=0>(A, B)
     })ONNX", "Y", "no input has a static zero length along the axis");
+}
+
+// An omitted input (which the ONNX text cannot write): rewritten, it became an Identity of ""
+// that the driver refused (found by fuzz/mutate_pattern_graphs.py).
+TEST(ConcatEmptyPattern, RejectsAnOmittedInput) {
+  for (int omitted : {0, 1}) {
+    ModelProto model = testing::ParseText(R"ONNX(
+      <ir_version: 8, opset_import: ["" : 18]>
+      g (float[0,3] A, float[0,3] B) => (float[0,3] Y) {
+        c = Concat<axis=0>(A, B)
+        Y = Neg(c)
+      })ONNX");
+    model.mutable_graph()->mutable_node(0)->set_input(omitted, "");
+    ExpectNoMatch<ConcatEmptyPattern>(model, "c", "an input of the Concat is omitted (an empty name)");
+  }
 }
 
 }  // namespace
