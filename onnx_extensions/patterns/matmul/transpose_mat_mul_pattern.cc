@@ -27,6 +27,9 @@ MatchResult TransposeMatMulPattern::Match(GraphGraph& graph, const NodeProto& no
   if (!IsMatMulOrGemm(node)) return NoMatch(node, "the node is not a default-domain MatMul or Gemm");
   if (matmul::IsMatMul(node) && !matmul::GemmComputesLikeMatMul(graph, node.output(0)))
     return NoMatch(node, "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
+  // A MatMul becomes a Gemm of two inputs: C is optional from opset 11 on.
+  if (matmul::IsMatMul(node) && core::builder::OnnxOpset(graph) < 11)
+    return NoMatch(node, "the opset is older than 11, where Gemm needs its input C");
   const std::optional<std::size_t> rank_a = RankOf(graph, node.input(0)), rank_b = RankOf(graph, node.input(1));
   if (!rank_a || !rank_b) return NoMatch(node, "the rank of an input is not known");
   if (*rank_a != 2 || *rank_b != 2) return NoMatch(node, "an input does not have rank 2");

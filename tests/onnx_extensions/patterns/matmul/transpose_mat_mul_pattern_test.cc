@@ -106,6 +106,18 @@ TEST(TransposeMatMulPattern, RejectsAFloat16MatMul) {
     })ONNX", "Z", "the MatMul is not in float or double, where a runtime's Gemm computes like its MatMul");
 }
 
+// Before opset 11 a Gemm needs C: the MatMul stays (found by mutate_pattern_graphs.py, whose
+// mutant at opset 6 had a Gemm of two inputs refused by the driver).
+TEST(TransposeMatMulPattern, RejectsAMatMulBeforeOpset11) {
+  ExpectNoMatch<TransposeMatMulPattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 10]>
+    tr_mm (float[5,3] X, float[5,4] Y) => (float[3,4] Z)
+    {
+      xt = Transpose<perm = [1, 0]>(X)
+      Z = MatMul(xt, Y)
+    })ONNX", "Z", "the opset is older than 11, where Gemm needs its input C");
+}
+
 TEST(TransposeMatMulPattern, RejectsABatchedTranspose) {
   ExpectNoMatch<TransposeMatMulPattern>(R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
