@@ -36,6 +36,8 @@ std::set<std::string> LayerNormalizationScalePattern::FastOpType() const { retur
 MatchResult LayerNormalizationScalePattern::Match(GraphGraph& graph, const NodeProto& ln) const {
   if (!IsOp(ln, "LayerNormalization") || ln.input_size() < 2)
     return NoMatch(ln, "the node is not a default-domain LayerNormalization with a scale");
+  // Below opset 17 the node is no ONNX operator: nothing says which types its inputs take.
+  if (!normalization::OpsetAtLeast(graph, 17)) return NoMatch(ln, "the main opset is below 17 (LayerNormalization)");
   for (int i = 1; i < ln.output_size(); ++i)
     if (!ln.output(i).empty()) return NoMatch(ln, "the LayerNormalization declares its Mean or InvStdDev output");
   const NodeProto* mul = SoleConsumer(graph, ln.output(0), "Mul");

@@ -48,6 +48,19 @@ TEST(LayerNormalizationScalePattern, ScalesTheBiasBeforeAddingTheShift) {
     })ONNX", kTolerance);
 }
 
+// A default-domain LayerNormalization below opset 17 is an operator no schema describes: the
+// scale may be of a type Mul does not take there (found by mutate_pattern_graphs.py: a bfloat16
+// scale at opset 9 gave a Mul the driver refused).
+TEST(LayerNormalizationScalePattern, RejectsAnOpsetWithoutLayerNormalization) {
+  ExpectNoMatch<LayerNormalizationScalePattern>(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 16]>
+    g (float[2,3] X, float[3] g, float[3] b, float[3] s, float[3] c) => (float[2,3] Y) {
+      n = LayerNormalization<axis = -1, epsilon = 0.001>(X, g, b)
+      m = Mul(s, n)
+      Y = Add(c, m)
+    })ONNX", "n", "the main opset is below 17 (LayerNormalization)");
+}
+
 // Upstream keeps b when only the Mul is folded: (n*g + b)*s is n*(g*s) + b*s. A scale of
 // ones is replaced by s itself. The Mul's output is a graph output: no Add is folded.
 TEST(LayerNormalizationScalePattern, ScalesTheBiasWithoutAnAdd) {
