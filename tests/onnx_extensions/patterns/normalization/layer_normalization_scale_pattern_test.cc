@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/onnx_extensions/patterns/pattern_test_util.h"
+#include "tests/support/test_support.h"
 
 namespace onnxopt::onnx_patterns {
 namespace {
@@ -31,14 +32,16 @@ TEST(LayerNormalizationScalePattern, FoldsMulAndAddIntoScaleAndBias) {
 }
 
 // With a bias: b*s + c. Values given as inputs stay nodes; the Mul reads s first.
-TEST(LayerNormalizationScalePattern, ScalesTheBiasBeforeAddingTheShift) {
-  ExpectRewrite<LayerNormalizationScalePattern>(R"ONNX(
+constexpr const char* kScaleAndShift = R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[2,3] X, float[3] g, float[3] b, float[3] s, float[3] c) => (float[2,3] Y) {
       n = LayerNormalization<axis = -1, epsilon = 0.001>(X, g, b)
       m = Mul(s, n)
       Y = Add(c, m)
-    })ONNX", R"ONNX(
+    })ONNX";
+
+TEST(LayerNormalizationScalePattern, ScalesTheBiasBeforeAddingTheShift) {
+  ExpectRewrite<LayerNormalizationScalePattern>(kScaleAndShift, R"ONNX(
     <ir_version: 8, opset_import: ["" : 18]>
     g (float[2,3] X, float[3] g, float[3] b, float[3] s, float[3] c) => (float[2,3] Y) {
       g2 = Mul(g, s)
@@ -48,17 +51,13 @@ TEST(LayerNormalizationScalePattern, ScalesTheBiasBeforeAddingTheShift) {
     })ONNX", kTolerance);
 }
 
-// A default-domain LayerNormalization below opset 17 is an operator no schema describes: the
-// scale may be of a type Mul does not take there (found by mutate_pattern_graphs.py: a bfloat16
-// scale at opset 9 gave a Mul the driver refused).
+// The first model at opset 16: a default-domain LayerNormalization there is an operator no
+// schema describes, whose scale may be of a type Mul does not take (found by
+// mutate_pattern_graphs.py: a bfloat16 scale at opset 9 gave a Mul the driver refused).
 TEST(LayerNormalizationScalePattern, RejectsAnOpsetWithoutLayerNormalization) {
-  ExpectNoMatch<LayerNormalizationScalePattern>(R"ONNX(
-    <ir_version: 8, opset_import: ["" : 16]>
-    g (float[2,3] X, float[3] g, float[3] b, float[3] s, float[3] c) => (float[2,3] Y) {
-      n = LayerNormalization<axis = -1, epsilon = 0.001>(X, g, b)
-      m = Mul(s, n)
-      Y = Add(c, m)
-    })ONNX", "n", "the main opset is below 17 (LayerNormalization)");
+  ModelProto model = testing::ParseText(kScaleAndShift);
+  model.mutable_opset_import(0)->set_version(16);
+  ExpectNoMatch<LayerNormalizationScalePattern>(model, "n", "the main opset is below 17 (LayerNormalization)");
 }
 
 // Upstream keeps b when only the Mul is folded: (n*g + b)*s is n*(g*s) + b*s. A scale of
