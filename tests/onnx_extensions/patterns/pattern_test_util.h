@@ -45,7 +45,8 @@ void ExpectRewrite(const PatternPtr& pattern, core::builder::NumericalClass nume
 // exactly `reason`, and that optimizing `model` with it applies nothing.
 void ExpectNoMatch(const PatternPtr& pattern, std::string_view model, std::string_view node_output,
                    std::string_view reason);
-// The same for a model that the ONNX text cannot write (an omitted input of a variadic list).
+// The same for a model built or edited as a proto: one the ONNX text cannot write (an
+// omitted input of a variadic list), or a text model at another opset.
 void ExpectNoMatch(const PatternPtr& pattern, const ModelProto& model, std::string_view node_output,
                    std::string_view reason);
 
