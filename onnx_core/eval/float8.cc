@@ -51,7 +51,36 @@ bool IsFloat8(int t) {
   return t == kFloat8E4M3FN || t == kFloat8E4M3FNUZ || t == kFloat8E5M2 || t == kFloat8E5M2FNUZ;
 }
 
-float Float8ToFloat(std::uint8_t bits, int elem_type) { return Decode(bits, FormatOf(elem_type)); }
+bool IsByteCodedFloat(int t) { return IsFloat8(t) || t == kFloat8E8M0 || t == kFloat4E2M1; }
+
+float ByteCodedFloatToFloat(std::uint8_t code, int elem_type) {
+  if (elem_type == kFloat8E8M0)  // 2^(code - 127); 0xFF is NaN (float8.md)
+    return code == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, code - 127);
+  if (elem_type == kFloat4E2M1) {  // S.EE.M with bias 1; no infinity, no NaN (float4.md)
+    const int e = (code >> 1) & 0x3;
+    const int m = code & 0x1;
+    const float v = e == 0 ? 0.5f * static_cast<float>(m) : std::ldexp(1.0f + 0.5f * static_cast<float>(m), e - 1);
+    return (code & 0x8) ? -v : v;
+  }
+  return Decode(code, FormatOf(elem_type));
+}
+
+std::uint8_t FloatToFloat4E2M1(float x) {
+  if (std::isnan(x)) return 0x7;  // 6
+  const std::uint8_t sign = std::signbit(x) ? 0x8 : 0;
+  const float a = std::fabs(x);
+  // The magnitudes of codes 0 to 7: 0, 0.5, 1, 1.5, 2, 3, 4, 6. Ties go to the even code.
+  static constexpr float kMagnitudes[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  std::uint8_t code = 7;  // beyond 6 (and infinity) saturates
+  for (std::uint8_t lower = 0; lower < 7; ++lower) {
+    const float low = kMagnitudes[lower], high = kMagnitudes[lower + 1];
+    if (a > high) continue;
+    const float middle = (low + high) / 2;
+    code = a < middle || (a == middle && lower % 2 == 0) ? lower : static_cast<std::uint8_t>(lower + 1);
+    break;
+  }
+  return code | sign;
+}
 
 std::uint8_t FloatToFloat8(float x, int elem_type, bool saturate) {
   const Float8Format f = FormatOf(elem_type);

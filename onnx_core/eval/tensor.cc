@@ -239,7 +239,7 @@ std::vector<std::int64_t> Tensor::ToInt64Vector() const {
     }
   });
   if (plain) return out;
-  if (elem_type_ == TensorProto::FLOAT16 || elem_type_ == TensorProto::BFLOAT16 || IsFloat8(elem_type_)) {
+  if (elem_type_ == TensorProto::FLOAT16 || elem_type_ == TensorProto::BFLOAT16 || IsByteCodedFloat(elem_type_)) {
     const std::vector<double> values = ToDoubleVector();
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = DoubleToInt64(values[i]);
     return out;
@@ -267,9 +267,9 @@ std::vector<double> Tensor::ToDoubleVector(std::int64_t first, std::int64_t coun
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = half ? HalfToFloat(data[i]) : BFloat16ToFloat(data[i]);
     return out;
   }
-  if (IsFloat8(elem_type_)) {
+  if (IsByteCodedFloat(elem_type_)) {
     const std::uint8_t* data = Data<std::uint8_t>() + start;
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = Float8ToFloat(data[i], elem_type_);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = ByteCodedFloatToFloat(data[i], elem_type_);
     return out;
   }
   throw ModelError("cannot read a " + Describe() + " tensor as numbers");

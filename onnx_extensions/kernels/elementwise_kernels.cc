@@ -467,15 +467,15 @@ std::vector<Value> DropoutKernel(KernelContext& ctx) {
 
 // Cast --------------------------------------------------------------------------------
 
-// Converts every "special" type (float16, bfloat16, float8) to float; int4/uint4 are
-// already stored as int8/uint8 values.
+// Converts every "special" type (float16, bfloat16, float8, float8e8m0, float4e2m1) to
+// float; int4/uint4 are already stored as int8/uint8 values.
 Tensor DecodeToFloat(const Tensor& t) {
   if (IsHalfType(t.elem_type())) return ToComputeType(t);
-  if (!core::eval::IsFloat8(t.elem_type())) return t;
+  if (!core::eval::IsByteCodedFloat(t.elem_type())) return t;
   Tensor out(TensorProto::FLOAT, t.shape());
   const auto* src = t.Data<std::uint8_t>();
   float* dst = out.MutableData<float>();
-  for (std::int64_t i = 0; i < t.size(); ++i) dst[i] = core::eval::Float8ToFloat(src[i], t.elem_type());
+  for (std::int64_t i = 0; i < t.size(); ++i) dst[i] = core::eval::ByteCodedFloatToFloat(src[i], t.elem_type());
   return out;
 }
 
@@ -530,7 +530,9 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
     });
     return out;
   }
-  if (IsHalfType(to) || core::eval::IsFloat8(to)) {
+  // Its rounding depends on round_mode, a Cast-24 attribute this kernel does not implement.
+  if (to == core::eval::kFloat8E8M0) Fail("Cast to FLOAT8E8M0 is not supported by the evaluator");
+  if (IsHalfType(to) || core::eval::IsFloat8(to) || to == core::eval::kFloat4E2M1) {
     Tensor f = CastTensor(src, TensorProto::FLOAT, saturate);
     Tensor out(to, in.shape());
     const float* p = f.Data<float>();
@@ -547,6 +549,9 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
           q[i] = core::eval::FloatToBFloat16(p[i]);
         }
       }
+    } else if (to == core::eval::kFloat4E2M1) {
+      auto* q = out.MutableData<std::uint8_t>();
+      for (std::int64_t i = 0; i < f.size(); ++i) q[i] = core::eval::FloatToFloat4E2M1(p[i]);
     } else {
       auto* q = out.MutableData<std::uint8_t>();
       for (std::int64_t i = 0; i < f.size(); ++i) q[i] = core::eval::FloatToFloat8(p[i], to, saturate);

@@ -18,9 +18,10 @@ std::string ShapeToString(const Shape& shape) {
   return s + "]";
 }
 
+// ir::ElementTypeName also names the types newer than onnx 1.12's enum (FLOAT4E2M1, ...).
 std::string ElemTypeName(int elem_type) {
-  if (TensorProto::DataType_IsValid(elem_type))
-    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(elem_type));
+  if (TensorProto::DataType_IsValid(elem_type) || core::ir::ElementBits(elem_type))
+    return core::ir::ElementTypeName(elem_type);
   return "elem_type " + std::to_string(elem_type);
 }
 

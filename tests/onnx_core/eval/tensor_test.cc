@@ -334,6 +334,24 @@ TEST(Tensor, ConvertsToInt64AndDouble) {
   EXPECT_THROW(Make<std::string>(TensorProto::STRING, {1}, {"a"}).ToInt64Vector(), ModelError);
 }
 
+// float4e2m1 (float4.md): S.EE.M, bias 1, no infinity or NaN; float8e8m0 (float8.md):
+// 2^(code - 127), 0xFF is NaN. Comparing or printing such outputs reads them as numbers.
+TEST(Tensor, ConvertsFloat4AndFloat8E8M0CodesToNumbers) {
+  std::vector<std::uint8_t> codes(16);
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::uint8_t>(i);
+  EXPECT_EQ(Make<std::uint8_t>(kFloat4E2M1, {16}, codes).ToDoubleVector(),
+            (std::vector<double>{0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6}));
+  EXPECT_TRUE(std::signbit(Make<std::uint8_t>(kFloat4E2M1, {1}, {0x8}).ToDoubleVector()[0]));
+  EXPECT_EQ(Make<std::uint8_t>(kFloat4E2M1, {2}, {0x7, 0xD}).ToInt64Vector(), (std::vector<std::int64_t>{6, -3}));
+  const std::vector<double> e8m0 =
+      Make<std::uint8_t>(kFloat8E8M0, {5}, {0, 126, 127, 254, 255}).ToDoubleVector();
+  EXPECT_EQ(e8m0[0], std::ldexp(1.0, -127));
+  EXPECT_EQ(e8m0[1], 0.5);
+  EXPECT_EQ(e8m0[2], 1.0);
+  EXPECT_EQ(e8m0[3], std::ldexp(1.0, 127));
+  EXPECT_TRUE(std::isnan(e8m0[4]));
+}
+
 TEST(Tensor, ConvertsARangeOfElementsToDouble) {
   const Tensor half = Make<std::uint16_t>(TensorProto::FLOAT16, {2, 2},
                                           {FloatToHalf(1), FloatToHalf(-2), FloatToHalf(0.5f), FloatToHalf(4)});

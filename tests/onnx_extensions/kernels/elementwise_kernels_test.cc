@@ -310,6 +310,33 @@ TEST(ElementwiseKernels, CastToFloat8SaturatesByDefault) {
   EXPECT_TENSOR(std::get<Tensor>(out.at("z")), MakeTensor<float>({4}, {1, nan, nan, 0.3125f}));
 }
 
+// float4.md: round to nearest even (ties to an even mantissa), beyond +-6 and infinities
+// saturate, NaN gives 6; float4 reads back exactly.
+TEST(ElementwiseKernels, CastToFloat4E2M1RoundsToNearestEvenAndSaturates) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 23]>
+    g (float[10] x) => (float[10] y) {
+      e = Cast <to = 23> (x)
+      y = Cast <to = 1> (e)
+    })ONNX",
+                     {{"x", MakeTensor<float>({10}, {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5, 7, -INFINITY, NAN})}});
+  EXPECT_TENSOR(std::get<Tensor>(out.at("y")), MakeTensor<float>({10}, {0, 1, 1, 2, 2, 4, 4, 6, -6, 6}));
+}
+
+// Its rounding is chosen by round_mode (Cast-24), which the kernel does not implement: it
+// says so instead of computing something else.
+TEST(ElementwiseKernels, CastToFloat8E8M0IsRefused) {
+  EXPECT_THAT([] {
+    RunText(R"ONNX(
+      <ir_version: 10, opset_import: ["" : 24]>
+      g (float[1] x) => (float[1] y) {
+        e = Cast <to = 24> (x)
+        y = Cast <to = 1> (e)
+      })ONNX",
+            {{"x", MakeTensor<float>({1}, {1})}});
+  }, ThrowsMessage<ModelError>(HasSubstr("Cast to FLOAT8E8M0 is not supported by the evaluator")));
+}
+
 TEST(ElementwiseKernels, CastLikeAndDropoutPassThrough) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 15]>
