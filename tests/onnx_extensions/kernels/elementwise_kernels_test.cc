@@ -1,6 +1,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -269,6 +271,15 @@ TEST(ElementwiseKernels, IsNaNAndIsInf) {
   EXPECT_TENSOR(std::get<Tensor>(out.at("i")), MakeTensor<bool>({4}, {false, false, true, false}));
 }
 
+// `x` cast to the element type `to` and back to float, at `opset`.
+Tensor CastThereAndBack(int to, int opset, const std::vector<float>& x) {
+  const std::string n = std::to_string(x.size());
+  return RunOne("<ir_version: 10, opset_import: [\"\" : " + std::to_string(opset) + "]>\n" +
+                    "g (float[" + n + "] x) => (float[" + n + "] y) {\n" +
+                    "  q = Cast <to = " + std::to_string(to) + "> (x)\n  y = Cast <to = 1> (q)\n}",
+                {{"x", MakeTensor<float>({static_cast<std::int64_t>(x.size())}, x)}});
+}
+
 TEST(ElementwiseKernels, Float16ComputesThroughFloat) {
   auto y = RunOne(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>
@@ -313,14 +324,8 @@ TEST(ElementwiseKernels, CastToFloat8SaturatesByDefault) {
 // float4.md: round to nearest even (ties to an even mantissa), beyond +-6 and infinities
 // saturate, NaN gives 6; float4 reads back exactly.
 TEST(ElementwiseKernels, CastToFloat4E2M1RoundsToNearestEvenAndSaturates) {
-  auto out = RunText(R"ONNX(
-    <ir_version: 10, opset_import: ["" : 23]>
-    g (float[10] x) => (float[10] y) {
-      e = Cast <to = 23> (x)
-      y = Cast <to = 1> (e)
-    })ONNX",
-                     {{"x", MakeTensor<float>({10}, {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5, 7, -INFINITY, NAN})}});
-  EXPECT_TENSOR(std::get<Tensor>(out.at("y")), MakeTensor<float>({10}, {0, 1, 1, 2, 2, 4, 4, 6, -6, 6}));
+  EXPECT_TENSOR(CastThereAndBack(23, 23, {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5, 7, -INFINITY, NAN}),
+                MakeTensor<float>({10}, {0, 1, 1, 2, 2, 4, 4, 6, -6, 6}));
 }
 
 // Its rounding is chosen by round_mode (Cast-24), which the kernel does not implement: it
@@ -398,14 +403,7 @@ TEST(ElementwiseKernels, CastStringToFloatAcceptsInfinityForms) {
 
 // int4.md: round to nearest even, then keep the low 4 bits (out-of-range values wrap).
 TEST(ElementwiseKernels, CastToInt4RoundsAndWraps) {
-  auto y = RunOne(R"ONNX(
-    <ir_version: 10, opset_import: ["" : 21]>
-    g (float[3] x) => (float[3] y) {
-      q = Cast <to = 22> (x)
-      y = Cast <to = 1> (q)
-    })ONNX",
-                  {{"x", MakeTensor<float>({3}, {-20, 2.5f, 9})}});
-  EXPECT_TENSOR(y, MakeTensor<float>({3}, {-4, 2, -7}));
+  EXPECT_TENSOR(CastThereAndBack(22, 21, {-20, 2.5f, 9}), MakeTensor<float>({3}, {-4, 2, -7}));
 }
 
 }  // namespace
