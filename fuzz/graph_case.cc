@@ -780,9 +780,12 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
   });
   if (step.finding) return step.finding;
   // The driver refuses a replacement its opset cannot hold; a built-in pattern should have
-  // rejected the match itself (pattern.h).
+  // rejected the match itself (pattern.h). Only a finding when the original runs (checked
+  // below): folding makes values known that validation could not judge, and a copy of a
+  // node the original cannot run is refused for what that node fails by too.
+  std::optional<std::string> refused_rewrite;
   if (!report.refused_rewrites.empty())
-    return "a built-in rewrite was refused: " + report.refused_rewrites.front();
+    refused_rewrite = "a built-in rewrite was refused: " + report.refused_rewrites.front();
   // Optimizing may refuse what validation could not see (folding makes values and shapes
   // known): only a refusal of a model whose original runs is a finding (below).
   std::optional<std::string> refusal = step.refused ? std::optional<std::string>("optimize refuses it: " + step.message)
@@ -810,6 +813,7 @@ std::optional<std::string> FindGraphCaseProblem(const GraphCase& graph_case, Gra
   step = RunStep("evaluate the original", [&] { expected = core::eval::Run(original, graph_case.inputs, run_options); });
   if (step.refused || step.finding) return step.finding;
   if (refusal) return "the original validates and runs, but " + *refusal;
+  if (refused_rewrite) return "the original validates and runs, but " + *refused_rewrite;
 
   core::eval::ValueMap optimized_inputs;
   for (const ValueInfoProto& input : optimized.graph().input())
