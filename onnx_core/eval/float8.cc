@@ -45,6 +45,31 @@ float Decode(std::uint8_t bits, const Float8Format& f) {
   return negative ? -v : v;
 }
 
+// The code among 0..max_code nearest to the magnitude `a` (at most value(max_code)), where
+// `value` gives the magnitude of a positive code and grows with it; ties go to the even
+// code (round to nearest even).
+template <class Value>
+std::uint8_t NearestCode(float a, int max_code, Value value) {
+  int lo = 0, hi = max_code;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (value(mid) <= a) lo = mid;
+    else hi = mid;
+  }
+  const float below = a - value(lo), above = value(hi) - a;
+  if (below < above) return static_cast<std::uint8_t>(lo);
+  if (below > above) return static_cast<std::uint8_t>(hi);
+  return static_cast<std::uint8_t>((lo & 1) == 0 ? lo : hi);
+}
+
+// float4e2m1 (float4.md): S.EE.M with bias 1, no infinity, no NaN. Magnitude of the code
+// without its sign bit (0 to 7: 0, 0.5, 1, 1.5, 2, 3, 4, 6).
+float Float4Magnitude(int code) {
+  const int e = (code >> 1) & 0x3;
+  const float m = static_cast<float>(code & 0x1);
+  return e == 0 ? 0.5f * m : std::ldexp(1.0f + 0.5f * m, e - 1);
+}
+
 }  // namespace
 
 bool IsFloat8(int t) {
@@ -56,12 +81,7 @@ bool IsByteCodedFloat(int t) { return IsFloat8(t) || t == kFloat8E8M0 || t == kF
 float ByteCodedFloatToFloat(std::uint8_t code, int elem_type) {
   if (elem_type == kFloat8E8M0)  // 2^(code - 127); 0xFF is NaN (float8.md)
     return code == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, code - 127);
-  if (elem_type == kFloat4E2M1) {  // S.EE.M with bias 1; no infinity, no NaN (float4.md)
-    const int e = (code >> 1) & 0x3;
-    const int m = code & 0x1;
-    const float v = e == 0 ? 0.5f * static_cast<float>(m) : std::ldexp(1.0f + 0.5f * static_cast<float>(m), e - 1);
-    return (code & 0x8) ? -v : v;
-  }
+  if (elem_type == kFloat4E2M1) return (code & 0x8) ? -Float4Magnitude(code) : Float4Magnitude(code);
   return Decode(code, FormatOf(elem_type));
 }
 
@@ -69,16 +89,8 @@ std::uint8_t FloatToFloat4E2M1(float x) {
   if (std::isnan(x)) return 0x7;  // 6
   const std::uint8_t sign = std::signbit(x) ? 0x8 : 0;
   const float a = std::fabs(x);
-  // The magnitudes of codes 0 to 7: 0, 0.5, 1, 1.5, 2, 3, 4, 6. Ties go to the even code.
-  static constexpr float kMagnitudes[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
-  std::uint8_t code = 7;  // beyond 6 (and infinity) saturates
-  for (std::uint8_t lower = 0; lower < 7; ++lower) {
-    const float low = kMagnitudes[lower], high = kMagnitudes[lower + 1];
-    if (a > high) continue;
-    const float middle = (low + high) / 2;
-    code = a < middle || (a == middle && lower % 2 == 0) ? lower : static_cast<std::uint8_t>(lower + 1);
-    break;
-  }
+  // From 6 on (infinity too) the code saturates at 6, code 7.
+  const std::uint8_t code = a >= Float4Magnitude(7) ? 7 : NearestCode(a, 7, Float4Magnitude);
   return code | sign;
 }
 
@@ -105,18 +117,7 @@ std::uint8_t FloatToFloat8(float x, int elem_type, bool saturate) {
     if (a < mid || (a == mid && (max_code & 1) == 0)) code = max_code;
     else return overflow();
   } else {
-    // Positive codes are ordered by value: binary search the interval, then round to nearest even.
-    int lo = 0, hi = max_code;
-    while (hi - lo > 1) {
-      int mid = (lo + hi) / 2;
-      if (Decode(static_cast<std::uint8_t>(mid), f) <= a) lo = mid;
-      else hi = mid;
-    }
-    const float vl = Decode(static_cast<std::uint8_t>(lo), f);
-    const float vh = Decode(static_cast<std::uint8_t>(hi), f);
-    if (a - vl < vh - a) code = static_cast<std::uint8_t>(lo);
-    else if (a - vl > vh - a) code = static_cast<std::uint8_t>(hi);
-    else code = static_cast<std::uint8_t>((lo & 1) == 0 ? lo : hi);
+    code = NearestCode(a, max_code, [&](int c) { return Decode(static_cast<std::uint8_t>(c), f); });
   }
   if (code == 0 && f.fnuz) return 0;
   return code | sign;

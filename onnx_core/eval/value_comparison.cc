@@ -8,23 +8,13 @@
 #include <vector>
 
 #include "onnx_core/common/quote.h"
+#include "onnx_core/eval/float8.h"
 
 namespace onnxopt::core::eval {
 
 bool IsFloatingPointType(int elem_type) {
-  switch (elem_type) {
-    case TensorProto::FLOAT:
-    case TensorProto::DOUBLE:
-    case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16:
-    case kFloat8E4M3FN:
-    case kFloat8E4M3FNUZ:
-    case kFloat8E5M2:
-    case kFloat8E5M2FNUZ:
-    case kFloat4E2M1:
-    case kFloat8E8M0: return true;
-    default: return false;
-  }
+  return elem_type == TensorProto::FLOAT || elem_type == TensorProto::DOUBLE || elem_type == TensorProto::FLOAT16 ||
+         elem_type == TensorProto::BFLOAT16 || IsByteCodedFloat(elem_type);
 }
 
 // float and double: rounding differences accumulated over long reductions pass, wrong
