@@ -14,7 +14,9 @@ using core::builder::PatternOptimization;
 /// Pad(x, 0...) => x: padding by zero elements on every side, whatever the mode.
 /// Before:  y = Pad<mode>(x, pads[, constant_value[, axes]])   (opset 11+; pads attribute before)
 /// After:   y = Identity(x)
-/// Not valid when a pad is not a constant 0 (a negative pad crops). Exact.
+/// Not valid when a pad is not a constant 0 (a negative pad crops), nor when the pads do
+/// not hold two values per padded axis (the input's rank, or the axes' count from opset
+/// 18): the Pad fails there. Exact.
 class PadZerosPattern final : public PatternOptimization {
  public:
   static constexpr std::string_view kName = "PadZerosPattern";
