@@ -5,12 +5,16 @@
 // crashes, sanitizer reports and allocations above -malloc_limit_mb.
 //
 // GRAPH_FUZZER_PRINT=1 prints each generated model (protobuf text) and how far it got:
-// run the binary on an artifact to see what it builds.
+// run the binary on an artifact to see what it builds. GRAPH_FUZZER_EXPORT=DIR writes each
+// model that both runs compared to DIR/<n>.onnx: replaying a corpus with it
+// (graph_fuzzer -runs=0 CORPUS) gives models to judge in onnxruntime, whose kernels share no
+// misreading of the spec with the evaluator that folded and checked them here.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "fuzz/graph_case.h"
@@ -31,6 +35,14 @@ const char* OutcomeName(onnxopt::fuzz::GraphCaseOutcome outcome) {
   return "?";
 }
 
+void ExportCompared(const onnx::ModelProto& model) {
+  static const char* folder = std::getenv("GRAPH_FUZZER_EXPORT");
+  static int exported = 0;
+  if (!folder) return;
+  std::ofstream out(std::string(folder) + "/" + std::to_string(exported++) + ".onnx", std::ios::binary);
+  model.SerializeToOstream(&out);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -44,6 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   onnxopt::fuzz::GraphCaseOutcome outcome{};
   const std::optional<std::string> problem = onnxopt::fuzz::FindGraphCaseProblem(graph_case, &outcome);
   static const bool print = std::getenv("GRAPH_FUZZER_PRINT") != nullptr;
+  if (outcome == onnxopt::fuzz::GraphCaseOutcome::kCompared) ExportCompared(graph_case.model);
   if (print || problem)
     std::fprintf(stderr, "%s\n-- %s\n", graph_case.model.DebugString().c_str(), OutcomeName(outcome));
   if (problem) {

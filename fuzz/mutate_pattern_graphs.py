@@ -34,14 +34,25 @@ amplifies (values that grow through 80 layers, a Reciprocal near 0); it is count
 schemas, where patterns rarely fire; these start where they do.
 
 Usage:
-  mutate_pattern_graphs.py --onnxopt build/onnxopt (--cases DIR | --export TEST_EXE...)
+  mutate_pattern_graphs.py --onnxopt build/onnxopt (--cases DIR | --export TEST_EXE... | --models DIR)
       [--seed 1] [--per-case 5] [--jobs 2] [--timeout 30] [--findings DIR] [--limit N] [--again]
+      [--ort]
 
 --again optimizes every optimized mutant a second time and lists those where that run still
 rewrites something ("ok, not stable"): the first run stopped short of its fixed point.
 
+--ort judges every optimized mutant in onnxruntime as well (tests/ort/compare_models.js,
+two sets of random inputs, the original against the optimized model): onnxopt's --check runs
+both models with our evaluator, whose reading of an operator a pattern could share.
+"onnxruntime: outputs differ" is a finding, judged again with the exact patterns as above
+("rounding amplified in onnxruntime" when those agree); a mutant onnxruntime cannot run or
+exchange is counted, not judged. onnxruntime's CPU provider computes some float16 operators
+in float32 with casts placed by the graph's shape, so float16 findings need `onnxopt verify`
+too before they are called defects.
+
 --cases: folders of exported cases (before.onnx in each); --export: run these test
-executables with ONNXOPT_EXPORT_REWRITES first. Deterministic for a seed. Exit 0 without
+executables with ONNXOPT_EXPORT_REWRITES first; --models: the .onnx files of a folder, judged
+as they are, not mutated (graph_fuzzer's models: GRAPH_FUZZER_EXPORT, with --ort). Deterministic for a seed. Exit 0 without
 finding, 1 with one, 2 on a usage error. (Debian's /usr/bin/python3 with python3-onnx.)
 """
 import argparse
@@ -285,22 +296,49 @@ def exact_patterns(onnxopt):
     return "none," + ",".join("+" + row[0] for row in rows if len(row) > 2 and row[2] == "exact")
 
 
-def run(onnxopt, path, timeout, exact=None, again=False):
+COMPARE_IN_ORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ort", "compare_models.js")
+
+
+def run(onnxopt, path, timeout, exact=None, again=False, ort=False):
     """(outcome, onnxopt's output): outcome "ok", "refused", "rounding amplified", "ok, not
-    stable" (with `again`) or what the finding is. `exact`: the selection that judges a
-    difference again."""
-    outcome, text = optimize(onnxopt, path, timeout, [], again)
-    if outcome == "outputs differ" and exact:
-        judged, _ = optimize(onnxopt, path, timeout, ["--patterns", exact])
-        if judged == "ok":
-            return "rounding amplified", text
+    stable" (with `again`), what onnxruntime made of it (with `ort`) or what the finding
+    is. `exact`: the selection that judges a difference again."""
+    outcome, text = optimize(onnxopt, path, timeout, [], again, ort)
+    if outcome in ("outputs differ", "onnxruntime: outputs differ") and exact:
+        judged, _ = optimize(onnxopt, path, timeout, ["--patterns", exact], ort=ort)
+        if judged.startswith("ok"):
+            return "rounding amplified" + (" in onnxruntime" if outcome.startswith("onnxruntime") else ""), text
     return outcome, text
 
 
-def optimize(onnxopt, path, timeout, options, again=False):
+def judge_in_onnxruntime(original, optimized, timeout):
+    """The outcome of comparing the two models in onnxruntime, with its output. A difference
+    or a failure counts only when onnxruntime runs the original consistently."""
+    def compare(candidate):
+        try:
+            done = subprocess.run(["node", COMPARE_IN_ORT, original, candidate, "--runs", "2"], capture_output=True,
+                                  text=True, errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return f"onnxruntime: timeout ({timeout} s)", ""
+        outcome = {0: "ok", 1: "onnxruntime: outputs differ", 2: "ok, onnxruntime cannot run the original",
+                   3: "ok, a type onnxruntime-node cannot exchange"}.get(done.returncode,
+                                                                         f"onnxruntime: exit {done.returncode}")
+        return outcome, done.stdout + done.stderr
+
+    outcome, text = compare(optimized)
+    if outcome.startswith("onnxruntime") and compare(original)[0] != "ok":
+        # It gave other values in each session (a Cast from int64 to float16 with
+        # saturate=3), or died running the original alone (a signal: a ScatterND, a
+        # ReduceLogSumExp with keepdims INT64_MIN): not the optimized model's doing.
+        return "ok, onnxruntime fails the original against itself", text
+    return outcome, text
+
+
+def optimize(onnxopt, path, timeout, options, again=False, ort=False):
     """With `again`, an optimized model is optimized a second time: when that run still
     rewrites something, the outcome is "ok, not stable" and the text says what (the first
-    run stopped short of its fixed point: not a wrong result, a missed one)."""
+    run stopped short of its fixed point: not a wrong result, a missed one). With `ort`, an
+    optimized model is also judged in onnxruntime."""
     output = path + ".out.onnx"
     second = path + ".again.onnx"
     try:
@@ -312,6 +350,8 @@ def optimize(onnxopt, path, timeout, options, again=False):
             summary = [line for line in rerun.stdout.splitlines() if line.startswith("iterations: ")]
             if rerun.returncode == 0 and summary and "rewrites: 0" not in summary[0]:
                 return "ok, not stable", summary[0]
+        if ort and done.returncode == 0 and "rewrite(s) refused" not in done.stderr:
+            return judge_in_onnxruntime(path, output, timeout)
     except subprocess.TimeoutExpired:
         return f"timeout ({timeout} s)", ""
     finally:
@@ -348,12 +388,15 @@ def main():
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--cases")
     source.add_argument("--export", nargs="+", metavar="TEST_EXE")
+    source.add_argument("--models", help="a folder of .onnx files, optimized as they are (no mutant)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-case", type=int, default=5)
     parser.add_argument("--limit", type=int, default=0, help="at most this many mutants (0: no limit)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--findings", help="where findings are copied (default: only reported)")
+    parser.add_argument("--ort", action="store_true",
+                        help="judge every optimized mutant in onnxruntime as well (node, onnxruntime-node)")
     parser.add_argument("--again", action="store_true",
                         help="optimize each optimized mutant again and report those where that run rewrites "
                         "something (\"ok, not stable\": copied to --findings/unstable, not a finding)")
@@ -361,6 +404,13 @@ def main():
 
     work = tempfile.mkdtemp(prefix="onnxopt-mutants.")
     try:
+        if args.models:
+            names = sorted(n for n in os.listdir(args.models) if n.endswith(".onnx"))
+            paths = []
+            for name in names:
+                paths.append(os.path.join(work, name))
+                shutil.copy(os.path.join(args.models, name), paths[-1])
+            return judge(args, paths, f"{len(paths)} models of {args.models}")
         cases = args.cases
         if args.export:
             cases = os.path.join(work, "cases")
@@ -379,39 +429,44 @@ def main():
                 paths.append(path)
         if args.limit:
             paths = rng.sample(paths, min(args.limit, len(paths)))
-
-        outcomes = {}
-        findings = []
-        unstable = []
-        exact = exact_patterns(args.onnxopt)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            results = pool.map(lambda p: run(args.onnxopt, p, args.timeout, exact, args.again), paths)
-            for path, (outcome, text) in zip(paths, results):
-                outcomes[outcome] = outcomes.get(outcome, 0) + 1
-                if outcome == "ok, not stable":
-                    unstable.append((path, text))
-                elif outcome not in ("ok", "refused", "rounding amplified"):
-                    findings.append((path, outcome, text))
-        for path, text in unstable:
-            print(f"NOT STABLE: {os.path.basename(path)}: a second run: {text}")
-            if args.findings:
-                folder = os.path.join(args.findings, "unstable")
-                os.makedirs(folder, exist_ok=True)
-                shutil.copy(path, folder)
-        for path, outcome, text in findings:
-            print(f"FINDING {outcome}: {os.path.basename(path)}")
-            for line in text.strip().splitlines()[:6]:
-                print(f"        {line}")
-            if args.findings:
-                os.makedirs(args.findings, exist_ok=True)
-                shutil.copy(path, args.findings)
-                with open(os.path.join(args.findings, os.path.basename(path) + ".txt"), "w") as out:
-                    out.write(f"{outcome}\n{text}")
-        summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items(), key=lambda kv: -kv[1]))
-        print(f"{len(paths)} mutants of {len(names)} graphs (seed {args.seed}): {summary}")
-        return 1 if findings else 0
+        return judge(args, paths, f"{len(paths)} mutants of {len(names)} graphs (seed {args.seed})")
     finally:
         shutil.rmtree(work)
+
+
+def judge(args, paths, what):
+    """Optimizes (and checks) every model of `paths`, prints the findings and a summary
+    that starts with `what`; 1 when there is a finding."""
+    outcomes = {}
+    findings = []
+    unstable = []
+    exact = exact_patterns(args.onnxopt)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = pool.map(lambda p: run(args.onnxopt, p, args.timeout, exact, args.again, args.ort), paths)
+        for path, (outcome, text) in zip(paths, results):
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            if outcome == "ok, not stable":
+                unstable.append((path, text))
+            elif not outcome.startswith(("ok", "refused", "rounding amplified")):
+                findings.append((path, outcome, text))
+    for path, text in unstable:
+        print(f"NOT STABLE: {os.path.basename(path)}: a second run: {text}")
+        if args.findings:
+            folder = os.path.join(args.findings, "unstable")
+            os.makedirs(folder, exist_ok=True)
+            shutil.copy(path, folder)
+    for path, outcome, text in findings:
+        print(f"FINDING {outcome}: {os.path.basename(path)}")
+        for line in text.strip().splitlines()[:6]:
+            print(f"        {line}")
+        if args.findings:
+            os.makedirs(args.findings, exist_ok=True)
+            shutil.copy(path, args.findings)
+            with open(os.path.join(args.findings, os.path.basename(path) + ".txt"), "w") as out:
+                out.write(f"{outcome}\n{text}")
+    summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items(), key=lambda kv: -kv[1]))
+    print(f"{what}: {summary}")
+    return 1 if findings else 0
 
 
 if __name__ == "__main__":
