@@ -12,6 +12,7 @@
 #include "onnx_core/eval/kernel_registry.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
+#include "onnx_extensions/kernels/kernel_signature.h"
 
 namespace onnxopt::onnx_kernels {
 namespace {
@@ -348,7 +349,7 @@ std::vector<Value> SplitToSequenceKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
   const std::int64_t axis = NormalizeAxis(ctx.IntAttribute("axis").value_or(0), rank);
-  const bool keepdims = ctx.IntAttribute("keepdims").value_or(1) != 0;
+  const bool keepdims = BoolAttribute(ctx, "keepdims", true);
   const std::int64_t dim = x.shape()[axis];
   Sequence out;
   if (!ctx.HasInput(1)) {

@@ -15,6 +15,7 @@
 #include "onnx_core/ir/operator_modes.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
+#include "onnx_extensions/kernels/kernel_signature.h"
 #include "onnx_extensions/kernels/nn_helpers.h"
 
 namespace onnxopt::onnx_kernels {
@@ -898,7 +899,7 @@ std::vector<Value> PoolKernel(KernelContext& ctx, PoolKind kind, const char* op)
   auto ks = ctx.IntsAttribute("kernel_shape");
   if (!ks || ks->size() != nd) throw ModelError(std::string(op) + ": kernel_shape is missing or has the wrong length");
   Shape in(x.shape().begin() + 2, x.shape().end());
-  const bool ceil_mode = ctx.IntAttribute("ceil_mode").value_or(0) != 0;
+  const bool ceil_mode = BoolAttribute(ctx, "ceil_mode", false);
   Window w = MakeWindow(ctx, in, *ks, ceil_mode, op);
   // Explicit pads as large as the kernel make windows of padding only (onnxruntime
   // refuses them too).

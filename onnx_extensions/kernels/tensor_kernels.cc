@@ -9,6 +9,7 @@
 #include "onnx_extensions/kernels/kernel_call.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
+#include "onnx_extensions/kernels/kernel_signature.h"
 
 namespace onnxopt::onnx_kernels {
 namespace {
@@ -1062,8 +1063,8 @@ std::vector<Value> TopKKernel(KernelContext& ctx) {
 std::vector<Value> ArgKernel(KernelContext& ctx, bool max) {
   Tensor x = ToComputeType(ctx.TensorInput(0));
   const auto axis = static_cast<std::size_t>(NormalizeAxis(ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(x.rank())));
-  const bool keepdims = ctx.IntAttribute("keepdims").value_or(1) != 0;
-  const bool last = ctx.IntAttribute("select_last_index").value_or(0) != 0;
+  const bool keepdims = BoolAttribute(ctx, "keepdims", true);
+  const bool last = BoolAttribute(ctx, "select_last_index", false);
   const std::int64_t n = x.shape()[axis];
   if (n == 0) Fail("cannot take ArgMax/ArgMin of an empty axis");
   const std::int64_t outer = ShapeSize(x.shape(), 0, axis), inner = ShapeSize(x.shape(), axis + 1);
@@ -1184,8 +1185,8 @@ Kernel ReduceKernel(ReduceOp op, std::int64_t axes_input_since) {
   return [op, axes_input_since](KernelContext& ctx) -> std::vector<Value> {
     const Tensor& x_in = ctx.TensorInput(0);
     Tensor x = ToComputeType(x_in);
-    const bool keepdims = ctx.IntAttribute("keepdims").value_or(1) != 0;
-    const bool noop = ctx.IntAttribute("noop_with_empty_axes").value_or(0) != 0;
+    const bool keepdims = BoolAttribute(ctx, "keepdims", true);
+    const bool noop = BoolAttribute(ctx, "noop_with_empty_axes", false);
     // Repeated axes are not forbidden: each counts once.
     auto axes = NormalizeAxes(AxesFromAttrOrInput(ctx, axes_input_since, 1), static_cast<std::int64_t>(x.rank()), "axes", true);
     // With no axes and noop_with_empty_axes, nothing is reduced but the element-wise

@@ -366,7 +366,7 @@ std::vector<SymTensor> InferSplitToSequence(InferenceContext& ctx) {
   const auto a = static_cast<std::size_t>(*axis);
   std::vector<SymDim> dims = x.shape.Dims();
   if (!ctx.HasInput(1)) {
-    if (ctx.IntAttribute("keepdims").value_or(1) == 0) dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
+    if (!FlagAttribute(ctx, "keepdims", true)) dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     else dims[a] = SymDim(1);
     return Outputs(ctx, SymTensor{Kind::kSequence, x.elem_type, SymShape(dims), std::nullopt});
   }
@@ -398,7 +398,7 @@ std::vector<SymTensor> InferConcatFromSequence(InferenceContext& ctx) {
   const SymTensor& seq = ctx.Input(0);
   if (seq.kind != Kind::kSequence) return UnknownOutputs(ctx);
   if (!seq.shape.HasRank()) return Outputs(ctx, UnknownTensor(seq.elem_type));
-  const bool new_axis = ctx.IntAttribute("new_axis").value_or(0) != 0;
+  const bool new_axis = FlagAttribute(ctx, "new_axis", false);
   const std::int64_t rank = static_cast<std::int64_t>(seq.shape.Rank()) + (new_axis ? 1 : 0);
   auto axis = NormalizeAxis(ctx, ctx.IntAttribute("axis").value_or(0), rank);
   if (!axis) return UnknownOutputs(ctx);

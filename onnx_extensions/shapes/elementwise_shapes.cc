@@ -158,7 +158,7 @@ std::optional<std::vector<SymDim>> FoldValues(const InferenceContext& ctx, const
 void CheckLegacyBroadcast(const InferenceContext& ctx, const SymShape& a, const SymShape& b) {
   if (!a.HasRank() || !b.HasRank()) return;
   const auto rank_a = static_cast<std::int64_t>(a.Rank()), rank_b = static_cast<std::int64_t>(b.Rank());
-  if (ctx.IntAttribute("broadcast").value_or(0) == 0) {
+  if (!FlagAttribute(ctx, "broadcast", false)) {
     bool differ = rank_a != rank_b;
     for (std::int64_t i = 0; !differ && i < rank_a; ++i) differ = SymDim::ProvablyDifferent(a[i], b[i]);
     if (differ) RefuseNode(ctx, "takes inputs of one shape without broadcast=1", a.ToString() + " and " + b.ToString());
@@ -193,7 +193,7 @@ std::vector<SymTensor> InferBroadcast(InferenceContext& ctx, const BroadcastOp& 
     // shape; B aligned at `axis` does not follow numpy rules for the values.
     shape = ctx.Input(0).shape;
     if (inputs.size() == 2) CheckLegacyBroadcast(ctx, shape, ctx.Input(1).shape);
-    if (ctx.IntAttribute("broadcast").value_or(0) != 0 && inputs.size() == 2) {
+    if (FlagAttribute(ctx, "broadcast", false) && inputs.size() == 2) {
       const SymShape& b = ctx.Input(1).shape;
       numpy = StaticElementCount(b) == std::optional<std::int64_t>(1) || (b.HasRank() && b == shape);
     }
@@ -407,7 +407,7 @@ void RegisterElementwiseShapes() {
   RegisterBroadcast("Div", {same, Binary(TruncDiv), 7});
   RegisterBroadcast("Pow", {same, nullptr, 7});
   RegisterShapeFunction("", "Mod", [](InferenceContext& ctx) {
-    const bool fmod = ctx.IntAttribute("fmod").value_or(0) != 0;
+    const bool fmod = FlagAttribute(ctx, "fmod", false);
     BroadcastOp op{OutType{}, Binary([fmod](const SymDim& a, const SymDim& b) { return OnnxMod(a, b, fmod); }), 0};
     return InferBroadcast(ctx, op);
   });

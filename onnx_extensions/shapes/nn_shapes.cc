@@ -87,7 +87,7 @@ Window ReadWindow(InferenceContext& ctx, std::vector<SymDim> kernel, bool poolin
   RequireAtLeast(ctx, "dilations", w.dilations, 1);
   RequireAtLeast(ctx, "pads", w.pads, 0);
   w.auto_pad = AutoPad(ctx);
-  w.ceil_mode = ctx.IntAttribute("ceil_mode").value_or(0) != 0;
+  w.ceil_mode = FlagAttribute(ctx, "ceil_mode", false);
   return w;
 }
 
@@ -724,7 +724,7 @@ std::vector<SymTensor> InferRecurrent(InferenceContext& ctx) {
   const int type = InputElemType(ctx, 0);
   const SymShape x = InputShape(ctx, 0);
   const SymShape r = InputShape(ctx, 2);
-  const bool batch_first = ctx.OpsetVersion() >= 14 && ctx.IntAttribute("layout").value_or(0) != 0;
+  const bool batch_first = ctx.OpsetVersion() >= 14 && FlagAttribute(ctx, "layout", false);
   RequireOneOf(ctx, "direction", {"forward", "reverse", "bidirectional"});
   const std::string direction = ctx.StringAttribute("direction").value_or("forward");
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;

@@ -26,6 +26,14 @@ std::string DescribeDims(const std::vector<core::shapes::SymDim>& values) {
   return core::shapes::SymShape(values).ToString();
 }
 
+bool FlagAttribute(const InferenceContext& ctx, std::string_view name, bool default_value) {
+  const std::optional<std::int64_t> value = ctx.IntAttribute(name);
+  if (!value) return default_value;
+  if (*value != 0 && *value != 1)
+    RefuseNode(ctx, std::string(name) + " is 0 or 1", std::string(name) + " " + std::to_string(*value));
+  return *value == 1;
+}
+
 void RequireAtLeast(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
                     std::int64_t minimum) {
   if (std::all_of(values.begin(), values.end(), [&](std::int64_t v) { return v >= minimum; })) return;

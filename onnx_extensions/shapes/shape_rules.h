@@ -30,6 +30,14 @@ std::string OperatorName(const InferenceContext& ctx);
 std::string FormatInts(const std::vector<std::int64_t>& values);
 std::string DescribeDims(const std::vector<core::shapes::SymDim>& values);
 
+// A flag attribute (keepdims, ceil_mode...): 0 or 1, `default_value` when absent. Any other
+// value is refused ("ReduceSum-13 keepdims is 0 or 1"): the spec names only these two and
+// runtimes read the others differently (onnxruntime keeps a reduced axis only for keepdims
+// 1 and skips an empty reduction only for noop_with_empty_axes 1; ONNX's shape inference
+// keeps the axis only for 1 too but skips the reduction for any nonzero noop), so no
+// reading of them could be trusted, by folding or by a rewrite.
+bool FlagAttribute(const InferenceContext& ctx, std::string_view name, bool default_value);
+
 // Refuses unless every value of `name` is >= minimum ("Conv-11 dilations >= 1").
 void RequireAtLeast(const InferenceContext& ctx, std::string_view name, const std::vector<std::int64_t>& values,
                     std::int64_t minimum);

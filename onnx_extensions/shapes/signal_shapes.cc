@@ -11,6 +11,7 @@
 #include "onnx_core/shapes/shape_registry.h"
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
+#include "onnx_extensions/shapes/shape_rules.h"
 
 namespace onnxopt::onnx_shapes {
 
@@ -39,8 +40,8 @@ std::vector<SymTensor> InferDft(InferenceContext& ctx) {
     ctx.Diagnose("DFT input must have rank >= 2, got rank " + std::to_string(rank));
     return UnknownOutputs(ctx);
   }
-  const bool onesided = ctx.IntAttribute("onesided").value_or(0) == 1;
-  const bool inverse = ctx.IntAttribute("inverse").value_or(0) == 1;
+  const bool onesided = FlagAttribute(ctx, "onesided", false);
+  const bool inverse = FlagAttribute(ctx, "inverse", false);
   const bool irfft = onesided && inverse;
   std::vector<SymDim> dims = x.Dims();
   dims.back() = SymDim(irfft ? 1 : 2);
@@ -73,7 +74,7 @@ std::vector<SymTensor> InferStft(InferenceContext& ctx) {
   const SymShape window = InputShape(ctx, 2);
   if (!ctx.HasInput(3) && ctx.HasInput(2) && window.HasRank() && window.Rank() == 1) n = window[0];
   const SymDim frames = SymDim::FloorDiv(length - n, ScalarDim(ctx, 1)) + SymDim(1);
-  const SymDim bins = ctx.IntAttribute("onesided").value_or(1) == 1 ? OneSidedBins(n) : n;
+  const SymDim bins = FlagAttribute(ctx, "onesided", true) ? OneSidedBins(n) : n;
   return Outputs(ctx, SymTensor::Tensor(type, SymShape({batch, frames, bins, SymDim(2)})));
 }
 

@@ -242,7 +242,7 @@ std::vector<SymTensor> InferReshape(InferenceContext& ctx) {
     }
   }
   if (!target) return Outputs(ctx, UnknownTensor(TypeOf(ctx, 0)));
-  const bool allowzero = ctx.OpsetVersion() >= 14 && ctx.IntAttribute("allowzero").value_or(0) != 0;
+  const bool allowzero = ctx.OpsetVersion() >= 14 && FlagAttribute(ctx, "allowzero", false);
   if (allowzero && std::any_of(target->begin(), target->end(), [](const SymDim& d) { return d == SymDim(0); }) &&
       std::any_of(target->begin(), target->end(), [](const SymDim& d) { return d == SymDim(-1); }))
     RefuseNode(ctx, "with allowzero = 1, shape has no 0 beside a -1", "shape " + DescribeDims(*target));
@@ -992,11 +992,12 @@ std::vector<SymTensor> InferTopK(InferenceContext& ctx) {
 
 std::vector<SymTensor> InferArgMinMax(InferenceContext& ctx) {
   const SymShape& in = ctx.Input(0).shape;
+  FlagAttribute(ctx, "select_last_index", false);  // refused unless 0 or 1, though no dim depends on it
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(kInt64));
   auto axis = NormalizeAxis(ctx, ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(in.Rank()));
   if (!axis) return Outputs(ctx, UnknownTensor(kInt64));
   std::vector<SymDim> dims = in.Dims();
-  if (ctx.IntAttribute("keepdims").value_or(1) != 0)
+  if (FlagAttribute(ctx, "keepdims", true))
     dims[static_cast<std::size_t>(*axis)] = SymDim(1);
   else
     dims.erase(dims.begin() + *axis);
@@ -1010,9 +1011,9 @@ enum class ReduceKind { kOther, kSum, kProd, kMax, kMin };
 std::vector<SymTensor> InferReduce(InferenceContext& ctx, std::int64_t axes_input_since, ReduceKind kind) {
   const SymShape& in = ctx.Input(0).shape;
   const int type = TypeOf(ctx, 0);
-  const bool keepdims = ctx.IntAttribute("keepdims").value_or(1) != 0;
+  const bool keepdims = FlagAttribute(ctx, "keepdims", true);
   IntListArg axes = IntsAttributeOrInput(ctx, "axes", 1, axes_input_since);
-  const bool noop = ctx.OpsetVersion() >= axes_input_since && ctx.IntAttribute("noop_with_empty_axes").value_or(0) != 0;
+  const bool noop = ctx.OpsetVersion() >= axes_input_since && FlagAttribute(ctx, "noop_with_empty_axes", false);
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(type));
   const std::size_t r = in.Rank();
   if (axes.present && !axes.values) {

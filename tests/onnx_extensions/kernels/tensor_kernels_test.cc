@@ -387,6 +387,18 @@ TEST(TensorKernels, ReductionsAxesAttributeVersusInput) {
   EXPECT_TENSOR(Out(b, "n"), Iota({2, 3}));
 }
 
+// A flag attribute other than 0 or 1 is refused: runtimes read it differently (onnxruntime
+// ran keepdims 2 as 0 where the kernel took it for 1).
+TEST(TensorKernels, ReductionFlagsAreZeroOrOne) {
+  const Inputs in = {{"x", Iota({2, 3})}};
+  for (const char* node : {"y = ReduceSum <keepdims = 2> (x)", "y = ReduceMax <noop_with_empty_axes = -1> (x)",
+                           "y = ArgMax <select_last_index = 3> (x)", "y = ArgMin <keepdims = -1> (x)"}) {
+    SCOPED_TRACE(node);
+    EXPECT_THAT(ModelErrorOf(GraphText(18, "(float[2,3] x) => (float y)", node), in),
+                ::testing::HasSubstr("must be 0 or 1"));
+  }
+}
+
 // Integer reductions wrap around like the arithmetic operators; a float result out of
 // the integer type's range (log 0 = -inf) saturates like Cast. Found by
 // fuzz/graph_fuzzer.cc under UBSan (build-asan's kernel_tests fail without the fix).

@@ -151,6 +151,28 @@ std::vector<ValidityCase> MakeCases() {
   add(Valid("maxpool_kernel_in_range", "pooling attributes",
             Model(18, "g (float[1,1,5,5] x) => (float[1,1,4,4] y) { y = MaxPool <kernel_shape = [2, 2]> (x) }")));
 
+  // --- Flag attributes: 0 or 1 (FlagAttribute) ----------------------------------------
+  // Other values are read differently by each runtime; found by judging graph_fuzzer's
+  // models in onnxruntime, which ran them as below while onnxopt took nonzero for 1.
+  const std::string reduce = "g (float[3,4] x) => (float[?] y) { y = ReduceSum <ATTR> (x) }";
+  add(Invalid("reduce_keepdims_two", "flag attributes", Model(13, with(reduce, "keepdims = 2")),
+              {"node #0 (ReduceSum)", "ReduceSum-13 keepdims is 0 or 1", "found keepdims 2"}, Onnxruntime::kAccepts,
+              "onnxruntime keeps a reduced axis only for keepdims 1: it runs 2 as 0"));
+  add(Invalid("reduce_noop_with_empty_axes_five", "flag attributes",
+              Model(18, "g (float[3,4] x) => (float[?] y) { y = ReduceSum <noop_with_empty_axes = 5> (x) }"),
+              {"node #0 (ReduceSum)", "ReduceSum-13 noop_with_empty_axes is 0 or 1", "found noop_with_empty_axes 5"},
+              Onnxruntime::kAccepts,
+              "onnxruntime runs noop_with_empty_axes 5 as 0, ONNX's shape inference takes it as 1"));
+  add(Valid("reduce_flags_zero_and_one", "flag attributes",
+            Model(18, "g (float[3,4] x) => (float y) { y = ReduceSum <keepdims = 0, noop_with_empty_axes = 0> (x) }")));
+  add(Invalid("argmax_select_last_index_minus_one", "flag attributes",
+              Model(13, "g (float[3,4] x) => (int64[3,1] y) { y = ArgMax <axis = 1, select_last_index = -1> (x) }"),
+              {"node #0 (ArgMax)", "ArgMax-13 select_last_index is 0 or 1", "found select_last_index -1"},
+              Onnxruntime::kAccepts));
+  add(Invalid("maxpool_ceil_mode_two", "flag attributes",
+              Model(18, "g (float[1,1,5,5] x) => (float[1,1,?,?] y) { y = MaxPool <kernel_shape = [2, 2], ceil_mode = 2> (x) }"),
+              {"node #0 (MaxPool)", "MaxPool-12 ceil_mode is 0 or 1", "found ceil_mode 2"}, Onnxruntime::kAccepts));
+
   // --- Split ---------------------------------------------------------------------------
   add(Invalid("split_sizes_sum", "Split sizes",
               Model(18, "g (float[5] x) => (float[2] a, float[2] b) {\n"
