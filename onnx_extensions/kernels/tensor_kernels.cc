@@ -1092,13 +1092,89 @@ std::vector<Value> ArgKernel(KernelContext& ctx, bool max) {
 
 enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
+// The shapes of a reduction's output: `keep_shape` with each reduced dim 1, `shape` without
+// them unless keepdims.
+struct ReducedShapes {
+  Shape keep_shape, shape;
+};
+ReducedShapes ReduceShapes(const Shape& in, const std::vector<bool>& reduced, bool keepdims) {
+  ReducedShapes out{in, {}};
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (reduced[d]) out.keep_shape[d] = 1;
+    if (!reduced[d] || keepdims) out.shape.push_back(out.keep_shape[d]);
+  }
+  return out;
+}
+
+// Calls visit(offset) for each element of the array of `sizes` laid out with `strides`
+// from `first`, in row-major order (a stride may be 0: reduced dims of an output).
+template <class Visit>
+void ForEachOffset(std::int64_t first, const Shape& sizes, const Shape& strides, Visit&& visit) {
+  if (ShapeSize(sizes) == 0) return;
+  Shape index(sizes.size(), 0);
+  std::int64_t offset = first;
+  for (;;) {
+    visit(offset);
+    std::size_t d = sizes.size();
+    while (d-- > 0) {
+      offset += strides[d];
+      if (++index[d] < sizes[d]) break;
+      offset -= strides[d] * index[d];
+      index[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) return;  // every index wrapped: done
+  }
+}
+
+// log(sum(exp(x))) of a row, accumulated as m + log(s) with m the largest element so far and
+// s = sum(exp(x - m)): exp(x) overflows double beyond 709 (a float32 row of 1000 gave
+// infinity, onnxruntime 1000), and log(exp(1)) is not 1 in double (an integer row [1] gave 0).
+struct LogSumExpAccumulator {
+  double max = -std::numeric_limits<double>::infinity();
+  double sum = 0;  // of exp(x - max)
+
+  void Add(double x) {
+    if (std::isnan(x) || std::isnan(max)) {
+      max = std::numeric_limits<double>::quiet_NaN();
+    } else if (x == max) {
+      sum += 1;  // also for two infinities, where x - max is NaN
+    } else if (x > max) {
+      sum = sum * std::exp(max - x) + 1;
+      max = x;
+    } else {
+      sum += std::exp(x - max);
+    }
+  }
+  // -inf for no element (log 0), +inf when an element is, NaN when one is.
+  double Result() const { return std::isinf(max) ? max : max + std::log(sum); }
+};
+
+// Row by row (the reduced elements of one output element after another), so that no
+// accumulator per output element is needed: 16 bytes each, 16 times an int8 input.
+template <class T>
+Tensor LogSumExpTensor(const Tensor& x, const std::vector<bool>& reduced, bool keepdims) {
+  const Shape& in = x.shape();
+  const Shape strides = Strides(in);
+  Shape kept_sizes, kept_strides, row_sizes, row_strides;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    (reduced[d] ? row_sizes : kept_sizes).push_back(in[d]);
+    (reduced[d] ? row_strides : kept_strides).push_back(strides[d]);
+  }
+  Tensor out(x.elem_type(), ReduceShapes(in, reduced, keepdims).shape);
+  T* dst = out.MutableData<T>();
+  const T* src = x.Data<T>();
+  ForEachOffset(0, kept_sizes, kept_strides, [&](std::int64_t first) {
+    LogSumExpAccumulator acc;
+    ForEachOffset(first, row_sizes, row_strides, [&](std::int64_t i) { acc.Add(static_cast<double>(src[i])); });
+    *dst++ = ConvertNumber<T>(acc.Result());
+  });
+  return out;
+}
+
 template <class T>
 Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keepdims, ReduceOp op) {
-  Shape keep_shape = x.shape(), shape;
-  for (std::size_t d = 0; d < x.rank(); ++d) {
-    if (reduced[d]) keep_shape[d] = 1;
-    if (!reduced[d] || keepdims) shape.push_back(keep_shape[d]);
-  }
+  if (op == ReduceOp::kLogSumExp) return LogSumExpTensor<T>(x, reduced, keepdims);
+  const auto [keep_shape, shape] = ReduceShapes(x.shape(), reduced, keepdims);
   using Acc = std::conditional_t<kIsFloat<T>, double, std::conditional_t<std::is_same_v<T, bool>, std::int64_t, T>>;
   const std::int64_t out_size = ShapeSize(keep_shape);
   Acc init{};
@@ -1120,8 +1196,7 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
     switch (op) {
       case ReduceOp::kMean: v = v / static_cast<double>(count); break;
       case ReduceOp::kL2: v = std::sqrt(v); break;
-      case ReduceOp::kLogSum:
-      case ReduceOp::kLogSumExp: v = std::log(v); break;
+      case ReduceOp::kLogSum: v = std::log(v); break;
       default: return static_cast<T>(a);
     }
     return ConvertNumber<T>(v);
@@ -1136,15 +1211,11 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
     return out;
   }
   std::vector<Acc> acc(static_cast<std::size_t>(out_size), init);
-  Shape ostrides = BroadcastStrides(keep_shape, x.shape());
   const T* src = x.Data<T>();
-  // Walk the input in order; the output offset uses stride 0 on reduced dims.
-  const std::size_t r = x.rank();
-  Shape index(r, 0);
-  std::int64_t pos = 0;
-  for (std::int64_t i = 0; i < x.size(); ++i) {
-    const Acc v = static_cast<Acc>(src[i]);
-    Acc& a = acc[static_cast<std::size_t>(pos)];
+  std::int64_t i = 0;  // the input walked in order; the output offset has stride 0 on reduced dims
+  ForEachOffset(0, x.shape(), BroadcastStrides(keep_shape, x.shape()), [&](std::int64_t o) {
+    const Acc v = static_cast<Acc>(src[i++]);
+    Acc& a = acc[static_cast<std::size_t>(o)];
     switch (op) {
       case ReduceOp::kSum:
       case ReduceOp::kMean:
@@ -1165,19 +1236,10 @@ Tensor ReduceTensor(const Tensor& x, const std::vector<bool>& reduced, bool keep
       case ReduceOp::kL1: a = WrappingAdd(a, v < Acc(0) ? WrappingNeg(v) : v); break;
       case ReduceOp::kL2:
       case ReduceOp::kSumSquare: a = WrappingAdd(a, WrappingMul(v, v)); break;
-      case ReduceOp::kLogSumExp:
-        if constexpr (kIsFloat<Acc>) a += std::exp(v);
-        else a = WrappingAdd(a, ConvertNumber<Acc>(std::exp(static_cast<double>(v))));
-        break;
+      case ReduceOp::kLogSumExp: break;  // LogSumExpTensor
     }
-    for (std::size_t d = r; d-- > 0;) {
-      pos += ostrides[d];
-      if (++index[d] < x.shape()[d]) break;
-      pos -= ostrides[d] * index[d];
-      index[d] = 0;
-    }
-  }
-  for (std::int64_t i = 0; i < out_size; ++i) dst[i] = result(acc[static_cast<std::size_t>(i)]);
+  });
+  for (std::int64_t o = 0; o < out_size; ++o) dst[o] = result(acc[static_cast<std::size_t>(o)]);
   return out;
 }
 

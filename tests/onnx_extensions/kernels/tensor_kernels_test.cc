@@ -387,6 +387,38 @@ TEST(TensorKernels, ReductionsAxesAttributeVersusInput) {
   EXPECT_TENSOR(Out(b, "n"), Iota({2, 3}));
 }
 
+// log(sum(exp(x))) as m + log(sum(exp(x - m))), m the row's largest element: exp(1000)
+// overflows double (the result was infinity where onnxruntime gives 1000.69), and
+// log(exp(1)) is not 1 in double (an int64 row [1] gave 0, onnxruntime 1). Found by judging
+// graph_fuzzer's models in onnxruntime.
+TEST(TensorKernels, LogSumExpShiftsByTheLargestElement) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const auto out = RunText(
+      GraphText(18,
+                "(float[2,3] x, float[4,2] special, int64[1] last, int64[1] first, int64[1,1] one, int64[3] zeros) "
+                "=> (float[2] rows, float[3] columns, float[4] s, int64[1,1] i, int64 z)",
+                "rows = ReduceLogSumExp <keepdims = 0> (x, last)\n"
+                "columns = ReduceLogSumExp <keepdims = 0> (x, first)\n"
+                "s = ReduceLogSumExp <keepdims = 0> (special, last)\n"
+                "i = ReduceLogSumExp (one)\n"
+                "z = ReduceLogSumExp <keepdims = 0> (zeros)"),
+      {{"x", MakeTensor<float>({2, 3}, {1000, 1000, -1000, 1, 2, 3})},
+       {"special", MakeTensor<float>({4, 2}, {inf, 1, -inf, -inf, nan, 1, inf, inf})},
+       {"last", MakeTensor<std::int64_t>({1}, {-1})},
+       {"first", MakeTensor<std::int64_t>({1}, {0})},
+       {"one", MakeTensor<std::int64_t>({1, 1}, {1})},
+       {"zeros", MakeTensor<std::int64_t>({3}, {0, 0, 0})}});
+  const float* rows = Out(out, "rows").Data<float>();
+  EXPECT_FLOAT_EQ(rows[0], static_cast<float>(1000 + std::log(2.0)));
+  EXPECT_FLOAT_EQ(rows[1], static_cast<float>(std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0))));
+  // The rows of axis 0 are strided: {1000, 1}, {1000, 2}, {-1000, 3}.
+  EXPECT_TENSOR(Out(out, "columns"), MakeTensor<float>({3}, {1000, 1000, 3}));
+  // +inf with a finite element, -inf for -inf only, NaN for NaN, +inf for two of them.
+  EXPECT_TENSOR(Out(out, "s"), MakeTensor<float>({4}, {inf, -inf, nan, inf}));
+  EXPECT_TENSOR(Out(out, "i"), MakeTensor<std::int64_t>({1, 1}, {1}));
+  EXPECT_TENSOR(Out(out, "z"), MakeScalar<std::int64_t>(1));  // log 3, truncated as Cast does
+}
+
 // A flag attribute other than 0 or 1 is refused: runtimes read it differently (onnxruntime
 // ran keepdims 2 as 0 where the kernel took it for 1).
 TEST(TensorKernels, ReductionFlagsAreZeroOrOne) {
