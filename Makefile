@@ -118,12 +118,15 @@ fuzz-run: fuzz
 # (fuzz/mutate_pattern_graphs.py): MUTATE_PER_CASE mutants of each of the ~390 graphs, from
 # MUTATE_SEED; findings (internal errors, outputs that differ, timeouts, crashes) are copied
 # to $(BUILD_DIR)/mutants/findings. ctest runs a short fixed-seed round of it.
+# MUTATE_OPTIONS=--ort judges each optimized mutant in onnxruntime as well (slower: two
+# Node.js processes a mutant).
 MUTATE_SEED ?= 1
 MUTATE_PER_CASE ?= 10
+MUTATE_OPTIONS ?=
 .PHONY: mutate-run
 mutate-run: build
 	/usr/bin/python3 fuzz/mutate_pattern_graphs.py --onnxopt $(BUILD_DIR)/onnxopt --seed $(MUTATE_SEED) \
-	  --per-case $(MUTATE_PER_CASE) --jobs $(JOBS) --findings $(BUILD_DIR)/mutants/findings \
+	  --per-case $(MUTATE_PER_CASE) --jobs $(JOBS) --findings $(BUILD_DIR)/mutants/findings $(MUTATE_OPTIONS) \
 	  --export $$(find $(BUILD_DIR)/tests -type f \( -name '*_pattern_tests' -o -name transpose_optimizer_tests \))
 
 # --- Scale and onnxruntime corpus checks (tests/scale, tests/corpus, tests/ort) ---------

@@ -41,19 +41,22 @@ Usage:
 --again optimizes every optimized mutant a second time and lists those where that run still
 rewrites something ("ok, not stable"): the first run stopped short of its fixed point.
 
---ort judges every optimized mutant in onnxruntime as well (tests/ort/compare_models.js,
-two sets of random inputs, the original against the optimized model): onnxopt's --check runs
-both models with our evaluator, whose reading of an operator a pattern could share.
-"onnxruntime: outputs differ" is a finding, judged again with the exact patterns as above
-("rounding amplified in onnxruntime" when those agree); a mutant onnxruntime cannot run or
+--ort judges every optimized model in onnxruntime as well (tests/ort/compare_models.js, two
+sets of random inputs, the original against the optimized model): --check runs both with
+our evaluator, which also computed the folded constants, so a misreading of an operator
+there agrees with itself. "onnxruntime: outputs differ" is a finding, judged again with the
+exact patterns as above ("rounding amplified in onnxruntime" when those agree), and so is an
+optimized model that onnxruntime cannot load or run; a model whose original onnxruntime
+cannot run (or runs differently in two sessions) or whose inputs onnxruntime-node cannot
 exchange is counted, not judged. onnxruntime's CPU provider computes some float16 operators
 in float32 with casts placed by the graph's shape, so float16 findings need `onnxopt verify`
 too before they are called defects.
 
 --cases: folders of exported cases (before.onnx in each); --export: run these test
 executables with ONNXOPT_EXPORT_REWRITES first; --models: the .onnx files of a folder, judged
-as they are, not mutated (graph_fuzzer's models: GRAPH_FUZZER_EXPORT, with --ort). Deterministic for a seed. Exit 0 without
-finding, 1 with one, 2 on a usage error. (Debian's /usr/bin/python3 with python3-onnx.)
+as they are, not mutated (graph_fuzzer's models: GRAPH_FUZZER_EXPORT, with --ort).
+Deterministic for a seed. Exit 0 without finding, 1 with one, 2 on a usage error. (Debian's
+/usr/bin/python3 with python3-onnx.)
 """
 import argparse
 import concurrent.futures
@@ -320,17 +323,17 @@ def judge_in_onnxruntime(original, optimized, timeout):
                                   text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired:
             return f"onnxruntime: timeout ({timeout} s)", ""
-        outcome = {0: "ok", 1: "onnxruntime: outputs differ", 2: "ok, onnxruntime cannot run the original",
+        outcome = {0: "ok", 1: "onnxruntime: outputs differ", 2: "onnxruntime: a model fails to load or run",
                    3: "ok, a type onnxruntime-node cannot exchange"}.get(done.returncode,
                                                                          f"onnxruntime: exit {done.returncode}")
         return outcome, done.stdout + done.stderr
 
     outcome, text = compare(optimized)
     if outcome.startswith("onnxruntime") and compare(original)[0] != "ok":
-        # It gave other values in each session (a Cast from int64 to float16 with
-        # saturate=3), or died running the original alone (a signal: a ScatterND, a
+        # It refuses the original, gives other values in each session (a Cast from int64 to
+        # float16 with saturate=3) or dies running it (a signal: a ScatterND, a
         # ReduceLogSumExp with keepdims INT64_MIN): not the optimized model's doing.
-        return "ok, onnxruntime fails the original against itself", text
+        return "ok, onnxruntime cannot run the original consistently", text
     return outcome, text
 
 
