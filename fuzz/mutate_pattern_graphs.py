@@ -55,7 +55,8 @@ defects: values the spec leaves undefined (a float out of an integer type's rang
 Cast, Pow or ReduceLogSum of integers, Shrink of unsigned integers: onnxruntime on x86 gives
 the type's minimum, the evaluator saturates), and NaN or infinities where onnxruntime departs
 from the spec (its ReduceMin and LogSoftmax pass over a NaN; PRelu(inf, inf) and
-ReduceLogSumExp of two infinities give NaN there).
+ReduceLogSumExp of two infinities give NaN there; an integer ReduceMin or ReduceMax of no
+element gives 0, where the spec says the type's largest or smallest value).
 
 --cases: folders of exported cases (before.onnx in each); --export: run these test
 executables with ONNXOPT_EXPORT_REWRITES first; --models: the .onnx files of a folder, judged
