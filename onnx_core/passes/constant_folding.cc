@@ -8,6 +8,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/eval/undefined_results.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/graph_queries.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -295,6 +296,7 @@ class Folder {
     // shape depends on values inference did not know, a large intermediate).
     ir::ScopedTensorLimit limit(options_.max_output_bytes, kFoldingLimitName);
     eval::ScopedWorkBudget work(*budget_);
+    eval::ScopedUndefinedResults undefined;
     try {
       eval::RunNodes(builder.OpsetImports(), builder.Functions(), {&node}, known);
     } catch (const ModelError& error) {
@@ -309,6 +311,11 @@ class Folder {
                        " (FoldOptions::max_work_steps, onnxopt optimize --fold-work-limit)");
       else
         Skip(node, std::string("the kernel failed: ") + error.what());
+      return false;
+    }
+    // The evaluator's value is one choice among those runtimes make: the node stays.
+    if (undefined.first()) {
+      Skip(node, "the spec leaves the result undefined (" + *undefined.first() + ")");
       return false;
     }
     std::vector<const Tensor*> outputs;

@@ -12,8 +12,9 @@
 // ConstantOfShape of [2e9] costs nothing. The kernels whose work grows faster than their
 // inputs and outputs (MatMul, Conv, Einsum...) take it from a work budget
 // (eval/work_budget.h): a small model of many such nodes cannot keep folding busy for
-// hours. Graph outputs keep their names. Nodes whose operator has no kernel, or whose
-// kernel fails, are left as they are. Sparse initializers are constants too (made dense
+// hours. Graph outputs keep their names. Nodes whose operator has no kernel, whose kernel
+// fails, or whose result the spec leaves undefined (a float out of an integer type's
+// range: eval/undefined_results.h) are left as they are. Sparse initializers are constants too (made dense
 // within the limit on tensor sizes).
 
 #include <cstddef>

@@ -278,6 +278,11 @@ T PowOf(T a, double b) {
   } else {
     // Integer powers are exact for integer exponents (repeated squaring, wrapping).
     if (b >= 0 && b == std::floor(b)) {
+      // The spec gives no value beyond T's range (onnxruntime takes the power in double and
+      // converts it, which is undefined there): the wrapped one is the evaluator's choice.
+      if constexpr (!std::is_same_v<T, bool>)
+        if (!(std::fabs(std::pow(static_cast<double>(a), b)) < std::ldexp(1.0, std::numeric_limits<T>::digits)))
+          core::eval::NoteUndefinedResult("an integer power beyond its type's range");
       using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>>;
       U base = static_cast<U>(a), result = 1;
       // Every double from 2^64 on (infinity too) is a multiple of 2^64, where a^e wraps to
@@ -291,7 +296,9 @@ T PowOf(T a, double b) {
       return static_cast<T>(result);
     }
     double r = std::pow(static_cast<double>(a), b);
-    return std::isfinite(r) ? static_cast<T>(ConvertNumber<std::int64_t>(r)) : T(0);
+    if (std::isfinite(r)) return static_cast<T>(ConvertNumber<std::int64_t>(r));
+    core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
+    return T(0);
   }
 }
 

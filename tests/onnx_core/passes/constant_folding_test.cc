@@ -13,6 +13,7 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/evaluator.h"
 #include "onnx_core/eval/kernel_registry.h"
+#include "onnx_core/eval/undefined_results.h"
 #include "onnx_core/eval/work_budget.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/shape_registry.h"
@@ -49,6 +50,11 @@ void RegisterFoldKernels() {
       return {Tensor(TensorProto::FLOAT, {context.IntAttribute("n").value_or(1)})};
     });
     eval::RegisterKernel("fold", "Fail", [](KernelContext&) -> std::vector<Value> { throw ModelError("cannot"); });
+    // Its input, with a value the spec would leave undefined when `undefined` is set.
+    eval::RegisterKernel("fold", "MaybeUndefined", [](KernelContext& context) -> std::vector<Value> {
+      if (context.IntAttribute("undefined").value_or(0)) eval::NoteUndefinedResult("the test's undefined value");
+      return {context.TensorInput(0)};
+    });
     eval::RegisterKernel("fold", "Work", [](KernelContext& context) -> std::vector<Value> {
       eval::ChargeWork(static_cast<double>(context.IntAttribute("steps").value_or(0)), "Work's steps");
       ++work_runs;
@@ -249,6 +255,23 @@ TEST_F(ConstantFoldingTest, SkipsNondeterministicOpsMissingKernelsAndFailures) {
                                           "n (NoKernel): no kernel for the operator",
                                           "f (Fail): the kernel failed: node 'f' (Fail): cannot"));
   EXPECT_EQ(builder.Nodes().size(), 3);
+}
+
+// A value the spec leaves undefined (a float out of an integer type's range, which the
+// evaluator saturates and onnxruntime on x86 turns into the type's minimum) stays computed
+// by the node, in the user's runtime.
+TEST_F(ConstantFoldingTest, LeavesNodesWhoseResultIsUndefined) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2] u, float[2] d) <float[2] a = {1, 2}> {
+      u = fold.MaybeUndefined <undefined = 1> (a)
+      d = fold.MaybeUndefined (a)
+    })ONNX"));
+  const FoldResult result = FoldConstants(builder);
+  EXPECT_EQ(result.folded_nodes, 1u);
+  EXPECT_THAT(result.skipped,
+              ElementsAre("u (MaybeUndefined): the spec leaves the result undefined (the test's undefined value)"));
+  EXPECT_THAT(OpTypes(builder), ElementsAre("MaybeUndefined"));
 }
 
 TEST_F(ConstantFoldingTest, KeepsGraphOutputNames) {

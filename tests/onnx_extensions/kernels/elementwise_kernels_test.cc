@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/eval/undefined_results.h"
 #include "tests/onnx_extensions/kernels/kernel_test_util.h"
 
 namespace onnxopt::testing {
@@ -133,6 +134,25 @@ TEST(ElementwiseKernels, IntegerPowerOfHugeExponentWraps) {
                   {{"a", MakeTensor<std::int64_t>({3}, {2, 3, -1})},
                    {"b", MakeTensor<float>({3}, {std::numeric_limits<float>::infinity(), 1e30f, 1e20f})}});
   EXPECT_TENSOR(y, MakeTensor<std::int64_t>({3}, {0, 1, 1}));
+}
+
+// An integer power beyond its type's range, or a non-integer one (NaN for a negative base),
+// has no value in the spec: the kernel's is noted as undefined, so that folding leaves it.
+TEST(ElementwiseKernels, IntegerPowerOutOfRangeIsNotedAsUndefined) {
+  const auto undefined = [](std::int64_t a, float b) {
+    core::eval::ScopedUndefinedResults scope;
+    RunOne(R"ONNX(
+      <ir_version: 8, opset_import: ["" : 15]>
+      g (int64[1] a, float[1] b) => (int64[1] y) { y = Pow (a, b) })ONNX",
+           {{"a", MakeTensor<std::int64_t>({1}, {a})}, {"b", MakeTensor<float>({1}, {b})}});
+    return scope.first().has_value();
+  };
+  EXPECT_FALSE(undefined(2, 62));
+  EXPECT_FALSE(undefined(-2, 3));
+  EXPECT_FALSE(undefined(4, 0.5f));
+  EXPECT_TRUE(undefined(2, 63));
+  EXPECT_TRUE(undefined(3, 1e30f));
+  EXPECT_TRUE(undefined(-4, 0.5f));
 }
 
 // Shrink's float attributes can take an integer result out of range: it saturates like
@@ -326,6 +346,37 @@ TEST(ElementwiseKernels, CastToFloat8SaturatesByDefault) {
 TEST(ElementwiseKernels, CastToFloat4E2M1RoundsToNearestEvenAndSaturates) {
   EXPECT_TENSOR(CastThereAndBack(23, 23, {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5, 7, -INFINITY, NAN}),
                 MakeTensor<float>({10}, {0, 1, 1, 2, 2, 4, 4, 6, -6, 6}));
+}
+
+// Cast from a float to an integer type is undefined out of the type's range (the spec); the
+// kernel saturates (NaN gives 0) and notes it, so that folding leaves such a Cast to the
+// runtime (onnxruntime on x86 gives the type's minimum). Truncation toward zero decides:
+// -2147483648.9 is int32's minimum, 2147483648 is beyond its maximum, -0.5 is uint8's 0.
+TEST(ElementwiseKernels, CastOutOfAnIntegerRangeIsNotedAsUndefined) {
+  struct Target {
+    std::string name;
+    int code;
+  };
+  const auto undefined = [](const Target& to, std::vector<double> values) {
+    core::eval::ScopedUndefinedResults scope;
+    const std::string n = std::to_string(values.size());
+    RunOne("<ir_version: 8, opset_import: [\"\" : 18]>\n"
+           "g (double[" + n + "] x) => (" + to.name + "[" + n + "] y) { y = Cast <to = " + std::to_string(to.code) +
+               "> (x) }",
+           {{"x", MakeTensor<double>({static_cast<std::int64_t>(values.size())}, values)}});
+    return scope.first().has_value();
+  };
+  const Target kInt32{"int32", 6}, kInt64{"int64", 7}, kUint8{"uint8", 2};
+  EXPECT_FALSE(undefined(kInt32, {3.5, -2147483648.9, 2147483647.9, -1e-300}));
+  EXPECT_TRUE(undefined(kInt32, {2147483648.0}));
+  EXPECT_TRUE(undefined(kInt32, {-2147483649.0}));
+  EXPECT_TRUE(undefined(kInt32, {NAN}));
+  EXPECT_TRUE(undefined(kInt32, {INFINITY}));
+  EXPECT_FALSE(undefined(kInt64, {-0x1p63, 0x1.fffffffffffffp62}));
+  EXPECT_TRUE(undefined(kInt64, {0x1p63}));
+  EXPECT_FALSE(undefined(kUint8, {-0.5, 255.5}));
+  EXPECT_TRUE(undefined(kUint8, {-1.0}));
+  EXPECT_TRUE(undefined(kUint8, {256.0}));
 }
 
 // Its rounding is chosen by round_mode (Cast-24), which the kernel does not implement: it
