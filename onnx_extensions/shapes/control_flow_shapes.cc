@@ -358,6 +358,7 @@ std::vector<SymTensor> InferSequenceLength(InferenceContext& ctx) {
 // removed when keepdims=0).
 std::vector<SymTensor> InferSplitToSequence(InferenceContext& ctx) {
   const SymTensor& x = ctx.Input(0);
+  const bool keepdims = FlagAttribute(ctx, "keepdims", true);
   if (x.kind != Kind::kTensor || !x.shape.HasRank()) {
     return Outputs(ctx, SymTensor{Kind::kSequence, x.elem_type, SymShape(), std::nullopt});
   }
@@ -366,7 +367,7 @@ std::vector<SymTensor> InferSplitToSequence(InferenceContext& ctx) {
   const auto a = static_cast<std::size_t>(*axis);
   std::vector<SymDim> dims = x.shape.Dims();
   if (!ctx.HasInput(1)) {
-    if (!FlagAttribute(ctx, "keepdims", true)) dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
+    if (!keepdims) dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     else dims[a] = SymDim(1);
     return Outputs(ctx, SymTensor{Kind::kSequence, x.elem_type, SymShape(dims), std::nullopt});
   }

@@ -992,12 +992,13 @@ std::vector<SymTensor> InferTopK(InferenceContext& ctx) {
 
 std::vector<SymTensor> InferArgMinMax(InferenceContext& ctx) {
   const SymShape& in = ctx.Input(0).shape;
+  const bool keepdims = FlagAttribute(ctx, "keepdims", true);
   FlagAttribute(ctx, "select_last_index", false);  // refused unless 0 or 1, though no dim depends on it
   if (!in.HasRank()) return Outputs(ctx, UnknownTensor(kInt64));
   auto axis = NormalizeAxis(ctx, ctx.IntAttribute("axis").value_or(0), static_cast<std::int64_t>(in.Rank()));
   if (!axis) return Outputs(ctx, UnknownTensor(kInt64));
   std::vector<SymDim> dims = in.Dims();
-  if (FlagAttribute(ctx, "keepdims", true))
+  if (keepdims)
     dims[static_cast<std::size_t>(*axis)] = SymDim(1);
   else
     dims.erase(dims.begin() + *axis);
