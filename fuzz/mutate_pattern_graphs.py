@@ -51,12 +51,12 @@ cannot run (or runs differently in two sessions) or whose inputs onnxruntime-nod
 exchange is counted, not judged. onnxruntime's CPU provider computes some float16 operators
 in float32 with casts placed by the graph's shape, so float16 findings need `onnxopt verify`
 too before they are called defects. Differences seen on graph_fuzzer's models that are not
-defects: values the spec leaves undefined (a float out of an integer type's range, from
-Cast, Pow or ReduceLogSum of integers, Shrink of unsigned integers: onnxruntime on x86 gives
-the type's minimum, the evaluator saturates), and NaN or infinities where onnxruntime departs
-from the spec (its ReduceMin and LogSoftmax pass over a NaN; PRelu(inf, inf) and
-ReduceLogSumExp of two infinities give NaN there; an integer ReduceMin or ReduceMax of no
-element gives 0, where the spec says the type's largest or smallest value).
+defects, where onnxruntime departs from the spec: its ReduceMin and LogSoftmax pass over a
+NaN; PRelu(inf, inf), Gelu(-inf) and ReduceLogSumExp of two infinities give NaN; an integer
+ReduceMin or ReduceMax of no element gives 0 (the spec: the type's largest or smallest
+value); Shrink of an unsigned integer and ReduceLogSumExp of one compute in float32 or in
+the integer type itself (2^32 - 1 becomes 2^32, out of range). Values the spec leaves
+undefined (a float out of an integer type's range) are not folded (eval/undefined_results.h).
 
 --cases: folders of exported cases (before.onnx in each); --export: run these test
 executables with ONNXOPT_EXPORT_REWRITES first; --models: the .onnx files of a folder, judged
