@@ -156,11 +156,12 @@ template <class T>
 T WrappingNeg(T a) { return WrappingSub(T(0), a); }
 
 inline constexpr std::string_view kFloatOutOfIntegerRange =
-    "a float converted to an integer type whose range does not hold it (or NaN)";
+    "a float converted to an integer type whose range does not hold it, or NaN";
 
 // `v` converted to D; a float out of D's range saturates and NaN becomes 0 (the C++
 // conversion is undefined there, and so is Cast's): noted with NoteUndefinedResult when
-// truncating it toward zero gives no value of D.
+// truncating it toward zero gives no value of D. The values within D's range, the common
+// case, take no test beyond the two comparisons saturation needs anyway.
 template <class D, class S>
 D ConvertNumber(S v) {
   if constexpr (std::is_same_v<D, bool>) {
@@ -168,18 +169,27 @@ D ConvertNumber(S v) {
   } else if constexpr (std::is_floating_point_v<D> || !std::is_floating_point_v<S>) {
     return static_cast<D>(v);
   } else {
-    // Defined for -2^digits - 1 < v < 2^digits (signed; -1 < v for unsigned): the powers
-    // of two are exact in S, the bound below them may round to -2^digits (int64 in double).
+    // Truncation gives a value of D for -2^digits - 1 < v < 2^digits (signed; -1 < v for
+    // unsigned): the powers of two are exact in S, the bound below -2^digits may round to
+    // it (int64 in double), hence the two tests.
     constexpr S limit = [] {
       S power = 1;
       for (int i = 0; i < std::numeric_limits<D>::digits; ++i) power *= 2;
       return power;
     }();
-    const bool defined = v < limit && (std::is_signed_v<D> ? v >= -limit || v > -limit - S(1) : v > S(-1));
-    if (!defined) core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
-    if (v != v) return D(0);
-    if (v <= static_cast<S>(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
-    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    if (v != v) {
+      core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
+      return D(0);
+    }
+    if (v <= static_cast<S>(std::numeric_limits<D>::lowest())) {
+      if (!(std::is_signed_v<D> ? v >= -limit || v > -limit - S(1) : v > S(-1)))
+        core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
+      return std::numeric_limits<D>::lowest();
+    }
+    if (v >= static_cast<S>(std::numeric_limits<D>::max())) {
+      if (!(v < limit)) core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
+      return std::numeric_limits<D>::max();
+    }
     return static_cast<D>(v);
   }
 }
