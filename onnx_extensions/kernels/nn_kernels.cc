@@ -1446,8 +1446,13 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
   std::vector<std::int64_t> yi(yv.size());
   // Truncated toward zero like the ONNX reference (a float-to-integer cast), saturated; NaN
   // (an extrapolation_value) is 0, as QuantizeLinear maps it (a plain cast is undefined).
-  for (std::size_t i = 0; i < yv.size(); ++i)
-    yi[i] = std::isnan(yv[i]) ? 0 : static_cast<std::int64_t>(std::clamp(std::trunc(yv[i]), lo, hi));
+  // The spec gives no value to the saturated ones (an extrapolation_value out of the type's
+  // range, a cubic overshoot) nor to NaN: noted, so that folding leaves them to the runtime.
+  for (std::size_t i = 0; i < yv.size(); ++i) {
+    const double truncated = std::trunc(yv[i]);
+    if (!(truncated >= lo && truncated <= hi)) core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
+    yi[i] = std::isnan(yv[i]) ? 0 : static_cast<std::int64_t>(std::clamp(truncated, lo, hi));
+  }
   return {WriteInt(x.elem_type(), out_shape, yi)};
 }
 
