@@ -155,6 +155,23 @@ TEST(ElementwiseKernels, IntegerPowerOutOfRangeIsNotedAsUndefined) {
   EXPECT_TRUE(undefined(-4, 0.5f));
 }
 
+// The smallest integer divided by -1 has no value in its type (onnxruntime stops with
+// SIGFPE): noted, so that folding leaves it. Its remainder, 0, is defined.
+TEST(ElementwiseKernels, IntegerQuotientOutOfRangeIsNotedAsUndefined) {
+  const auto undefined = [](std::string_view op, std::int32_t a, std::int32_t b) {
+    core::eval::ScopedUndefinedResults scope;
+    RunOne("<ir_version: 8, opset_import: [\"\" : 18]>\n"
+           "g (int32[1] a, int32[1] b) => (int32[1] y) { y = " + std::string(op) + " (a, b) }",
+           {{"a", MakeTensor<std::int32_t>({1}, {a})}, {"b", MakeTensor<std::int32_t>({1}, {b})}});
+    return scope.first().has_value();
+  };
+  constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
+  EXPECT_TRUE(undefined("Div", kMin, -1));
+  EXPECT_FALSE(undefined("Div", kMin, 1));
+  EXPECT_FALSE(undefined("Div", kMin + 1, -1));
+  EXPECT_FALSE(undefined("Mod", kMin, -1));
+}
+
 // Shrink's float attributes can take an integer result out of range: it saturates like
 // Cast (graph fuzzer, UBSan: 3.4e38 converted to uint64).
 TEST(ElementwiseKernels, IntegerShrinkSaturates) {
