@@ -115,7 +115,8 @@ class GraphGraph {
 
   // An initializer (not overridable as a graph input), a Constant node's output, the
   // output of a deterministic node whose inputs are all constant and that a kernel can
-  // compute, or the output of Shape/Size of a statically shaped value; in this graph or
+  // compute (but DequantizeLinear, unless FoldOptions::fold_dequantize_linear: folding
+  // leaves it), or the output of Shape/Size of a statically shaped value; in this graph or
   // an enclosing one.
   bool IsConstant(std::string_view name) const;
   // A constant whose shape is () or (1,) (with `broadcast`, any shape of ones) and whose

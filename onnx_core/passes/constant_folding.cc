@@ -264,6 +264,11 @@ class Folder {
       Skip(node, "the node holds a graph");
       return false;
     }
+    if (!options_.fold_dequantize_linear && node.op_type() == "DequantizeLinear") {
+      Skip(node, "a DequantizeLinear keeps its quantized input (FoldOptions::fold_dequantize_linear, "
+                 "onnxopt optimize --fold-dequantize)");
+      return false;
+    }
     if (eval::IsNondeterministicOp(node.domain(), node.op_type())) {
       Skip(node, "the operator is nondeterministic");
       return false;

@@ -14,7 +14,8 @@
 // (eval/work_budget.h): a small model of many such nodes cannot keep folding busy for
 // hours. Graph outputs keep their names. Nodes whose operator has no kernel, whose kernel
 // fails, or whose result the spec leaves undefined (a float out of an integer type's
-// range: eval/undefined_results.h) are left as they are. Sparse initializers are constants too (made dense
+// range: eval/undefined_results.h) are left as they are, and so are DequantizeLinear
+// nodes (FoldOptions::fold_dequantize_linear). Sparse initializers are constants too (made dense
 // within the limit on tensor sizes).
 
 #include <cstddef>
@@ -56,6 +57,12 @@ struct FoldOptions {
   // 330 KB model, held 4 GB. Beyond it a value is not computed, and the patterns that would
   // inspect it do not fire. The PP-OCR models hold 0.3 to 6 MB, the corpus models 3 KB.
   std::uint64_t max_computed_bytes = std::uint64_t{256} << 20;
+  // Whether a DequantizeLinear of constants is folded. By default it is not: its integer
+  // input is the point of a quantized model (runtimes run the DequantizeLinear -> Conv ->
+  // QuantizeLinear group in integers, and a weight-only quantized MatMul reads 4 or 8 bits
+  // a weight); its float result would make the file 2 to 8 times larger and the runtime
+  // compute in float. onnxruntime's folding leaves them too.
+  bool fold_dequantize_linear = false;
 };
 
 struct FoldResult {

@@ -90,6 +90,11 @@ options:
                                   bytes (suffixes K, M, G; default 1M): a larger constant
                                   stays a node computing it. --report lists the constants
                                   not folded and why.
+  --fold-dequantize                fold DequantizeLinear nodes of constants too: their
+                                  quantized weights become float ones (2 to 8 times the
+                                  bytes, and runtimes no longer run the quantized
+                                  operators in integers). Off by default, as in
+                                  onnxruntime.
   --fold-work-limit STEPS         the work constant folding may spend in all, in
                                   elementary steps of the kernels that multiply sizes
                                   (a multiply-add of MatMul, Conv, Einsum...; suffixes K,
@@ -356,7 +361,7 @@ const std::vector<std::string> kValueOptions = {
     "-o", "--output", "--patterns", "--external-data-threshold", "--max-iter", "--record", "--report-json",
     "--report-html", "--fold-size-limit", "--fold-work-limit", "--check", "--check-atol", "--check-rtol",
     "--check-with"};
-const std::vector<std::string> kFlags = {"-q", "--quiet", "--no-fold", "--report", "-v", "--verbose",
+const std::vector<std::string> kFlags = {"-q", "--quiet", "--no-fold", "--fold-dequantize", "--report", "-v", "--verbose",
                                          "--keep-initializer-inputs"};
 
 // MODEL and OUTPUT: the positional arguments, OUTPUT also as -o or --output (once).
@@ -416,6 +421,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   options.registered = ParseSelection(pattern_text);
   if (!keep_globs.empty()) options.do_not_remove = KeptNodes(std::move(keep_globs));
   options.fold_constants_first = !args.Flag("--no-fold");
+  options.fold.fold_dequantize_linear = args.Flag("--fold-dequantize");
   if (auto limit = args.Value("--fold-size-limit"))
     options.fold.max_output_bytes = ParseByteCount(*limit, "--fold-size-limit");
   if (auto limit = args.Value("--fold-work-limit"))

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "onnx_core/eval/tensor.h"
 #include "onnx_core/ir/constant_values.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/graph_graph.h"
@@ -60,6 +61,32 @@ TEST_F(ConstantQueries, FollowChainsOfFoldableNodes) {
   ASSERT_NE(shape, nullptr);
   EXPECT_EQ(shape->int64_data_size(), 2);
   EXPECT_EQ(graph.GetComputedConstant("both"), nullptr);
+}
+
+// Folding leaves DequantizeLinear (FoldOptions::fold_dequantize_linear): its output and
+// what it feeds are not constants to the patterns either, or a rewrite would materialize
+// the float weights (or add a node on them that folding then leaves to run).
+TEST_F(ConstantQueries, DequantizedValuesAreConstantOnlyWhenFoldingTakesThem) {
+  GraphBuilder builder(ParseText(R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[2] x) => (float[2] y) <int8[2] q = {1, 2}, float s = {0.5}> {
+      w = DequantizeLinear(q, s)
+      t = Neg(w)
+      y = Mul(x, t)
+    })ONNX"));
+  builder.InferShapes();
+  GraphGraph kept(builder, {}, SelectRegistered(PatternSelection::None()));
+  EXPECT_TRUE(kept.IsConstant("q"));
+  EXPECT_FALSE(kept.IsConstant("w"));
+  EXPECT_FALSE(kept.IsConstant("t"));
+  EXPECT_EQ(kept.GetComputedConstant("w"), nullptr);
+  OptimizerOptions options = SelectRegistered(PatternSelection::None());
+  options.fold.fold_dequantize_linear = true;
+  GraphGraph folded(builder, {}, options);
+  EXPECT_TRUE(folded.IsConstant("t"));
+  ASSERT_NE(folded.GetComputedConstant("t"), nullptr);
+  EXPECT_EQ(core::eval::Tensor::FromProto(*folded.GetComputedConstant("t")).ToDoubleVector(),
+            (std::vector<double>{-0.5, -1.0}));
 }
 
 TEST_F(ConstantQueries, ComputedValuesHoldAtMostTheirAllowance) {

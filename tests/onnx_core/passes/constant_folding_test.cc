@@ -55,6 +55,9 @@ void RegisterFoldKernels() {
       if (context.IntAttribute("undefined").value_or(0)) eval::NoteUndefinedResult("the test's undefined value");
       return {context.TensorInput(0)};
     });
+    // A stand-in of any domain's DequantizeLinear (folding judges the op type): its input.
+    eval::RegisterKernel("fold", "DequantizeLinear",
+                         [](KernelContext& context) -> std::vector<Value> { return {context.TensorInput(0)}; });
     eval::RegisterKernel("fold", "Work", [](KernelContext& context) -> std::vector<Value> {
       eval::ChargeWork(static_cast<double>(context.IntAttribute("steps").value_or(0)), "Work's steps");
       ++work_runs;
@@ -272,6 +275,29 @@ TEST_F(ConstantFoldingTest, LeavesNodesWhoseResultIsUndefined) {
   EXPECT_THAT(result.skipped,
               ElementsAre("u (MaybeUndefined): the spec leaves the result undefined (the test's undefined value)"));
   EXPECT_THAT(OpTypes(builder), ElementsAre("MaybeUndefined"));
+}
+
+// A quantized constant stays quantized: its DequantizeLinear, and what reads it, are left
+// unless FoldOptions::fold_dequantize_linear asks for float constants.
+TEST_F(ConstantFoldingTest, LeavesDequantizeLinearUnlessAsked) {
+  const char* text = R"ONNX(
+    <ir_version: 8, opset_import: ["" : 18, "fold" : 1]>
+    g () => (float[2] y) <float[2] q = {1, 2}> {
+      d = fold.DequantizeLinear (q)
+      y = fold.Add (d, d)
+    })ONNX";
+  GraphBuilder kept(ParseText(text));
+  const FoldResult left = FoldConstants(kept);
+  EXPECT_EQ(left.folded_nodes, 0u);
+  EXPECT_THAT(left.skipped, ElementsAre("d (DequantizeLinear): a DequantizeLinear keeps its quantized input "
+                                        "(FoldOptions::fold_dequantize_linear, onnxopt optimize --fold-dequantize)"));
+  EXPECT_THAT(OpTypes(kept), ElementsAre("DequantizeLinear", "Add"));
+
+  GraphBuilder folded(ParseText(text));
+  FoldOptions options;
+  options.fold_dequantize_linear = true;
+  EXPECT_EQ(FoldConstants(folded, options).folded_nodes, 2u);
+  EXPECT_EQ(InitializerValues(folded, "y"), (std::vector<float>{2, 4}));
 }
 
 TEST_F(ConstantFoldingTest, KeepsGraphOutputNames) {
