@@ -79,6 +79,7 @@
 #include "onnx_extensions/patterns/layout/transpose_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/shape_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/unsqueeze_shape_pattern.h"
+#include "onnx_extensions/patterns/layout/dequantize_linear_transpose_pattern.h"
 
 // algebra
 #include "onnx_extensions/patterns/algebra/mul_mul_mul_scalar_pattern.h"
@@ -237,6 +238,7 @@ void RegisterLayout() {
   RegisterPattern<TransposeTransposePattern>(family);
   RegisterPattern<ShapeTransposePattern>(family);
   RegisterPattern<UnsqueezeShapePattern>(family);
+  RegisterPattern<DequantizeLinearTransposePattern>(family);
 }
 
 void RegisterAlgebra() {
