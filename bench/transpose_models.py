@@ -2,7 +2,7 @@
 """Channels-last models in the style of TensorFlow/Keras/TFLite converters, for the
 transpose optimizer's benchmark and its onnxruntime comparison test.
 
-Usage: transpose_models.py KIND OUT.onnx [--size N] [--seed 0]
+Usage: transpose_models.py KIND OUT.onnx [--size N] [--seed 0] [--qdq]
 
 Converters keep the data NHWC and wrap every layout-sensitive operator (Conv,
 BatchNormalization, MaxPool, AveragePool, Resize) in Transpose<[0,3,1,2]> before and
@@ -22,8 +22,14 @@ KIND:
   ladder     --size ops in blocks of six: Transpose, MaxPool (1x1), Transpose, Relu,
              Add of a per-channel bias, residual Add with the block's input
 Opset 13, static shapes, batch 1. Prints the node count.
+
+--qdq quantizes the model the way onnxruntime's quantizer (QDQ format) and TFLite
+converters write it: every activation goes through QuantizeLinear -> DequantizeLinear
+(uint8, one scale per tensor), and each Conv kernel is int8, quantized per output channel
+and stored OHWI (TFLite's layout) behind DequantizeLinear -> Transpose to OIHW.
 """
 import argparse
+import os
 
 import numpy as np
 import onnx
@@ -75,6 +81,34 @@ class Builder:
         pooled = self.op("ReduceMean", [x], axes=[1, 2], keepdims=0)
         w = self.const(self.rng.normal(0, 0.3, (c, classes)).astype(np.float32))
         return self.op("Softmax", [self.op("MatMul", [pooled, w])], axis=-1)
+
+
+class QuantizedBuilder(Builder):
+    """Builder with --qdq: activations through QuantizeLinear -> DequantizeLinear, Conv
+    kernels int8 per output channel in OHWI behind DequantizeLinear -> Transpose."""
+
+    # Outputs not quantized: the head's (quantizers leave it in float) and the quantizing
+    # nodes' own.
+    NOT_QUANTIZED = {"Softmax", "MatMul", "ReduceMean", "ReduceMax", "QuantizeLinear", "DequantizeLinear"}
+
+    def op(self, op_type, inputs, **attrs):
+        out = super().op(op_type, inputs, **attrs)
+        if op_type in self.NOT_QUANTIZED:
+            return out
+        scale = self.const(np.array(0.05, dtype=np.float32), "scale")
+        zero_point = self.const(np.array(128, dtype=np.uint8), "zero_point")
+        return self.op("DequantizeLinear", [self.op("QuantizeLinear", [out, scale, zero_point]), scale, zero_point])
+
+    def conv(self, x, cin, cout, k=3):
+        w = self.rng.normal(0, 0.2, (cout, k, k, cin)).astype(np.float32)
+        scales = (np.abs(w).reshape(cout, -1).max(axis=1) / 127).astype(np.float32)
+        quantized = np.round(w / scales[:, None, None, None]).astype(np.int8)
+        ohwi = self.op("DequantizeLinear", [self.const(quantized, "wq"), self.const(scales, "w_scale"),
+                                            self.const(np.zeros(cout, np.int8), "w_zero_point")], axis=0)
+        oihw = super().op("Transpose", [ohwi], perm=TO_NCHW)
+        b = self.const(self.rng.normal(0, 0.1, (cout,)).astype(np.float32))
+        p = k // 2
+        return self.nchw("Conv", x, [oihw, b], pads=[p, p, p, p])
 
 
 def resnet(b, blocks):
@@ -142,8 +176,9 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--size", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--qdq", action="store_true", help="quantize it (QDQ format, see above)")
     args = parser.parse_args()
-    b = Builder(args.seed)
+    b = (QuantizedBuilder if args.qdq else Builder)(args.seed)
     output, input_shape = KINDS[args.kind](b, args.size)
     graph = helper.make_graph(b.nodes, args.kind,
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, input_shape)],
@@ -154,6 +189,7 @@ def main():
     inferred = onnx.shape_inference.infer_shapes(model)
     model.graph.output[0].CopyFrom(inferred.graph.output[0])
     onnx.checker.check_model(model)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     onnx.save(model, args.out)
     print(len(b.nodes))
 

@@ -4,7 +4,9 @@
 #      and onnxopt replay MODEL TMP/r gives the same bytes (IR-3 models included: replay
 #      makes their initializer inputs constant as optimize did)
 #   2. node tests/ort/ort_optimized_model.js MODEL TMP/ort.onnx --level basic
-#   3. onnxopt's node count <= onnxruntime 'basic' node count
+#   3. onnxopt's node count <= onnxruntime 'basic' node count, and the quantized
+#      constants stay quantized: as many DequantizeLinear nodes read an initializer as in
+#      MODEL (folding one would store its weights in float)
 #   4. node tests/ort/compare_models.js MODEL TMP/onnxopt.onnx --seed 0
 #        --atol 1e-4 --rtol 1e-3 COMPARE_ARGS...                         (must exit 0)
 # Tolerances: folding BatchNormalization, Mul and Add into convolution weights rounds the
@@ -48,6 +50,18 @@ theirs=$(count_nodes "$tmp/ort.onnx")
 echo "$(basename "$model"): nodes $before -> onnxopt $ours, onnxruntime basic $theirs"
 if ((ours > theirs)); then
   echo "FAIL: onnxopt leaves more nodes than onnxruntime 'basic'" >&2
+  exit 1
+fi
+count_quantized() {
+  "$python" -c 'import onnx, sys
+graph = onnx.load(sys.argv[1]).graph
+constants = {i.name for i in graph.initializer}
+print(sum(n.op_type == "DequantizeLinear" and n.input[0] in constants for n in graph.node))' "$1"
+}
+quantized_before=$(count_quantized "$model")
+quantized_after=$(count_quantized "$tmp/onnxopt.onnx")
+if ((quantized_after < quantized_before)); then
+  echo "FAIL: $quantized_before DequantizeLinear nodes read an initializer, $quantized_after after onnxopt" >&2
   exit 1
 fi
 "$node" "$root/tests/ort/compare_models.js" "$model" "$tmp/onnxopt.onnx" --seed 0 --atol 1e-4 --rtol 1e-3 "$@"
