@@ -55,8 +55,13 @@ defects, where onnxruntime departs from the spec: its ReduceMin and LogSoftmax p
 NaN; PRelu(inf, inf), Gelu(-inf) and ReduceLogSumExp of two infinities give NaN; an integer
 ReduceMin or ReduceMax of no element gives 0 (the spec: the type's largest or smallest
 value); Shrink of an unsigned integer and ReduceLogSumExp of one compute in float32 or in
-the integer type itself (2^32 - 1 becomes 2^32, out of range). Values the spec leaves
-undefined (a float out of an integer type's range) are not folded (eval/undefined_results.h).
+the integer type itself (2^32 - 1 becomes 2^32, out of range); Hardmax passes over a NaN
+(the reference's argmax picks it); Unique takes a NaN for any value it meets first; Sign of
+an int64 from 2^31 on gives -1 (truncated to 32 bits); a ReduceMin of an empty tensor keeps
+the reduced axis's length with keepdims; Det of float32 overflows where the double the
+evaluator uses does not (a matrix holding 65504: inf, the determinant 0.124). Values the
+spec leaves undefined (a float out of an integer type's range) are not folded
+(eval/undefined_results.h).
 
 --cases: folders of exported cases (before.onnx in each); --export: run these test
 executables with ONNXOPT_EXPORT_REWRITES first; --models: the .onnx files of a folder, judged

@@ -6,6 +6,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/common/quote.h"
+#include "onnx_core/ir/initializer_inputs.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/renames.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -110,7 +111,11 @@ GraphBuilder::GraphBuilder(GraphProto* graph, GraphBuilder* parent, SubgraphKey 
 GraphBuilder::~GraphBuilder() = default;
 
 ModelProto GraphBuilder::ToModel() const {
-  if (IsRoot()) return *owned_model_;
+  if (IsRoot()) {
+    ModelProto model = *owned_model_;
+    ir::DeclareIrVersionOfInitializersNotInputs(model);
+    return model;
+  }
   // Copy the model-level fields, not the root graph, which may be large.
   const ModelProto& root = *Root().owned_model_;
   ModelProto model;
@@ -127,6 +132,7 @@ ModelProto GraphBuilder::TakeModel() && {
   nested_.clear();
   ModelProto model = std::move(*owned_model_);
   graph_ = nullptr;
+  ir::DeclareIrVersionOfInitializersNotInputs(model);
   return model;
 }
 

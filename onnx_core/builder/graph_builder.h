@@ -101,9 +101,12 @@ class GraphBuilder {
   ~GraphBuilder();
 
   // --- The model -------------------------------------------------------------------
-  // An equivalent ModelProto (a copy; the builder stays usable).
+  // An equivalent ModelProto (a copy; the builder stays usable). A root model of IR
+  // version below 4 whose initializers are not all graph inputs declares version 4
+  // (ir::DeclareIrVersionOfInitializersNotInputs): folding and rewrites add initializers.
   ModelProto ToModel() const;
-  // The model itself, without copying; the builder must not be used afterwards.
+  // The model itself, without copying, with the same IR version rule; the builder must not
+  // be used afterwards.
   ModelProto TakeModel() &&;
 
   bool IsRoot() const { return parent_ == nullptr; }

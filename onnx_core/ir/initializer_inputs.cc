@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 namespace onnxopt::core::ir {
@@ -23,6 +24,21 @@ std::size_t MakeInitializerInputsConstant(ModelProto& model, InitializerInputs p
   inputs.erase(kept, inputs.end());
   if (removed > 0) model.set_ir_version(kIrVersionInitializersNotInputs);
   return removed;
+}
+
+bool DeclareIrVersionOfInitializersNotInputs(ModelProto& model) {
+  if (model.ir_version() < 1 || model.ir_version() >= kIrVersionInitializersNotInputs) return false;
+  const GraphProto& graph = model.graph();
+  std::unordered_set<std::string_view> inputs;
+  for (const ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+  const bool all_inputs =
+      std::all_of(graph.initializer().begin(), graph.initializer().end(),
+                  [&](const TensorProto& init) { return inputs.contains(init.name()); }) &&
+      std::all_of(graph.sparse_initializer().begin(), graph.sparse_initializer().end(),
+                  [&](const SparseTensorProto& init) { return inputs.contains(init.values().name()); });
+  if (all_inputs) return false;
+  model.set_ir_version(kIrVersionInitializersNotInputs);
+  return true;
 }
 
 }  // namespace onnxopt::core::ir

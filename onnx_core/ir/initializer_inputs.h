@@ -35,4 +35,11 @@ bool InitializerInputsAreConstant(const ModelProto& model, InitializerInputs pol
 // are the formal parameters of the node holding them.
 std::size_t MakeInitializerInputsConstant(ModelProto& model, InitializerInputs policy);
 
+// Raises the IR version of `model` to 4 when it is between 1 and 3 and an initializer of
+// the main graph is not among its inputs, which those versions do not allow. A model that
+// onnxopt changes gains such initializers (folding, rewrites), and onnxruntime cannot load
+// an IR-3 model whose graph output is one (a graph output computed from constants, once
+// folded). Returns whether it raised it.
+bool DeclareIrVersionOfInitializersNotInputs(ModelProto& model);
+
 }  // namespace onnxopt::core::ir

@@ -45,5 +45,21 @@ TEST(InitializerInputs, KeepsThemOverridableOnRequestOrFromIrVersion4) {
   }
 }
 
+// An IR-3 model whose initializers are not all inputs (folding adds such ones) declares
+// IR 4; one that lists them all, or of IR 4 on, keeps its version.
+TEST(InitializerInputs, InitializersThatAreNoInputsNeedIrVersion4) {
+  ModelProto listed = ModelWithInitializerInput(3);
+  EXPECT_FALSE(DeclareIrVersionOfInitializersNotInputs(listed));
+  EXPECT_EQ(listed.ir_version(), 3);
+  ModelProto unlisted = ModelWithInitializerInput(3);
+  unlisted.mutable_graph()->mutable_input()->RemoveLast();
+  EXPECT_TRUE(DeclareIrVersionOfInitializersNotInputs(unlisted));
+  EXPECT_EQ(unlisted.ir_version(), kIrVersionInitializersNotInputs);
+  ModelProto recent = ModelWithInitializerInput(8);
+  recent.mutable_graph()->mutable_input()->RemoveLast();
+  EXPECT_FALSE(DeclareIrVersionOfInitializersNotInputs(recent));
+  EXPECT_EQ(recent.ir_version(), 8);
+}
+
 }  // namespace
 }  // namespace onnxopt::core::ir
