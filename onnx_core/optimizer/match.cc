@@ -23,6 +23,21 @@ std::string_view WhyNotPlainReshape(const NodeProto& node) {
   return {};
 }
 
+bool QuantizationRoundTripsExactly(int quantized_type, int scale_type, const std::vector<double>& scales) {
+  switch (quantized_type) {
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+    case TensorProto::INT16:
+    case TensorProto::UINT16: break;
+    default: return false;
+  }
+  if (scale_type != TensorProto::FLOAT) return false;
+  constexpr double kLargestDifference = 65535.0;
+  return std::all_of(scales.begin(), scales.end(), [](double s) {
+    return IsNormalIn(s, TensorProto::FLOAT) && IsNormalIn(s * kLargestDifference, TensorProto::FLOAT);
+  });
+}
+
 bool IsNormalIn(double value, int elem_type) {
   double max = std::numeric_limits<double>::max(), min = std::numeric_limits<double>::min();
   switch (elem_type) {

@@ -143,6 +143,7 @@
 // elimination
 #include "onnx_extensions/patterns/elimination/arg_injective_op_pattern.h"
 #include "onnx_extensions/patterns/elimination/arg_monotone_op_pattern.h"
+#include "onnx_extensions/patterns/elimination/dequantize_linear_quantize_linear_pattern.h"
 #include "onnx_extensions/patterns/elimination/concat_single_input_pattern.h"
 #include "onnx_extensions/patterns/elimination/flatten_same_shape_pattern.h"
 #include "onnx_extensions/patterns/elimination/if_constant_condition_pattern.h"
@@ -320,6 +321,7 @@ void RegisterElimination() {
   RegisterPattern<IfConstantConditionPattern>(family);
   RegisterPattern<ArgInjectiveOpPattern>(family);
   RegisterPattern<ArgMonotoneOpPattern>(family);
+  RegisterPattern<DequantizeLinearQuantizeLinearPattern>(family);
 }
 
 }  // namespace

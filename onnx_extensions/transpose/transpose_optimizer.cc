@@ -87,30 +87,14 @@ bool TryPush(PushGraph& graph, CostModelContext& cost, NodeId transpose, NodeId 
   return true;
 }
 
-// Whether Q(DQ(x)) = x for every x, DQ and Q sharing their parameters: round((x - zp) * s
-// / s) + zp gives back x when the scale is a float32 constant whose elements and their
-// products with any quantized difference are normal numbers, and the data has at most 16
-// bits (float32 carries 24: the two roundings stay far below half a step). A float16 or
-// bfloat16 scale cannot hold 16-bit data (bfloat16 not even 8-bit data), and a zero
-// scale turns DQ into 0 and Q into a division by zero.
+// Whether Q(DQ(x)) = x for every x, DQ and Q sharing their parameters
+// (core::builder::QuantizationRoundTripsExactly).
 bool RoundTripsExactly(const PushGraph& graph, NodeId dq) {
   const core::shapes::SymTensor* data = graph.Shape(graph.InputOf(dq, 0));
-  switch (data ? data->elem_type : 0) {
-    case TensorProto::INT8:
-    case TensorProto::UINT8:
-    case TensorProto::INT16:
-    case TensorProto::UINT16: break;
-    default: return false;
-  }
-  if (graph.InputCount(dq) < 2) return false;
+  if (!data || graph.InputCount(dq) < 2) return false;
   const TensorProto* scale = graph.LocalConstant(graph.InputOf(dq, 1));
-  if (!scale || scale->data_type() != TensorProto::FLOAT) return false;
-  constexpr double kLargestDifference = 65535.0;
-  for (const double s : core::eval::Tensor::FromProto(*scale).ToDoubleVector())
-    if (!core::builder::IsNormalIn(s, TensorProto::FLOAT) ||
-        !core::builder::IsNormalIn(s * kLargestDifference, TensorProto::FLOAT))
-      return false;
-  return true;
+  return scale && core::builder::QuantizationRoundTripsExactly(data->elem_type, scale->data_type(),
+                                                               core::eval::Tensor::FromProto(*scale).ToDoubleVector());
 }
 
 // Phase C: DequantizeLinear -> QuantizeLinear with the same parameters is the

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -169,6 +170,30 @@ TEST(MatchVocabulary, TellsNormalNumbersOfEachFloatType) {
   EXPECT_FALSE(IsNormalIn(std::numeric_limits<double>::quiet_NaN(), TensorProto::FLOAT));
   EXPECT_TRUE(IsNormalIn(-3.0, TensorProto::INT64));
   EXPECT_FALSE(IsNormalIn(0.0, TensorProto::INT64));
+}
+
+// What the rule vouches for, checked the way the operators compute: DequantizeLinear
+// gives float(q - zp) * s in float32, QuantizeLinear rounds x / s to the nearest even
+// integer and adds zp. Every int16 value, over scales across float32's normal range.
+TEST(MatchVocabulary, QuantizationRoundTripsWhereTheRuleSays) {
+  using core::builder::QuantizationRoundTripsExactly;
+  const std::vector<float> scales = {1.1754944e-38f * 65536.0f, 3.0517578e-05f, 0.0123f, 0.1f, 1.0f / 3.0f,
+                                     7.0f, 12345.678f, 3.4028235e38f / 65536.0f};
+  for (const float s : scales) {
+    ASSERT_TRUE(QuantizationRoundTripsExactly(TensorProto::INT16, TensorProto::FLOAT, {s})) << s;
+    for (const int zero_point : {-32768, -1, 0, 12345, 32767})
+      for (int q = -32768; q <= 32767; ++q) {
+        const float x = static_cast<float>(q - zero_point) * s;
+        const long back = std::lrint(x / s) + zero_point;
+        ASSERT_EQ(back, q) << "scale " << s << ", zero point " << zero_point;
+      }
+  }
+  EXPECT_TRUE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {0.5, 2.0}));
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::INT32, TensorProto::FLOAT, {0.5})) << "32-bit data";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT16, {0.5})) << "a float16 scale";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {0.5, 0.0})) << "a zero scale";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {1e-40})) << "subnormal";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {1e34})) << "overflows with 65535";
 }
 
 TEST(MatchVocabulary, TellsWhichRegroupedProductsMayOverflow) {
