@@ -90,7 +90,7 @@ options:
                                   bytes (suffixes K, M, G; default 1M): a larger constant
                                   stays a node computing it. --report lists the constants
                                   not folded and why.
-  --fold-dequantize                fold DequantizeLinear nodes of constants too: their
+  --fold-dequantize               fold DequantizeLinear nodes of constants too: their
                                   quantized weights become float ones (2 to 8 times the
                                   bytes, and runtimes no longer run the quantized
                                   operators in integers). Off by default, as in
