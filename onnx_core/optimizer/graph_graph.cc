@@ -288,10 +288,10 @@ std::optional<bool> GraphGraph::ConstantWithoutInputs(std::string_view name, con
   if (IsDefaultOp(*producer, "Constant")) return true;
   if (HasStaticShapeValue(builder_, *producer)) return true;
   if (!IsFoldable(*producer)) return false;
-  // What folding leaves (FoldOptions::fold_dequantize_linear) is not a constant to the
-  // patterns either: a rewrite would turn the quantized weights into float ones, or add
-  // a node on them (GemmTransposePattern's Transpose) that folding then leaves to run.
-  if (producer->op_type() == "DequantizeLinear" && !options_.fold.fold_dequantize_linear) return false;
+  // What folding keeps quantized is not a constant to the patterns either: a rewrite would
+  // turn the quantized weights into float ones, or add a node on them (GemmTransposePattern's
+  // Transpose) that folding then leaves to run.
+  if (KeepsQuantizedInput(*producer, options_.fold)) return false;
   return std::nullopt;
 }
 

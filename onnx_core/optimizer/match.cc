@@ -23,7 +23,7 @@ std::string_view WhyNotPlainReshape(const NodeProto& node) {
   return {};
 }
 
-bool QuantizationRoundTripsExactly(int quantized_type, int scale_type, const std::vector<double>& scales) {
+bool QuantizationRoundTripsExactly(int quantized_type, const TensorProto& scale) {
   switch (quantized_type) {
     case TensorProto::INT8:
     case TensorProto::UINT8:
@@ -31,8 +31,9 @@ bool QuantizationRoundTripsExactly(int quantized_type, int scale_type, const std
     case TensorProto::UINT16: break;
     default: return false;
   }
-  if (scale_type != TensorProto::FLOAT) return false;
+  if (scale.data_type() != TensorProto::FLOAT) return false;
   constexpr double kLargestDifference = 65535.0;
+  const std::vector<double> scales = eval::Tensor::FromProto(scale).ToDoubleVector();
   return std::all_of(scales.begin(), scales.end(), [](double s) {
     return IsNormalIn(s, TensorProto::FLOAT) && IsNormalIn(s * kLargestDifference, TensorProto::FLOAT);
   });

@@ -126,14 +126,14 @@ std::optional<std::vector<shapes::SymDim>> Broadcast(const std::vector<shapes::S
 bool IsNormalIn(double value, int elem_type);
 
 // Whether QuantizeLinear(DequantizeLinear(q, scale, zero_point), scale, zero_point) gives
-// back every q of type `quantized_type` for a constant scale of type `scale_type` holding
-// `scales`: the data has at most 16 bits (int8, uint8, int16, uint16) and the scale is a
+// back every q of type `quantized_type` for the constant `scale`: the data has at most 16
+// bits (int8, uint8, int16, uint16) and the scale is a
 // float32 whose elements, and their products with the largest difference of two such
 // values (65535), are normal numbers. (q - zp) * s, then its quotient by s, each round by
 // less than 2^-24 relatively, far below the half step that would change q. A float16 or
 // bfloat16 scale cannot hold 16-bit data, and a zero scale makes QuantizeLinear divide by
 // zero.
-bool QuantizationRoundTripsExactly(int quantized_type, int scale_type, const std::vector<double>& scales);
+bool QuantizationRoundTripsExactly(int quantized_type, const TensorProto& scale);
 
 // Whether a rewrite that multiplies `first` by `second` (element type `elem_type`), where
 // the model scaled them apart and multiplied the scaled values, may overflow where the

@@ -264,7 +264,7 @@ class Folder {
       Skip(node, "the node holds a graph");
       return false;
     }
-    if (!options_.fold_dequantize_linear && node.op_type() == "DequantizeLinear") {
+    if (KeepsQuantizedInput(node, options_)) {
       Skip(node, "a DequantizeLinear keeps its quantized input (FoldOptions::fold_dequantize_linear, "
                  "onnxopt optimize --fold-dequantize)");
       return false;
@@ -376,6 +376,10 @@ std::optional<std::vector<std::int64_t>> StaticShapeOperand(const GraphBuilder& 
 }
 
 }  // namespace
+
+bool KeepsQuantizedInput(const NodeProto& node, const FoldOptions& options) {
+  return !options.fold_dequantize_linear && node.op_type() == "DequantizeLinear";
+}
 
 bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node) {
   return StaticShapeOperand(builder, node).has_value();

@@ -83,6 +83,11 @@ bool HasStaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 // Shape's start and end are applied.
 std::optional<TensorProto> StaticShapeValue(const GraphBuilder& builder, const NodeProto& node);
 
+// Whether folding leaves `node` for the integers it reads whatever its inputs: a
+// DequantizeLinear (of any domain) unless options.fold_dequantize_linear. GraphGraph's
+// IsConstant follows it, so that no pattern computes what folding keeps quantized.
+bool KeepsQuantizedInput(const NodeProto& node, const FoldOptions& options);
+
 // What one graph defines as constants (initializers, sparse initializers, Constant
 // nodes) and its inputs, by name.
 struct ConstantSources;

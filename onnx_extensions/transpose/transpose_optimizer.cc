@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "onnx_core/eval/tensor.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 #include "onnx_core/optimizer/pattern_registry.h"
@@ -93,8 +92,7 @@ bool RoundTripsExactly(const PushGraph& graph, NodeId dq) {
   const core::shapes::SymTensor* data = graph.Shape(graph.InputOf(dq, 0));
   if (!data || graph.InputCount(dq) < 2) return false;
   const TensorProto* scale = graph.LocalConstant(graph.InputOf(dq, 1));
-  return scale && core::builder::QuantizationRoundTripsExactly(data->elem_type, scale->data_type(),
-                                                               core::eval::Tensor::FromProto(*scale).ToDoubleVector());
+  return scale && core::builder::QuantizationRoundTripsExactly(data->elem_type, *scale);
 }
 
 // Phase C: DequantizeLinear -> QuantizeLinear with the same parameters is the

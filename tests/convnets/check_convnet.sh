@@ -43,23 +43,27 @@ if ! cmp -s "$tmp/onnxopt.onnx" "$tmp/replayed.onnx"; then
 fi
 "$node" "$root/tests/ort/ort_optimized_model.js" "$model" "$tmp/ort.onnx" --level basic >/dev/null
 
-count_nodes() { "$python" -c 'import onnx, sys; print(len(onnx.load(sys.argv[1]).graph.node))' "$1"; }
-before=$(count_nodes "$model")
-ours=$(count_nodes "$tmp/onnxopt.onnx")
-theirs=$(count_nodes "$tmp/ort.onnx")
+# "NODES QUANTIZED" of each model given, one line each: its node count and how many
+# DequantizeLinear nodes read an initializer (one Python start for all of them).
+counts() {
+  "$python" -c 'import onnx, sys
+for path in sys.argv[1:]:
+    graph = onnx.load(path).graph
+    constants = {i.name for i in graph.initializer}
+    quantized = sum(n.op_type == "DequantizeLinear" and n.input[0] in constants for n in graph.node)
+    print(len(graph.node), quantized)' "$@"
+}
+counted=$(counts "$model" "$tmp/onnxopt.onnx" "$tmp/ort.onnx")
+{
+  read -r before quantized_before
+  read -r ours quantized_after
+  read -r theirs _
+} <<<"$counted"
 echo "$(basename "$model"): nodes $before -> onnxopt $ours, onnxruntime basic $theirs"
 if ((ours > theirs)); then
   echo "FAIL: onnxopt leaves more nodes than onnxruntime 'basic'" >&2
   exit 1
 fi
-count_quantized() {
-  "$python" -c 'import onnx, sys
-graph = onnx.load(sys.argv[1]).graph
-constants = {i.name for i in graph.initializer}
-print(sum(n.op_type == "DequantizeLinear" and n.input[0] in constants for n in graph.node))' "$1"
-}
-quantized_before=$(count_quantized "$model")
-quantized_after=$(count_quantized "$tmp/onnxopt.onnx")
 if ((quantized_after < quantized_before)); then
   echo "FAIL: $quantized_before DequantizeLinear nodes read an initializer, $quantized_after after onnxopt" >&2
   exit 1

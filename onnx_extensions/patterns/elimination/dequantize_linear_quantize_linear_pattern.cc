@@ -1,6 +1,5 @@
 #include "onnx_extensions/patterns/elimination/dequantize_linear_quantize_linear_pattern.h"
 
-#include "onnx_core/eval/tensor.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/match.h"
 
@@ -30,8 +29,7 @@ MatchResult DequantizeLinearQuantizeLinearPattern::Match(GraphGraph& graph, cons
     return NoMatch(quantize, "the QuantizeLinear does not produce the type the DequantizeLinear reads");
   const TensorProto* scale = graph.GetComputedConstant(quantize.input(1));
   if (!scale) return NoMatch(quantize, "the scale is not a constant");
-  if (!core::builder::QuantizationRoundTripsExactly(quantized_type, scale->data_type(),
-                                                    core::eval::Tensor::FromProto(*scale).ToDoubleVector()))
+  if (!core::builder::QuantizationRoundTripsExactly(quantized_type, *scale))
     return NoMatch(quantize, "the round trip may change a value (the data or the scale is not of a type and range "
                              "that keep it)");
   return Matched({&quantize});

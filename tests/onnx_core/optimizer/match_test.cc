@@ -177,10 +177,21 @@ TEST(MatchVocabulary, TellsNormalNumbersOfEachFloatType) {
 // integer and adds zp. Every int16 value, over scales across float32's normal range.
 TEST(MatchVocabulary, QuantizationRoundTripsWhereTheRuleSays) {
   using core::builder::QuantizationRoundTripsExactly;
+  const auto scale = [](std::vector<float> values) {
+    TensorProto tensor;
+    tensor.set_data_type(TensorProto::FLOAT);
+    tensor.add_dims(static_cast<std::int64_t>(values.size()));
+    for (const float v : values) tensor.add_float_data(v);
+    return tensor;
+  };
+  TensorProto half_scale;  // float16 0.5
+  half_scale.set_data_type(TensorProto::FLOAT16);
+  half_scale.add_dims(1);
+  half_scale.add_int32_data(0x3800);
   const std::vector<float> scales = {1.1754944e-38f * 65536.0f, 3.0517578e-05f, 0.0123f, 0.1f, 1.0f / 3.0f,
                                      7.0f, 12345.678f, 3.4028235e38f / 65536.0f};
   for (const float s : scales) {
-    ASSERT_TRUE(QuantizationRoundTripsExactly(TensorProto::INT16, TensorProto::FLOAT, {s})) << s;
+    ASSERT_TRUE(QuantizationRoundTripsExactly(TensorProto::INT16, scale({s}))) << s;
     for (const int zero_point : {-32768, -1, 0, 12345, 32767})
       for (int q = -32768; q <= 32767; ++q) {
         const float x = static_cast<float>(q - zero_point) * s;
@@ -188,12 +199,12 @@ TEST(MatchVocabulary, QuantizationRoundTripsWhereTheRuleSays) {
         ASSERT_EQ(back, q) << "scale " << s << ", zero point " << zero_point;
       }
   }
-  EXPECT_TRUE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {0.5, 2.0}));
-  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::INT32, TensorProto::FLOAT, {0.5})) << "32-bit data";
-  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT16, {0.5})) << "a float16 scale";
-  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {0.5, 0.0})) << "a zero scale";
-  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {1e-40})) << "subnormal";
-  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, TensorProto::FLOAT, {1e34})) << "overflows with 65535";
+  EXPECT_TRUE(QuantizationRoundTripsExactly(TensorProto::UINT8, scale({0.5, 2.0})));
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::INT32, scale({0.5}))) << "32-bit data";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, half_scale)) << "a float16 scale";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, scale({0.5, 0.0}))) << "a zero scale";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, scale({1e-40f}))) << "subnormal";
+  EXPECT_FALSE(QuantizationRoundTripsExactly(TensorProto::UINT8, scale({1e34f}))) << "overflows with 65535";
 }
 
 TEST(MatchVocabulary, TellsWhichRegroupedProductsMayOverflow) {
