@@ -156,7 +156,9 @@ def standard_patterns(names: Union[None, str, Iterable[str]] = None) -> list:
 def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", report: bool = False,
              fold_constants_first: bool = True, max_iter: int = -1, keep_initializer_inputs: bool = False,
              do_not_remove: Optional[Callable[[NodeView], bool]] = None, check: int = 0,
-             check_atol: Optional[float] = None, check_rtol: Optional[float] = None):
+             check_atol: Optional[float] = None, check_rtol: Optional[float] = None,
+             fold_size_limit: Optional[int] = None, fold_work_limit: Optional[int] = None,
+             fold_dequantize: bool = False):
     """Optimizes a model as `onnxopt optimize` does and returns the new onnx.ModelProto.
 
     patterns: a selection of registered patterns ("default", "none", "A,B", "-A", "+A") or
@@ -172,21 +174,38 @@ def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", repor
     the reference evaluator on N random input sets (seeds 0..N-1) and compares their outputs
     (check_atol/check_rtol: the tolerances, default per element type as `onnxopt verify`);
     raises CheckError, with the comparison, when one differs.
+    fold_size_limit (bytes, default 1 MiB), fold_work_limit (elementary steps, default 2**28,
+    about a second) and fold_dequantize: as `onnxopt optimize --fold-size-limit`,
+    `--fold-work-limit` and `--fold-dequantize`. By default a DequantizeLinear of constants is
+    not folded: the model keeps its integer weights.
     """
-    optimized, stats, mismatch = _optimize(model, patterns, report, fold_constants_first, max_iter,
-                                           keep_initializer_inputs, do_not_remove, check, check_atol, check_rtol)
+    fold = _fold_options(fold_constants_first, fold_size_limit, fold_work_limit, fold_dequantize)
+    optimized, stats, mismatch = _optimize(model, patterns, report, fold, max_iter, keep_initializer_inputs,
+                                           do_not_remove, check, check_atol, check_rtol)
     if mismatch is not None:
         raise CheckError(mismatch)
     return (optimized, stats) if report else optimized
 
 
-def _optimize(model, patterns, report, fold_constants_first, max_iter, keep_initializer_inputs, do_not_remove,
-              check, check_atol, check_rtol):
-    """optimize()'s work: (model, report or None, the comparison's text when check found a difference)."""
+def _fold_options(fold_constants_first, fold_size_limit, fold_work_limit, fold_dequantize) -> dict:
+    """GraphGraph's folding keywords, checked (ValueError names the argument)."""
+    for limit, name in ((fold_size_limit, "fold_size_limit"), (fold_work_limit, "fold_work_limit")):
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"{name} expects None or an integer >= 0, got {limit!r}")
+    if not isinstance(fold_dequantize, bool):
+        raise ValueError(f"fold_dequantize expects True or False, got {fold_dequantize!r}")
+    return dict(fold_constants_first=fold_constants_first, fold_size_limit=fold_size_limit,
+                fold_work_limit=fold_work_limit, fold_dequantize=fold_dequantize)
+
+
+def _optimize(model, patterns, report, fold, max_iter, keep_initializer_inputs, do_not_remove, check, check_atol,
+              check_rtol):
+    """optimize()'s work: (model, report or None, the comparison's text when check found a difference).
+    fold: GraphGraph's folding keywords (_fold_options)."""
     _check_arguments(check, check_atol, check_rtol)
     data, base_dir = _model_bytes(model)
     builder = _builder.GraphBuilder(data, base_dir, keep_initializer_inputs)
-    options = dict(fold_constants_first=fold_constants_first, collect_no_match=report, do_not_remove=do_not_remove)
+    options = dict(collect_no_match=report, do_not_remove=do_not_remove, **fold)
     if isinstance(patterns, str):
         graph = GraphGraph(builder, registered=patterns, **options)
     else:
@@ -252,18 +271,21 @@ def simplify(model: ModelLike, check_n: int = 1, patterns: Union[str, Iterable] 
     when check_n is 0: nothing compared). Unlike onnxsim.simplify, a model that fails the check
     is returned too (ok False), not refused; onnxsim's other arguments (overwrite_input_shapes,
     skip_fuse_bn, ...) are not taken. `options`: optimize()'s keyword arguments but report
-    (fold_constants_first, max_iter, keep_initializer_inputs, do_not_remove, check_atol, check_rtol).
+    (fold_constants_first, max_iter, keep_initializer_inputs, do_not_remove, check_atol, check_rtol,
+    fold_size_limit, fold_work_limit, fold_dequantize).
     """
     arguments = dict(fold_constants_first=True, max_iter=-1, keep_initializer_inputs=False, do_not_remove=None,
-                     check_atol=None, check_rtol=None)
+                     check_atol=None, check_rtol=None, fold_size_limit=None, fold_work_limit=None,
+                     fold_dequantize=False)
     unknown = set(options) - set(arguments)
     if unknown:
         raise TypeError(f"simplify() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
     arguments.update(options)
-    optimized, _, mismatch = _optimize(model, patterns, False, arguments["fold_constants_first"],
-                                       arguments["max_iter"], arguments["keep_initializer_inputs"],
-                                       arguments["do_not_remove"], check_n, arguments["check_atol"],
-                                       arguments["check_rtol"])
+    fold = _fold_options(arguments["fold_constants_first"], arguments["fold_size_limit"],
+                         arguments["fold_work_limit"], arguments["fold_dequantize"])
+    optimized, _, mismatch = _optimize(model, patterns, False, fold, arguments["max_iter"],
+                                       arguments["keep_initializer_inputs"], arguments["do_not_remove"], check_n,
+                                       arguments["check_atol"], arguments["check_rtol"])
     return optimized, mismatch is None
 
 

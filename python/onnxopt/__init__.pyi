@@ -63,6 +63,9 @@ def optimize(
     check: int = 0,
     check_atol: Optional[float] = None,
     check_rtol: Optional[float] = None,
+    fold_size_limit: Optional[int] = None,
+    fold_work_limit: Optional[int] = None,
+    fold_dequantize: bool = False,
 ) -> Union[onnx.ModelProto, Tuple[onnx.ModelProto, _builder.OptimizationReport]]: ...
 def simplify(
     model: ModelLike, check_n: int = 1, patterns: Union[str, Iterable[PatternLike]] = "default", **options: Any

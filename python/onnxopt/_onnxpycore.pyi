@@ -76,6 +76,9 @@ class builder:
             fold_constants_first: bool = False,
             collect_no_match: bool = True,
             do_not_remove: Optional[Callable[[builder.NodeView], bool]] = None,
+            fold_size_limit: Optional[int] = None,
+            fold_work_limit: Optional[int] = None,
+            fold_dequantize: bool = False,
         ) -> None: ...
         def optimize(
             self, report: bool = False, max_iter: int = -1

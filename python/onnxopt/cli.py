@@ -76,6 +76,7 @@ def optimize(argv) -> int:
     parser.add_argument("--passes", default="")
     parser.add_argument("--patterns", default="default")
     parser.add_argument("--no-fold", action="store_true")
+    parser.add_argument("--fold-dequantize", action="store_true")
     parser.add_argument("--max-iter", type=int, default=-1)
     parser.add_argument("--keep-initializer-inputs", action="store_true")
     parser.add_argument("--record", default="")
@@ -106,7 +107,7 @@ def optimize(argv) -> int:
         except ValueError as e:
             raise _Usage(str(e)) from e
     except _Usage as e:
-        print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
+        print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, --fold-dequantize, "
               f"--max-iter, --keep-initializer-inputs, --record, --check, --check-atol, --check-rtol, "
               f"--check-with, --report, -q)", file=sys.stderr)
         return 1
@@ -132,7 +133,8 @@ def optimize(argv) -> int:
         original = builder.to_model_bytes() if args.record or args.check else b""
         fingerprint = onnxopt.model_fingerprint(original) if args.record else ""
         graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
-                                   fold_constants_first=not args.no_fold, collect_no_match=args.report)
+                                   fold_constants_first=not args.no_fold, fold_dequantize=args.fold_dequantize,
+                                   collect_no_match=args.report)
         records, report = graph.optimize(report=True, max_iter=args.max_iter)
         del graph
     except Exception as e:  # a rule that fails while compiling or running: say where

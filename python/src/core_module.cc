@@ -403,7 +403,9 @@ void BindGraph(py::module_& b) {
                       "The optimizer of one GraphBuilder's graph (C++ GraphGraph): runs the patterns until nothing "
                       "matches; inside a callback, the read-only view of the graph being optimized.")
       .def(py::init([](GraphBuilder& builder, py::object patterns, const std::string& registered,
-                       bool fold_constants_first, bool collect_no_match, py::object do_not_remove) {
+                       bool fold_constants_first, bool collect_no_match, py::object do_not_remove,
+                       std::optional<std::uint64_t> fold_size_limit, std::optional<std::uint64_t> fold_work_limit,
+                       bool fold_dequantize) {
              std::vector<std::shared_ptr<const PatternOptimization>> given;
              if (!patterns.is_none())
                for (py::handle item : patterns) given.push_back(ToPattern(item));
@@ -411,6 +413,9 @@ void BindGraph(py::module_& b) {
              options.registered = PatternSelection::Parse(registered);
              options.fold_constants_first = fold_constants_first;
              options.collect_no_match = collect_no_match;
+             if (fold_size_limit) options.fold.max_output_bytes = *fold_size_limit;
+             if (fold_work_limit) options.fold.max_work_steps = *fold_work_limit;
+             options.fold.fold_dequantize_linear = fold_dequantize;
              if (!do_not_remove.is_none()) options.do_not_remove = DoNotRemovePredicate(std::move(do_not_remove));
              auto graph = std::make_unique<PyGraph>();
              graph->owned = std::make_unique<GraphGraph>(builder, std::move(given), std::move(options));
@@ -419,9 +424,13 @@ void BindGraph(py::module_& b) {
            }),
            py::keep_alive<1, 2>(), "builder"_a, "patterns"_a = py::none(), "registered"_a = "default",
            "fold_constants_first"_a = false, "collect_no_match"_a = true, "do_not_remove"_a = py::none(),
+           "fold_size_limit"_a = py::none(), "fold_work_limit"_a = py::none(), "fold_dequantize"_a = false,
            "An optimizer of `builder`'s graph with the given patterns (objects, classes or registered names) "
            "and the registered selection. do_not_remove: a callable(node: NodeView) -> bool; the nodes it "
-           "returns True for are never matched (besides those whose name contains _DONOTREMOVE_).")
+           "returns True for are never matched (besides those whose name contains _DONOTREMOVE_). "
+           "fold_size_limit (bytes), fold_work_limit (steps) and fold_dequantize: constant folding's limits "
+           "and whether it folds DequantizeLinear, as `onnxopt optimize --fold-size-limit`, "
+           "`--fold-work-limit` and `--fold-dequantize` (None: the command line's defaults).")
       .def(
           "optimize",
           [](PyGraph& self, bool report, int max_iter) {

@@ -549,3 +549,19 @@ def test_command_line_passes_reads_ir3_initializer_inputs_as_constants(tmp_path)
                                  "--patterns", "none"] + extra, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
         assert [n.op_type for n in onnx.load(out).graph.node] == ops, extra
+
+
+def test_command_line_passes_takes_fold_dequantize(tmp_path):
+    """`optimize --passes ... --fold-dequantize` folds a DequantizeLinear of constants, as without --passes."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    model = make_model([helper.make_node("DequantizeLinear", ["q", "s"], ["w"]), helper.make_node("Add", ["a", "w"], ["y"])],
+                       [tensor("a", (3,))], [tensor("y", (3,))],
+                       [numpy_helper.from_array(np.array([1, -2, 3], np.int8), "q"),
+                        numpy_helper.from_array(np.array(0.25, np.float32), "s")], opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+    for flags, ops in (([], ["DequantizeLinear", "Add"]), (["--fold-dequantize"], ["Add"])):
+        result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "out.onnx"),
+                                 "--passes", rules] + flags, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert [n.op_type for n in onnx.load(tmp_path / "out.onnx").graph.node] == ops, flags
