@@ -79,6 +79,7 @@
 #include "onnx_extensions/patterns/layout/transpose_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/shape_transpose_pattern.h"
 #include "onnx_extensions/patterns/layout/unsqueeze_shape_pattern.h"
+#include "onnx_extensions/patterns/layout/dequantize_linear_reshape_pattern.h"
 #include "onnx_extensions/patterns/layout/dequantize_linear_transpose_pattern.h"
 
 // algebra
@@ -240,6 +241,7 @@ void RegisterLayout() {
   RegisterPattern<ShapeTransposePattern>(family);
   RegisterPattern<UnsqueezeShapePattern>(family);
   RegisterPattern<DequantizeLinearTransposePattern>(family);
+  RegisterPattern<DequantizeLinearReshapePattern>(family);
 }
 
 void RegisterAlgebra() {

@@ -100,4 +100,62 @@ bool DefinedBefore(const GraphGraph& graph, std::string_view value, const NodePr
 }
 
 
+const NodeProto* DequantizedConstantInput(GraphGraph& graph, const NodeProto& node, std::string_view* why) {
+  const NodeProto* dequantize = core::builder::ProducerOf(graph, node.input(0), "DequantizeLinear");
+  if (!dequantize || dequantize->input_size() < 2 || dequantize->output_size() != 1) {
+    *why = "the input is not produced by a DequantizeLinear";
+    return nullptr;
+  }
+  if (!core::builder::HasOneUse(graph, node.input(0))) {
+    *why = "the DequantizeLinear has other readers";
+    return nullptr;
+  }
+  const std::string& quantized = dequantize->input(0);
+  if (!graph.IsConstant(quantized)) {
+    *why = "the quantized input is not a constant";
+    return nullptr;
+  }
+  // Without folding, the rewrite would move the node, not remove it.
+  const TensorProto* value = graph.GetComputedConstant(quantized);
+  if (!value || value->ByteSizeLong() > graph.Folding().max_output_bytes) {
+    *why = "the quantized constant is too large to be folded";
+    return nullptr;
+  }
+  return dequantize;
+}
+
+std::optional<Quantization> QuantizationOf(GraphGraph& graph, const NodeProto& dequantize, std::size_t rank,
+                                           std::string_view* why) {
+  if (IntAttr(dequantize, "block_size").value_or(0) != 0) {
+    *why = "the DequantizeLinear quantizes by blocks";
+    return std::nullopt;
+  }
+  const core::shapes::SymTensor* scale = graph.FindShape(dequantize.input(1));
+  if (!scale || !scale->shape.HasRank()) {
+    *why = "the rank of the scale is unknown";
+    return std::nullopt;
+  }
+  if (scale->shape.Rank() == 0) return Quantization{};
+  // A 1-D scale quantizes along `axis` (opset 13); before, the scale is a scalar.
+  if (scale->shape.Rank() != 1 || core::builder::OnnxOpset(graph) < 13) {
+    *why = "the scale is neither a scalar nor a 1-D tensor of an opset with axis";
+    return std::nullopt;
+  }
+  const std::optional<std::int64_t> axis = core::builder::NormalizeAxis(IntAttr(dequantize, "axis").value_or(1), rank);
+  if (!axis) {
+    *why = "the axis of the DequantizeLinear is out of range";
+    return std::nullopt;
+  }
+  return Quantization{axis};
+}
+
+void SetQuantizationAxis(NodeProto& dequantize, std::int64_t axis) {
+  for (AttributeProto& attribute : *dequantize.mutable_attribute())
+    if (attribute.name() == "axis") {
+      attribute.set_i(axis);
+      return;
+    }
+  core::builder::AddIntAttribute(dequantize, "axis", axis);
+}
+
 }  // namespace onnxopt::onnx_patterns::layout

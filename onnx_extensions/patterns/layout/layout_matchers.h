@@ -85,6 +85,27 @@ struct AxisRange {
 // negative values, then both clamped to [0, rank].
 AxisRange ShapeRange(const NodeProto& shape, std::int64_t rank);
 
+// --- Quantized constants ----------------------------------------------------------------
+
+// The DequantizeLinear that computes `node`'s first input from a constant, when moving
+// `node` onto that constant would let folding store the result in the quantized type: the
+// DequantizeLinear has no other reader (its constant would be stored twice) and its
+// constant is small enough to fold. Nullptr with the reason in `*why` otherwise.
+const NodeProto* DequantizedConstantInput(GraphGraph& graph, const NodeProto& node, std::string_view* why);
+
+// How a DequantizeLinear of a rank-`rank` input quantizes: `axis` (normalized) for a
+// per-axis one, nullopt for a per-tensor one. Nullopt with the reason in `*why` for
+// blocked quantization (block_size, opset 21: the scale has the data's rank), a scale of
+// unknown rank, or an axis out of range.
+struct Quantization {
+  std::optional<std::int64_t> axis;
+};
+std::optional<Quantization> QuantizationOf(GraphGraph& graph, const NodeProto& dequantize, std::size_t rank,
+                                           std::string_view* why);
+
+// Sets the axis attribute of a DequantizeLinear (added when it had none).
+void SetQuantizationAxis(NodeProto& dequantize, std::int64_t axis);
+
 // --- Graph ------------------------------------------------------------------------------
 
 // The readers of `value` that are default-domain `op_type` nodes reading it as their first
