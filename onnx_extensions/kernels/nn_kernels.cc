@@ -1215,6 +1215,39 @@ struct AxisSampling {
   std::vector<std::vector<double>> weight;
 };
 
+// Nearest sampling of an integer tensor: each output element is one input element (or
+// extrapolation_value where tf_crop_and_resize reads outside the input), copied from the
+// stored values, so int64 and uint64 beyond 2^53 stay exact (double, in which the other
+// modes interpolate, does not hold them). extrapolation_value is converted only if used:
+// its conversion notes a value the type does not hold.
+template <class T>
+Tensor NearestIntegers(const Tensor& x, const std::vector<AxisSampling>& samp, const Shape& out_shape,
+                       double extrapolation) {
+  const std::size_t rank = out_shape.size();
+  Shape in_stride(rank, 1);
+  for (std::size_t d = rank; d-- > 1;) in_stride[d - 1] = in_stride[d] * x.shape()[d];
+  Tensor out(x.elem_type(), out_shape);
+  T* dst = out.MutableData<T>();
+  const T* src = x.Data<T>();
+  std::optional<T> fill;
+  const std::int64_t n = ShapeSize(out_shape);
+  Shape position(rank, 0);  // of output element i, in row-major order
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d < rank && offset >= 0; ++d) {
+      const std::int64_t index = samp[d].index[static_cast<std::size_t>(position[d])][0];
+      offset = index < 0 ? -1 : offset + index * in_stride[d];
+    }
+    if (offset < 0 && !fill) fill = ConvertNumber<T>(extrapolation);
+    dst[i] = offset < 0 ? *fill : src[offset];
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++position[d] < out_shape[d]) break;
+      position[d] = 0;
+    }
+  }
+  return out;
+}
+
 std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
   const Tensor& x = ctx.TensorInput(0);
   const auto rank = static_cast<std::int64_t>(x.rank());
@@ -1439,21 +1472,20 @@ std::vector<Value> ResizeKernel(KernelContext& ctx, bool upsample) {
     return WriteAs(IsFloatType(x.elem_type()) ? x.elem_type() : int{TensorProto::DOUBLE}, out_shape, out);
   };
   if (IsFloatType(x.elem_type())) return {DispatchFloat(x.elem_type(), "Resize", interpolate)};
-  // Integer inputs (uint8 images): interpolated in double, then converted.
-  const Tensor yd = interpolate(double{});
-  const auto yv = yd.ToDoubleVector();
-  const auto [lo, hi] = IntRange(x.elem_type());
-  std::vector<std::int64_t> yi(yv.size());
-  // Truncated toward zero like the ONNX reference (a float-to-integer cast), saturated; NaN
-  // (an extrapolation_value) is 0, as QuantizeLinear maps it (a plain cast is undefined).
-  // The spec gives no value to the saturated ones (an extrapolation_value out of the type's
-  // range, a cubic overshoot) nor to NaN: noted, so that folding leaves them to the runtime.
-  for (std::size_t i = 0; i < yv.size(); ++i) {
-    const double truncated = std::trunc(yv[i]);
-    if (!(truncated >= lo && truncated <= hi)) core::eval::NoteUndefinedResult(kFloatOutOfIntegerRange);
-    yi[i] = std::isnan(yv[i]) ? 0 : static_cast<std::int64_t>(std::clamp(truncated, lo, hi));
-  }
-  return {WriteInt(x.elem_type(), out_shape, yi)};
+  return {DispatchInteger(x.elem_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (mode == "nearest") return NearestIntegers<T>(x, samp, out_shape, extrapolation);
+    // Interpolated in double, then truncated toward zero like the ONNX reference (a
+    // float-to-integer cast) by ConvertNumber: saturated, NaN (an extrapolation_value) 0, as
+    // QuantizeLinear maps it. The spec gives no value to either (an extrapolation_value out of
+    // the type's range, a cubic overshoot): ConvertNumber notes them, so that folding leaves
+    // them to the runtime.
+    const std::vector<double> interpolated = interpolate(double{}).ToDoubleVector();
+    Tensor out(x.elem_type(), out_shape);
+    T* dst = out.MutableData<T>();
+    for (std::size_t i = 0; i < interpolated.size(); ++i) dst[i] = ConvertNumber<T>(interpolated[i]);
+    return out;
+  })};
 }
 
 std::vector<Value> ResizeOpKernel(KernelContext& ctx) { return ResizeKernel(ctx, false); }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -583,6 +584,52 @@ TEST(ResizeKernel, IntegerOutputsTakeNaNAsZeroAndSaturateAndNoteIt) {
         << c.extrapolation;
     EXPECT_EQ(scope.first().has_value(), c.undefined) << c.extrapolation;
   }
+}
+
+TEST(ResizeKernel, NearestCopiesIntegersBeyondDoublePrecision) {
+  // Interpolated in double, 2^53 + 1 became 2^53; uint64 was refused.
+  onnx_kernels::RegisterKernels();
+  const std::int64_t big = (std::int64_t{1} << 53) + 1, max = std::numeric_limits<std::int64_t>::max();
+  // half_pixel, round_prefer_floor, twice as long: each input element twice.
+  EXPECT_TENSOR(RunOne(Model(19, "(int64[1,2] x, int64[2] s) => (int64[1,4] y)",
+                             "y = Resize <mode = \"nearest\"> (x, , , s)"),
+                       {{"x", MakeTensor<std::int64_t>({1, 2}, {big, max})}, {"s", MakeTensor<std::int64_t>({2}, {1, 4})}}),
+                MakeTensor<std::int64_t>({1, 4}, {big, big, max, max}));
+  const std::uint64_t huge = std::numeric_limits<std::uint64_t>::max() - 2;
+  EXPECT_TENSOR(RunOne(Model(19, "(uint64[2,1] x, int64[2] s) => (uint64[4,1] y)",
+                             "y = Resize <mode = \"nearest\"> (x, , , s)"),
+                       {{"x", MakeTensor<std::uint64_t>({2, 1}, {huge, 7})}, {"s", MakeTensor<std::int64_t>({2}, {4, 1})}}),
+                MakeTensor<std::uint64_t>({4, 1}, {huge, huge, 7, 7}));
+}
+
+TEST(ResizeKernel, NearestExtrapolatesIntegersAndNotesAValueTheTypeDoesNotHold) {
+  onnx_kernels::RegisterKernels();
+  // tf_crop_and_resize with roi [0, 4] on an axis of 2: the second output reads outside.
+  for (const auto& [extrapolation, expected, undefined] :
+       {std::tuple{9.7f, std::int64_t{9}, false}, std::tuple{std::numeric_limits<float>::quiet_NaN(), std::int64_t{0}, true}}) {
+    ModelProto model = ParseText(Model(19, "(int64[1,2] x, float[4] roi, int64[2] s) => (int64[1,2] y)",
+                                       "y = Resize <mode = \"nearest\", coordinate_transformation_mode = "
+                                       "\"tf_crop_and_resize\", extrapolation_value = 0.0> (x, roi, , s)"));
+    AttributeProto& attribute = *model.mutable_graph()->mutable_node(0)->mutable_attribute(2);
+    ASSERT_EQ(attribute.name(), "extrapolation_value");
+    attribute.set_f(extrapolation);
+    const core::eval::ValueMap inputs = {{"x", MakeTensor<std::int64_t>({1, 2}, {-5, 7})},
+                                         {"roi", MakeTensor<float>({4}, {0, 0, 1, 4})},
+                                         {"s", MakeTensor<std::int64_t>({2}, {1, 2})}};
+    core::eval::ScopedUndefinedResults scope;
+    EXPECT_TENSOR(OutputTensor(core::eval::Run(model, inputs), "y"), MakeTensor<std::int64_t>({1, 2}, {-5, expected}))
+        << extrapolation;
+    EXPECT_EQ(scope.first().has_value(), undefined) << extrapolation;
+  }
+}
+
+TEST(ResizeKernel, InterpolatesUnsignedSixtyFourBitIntegers) {
+  onnx_kernels::RegisterKernels();
+  // half_pixel, linear, twice as long: 10, 12.5, 17.5, 20, truncated.
+  EXPECT_TENSOR(RunOne(Model(19, "(uint64[1,2] x, int64[2] s) => (uint64[1,4] y)",
+                             "y = Resize <mode = \"linear\"> (x, , , s)"),
+                       {{"x", MakeTensor<std::uint64_t>({1, 2}, {10, 20})}, {"s", MakeTensor<std::int64_t>({2}, {1, 4})}}),
+                MakeTensor<std::uint64_t>({1, 4}, {10, 12, 17, 20}));
 }
 
 TEST(ResizeKernel, ShrinksAxesBeforeGrowingOthers) {
