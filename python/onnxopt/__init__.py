@@ -32,7 +32,7 @@ docstring is its documentation, the text `onnxopt patterns NAME` prints.
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, NamedTuple, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple, Union
 
 import onnx
 
@@ -129,9 +129,10 @@ def _model_bytes(model: ModelLike):
 class GraphBuilder(_builder.GraphBuilder):
     """The graph being optimized: from an onnx.ModelProto, serialized bytes or a path."""
 
-    def __init__(self, model: ModelLike, keep_initializer_inputs: bool = True):
+    def __init__(self, model: ModelLike, keep_initializer_inputs: bool = True,
+                 input_shapes: Optional[Dict[str, Sequence[int]]] = None, dims: Optional[Dict[str, int]] = None):
         data, base_dir = _model_bytes(model)
-        super().__init__(data, base_dir, keep_initializer_inputs)
+        super().__init__(data, base_dir, keep_initializer_inputs, **_shape_settings(input_shapes, dims))
 
     def to_model(self) -> onnx.ModelProto:
         """The current model as an onnx.ModelProto (a copy)."""
@@ -158,7 +159,8 @@ def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", repor
              do_not_remove: Optional[Callable[[NodeView], bool]] = None, check: int = 0,
              check_atol: Optional[float] = None, check_rtol: Optional[float] = None,
              fold_size_limit: Optional[int] = None, fold_work_limit: Optional[int] = None,
-             fold_dequantize: bool = False):
+             fold_dequantize: bool = False, input_shapes: Optional[Dict[str, Sequence[int]]] = None,
+             dims: Optional[Dict[str, int]] = None):
     """Optimizes a model as `onnxopt optimize` does and returns the new onnx.ModelProto.
 
     patterns: a selection of registered patterns ("default", "none", "A,B", "-A", "+A") or
@@ -178,10 +180,17 @@ def optimize(model: ModelLike, patterns: Union[str, Iterable] = "default", repor
     about a second) and fold_dequantize: as `onnxopt optimize --fold-size-limit`,
     `--fold-work-limit` and `--fold-dequantize`. By default a DequantizeLinear of constants is
     not folded: the model keeps its integer weights.
+    input_shapes ({input name: [dims]}) and dims ({symbolic dimension: value}) fix shapes
+    before optimizing, as `onnxopt optimize --overwrite-input-shape NAME:D0,D1` and `--dim
+    NAME=VALUE` (onnx-simplifier's overwrite_input_shapes): rewrites that need a dimension can
+    then prove it; a symbolic dimension an input shape replaces takes that value everywhere.
+    ModelError names a setting that contradicts the model. check compares with the model so
+    specialised.
     """
     fold = _fold_options(fold_constants_first, fold_size_limit, fold_work_limit, fold_dequantize)
-    optimized, stats, mismatch = _optimize(model, patterns, report, fold, max_iter, keep_initializer_inputs,
-                                           do_not_remove, check, check_atol, check_rtol)
+    optimized, stats, mismatch = _optimize(model, patterns, report, fold, _shape_settings(input_shapes, dims),
+                                           max_iter, keep_initializer_inputs, do_not_remove, check, check_atol,
+                                           check_rtol)
     if mismatch is not None:
         raise CheckError(mismatch)
     return (optimized, stats) if report else optimized
@@ -198,13 +207,29 @@ def _fold_options(fold_constants_first, fold_size_limit, fold_work_limit, fold_d
                 fold_work_limit=fold_work_limit, fold_dequantize=fold_dequantize)
 
 
-def _optimize(model, patterns, report, fold, max_iter, keep_initializer_inputs, do_not_remove, check, check_atol,
-              check_rtol):
+def _shape_settings(input_shapes, dims) -> dict:
+    """GraphBuilder's specialisation keywords, checked (ValueError names the argument)."""
+    shapes = {} if input_shapes is None else input_shapes
+    symbols = {} if dims is None else dims
+    if not isinstance(shapes, dict) or not all(
+            isinstance(name, str) and not isinstance(shape, (str, bytes)) and isinstance(shape, Sequence)
+            and all(isinstance(d, int) and not isinstance(d, bool) for d in shape) for name, shape in shapes.items()):
+        raise ValueError(f"input_shapes expects {{input name: [int, ...]}}, got {input_shapes!r}")
+    if not isinstance(symbols, dict) or not all(
+            isinstance(name, str) and isinstance(value, int) and not isinstance(value, bool)
+            for name, value in symbols.items()):
+        raise ValueError(f"dims expects {{symbolic dimension: int}}, got {dims!r}")
+    return dict(input_shapes={name: list(shape) for name, shape in shapes.items()}, dims=dict(symbols))
+
+
+def _optimize(model, patterns, report, fold, shape_settings, max_iter, keep_initializer_inputs, do_not_remove, check,
+              check_atol, check_rtol):
     """optimize()'s work: (model, report or None, the comparison's text when check found a difference).
-    fold: GraphGraph's folding keywords (_fold_options)."""
+    fold: GraphGraph's folding keywords (_fold_options); shape_settings: GraphBuilder's
+    (_shape_settings)."""
     _check_arguments(check, check_atol, check_rtol)
     data, base_dir = _model_bytes(model)
-    builder = _builder.GraphBuilder(data, base_dir, keep_initializer_inputs)
+    builder = _builder.GraphBuilder(data, base_dir, keep_initializer_inputs, **shape_settings)
     options = dict(collect_no_match=report, do_not_remove=do_not_remove, **fold)
     if isinstance(patterns, str):
         graph = GraphGraph(builder, registered=patterns, **options)
@@ -215,8 +240,10 @@ def _optimize(model, patterns, report, fold, max_iter, keep_initializer_inputs, 
     optimized = builder.to_model_bytes()
     mismatch = None
     if check > 0:
-        # The evaluator needs the original's external data read in: a fresh builder's model has it.
-        original = data if base_dir is None else _builder.GraphBuilder(data, base_dir, True).to_model_bytes()
+        # The original as specialised, with its external data read in: a fresh builder's model.
+        specialised = shape_settings["input_shapes"] or shape_settings["dims"]
+        original = data if base_dir is None and not specialised else _builder.GraphBuilder(
+            data, base_dir, True, **shape_settings).to_model_bytes()
         mismatch = _compare_with_original(original, optimized, check, check_atol, check_rtol).mismatch
     return onnx.ModelProto.FromString(optimized), stats, mismatch
 
@@ -269,21 +296,28 @@ def simplify(model: ModelLike, check_n: int = 1, patterns: Union[str, Iterable] 
     A thin wrapper over optimize(model, patterns, check=check_n, ...): returns the optimized
     model and whether its outputs matched the original's on `check_n` random input sets (True
     when check_n is 0: nothing compared). Unlike onnxsim.simplify, a model that fails the check
-    is returned too (ok False), not refused; onnxsim's other arguments (overwrite_input_shapes,
-    skip_fuse_bn, ...) are not taken. `options`: optimize()'s keyword arguments but report
+    is returned too (ok False), not refused; onnxsim's other arguments (skip_fuse_bn, ...) are
+    not taken. `options`: optimize()'s keyword arguments but report
     (fold_constants_first, max_iter, keep_initializer_inputs, do_not_remove, check_atol, check_rtol,
-    fold_size_limit, fold_work_limit, fold_dequantize).
+    fold_size_limit, fold_work_limit, fold_dequantize, input_shapes, dims); onnxsim's
+    overwrite_input_shapes is taken as input_shapes.
     """
     arguments = dict(fold_constants_first=True, max_iter=-1, keep_initializer_inputs=False, do_not_remove=None,
                      check_atol=None, check_rtol=None, fold_size_limit=None, fold_work_limit=None,
-                     fold_dequantize=False)
+                     fold_dequantize=False, input_shapes=None, dims=None)
+    if "overwrite_input_shapes" in options:
+        if "input_shapes" in options:
+            raise TypeError("simplify() takes input_shapes or overwrite_input_shapes, not both")
+        options = dict(options)
+        options["input_shapes"] = options.pop("overwrite_input_shapes")
     unknown = set(options) - set(arguments)
     if unknown:
         raise TypeError(f"simplify() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
     arguments.update(options)
     fold = _fold_options(arguments["fold_constants_first"], arguments["fold_size_limit"],
                          arguments["fold_work_limit"], arguments["fold_dequantize"])
-    optimized, _, mismatch = _optimize(model, patterns, False, fold, arguments["max_iter"],
+    shape_settings = _shape_settings(arguments["input_shapes"], arguments["dims"])
+    optimized, _, mismatch = _optimize(model, patterns, False, fold, shape_settings, arguments["max_iter"],
                                        arguments["keep_initializer_inputs"], arguments["do_not_remove"], check_n,
                                        arguments["check_atol"], arguments["check_rtol"])
     return optimized, mismatch is None

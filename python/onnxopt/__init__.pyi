@@ -1,7 +1,7 @@
 """Type stub of the onnxopt package (python/onnxopt/__init__.py)."""
 
 import os
-from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import onnx
 
@@ -48,7 +48,13 @@ class PatternOptimization(_builder.PatternOptimization):
     def __init__(self, priority: int = 1, name: Optional[str] = None) -> None: ...
 
 class GraphBuilder(_builder.GraphBuilder):
-    def __init__(self, model: ModelLike, keep_initializer_inputs: bool = True) -> None: ...
+    def __init__(
+        self,
+        model: ModelLike,
+        keep_initializer_inputs: bool = True,
+        input_shapes: Optional[Dict[str, Sequence[int]]] = None,
+        dims: Optional[Dict[str, int]] = None,
+    ) -> None: ...
     def to_model(self) -> onnx.ModelProto: ...
 
 def standard_patterns(names: Union[None, str, Iterable[str]] = None) -> List[_builder.PatternOptimization]: ...
@@ -66,6 +72,8 @@ def optimize(
     fold_size_limit: Optional[int] = None,
     fold_work_limit: Optional[int] = None,
     fold_dequantize: bool = False,
+    input_shapes: Optional[Dict[str, Sequence[int]]] = None,
+    dims: Optional[Dict[str, int]] = None,
 ) -> Union[onnx.ModelProto, Tuple[onnx.ModelProto, _builder.OptimizationReport]]: ...
 def simplify(
     model: ModelLike, check_n: int = 1, patterns: Union[str, Iterable[PatternLike]] = "default", **options: Any

@@ -58,6 +58,8 @@ class builder:
             model: bytes,
             base_dir: Optional[str] = None,
             keep_initializer_inputs: bool = True,
+            input_shapes: Dict[str, List[int]] = ...,
+            dims: Dict[str, int] = ...,
         ) -> None: ...
         @staticmethod
         def load(path: str) -> builder.GraphBuilder: ...

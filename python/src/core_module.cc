@@ -19,6 +19,7 @@
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/initializer_inputs.h"
+#include "onnx_core/ir/input_shapes.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
@@ -362,19 +363,26 @@ void BindViews(py::module_& b) {
 
 void BindGraph(py::module_& b) {
   py::class_<GraphBuilder>(b, "GraphBuilder")
-      .def(py::init([](const py::bytes& model, std::optional<std::string> base_dir, bool keep_initializer_inputs) {
+      .def(py::init([](const py::bytes& model, std::optional<std::string> base_dir, bool keep_initializer_inputs,
+                       std::map<std::string, std::vector<std::int64_t>> input_shapes,
+                       std::map<std::string, std::int64_t> dims) {
              std::optional<std::filesystem::path> dir;
              if (base_dir) dir = *base_dir;
              ModelProto parsed = core::ir::ParseModel(std::string_view(model), "model", dir);
              core::ir::MakeInitializerInputsConstant(parsed, keep_initializer_inputs
                                                                  ? core::ir::InitializerInputs::kOverridable
                                                                  : core::ir::InitializerInputs::kConstantBeforeIr4);
+             core::ir::ApplyInputShapeSettings(parsed, {std::move(input_shapes), std::move(dims)});
              return std::make_unique<GraphBuilder>(std::move(parsed));
            }),
            "model"_a, "base_dir"_a = py::none(), "keep_initializer_inputs"_a = true,
+           "input_shapes"_a = std::map<std::string, std::vector<std::int64_t>>{},
+           "dims"_a = std::map<std::string, std::int64_t>{},
            "A builder over a serialized ModelProto (external data is resolved relative to base_dir). "
            "With keep_initializer_inputs=False, the initializers an IR < 4 model lists among its inputs "
-           "become constants (onnx_core/ir/initializer_inputs.h).")
+           "become constants (onnx_core/ir/initializer_inputs.h). input_shapes ({input: [dims]}) and dims "
+           "({symbol: value}) specialise the main graph as `onnxopt optimize --overwrite-input-shape` and "
+           "`--dim` do (onnx_core/ir/input_shapes.h); ModelError names what contradicts the model.")
       .def_static(
           "load", [](const std::string& path) { return std::make_unique<GraphBuilder>(core::ir::LoadModel(path)); },
           "path"_a, "Loads a model file (with its external data) as the command line does.")
