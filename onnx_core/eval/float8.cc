@@ -5,6 +5,7 @@
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/eval/tensor.h"
+#include "onnx_core/eval/undefined_results.h"
 
 namespace onnxopt::core::eval {
 
@@ -92,6 +93,28 @@ std::uint8_t FloatToFloat4E2M1(float x) {
   // From 6 on (infinity too) the code saturates at 6, code 7.
   const std::uint8_t code = a >= Float4Magnitude(7) ? 7 : NearestCode(a, 7, Float4Magnitude);
   return code | sign;
+}
+
+std::uint8_t FloatToFloat8E8M0(float x, E8M0Rounding rounding, bool saturate) {
+  constexpr std::uint8_t kNaN = 0xFF, kMaxCode = 0xFE, kMinCode = 0;
+  if (std::isnan(x)) return kNaN;
+  if (std::signbit(x)) NoteUndefinedResult("a negative value or -0 cast to float8e8m0");
+  const float a = std::fabs(x);
+  if (std::isinf(a) || a < std::numeric_limits<float>::min())
+    NoteUndefinedResult("an infinity, zero or a value below 2^-126 cast to float8e8m0");
+  if (std::isinf(a)) return saturate ? kMaxCode : kNaN;
+  if (a == 0) return rounding == E8M0Rounding::kUp || saturate ? kMinCode : kNaN;
+  int e = 0;
+  const float fraction = std::frexp(a, &e);  // a = fraction * 2^e, fraction in [0.5, 1)
+  const int below = e - 1;                   // 2^below <= a < 2^(below + 1)
+  const bool power = fraction == 0.5f;
+  int k = below;
+  if (rounding == E8M0Rounding::kUp && !power) k = below + 1;
+  if (rounding == E8M0Rounding::kNearest && fraction >= 0.75f) k = below + 1;  // a >= 1.5 * 2^below
+  const int code = k + 127;
+  if (code > kMaxCode) return saturate ? kMaxCode : kNaN;
+  if (code < kMinCode) return rounding == E8M0Rounding::kUp || saturate ? kMinCode : kNaN;
+  return static_cast<std::uint8_t>(code);
 }
 
 std::uint8_t FloatToFloat8(float x, int elem_type, bool saturate) {

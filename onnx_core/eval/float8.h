@@ -23,4 +23,17 @@ std::uint8_t FloatToFloat8(float value, int elem_type, bool saturate);
 // infinities saturate to +-6, NaN gives 6; the sign of zero is kept.
 std::uint8_t FloatToFloat4E2M1(float value);
 
+// How Cast (from opset 24) rounds to float8e8m0, its round_mode attribute: to the power of
+// two above, the one below, or the nearer one (ties, 1.5 * 2^k, go up).
+enum class E8M0Rounding { kUp, kDown, kNearest };
+
+// Code of `value` in float8e8m0 (float8.md; Cast): 2^k, k + 127 the code, for k the
+// exponent `rounding` picks; NaN gives the NaN code 0xFF. A result beyond 2^127 or below
+// 2^-127 (zero included; "up" lifts small values to 2^-127) is that bound with `saturate`
+// and NaN without, as Cast's table gives it. Noted as undefined (NoteUndefinedResult):
+// negative values and -0, whose result the spec leaves unspecified (computed from the
+// magnitude), and infinities, zero and values below 2^-126, where the reference
+// implementation, which rounds the float32 exponent field, departs from Cast's table.
+std::uint8_t FloatToFloat8E8M0(float value, E8M0Rounding rounding, bool saturate);
+
 }  // namespace onnxopt::core::eval

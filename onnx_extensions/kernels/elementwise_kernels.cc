@@ -517,9 +517,28 @@ double ParseNumber(const std::string& s) {
   return v;
 }
 
-// `truncate_bfloat16`: Cast before opset 19 truncates to bfloat16 (the ONNX 1.12 reference
-// and its backend tests keep the upper 16 bits); later versions round to nearest even.
-Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat16 = false) {
+// How Cast and CastLike convert: `saturate` (float8 types), `truncate_bfloat16` (before opset
+// 19 Cast truncates to bfloat16: the ONNX 1.12 reference and its backend tests keep the upper
+// 16 bits; later versions round to nearest even) and `e8m0_rounding` (round_mode, from opset
+// 24, for float8e8m0).
+struct CastOptions {
+  bool saturate = true;
+  bool truncate_bfloat16 = false;
+  core::eval::E8M0Rounding e8m0_rounding = core::eval::E8M0Rounding::kUp;
+};
+
+CastOptions CastOptionsOf(const KernelContext& ctx) {
+  CastOptions options;
+  options.saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
+  options.truncate_bfloat16 = ctx.OpsetVersion() < 19;
+  const std::string round_mode = StringAttributeIn(ctx, "round_mode", "up", {"up", "down", "nearest"});
+  options.e8m0_rounding = round_mode == "down"      ? core::eval::E8M0Rounding::kDown
+                          : round_mode == "nearest" ? core::eval::E8M0Rounding::kNearest
+                                                    : core::eval::E8M0Rounding::kUp;
+  return options;
+}
+
+Tensor CastTensor(const Tensor& in, int to, const CastOptions& options) {
   if (in.elem_type() == to) return in;
   if (!core::eval::StorageBytes(to) && to != TensorProto::STRING) Fail("unsupported target type " + ElemTypeName(to));
   if (in.elem_type() == TensorProto::STRING) {
@@ -527,7 +546,7 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
     const auto* s = in.Data<std::string>();
     double* p = d.MutableData<double>();
     for (std::int64_t i = 0; i < in.size(); ++i) p[i] = ParseNumber(s[i]);
-    return CastTensor(d, to, saturate, truncate_bfloat16);
+    return CastTensor(d, to, options);
   }
   Tensor src = DecodeToFloat(in);
   if (to == TensorProto::STRING) {
@@ -542,10 +561,8 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
     });
     return out;
   }
-  // Its rounding depends on round_mode, a Cast-24 attribute this kernel does not implement.
-  if (to == core::eval::kFloat8E8M0) Fail("Cast to FLOAT8E8M0 is not supported by the evaluator");
-  if (IsHalfType(to) || core::eval::IsFloat8(to) || to == core::eval::kFloat4E2M1) {
-    Tensor f = CastTensor(src, TensorProto::FLOAT, saturate);
+  if (IsHalfType(to) || core::eval::IsByteCodedFloat(to)) {
+    Tensor f = CastTensor(src, TensorProto::FLOAT, options);
     Tensor out(to, in.shape());
     const float* p = f.Data<float>();
     if (IsHalfType(to)) {
@@ -553,7 +570,7 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
       for (std::int64_t i = 0; i < f.size(); ++i) {
         if (to == TensorProto::FLOAT16) {
           q[i] = core::eval::FloatToHalf(p[i]);
-        } else if (truncate_bfloat16) {
+        } else if (options.truncate_bfloat16) {
           std::uint32_t bits;
           std::memcpy(&bits, &p[i], sizeof bits);
           q[i] = static_cast<std::uint16_t>(bits >> 16);
@@ -564,16 +581,20 @@ Tensor CastTensor(const Tensor& in, int to, bool saturate, bool truncate_bfloat1
     } else if (to == core::eval::kFloat4E2M1) {
       auto* q = out.MutableData<std::uint8_t>();
       for (std::int64_t i = 0; i < f.size(); ++i) q[i] = core::eval::FloatToFloat4E2M1(p[i]);
+    } else if (to == core::eval::kFloat8E8M0) {
+      auto* q = out.MutableData<std::uint8_t>();
+      for (std::int64_t i = 0; i < f.size(); ++i)
+        q[i] = core::eval::FloatToFloat8E8M0(p[i], options.e8m0_rounding, options.saturate);
     } else {
       auto* q = out.MutableData<std::uint8_t>();
-      for (std::int64_t i = 0; i < f.size(); ++i) q[i] = core::eval::FloatToFloat8(p[i], to, saturate);
+      for (std::int64_t i = 0; i < f.size(); ++i) q[i] = core::eval::FloatToFloat8(p[i], to, options.saturate);
     }
     return out;
   }
   if (to == core::eval::kInt4 || to == core::eval::kUint4) {
     // The spec (int4.md): round to the nearest integer, ties to even, then keep the low 4
     // bits (two's complement for INT4): 8 -> -8, -1 -> 15 in UINT4. NaN (undefined) gives 0.
-    Tensor d = CastTensor(src, TensorProto::DOUBLE, saturate);
+    Tensor d = CastTensor(src, TensorProto::DOUBLE, options);
     Tensor out(to, in.shape());
     const double* p = d.Data<double>();
     auto low_bits = [&](double v) -> std::uint8_t {
@@ -617,13 +638,11 @@ std::vector<Value> CastKernel(KernelContext& ctx) {
   const AttributeProto* to = ctx.Attribute("to");
   if (!to) Fail("attribute to is required");
   const int type = to->type() == AttributeProto::STRING ? ElemTypeFromName(to->s()) : static_cast<int>(to->i());
-  const bool saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
-  return {CastTensor(ctx.TensorInput(0), type, saturate, ctx.OpsetVersion() < 19)};
+  return {CastTensor(ctx.TensorInput(0), type, CastOptionsOf(ctx))};
 }
 
 std::vector<Value> CastLikeKernel(KernelContext& ctx) {
-  const bool saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
-  return {CastTensor(ctx.TensorInput(0), ctx.TensorInput(1).elem_type(), saturate, ctx.OpsetVersion() < 19)};
+  return {CastTensor(ctx.TensorInput(0), ctx.TensorInput(1).elem_type(), CastOptionsOf(ctx))};
 }
 
 // Float element functions -------------------------------------------------------------

@@ -1098,17 +1098,27 @@ std::vector<double> ZeroPoint(const KernelContext& ctx, const Tensor& scale, std
   return z.ToDoubleVector();
 }
 
+// The scale of QuantizeLinear and DequantizeLinear: a float type, or float8e8m0 (opset 24,
+// the power-of-two scales of the MX formats). Its values, all exact in float.
+std::vector<double> QuantizationScale(const KernelContext& ctx, const Tensor& scale) {
+  if (!IsFloatType(scale.elem_type()) && scale.elem_type() != core::eval::kFloat8E8M0)
+    Fail(InputLabel(ctx, 1) + " must be FLOAT, DOUBLE, FLOAT16, BFLOAT16 or FLOAT8E8M0, found " +
+         ElemTypeName(scale.elem_type()));
+  return scale.ToDoubleVector();
+}
+
 std::vector<Value> DequantizeLinearKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& scale = ctx.TensorInput(1);
-  ExpectFloatType(scale, InputLabel(ctx, 1));
+  const std::vector<double> sv = QuantizationScale(ctx, scale);
   auto idx = QuantParamIndex(x.shape(), scale.shape(), ctx.IntAttribute("axis").value_or(1),
                              ctx.IntAttribute("block_size").value_or(0));
   const std::vector<double> xv = x.ToDoubleVector();
-  const std::vector<double> sv = ReadAs<double>(scale);
   const std::vector<double> zv = ZeroPoint(ctx, scale, x.elem_type());
   int out_type = scale.elem_type();
   if (auto od = ctx.IntAttribute("output_dtype"); od && *od != 0) out_type = static_cast<int>(*od);
+  if (out_type == core::eval::kFloat8E8M0)
+    Fail("a FLOAT8E8M0 scale needs the attribute output_dtype (float, float16 or bfloat16)");
   if (!IsFloatType(out_type)) Fail("the output type " + ElemTypeName(out_type) + " is not a float type");
   std::vector<double> y(xv.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -1118,10 +1128,9 @@ std::vector<Value> DequantizeLinearKernel(KernelContext& ctx) {
   if (out_type == TensorProto::FLOAT) {
     // Computed in float like the reference: (x - zp) * scale in float32.
     std::vector<float> yf(xv.size());
-    const auto sf = ReadAs<float>(scale);
     for (std::size_t i = 0; i < yf.size(); ++i) {
       const auto k = static_cast<std::size_t>(idx[i]);
-      yf[i] = static_cast<float>(xv[i] - (zv.empty() ? 0.0 : zv[k])) * sf[k];
+      yf[i] = static_cast<float>(xv[i] - (zv.empty() ? 0.0 : zv[k])) * static_cast<float>(sv[k]);
     }
     return {WriteAs(out_type, x.shape(), yf)};
   }
@@ -1146,7 +1155,7 @@ std::pair<double, double> IntRange(int t) {
 std::vector<Value> QuantizeLinearKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& scale = ctx.TensorInput(1);
-  ExpectFloatType(scale, InputLabel(ctx, 1));
+  const std::vector<double> sv = QuantizationScale(ctx, scale);
   auto idx = QuantParamIndex(x.shape(), scale.shape(), ctx.IntAttribute("axis").value_or(1),
                              ctx.IntAttribute("block_size").value_or(0));
   int out_type = ctx.HasInput(2) ? ctx.TensorInput(2).elem_type() : int{TensorProto::UINT8};
@@ -1160,21 +1169,22 @@ std::vector<Value> QuantizeLinearKernel(KernelContext& ctx) {
   // Division in float32 like the reference for float inputs.
   const bool f32 = x.elem_type() != TensorProto::DOUBLE;
   const auto xv = ReadAs<double>(x);
-  const auto sv = ReadAs<double>(scale);
   for (double s : sv)
     if (s == 0 || !std::isfinite(s)) Fail("the scale holds " + std::to_string(s) + ", expected finite non-zero values");
   auto scaled = [&](std::size_t i) {
     const auto k = static_cast<std::size_t>(idx[i]);
     return f32 ? static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k])) : xv[i] / sv[k];
   };
-  if (core::eval::IsFloat8(out_type)) {
-    // x / scale + zero_point rounded to the float8 type (saturating by default).
+  if (core::eval::IsFloat8(out_type) || out_type == core::eval::kFloat4E2M1) {
+    // x / scale + zero_point rounded to the float8 type (saturating by default) or to
+    // float4e2m1 (which always saturates, float4.md).
     const bool saturate = ctx.IntAttribute("saturate").value_or(1) != 0;
     Tensor out(out_type, x.shape());
     auto* q = out.MutableData<std::uint8_t>();
     for (std::size_t i = 0; i < xv.size(); ++i) {
-      const double v = scaled(i) + (zv.empty() ? 0.0 : zv[static_cast<std::size_t>(idx[i])]);
-      q[i] = core::eval::FloatToFloat8(static_cast<float>(v), out_type, saturate);
+      const auto v = static_cast<float>(scaled(i) + (zv.empty() ? 0.0 : zv[static_cast<std::size_t>(idx[i])]));
+      q[i] = out_type == core::eval::kFloat4E2M1 ? core::eval::FloatToFloat4E2M1(v)
+                                                 : core::eval::FloatToFloat8(v, out_type, saturate);
     }
     return {out};
   }

@@ -396,18 +396,38 @@ TEST(ElementwiseKernels, CastOutOfAnIntegerRangeIsNotedAsUndefined) {
   EXPECT_TRUE(undefined(kUint8, {256.0}));
 }
 
-// Its rounding is chosen by round_mode (Cast-24), which the kernel does not implement: it
-// says so instead of computing something else.
-TEST(ElementwiseKernels, CastToFloat8E8M0IsRefused) {
-  EXPECT_THAT([] {
-    RunText(R"ONNX(
-      <ir_version: 10, opset_import: ["" : 24]>
-      g (float[1] x) => (float[1] y) {
-        e = Cast <to = 24> (x)
-        y = Cast <to = 1> (e)
-      })ONNX",
-            {{"x", MakeTensor<float>({1}, {1})}});
-  }, ThrowsMessage<ModelError>(HasSubstr("Cast to FLOAT8E8M0 is not supported by the evaluator")));
+// Cast to float8e8m0 (opset 24) picks a power of two by round_mode: "up" (the default) the
+// one above, "down" the one below, "nearest" the nearer (1.5 * 2^k goes up). Beyond 2^127 it
+// saturates or gives NaN (saturate = 0); NaN stays NaN.
+TEST(ElementwiseKernels, CastToFloat8E8M0RoundsByRoundMode) {
+  const auto cast = [](const std::string& attributes, const std::vector<float>& x) {
+    const std::string n = std::to_string(x.size());
+    return RunOne("<ir_version: 10, opset_import: [\"\" : 24]>\ng (float[" + n + "] x) => (float[" + n +
+                      "] y) {\n  q = Cast <to = 24" + attributes + "> (x)\n  y = Cast <to = 1> (q)\n}",
+                  {{"x", MakeTensor<float>({static_cast<std::int64_t>(x.size())}, x)}});
+  };
+  const float nan = std::nanf(""), big = 0x1.8p127f;  // 1.5 * 2^127: above the largest code, 2^127
+  const std::vector<float> x = {1, 1.4f, 1.5f, 3, 0.3f, 0x1p-126f, big, nan};
+  EXPECT_TENSOR(cast("", x), MakeTensor<float>({8}, {1, 2, 2, 4, 0.5f, 0x1p-126f, 0x1p127f, nan}));
+  EXPECT_TENSOR(cast(", round_mode = \"down\"", x), MakeTensor<float>({8}, {1, 1, 1, 2, 0.25f, 0x1p-126f, 0x1p127f, nan}));
+  EXPECT_TENSOR(cast(", round_mode = \"nearest\"", x),
+                MakeTensor<float>({8}, {1, 1, 2, 4, 0.25f, 0x1p-126f, 0x1p127f, nan}));
+  EXPECT_TENSOR(cast(", saturate = 0", {big, 0x1p127f}), MakeTensor<float>({2}, {nan, 0x1p127f}));
+  EXPECT_TENSOR(cast(", round_mode = \"down\", saturate = 0", {big}), MakeTensor<float>({1}, {0x1p127f}));
+}
+
+// Negative values (unspecified), infinities, zero and values below 2^-126 (where the ONNX
+// reference, which rounds the float32 exponent field, departs from Cast's table) are noted,
+// so that folding leaves such a Cast to the runtime.
+TEST(ElementwiseKernels, CastToFloat8E8M0NotesWhatTheSpecLeavesOpen) {
+  const auto noted = [](float value) {
+    core::eval::ScopedUndefinedResults scope;
+    CastThereAndBack(24, 24, {value});
+    return scope.first().has_value();
+  };
+  for (const float value : {1.0f, 0x1p-126f, 0x1.fffffep127f, std::nanf("")}) EXPECT_FALSE(noted(value)) << value;
+  for (const float value : {-2.0f, -0.0f, 0.0f, 0x1p-127f, INFINITY}) EXPECT_TRUE(noted(value)) << value;
+  EXPECT_TENSOR(CastThereAndBack(24, 24, {-2.0f, 0.0f, INFINITY}), MakeTensor<float>({3}, {2, 0x1p-127f, 0x1p127f}));
 }
 
 TEST(ElementwiseKernels, CastLikeAndDropoutPassThrough) {

@@ -33,6 +33,14 @@ Tensor MakeBFloat16(std::vector<std::int64_t> shape, const std::vector<float>& v
   return t;
 }
 
+Tensor MakeCodes(int elem_type, std::vector<std::int64_t> shape, const std::vector<std::uint8_t>& codes) {
+  Tensor t(elem_type, std::move(shape));
+  EXPECT_EQ(static_cast<std::size_t>(t.size()), codes.size()) << "MakeCodes: wrong number of codes";
+  auto* d = t.MutableData<std::uint8_t>();
+  for (std::size_t i = 0; i < codes.size() && i < static_cast<std::size_t>(t.size()); ++i) d[i] = codes[i];
+  return t;
+}
+
 core::eval::ValueMap RunText(std::string_view text, const Inputs& inputs) {
   onnx_kernels::RegisterKernels();
   ModelProto model = ParseText(text);

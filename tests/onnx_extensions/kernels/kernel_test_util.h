@@ -57,6 +57,9 @@ template <class T>
 Tensor MakeScalar(T value) { return MakeTensor<T>({}, {value}); }
 Tensor MakeHalf(std::vector<std::int64_t> shape, const std::vector<float>& values);
 Tensor MakeBFloat16(std::vector<std::int64_t> shape, const std::vector<float>& values);
+// A tensor of a type stored one code per byte (float8, float8e8m0, float4e2m1, int4...),
+// given its codes.
+Tensor MakeCodes(int elem_type, std::vector<std::int64_t> shape, const std::vector<std::uint8_t>& codes);
 
 using Inputs = std::vector<std::pair<std::string, Tensor>>;
 

@@ -1,6 +1,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -10,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "onnx_core/common/error.h"
 #include "onnx_core/eval/undefined_results.h"
 #include "onnx_core/eval/work_budget.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -673,6 +675,52 @@ TEST(DequantizeLinearKernel, AppliesPerAxisScales) {
                    {"s", MakeTensor<float>({2}, {1, 0.5f})},
                    {"z", MakeTensor<std::int8_t>({2}, {0, 2})}});
   EXPECT_TENSOR(y, MakeTensor<float>({2, 2}, {1, 2, 0.5f, 1}));
+}
+
+// `text` with the element type of its graph inputs and outputs named in `types` replaced:
+// the ONNX text parser of the system's onnx library predates float4e2m1 and float8e8m0,
+// so the text declares uint8 there.
+ModelProto WithElemTypes(std::string_view text, const std::map<std::string, int>& types) {
+  ModelProto model = ParseText(text);
+  for (auto* values : {model.mutable_graph()->mutable_input(), model.mutable_graph()->mutable_output()})
+    for (ValueInfoProto& value : *values)
+      if (auto it = types.find(value.name()); it != types.end())
+        value.mutable_type()->mutable_tensor_type()->set_elem_type(it->second);
+  return model;
+}
+
+// The MX formats (opset 24): float4e2m1 weights in blocks of 2 along axis 1, one
+// float8e8m0 scale a block (codes 126, 128, 129, 127: 0.5, 2, 4, 1). float4e2m1 codes 1, 3,
+// 6, 0xA, 0xF, 2, 4 are 0.5, 1.5, 4, -1, -6, 1, 2.
+TEST(DequantizeLinearKernel, ScalesFloat4BlocksByPowersOfTwo) {
+  onnx_kernels::RegisterKernels();
+  const core::eval::ValueMap inputs = {
+      {"w", MakeCodes(core::eval::kFloat4E2M1, {2, 4}, {1, 3, 6, 0xA, 0xF, 0, 2, 4})},
+      {"s", MakeCodes(core::eval::kFloat8E8M0, {2, 2}, {126, 128, 129, 127})}};
+  const std::map<std::string, int> types = {{"w", core::eval::kFloat4E2M1}, {"s", core::eval::kFloat8E8M0}};
+  const ModelProto model = WithElemTypes(Model(24, "(uint8[2,4] w, uint8[2,2] s) => (float[2,4] y)",
+                                               "y = DequantizeLinear <axis = 1, block_size = 2, output_dtype = 1> (w, s)"),
+                                         types);
+  EXPECT_TENSOR(OutputTensor(core::eval::Run(model, inputs), "y"),
+                MakeTensor<float>({2, 4}, {0.25f, 0.75f, 8, -2, -24, 0, 1, 2}));
+  // Without output_dtype the output would be float8e8m0, which no output may be.
+  const ModelProto without = WithElemTypes(
+      Model(24, "(uint8[2,4] w, uint8[2,2] s) => (float[2,4] y)", "y = DequantizeLinear <axis = 1, block_size = 2> (w, s)"),
+      types);
+  EXPECT_THAT([&] { core::eval::Run(without, inputs); },
+              ::testing::ThrowsMessage<onnxopt::ModelError>(::testing::HasSubstr("a FLOAT8E8M0 scale needs the attribute output_dtype")));
+}
+
+// x / scale (a power of two) rounded to float4e2m1: to nearest even, saturating at 6.
+TEST(QuantizeLinearKernel, QuantizesToFloat4WithAPowerOfTwoScale) {
+  onnx_kernels::RegisterKernels();
+  const ModelProto model = WithElemTypes(Model(24, "(float[6] x, uint8 s, uint8 z) => (uint8[6] y)", "y = QuantizeLinear (x, s, z)"),
+                                         {{"s", core::eval::kFloat8E8M0}, {"z", core::eval::kFloat4E2M1}, {"y", core::eval::kFloat4E2M1}});
+  const core::eval::ValueMap inputs = {{"x", MakeTensor<float>({6}, {0.25f, 0.6f, 1.25f, -1.5f, 2.5f, 100})},
+                                       {"s", MakeCodes(core::eval::kFloat8E8M0, {}, {126})},  // 0.5
+                                       {"z", MakeCodes(core::eval::kFloat4E2M1, {}, {0})}};
+  EXPECT_TENSOR(OutputTensor(core::eval::Run(model, inputs), "y"),
+                MakeCodes(core::eval::kFloat4E2M1, {6}, {1, 2, 4, 0xD, 6, 7}));
 }
 
 // ---------------------------------------------------------------------------------
