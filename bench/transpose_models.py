@@ -15,8 +15,9 @@ KIND:
              Softmax head (N = --size, default 3)
   unet       Conv, MaxPool, Conv, Resize (nearest, x2), Concat with the skip on the
              channel axis, Pad (NHWC pads), Conv, ReduceMean keepdims, Softmax on channels
-  inception  branches of 1x1 and 3x3 Conv concatenated on channels, AveragePool,
-             per-channel scale Mul (a rank-1 constant), Sigmoid, ReduceMax, Softmax
+  inception  branches of 1x1, 3x3 and depthwise 3x3 Conv concatenated on channels,
+             AveragePool, per-channel scale Mul (a rank-1 constant), Sigmoid, ReduceMax,
+             Softmax
   chain      --size ops in blocks of five: Transpose, MaxPool (1x1), Transpose, Relu,
              Mul by a per-channel constant (the Transposes of consecutive blocks cancel)
   ladder     --size ops in blocks of six: Transpose, MaxPool (1x1), Transpose, Relu,
@@ -26,7 +27,9 @@ Opset 13, static shapes, batch 1. Prints the node count.
 --qdq quantizes the model the way onnxruntime's quantizer (QDQ format) and TFLite
 converters write it: every activation goes through QuantizeLinear -> DequantizeLinear
 (uint8, one scale per tensor), and each Conv kernel is int8, quantized per output channel
-and stored OHWI (TFLite's layout) behind DequantizeLinear -> Transpose to OIHW.
+and stored OHWI (TFLite's layout) behind DequantizeLinear -> Transpose to OIHW; a depthwise
+kernel is stored HWC1 (TensorFlow's, a multiplier of 1) behind DequantizeLinear -> Reshape
+to HW1C -> Transpose to C1HW, as tf2onnx converts it.
 """
 import argparse
 import os
@@ -70,6 +73,11 @@ class Builder:
         p = k // 2
         return self.nchw("Conv", x, [w, b], pads=[p, p, p, p])
 
+    def depthwise(self, x, c, k=3):
+        w = self.const(self.rng.normal(0, 0.3, (c, 1, k, k)).astype(np.float32))
+        p = k // 2
+        return self.nchw("Conv", x, [w], pads=[p, p, p, p], group=c)
+
     def batchnorm(self, x, c):
         params = [self.const(self.rng.uniform(0.5, 1.5, (c,)).astype(np.float32)),
                   self.const(self.rng.normal(0, 0.1, (c,)).astype(np.float32)),
@@ -110,6 +118,17 @@ class QuantizedBuilder(Builder):
         p = k // 2
         return self.nchw("Conv", x, [oihw, b], pads=[p, p, p, p])
 
+    def depthwise(self, x, c, k=3):
+        w = self.rng.normal(0, 0.3, (k, k, c, 1)).astype(np.float32)
+        scales = (np.abs(w).max(axis=(0, 1, 3)) / 127).astype(np.float32)
+        quantized = np.round(w / scales[None, None, :, None]).astype(np.int8)
+        hwc1 = self.op("DequantizeLinear", [self.const(quantized, "wq"), self.const(scales, "w_scale"),
+                                            self.const(np.zeros(c, np.int8), "w_zero_point")], axis=2)
+        hw1c = super().op("Reshape", [hwc1, self.const(np.array([k, k, 1, c], dtype=np.int64), "shape")])
+        c1hw = super().op("Transpose", [hw1c], perm=[3, 2, 0, 1])
+        p = k // 2
+        return self.nchw("Conv", x, [c1hw], pads=[p, p, p, p], group=c)
+
 
 def resnet(b, blocks):
     c = 8
@@ -139,9 +158,10 @@ def inception(b, _):
     c = 8
     stem = b.op("Relu", [b.conv("x", 3, c)])
     branches = [b.op("Relu", [b.conv(stem, c, c, k)]) for k in (1, 3, 1)]
+    branches.append(b.op("Relu", [b.depthwise(stem, c)]))
     cat = b.op("Concat", branches, axis=-1)
     pooled = b.nchw("AveragePool", cat, kernel_shape=[3, 3], pads=[1, 1, 1, 1])
-    scale = b.const(b.rng.uniform(0.5, 1.5, (3 * c,)).astype(np.float32), "scale")
+    scale = b.const(b.rng.uniform(0.5, 1.5, (4 * c,)).astype(np.float32), "scale")
     gated = b.op("Sigmoid", [b.op("Mul", [pooled, scale])])
     y = b.op("ReduceMax", [gated], axes=[1, 2], keepdims=0)
     return b.op("Softmax", [y], axis=1), [1, 16, 16, 3]

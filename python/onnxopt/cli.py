@@ -107,9 +107,9 @@ def optimize(argv) -> int:
         except ValueError as e:
             raise _Usage(str(e)) from e
     except _Usage as e:
-        print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, --fold-dequantize, "
-              f"--max-iter, --keep-initializer-inputs, --record, --check, --check-atol, --check-rtol, "
-              f"--check-with, --report, -q)", file=sys.stderr)
+        print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
+              f"--fold-dequantize, --max-iter, --keep-initializer-inputs, --record, --check, --check-atol, "
+              f"--check-rtol, --check-with, --report, -q)", file=sys.stderr)
         return 1
     paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
     try:

@@ -6,7 +6,10 @@
 #   2. node tests/ort/ort_optimized_model.js MODEL TMP/ort.onnx --level basic
 #   3. onnxopt's node count <= onnxruntime 'basic' node count, and the quantized
 #      constants stay quantized: as many DequantizeLinear nodes read an initializer as in
-#      MODEL (folding one would store its weights in float)
+#      MODEL (folding one would store its weights in float), and no Transpose, Reshape,
+#      Flatten, Squeeze or Unsqueeze reads such a DequantizeLinear (the integers are stored
+#      in the layout their reader wants: DequantizeLinearTransposePattern,
+#      DequantizeLinearReshapePattern)
 #   4. node tests/ort/compare_models.js MODEL TMP/onnxopt.onnx --seed 0
 #        --atol 1e-4 --rtol 1e-3 COMPARE_ARGS...                         (must exit 0)
 # Tolerances: folding BatchNormalization, Mul and Add into convolution weights rounds the
@@ -43,21 +46,24 @@ if ! cmp -s "$tmp/onnxopt.onnx" "$tmp/replayed.onnx"; then
 fi
 "$node" "$root/tests/ort/ort_optimized_model.js" "$model" "$tmp/ort.onnx" --level basic >/dev/null
 
-# "NODES QUANTIZED" of each model given, one line each: its node count and how many
-# DequantizeLinear nodes read an initializer (one Python start for all of them).
+# "NODES QUANTIZED RELAID" of each model given, one line each: its node count, how many
+# DequantizeLinear nodes read an initializer, and how many layout nodes read one of those
+# (one Python start for all of them).
 counts() {
   "$python" -c 'import onnx, sys
+layout = {"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze"}
 for path in sys.argv[1:]:
     graph = onnx.load(path).graph
     constants = {i.name for i in graph.initializer}
-    quantized = sum(n.op_type == "DequantizeLinear" and n.input[0] in constants for n in graph.node)
-    print(len(graph.node), quantized)' "$@"
+    weights = {n.output[0] for n in graph.node if n.op_type == "DequantizeLinear" and n.input[0] in constants}
+    relaid = sum(n.op_type in layout and n.input[0] in weights for n in graph.node)
+    print(len(graph.node), len(weights), relaid)' "$@"
 }
 counted=$(counts "$model" "$tmp/onnxopt.onnx" "$tmp/ort.onnx")
 {
-  read -r before quantized_before
-  read -r ours quantized_after
-  read -r theirs _
+  read -r before quantized_before _
+  read -r ours quantized_after relaid_after
+  read -r theirs _ _
 } <<<"$counted"
 echo "$(basename "$model"): nodes $before -> onnxopt $ours, onnxruntime basic $theirs"
 if ((ours > theirs)); then
@@ -66,6 +72,10 @@ if ((ours > theirs)); then
 fi
 if ((quantized_after < quantized_before)); then
   echo "FAIL: $quantized_before DequantizeLinear nodes read an initializer, $quantized_after after onnxopt" >&2
+  exit 1
+fi
+if ((relaid_after > 0)); then
+  echo "FAIL: after onnxopt $relaid_after Transpose, Reshape, Flatten, Squeeze or Unsqueeze nodes read a quantized weight" >&2
   exit 1
 fi
 "$node" "$root/tests/ort/compare_models.js" "$model" "$tmp/onnxopt.onnx" --seed 0 --atol 1e-4 --rtol 1e-3 "$@"
