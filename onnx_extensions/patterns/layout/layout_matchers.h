@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the layout patterns (../../../../shared/docs/patterns/layout.md): the
-// axes of Squeeze and Unsqueeze, the permutations of Transpose, the slice a Shape takes.
+// axes of Squeeze and Unsqueeze, the permutations of Transpose, the slice a Shape takes, and
+// the quantized constants the DequantizeLinear patterns move layout nodes onto.
 // Like the core matchers, the queries return nullopt / false instead of throwing.
 //
 // Conventions: a permutation `p` is a Transpose's perm, output axis i being input axis
