@@ -1152,6 +1152,21 @@ std::pair<double, double> IntRange(int t) {
   }
 }
 
+// The type QuantizeLinear divides x by its scale in. From opset 23 the spec says: the
+// `precision` attribute, else the scale's type (float8e8m0, a power of two, divides exactly
+// in float, unless the quotient leaves float's range). Before, it says nothing: float, as
+// onnxruntime computes, or double for double data.
+int DivisionPrecision(const KernelContext& ctx, const Tensor& x, const Tensor& scale) {
+  if (ctx.OpsetVersion() < 23) return x.elem_type() == TensorProto::DOUBLE ? int{TensorProto::DOUBLE} : int{TensorProto::FLOAT};
+  int precision = static_cast<int>(ctx.IntAttribute("precision").value_or(0));
+  if (precision == 0) precision = scale.elem_type() == core::eval::kFloat8E8M0 ? int{TensorProto::FLOAT} : scale.elem_type();
+  if (precision != TensorProto::FLOAT && precision != TensorProto::DOUBLE && precision != TensorProto::FLOAT16 &&
+      precision != TensorProto::BFLOAT16)
+    Fail("a division in " + ElemTypeName(precision) + " (the precision attribute or the scale's type) is not supported "
+         "by the evaluator");
+  return precision;
+}
+
 std::vector<Value> QuantizeLinearKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   const Tensor& scale = ctx.TensorInput(1);
@@ -1166,14 +1181,23 @@ std::vector<Value> QuantizeLinearKernel(KernelContext& ctx) {
     out_type = static_cast<int>(*od);
   }
   const std::vector<double> zv = ZeroPoint(ctx, scale, std::nullopt);
-  // Division in float32 like the reference for float inputs.
-  const bool f32 = x.elem_type() != TensorProto::DOUBLE;
-  const auto xv = ReadAs<double>(x);
+  const auto xv = x.ToDoubleVector();  // float types and int32 (opset 19): exact in double
   for (double s : sv)
     if (s == 0 || !std::isfinite(s)) Fail("the scale holds " + std::to_string(s) + ", expected finite non-zero values");
+  const int precision = DivisionPrecision(ctx, x, scale);
+  // x / scale in `precision`: both operands and the quotient rounded to it. The quotient of
+  // the rounded operands is computed in double and rounded to float, then to float16 or
+  // bfloat16: each format carries more than twice the bits of the next, so every step gives
+  // the correctly rounded quotient, as a division in the narrow type would.
+  auto round_to = [precision](double v) -> double {
+    if (precision == TensorProto::FLOAT16) return core::eval::HalfToFloat(core::eval::FloatToHalf(static_cast<float>(v)));
+    if (precision == TensorProto::BFLOAT16)
+      return core::eval::BFloat16ToFloat(core::eval::FloatToBFloat16(static_cast<float>(v)));
+    return precision == TensorProto::DOUBLE ? v : static_cast<double>(static_cast<float>(v));
+  };
   auto scaled = [&](std::size_t i) {
     const auto k = static_cast<std::size_t>(idx[i]);
-    return f32 ? static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k])) : xv[i] / sv[k];
+    return round_to(round_to(xv[i]) / round_to(sv[k]));
   };
   if (core::eval::IsFloat8(out_type) || out_type == core::eval::kFloat4E2M1) {
     // x / scale + zero_point rounded to the float8 type (saturating by default) or to

@@ -689,6 +689,29 @@ ModelProto WithElemTypes(std::string_view text, const std::map<std::string, int>
   return model;
 }
 
+// From opset 23 the division takes the scale's type (or the precision attribute): with a
+// float16 scale, 3.4997 becomes 3.5 in float16 and rounds half to even to 4, where float32
+// gives 3. Before opset 23 (and with a float scale) it is float32; int32 data (opset 19) too.
+TEST(QuantizeLinearKernel, DividesInTheScalesTypeFromOpset23) {
+  const auto quantize = [](int opset, const std::string& signature, const std::string& attributes, Tensor x,
+                           Tensor s) {
+    return RunOne(Model(opset, signature, "y = QuantizeLinear " + attributes + "(x, s, z)"),
+                  {{"x", std::move(x)}, {"s", std::move(s)}, {"z", MakeScalar<std::int8_t>(0)}});
+  };
+  const Tensor x = MakeTensor<float>({3}, {3.4997f, 2.4997f, 1.4999f});
+  const std::string mixed = "(float[3] x, float16 s, int8 z) => (int8[3] y)";
+  EXPECT_TENSOR(quantize(23, mixed, "", x, MakeHalf({}, {1})), MakeTensor<std::int8_t>({3}, {4, 2, 2}));
+  EXPECT_TENSOR(quantize(23, mixed, "<precision = 1> ", x, MakeHalf({}, {1})), MakeTensor<std::int8_t>({3}, {3, 2, 1}));
+  EXPECT_TENSOR(quantize(23, "(float[3] x, float s, int8 z) => (int8[3] y)", "", x, MakeScalar<float>(1)),
+                MakeTensor<std::int8_t>({3}, {3, 2, 1}));
+  EXPECT_TENSOR(quantize(21, "(float16[3] x, float16 s, int8 z) => (int8[3] y)", "", MakeHalf({3}, {3.5f, 2.5f, 1.5f}),
+                         MakeHalf({}, {1})),
+                MakeTensor<std::int8_t>({3}, {4, 2, 2}));
+  EXPECT_TENSOR(quantize(19, "(int32[3] x, float s, int8 z) => (int8[3] y)", "",
+                         MakeTensor<std::int32_t>({3}, {7, -7, 1000}), MakeScalar<float>(2)),
+                MakeTensor<std::int8_t>({3}, {4, -4, 127}));
+}
+
 // The MX formats (opset 24): float4e2m1 weights in blocks of 2 along axis 1, one
 // float8e8m0 scale a block (codes 126, 128, 129, 127: 0.5, 2, 4, 1). float4e2m1 codes 1, 3,
 // 6, 0xA, 0xF, 2, 4 are 0.5, 1.5, 4, -1, -6, 1, 2.
