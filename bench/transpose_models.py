@@ -107,23 +107,23 @@ class QuantizedBuilder(Builder):
         zero_point = self.const(np.array(128, dtype=np.uint8), "zero_point")
         return self.op("DequantizeLinear", [self.op("QuantizeLinear", [out, scale, zero_point]), scale, zero_point])
 
+    def quantized_weight(self, w, axis):
+        """DequantizeLinear of `w` in int8, one symmetric scale per index of `axis`."""
+        others = tuple(d for d in range(w.ndim) if d != axis)
+        scales = (np.abs(w).max(axis=others) / 127).astype(np.float32)
+        quantized = np.round(w / np.expand_dims(scales, others)).astype(np.int8)
+        return self.op("DequantizeLinear", [self.const(quantized, "wq"), self.const(scales, "w_scale"),
+                                            self.const(np.zeros(w.shape[axis], np.int8), "w_zero_point")], axis=axis)
+
     def conv(self, x, cin, cout, k=3):
-        w = self.rng.normal(0, 0.2, (cout, k, k, cin)).astype(np.float32)
-        scales = (np.abs(w).reshape(cout, -1).max(axis=1) / 127).astype(np.float32)
-        quantized = np.round(w / scales[:, None, None, None]).astype(np.int8)
-        ohwi = self.op("DequantizeLinear", [self.const(quantized, "wq"), self.const(scales, "w_scale"),
-                                            self.const(np.zeros(cout, np.int8), "w_zero_point")], axis=0)
+        ohwi = self.quantized_weight(self.rng.normal(0, 0.2, (cout, k, k, cin)).astype(np.float32), axis=0)
         oihw = super().op("Transpose", [ohwi], perm=TO_NCHW)
         b = self.const(self.rng.normal(0, 0.1, (cout,)).astype(np.float32))
         p = k // 2
         return self.nchw("Conv", x, [oihw, b], pads=[p, p, p, p])
 
     def depthwise(self, x, c, k=3):
-        w = self.rng.normal(0, 0.3, (k, k, c, 1)).astype(np.float32)
-        scales = (np.abs(w).max(axis=(0, 1, 3)) / 127).astype(np.float32)
-        quantized = np.round(w / scales[None, None, :, None]).astype(np.int8)
-        hwc1 = self.op("DequantizeLinear", [self.const(quantized, "wq"), self.const(scales, "w_scale"),
-                                            self.const(np.zeros(c, np.int8), "w_zero_point")], axis=2)
+        hwc1 = self.quantized_weight(self.rng.normal(0, 0.3, (k, k, c, 1)).astype(np.float32), axis=2)
         hw1c = super().op("Reshape", [hwc1, self.const(np.array([k, k, 1, c], dtype=np.int64), "shape")])
         c1hw = super().op("Transpose", [hw1c], perm=[3, 2, 0, 1])
         p = k // 2

@@ -313,6 +313,18 @@ void AddIntAttribute(NodeProto& node, std::string_view name, std::int64_t value)
   attr.set_i(value);
 }
 
+void SetIntAttribute(NodeProto& node, std::string_view name, std::int64_t value) {
+  for (AttributeProto& attribute : *node.mutable_attribute()) {
+    if (attribute.name() != name) continue;
+    attribute.Clear();
+    attribute.set_name(std::string(name));
+    attribute.set_type(AttributeProto::INT);
+    attribute.set_i(value);
+    return;
+  }
+  AddIntAttribute(node, name, value);
+}
+
 void AddIntsAttribute(NodeProto& node, std::string_view name, const std::vector<std::int64_t>& values) {
   AttributeProto& attr = *node.add_attribute();
   attr.set_name(std::string(name));

@@ -173,6 +173,9 @@ bool BroadcastsMultidirectionally(const GraphGraph& graph);
 
 // Appends an INT / INTS attribute to a node a pattern builds.
 void AddIntAttribute(NodeProto& node, std::string_view name, std::int64_t value);
+// Sets the INT attribute `name` of a node a pattern builds, replacing any value it has
+// (in place) or appending it.
+void SetIntAttribute(NodeProto& node, std::string_view name, std::int64_t value);
 void AddIntsAttribute(NodeProto& node, std::string_view name, const std::vector<std::int64_t>& values);
 
 // The attribute `name` when it is an INT / INTS; nullopt when absent or of another type.

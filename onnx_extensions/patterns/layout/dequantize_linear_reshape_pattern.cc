@@ -1,5 +1,6 @@
 #include "onnx_extensions/patterns/layout/dequantize_linear_reshape_pattern.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "onnx_core/optimizer/graph_graph.h"
@@ -47,9 +48,10 @@ MovedQuantization MoveQuantization(GraphGraph& graph, const NodeProto& dequantiz
   const std::optional<layout::Ints> out = core::builder::StaticDims(graph, node.output(0));
   if (!out) return {std::nullopt, "the output shape is not static"};
   const layout::Ints in(value->dims().begin(), value->dims().end());
-  for (const layout::Ints* dims : {&in, out.operator->()})
-    for (std::int64_t dim : *dims)
-      if (dim <= 0) return {std::nullopt, "the quantized constant is empty"};
+  const auto has_elements = [](const layout::Ints& dims) {
+    return std::all_of(dims.begin(), dims.end(), [](std::int64_t dim) { return dim > 0; });
+  };
+  if (!has_elements(in) || !has_elements(*out)) return {std::nullopt, "the quantized constant is empty"};
   const std::optional<std::int64_t> axis = AxisAfterReshape(in, *quantization->axis, *out);
   if (!axis) return {std::nullopt, "the node splits or merges the quantization axis"};
   return {axis, {}};
@@ -89,7 +91,7 @@ utils::RepeatedProtoField<NodeProto> DequantizeLinearReshapePattern::Apply(
   result.set_name(core::builder::DerivedNodeName(graph, kName, dequantize));
   result.set_input(0, moved.output(0));
   result.set_output(0, node.output(0));
-  if (quantization.axis) layout::SetQuantizationAxis(result, *quantization.axis);
+  if (quantization.axis) core::builder::SetIntAttribute(result, "axis", *quantization.axis);
   return replacement;
 }
 

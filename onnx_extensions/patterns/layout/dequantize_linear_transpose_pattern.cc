@@ -45,7 +45,7 @@ utils::RepeatedProtoField<NodeProto> DequantizeLinearTransposePattern::Apply(
   if (quantization.axis) {
     // Output axis j of the Transpose is its input's axis perm[j].
     const auto j = std::find(perm.begin(), perm.end(), *quantization.axis) - perm.begin();
-    layout::SetQuantizationAxis(result, j);
+    core::builder::SetIntAttribute(result, "axis", j);
   }
   return replacement;
 }

@@ -99,7 +99,6 @@ bool DefinedBefore(const GraphGraph& graph, std::string_view value, const NodePr
   return !producer || graph.Position(*producer) < graph.Position(node);
 }
 
-
 const NodeProto* DequantizedConstantInput(GraphGraph& graph, const NodeProto& node, std::string_view* why) {
   const NodeProto* dequantize = core::builder::ProducerOf(graph, node.input(0), "DequantizeLinear");
   if (!dequantize || dequantize->input_size() < 2 || dequantize->output_size() != 1) {
@@ -147,15 +146,6 @@ std::optional<Quantization> QuantizationOf(GraphGraph& graph, const NodeProto& d
     return std::nullopt;
   }
   return Quantization{axis};
-}
-
-void SetQuantizationAxis(NodeProto& dequantize, std::int64_t axis) {
-  for (AttributeProto& attribute : *dequantize.mutable_attribute())
-    if (attribute.name() == "axis") {
-      attribute.set_i(axis);
-      return;
-    }
-  core::builder::AddIntAttribute(dequantize, "axis", axis);
 }
 
 }  // namespace onnxopt::onnx_patterns::layout

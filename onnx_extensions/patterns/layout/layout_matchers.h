@@ -104,9 +104,6 @@ struct Quantization {
 std::optional<Quantization> QuantizationOf(GraphGraph& graph, const NodeProto& dequantize, std::size_t rank,
                                            std::string_view* why);
 
-// Sets the axis attribute of a DequantizeLinear (added when it had none).
-void SetQuantizationAxis(NodeProto& dequantize, std::int64_t axis);
-
 // --- Graph ------------------------------------------------------------------------------
 
 // The readers of `value` that are default-domain `op_type` nodes reading it as their first

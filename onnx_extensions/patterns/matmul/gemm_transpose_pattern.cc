@@ -37,7 +37,7 @@ utils::RepeatedProtoField<NodeProto> GemmTransposePattern::Apply(GraphGraph& gra
   NodeProto& product = *replacement.Add() = gemm;
   product.set_name(core::builder::DerivedNodeName(graph, kName, gemm));
   product.set_input(1, transpose.output(0));
-  matmul::SetIntAttribute(product, "transB", 1);
+  core::builder::SetIntAttribute(product, "transB", 1);
   return replacement;
 }
 

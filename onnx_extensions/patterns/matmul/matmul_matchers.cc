@@ -31,18 +31,6 @@ GemmAttributes GemmAttributesOf(const NodeProto& gemm) {
           FloatAttr(gemm, "alpha").value_or(1.0f), FloatAttr(gemm, "beta").value_or(1.0f)};
 }
 
-void SetIntAttribute(NodeProto& node, std::string_view name, std::int64_t value) {
-  for (AttributeProto& attribute : *node.mutable_attribute()) {
-    if (attribute.name() != name) continue;
-    attribute.Clear();
-    attribute.set_name(std::string(name));
-    attribute.set_type(AttributeProto::INT);
-    attribute.set_i(value);
-    return;
-  }
-  core::builder::AddIntAttribute(node, name, value);
-}
-
 Ints LastTwoAxesSwapped(std::size_t rank) {
   Ints perm(rank);
   for (std::size_t i = 0; i < rank; ++i) perm[i] = static_cast<std::int64_t>(i);

@@ -45,9 +45,6 @@ struct GemmAttributes {
 };
 GemmAttributes GemmAttributesOf(const NodeProto& gemm);
 
-// Sets the INT attribute `name` of a node a pattern builds, replacing any value it has.
-void SetIntAttribute(NodeProto& node, std::string_view name, std::int64_t value);
-
 // [0, 1, ..., rank-3, rank-1, rank-2]: the permutation of a Transpose that transposes each
 // matrix of a batch (rank >= 2).
 Ints LastTwoAxesSwapped(std::size_t rank);

@@ -117,7 +117,7 @@ utils::RepeatedProtoField<NodeProto> SwitchReshapeActivationPattern::Apply(
   if (activation.op_type() == "Softmax") {
     std::string_view why;
     const std::int64_t axis = *AxisBefore(graph, layout, activation, &why);
-    if (axis != IntAttr(activation, "axis").value_or(-1)) matmul::SetIntAttribute(moved, "axis", axis);
+    if (axis != IntAttr(activation, "axis").value_or(-1)) core::builder::SetIntAttribute(moved, "axis", axis);
   }
   NodeProto& after = *replacement.Add() = layout;
   after.set_name(core::builder::DerivedNodeName(graph, kName, layout));

@@ -67,7 +67,7 @@ utils::RepeatedProtoField<NodeProto> TransposeMatMulPattern::Apply(GraphGraph& g
     if (transposes[i]) gemm.set_input(i, transposes[i]->input(0));
     // A MatMul becomes a Gemm with both flags written; a Gemm changes the folded ones.
     if (transposes[i] || matmul::IsMatMul(node))
-      matmul::SetIntAttribute(gemm, flags[i].first, (flags[i].second != (transposes[i] != nullptr)) ? 1 : 0);
+      core::builder::SetIntAttribute(gemm, flags[i].first, (flags[i].second != (transposes[i] != nullptr)) ? 1 : 0);
   }
   return replacement;
 }
