@@ -1,5 +1,7 @@
 #include "onnx_core/ir/input_shapes.h"
 
+#include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "onnx_core/common/error.h"
@@ -52,7 +54,43 @@ void BindGraph(GraphProto& graph, const std::map<std::string, std::int64_t>& bin
     }
 }
 
+std::int64_t ParseDimension(const std::string& text, const std::string& option) {
+  constexpr std::int64_t kMax = std::int64_t{1} << 31;
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0 || value > kMax)
+    throw Error(option + " expects an integer in [0, " + std::to_string(kMax) + "], got '" + text + "'");
+  return value;
+}
+
 }  // namespace
+
+InputShapeSettings ParseInputShapeSettings(const std::vector<std::string>& input_shapes,
+                                           const std::vector<std::string>& dims) {
+  InputShapeSettings settings;
+  for (const std::string& text : dims) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+      throw Error("--dim expects NAME=VALUE, got '" + text + "'");
+    settings.dims[text.substr(0, eq)] = ParseDimension(text.substr(eq + 1), "--dim");
+  }
+  for (const std::string& text : input_shapes) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      throw Error("--overwrite-input-shape expects NAME:D0,D1,..., got '" + text + "'");
+    const std::string name = text.substr(0, colon);
+    std::vector<std::int64_t> shape;
+    const std::string list = text.substr(colon + 1);
+    for (std::size_t start = 0; !list.empty() && start <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      shape.push_back(ParseDimension(list.substr(start, comma - start), "--overwrite-input-shape " + name));
+      start = comma + 1;
+    }
+    if (!settings.input_shapes.emplace(name, std::move(shape)).second)
+      throw Error("--overwrite-input-shape: input '" + name + "' is given twice");
+  }
+  return settings;
+}
 
 std::string DescribeInputShapeSettings(const InputShapeSettings& settings) {
   std::string text;

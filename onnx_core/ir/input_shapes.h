@@ -26,6 +26,14 @@ struct InputShapeSettings {
   bool operator==(const InputShapeSettings&) const = default;
 };
 
+// Parses the settings as the command line spells them (the C++ one and the Python one's
+// --passes mode): values of --overwrite-input-shape, NAME:D0,D1,... (split at the last ':'
+// so that names such as "input:0" work; an empty list gives a scalar), and of --dim,
+// NAME=VALUE (a symbol given twice takes the last value). Every number is in [0, 2^31].
+// Throws onnxopt::Error naming the option for a malformed value or an input given twice.
+InputShapeSettings ParseInputShapeSettings(const std::vector<std::string>& input_shapes,
+                                           const std::vector<std::string>& dims);
+
 // The settings as the command line spells them, sorted by name:
 // "--overwrite-input-shape x:1,3 --dim batch=2"; empty when there are none.
 std::string DescribeInputShapeSettings(const InputShapeSettings& settings);

@@ -79,6 +79,10 @@ def optimize(argv) -> int:
     parser.add_argument("--fold-dequantize", action="store_true")
     parser.add_argument("--max-iter", type=int, default=-1)
     parser.add_argument("--keep-initializer-inputs", action="store_true")
+    parser.add_argument("--overwrite-input-shape", action="append", default=[])
+    parser.add_argument("--dim", action="append", default=[])
+    # The C++ command line passes the limit in force, in bytes (suffixes are its job).
+    parser.add_argument("--max-tensor-bytes", type=int, default=None)
     parser.add_argument("--record", default="")
     parser.add_argument("--check", type=int, default=0)
     parser.add_argument("--check-atol", type=float, default=None)
@@ -101,16 +105,22 @@ def optimize(argv) -> int:
             raise _Usage("missing -o OUTPUT")
         if args.max_iter != -1 and args.max_iter < 1:
             raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
+        if args.max_tensor_bytes is not None and args.max_tensor_bytes < 1:
+            raise _Usage(f"--max-tensor-bytes expects a positive number of bytes, got '{args.max_tensor_bytes}'")
         try:
             onnxopt._check_arguments(args.check, args.check_atol, args.check_rtol,
                                      tolerances_need_check="--check-atol and --check-rtol need --check N")
-        except ValueError as e:
+            # The C++ command line's parser: the same spellings, the same messages.
+            input_shapes, dims = onnxopt._builder.parse_input_shape_settings(args.overwrite_input_shape, args.dim)
+        except (ValueError, onnxopt.Error) as e:
             raise _Usage(str(e)) from e
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
-              f"--fold-dequantize, --max-iter, --keep-initializer-inputs, --record, --check, --check-atol, "
-              f"--check-rtol, --check-with, --report, -q)", file=sys.stderr)
+              f"--fold-dequantize, --max-iter, --keep-initializer-inputs, --overwrite-input-shape, --dim, "
+              f"--record, --check, --check-atol, --check-rtol, --check-with, --report, -q)", file=sys.stderr)
         return 1
+    if args.max_tensor_bytes is not None:
+        onnxopt.set_max_tensor_bytes(args.max_tensor_bytes)
     paths = [p for p in (args.passes or os.environ.get("ONNXOPT_PY_PASS_PATH", "")).split(os.pathsep) if p]
     try:
         fusion.load_passes(paths)
@@ -128,10 +138,21 @@ def optimize(argv) -> int:
         # As the C++ command line: an IR < 4 model's initializers listed among its inputs are
         # constants unless asked otherwise.
         builder = onnxopt.GraphBuilder(args.model, keep_initializer_inputs=args.keep_initializer_inputs)
-        # The model as loaded: what the records are stamped with (replay checks it), and what
-        # --check compares the result with.
-        original = builder.to_model_bytes() if args.record or args.check else b""
+        # The model as loaded: what the records are stamped with (replay checks it, then
+        # specialises the model as recorded), and what --check compares the result with.
+        specialised = bool(input_shapes or dims)
+        original = builder.to_model_bytes() if args.record or args.check or specialised else b""
         fingerprint = onnxopt.model_fingerprint(original) if args.record else ""
+        if specialised:
+            # A model the settings contradict is a usage error, as in C++: the model itself
+            # loaded above.
+            try:
+                builder = onnxopt.GraphBuilder(original, input_shapes=input_shapes, dims=dims)
+            except onnxopt.ModelError as e:
+                print(f"onnxopt optimize: {e}", file=sys.stderr)
+                return 1
+            if args.check:  # compared with the model so specialised
+                original = builder.to_model_bytes()
         graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
                                    fold_constants_first=not args.no_fold, fold_dequantize=args.fold_dequantize,
                                    collect_no_match=args.report)
@@ -147,7 +168,7 @@ def optimize(argv) -> int:
         record_tmp = f"{args.record}.tmp{os.getpid()}"
         try:
             with open(record_tmp, "wb") as f:
-                f.write(onnxopt.serialize_rewrites(records, fingerprint))
+                f.write(onnxopt.serialize_rewrites(records, fingerprint, input_shapes, dims))
             builder.save(args.output)  # through a temporary file: no partial output
             os.replace(record_tmp, args.record)
         except OSError as e:
@@ -163,6 +184,8 @@ def optimize(argv) -> int:
         for record in records:
             names[record.name] = names.get(record.name, 0) + 1
         applied = ", ".join(f"{n} {c}" for n, c in names.items())
+        if specialised:
+            print("input shapes: " + onnxopt._builder.describe_input_shape_settings(input_shapes, dims))
         print(f"{len(rules)} declarative rule pattern(s) from {len(fusion.registered_pass_names())} pass(es); "
               f"rewrites: {len(records)}" + (f" ({applied})" if applied else "")
               + f"; {time.perf_counter() - start:.2f} s")

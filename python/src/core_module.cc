@@ -671,11 +671,33 @@ void BindRecords(py::module_& b) {
       "builder"_a, "rewrites"_a, "Applies recorded rewrites to `builder` in place (no matching, no cleanup).");
   b.def(
       "serialize_rewrites",
-      [records](const py::iterable& rewrites, const std::string& fingerprint) {
-        return py::bytes(core::builder::SerializeRewrites(records(rewrites), fingerprint));
+      [records](const py::iterable& rewrites, const std::string& fingerprint,
+                std::map<std::string, std::vector<std::int64_t>> input_shapes,
+                std::map<std::string, std::int64_t> dims) {
+        return py::bytes(core::builder::SerializeRewrites(records(rewrites), fingerprint,
+                                                          {std::move(input_shapes), std::move(dims)}));
       },
-      "rewrites"_a, "model_fingerprint"_a = "",
-      "The rewrite-file bytes of `rewrites` (docs/record-format.md), stamped with the model's fingerprint.");
+      "rewrites"_a, "model_fingerprint"_a = "", "input_shapes"_a = std::map<std::string, std::vector<std::int64_t>>{},
+      "dims"_a = std::map<std::string, std::int64_t>{},
+      "The rewrite-file bytes of `rewrites` (docs/record-format.md), stamped with the fingerprint of the model "
+      "as loaded and the input shapes it was specialised with before optimizing (GraphBuilder's input_shapes "
+      "and dims): `onnxopt replay` requires the same.");
+  b.def(
+      "parse_input_shape_settings",
+      [](const std::vector<std::string>& input_shapes, const std::vector<std::string>& dims) {
+        core::ir::InputShapeSettings settings = core::ir::ParseInputShapeSettings(input_shapes, dims);
+        return py::make_tuple(std::move(settings.input_shapes), std::move(settings.dims));
+      },
+      "input_shapes"_a, "dims"_a,
+      "(input_shapes, dims) from the command line's spellings: values of --overwrite-input-shape "
+      "(NAME:D0,D1,...) and of --dim (NAME=VALUE). Raises Error naming the option for a malformed value.");
+  b.def(
+      "describe_input_shape_settings",
+      [](std::map<std::string, std::vector<std::int64_t>> input_shapes, std::map<std::string, std::int64_t> dims) {
+        return core::ir::DescribeInputShapeSettings({std::move(input_shapes), std::move(dims)});
+      },
+      "input_shapes"_a, "dims"_a,
+      "The settings as the command line spells them: \"--overwrite-input-shape x:1,3 --dim batch=2\".");
   b.def(
       "parse_rewrites",
       [](const py::bytes& data) {

@@ -565,3 +565,77 @@ def test_command_line_passes_takes_fold_dequantize(tmp_path):
                                  "--passes", rules] + flags, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
         assert [n.op_type for n in onnx.load(tmp_path / "out.onnx").graph.node] == ops, flags
+
+
+def test_command_line_passes_takes_input_shapes(tmp_path):
+    """`optimize --passes ... --overwrite-input-shape/--dim` specialise the model before
+    optimizing, as without --passes: the record carries the settings (replay requires them),
+    and both checks compare with the specialised model."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    model = make_model([helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Cast", ["s"], ["y"], to=1)],
+                       [tensor("x", ("batch", 4))], [tensor("y", (2,))])
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+
+    def run(*args):
+        return subprocess.run([exe, *map(str, args)], capture_output=True, text=True)
+
+    def optimize(out, *args):
+        return run("optimize", tmp_path / "model.onnx", "-o", out, "--passes", rules, *args)
+
+    result = optimize(tmp_path / "plain.onnx")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [n.op_type for n in onnx.load(tmp_path / "plain.onnx").graph.node] == ["Shape", "Cast"]
+
+    record = tmp_path / "fixed.rewrites"
+    for settings in (["--overwrite-input-shape", "x:3,4"], ["--dim", "batch=3"]):
+        out = tmp_path / "fixed.onnx"
+        result = optimize(out, *settings, "--record", record, "--check", "1", "--check-with", "onnxruntime")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"input shapes: {settings[0]} {settings[1]}\n" in result.stdout, result.stdout
+        assert "check: onnxruntime finds the same outputs" in result.stdout, result.stdout
+        optimized = onnx.load(out)
+        assert [n.op_type for n in optimized.graph.node] in ([], ["Constant"]), settings
+        assert [d.dim_value for d in optimized.graph.input[0].type.tensor_type.shape.dim] == [3, 4]
+        # The records replay in C++ to the same bytes: the record carries the settings, and
+        # refuses others.
+        for given in ([], settings):
+            result = run("replay", tmp_path / "model.onnx", record, "-o", tmp_path / "replayed.onnx", *given)
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert (tmp_path / "replayed.onnx").read_bytes() == out.read_bytes()
+        result = run("replay", tmp_path / "model.onnx", record, "-o", tmp_path / "replayed2.onnx", "--dim", "batch=5")
+        assert result.returncode == 2 and "was recorded under other input shapes" in result.stderr, result.stderr
+
+    # Malformed settings and settings the model contradicts are usage errors, with the C++
+    # command line's messages, and write nothing.
+    for settings, message in ((["--overwrite-input-shape", "x3,4"], "expects NAME:D0,D1,..., got 'x3,4'"),
+                              (["--dim", "batch"], "--dim expects NAME=VALUE, got 'batch'"),
+                              (["--overwrite-input-shape", "x:3"], "input 'x' has rank 2, not 1"),
+                              (["--dim", "seq=2"], "seq")):
+        result = optimize(tmp_path / "bad.onnx", *settings)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert message in result.stderr, result.stderr
+        assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_command_line_passes_keeps_the_tensor_size_limit(tmp_path):
+    """`onnxopt --max-tensor-bytes N optimize --passes ...`: the Python command line works
+    under the same limit (it ran under its own default before)."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    # y = x + sum(ones(100000)): evaluating it (--check) needs a 400 000-byte tensor.
+    model = make_model([helper.make_node("ConstantOfShape", ["shape"], ["ones"],
+                                         value=numpy_helper.from_array(np.ones(1, np.float32))),
+                        helper.make_node("ReduceSum", ["ones"], ["s"], keepdims=0),
+                        helper.make_node("Add", ["x", "s"], ["y"])],
+                       [tensor("x", (1,))], [tensor("y", (1,))],
+                       [numpy_helper.from_array(np.array([100000], np.int64), "shape")], opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+    for limit, status in (("1K", 2), ("1M", 0)):
+        out = tmp_path / f"out_{limit}.onnx"
+        result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out), "--passes", rules,
+                                 "--check", "1", "--max-tensor-bytes", limit], capture_output=True, text=True)
+        assert result.returncode == status, result.stdout + result.stderr
+        if status:
+            assert "needs 400000 bytes, more than the limit on tensor sizes of 1024 bytes" in result.stderr, \
+                result.stderr

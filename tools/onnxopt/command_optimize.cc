@@ -166,7 +166,7 @@ options:
                                   command through /usr/bin/python3 -m onnxopt.cli
                                   (docs/declarative-rules.md), which takes OUTPUT or -o,
                                   --patterns, --no-fold, --fold-dequantize, --max-iter,
-                                  --record, --check,
+                                  --overwrite-input-shape, --dim, --record, --check,
                                   --check-atol, --check-rtol, --keep-initializer-inputs,
                                   --report and -q; --check-with onnxruntime follows
                                   once it has saved and checked the model
@@ -391,17 +391,21 @@ int RunOptimizeWithPythonRules(const std::vector<std::string>& raw_args) {
   if (TakeRepeatedOption(python_args, "--check-with").empty())
     return RunPythonRules(raw_args, PythonRun::kReplaceThisProcess);
   std::vector<std::string> single_args = raw_args;
-  for (std::string_view repeatable : {"--overwrite-input-shape", "--dim", "--keep"})
-    TakeRepeatedOption(single_args, repeatable);  // the Python command line refuses them
+  const std::vector<std::string> shape_texts = TakeRepeatedOption(single_args, "--overwrite-input-shape");
+  const std::vector<std::string> dim_texts = TakeRepeatedOption(single_args, "--dim");
+  TakeRepeatedOption(single_args, "--keep");  // the Python command line refuses it
   std::vector<std::string> value_options = kValueOptions;
   value_options.push_back("--passes");
   const Arguments args(single_args, value_options, kFlags);
   const OutputCheck check = ParseOutputCheck(args);
   const auto [input, output] = ModelAndOutput(args);
-  // Read now: OUTPUT may replace MODEL.
+  const core::ir::InputShapeSettings input_shapes = ParseInputShapeSettings(shape_texts, dim_texts);
+  // Read now: OUTPUT may replace MODEL. Compared as the Python command line optimized it:
+  // specialised (a contradiction makes that one fail first, with its message).
   ModelProto original = core::ir::LoadModel(input);
   core::ir::MakeInitializerInputsConstant(original, InitializerInputsOf(args));
   if (const int status = RunPythonRules(python_args, PythonRun::kWaitForIt); status != kOk) return status;
+  core::ir::ApplyInputShapeSettings(original, input_shapes);
   const core::verify::EmptyDimensionRounds plan =
       core::verify::PlanEmptyDimensionRounds(original, core::ir::LoadModel(output), RandomInputOptions{});
   return CheckWithOnnxruntime(original, output, check.runs, plan, check.tolerances,

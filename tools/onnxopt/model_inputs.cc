@@ -126,35 +126,17 @@ RandomInputOptions ParseRandomInputOptions(const std::vector<std::string>& dims,
   if (seed) options.seed = static_cast<std::uint32_t>(ParseInteger(*seed, "--seed", 0, UINT32_MAX));
   if (float_range) options.float_range = ParseNonNegativeNumber(*float_range, "--float-range");
   if (int_max) options.int_max = ParseInteger(*int_max, "--int-max", 1, std::int64_t{1} << 31);
-  for (const auto& dim : dims) {
-    auto [name, value] = SplitAssignment(dim, "--dim");
-    options.dims[name] = ParseInteger(value, "--dim", 0, std::int64_t{1} << 31);
-  }
+  for (const auto& [symbol, value] : ParseInputShapeSettings({}, dims).dims) options.dims[symbol] = value;
   return options;
 }
 
 core::ir::InputShapeSettings ParseInputShapeSettings(const std::vector<std::string>& input_shapes,
                                                      const std::vector<std::string>& dims) {
-  core::ir::InputShapeSettings settings;
-  for (const auto& [symbol, value] : ParseRandomInputOptions(dims, std::nullopt, std::nullopt, std::nullopt).dims)
-    settings.dims.emplace(symbol, value);
-  for (const std::string& text : input_shapes) {
-    const auto colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      throw UsageError("--overwrite-input-shape expects NAME:D0,D1,..., got '" + text + "'");
-    const std::string name = text.substr(0, colon);
-    std::vector<std::int64_t> shape;
-    const std::string list = text.substr(colon + 1);
-    for (std::size_t start = 0; !list.empty() && start <= list.size();) {
-      const std::size_t comma = std::min(list.find(',', start), list.size());
-      shape.push_back(ParseInteger(list.substr(start, comma - start), "--overwrite-input-shape " + name, 0,
-                                   std::int64_t{1} << 31));
-      start = comma + 1;
-    }
-    if (!settings.input_shapes.emplace(name, std::move(shape)).second)
-      throw UsageError("--overwrite-input-shape: input '" + name + "' is given twice");
+  try {
+    return core::ir::ParseInputShapeSettings(input_shapes, dims);
+  } catch (const Error& error) {
+    throw UsageError(error.what());
   }
-  return settings;
 }
 
 std::string SummarizeValue(const core::eval::Value& value) {

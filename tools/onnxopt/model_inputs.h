@@ -30,9 +30,7 @@ std::pair<std::string, std::string> SplitAssignment(const std::string& text, std
 RandomInputOptions ParseRandomInputOptions(const std::vector<std::string>& dims, const std::optional<std::string>& seed,
                                            const std::optional<std::string>& float_range,
                                            const std::optional<std::string>& int_max);
-// Parses the values of --overwrite-input-shape (NAME:D0,D1,..., split at the last ':' so
-// that names such as "input:0" work; an empty list gives a scalar) and --dim
-// (NAME=VALUE). Throws UsageError for a malformed value or an input given twice.
+// core::ir::ParseInputShapeSettings (--overwrite-input-shape, --dim), throwing UsageError.
 core::ir::InputShapeSettings ParseInputShapeSettings(const std::vector<std::string>& input_shapes,
                                                      const std::vector<std::string>& dims);
 double ParseNonNegativeNumber(const std::string& text, std::string_view option);

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "onnx_core/common/error.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "tools/onnxopt/child_process.h"
 
 namespace onnxopt::cli {
@@ -59,6 +60,9 @@ int RunPythonRules(const std::vector<std::string>& args, PythonRun how) {
   }
   std::vector<std::string> command{kPython, "-m", "onnxopt.cli", "optimize"};
   command.insert(command.end(), args.begin(), args.end());
+  // main took --max-tensor-bytes out of the arguments and applied it to this process: the
+  // Python one gets the limit in force, in bytes.
+  command.push_back("--max-tensor-bytes=" + std::to_string(core::ir::MaxTensorBytes()));
   if (how == PythonRun::kWaitForIt) return RunProgram(command, "for the rules of --passes");
   std::vector<char*> argv;
   for (std::string& arg : command) argv.push_back(arg.data());

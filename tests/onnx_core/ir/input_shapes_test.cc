@@ -84,5 +84,37 @@ TEST(InputShapeSettings, DescribesThemAsTheCommandLineSpellsThem) {
             "--overwrite-input-shape a:0:2 --overwrite-input-shape x:1,3 --dim seq=8");
 }
 
+TEST(InputShapeSettings, ParsesTheCommandLinesSpellings) {
+  const InputShapeSettings settings =
+      ParseInputShapeSettings({"x:1,3", "a:0:2", "scalar:"}, {"seq=8", "batch=1", "seq=0"});
+  const InputShapeSettings expected{.input_shapes = {{"x", {1, 3}}, {"a:0", {2}}, {"scalar", {}}},
+                                    .dims = {{"seq", 0}, {"batch", 1}}};
+  EXPECT_EQ(settings, expected);
+  // What it describes, it parses back.
+  EXPECT_EQ(ParseInputShapeSettings({"a:0:2", "scalar:", "x:1,3"}, {"batch=1", "seq=0"}), expected);
+  EXPECT_EQ(ParseInputShapeSettings({}, {"n=2147483648"}).dims.at("n"), std::int64_t{1} << 31);
+}
+
+TEST(InputShapeSettings, RefusesMalformedSpellingsNamingTheOption) {
+  const auto refusal = [](const std::vector<std::string>& shapes, const std::vector<std::string>& dims) {
+    try {
+      ParseInputShapeSettings(shapes, dims);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal({"x3,4"}, {}), "--overwrite-input-shape expects NAME:D0,D1,..., got 'x3,4'");
+  EXPECT_EQ(refusal({":3"}, {}), "--overwrite-input-shape expects NAME:D0,D1,..., got ':3'");
+  EXPECT_EQ(refusal({"x:3,a"}, {}), "--overwrite-input-shape x expects an integer in [0, 2147483648], got 'a'");
+  EXPECT_EQ(refusal({"x:3,"}, {}), "--overwrite-input-shape x expects an integer in [0, 2147483648], got ''");
+  EXPECT_EQ(refusal({"x:-1"}, {}), "--overwrite-input-shape x expects an integer in [0, 2147483648], got '-1'");
+  EXPECT_EQ(refusal({"x:1", "x:2"}, {}), "--overwrite-input-shape: input 'x' is given twice");
+  EXPECT_EQ(refusal({}, {"batch"}), "--dim expects NAME=VALUE, got 'batch'");
+  EXPECT_EQ(refusal({}, {"=3"}), "--dim expects NAME=VALUE, got '=3'");
+  EXPECT_EQ(refusal({}, {"n=2147483649"}), "--dim expects an integer in [0, 2147483648], got '2147483649'");
+  EXPECT_EQ(refusal({}, {"n=1.5"}), "--dim expects an integer in [0, 2147483648], got '1.5'");
+}
+
 }  // namespace
 }  // namespace onnxopt::core::ir
