@@ -81,8 +81,11 @@ def optimize(argv) -> int:
     parser.add_argument("--keep-initializer-inputs", action="store_true")
     parser.add_argument("--overwrite-input-shape", action="append", default=[])
     parser.add_argument("--dim", action="append", default=[])
-    # The C++ command line passes the limit in force, in bytes (suffixes are its job).
+    # The C++ command line passes these as plain numbers (the suffixes K, M, G are its job),
+    # and always the tensor size limit in force.
     parser.add_argument("--max-tensor-bytes", type=int, default=None)
+    parser.add_argument("--fold-size-limit", type=int, default=None)
+    parser.add_argument("--fold-work-limit", type=int, default=None)
     parser.add_argument("--record", default="")
     parser.add_argument("--check", type=int, default=0)
     parser.add_argument("--check-atol", type=float, default=None)
@@ -110,13 +113,16 @@ def optimize(argv) -> int:
         try:
             onnxopt._check_arguments(args.check, args.check_atol, args.check_rtol,
                                      tolerances_need_check="--check-atol and --check-rtol need --check N")
+            fold = onnxopt._fold_options(not args.no_fold, args.fold_size_limit, args.fold_work_limit,
+                                         args.fold_dequantize)
             # The C++ command line's parser: the same spellings, the same messages.
             input_shapes, dims = onnxopt._builder.parse_input_shape_settings(args.overwrite_input_shape, args.dim)
         except (ValueError, onnxopt.Error) as e:
             raise _Usage(str(e)) from e
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
-              f"--fold-dequantize, --max-iter, --keep-initializer-inputs, --overwrite-input-shape, --dim, "
+              f"--fold-dequantize, --fold-size-limit, --fold-work-limit, --max-iter, --keep-initializer-inputs, "
+              f"--overwrite-input-shape, --dim, "
               f"--record, --check, --check-atol, --check-rtol, --check-with, --report, -q)", file=sys.stderr)
         return 1
     if args.max_tensor_bytes is not None:
@@ -153,9 +159,8 @@ def optimize(argv) -> int:
                 return 1
             if args.check:  # compared with the model so specialised
                 original = builder.to_model_bytes()
-        graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
-                                   fold_constants_first=not args.no_fold, fold_dequantize=args.fold_dequantize,
-                                   collect_no_match=args.report)
+        graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none", collect_no_match=args.report,
+                                   **fold)
         records, report = graph.optimize(report=True, max_iter=args.max_iter)
         del graph
     except Exception as e:  # a rule that fails while compiling or running: say where

@@ -639,3 +639,30 @@ def test_command_line_passes_keeps_the_tensor_size_limit(tmp_path):
         if status:
             assert "needs 400000 bytes, more than the limit on tensor sizes of 1024 bytes" in result.stderr, \
                 result.stderr
+
+
+def test_command_line_passes_takes_the_folding_limits(tmp_path):
+    """`optimize --passes ... --fold-size-limit SIZE --fold-work-limit STEPS`, suffixes
+    included, limit folding as without --passes."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    # y = x + (A @ B): folding the 16x16 MatMul needs 2 KiB (its kernel works in a
+    # tensor of 2 048 bytes) and 4 096 steps.
+    model = make_model([helper.make_node("MatMul", ["A", "B"], ["w"]), helper.make_node("Add", ["x", "w"], ["y"])],
+                       [tensor("x", (16, 16))], [tensor("y", (16, 16))],
+                       [numpy_helper.from_array(np.ones((16, 16), np.float32), "A"),
+                        numpy_helper.from_array(np.ones((16, 16), np.float32), "B")], opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+    for limits, ops in (([], ["Add"]), (["--fold-size-limit", "1023"], ["MatMul", "Add"]),
+                        (["--fold-size-limit=2K"], ["Add"]), (["--fold-work-limit", "4K"], ["Add"]),
+                        (["--fold-work-limit", "4095"], ["MatMul", "Add"])):
+        out = tmp_path / "out.onnx"
+        result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out), "--passes", rules]
+                                + limits, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert [n.op_type for n in onnx.load(out).graph.node] == ops, limits
+    result = subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(tmp_path / "bad.onnx"),
+                             "--passes", rules, "--fold-size-limit", "1Q"], capture_output=True, text=True)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "--fold-size-limit expects a byte count such as 1024, 64K, 16M or 1G, got '1Q'" in result.stderr
+    assert not (tmp_path / "bad.onnx").exists()

@@ -165,7 +165,8 @@ options:
                                   or folders (also ONNXOPT_PY_PASS_PATH); runs the
                                   command through /usr/bin/python3 -m onnxopt.cli
                                   (docs/declarative-rules.md), which takes OUTPUT or -o,
-                                  --patterns, --no-fold, --fold-dequantize, --max-iter,
+                                  --patterns, --no-fold, --fold-dequantize,
+                                  --fold-size-limit, --fold-work-limit, --max-iter,
                                   --overwrite-input-shape, --dim, --record, --check,
                                   --check-atol, --check-rtol, --keep-initializer-inputs,
                                   --report and -q; --check-with onnxruntime follows

@@ -11,6 +11,8 @@
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "tools/onnxopt/child_process.h"
+#include "tools/onnxopt/cli.h"
+#include "tools/onnxopt/model_inputs.h"
 
 namespace onnxopt::cli {
 
@@ -58,11 +60,18 @@ int RunPythonRules(const std::vector<std::string>& args, PythonRun how) {
     const std::string path = package + (old && *old ? ":" + std::string(old) : "");
     ::setenv("PYTHONPATH", path.c_str(), 1);
   }
-  std::vector<std::string> command{kPython, "-m", "onnxopt.cli", "optimize"};
-  command.insert(command.end(), args.begin(), args.end());
-  // main took --max-tensor-bytes out of the arguments and applied it to this process: the
-  // Python one gets the limit in force, in bytes.
-  command.push_back("--max-tensor-bytes=" + std::to_string(core::ir::MaxTensorBytes()));
+  // Sizes reach the Python command line as plain numbers: the suffixes (K, M, G) are this
+  // parser's. main took --max-tensor-bytes out of the arguments and applied it to this
+  // process: the Python one gets the limit in force. Given first, so that a "--" among the
+  // arguments cannot make them positional.
+  std::vector<std::string> command{kPython, "-m", "onnxopt.cli", "optimize",
+                                   "--max-tensor-bytes=" + std::to_string(core::ir::MaxTensorBytes())};
+  std::vector<std::string> rest = args;
+  if (const std::vector<std::string> limits = TakeRepeatedOption(rest, "--fold-size-limit"); !limits.empty())
+    command.push_back("--fold-size-limit=" + std::to_string(ParseByteCount(limits.back(), "--fold-size-limit")));
+  if (const std::vector<std::string> limits = TakeRepeatedOption(rest, "--fold-work-limit"); !limits.empty())
+    command.push_back("--fold-work-limit=" + std::to_string(ParseStepCount(limits.back(), "--fold-work-limit")));
+  command.insert(command.end(), rest.begin(), rest.end());
   if (how == PythonRun::kWaitForIt) return RunProgram(command, "for the rules of --passes");
   std::vector<char*> argv;
   for (std::string& arg : command) argv.push_back(arg.data());
