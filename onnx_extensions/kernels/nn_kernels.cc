@@ -1087,13 +1087,16 @@ std::vector<std::int64_t> QuantParamIndex(const Shape& x_shape, const Shape& s_s
 }
 
 // The optional zero point (input 2) of a quantization: the shape of the scale and, when
-// `type` is given, that element type.
+// `type` is given, that element type. Per tensor, a scalar and a one-element vector are one
+// shape: the spec's own examples pair a scalar scale with a zero point of shape (1,), and
+// onnxruntime accepts either.
 std::vector<double> ZeroPoint(const KernelContext& ctx, const Tensor& scale, std::optional<int> type) {
   if (!ctx.HasInput(2)) return {};
   const Tensor& z = ctx.TensorInput(2);
   if (type && z.elem_type() != *type)
     Fail(InputLabel(ctx, 2) + " is " + ElemTypeName(z.elem_type()) + ", expected " + ElemTypeName(*type));
-  if (z.shape() != scale.shape())
+  const auto one_value = [](const Tensor& t) { return t.rank() <= 1 && t.size() == 1; };
+  if (z.shape() != scale.shape() && !(one_value(z) && one_value(scale)))
     Fail(InputLabel(ctx, 2) + " " + z.Describe() + " must have the shape of the scale " + scale.Describe());
   return z.ToDoubleVector();
 }

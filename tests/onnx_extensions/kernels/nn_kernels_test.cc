@@ -734,6 +734,27 @@ TEST(DequantizeLinearKernel, ScalesFloat4BlocksByPowersOfTwo) {
               ::testing::ThrowsMessage<onnxopt::ModelError>(::testing::HasSubstr("a FLOAT8E8M0 scale needs the attribute output_dtype")));
 }
 
+// Per tensor, the scale and the zero point may each be a scalar or hold one value in a
+// vector (the spec's examples pair a scalar scale with a zero point of shape (1,);
+// onnxruntime accepts both); per axis, the zero point must have the scale's shape.
+TEST(DequantizeLinearKernel, TakesAOneValueZeroPointBesideAScalarScale) {
+  const Tensor x = MakeTensor<std::int8_t>({3}, {0, 5, -1});
+  EXPECT_TENSOR(RunOne(Model(21, "(int8[3] x, float s, int8[1] z) => (float[3] y)", "y = DequantizeLinear (x, s, z)"),
+                       {{"x", x}, {"s", MakeScalar<float>(2)}, {"z", MakeTensor<std::int8_t>({1}, {1})}}),
+                MakeTensor<float>({3}, {-2, 8, -4}));
+  EXPECT_TENSOR(RunOne(Model(21, "(int8[3] x, float[1] s, int8 z) => (float[3] y)", "y = DequantizeLinear (x, s, z)"),
+                       {{"x", x}, {"s", MakeTensor<float>({1}, {2})}, {"z", MakeScalar<std::int8_t>(1)}}),
+                MakeTensor<float>({3}, {-2, 8, -4}));
+  EXPECT_THAT(
+      [&] {
+        RunOne(Model(21, "(int8[2,3] x, float[2] s, int8[1] z) => (float[2,3] y)", "y = DequantizeLinear <axis = 0> (x, s, z)"),
+               {{"x", MakeTensor<std::int8_t>({2, 3}, {0, 1, 2, 3, 4, 5})},
+                {"s", MakeTensor<float>({2}, {1, 2})},
+                {"z", MakeTensor<std::int8_t>({1}, {1})}});
+      },
+      ::testing::ThrowsMessage<onnxopt::ModelError>(::testing::HasSubstr("must have the shape of the scale float[2]")));
+}
+
 // x / scale (a power of two) rounded to float4e2m1: to nearest even, saturating at 6.
 TEST(QuantizeLinearKernel, QuantizesToFloat4WithAPowerOfTwoScale) {
   onnx_kernels::RegisterKernels();
