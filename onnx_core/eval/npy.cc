@@ -365,9 +365,8 @@ bool WriteNpy(const Tensor& tensor, ir::AtomicFile& file) {
   if (descr.empty()) {
     native = false;
     const int type = tensor.elem_type();
-    if (type == eval::kInt4 || type == eval::kUint4) {
-      // Exact in the 8-bit type of the same signedness.
-      converted = Tensor(type == eval::kInt4 ? TensorProto::INT8 : TensorProto::UINT8, tensor.shape());
+    if (const int byte_type = eval::ByteIntegerOf(type)) {  // exact in the 8-bit integer type
+      converted = Tensor(byte_type, tensor.shape());
       if (tensor.size() > 0)
         std::memcpy(converted.MutableRawData(), tensor.RawData(), static_cast<std::size_t>(tensor.size()));
     } else {

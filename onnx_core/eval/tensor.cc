@@ -16,8 +16,6 @@ namespace onnxopt::core::eval {
 
 namespace {
 
-bool IsFourBit(int elem_type) { return elem_type == kInt4 || elem_type == kUint4 || elem_type == kFloat4E2M1; }
-
 std::string TensorLabel(const TensorProto& tensor) {
   return tensor.name().empty() ? std::string("tensor") : "tensor '" + tensor.name() + "'";
 }
@@ -36,12 +34,14 @@ bool VisitPlain(int elem_type, F&& f) {
     case TensorProto::FLOAT: f(float{}); return true;
     case TensorProto::DOUBLE: f(double{}); return true;
     case TensorProto::INT8:
-    case kInt4: f(std::int8_t{}); return true;
+    case kInt4:
+    case kInt2: f(std::int8_t{}); return true;
     case TensorProto::INT16: f(std::int16_t{}); return true;
     case TensorProto::INT32: f(std::int32_t{}); return true;
     case TensorProto::INT64: f(std::int64_t{}); return true;
     case TensorProto::UINT8:
-    case kUint4: f(std::uint8_t{}); return true;
+    case kUint4:
+    case kUint2: f(std::uint8_t{}); return true;
     case TensorProto::UINT16: f(std::uint16_t{}); return true;
     case TensorProto::UINT32: f(std::uint32_t{}); return true;
     case TensorProto::UINT64: f(std::uint64_t{}); return true;
@@ -58,6 +58,27 @@ std::int64_t DoubleToInt64(double value) {
 }
 
 }  // namespace
+
+int PackedBits(int elem_type) {
+  switch (elem_type) {
+    case kInt4:
+    case kUint4:
+    case kFloat4E2M1: return 4;
+    case kInt2:
+    case kUint2: return 2;
+    default: return 0;
+  }
+}
+
+int ByteIntegerOf(int elem_type) {
+  switch (elem_type) {
+    case kInt4:
+    case kInt2: return TensorProto::INT8;
+    case kUint4:
+    case kUint2: return TensorProto::UINT8;
+    default: return 0;
+  }
+}
 
 std::size_t StorageBytes(int elem_type) {
   switch (elem_type) {
@@ -81,7 +102,9 @@ std::size_t StorageBytes(int elem_type) {
     case kUint4:
     case kInt4:
     case kFloat4E2M1:
-    case kFloat8E8M0: return 1;
+    case kFloat8E8M0:
+    case kUint2:
+    case kInt2: return 1;
     default: return 0;
   }
 }
@@ -295,12 +318,15 @@ Tensor Tensor::FromProto(const TensorProto& proto) {
   if (!proto.has_raw_data()) converted = ir::RawBytes(proto);
   const std::string& raw = converted ? *converted : proto.raw_data();
   std::byte* out = tensor.bytes_->data();
-  if (IsFourBit(elem_type)) {
+  if (const int bits = PackedBits(elem_type)) {
+    const std::size_t per_byte = 8 / static_cast<std::size_t>(bits);
+    const auto mask = static_cast<std::uint8_t>((1u << bits) - 1);
+    const bool is_signed = ByteIntegerOf(elem_type) == TensorProto::INT8;
     for (std::size_t i = 0; i < count; ++i) {
-      const auto byte = static_cast<std::uint8_t>(raw[i / 2]);
-      std::uint8_t nibble = (i % 2 == 0) ? (byte & 0x0Fu) : (byte >> 4);
-      if (elem_type == kInt4 && (nibble & 0x8u)) nibble |= 0xF0u;  // sign-extend
-      out[i] = static_cast<std::byte>(nibble);
+      const auto byte = static_cast<std::uint8_t>(raw[i / per_byte]);
+      auto value = static_cast<std::uint8_t>((byte >> (i % per_byte * bits)) & mask);
+      if (is_signed && (value >> (bits - 1))) value |= static_cast<std::uint8_t>(~mask);  // sign-extend
+      out[i] = static_cast<std::byte>(value);
     }
   } else if (elem_type == TensorProto::BOOL) {
     for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<std::byte>(raw[i] != 0 ? 1 : 0);
@@ -331,12 +357,15 @@ TensorProto Tensor::ToProto(const std::string& name) const {
     return proto;
   }
   std::string* raw = proto.mutable_raw_data();
-  if (IsFourBit(elem_type_)) {
+  if (const int bits = PackedBits(elem_type_)) {
     const auto count = static_cast<std::size_t>(size_);
-    raw->assign((count + 1) / 2, '\0');
+    const std::size_t per_byte = 8 / static_cast<std::size_t>(bits);
+    const auto mask = static_cast<std::uint8_t>((1u << bits) - 1);
+    raw->assign((count + per_byte - 1) / per_byte, '\0');
     for (std::size_t i = 0; i < count; ++i) {
-      const auto nibble = static_cast<std::uint8_t>(static_cast<std::uint8_t>((*bytes_)[i]) & 0x0Fu);
-      (*raw)[i / 2] = static_cast<char>(static_cast<std::uint8_t>((*raw)[i / 2]) | (i % 2 == 0 ? nibble : nibble << 4));
+      const auto value = static_cast<std::uint8_t>(static_cast<std::uint8_t>((*bytes_)[i]) & mask);
+      char& byte = (*raw)[i / per_byte];
+      byte = static_cast<char>(static_cast<std::uint8_t>(byte) | (value << (i % per_byte * bits)));
     }
   } else if (bytes_ && !bytes_->empty()) {
     raw->assign(reinterpret_cast<const char*>(bytes_->data()), bytes_->size());

@@ -47,10 +47,10 @@ ONNXOPT_ELEMENT(TensorProto::STRING, std::string)
 
 // Element types newer than onnx 1.12's enum, by number.
 inline constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
-                     kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24;
+                     kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUint2 = 25, kInt2 = 26;
 
 // Whether T is the storage type of `elem_type`: ElementTraits above, std::int8_t for
-// INT4, std::uint8_t for UINT4 and the float8/float4 bit patterns.
+// INT4 and INT2, std::uint8_t for UINT4, UINT2 and the float8/float4 bit patterns.
 template <class T>
 constexpr bool IsStorageOf(int elem_type) {
   switch (elem_type) {
@@ -60,12 +60,14 @@ constexpr bool IsStorageOf(int elem_type) {
     case TensorProto::BFLOAT16:
     case TensorProto::UINT16: return std::is_same_v<T, std::uint16_t>;
     case TensorProto::INT8:
-    case kInt4: return std::is_same_v<T, std::int8_t>;
+    case kInt4:
+    case kInt2: return std::is_same_v<T, std::int8_t>;
     case TensorProto::INT16: return std::is_same_v<T, std::int16_t>;
     case TensorProto::INT32: return std::is_same_v<T, std::int32_t>;
     case TensorProto::INT64: return std::is_same_v<T, std::int64_t>;
     case TensorProto::UINT8:
     case kUint4:
+    case kUint2:
     case kFloat8E4M3FN:
     case kFloat8E4M3FNUZ:
     case kFloat8E5M2:
@@ -80,9 +82,16 @@ constexpr bool IsStorageOf(int elem_type) {
   }
 }
 
-// Bytes per element in a Tensor's buffer (1 for the unpacked 4-bit and 8-bit float
-// types); 0 for STRING and unknown types.
+// Bytes per element in a Tensor's buffer (1 for the unpacked 2- and 4-bit types and the
+// 8-bit float types); 0 for STRING and unknown types.
 std::size_t StorageBytes(int elem_type);
+// The bits of an element that a TensorProto stores packed, several to a byte, the first in
+// the lowest bits (4 for INT4, UINT4 and FLOAT4E2M1, 2 for INT2 and UINT2); 0 for the types
+// stored a byte or more each.
+int PackedBits(int elem_type);
+// The 8-bit integer type that holds a 2- or 4-bit integer type's values as a Tensor stores
+// them: INT8 for INT4 and INT2, UINT8 for UINT4 and UINT2; 0 for every other type.
+int ByteIntegerOf(int elem_type);
 
 // float16 / bfloat16 conversions (round to nearest even).
 float HalfToFloat(std::uint16_t bits);
@@ -133,7 +142,7 @@ class Tensor {
   // that walks a large tensor in pieces instead of holding 8 bytes for each element.
   std::vector<double> ToDoubleVector(std::int64_t first, std::int64_t count) const;
 
-  // From an initializer or a Constant value: raw_data or typed fields, 4-bit types
+  // From an initializer or a Constant value: raw_data or typed fields, 2- and 4-bit types
   // unpacked. Throws ModelError (naming the tensor) when the data does not match the
   // shape (checked before allocating anything), when the tensor is above the limit on
   // tensor sizes, or when it is external data that was not loaded.
@@ -142,7 +151,7 @@ class Tensor {
   // Throws ModelError naming the tensor when it is malformed or when its dense form is
   // above the limit on tensor sizes (checked before it is built).
   static Tensor FromSparseProto(const SparseTensorProto& sparse);
-  // Serializes with raw_data (typed string_data for STRING), 4-bit types packed.
+  // Serializes with raw_data (typed string_data for STRING), 2- and 4-bit types packed.
   TensorProto ToProto(const std::string& name) const;
 
   // Element-wise equality of type, shape and bytes (NaN payloads compared bitwise).

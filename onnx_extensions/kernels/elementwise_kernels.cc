@@ -591,22 +591,25 @@ Tensor CastTensor(const Tensor& in, int to, const CastOptions& options) {
     }
     return out;
   }
-  if (to == core::eval::kInt4 || to == core::eval::kUint4) {
-    // The spec (int4.md): round to the nearest integer, ties to even, then keep the low 4
-    // bits (two's complement for INT4): 8 -> -8, -1 -> 15 in UINT4. NaN (undefined) gives 0.
+  if (const int byte_type = core::eval::ByteIntegerOf(to)) {
+    // The spec (int4.md, and Cast's rule for fixed point out of range): round to the
+    // nearest integer, ties to even, then keep the low 4 (2) bits, two's complement for the
+    // signed types: 8 -> -8 in INT4, -1 -> 15 in UINT4, 2 -> -2 in INT2, -1 -> 3 in UINT2.
+    // NaN (undefined) gives 0.
     Tensor d = CastTensor(src, TensorProto::DOUBLE, options);
     Tensor out(to, in.shape());
     const double* p = d.Data<double>();
-    auto low_bits = [&](double v) -> std::uint8_t {
+    const int modulus = 1 << core::eval::PackedBits(to);
+    auto low_bits = [&](double v) -> int {
       if (!std::isfinite(v)) return 0;
-      const double r = std::nearbyint(std::fmod(v, 16.0));
-      return static_cast<std::uint8_t>(static_cast<std::int64_t>(r) & 0xF);
+      const double r = std::nearbyint(std::fmod(v, modulus));
+      return static_cast<int>(static_cast<std::int64_t>(r) & (modulus - 1));
     };
-    if (to == core::eval::kInt4) {
+    if (byte_type == TensorProto::INT8) {
       auto* q = out.MutableData<std::int8_t>();
       for (std::int64_t i = 0; i < d.size(); ++i) {
-        const std::uint8_t bits = low_bits(p[i]);
-        q[i] = static_cast<std::int8_t>(bits >= 8 ? bits - 16 : bits);
+        const int value = low_bits(p[i]);
+        q[i] = static_cast<std::int8_t>(value >= modulus / 2 ? value - modulus : value);
       }
     } else {
       auto* q = out.MutableData<std::uint8_t>();
@@ -614,9 +617,8 @@ Tensor CastTensor(const Tensor& in, int to, const CastOptions& options) {
     }
     return out;
   }
-  const int src_type = src.elem_type() == core::eval::kInt4 ? TensorProto::INT8
-                       : src.elem_type() == core::eval::kUint4 ? TensorProto::UINT8
-                                                                : src.elem_type();
+  const int src_type =
+      core::eval::ByteIntegerOf(src.elem_type()) ? core::eval::ByteIntegerOf(src.elem_type()) : src.elem_type();
   return DispatchNumericOrBool(src_type, [&]<class S>(std::type_identity<S>) {
     return DispatchNumericOrBool(to, [&]<class D>(std::type_identity<D>) {
       Tensor out(to, in.shape());

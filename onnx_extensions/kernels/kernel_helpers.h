@@ -348,7 +348,8 @@ decltype(auto) DispatchStorage(int elem_type, F&& f) {
   switch (core::eval::StorageBytes(elem_type)) {
     case 1:
       if (elem_type == TensorProto::BOOL) return f(std::type_identity<bool>{});
-      if (elem_type == TensorProto::INT8 || elem_type == core::eval::kInt4) return f(std::type_identity<std::int8_t>{});
+      if (elem_type == TensorProto::INT8 || core::eval::ByteIntegerOf(elem_type) == TensorProto::INT8)
+        return f(std::type_identity<std::int8_t>{});
       return f(std::type_identity<std::uint8_t>{});
     default: break;
   }

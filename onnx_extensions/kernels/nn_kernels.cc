@@ -57,11 +57,11 @@ Tensor WriteInt(int elem_type, Shape shape, const std::vector<std::int64_t>& v) 
     for (std::size_t i = 0; i < v.size(); ++i) p[i] = static_cast<S>(v[i]);
   };
   switch (elem_type) {
-    case TensorProto::INT8: case core::eval::kInt4: fill(out.MutableData<std::int8_t>()); break;
+    case TensorProto::INT8: case core::eval::kInt4: case core::eval::kInt2: fill(out.MutableData<std::int8_t>()); break;
     case TensorProto::INT16: fill(out.MutableData<std::int16_t>()); break;
     case TensorProto::INT32: fill(out.MutableData<std::int32_t>()); break;
     case TensorProto::INT64: fill(out.MutableData<std::int64_t>()); break;
-    case TensorProto::UINT8: case core::eval::kUint4: fill(out.MutableData<std::uint8_t>()); break;
+    case TensorProto::UINT8: case core::eval::kUint4: case core::eval::kUint2: fill(out.MutableData<std::uint8_t>()); break;
     case TensorProto::UINT16: fill(out.MutableData<std::uint16_t>()); break;
     case TensorProto::UINT32: fill(out.MutableData<std::uint32_t>()); break;
     case TensorProto::UINT64: fill(out.MutableData<std::uint64_t>()); break;
@@ -1150,6 +1150,8 @@ std::pair<double, double> IntRange(int t) {
     case TensorProto::UINT32: return {0, 4294967295.0};
     case core::eval::kInt4: return {-8, 7};
     case core::eval::kUint4: return {0, 15};
+    case core::eval::kInt2: return {-2, 1};
+    case core::eval::kUint2: return {0, 3};
     case TensorProto::INT64: return {-9.2233720368547758e18, 9.2233720368547748e18};
     default: Fail("unsupported quantized type " + ElemTypeName(t));
   }

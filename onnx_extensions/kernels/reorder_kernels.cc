@@ -139,8 +139,7 @@ Tensor Int64Vector(const std::vector<std::int64_t>& values) {
 std::vector<Value> UniqueKernel(KernelContext& ctx) {
   const Tensor& x = ctx.TensorInput(0);
   // Their stored bits do not sort like their values (and the spec does not list them).
-  if (x.elem_type() >= core::eval::kFloat8E4M3FN && x.elem_type() != core::eval::kUint4 &&
-      x.elem_type() != core::eval::kInt4)
+  if (x.elem_type() >= core::eval::kFloat8E4M3FN && !core::eval::ByteIntegerOf(x.elem_type()))
     Fail("unsupported element type " + ElemTypeName(x.elem_type()));
   const std::int64_t sorted = ctx.IntAttribute("sorted").value_or(1);
   if (sorted != 0 && sorted != 1) Fail("sorted must be 0 or 1, found " + std::to_string(sorted));

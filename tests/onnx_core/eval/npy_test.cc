@@ -104,6 +104,21 @@ TEST_F(NpyTest, WritesBFloat16AsFloat32) {
   EXPECT_EQ(back.Data<float>()[1], -3.0f);
 }
 
+// NumPy has no 2- or 4-bit integers: they are written, exactly, in the 8-bit type of the
+// same signedness.
+TEST_F(NpyTest, WritesSubByteIntegersAsEightBitOnes) {
+  const Tensor int2 = MakeTensor<std::int8_t>(core::eval::kInt2, {3}, {-2, 1, -1});
+  const Tensor back = RoundTrip(int2, /*expect_native=*/false);
+  ASSERT_EQ(back.elem_type(), TensorProto::INT8);
+  EXPECT_EQ(back.ToInt64Vector(), (std::vector<std::int64_t>{-2, 1, -1}));
+  const Tensor uint2 = RoundTrip(MakeTensor<std::uint8_t>(core::eval::kUint2, {2}, {3, 2}), /*expect_native=*/false);
+  ASSERT_EQ(uint2.elem_type(), TensorProto::UINT8);
+  EXPECT_EQ(uint2.ToInt64Vector(), (std::vector<std::int64_t>{3, 2}));
+  const Tensor int4 = RoundTrip(MakeTensor<std::int8_t>(core::eval::kInt4, {2}, {-8, 7}), /*expect_native=*/false);
+  ASSERT_EQ(int4.elem_type(), TensorProto::INT8);
+  EXPECT_EQ(int4.ToInt64Vector(), (std::vector<std::int64_t>{-8, 7}));
+}
+
 TEST_F(NpyTest, WritesTheHeaderNumPyWrites) {
   // numpy.save of numpy.zeros((2, 3), numpy.float32): a 128-byte header.
   WriteNpy(Tensor(TensorProto::FLOAT, {2, 3}), dir_ / "z.npy");

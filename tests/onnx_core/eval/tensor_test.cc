@@ -244,6 +244,8 @@ TEST(Tensor, RoundTripsThroughProtoForEveryType) {
   ExpectRoundTrip<std::uint8_t>(kFloat8E5M2, {0x3C, 0x7F});
   ExpectRoundTrip<std::int8_t>(kInt4, {-8, 7, -1});
   ExpectRoundTrip<std::uint8_t>(kUint4, {0, 15, 9, 3});
+  ExpectRoundTrip<std::int8_t>(kInt2, {-2, 1, -1, 0, 1});
+  ExpectRoundTrip<std::uint8_t>(kUint2, {0, 3, 2, 1, 3, 3});
   ExpectRoundTrip<std::string>(TensorProto::STRING, {"a", "", "hello"});
 }
 
@@ -262,6 +264,24 @@ TEST(Tensor, FourBitTypesArePackedLowNibbleFirst) {
   EXPECT_EQ(Tensor::FromProto(typed).ToInt64Vector(), (std::vector<std::int64_t>{-8, 7, -1}));
   typed.set_data_type(kUint4);
   EXPECT_EQ(Tensor::FromProto(typed).ToInt64Vector(), (std::vector<std::int64_t>{8, 7, 15}));
+}
+
+// Four to a byte, the first in the lowest two bits (opset 25).
+TEST(Tensor, TwoBitTypesArePackedFourToAByteLowBitsFirst) {
+  const Tensor tensor = Make<std::int8_t>(kInt2, {5}, {-2, 1, -1, 0, 1});
+  const TensorProto proto = tensor.ToProto("t");
+  ASSERT_EQ(proto.raw_data().size(), 2u);
+  // -2 = 0b10, 1 = 0b01, -1 = 0b11, 0 = 0b00: 0b00'11'01'10; then 1.
+  EXPECT_EQ(static_cast<std::uint8_t>(proto.raw_data()[0]), 0x36);
+  EXPECT_EQ(static_cast<std::uint8_t>(proto.raw_data()[1]), 0x01);
+  TensorProto typed;
+  typed.set_data_type(kInt2);
+  typed.add_dims(5);
+  typed.add_int32_data(0x36);
+  typed.add_int32_data(0x01);
+  EXPECT_EQ(Tensor::FromProto(typed).ToInt64Vector(), (std::vector<std::int64_t>{-2, 1, -1, 0, 1}));
+  typed.set_data_type(kUint2);
+  EXPECT_EQ(Tensor::FromProto(typed).ToInt64Vector(), (std::vector<std::int64_t>{2, 1, 3, 0, 1}));
 }
 
 TEST(Tensor, FromProtoReadsTypedFields) {

@@ -494,6 +494,13 @@ TEST(ElementwiseKernels, CastToInt4RoundsAndWraps) {
   EXPECT_TENSOR(CastThereAndBack(22, 21, {-20, 2.5f, 9}), MakeTensor<float>({3}, {-4, 2, -7}));
 }
 
+// The 2-bit types (opset 25) likewise keep the low 2 bits: Cast's test data, -3 to 3.
+TEST(ElementwiseKernels, CastToTwoBitTypesRoundsAndWraps) {
+  const std::vector<float> x = {-3, -2, -1, 0, 1, 2, 3, 1.5f, 2.5f};
+  EXPECT_TENSOR(CastThereAndBack(26, 25, x), MakeTensor<float>({9}, {1, -2, -1, 0, 1, -2, -1, -2, -2}));
+  EXPECT_TENSOR(CastThereAndBack(25, 25, x), MakeTensor<float>({9}, {1, 2, 3, 0, 1, 2, 3, 2, 2}));
+}
+
 }  // namespace
 }  // namespace onnxopt::testing
 

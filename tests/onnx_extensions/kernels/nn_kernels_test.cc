@@ -755,6 +755,48 @@ TEST(DequantizeLinearKernel, TakesAOneValueZeroPointBesideAScalarScale) {
       ::testing::ThrowsMessage<onnxopt::ModelError>(::testing::HasSubstr("must have the shape of the scale float[2]")));
 }
 
+// The spec's examples for the 2-bit types (opset 25), and quantizing to them saturates at
+// their ranges ([-2, 1], [0, 3]). A Tensor holds them a byte each (int8 for INT2).
+Tensor TwoBit(int type, std::vector<std::int64_t> shape, const std::vector<int>& values) {
+  Tensor t(type, std::move(shape));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (type == core::eval::kInt2)
+      t.MutableData<std::int8_t>()[i] = static_cast<std::int8_t>(values[i]);
+    else
+      t.MutableData<std::uint8_t>()[i] = static_cast<std::uint8_t>(values[i]);
+  }
+  return t;
+}
+
+TEST(DequantizeLinearKernel, DequantizesTwoBitTypes) {
+  onnx_kernels::RegisterKernels();
+  const auto dequantize = [](int type, const std::vector<int>& x, int zero_point) {
+    const ModelProto model =
+        WithElemTypes(Model(25, "(int8[4] x, float s, int8[1] z) => (float[4] y)", "y = DequantizeLinear <axis = 0> (x, s, z)"),
+                      {{"x", type}, {"z", type}});
+    return OutputTensor(core::eval::Run(model, {{"x", TwoBit(type, {4}, x)},
+                                                {"s", MakeScalar<float>(2)},
+                                                {"z", TwoBit(type, {1}, {zero_point})}}),
+                        "y");
+  };
+  EXPECT_TENSOR(dequantize(core::eval::kInt2, {0, 1, -1, -2}, 1), MakeTensor<float>({4}, {-2, 0, -4, -6}));
+  EXPECT_TENSOR(dequantize(core::eval::kUint2, {0, 1, 2, 3}, 1), MakeTensor<float>({4}, {-2, 0, 2, 4}));
+}
+
+TEST(QuantizeLinearKernel, SaturatesAtTheTwoBitRanges) {
+  onnx_kernels::RegisterKernels();
+  const auto quantize = [](int type, int zero_point) {
+    const ModelProto model = WithElemTypes(
+        Model(25, "(float[6] x, float s, int8 z) => (int8[6] y)", "y = QuantizeLinear (x, s, z)"), {{"z", type}, {"y", type}});
+    return OutputTensor(core::eval::Run(model, {{"x", MakeTensor<float>({6}, {-9, -2.5f, -1, 0.5f, 1.5f, 4})},
+                                                {"s", MakeScalar<float>(1)},
+                                                {"z", TwoBit(type, {}, {zero_point})}}),
+                        "y");
+  };
+  EXPECT_TENSOR(quantize(core::eval::kInt2, 0), TwoBit(core::eval::kInt2, {6}, {-2, -2, -1, 0, 1, 1}));
+  EXPECT_TENSOR(quantize(core::eval::kUint2, 1), TwoBit(core::eval::kUint2, {6}, {0, 0, 0, 1, 3, 3}));
+}
+
 // x / scale (a power of two) rounded to float4e2m1: to nearest even, saturating at 6.
 TEST(QuantizeLinearKernel, QuantizesToFloat4WithAPowerOfTwoScale) {
   onnx_kernels::RegisterKernels();
