@@ -617,8 +617,8 @@ Tensor CastTensor(const Tensor& in, int to, const CastOptions& options) {
     }
     return out;
   }
-  const int src_type =
-      core::eval::ByteIntegerOf(src.elem_type()) ? core::eval::ByteIntegerOf(src.elem_type()) : src.elem_type();
+  const int src_byte_type = core::eval::ByteIntegerOf(src.elem_type());  // 2- and 4-bit integers
+  const int src_type = src_byte_type ? src_byte_type : src.elem_type();
   return DispatchNumericOrBool(src_type, [&]<class S>(std::type_identity<S>) {
     return DispatchNumericOrBool(to, [&]<class D>(std::type_identity<D>) {
       Tensor out(to, in.shape());

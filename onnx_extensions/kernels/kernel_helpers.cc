@@ -254,6 +254,11 @@ bool IsHalfType(int elem_type) {
   return elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::BFLOAT16;
 }
 
+float RoundToHalfType(float value, int half_type) {
+  return half_type == TensorProto::FLOAT16 ? core::eval::HalfToFloat(core::eval::FloatToHalf(value))
+                                           : core::eval::BFloat16ToFloat(core::eval::FloatToBFloat16(value));
+}
+
 Tensor ToComputeType(const Tensor& t) {
   if (!IsHalfType(t.elem_type())) return t;
   Tensor out(TensorProto::FLOAT, t.shape());

@@ -218,6 +218,9 @@ void ExpectAtLeast(const std::vector<std::int64_t>& values, std::int64_t min, st
 
 // float16 / bfloat16 -> float tensor; other tensors unchanged.
 bool IsHalfType(int elem_type);
+// `value` rounded to `half_type` (float16 or bfloat16, to nearest even) and read back: what a
+// value of that type computed in float holds.
+float RoundToHalfType(float value, int half_type);
 Tensor ToComputeType(const Tensor& t);
 // float tensor -> `elem_type` when it is float16 / bfloat16; otherwise unchanged.
 Tensor FromComputeType(const Tensor& t, int elem_type);

@@ -56,12 +56,14 @@ Tensor WriteInt(int elem_type, Shape shape, const std::vector<std::int64_t>& v) 
     using S = std::remove_pointer_t<decltype(p)>;
     for (std::size_t i = 0; i < v.size(); ++i) p[i] = static_cast<S>(v[i]);
   };
-  switch (elem_type) {
-    case TensorProto::INT8: case core::eval::kInt4: case core::eval::kInt2: fill(out.MutableData<std::int8_t>()); break;
+  // The 2- and 4-bit types by the byte type holding them.
+  const int byte_type = core::eval::ByteIntegerOf(elem_type);
+  switch (byte_type ? byte_type : elem_type) {
+    case TensorProto::INT8: fill(out.MutableData<std::int8_t>()); break;
     case TensorProto::INT16: fill(out.MutableData<std::int16_t>()); break;
     case TensorProto::INT32: fill(out.MutableData<std::int32_t>()); break;
     case TensorProto::INT64: fill(out.MutableData<std::int64_t>()); break;
-    case TensorProto::UINT8: case core::eval::kUint4: case core::eval::kUint2: fill(out.MutableData<std::uint8_t>()); break;
+    case TensorProto::UINT8: fill(out.MutableData<std::uint8_t>()); break;
     case TensorProto::UINT16: fill(out.MutableData<std::uint16_t>()); break;
     case TensorProto::UINT32: fill(out.MutableData<std::uint32_t>()); break;
     case TensorProto::UINT64: fill(out.MutableData<std::uint64_t>()); break;
@@ -1053,6 +1055,9 @@ std::vector<Value> GlobalLpPoolKernel(KernelContext& ctx) { return GlobalPool(ct
 // ---------------------------------------------------------------------------------
 // QuantizeLinear / DequantizeLinear
 
+// A scale or zero point of one value for the whole tensor: a scalar or a vector of one.
+bool HoldsOneValue(const Shape& shape) { return shape.size() <= 1 && ShapeSize(shape) == 1; }
+
 // Index into scale / zero point for each element of x: per tensor (scale of one element),
 // per axis (a 1-D scale of x's dim at `axis`) or blocked (block_size > 0: a scale of x's
 // rank, ceil(dim / block_size) at `axis` and x's dims elsewhere).
@@ -1060,9 +1065,8 @@ std::vector<std::int64_t> QuantParamIndex(const Shape& x_shape, const Shape& s_s
                                           std::int64_t block) {
   const std::int64_t n = ShapeSize(x_shape);
   std::vector<std::int64_t> idx(static_cast<std::size_t>(n), 0);
-  const std::int64_t scount = ShapeSize(s_shape);
   if (block < 0) Fail("attribute 'block_size' is " + std::to_string(block) + ", expected >= 0");
-  if (block == 0 && s_shape.size() <= 1 && scount == 1) return idx;
+  if (block == 0 && HoldsOneValue(s_shape)) return idx;
   const auto rank = static_cast<std::int64_t>(x_shape.size());
   axis = NormalizeAxis(axis, rank);
   const std::int64_t dim = x_shape[axis], inner = ShapeSize(x_shape, axis + 1);
@@ -1095,8 +1099,7 @@ std::vector<double> ZeroPoint(const KernelContext& ctx, const Tensor& scale, std
   const Tensor& z = ctx.TensorInput(2);
   if (type && z.elem_type() != *type)
     Fail(InputLabel(ctx, 2) + " is " + ElemTypeName(z.elem_type()) + ", expected " + ElemTypeName(*type));
-  const auto one_value = [](const Tensor& t) { return t.rank() <= 1 && t.size() == 1; };
-  if (z.shape() != scale.shape() && !(one_value(z) && one_value(scale)))
+  if (z.shape() != scale.shape() && !(HoldsOneValue(z.shape()) && HoldsOneValue(scale.shape())))
     Fail(InputLabel(ctx, 2) + " " + z.Describe() + " must have the shape of the scale " + scale.Describe());
   return z.ToDoubleVector();
 }
@@ -1195,15 +1198,13 @@ std::vector<Value> QuantizeLinearKernel(KernelContext& ctx) {
   // bfloat16: each format carries more than twice the bits of the next, so every step gives
   // the correctly rounded quotient, as a division in the narrow type would.
   auto round_to = [precision](double v) -> double {
-    if (precision == TensorProto::FLOAT16) return core::eval::HalfToFloat(core::eval::FloatToHalf(static_cast<float>(v)));
-    if (precision == TensorProto::BFLOAT16)
-      return core::eval::BFloat16ToFloat(core::eval::FloatToBFloat16(static_cast<float>(v)));
-    return precision == TensorProto::DOUBLE ? v : static_cast<double>(static_cast<float>(v));
+    if (precision == TensorProto::DOUBLE) return v;
+    const auto single = static_cast<float>(v);
+    return IsHalfType(precision) ? RoundToHalfType(single, precision) : single;
   };
-  auto scaled = [&](std::size_t i) {
-    const auto k = static_cast<std::size_t>(idx[i]);
-    return round_to(round_to(xv[i]) / round_to(sv[k]));
-  };
+  std::vector<double> divisors(sv.size());
+  std::transform(sv.begin(), sv.end(), divisors.begin(), round_to);
+  auto scaled = [&](std::size_t i) { return round_to(round_to(xv[i]) / divisors[static_cast<std::size_t>(idx[i])]); };
   if (core::eval::IsFloat8(out_type) || out_type == core::eval::kFloat4E2M1) {
     // x / scale + zero_point rounded to the float8 type (saturating by default) or to
     // float4e2m1 (which always saturates, float4.md).

@@ -571,8 +571,7 @@ void Reduce(T& target, const T& v, const std::string& reduction, int storage_typ
   if constexpr (std::is_same_v<T, float>) {
     if (reduction != "none" && IsHalfType(storage_type)) {
       Reduce(target, v, reduction, TensorProto::FLOAT);
-      target = storage_type == TensorProto::FLOAT16 ? core::eval::HalfToFloat(core::eval::FloatToHalf(target))
-                                                    : core::eval::BFloat16ToFloat(core::eval::FloatToBFloat16(target));
+      target = RoundToHalfType(target, storage_type);
       return;
     }
   }
