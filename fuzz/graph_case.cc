@@ -42,12 +42,10 @@ using core::ir::AttributeSchema;
 using core::ir::FormalParameter;
 using core::ir::OpSchema;
 
-constexpr int kNewestOpset = 23;
 constexpr int kMaxNodes = 6;
 // Arguments of an unbounded variadic parameter beyond its minimum.
 constexpr int kMaxExtraVariadic = 3;
 constexpr int kMaxRecordEdits = 4;
-constexpr int kNewestElemType = 23;  // FLOAT4E2M1
 constexpr const char* kSymbol = "N";
 
 // The kind of value a parameter takes (the four fields of ir::TypeSet).
@@ -70,6 +68,7 @@ std::uint32_t KindBits(const core::ir::TypeSet& types, Kind kind) {
 
 // The ai.onnx schemas in force at each opset (index: version), in table order.
 const std::vector<const OpSchema*>& SchemasInForce(int opset) {
+  constexpr int kNewestOpset = kNewestGraphCaseRange.newest_opset;
   static const std::array<std::vector<const OpSchema*>, kNewestOpset + 1> table = [] {
     std::array<std::vector<const OpSchema*>, kNewestOpset + 1> result;
     std::set<std::string_view> op_types;
@@ -94,10 +93,10 @@ void SetTensorType(TypeProto::Tensor& type, int elem, const std::vector<std::int
 
 class Generator {
  public:
-  explicit Generator(FuzzedDataProvider& data) : data_(data) {}
+  Generator(FuzzedDataProvider& data, GraphCaseRange range) : data_(data), range_(range) {}
 
   GraphCase Generate() {
-    opset_ = Chance(5) ? data_.ConsumeIntegralInRange(1, 12) : data_.ConsumeIntegralInRange(13, kNewestOpset);
+    opset_ = Chance(5) ? data_.ConsumeIntegralInRange(1, 12) : data_.ConsumeIntegralInRange(13, range_.newest_opset);
     symbol_value_ = data_.ConsumeIntegralInRange<std::int64_t>(0, 3);
     ModelProto& model = case_.model;
     model.set_ir_version(Chance(10) ? data_.ConsumeIntegralInRange(3, 11) : 10);
@@ -138,9 +137,9 @@ class Generator {
 
   int PickElemType(std::uint32_t bits) {
     std::vector<int> types;
-    for (int elem = 1; elem <= kNewestElemType; ++elem)
+    for (int elem = 1; elem <= range_.newest_elem_type; ++elem)
       if (bits & (1u << elem)) types.push_back(elem);
-    if (types.empty()) return data_.ConsumeIntegralInRange(1, kNewestElemType);
+    if (types.empty()) return data_.ConsumeIntegralInRange(1, range_.newest_elem_type);
     return PickFrom(types);
   }
 
@@ -246,6 +245,16 @@ class Generator {
       case core::eval::kFloat4E2M1: {
         auto* values = tensor.MutableData<std::uint8_t>();
         for (std::int64_t i = 0; i < count; ++i) values[i] = data_.ConsumeIntegralInRange<std::uint8_t>(0, 15);
+        break;
+      }
+      case core::eval::kInt2: {
+        auto* values = tensor.MutableData<std::int8_t>();
+        for (std::int64_t i = 0; i < count; ++i) values[i] = data_.ConsumeIntegralInRange<std::int8_t>(-2, 1);
+        break;
+      }
+      case core::eval::kUint2: {
+        auto* values = tensor.MutableData<std::uint8_t>();
+        for (std::int64_t i = 0; i < count; ++i) values[i] = data_.ConsumeIntegralInRange<std::uint8_t>(0, 3);
         break;
       }
       default: {  // the float8 formats: any code (NaN codes included)
@@ -377,7 +386,7 @@ class Generator {
       return value.name;
     }
     int elem = binding && *binding ? *binding : PickElemType(bits);
-    if (break_rule && Chance(3)) elem = data_.ConsumeIntegralInRange(1, kNewestElemType);
+    if (break_rule && Chance(3)) elem = data_.ConsumeIntegralInRange(1, range_.newest_elem_type);
     if (binding && !*binding) *binding = elem;
     if (kind == Kind::kTensor) {
       const int source = data_.ConsumeIntegralInRange(0, 5);
@@ -394,7 +403,7 @@ class Generator {
   std::int64_t ElemTypeCode() {
     static const std::vector<std::int64_t> kInvalidCodes = {0, -1, 99};
     if (Chance(10)) return PickFrom(kInvalidCodes);
-    return data_.ConsumeIntegralInRange(1, Chance(4) ? kNewestElemType : 16);
+    return data_.ConsumeIntegralInRange(1, Chance(4) ? range_.newest_elem_type : 16);
   }
 
   std::string InterestingString() {
@@ -643,7 +652,8 @@ class Generator {
   FuzzedDataProvider& data_;
   GraphCase case_;
   GraphProto* graph_ = nullptr;
-  int opset_ = kNewestOpset;
+  const GraphCaseRange range_;
+  int opset_ = range_.newest_opset;
   std::int64_t symbol_value_ = 2;
   int counter_ = 0;
   std::vector<KnownValue> values_;    // what a node input may read, in definition order
@@ -741,7 +751,7 @@ core::eval::RunOptions FuzzRunOptions() {
 
 }  // namespace
 
-GraphCase GenerateGraphCase(FuzzedDataProvider& data) { return Generator(data).Generate(); }
+GraphCase GenerateGraphCase(FuzzedDataProvider& data, GraphCaseRange range) { return Generator(data, range).Generate(); }
 
 void PrepareGraphFuzzing(std::uint64_t max_tensor_bytes) {
   onnx_shapes::RegisterShapeFunctions();

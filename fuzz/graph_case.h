@@ -4,13 +4,14 @@
 // regression test tests/fuzz/graph_case_test.cc (fixed pseudo-random inputs and the
 // reproducers of past findings).
 //
-// GenerateGraphCase draws, from a FuzzedDataProvider, an opset (mostly 13..23), 1..6
-// nodes whose operators are registered ai.onnx schemas in force at that opset, their
-// inputs (graph inputs of allowed types and small shapes, initializers and Constants with
-// edge values, earlier outputs; optional ones sometimes omitted), their attributes (edge
-// values, sometimes omitted, wrongly typed or unknown), tiny bodies for If / Loop / Scan /
-// SequenceMap, and the values of the graph inputs. Some nodes break a rule on purpose
-// (input count, input type) so that invalid models are exercised too.
+// GenerateGraphCase draws, from a FuzzedDataProvider, an opset (mostly 13 to the newest of
+// its GraphCaseRange), 1..6 nodes whose operators are registered ai.onnx schemas in force
+// at that opset, their inputs (graph inputs of allowed types and small shapes,
+// initializers and Constants with edge values, earlier outputs; optional ones sometimes
+// omitted), their attributes (edge values, sometimes omitted, wrongly typed or unknown),
+// tiny bodies for If / Loop / Scan / SequenceMap, and the values of the graph inputs. Some
+// nodes break a rule on purpose (input count, input type) so that invalid models are
+// exercised too.
 //
 // FindGraphCaseProblem runs what `onnxopt optimize --record`, `onnxopt replay`,
 // `onnxopt verify` and `onnxopt memory --run` run and reports what must never happen for
@@ -46,7 +47,20 @@ struct GraphCase {
   std::vector<RecordEdit> record_edits;
 };
 
-GraphCase GenerateGraphCase(FuzzedDataProvider& data);
+// The newest opset and element type (TensorProto code) a generated graph may use. The bytes
+// of a reproducer build the graph they were found with only under the range they were
+// found with: widening it changes every later choice.
+struct GraphCaseRange {
+  int newest_opset;
+  int newest_elem_type;
+};
+// Up to opset 23 and FLOAT4E2M1: the range of the reproducers found before opset 25
+// (tests/fuzz/graph_regressions/, its files outside opset25/).
+inline constexpr GraphCaseRange kGraphCaseRangeOpset23{23, 23};
+// Up to opset 25 and INT2: the fuzzer's range.
+inline constexpr GraphCaseRange kNewestGraphCaseRange{25, 26};
+
+GraphCase GenerateGraphCase(FuzzedDataProvider& data, GraphCaseRange range = kNewestGraphCaseRange);
 
 // Registers the schemas, shape functions, kernels and patterns (as the command line
 // does) and lowers the limit on tensor sizes to `max_tensor_bytes`. Idempotent.

@@ -9,6 +9,8 @@
 // model that both runs compared to DIR/<n>.onnx: replaying a corpus with it
 // (graph_fuzzer -runs=0 CORPUS) gives models to judge in onnxruntime, whose kernels share no
 // misreading of the spec with the evaluator that folded and checked them here.
+// GRAPH_FUZZER_RANGE=opset23 builds graphs as the generator did before opset 25
+// (kGraphCaseRangeOpset23): the reproducers found then build their graphs only so.
 
 #include <cstddef>
 #include <cstdint>
@@ -51,8 +53,18 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const bool opset23 = [] {
+    const char* range = std::getenv("GRAPH_FUZZER_RANGE");
+    if (!range || !*range) return false;
+    if (std::string(range) != "opset23") {
+      std::fprintf(stderr, "graph_fuzzer: GRAPH_FUZZER_RANGE takes opset23 (or is unset for the newest range)\n");
+      std::exit(2);
+    }
+    return true;
+  }();
   FuzzedDataProvider provider(data, size);
-  const onnxopt::fuzz::GraphCase graph_case = onnxopt::fuzz::GenerateGraphCase(provider);
+  const onnxopt::fuzz::GraphCase graph_case = onnxopt::fuzz::GenerateGraphCase(
+      provider, opset23 ? onnxopt::fuzz::kGraphCaseRangeOpset23 : onnxopt::fuzz::kNewestGraphCaseRange);
   onnxopt::fuzz::GraphCaseOutcome outcome{};
   const std::optional<std::string> problem = onnxopt::fuzz::FindGraphCaseProblem(graph_case, &outcome);
   static const bool print = std::getenv("GRAPH_FUZZER_PRINT") != nullptr;
