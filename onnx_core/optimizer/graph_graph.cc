@@ -3,6 +3,8 @@
 
 #include "onnx_core/optimizer/graph_graph.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -32,6 +34,14 @@ bool IsFoldable(const NodeProto& node) {
 }
 
 }  // namespace
+
+std::function<bool(const NodeProto&)> KeepNodesNamed(std::vector<std::string> globs) {
+  return [globs = std::move(globs)](const NodeProto& node) {
+    return DefaultDoNotRemove(node) ||
+           std::any_of(globs.begin(), globs.end(),
+                       [&](const std::string& glob) { return ::fnmatch(glob.c_str(), node.name().c_str(), 0) == 0; });
+  };
+}
 
 GraphGraph::GraphGraph(GraphBuilder& builder, std::vector<std::shared_ptr<const PatternOptimization>> patterns,
                        OptimizerOptions options)

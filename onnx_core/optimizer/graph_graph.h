@@ -41,6 +41,10 @@ enum class ValueSide : std::uint32_t;
 // The default DoNotRemove marker: a node whose name contains it is never matched.
 inline constexpr std::string_view kDoNotRemoveMarker = "_DONOTREMOVE_";
 
+// A do_not_remove that keeps the default marker and adds the nodes whose name matches one
+// of `globs` (fnmatch(3) without flags: `*` also matches '/'): `onnxopt optimize --keep`.
+std::function<bool(const NodeProto&)> KeepNodesNamed(std::vector<std::string> globs);
+
 struct OptimizerOptions {
   // Which registered patterns (global registry, then the builder's) take part; patterns
   // given to the GraphGraph constructor always do.

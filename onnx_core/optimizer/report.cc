@@ -211,7 +211,7 @@ std::string OptimizationReport::ToString() const {
   return text;
 }
 
-std::string OptimizationReport::ToJson() const {
+std::string OptimizationReport::ToJson(const ir::InputShapeSettings& input_shapes) const {
   JsonWriter json;
   json.BeginObject();
   json.Key("format").String("onnxopt-optimization-report").Key("version").Int(1);
@@ -306,6 +306,16 @@ std::string OptimizationReport::ToJson() const {
     json.EndObject();
   }
   json.EndArray();
+  json.Key("input_shapes").BeginObject();
+  for (const auto& [name, dims] : input_shapes.input_shapes) {
+    json.Key(name).BeginArray();
+    for (std::int64_t dim : dims) json.Int(dim);
+    json.EndArray();
+  }
+  json.EndObject();
+  json.Key("dims").BeginObject();
+  for (const auto& [symbol, value] : input_shapes.dims) json.Key(symbol).Int(value);
+  json.EndObject();
   json.EndObject();
   return json.Text() + "\n";
 }

@@ -15,6 +15,8 @@
 #include <tuple>
 #include <vector>
 
+#include "onnx_core/ir/input_shapes.h"
+
 namespace onnxopt::core::builder {
 
 struct PatternStats {
@@ -118,7 +120,9 @@ struct OptimizationReport {
 
   std::int64_t TotalTimeNs() const;
   std::string ToString() const;  // for people
-  std::string ToJson() const;    // for tools; documented in docs/optimizer.md
+  // For tools; documented in docs/optimizer.md. `input_shapes`: the settings the model was
+  // specialised with before optimizing (they belong to the caller, not to the optimizer).
+  std::string ToJson(const ir::InputShapeSettings& input_shapes = {}) const;
 
   // Used by the driver.
   PatternStats& Pattern(const std::string& name, int priority);

@@ -11,6 +11,7 @@ usage errors exit with 1, as in the C++ command line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -86,7 +87,10 @@ def optimize(argv) -> int:
     parser.add_argument("--max-tensor-bytes", type=int, default=None)
     parser.add_argument("--fold-size-limit", type=int, default=None)
     parser.add_argument("--fold-work-limit", type=int, default=None)
+    parser.add_argument("--external-data-threshold", type=int, default=None)
+    parser.add_argument("--keep", action="append", default=[])
     parser.add_argument("--record", default="")
+    parser.add_argument("--report-json", default="")
     parser.add_argument("--check", type=int, default=0)
     parser.add_argument("--check-atol", type=float, default=None)
     parser.add_argument("--check-rtol", type=float, default=None)
@@ -108,8 +112,10 @@ def optimize(argv) -> int:
             raise _Usage("missing -o OUTPUT")
         if args.max_iter != -1 and args.max_iter < 1:
             raise _Usage(f"--max-iter expects a positive integer, got '{args.max_iter}'")
-        if args.max_tensor_bytes is not None and args.max_tensor_bytes < 1:
-            raise _Usage(f"--max-tensor-bytes expects a positive number of bytes, got '{args.max_tensor_bytes}'")
+        for option, value in (("--max-tensor-bytes", args.max_tensor_bytes),
+                              ("--external-data-threshold", args.external_data_threshold)):
+            if value is not None and value < 1:
+                raise _Usage(f"{option} expects a positive number of bytes, got '{value}'")
         try:
             onnxopt._check_arguments(args.check, args.check_atol, args.check_rtol,
                                      tolerances_need_check="--check-atol and --check-rtol need --check N")
@@ -122,8 +128,8 @@ def optimize(argv) -> int:
     except _Usage as e:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
               f"--fold-dequantize, --fold-size-limit, --fold-work-limit, --max-iter, --keep-initializer-inputs, "
-              f"--overwrite-input-shape, --dim, "
-              f"--record, --check, --check-atol, --check-rtol, --check-with, --report, -q)", file=sys.stderr)
+              f"--overwrite-input-shape, --dim, --keep, --external-data-threshold, --record, --report-json, "
+              f"--check, --check-atol, --check-rtol, --check-with, --report, -q)", file=sys.stderr)
         return 1
     if args.max_tensor_bytes is not None:
         onnxopt.set_max_tensor_bytes(args.max_tensor_bytes)
@@ -159,8 +165,9 @@ def optimize(argv) -> int:
                 return 1
             if args.check:  # compared with the model so specialised
                 original = builder.to_model_bytes()
-        graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none", collect_no_match=args.report,
-                                   **fold)
+        # The reports list why candidates were rejected, as in C++.
+        graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
+                                   collect_no_match=args.report or bool(args.report_json), keep=args.keep, **fold)
         records, report = graph.optimize(report=True, max_iter=args.max_iter)
         del graph
     except Exception as e:  # a rule that fails while compiling or running: say where
@@ -169,21 +176,30 @@ def optimize(argv) -> int:
             raise  # the model's, or the optimizer's: main reports it
         print(f"{location or ':'.join(paths)}: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
-    if args.record:  # written first, renamed once the model is saved: both or neither
-        record_tmp = f"{args.record}.tmp{os.getpid()}"
-        try:
-            with open(record_tmp, "wb") as f:
-                f.write(onnxopt.serialize_rewrites(records, fingerprint, input_shapes, dims))
-            builder.save(args.output)  # through a temporary file: no partial output
-            os.replace(record_tmp, args.record)
-        except OSError as e:
-            print(f"onnxopt optimize: cannot write '{e.filename or args.record}': {e.strerror}", file=sys.stderr)
-            return 2
-        finally:
-            if os.path.exists(record_tmp):
-                os.remove(record_tmp)
-    else:
-        builder.save(args.output)  # through a temporary file: no partial output
+    # The rewrite file and the JSON report are written first and renamed once the model is
+    # saved: all or none.
+    outputs = []
+    if args.record:
+        outputs.append((args.record, onnxopt.serialize_rewrites(records, fingerprint, input_shapes, dims)))
+    if args.report_json:
+        outputs.append((args.report_json, report.to_json(input_shapes, dims).encode()))
+    written = []  # (temporary, final)
+    try:
+        for path, data in outputs:
+            temporary = f"{path}.tmp{os.getpid()}"
+            written.append((temporary, path))
+            with open(temporary, "wb") as f:
+                f.write(data)
+        builder.save(args.output, external_data_threshold=args.external_data_threshold)
+        for temporary, path in written:
+            os.replace(temporary, path)
+    except OSError as e:
+        print(f"onnxopt optimize: cannot write '{e.filename or args.output}': {e.strerror}", file=sys.stderr)
+        return 2
+    finally:
+        for temporary, _ in written:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(temporary)
     if not args.quiet:
         names = {}
         for record in records:

@@ -388,11 +388,17 @@ void BindGraph(py::module_& b) {
           "path"_a, "Loads a model file (with its external data) as the command line does.")
       .def("to_model_bytes", [](const GraphBuilder& builder) { return ToBytes(builder.ToModel()); })
       .def(
-          "save", [](const GraphBuilder& builder, const std::string& path) {
+          "save",
+          [](const GraphBuilder& builder, const std::string& path, std::optional<std::uint64_t> threshold) {
             ModelProto model = builder.ToModel();
-            core::ir::SaveModel(model, path);
+            core::ir::SaveOptions options;
+            options.external_data_threshold = threshold;
+            core::ir::SaveModel(model, path, options);
           },
-          "path"_a)
+          "path"_a, "external_data_threshold"_a = py::none(),
+          "Saves the model through a temporary file (no partial output). external_data_threshold: initializers "
+          "of at least that many bytes go to PATH.data next to it, as `onnxopt optimize "
+          "--external-data-threshold` (None: only a model above 2 GiB uses external data).")
       .def("infer_shapes", &GraphBuilder::InferShapes)
       .def_property_readonly("node_count", [](const GraphBuilder& builder) { return builder.Nodes().size(); })
       .def(
@@ -413,7 +419,7 @@ void BindGraph(py::module_& b) {
       .def(py::init([](GraphBuilder& builder, py::object patterns, const std::string& registered,
                        bool fold_constants_first, bool collect_no_match, py::object do_not_remove,
                        std::optional<std::uint64_t> fold_size_limit, std::optional<std::uint64_t> fold_work_limit,
-                       bool fold_dequantize) {
+                       bool fold_dequantize, std::vector<std::string> keep) {
              std::vector<std::shared_ptr<const PatternOptimization>> given;
              if (!patterns.is_none())
                for (py::handle item : patterns) given.push_back(ToPattern(item));
@@ -425,6 +431,15 @@ void BindGraph(py::module_& b) {
              if (fold_work_limit) options.fold.max_work_steps = *fold_work_limit;
              options.fold.fold_dequantize_linear = fold_dequantize;
              if (!do_not_remove.is_none()) options.do_not_remove = DoNotRemovePredicate(std::move(do_not_remove));
+             if (!keep.empty()) {
+               auto named = core::builder::KeepNodesNamed(std::move(keep));
+               if (options.do_not_remove)
+                 options.do_not_remove = [named, callable = std::move(options.do_not_remove)](const NodeProto& node) {
+                   return named(node) || callable(node);
+                 };
+               else
+                 options.do_not_remove = std::move(named);
+             }
              auto graph = std::make_unique<PyGraph>();
              graph->owned = std::make_unique<GraphGraph>(builder, std::move(given), std::move(options));
              graph->graph = graph->owned.get();
@@ -433,9 +448,11 @@ void BindGraph(py::module_& b) {
            py::keep_alive<1, 2>(), "builder"_a, "patterns"_a = py::none(), "registered"_a = "default",
            "fold_constants_first"_a = false, "collect_no_match"_a = true, "do_not_remove"_a = py::none(),
            "fold_size_limit"_a = py::none(), "fold_work_limit"_a = py::none(), "fold_dequantize"_a = false,
+           "keep"_a = std::vector<std::string>{},
            "An optimizer of `builder`'s graph with the given patterns (objects, classes or registered names) "
            "and the registered selection. do_not_remove: a callable(node: NodeView) -> bool; the nodes it "
-           "returns True for are never matched (besides those whose name contains _DONOTREMOVE_). "
+           "returns True for are never matched (besides those whose name contains _DONOTREMOVE_). keep: "
+           "name patterns (fnmatch(3): *, ?, [...]) of more nodes never matched, as `onnxopt optimize --keep`. "
            "fold_size_limit (bytes), fold_work_limit (steps) and fold_dequantize: constant folding's limits "
            "and whether it folds DequantizeLinear, as `onnxopt optimize --fold-size-limit`, "
            "`--fold-work-limit` and `--fold-dequantize` (None: the command line's defaults).")
@@ -794,7 +811,16 @@ void BindReport(py::module_& b) {
       .def_readonly("subgraphs", &OptimizationReport::subgraphs)
       .def("total_time_ns", &OptimizationReport::TotalTimeNs)
       .def("to_string", &OptimizationReport::ToString)
-      .def("to_json", &OptimizationReport::ToJson)
+      .def(
+          "to_json",
+          [](const OptimizationReport& report, std::map<std::string, std::vector<std::int64_t>> input_shapes,
+             std::map<std::string, std::int64_t> dims) {
+            return report.ToJson({std::move(input_shapes), std::move(dims)});
+          },
+          "input_shapes"_a = std::map<std::string, std::vector<std::int64_t>>{},
+          "dims"_a = std::map<std::string, std::int64_t>{},
+          "The report as JSON (docs/optimizer.md), with the input shapes the model was specialised with before "
+          "optimizing (GraphBuilder's input_shapes and dims), as `onnxopt optimize --report-json` writes it.")
       .def("__str__", &OptimizationReport::ToString);
 }
 

@@ -1,6 +1,7 @@
 """Declarative rules in Python (onnxopt.fusion): T41 and T54-T58 of
 shared/docs/declarative-fusion.md §11, plus rewrites checked for Replay and onnxruntime."""
 
+import json
 import os
 import subprocess
 import tempfile
@@ -666,3 +667,72 @@ def test_command_line_passes_takes_the_folding_limits(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "--fold-size-limit expects a byte count such as 1024, 64K, 16M or 1G, got '1Q'" in result.stderr
     assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_command_line_passes_takes_keep_report_json_and_external_data(tmp_path):
+    """`optimize --passes ... --keep GLOB --report-json FILE --external-data-threshold SIZE`,
+    as without --passes; the files are checked against each other before anything runs, and
+    written all or none."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    w = numpy_helper.from_array(np.arange(128, dtype=np.float32).reshape(8, 16) / 64, "W")  # 512 bytes
+    model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"], name="attn_matmul"),
+                        helper.make_node("Add", ["t", "c"], ["y"], name="bias")],
+                       [tensor("a", ("batch", 8)), tensor("c", (16,))], [tensor("y", ("batch", 16))], [w], opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+
+    def optimize(out, *args):
+        return subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out), "--passes", rules,
+                               *map(str, args)], capture_output=True, text=True)
+
+    def ops(path):
+        return [n.op_type for n in onnx.load(path).graph.node]
+
+    # --keep: the rule may not touch a node so named (the glob's and a name's spellings).
+    for keep, expected in (([], ["Gemm"]), (["--keep", "attn_*"], ["MatMul", "Add"]),
+                           (["--keep=bias"], ["MatMul", "Add"]), (["--keep", "other*"], ["Gemm"])):
+        result = optimize(tmp_path / "kept.onnx", *keep)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert ops(tmp_path / "kept.onnx") == expected, keep
+
+    # --report-json: the C++ command line's report, with the input shapes.
+    report = tmp_path / "report.json"
+    result = optimize(tmp_path / "out.onnx", "--report-json", report, "--dim", "batch=4")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = json.loads(report.read_text())
+    assert written["format"] == "onnxopt-optimization-report"
+    assert (written["nodes_after"], written["input_shapes"], written["dims"]) == (1, {}, {"batch": 4})
+    assert any(p["name"].startswith("MatMulAddToGemm") and p["applied"] == 1 for p in written["patterns"])
+
+    # --external-data-threshold (suffixes parsed by the C++ command line): the weight goes
+    # to OUTPUT.data at 256 bytes, stays inside at 1K; --check runs the saved model.
+    for threshold, outside in (("256", True), ("1K", False)):
+        out = tmp_path / f"external_{threshold}.onnx"
+        result = optimize(out, "--external-data-threshold", threshold, "--check", "1")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert (tmp_path / f"external_{threshold}.onnx.data").exists() == outside, threshold
+        (weight,) = onnx.load(str(out)).graph.initializer  # Gemm may take it transposed
+        assert sorted(numpy_helper.to_array(weight).ravel()) == sorted(numpy_helper.to_array(w).ravel())
+    result = optimize(tmp_path / "bad.onnx", "--external-data-threshold", "1Q")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "--external-data-threshold expects a byte count" in result.stderr, result.stderr
+
+    # One file for two outputs, or an output replacing the model: refused before anything runs.
+    for args in (["--record", tmp_path / "bad.onnx"], ["--report-json", tmp_path / "model.onnx"]):
+        result = optimize(tmp_path / "bad.onnx", *args)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "--record" in result.stderr or "--report-json" in result.stderr, result.stderr
+        assert not (tmp_path / "bad.onnx").exists()
+    onnx.checker.check_model(onnx.load(tmp_path / "model.onnx"))
+
+    # A report that cannot be written: no model, no rewrite file either.
+    result = optimize(tmp_path / "bad.onnx", "--record", tmp_path / "bad.rewrites",
+                      "--report-json", tmp_path / "missing" / "report.json")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "cannot write" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("bad")) == []
+
+    # --report-html stays the C++ command line's.
+    result = optimize(tmp_path / "bad.onnx", "--report-html", tmp_path / "report.html")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "unrecognized arguments: --report-html" in result.stderr, result.stderr

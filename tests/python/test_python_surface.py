@@ -167,6 +167,27 @@ def test_an_exception_of_do_not_remove_propagates_naming_the_node():
         onnxopt.optimize(neg_model(), patterns=[NegNegPattern()], do_not_remove=3)
 
 
+def test_keep_protects_the_nodes_its_globs_name():
+    def optimized(**protect):
+        builder = onnxopt.GraphBuilder(neg_model())
+        onnxopt.GraphGraph(builder, patterns=[NegNegPattern()], registered="none", **protect).optimize()
+        return [n.op_type for n in onnx.load_from_string(builder.to_model_bytes()).graph.node]
+
+    assert optimized(keep=["relu", "neg3"]) == ["Relu", "Neg"]
+    assert optimized(keep=["neg[2-9]"]) == ["Neg", "Neg", "Relu", "Neg"]
+    # With do_not_remove, a node either protects stays.
+    assert optimized(keep=["none*"], do_not_remove=lambda node: node.name == "neg1") == ["Neg", "Neg", "Relu", "Neg"]
+    assert optimized(keep=["neg1"], do_not_remove=lambda node: False) == ["Neg", "Neg", "Relu", "Neg"]
+
+
+def test_the_json_report_carries_the_input_shapes():
+    _, report = onnxopt.optimize(neg_model(), patterns=[NegNegPattern()], report=True)
+    written = json.loads(report.to_json())
+    assert (written["input_shapes"], written["dims"]) == ({}, {})
+    written = json.loads(report.to_json({"x": [2, 3]}, {"batch": 2}))
+    assert (written["input_shapes"], written["dims"]) == ({"x": [2, 3]}, {"batch": 2})
+
+
 # --- check and simplify -------------------------------------------------------------------------
 
 class ReluIsIdentity(onnxopt.PatternOptimization):

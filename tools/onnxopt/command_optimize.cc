@@ -5,8 +5,6 @@
 // file of --record, the JSON and HTML reports) is prepared as a temporary file and all
 // are renamed into place once all were written: an error leaves no output.
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -19,7 +17,6 @@
 
 #include "onnx_core/builder/graph_builder.h"
 #include "onnx_core/common/error.h"
-#include "onnx_core/common/json_writer.h"
 #include "onnx_core/common/quote.h"
 #include "onnx_core/ir/file_io.h"
 #include "onnx_core/ir/initializer_inputs.h"
@@ -167,10 +164,12 @@ options:
                                   (docs/declarative-rules.md), which takes OUTPUT or -o,
                                   --patterns, --no-fold, --fold-dequantize,
                                   --fold-size-limit, --fold-work-limit, --max-iter,
-                                  --overwrite-input-shape, --dim, --record, --check,
-                                  --check-atol, --check-rtol, --keep-initializer-inputs,
-                                  --report and -q; --check-with onnxruntime follows
-                                  once it has saved and checked the model
+                                  --overwrite-input-shape, --dim, --keep,
+                                  --keep-initializer-inputs, --external-data-threshold,
+                                  --record, --report-json, --check, --check-atol,
+                                  --check-rtol, --report and -q (not --report-html);
+                                  --check-with onnxruntime follows once it has saved
+                                  and checked the model
 
 examples:
   onnxopt optimize model.onnx -o model.opt.onnx
@@ -285,34 +284,6 @@ int CheckSavedModel(const ModelProto& original, const std::string& input, const 
   return kOk;
 }
 
-// --keep: the default DoNotRemove marker, or a name matching one of the globs.
-std::function<bool(const NodeProto&)> KeptNodes(std::vector<std::string> globs) {
-  return [globs = std::move(globs)](const NodeProto& node) {
-    if (node.name().find(core::builder::kDoNotRemoveMarker) != std::string::npos) return true;
-    return std::any_of(globs.begin(), globs.end(),
-                       [&](const std::string& glob) { return ::fnmatch(glob.c_str(), node.name().c_str(), 0) == 0; });
-  };
-}
-
-// The JSON report with the input shape settings the model was optimized under. They are
-// the command line's, not the optimizer's, so they join its report here.
-std::string ReportJson(const core::builder::OptimizationReport& report, const core::ir::InputShapeSettings& settings) {
-  std::string json = report.ToJson();
-  JsonWriter members;
-  members.BeginObject().Key("input_shapes").BeginObject();
-  for (const auto& [name, dims] : settings.input_shapes) {
-    members.Key(name).BeginArray();
-    for (std::int64_t dim : dims) members.Int(dim);
-    members.EndArray();
-  }
-  members.EndObject().Key("dims").BeginObject();
-  for (const auto& [symbol, value] : settings.dims) members.Key(symbol).Int(value);
-  members.EndObject().EndObject();
-  const std::string& added = members.Text();  // {"input_shapes":...,"dims":...}
-  const std::size_t end = json.rfind('}');
-  return json.substr(0, end) + "," + added.substr(1, added.size() - 1) + json.substr(end + 1);
-}
-
 int ParseMaxIter(const std::string& text) {
   int value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -384,22 +355,44 @@ core::ir::InitializerInputs InitializerInputsOf(const Arguments& args) {
                                                 : core::ir::InitializerInputs::kConstantBeforeIr4;
 }
 
-// --passes: the Python command line optimizes (rule_files.h). It does not take
-// --check-with onnxruntime: this process makes that check once the Python command line has
-// saved the model and passed its own --check, the order it has without --passes.
+core::ir::SaveOptions SaveOptionsOf(const Arguments& args) {
+  core::ir::SaveOptions options;
+  if (auto threshold = args.Value("--external-data-threshold"))
+    options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
+  return options;
+}
+
+// The files optimize reads and writes, checked against each other before anything runs
+// (file_plan.h). The external data files of the input model join once it is loaded.
+FilePlan PlanFiles(const Arguments& args, const std::string& input, const std::string& output) {
+  FilePlan files;
+  files.Read(input, "the input model", FilePlan::Role::kModel);
+  files.Write(output, "-o", FilePlan::Role::kModel);
+  files.Write(core::ir::ExternalDataPath(output, SaveOptionsOf(args)), "the external data file of -o",
+              FilePlan::Role::kModelData);
+  for (const char* option : {"--record", "--report-json", "--report-html"})
+    if (const std::optional<std::string> path = args.Value(option)) files.Write(*path, option);
+  return files;
+}
+
+// --passes: the Python command line optimizes (rule_files.h), once this process has
+// checked the arguments it shares with optimize without --passes and the files. It does
+// not take --check-with onnxruntime: this process makes that check once the Python command
+// line has saved the model and passed its own --check, the order it has without --passes.
 int RunOptimizeWithPythonRules(const std::vector<std::string>& raw_args) {
-  std::vector<std::string> python_args = raw_args;
-  if (TakeRepeatedOption(python_args, "--check-with").empty())
-    return RunPythonRules(raw_args, PythonRun::kReplaceThisProcess);
   std::vector<std::string> single_args = raw_args;
   const std::vector<std::string> shape_texts = TakeRepeatedOption(single_args, "--overwrite-input-shape");
   const std::vector<std::string> dim_texts = TakeRepeatedOption(single_args, "--dim");
-  TakeRepeatedOption(single_args, "--keep");  // the Python command line refuses it
+  TakeRepeatedOption(single_args, "--keep");  // the Python command line applies it
   std::vector<std::string> value_options = kValueOptions;
   value_options.push_back("--passes");
   const Arguments args(single_args, value_options, kFlags);
-  const OutputCheck check = ParseOutputCheck(args);
   const auto [input, output] = ModelAndOutput(args);
+  PlanFiles(args, input, output);
+  std::vector<std::string> python_args = raw_args;
+  if (TakeRepeatedOption(python_args, "--check-with").empty())
+    return RunPythonRules(raw_args, PythonRun::kReplaceThisProcess);
+  const OutputCheck check = ParseOutputCheck(args);
   const core::ir::InputShapeSettings input_shapes = ParseInputShapeSettings(shape_texts, dim_texts);
   // Read now: OUTPUT may replace MODEL. Compared as the Python command line optimized it:
   // specialised (a contradiction makes that one fail first, with its message).
@@ -425,7 +418,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const core::ir::InputShapeSettings input_shapes = ParseInputShapeSettings(shape_texts, dim_texts);
   core::builder::OptimizerOptions options;
   options.registered = ParseSelection(pattern_text);
-  if (!keep_globs.empty()) options.do_not_remove = KeptNodes(std::move(keep_globs));
+  if (!keep_globs.empty()) options.do_not_remove = core::builder::KeepNodesNamed(std::move(keep_globs));
   options.fold_constants_first = !args.Flag("--no-fold");
   options.fold.fold_dequantize_linear = args.Flag("--fold-dequantize");
   if (auto limit = args.Value("--fold-size-limit"))
@@ -440,18 +433,9 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   const std::optional<std::string> html_path = args.Value("--report-html");
   // The reports list why candidates were rejected.
   options.collect_no_match = print_report || json_path || html_path;
-  core::ir::SaveOptions save_options;
-  if (auto threshold = args.Value("--external-data-threshold"))
-    save_options.external_data_threshold = ParseByteCount(*threshold, "--external-data-threshold");
+  const core::ir::SaveOptions save_options = SaveOptionsOf(args);
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
-  FilePlan files;
-  files.Read(input, "the input model", FilePlan::Role::kModel);
-  files.Write(output, "-o", FilePlan::Role::kModel);
-  files.Write(core::ir::ExternalDataPath(output, save_options), "the external data file of -o",
-              FilePlan::Role::kModelData);
-  if (record_path) files.Write(*record_path, "--record");
-  if (json_path) files.Write(*json_path, "--report-json");
-  if (html_path) files.Write(*html_path, "--report-html");
+  FilePlan files = PlanFiles(args, input, output);
 
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress("optimize", !quiet);
@@ -510,7 +494,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   }
   if (json_path)
     outputs.Add(*json_path, "cannot write JSON report " + Quote(*json_path))
-        .WriteAt(ReportJson(report, input_shapes), 0);
+        .WriteAt(report.ToJson(input_shapes), 0);
   if (html_path) {
     HtmlReportInput page{input, pattern_text, core::ir::DescribeInputShapeSettings(input_shapes),
                          {before_ops, before_initializers}, {}, std::move(original_names), &report, &rewrites};

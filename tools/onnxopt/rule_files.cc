@@ -71,6 +71,10 @@ int RunPythonRules(const std::vector<std::string>& args, PythonRun how) {
     command.push_back("--fold-size-limit=" + std::to_string(ParseByteCount(limits.back(), "--fold-size-limit")));
   if (const std::vector<std::string> limits = TakeRepeatedOption(rest, "--fold-work-limit"); !limits.empty())
     command.push_back("--fold-work-limit=" + std::to_string(ParseStepCount(limits.back(), "--fold-work-limit")));
+  if (const std::vector<std::string> thresholds = TakeRepeatedOption(rest, "--external-data-threshold");
+      !thresholds.empty())
+    command.push_back("--external-data-threshold=" +
+                      std::to_string(ParseByteCount(thresholds.back(), "--external-data-threshold")));
   command.insert(command.end(), rest.begin(), rest.end());
   if (how == PythonRun::kWaitForIt) return RunProgram(command, "for the rules of --passes");
   std::vector<char*> argv;
