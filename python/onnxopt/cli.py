@@ -194,7 +194,8 @@ def optimize(argv) -> int:
         for temporary, path in written:
             os.replace(temporary, path)
     except OSError as e:
-        print(f"onnxopt optimize: cannot write '{e.filename or args.output}': {e.strerror}", file=sys.stderr)
+        final = dict(written).get(e.filename, e.filename or args.output)  # the file meant, not its temporary
+        print(f"onnxopt optimize: cannot write '{final}': {e.strerror}", file=sys.stderr)
         return 2
     finally:
         for temporary, _ in written:

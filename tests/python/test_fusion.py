@@ -729,7 +729,7 @@ def test_command_line_passes_takes_keep_report_json_and_external_data(tmp_path):
     result = optimize(tmp_path / "bad.onnx", "--record", tmp_path / "bad.rewrites",
                       "--report-json", tmp_path / "missing" / "report.json")
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "cannot write" in result.stderr, result.stderr
+    assert f"cannot write '{tmp_path / 'missing' / 'report.json'}'" in result.stderr, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("bad")) == []
 
     # --report-html stays the C++ command line's.
