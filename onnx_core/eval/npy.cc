@@ -356,6 +356,23 @@ Tensor ReadNpy(const fs::path& path) {
   return tensor;
 }
 
+Tensor FromNpyForm(Tensor value, int elem_type, const fs::path& path) {
+  const int bits = eval::PackedBits(elem_type);
+  if (eval::ByteIntegerOf(elem_type) == 0 || value.elem_type() != eval::ByteIntegerOf(elem_type)) return value;
+  const bool is_signed = value.elem_type() == TensorProto::INT8;
+  const std::int64_t low = is_signed ? -(std::int64_t{1} << (bits - 1)) : 0;
+  const std::int64_t high = is_signed ? (std::int64_t{1} << (bits - 1)) - 1 : (std::int64_t{1} << bits) - 1;
+  const std::vector<std::int64_t> values = value.ToInt64Vector();
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] < low || values[i] > high)
+      Fail(path, "element " + std::to_string(i) + " is " + std::to_string(values[i]) + ", outside the range of " +
+                     ir::ElementTypeName(elem_type) + " [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+  Tensor converted = Tensor::ForOverwrite(elem_type, value.shape());  // held a byte each, as the 8-bit type
+  if (value.size() > 0)
+    std::memcpy(converted.MutableRawData(), value.RawData(), static_cast<std::size_t>(value.size()));
+  return converted;
+}
+
 bool WriteNpy(const Tensor& tensor, ir::AtomicFile& file) {
   const Tensor* source = &tensor;
   Tensor converted;

@@ -14,6 +14,12 @@ namespace onnxopt::core::eval {
 // float64, strings as U); IoError when the file cannot be read or is no regular file (a
 // FIFO, a device: refused without blocking).
 Tensor ReadNpy(const std::filesystem::path& path);
+// The value of a tensor declared as `elem_type`, from `value` read from `path`: an 8-bit
+// integer array stands for a 2- or 4-bit integer type, as WriteNpy writes them (int8 for
+// INT4 and INT2, uint8 for UINT4 and UINT2), when every element is in the type's range;
+// InputFileError names the first that is not. Any other value is returned as read (its
+// caller checks its type).
+Tensor FromNpyForm(Tensor value, int elem_type, const std::filesystem::path& path);
 // Writes atomically (temporary file + rename). bfloat16 and other types without a NumPy
 // dtype are written as float32 (the caller is told through the return value: false).
 bool WriteNpy(const Tensor& tensor, const std::filesystem::path& path);

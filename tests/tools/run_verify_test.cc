@@ -93,10 +93,15 @@ constexpr const char* kDropoutRenamed = R"ONNX(
     z = Relu (x)
   })ONNX";
 
-Tensor FloatTensor(std::vector<std::int64_t> shape, const std::vector<float>& values) {
-  Tensor tensor(TensorProto::FLOAT, std::move(shape));
-  for (std::size_t i = 0; i < values.size(); ++i) tensor.MutableData<float>()[i] = values[i];
+template <class T>
+Tensor TypedTensor(int elem_type, std::vector<std::int64_t> shape, const std::vector<T>& values) {
+  Tensor tensor(elem_type, std::move(shape));
+  for (std::size_t i = 0; i < values.size(); ++i) tensor.MutableData<T>()[i] = values[i];
   return tensor;
+}
+
+Tensor FloatTensor(std::vector<std::int64_t> shape, const std::vector<float>& values) {
+  return TypedTensor(TensorProto::FLOAT, std::move(shape), values);
 }
 
 class RunVerifyTest : public ::testing::Test {
@@ -161,6 +166,43 @@ TEST_F(RunVerifyTest, RunComputesOutputsFromNpyInputs) {
   ExpectContains(result, "out%2F1.npy (output 'out/1')");
   EXPECT_TRUE(core::eval::ReadNpy(out / "y.npy") == FloatTensor({2, 3}, {1.5f, 0, 3.5f, 0, 5.5f, 0}));
   EXPECT_TRUE(core::eval::ReadNpy(out / "out%2F1.npy") == FloatTensor({2, 3}, {1.5f, -1.5f, 3.5f, -3.5f, 5.5f, -5.5f}));
+}
+
+// run writes 2- and 4-bit integer outputs as int8/uint8 .npy files (NumPy has no such
+// dtype); those files are taken back as inputs of those types, values in range only.
+TEST_F(RunVerifyTest, RunTakesEightBitNpyFilesForTwoAndFourBitInputs) {
+  // Written with int8 and uint8 (the text parser of onnx 1.12 predates the smaller types).
+  ModelProto typed = ParseText(R"ONNX(
+    <ir_version: 10, opset_import: ["" : 25]>
+    g (int8[4] x, uint8[2] u) => (int8[4] y, float[2] v) {
+      y = Identity (x)
+      v = Cast <to = 1> (u)
+    })ONNX");
+  GraphProto& graph = *typed.mutable_graph();
+  graph.mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(core::eval::kInt2);
+  graph.mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(core::eval::kUint4);
+  graph.mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(core::eval::kInt2);
+  const std::string model = Save("m.onnx", typed);
+  const std::string x = Npy("x.npy", TypedTensor<std::int8_t>(TensorProto::INT8, {4}, {-2, -1, 0, 1}));
+  const std::string u = Npy("u.npy", TypedTensor<std::uint8_t>(TensorProto::UINT8, {2}, {0, 15}));
+  const auto out = dir_ / "out";
+  auto result = Onnxopt({"run", model, "--input", "x=" + x, "--input", "u=" + u, "--output-dir", out.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  ExpectContains(result, "v: float[2] min=0 max=15");
+  const Tensor y = core::eval::ReadNpy(out / "y.npy");  // written back as int8
+  ASSERT_EQ(y.elem_type(), TensorProto::INT8);
+  EXPECT_EQ(y.ToInt64Vector(), (std::vector<std::int64_t>{-2, -1, 0, 1}));
+  auto again = Onnxopt({"run", model, "--input", "x=" + (out / "y.npy").string(), "--input", "u=" + u});
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+
+  // Out of the type's range, or of the other signedness: the file's fault.
+  const std::string wide = Npy("wide.npy", TypedTensor<std::int8_t>(TensorProto::INT8, {4}, {-2, 2, 0, 1}));
+  auto outside = Onnxopt({"run", model, "--input", "x=" + wide, "--input", "u=" + u});
+  EXPECT_EQ(outside.exit_code, 2) << outside.output;
+  ExpectContains(outside, "invalid input file '" + wide + "': element 1 is 2, outside the range of INT2 [-2, 1]");
+  auto unsigned_x = Onnxopt({"run", model, "--input", "x=" + u, "--input", "u=" + u});
+  EXPECT_EQ(unsigned_x.exit_code, 2) << unsigned_x.output;
+  ExpectContains(unsigned_x, "is uint8[2], declared with element type INT2");
 }
 
 // The summary is computed in pieces of 65 536 elements (a whole output converted to

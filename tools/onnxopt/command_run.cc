@@ -37,7 +37,9 @@ options:
   --input NAME=FILE.npy   value of the graph input NAME (repeatable). C-order .npy of
                           dtype bool, int8..int64, uint8..uint64, float16/32/64 or
                           unicode strings, of the input's declared element type and
-                          shape (an invalid input file otherwise, exit code 2).
+                          shape (an invalid input file otherwise, exit code 2); int8
+                          for int4 and int2, uint8 for uint4 and uint2, values in the
+                          type's range (as --output-dir writes them).
   --random-inputs         draw every input not given with --input: floats uniform in
                           [-R, R), integers uniform in [0, M), bool fair coin, strings
                           "s<int>". The generator and the order of draws are those of
@@ -75,6 +77,8 @@ std::string OutputFileName(const std::string& output) { return EscapeFileName(ou
 // declared type or shape is the file's fault: an invalid input file, not an invalid model.
 core::eval::Tensor ReadInputFile(const ValueInfoProto& info, const std::string& file) {
   core::eval::Tensor value = core::eval::ReadNpy(file);
+  if (info.type().has_tensor_type())
+    value = core::eval::FromNpyForm(std::move(value), info.type().tensor_type().elem_type(), file);
   try {
     core::eval::CheckInputValue(info, value);
   } catch (const ModelError& error) {

@@ -119,6 +119,32 @@ TEST_F(NpyTest, WritesSubByteIntegersAsEightBitOnes) {
   EXPECT_EQ(int4.ToInt64Vector(), (std::vector<std::int64_t>{-8, 7}));
 }
 
+TEST_F(NpyTest, ReadsSubByteIntegersBackFromTheirEightBitForm) {
+  using core::eval::FromNpyForm;
+  const Tensor int2 = FromNpyForm(MakeTensor<std::int8_t>(TensorProto::INT8, {3}, {-2, 1, -1}), core::eval::kInt2, "x.npy");
+  ASSERT_EQ(int2.elem_type(), core::eval::kInt2);
+  EXPECT_EQ(int2.ToInt64Vector(), (std::vector<std::int64_t>{-2, 1, -1}));
+  const Tensor uint4 = FromNpyForm(MakeTensor<std::uint8_t>(TensorProto::UINT8, {2}, {15, 0}), core::eval::kUint4, "x.npy");
+  ASSERT_EQ(uint4.elem_type(), core::eval::kUint4);
+  EXPECT_EQ(uint4.ToInt64Vector(), (std::vector<std::int64_t>{15, 0}));
+  auto error_of = [](const Tensor& value, int elem_type) -> std::string {
+    try {
+      FromNpyForm(value, elem_type, "x.npy");
+    } catch (const InputFileError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(MakeTensor<std::int8_t>(TensorProto::INT8, {2}, {7, -9}), core::eval::kInt4),
+            "invalid input file 'x.npy': element 1 is -9, outside the range of INT4 [-8, 7]");
+  EXPECT_EQ(error_of(MakeTensor<std::uint8_t>(TensorProto::UINT8, {1}, {4}), core::eval::kUint2),
+            "invalid input file 'x.npy': element 0 is 4, outside the range of UINT2 [0, 3]");
+  // Another type (uint8 for INT2, a float) stays as read: the caller refuses it.
+  EXPECT_EQ(FromNpyForm(MakeTensor<std::uint8_t>(TensorProto::UINT8, {1}, {1}), core::eval::kInt2, "x.npy").elem_type(),
+            TensorProto::UINT8);
+  EXPECT_EQ(FromNpyForm(Tensor(TensorProto::FLOAT, {1}), TensorProto::FLOAT, "x.npy").elem_type(), TensorProto::FLOAT);
+}
+
 TEST_F(NpyTest, WritesTheHeaderNumPyWrites) {
   // numpy.save of numpy.zeros((2, 3), numpy.float32): a 128-byte header.
   WriteNpy(Tensor(TensorProto::FLOAT, {2, 3}), dir_ / "z.npy");
