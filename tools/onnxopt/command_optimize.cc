@@ -364,11 +364,12 @@ core::ir::SaveOptions SaveOptionsOf(const Arguments& args) {
 
 // The files optimize reads and writes, checked against each other before anything runs
 // (file_plan.h). The external data files of the input model join once it is loaded.
-FilePlan PlanFiles(const Arguments& args, const std::string& input, const std::string& output) {
+FilePlan PlanFiles(const Arguments& args, const std::string& input, const std::string& output,
+                   const core::ir::SaveOptions& save_options) {
   FilePlan files;
   files.Read(input, "the input model", FilePlan::Role::kModel);
   files.Write(output, "-o", FilePlan::Role::kModel);
-  files.Write(core::ir::ExternalDataPath(output, SaveOptionsOf(args)), "the external data file of -o",
+  files.Write(core::ir::ExternalDataPath(output, save_options), "the external data file of -o",
               FilePlan::Role::kModelData);
   for (const char* option : {"--record", "--report-json", "--report-html"})
     if (const std::optional<std::string> path = args.Value(option)) files.Write(*path, option);
@@ -388,7 +389,7 @@ int RunOptimizeWithPythonRules(const std::vector<std::string>& raw_args) {
   value_options.push_back("--passes");
   const Arguments args(single_args, value_options, kFlags);
   const auto [input, output] = ModelAndOutput(args);
-  PlanFiles(args, input, output);
+  PlanFiles(args, input, output, SaveOptionsOf(args));
   std::vector<std::string> python_args = raw_args;
   if (TakeRepeatedOption(python_args, "--check-with").empty())
     return RunPythonRules(raw_args, PythonRun::kReplaceThisProcess);
@@ -435,7 +436,7 @@ int RunOptimize(const std::vector<std::string>& raw_args) {
   options.collect_no_match = print_report || json_path || html_path;
   const core::ir::SaveOptions save_options = SaveOptionsOf(args);
   const bool quiet = args.Flag("-q") || args.Flag("--quiet");
-  FilePlan files = PlanFiles(args, input, output);
+  FilePlan files = PlanFiles(args, input, output, save_options);
 
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress("optimize", !quiet);

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <utility>
 
 #include "onnx_core/common/error.h"
 #include "onnx_core/ir/tensor_data.h"
@@ -67,14 +70,13 @@ int RunPythonRules(const std::vector<std::string>& args, PythonRun how) {
   std::vector<std::string> command{kPython, "-m", "onnxopt.cli", "optimize",
                                    "--max-tensor-bytes=" + std::to_string(core::ir::MaxTensorBytes())};
   std::vector<std::string> rest = args;
-  if (const std::vector<std::string> limits = TakeRepeatedOption(rest, "--fold-size-limit"); !limits.empty())
-    command.push_back("--fold-size-limit=" + std::to_string(ParseByteCount(limits.back(), "--fold-size-limit")));
-  if (const std::vector<std::string> limits = TakeRepeatedOption(rest, "--fold-work-limit"); !limits.empty())
-    command.push_back("--fold-work-limit=" + std::to_string(ParseStepCount(limits.back(), "--fold-work-limit")));
-  if (const std::vector<std::string> thresholds = TakeRepeatedOption(rest, "--external-data-threshold");
-      !thresholds.empty())
-    command.push_back("--external-data-threshold=" +
-                      std::to_string(ParseByteCount(thresholds.back(), "--external-data-threshold")));
+  using ParseCount = std::uint64_t (*)(std::string_view text, std::string_view option);
+  const std::pair<const char*, ParseCount> counts[] = {{"--fold-size-limit", ParseByteCount},
+                                                       {"--fold-work-limit", ParseStepCount},
+                                                       {"--external-data-threshold", ParseByteCount}};
+  for (const auto& [option, parse] : counts)
+    if (const std::vector<std::string> values = TakeRepeatedOption(rest, option); !values.empty())
+      command.push_back(std::string(option) + "=" + std::to_string(parse(values.back(), option)));
   command.insert(command.end(), rest.begin(), rest.end());
   if (how == PythonRun::kWaitForIt) return RunProgram(command, "for the rules of --passes");
   std::vector<char*> argv;
