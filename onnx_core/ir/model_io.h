@@ -27,8 +27,9 @@
 namespace onnxopt::core::ir {
 
 // The newest IR version this build knows (onnx 1.12's IR_VERSION may be older: we accept
-// every released version up to this one without a warning).
-inline constexpr std::int64_t kNewestKnownIrVersion = 11;
+// every released version up to this one without a warning). IR 13 is that of ONNX 1.20 to
+// 1.22 (opsets 25 to 27; Versioning.md of the specification).
+inline constexpr std::int64_t kNewestKnownIrVersion = 13;
 
 struct LoadOptions {
   // Read external data into the tensors (raw_data). When false, external references are

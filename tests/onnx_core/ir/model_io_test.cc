@@ -138,7 +138,7 @@ TEST_F(ModelIoTest, NewerIrVersionGivesWarning) {
   std::vector<std::string> warnings;
   LoadModel(path, {}, &warnings);
   EXPECT_THAT(warnings, ElementsAre(path.string() +
-                                    ": IR version 99 is newer than this build knows (11); loading anyway"));
+                                    ": IR version 99 is newer than this build knows (13); loading anyway"));
   model.set_ir_version(kNewestKnownIrVersion);
   warnings.clear();
   LoadModel(WriteModel(model), {}, &warnings);
