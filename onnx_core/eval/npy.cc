@@ -359,10 +359,7 @@ Tensor ReadNpy(const fs::path& path) {
 Tensor FromNpyForm(Tensor value, int elem_type, const fs::path& path) {
   const int byte_type = eval::ByteIntegerOf(elem_type);
   if (byte_type == 0 || value.elem_type() != byte_type) return value;
-  const int bits = eval::PackedBits(elem_type);
-  const bool is_signed = byte_type == TensorProto::INT8;
-  const std::int64_t low = is_signed ? -(std::int64_t{1} << (bits - 1)) : 0;
-  const std::int64_t high = is_signed ? (std::int64_t{1} << (bits - 1)) - 1 : (std::int64_t{1} << bits) - 1;
+  const auto [low, high] = *eval::SubByteIntegerRange(elem_type);
   const std::vector<std::int64_t> values = value.ToInt64Vector();
   for (std::size_t i = 0; i < values.size(); ++i)
     if (values[i] < low || values[i] > high)

@@ -80,6 +80,15 @@ int ByteIntegerOf(int elem_type) {
   }
 }
 
+std::optional<std::pair<std::int64_t, std::int64_t>> SubByteIntegerRange(int elem_type) {
+  const int bits = PackedBits(elem_type);
+  switch (ByteIntegerOf(elem_type)) {
+    case TensorProto::INT8: return std::pair{-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
+    case TensorProto::UINT8: return std::pair{std::int64_t{0}, (std::int64_t{1} << bits) - 1};
+    default: return std::nullopt;
+  }
+}
+
 std::size_t StorageBytes(int elem_type) {
   switch (elem_type) {
     case TensorProto::DOUBLE:

@@ -92,6 +92,9 @@ int PackedBits(int elem_type);
 // The 8-bit integer type that holds a 2- or 4-bit integer type's values as a Tensor stores
 // them: INT8 for INT4 and INT2, UINT8 for UINT4 and UINT2; 0 for every other type.
 int ByteIntegerOf(int elem_type);
+// The least and greatest value of a 2- or 4-bit integer type (INT4 [-8, 7], UINT2 [0, 3]);
+// nullopt for every other type.
+std::optional<std::pair<std::int64_t, std::int64_t>> SubByteIntegerRange(int elem_type);
 
 // float16 / bfloat16 conversions (round to nearest even).
 float HalfToFloat(std::uint16_t bits);

@@ -1144,6 +1144,8 @@ std::vector<Value> DequantizeLinearKernel(KernelContext& ctx) {
 }
 
 std::pair<double, double> IntRange(int t) {
+  if (const auto sub_byte = core::eval::SubByteIntegerRange(t))
+    return {static_cast<double>(sub_byte->first), static_cast<double>(sub_byte->second)};
   switch (t) {
     case TensorProto::INT8: return {-128, 127};
     case TensorProto::UINT8: return {0, 255};
@@ -1151,10 +1153,6 @@ std::pair<double, double> IntRange(int t) {
     case TensorProto::UINT16: return {0, 65535};
     case TensorProto::INT32: return {-2147483648.0, 2147483647.0};
     case TensorProto::UINT32: return {0, 4294967295.0};
-    case core::eval::kInt4: return {-8, 7};
-    case core::eval::kUint4: return {0, 15};
-    case core::eval::kInt2: return {-2, 1};
-    case core::eval::kUint2: return {0, 3};
     case TensorProto::INT64: return {-9.2233720368547758e18, 9.2233720368547748e18};
     default: Fail("unsupported quantized type " + ElemTypeName(t));
   }

@@ -284,6 +284,19 @@ TEST(Tensor, TwoBitTypesArePackedFourToAByteLowBitsFirst) {
   EXPECT_EQ(Tensor::FromProto(typed).ToInt64Vector(), (std::vector<std::int64_t>{2, 1, 3, 0, 1}));
 }
 
+// The ranges of the 2- and 4-bit integers (int4.md and Operators.md of the specification);
+// the other types have none here, the 8-bit ones included.
+TEST(Tensor, SubByteIntegerRangesAreThoseOfTheirBits) {
+  using Range = std::pair<std::int64_t, std::int64_t>;
+  EXPECT_EQ(SubByteIntegerRange(kInt4), (Range{-8, 7}));
+  EXPECT_EQ(SubByteIntegerRange(kUint4), (Range{0, 15}));
+  EXPECT_EQ(SubByteIntegerRange(kInt2), (Range{-2, 1}));
+  EXPECT_EQ(SubByteIntegerRange(kUint2), (Range{0, 3}));
+  EXPECT_EQ(SubByteIntegerRange(kFloat4E2M1), std::nullopt);
+  EXPECT_EQ(SubByteIntegerRange(TensorProto::INT8), std::nullopt);
+  EXPECT_EQ(SubByteIntegerRange(TensorProto::FLOAT), std::nullopt);
+}
+
 TEST(Tensor, FromProtoReadsTypedFields) {
   TensorProto proto;
   proto.set_name("w");
