@@ -73,6 +73,8 @@ resolve_selection = _builder.resolve_selection
 serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites
 model_fingerprint = _builder.model_fingerprint
+describe_removed_nodes = _builder.describe_removed_nodes
+render_report_html = _builder.render_report_html
 
 
 def pattern_doc(name: str) -> str:

@@ -35,6 +35,8 @@ resolve_selection = _builder.resolve_selection
 serialize_rewrites = _builder.serialize_rewrites
 parse_rewrites = _builder.parse_rewrites
 model_fingerprint = _builder.model_fingerprint
+describe_removed_nodes = _builder.describe_removed_nodes
+render_report_html = _builder.render_report_html
 
 ModelLike = Union[onnx.ModelProto, bytes, str, os.PathLike]
 # A pattern given to optimize() or GraphGraph: an instance, a class, or a registered name.

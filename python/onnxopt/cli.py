@@ -91,6 +91,7 @@ def optimize(argv) -> int:
     parser.add_argument("--keep", action="append", default=[])
     parser.add_argument("--record", default="")
     parser.add_argument("--report-json", default="")
+    parser.add_argument("--report-html", default="")
     parser.add_argument("--check", type=int, default=0)
     parser.add_argument("--check-atol", type=float, default=None)
     parser.add_argument("--check-rtol", type=float, default=None)
@@ -129,7 +130,7 @@ def optimize(argv) -> int:
         print(f"onnxopt optimize: {e} (with --passes, the options are -o, --passes, --patterns, --no-fold, "
               f"--fold-dequantize, --fold-size-limit, --fold-work-limit, --max-iter, --keep-initializer-inputs, "
               f"--overwrite-input-shape, --dim, --keep, --external-data-threshold, --record, --report-json, "
-              f"--check, --check-atol, --check-rtol, --check-with, --report, -q)", file=sys.stderr)
+              f"--report-html, --check, --check-atol, --check-rtol, --check-with, --report, -q)", file=sys.stderr)
         return 1
     if args.max_tensor_bytes is not None:
         onnxopt.set_max_tensor_bytes(args.max_tensor_bytes)
@@ -151,25 +152,30 @@ def optimize(argv) -> int:
         # constants unless asked otherwise.
         builder = onnxopt.GraphBuilder(args.model, keep_initializer_inputs=args.keep_initializer_inputs)
         # The model as loaded: what the records are stamped with (replay checks it, then
-        # specialises the model as recorded), and what --check compares the result with.
+        # specialises the model as recorded) and what the page shows as before.
         specialised = bool(input_shapes or dims)
-        original = builder.to_model_bytes() if args.record or args.check or specialised else b""
-        fingerprint = onnxopt.model_fingerprint(original) if args.record else ""
+        # The records of the rewrite file and of the page name the nodes they remove.
+        describe_records = bool(args.record or args.report_html)
+        loaded = builder.to_model_bytes() if describe_records or args.check or specialised else b""
+        fingerprint = onnxopt.model_fingerprint(loaded) if args.record else ""
         if specialised:
             # A model the settings contradict is a usage error, as in C++: the model itself
             # loaded above.
             try:
-                builder = onnxopt.GraphBuilder(original, input_shapes=input_shapes, dims=dims)
+                builder = onnxopt.GraphBuilder(loaded, input_shapes=input_shapes, dims=dims)
             except onnxopt.ModelError as e:
                 print(f"onnxopt optimize: {e}", file=sys.stderr)
                 return 1
-            if args.check:  # compared with the model so specialised
-                original = builder.to_model_bytes()
+        # The model optimized (so specialised): what the records were made on and what
+        # --check compares the result with.
+        original = builder.to_model_bytes() if specialised and (describe_records or args.check) else loaded
         # The reports list why candidates were rejected, as in C++.
         graph = onnxopt.GraphGraph(builder, patterns=patterns, registered="none",
                                    collect_no_match=args.report or bool(args.report_json), keep=args.keep, **fold)
         records, report = graph.optimize(report=True, max_iter=args.max_iter)
         del graph
+        if describe_records:
+            onnxopt.describe_removed_nodes(original, records)
     except Exception as e:  # a rule that fails while compiling or running: say where
         location = _rule_location(e, paths)
         if not location and isinstance(e, onnxopt.Error):
@@ -183,6 +189,10 @@ def optimize(argv) -> int:
         outputs.append((args.record, onnxopt.serialize_rewrites(records, fingerprint, input_shapes, dims)))
     if args.report_json:
         outputs.append((args.report_json, report.to_json(input_shapes, dims).encode()))
+    if args.report_html:
+        page = onnxopt.render_report_html(loaded, builder.to_model_bytes(), records, report, args.model, args.patterns,
+                                          input_shapes, dims)
+        outputs.append((args.report_html, page.encode()))
     written = []  # (temporary, final)
     try:
         for path, data in outputs:

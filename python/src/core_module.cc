@@ -21,6 +21,7 @@
 #include "onnx_core/ir/initializer_inputs.h"
 #include "onnx_core/ir/input_shapes.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/model_summary.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
@@ -28,6 +29,7 @@
 #include "onnx_core/optimizer/match_cache.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
+#include "onnx_core/optimizer/report_html.h"
 #include "onnx_core/optimizer/rewrite_file.h"
 #include "onnx_core/verify/model_comparison.h"
 #include "python/src/core_library.h"
@@ -649,6 +651,13 @@ void BindRecords(py::module_& b) {
                                for (const NodeProto& node : r.added_nodes) nodes.append(OnnxMessage("NodeProto", node));
                                return nodes;
                              })
+      .def_property_readonly("matched_node_signatures",
+                             [](const LocalRewriting& r) {
+                               std::vector<std::string> signatures;
+                               for (const auto& signature : r.matched_node_signatures)
+                                 signatures.push_back(signature.ToString());
+                               return signatures;
+                             })
       .def_readonly("added_nodes_positions", &LocalRewriting::added_nodes_positions)
       .def_readonly("added_initializer_positions", &LocalRewriting::added_initializer_positions)
       .def_readonly("removed_initializers", &LocalRewriting::removed_initializers)
@@ -730,6 +739,52 @@ void BindRecords(py::module_& b) {
         return core::builder::ModelFingerprint(FromPython<ModelProto>(model, "ModelProto"));
       },
       "model"_a, "The fingerprint a rewrite file records of the model it was made on (a serialized ModelProto).");
+  b.def(
+      "describe_removed_nodes",
+      [](const py::bytes& model, const std::vector<std::shared_ptr<LocalRewriting>>& rewrites) {
+        ModelProto skeleton = core::builder::ReplaySkeleton(FromPython<ModelProto>(model, "ModelProto"));
+        std::vector<LocalRewriting> copies;
+        for (const auto& record : rewrites) copies.push_back(*record);
+        {
+          py::gil_scoped_release release;
+          core::builder::DescribeRemovedNodes(std::move(skeleton), copies);
+        }
+        for (std::size_t i = 0; i < copies.size(); ++i)
+          rewrites[i]->matched_node_signatures = std::move(copies[i].matched_node_signatures);
+      },
+      "model"_a, "rewrites"_a,
+      "Notes in each record what its removed nodes were (matched_node_signatures), by replaying `rewrites` on "
+      "`model`, the model they were made on (serialized, specialised as it was optimized): what `onnxopt optimize "
+      "--record` writes and replay checks. Raises Error when the records do not fit the model.");
+  b.def(
+      "render_report_html",
+      [](const py::bytes& model_before, const py::bytes& model_after,
+         const std::vector<std::shared_ptr<LocalRewriting>>& rewrites, const core::builder::OptimizationReport& report,
+         const std::string& model_path, const std::string& patterns,
+         std::map<std::string, std::vector<std::int64_t>> input_shapes, std::map<std::string, std::int64_t> dims) {
+        const ModelProto before = FromPython<ModelProto>(model_before, "ModelProto");
+        const ModelProto after = FromPython<ModelProto>(model_after, "ModelProto");
+        std::vector<LocalRewriting> copies;
+        for (const auto& record : rewrites) copies.push_back(*record);
+        core::builder::HtmlReportInput page{model_path,
+                                            patterns,
+                                            core::ir::DescribeInputShapeSettings({std::move(input_shapes), std::move(dims)}),
+                                            {},
+                                            {},
+                                            core::builder::IndexNodeNames(before.graph()),
+                                            &report,
+                                            &copies};
+        core::ir::CountGraph(before.graph(), page.before.ops, page.before.initializers);
+        core::ir::CountGraph(after.graph(), page.after.ops, page.after.initializers);
+        return core::builder::RenderReportHtml(page);
+      },
+      "model_before"_a, "model_after"_a, "rewrites"_a, "report"_a, "model_path"_a = "", "patterns"_a = "",
+      "input_shapes"_a = std::map<std::string, std::vector<std::int64_t>>{},
+      "dims"_a = std::map<std::string, std::int64_t>{},
+      "The page `onnxopt optimize --report-html` writes (one self-contained HTML file): the model as loaded and "
+      "as optimized (serialized), the records and report of the optimization (removed nodes are named and "
+      "linked when describe_removed_nodes filled the records), the model's path and the pattern selection for "
+      "the title, the input shapes the model was specialised with.");
 }
 
 void BindReport(py::module_& b) {

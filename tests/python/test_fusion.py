@@ -732,7 +732,61 @@ def test_command_line_passes_takes_keep_report_json_and_external_data(tmp_path):
     assert f"cannot write '{tmp_path / 'missing' / 'report.json'}'" in result.stderr, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("bad")) == []
 
-    # --report-html stays the C++ command line's.
-    result = optimize(tmp_path / "bad.onnx", "--report-html", tmp_path / "report.html")
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "unrecognized arguments: --report-html" in result.stderr, result.stderr
+
+def test_command_line_passes_writes_the_html_report_and_names_removed_nodes(tmp_path):
+    """`optimize --passes ... --report-html FILE` writes the C++ command line's page, the
+    nodes a rule removed named as in the model; the records of --record say what they
+    removed (replay checks it), as without --passes."""
+    exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
+    w = numpy_helper.from_array(np.arange(128, dtype=np.float32).reshape(8, 16) / 64, "W")
+    model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"], name="attn_matmul"),
+                        helper.make_node("Add", ["t", "c"], ["y"], name="bias")],
+                       [tensor("a", ("batch", 8)), tensor("c", (16,))], [tensor("y", ("batch", 16))], [w], opset=17)
+    onnx.save(model, tmp_path / "model.onnx")
+    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
+
+    def optimize(out, *args):
+        return subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out), "--passes", rules,
+                               *map(str, args)], capture_output=True, text=True)
+
+    page_path, record = tmp_path / "report.html", tmp_path / "out.rewrites"
+    result = optimize(tmp_path / "out.onnx", "--report-html", page_path, "--record", record, "--dim", "batch=4")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [n.op_type for n in onnx.load(tmp_path / "out.onnx").graph.node] == ["Gemm"]
+    page = page_path.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>"), page[:80]
+    assert f"<title>onnxopt report: {tmp_path / 'model.onnx'}</title>" in page
+    assert "--dim batch=4" in page
+    assert "MatMulAddToGemm" in page
+    # The removed nodes by the names they had (records know them by position only) and what
+    # they were; without describe_removed_nodes the page says "node at position".
+    for name in ("attn_matmul", "bias"):
+        assert f">{name}<" in page, name
+    assert "node at position" not in page
+
+    (rewrite,) = [r for r in onnxopt.parse_rewrites(record.read_bytes()) if r.name.startswith("MatMulAddToGemm")]
+    assert rewrite.matched_node_signatures == ["MatMul (outputs 't')", "Add (outputs 'y')"]
+    result = subprocess.run([exe, "replay", str(tmp_path / "model.onnx"), str(record), "-o",
+                             str(tmp_path / "replayed.onnx"), "--dim", "batch=4"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "replayed.onnx").read_bytes() == (tmp_path / "out.onnx").read_bytes()
+    # Replayed on another model whose node at that position is not the one removed: refused.
+    other = make_model([helper.make_node("MatMul", ["a", "W"], ["t"]), helper.make_node("Sub", ["t", "c"], ["y"])],
+                       [tensor("a", ("batch", 8)), tensor("c", (16,))], [tensor("y", ("batch", 16))], [w], opset=17)
+    onnx.save(other, tmp_path / "other.onnx")
+    specialised = onnxopt.GraphBuilder(str(tmp_path / "other.onnx"), dims={"batch": 4}).to_model_bytes()
+    with pytest.raises(onnxopt.Error, match="recorded as Add"):
+        onnxopt.replay(specialised, onnxopt.parse_rewrites(record.read_bytes()))
+
+    # A page that cannot be written: no model, no rewrite file either.
+    result = optimize(tmp_path / "bad.onnx", "--record", tmp_path / "bad.rewrites",
+                      "--report-html", tmp_path / "missing" / "report.html")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"cannot write '{tmp_path / 'missing' / 'report.html'}'" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("bad")) == []
+    # The page may not replace the model, nor be another output.
+    for args in (["--report-html", tmp_path / "model.onnx"], ["--report-html", tmp_path / "bad.onnx"]):
+        result = optimize(tmp_path / "bad.onnx", *args)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "--report-html" in result.stderr, result.stderr
+        assert not (tmp_path / "bad.onnx").exists()

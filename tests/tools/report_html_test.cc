@@ -11,8 +11,8 @@
 
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/optimizer/pattern.h"
+#include "onnx_core/optimizer/report_html.h"
 #include "tests/support/test_support.h"
-#include "tools/onnxopt/report_html.h"
 
 namespace onnxopt::testing {
 namespace {
@@ -96,19 +96,19 @@ class ReportHtmlTest : public ::testing::Test {
     input_.rewrites = &rewrites_;
   }
 
-  cli::HtmlReportInput input_;
+  core::builder::HtmlReportInput input_;
   OptimizationReport report_;
   std::vector<LocalRewriting> rewrites_;
 };
 
 TEST(EscapeHtmlTest, EscapesMarkupAndShowsControlBytes) {
-  EXPECT_EQ(cli::EscapeHtml("<a href='x'>&\"y\""), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;y&quot;");
-  EXPECT_EQ(cli::EscapeHtml(std::string("a\nb\0c\x7f", 6)), "a\\x0ab\\x00c\\x7f");
-  EXPECT_EQ(cli::EscapeHtml("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(core::builder::EscapeHtml("<a href='x'>&\"y\""), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;y&quot;");
+  EXPECT_EQ(core::builder::EscapeHtml(std::string("a\nb\0c\x7f", 6)), "a\\x0ab\\x00c\\x7f");
+  EXPECT_EQ(core::builder::EscapeHtml("caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
 TEST_F(ReportHtmlTest, HostileNamesAreEscapedEverywhere) {
-  const std::string page = cli::RenderReportHtml(input_);
+  const std::string page = core::builder::RenderReportHtml(input_);
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<b>Pattern"), std::string::npos);
@@ -127,14 +127,14 @@ TEST_F(ReportHtmlTest, HostileNamesAreEscapedEverywhere) {
 }
 
 TEST_F(ReportHtmlTest, NothingComesFromTheNetwork) {
-  const std::string page = cli::RenderReportHtml(input_);
+  const std::string page = core::builder::RenderReportHtml(input_);
   EXPECT_TRUE(page.starts_with("<!DOCTYPE html>\n"));
   for (const char* reference : {"http://", "https://", "<script src", "<link", "@import", "url(", "<img", "<iframe"})
     EXPECT_EQ(page.find(reference), std::string::npos) << reference;
 }
 
 TEST_F(ReportHtmlTest, ShowsTheNumbers) {
-  const std::string page = cli::RenderReportHtml(input_);
+  const std::string page = core::builder::RenderReportHtml(input_);
   EXPECT_NE(page.find("<span id=\"nodes-before\">3</span> \u2192 <span id=\"nodes-after\">2</span>"),
             std::string::npos);
   EXPECT_NE(page.find("<span id=\"initializers-before\">4</span> \u2192 <span id=\"initializers-after\">1</span>"),
@@ -166,7 +166,7 @@ TEST_F(ReportHtmlTest, ShowsTheNumbers) {
 }
 
 TEST_F(ReportHtmlTest, LinksANodeFromTheBatchAddingItToTheBatchRemovingItAndBack) {
-  const std::string page = cli::RenderReportHtml(input_);
+  const std::string page = core::builder::RenderReportHtml(input_);
   const std::string added = Item(page, "b1a0");
   const std::string removed = Item(page, "b2r0");
   EXPECT_NE(added.find("fused&lt;img"), std::string::npos) << added;
@@ -186,9 +186,9 @@ TEST_F(ReportHtmlTest, LinksANodeFromTheBatchAddingItToTheBatchRemovingItAndBack
 }
 
 TEST_F(ReportHtmlTest, SaysWhatTheLimitsLeaveOut) {
-  cli::HtmlReportLimits limits;
+  core::builder::HtmlReportLimits limits;
   limits.batches = 1;
-  const std::string page = cli::RenderReportHtml(input_, limits);
+  const std::string page = core::builder::RenderReportHtml(input_, limits);
   EXPECT_NE(page.find("Batches 1\u20131 of 2 are listed; the other 1 are left out"), std::string::npos);
   EXPECT_EQ(page.find("id=\"b2\""), std::string::npos);
   EXPECT_EQ(page.find("href=\"#b2"), std::string::npos);
@@ -203,9 +203,9 @@ TEST_F(ReportHtmlTest, CutsLongListsAndLinksToTheBatchWhenTheNodeIsNotListed) {
   }
   rewrites_[1].matched_nodes.push_back(4);
   rewrites_[1].matched_node_signatures.push_back({"Neg", "", {"f"}});
-  cli::HtmlReportLimits limits;
+  core::builder::HtmlReportLimits limits;
   limits.nodes_per_list = 2;
-  const std::string page = cli::RenderReportHtml(input_, limits);
+  const std::string page = core::builder::RenderReportHtml(input_, limits);
   EXPECT_NE(Item(page, "b1a1").find("n_c"), std::string::npos);
   EXPECT_EQ(Item(page, "b1a2"), "");
   EXPECT_NE(page.find("<li class=\"muted\">\u2026 and 3 more, not listed</li>"), std::string::npos);
@@ -215,7 +215,7 @@ TEST_F(ReportHtmlTest, CutsLongListsAndLinksToTheBatchWhenTheNodeIsNotListed) {
 
 TEST_F(ReportHtmlTest, RemovedNodesWithoutSignaturesAreShownByPosition) {
   for (LocalRewriting& record : rewrites_) record.matched_node_signatures.clear();
-  const std::string page = cli::RenderReportHtml(input_);
+  const std::string page = core::builder::RenderReportHtml(input_);
   EXPECT_NE(Item(page, "b2r0").find("node at position 0"), std::string::npos) << Item(page, "b2r0");
   EXPECT_EQ(Item(page, "b2r0").find("<a "), std::string::npos);
   EXPECT_NE(Item(page, "b1a0").find("(kept)"), std::string::npos) << "no removal is known";
@@ -230,7 +230,7 @@ TEST_F(ReportHtmlTest, AManyBatchRunStaysSmall) {
       many.push_back(Record("P", batch, {r}, {{"Relu", "", {output}}}, {Node("n" + output, "Relu", output + "x")}));
     }
   input_.rewrites = &many;
-  const std::string page = cli::RenderReportHtml(input_);
+  const std::string page = core::builder::RenderReportHtml(input_);
   EXPECT_LT(page.size(), 6u << 20);
   EXPECT_NE(page.find("36000 rewrites in 600 batches"), std::string::npos);
   // 50 rewrites a batch are listed, 100 nodes: the 20000 nodes are reached at batch 200.
@@ -250,7 +250,7 @@ TEST(IndexNodeNamesTest, KeysNodesByGraphAndFirstOutput) {
     })ONNX");
   for (AttributeProto& branch : *model.mutable_graph()->mutable_node(0)->mutable_attribute())
     if (branch.name() == "then_branch") branch.mutable_g()->mutable_node(0)->set_name("inner");
-  std::map<cli::NodeKey, std::string> names = cli::IndexNodeNames(model.graph());
+  std::map<core::builder::NodeKey, std::string> names = core::builder::IndexNodeNames(model.graph());
   ASSERT_EQ(names.size(), 3u);
   EXPECT_EQ(names.at({{}, "y"}), "");
   EXPECT_EQ(names.at({{{"y", "then_branch", -1}}, "r"}), "inner");

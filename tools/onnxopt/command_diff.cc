@@ -10,12 +10,18 @@
 
 #include "onnx_core/common/json_writer.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/model_summary.h"
 #include "tools/onnxopt/cli.h"
-#include "tools/onnxopt/model_summary.h"
 
 namespace onnxopt::cli {
 
 namespace {
+
+using core::ir::CountGraph;
+using core::ir::FormatBytes;
+using core::ir::FormatType;
+using core::ir::Histogram;
+using core::ir::InitializerStats;
 
 constexpr const char* kUsageLine = "onnxopt diff MODEL_A MODEL_B [--json]";
 

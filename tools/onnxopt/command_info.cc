@@ -9,16 +9,23 @@
 #include <unordered_set>
 
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/model_summary.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/inference.h"
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
 #include "onnx_core/common/json_writer.h"
-#include "tools/onnxopt/model_summary.h"
 
 namespace onnxopt::cli {
 
 namespace {
+
+using core::ir::CountGraph;
+using core::ir::FormatBytes;
+using core::ir::FormatType;
+using core::ir::Histogram;
+using core::ir::InitializerStats;
+using core::ir::OpKey;
 
 constexpr const char* kUsageLine = "onnxopt info [--shapes [--json]] MODEL";
 

@@ -22,24 +22,32 @@
 #include "onnx_core/ir/initializer_inputs.h"
 #include "onnx_core/ir/input_shapes.h"
 #include "onnx_core/ir/model_io.h"
+#include "onnx_core/ir/model_summary.h"
 #include "onnx_core/optimizer/graph_graph.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/pattern_registry.h"
 #include "onnx_core/optimizer/report.h"
+#include "onnx_core/optimizer/report_html.h"
 #include "onnx_core/optimizer/rewrite_file.h"
+#include "onnx_core/verify/model_comparison.h"
 #include "tools/onnxopt/cli.h"
 #include "tools/onnxopt/file_plan.h"
-#include "onnx_core/verify/model_comparison.h"
 #include "tools/onnxopt/model_inputs.h"
-#include "tools/onnxopt/model_summary.h"
 #include "tools/onnxopt/ort_check.h"
 #include "tools/onnxopt/progress.h"
-#include "tools/onnxopt/report_html.h"
 #include "tools/onnxopt/rule_files.h"
 
 namespace onnxopt::cli {
 
 namespace {
+
+using core::builder::HtmlReportInput;
+using core::builder::IndexNodeNames;
+using core::builder::NodeKey;
+using core::builder::RenderReportHtml;
+using core::ir::CountGraph;
+using core::ir::Histogram;
+using core::ir::InitializerStats;
 
 constexpr const char* kUsageLine = "onnxopt optimize MODEL (-o OUTPUT | OUTPUT) [--patterns SELECTION] [options]";
 
@@ -166,8 +174,8 @@ options:
                                   --fold-size-limit, --fold-work-limit, --max-iter,
                                   --overwrite-input-shape, --dim, --keep,
                                   --keep-initializer-inputs, --external-data-threshold,
-                                  --record, --report-json, --check, --check-atol,
-                                  --check-rtol, --report and -q (not --report-html);
+                                  --record, --report-json, --report-html, --check,
+                                  --check-atol, --check-rtol, --report and -q;
                                   --check-with onnxruntime follows once it has saved
                                   and checked the model
 

@@ -1,4 +1,4 @@
-#include "tools/onnxopt/model_summary.h"
+#include "onnx_core/ir/model_summary.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,13 +8,13 @@
 
 #include "onnx_core/ir/tensor_data.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::ir {
 
 namespace {
 void AddInitializer(const TensorProto& tensor, InitializerStats& stats) {
   ++stats.count;
-  if (!core::ir::HasExternalData(tensor)) {
-    stats.inline_bytes += core::ir::StoredDataBytes(tensor);
+  if (!HasExternalData(tensor)) {
+    stats.inline_bytes += StoredDataBytes(tensor);
     return;
   }
   std::uint64_t length = 0;
@@ -32,7 +32,7 @@ void AddInitializer(const TensorProto& tensor, InitializerStats& stats) {
 std::string FormatType(const TypeProto& type) {
   if (type.has_tensor_type()) {
     const auto& tensor = type.tensor_type();
-    std::string text = core::ir::ElementTypeName(tensor.elem_type());
+    std::string text = ElementTypeName(tensor.elem_type());
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
     if (!tensor.has_shape()) return text + "[?rank]";
     text += "[";
@@ -47,7 +47,7 @@ std::string FormatType(const TypeProto& type) {
   }
   if (type.has_sequence_type()) return "seq(" + FormatType(type.sequence_type().elem_type()) + ")";
   if (type.has_optional_type()) return "optional(" + FormatType(type.optional_type().elem_type()) + ")";
-  if (type.has_map_type()) return "map(" + core::ir::ElementTypeName(type.map_type().key_type()) + ", " +
+  if (type.has_map_type()) return "map(" + ElementTypeName(type.map_type().key_type()) + ", " +
                                   FormatType(type.map_type().value_type()) + ")";
   return "?";
 }
@@ -94,4 +94,4 @@ void CountGraph(const GraphProto& root, Histogram& histogram, InitializerStats& 
   }
 }
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::ir

@@ -1,4 +1,4 @@
-#include "tools/onnxopt/report_html.h"
+#include "onnx_core/optimizer/report_html.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,15 +9,13 @@
 
 #include "onnx_core/optimizer/rewrite_batches.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::builder {
 
 namespace {
 
-using core::builder::BatchEnd;
-using core::builder::LocalRewriting;
-using core::builder::OptimizationReport;
-using core::builder::PhaseNodes;
-using core::builder::SubgraphKey;
+using ir::FormatBytes;
+using ir::InitializerStats;
+using ir::OpKey;
 
 // Inline, so that the file needs nothing else. Colors: before grey, after blue, as in the
 // charts' legends.
@@ -211,7 +209,7 @@ std::vector<BatchView> BuildBatches(const std::vector<LocalRewriting>& rewrites,
           entry.name = "node at position " + std::to_string(record.matched_nodes[i]);
           continue;
         }
-        const core::builder::NodeSignature& signature = record.matched_node_signatures[i];
+        const NodeSignature& signature = record.matched_node_signatures[i];
         // As OpKey writes it.
         entry.op = signature.domain.empty() || signature.domain == "ai.onnx"
                        ? signature.op_type
@@ -448,13 +446,13 @@ void OperatorSection(std::ostringstream& html, const HtmlReportInput& input, con
 void PatternSection(std::ostringstream& html, const OptimizationReport& report, const HtmlReportLimits& limits) {
   std::map<std::string, std::size_t> rejections;
   for (const auto& site : report.no_matches) rejections[site.pattern] += site.count;
-  std::vector<const core::builder::PatternStats*> active;
+  std::vector<const PatternStats*> active;
   std::vector<std::string> idle;
   for (const auto& stats : report.patterns) {
     if (stats.match_calls || stats.applied || rejections.count(stats.name)) active.push_back(&stats);
     else idle.push_back(stats.name);
   }
-  const auto time = [](const core::builder::PatternStats* stats) {
+  const auto time = [](const PatternStats* stats) {
     return stats->match_time_ns + stats->apply_time_ns;
   };
   std::stable_sort(active.begin(), active.end(), [&](const auto* a, const auto* b) {
@@ -473,7 +471,7 @@ void PatternSection(std::ostringstream& html, const OptimizationReport& report, 
     HorizontalBarChart(html, "rewrites applied and candidates rejected per pattern",
                        {{"applied", kAfterColor}, {"rejected", kBeforeColor}}, applied_rows);
   }
-  std::vector<const core::builder::PatternStats*> by_time = active;
+  std::vector<const PatternStats*> by_time = active;
   std::stable_sort(by_time.begin(), by_time.end(), [&](const auto* a, const auto* b) { return time(a) > time(b); });
   std::vector<ChartRow> time_rows;
   for (const auto* stats : by_time)
@@ -750,4 +748,4 @@ std::string RenderReportHtml(const HtmlReportInput& input, const HtmlReportLimit
   return html.str();
 }
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::builder

@@ -1,5 +1,6 @@
 #pragma once
-// Summaries of a model shared by the subcommands: types, byte counts, operator histograms.
+// Summaries of a model for people: types, byte counts, operator histograms (what
+// `onnxopt info`, `diff` and `optimize` print, and the page of the optimization report).
 
 #include <cstdint>
 #include <map>
@@ -7,7 +8,7 @@
 
 #include "onnx_core/ir/onnx_pb.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::ir {
 
 // "float[batch,1024]", "int64[?rank]", "seq(float[2])".
 std::string FormatType(const TypeProto& type);
@@ -32,4 +33,4 @@ struct Histogram {
 // Counts the nodes and initializers of `graph` and of every graph nested in it.
 void CountGraph(const GraphProto& graph, Histogram& histogram, InitializerStats& stats);
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::ir

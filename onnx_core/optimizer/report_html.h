@@ -1,5 +1,6 @@
 #pragma once
-// The page of `onnxopt optimize --report-html FILE`: one self-contained HTML file (inline
+// The page of `onnxopt optimize --report-html FILE` (with `--passes` too, written by the
+// Python command line through the binding render_report_html): one self-contained HTML file (inline
 // CSS, SVG charts drawn here, a few lines of inline script that only open collapsed
 // sections; nothing is fetched from the network) showing what the optimizer did: the
 // model before and after, the operators, the patterns with their rejections, the time per
@@ -17,27 +18,27 @@
 #include <vector>
 
 #include "onnx_core/builder/graph_builder.h"
+#include "onnx_core/ir/model_summary.h"
 #include "onnx_core/ir/onnx_pb.h"
 #include "onnx_core/optimizer/local_rewriting.h"
 #include "onnx_core/optimizer/report.h"
-#include "tools/onnxopt/model_summary.h"
 
-namespace onnxopt::cli {
+namespace onnxopt::core::builder {
 
 // A node's identity while a model is rewritten: the graph holding it and its first
 // non-empty output, which no other node of that graph defines (a checked model has no
 // duplicate definition, and rewrites keep it so). Records describe the nodes they remove
 // by position and signature only; this key follows a node from the batch that adds it to
 // the batch that removes it.
-using NodeKey = std::pair<std::vector<core::builder::SubgraphKey>, std::string>;
+using NodeKey = std::pair<std::vector<SubgraphKey>, std::string>;
 
 // The names of the nodes of `graph` and of the graphs nested in it, by NodeKey. Nodes
 // without a non-empty output are left out (nothing can designate them).
 std::map<NodeKey, std::string> IndexNodeNames(const GraphProto& graph);
 
 struct ModelCounts {
-  Histogram ops;
-  InitializerStats initializers;
+  ir::Histogram ops;
+  ir::InitializerStats initializers;
 };
 
 struct HtmlReportInput {
@@ -51,10 +52,10 @@ struct HtmlReportInput {
   // IndexNodeNames of the model before optimizing: the names of the nodes the records
   // remove, which records do not keep.
   std::map<NodeKey, std::string> original_names;
-  const core::builder::OptimizationReport* report = nullptr;
-  // With matched_node_signatures filled (core::builder::DescribeRemovedNodes); without
+  const OptimizationReport* report = nullptr;
+  // With matched_node_signatures filled (DescribeRemovedNodes); without
   // them, removed nodes are shown by position only and are not linked.
-  const std::vector<core::builder::LocalRewriting>* rewrites = nullptr;
+  const std::vector<LocalRewriting>* rewrites = nullptr;
 };
 
 // What keeps the page usable on a model with thousands of batches (the 400-layer
@@ -75,4 +76,4 @@ std::string RenderReportHtml(const HtmlReportInput& input, const HtmlReportLimit
 // and a browser shows an invalid sequence as U+FFFD, which cannot change the markup.
 std::string EscapeHtml(std::string_view text);
 
-}  // namespace onnxopt::cli
+}  // namespace onnxopt::core::builder
