@@ -15,6 +15,7 @@
 
 #include "onnx_core/eval/float8.h"
 #include "onnx_core/eval/random_seed.h"
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/kernels/kernel_groups.h"
 #include "onnx_extensions/kernels/kernel_helpers.h"
 
@@ -647,6 +648,42 @@ std::vector<Value> CastLikeKernel(KernelContext& ctx) {
   return {CastTensor(ctx.TensorInput(0), ctx.TensorInput(1).elem_type(), CastOptionsOf(ctx))};
 }
 
+// BitCast (opset 26): the same bits read as another type of the same width. A Tensor keeps
+// the 2- and 4-bit types a byte an element (the signed integers sign-extended), so their
+// bits are the low ones of each byte; bool takes only the bytes 0 and 1 (another byte is
+// no bool: refused, not guessed).
+std::vector<Value> BitCastKernel(KernelContext& ctx) {
+  const Tensor& x = ctx.TensorInput(0);
+  const std::int64_t to_attribute = RequiredIntAttribute(ctx, "to");
+  const int to = static_cast<int>(to_attribute);
+  // A Tensor holds neither strings to reinterpret nor complex numbers.
+  if (to != to_attribute || to == TensorProto::STRING || core::eval::StorageBytes(to) == 0)
+    Fail("BitCast cannot produce element type " + std::to_string(to_attribute));
+  const std::optional<int> from_bits = core::ir::ElementBits(x.elem_type());
+  const std::optional<int> to_bits = core::ir::ElementBits(to);
+  if (from_bits != to_bits)
+    Fail("BitCast from " + ElemTypeName(x.elem_type()) + " (" + std::to_string(from_bits.value_or(0)) + " bits) to " +
+         ElemTypeName(to) + " (" + std::to_string(to_bits.value_or(0)) + " bits): the widths differ");
+  Tensor out = Tensor::ForOverwrite(to, x.shape());
+  if (x.ByteSize() > 0) std::memcpy(out.MutableRawData(), x.RawData(), x.ByteSize());
+  auto* bytes = reinterpret_cast<std::uint8_t*>(out.MutableRawData());
+  if (const int packed = core::eval::PackedBits(to)) {
+    const auto mask = static_cast<std::uint8_t>((1u << packed) - 1);
+    const bool sign_extend = core::eval::ByteIntegerOf(to) == TensorProto::INT8;
+    for (std::int64_t i = 0; i < out.size(); ++i) {
+      std::uint8_t code = bytes[i] & mask;
+      if (sign_extend && (code >> (packed - 1)) != 0) code = static_cast<std::uint8_t>(code | ~mask);
+      bytes[i] = code;
+    }
+  } else if (to == TensorProto::BOOL) {
+    for (std::int64_t i = 0; i < out.size(); ++i)
+      if (bytes[i] > 1)
+        Fail("BitCast to bool: element " + std::to_string(i) + " has the byte " + std::to_string(bytes[i]) +
+             ", which is no bool (0 or 1)");
+  }
+  return {std::move(out)};
+}
+
 // Float element functions -------------------------------------------------------------
 
 template <class T>
@@ -811,6 +848,7 @@ void RegisterLogic() {
   Register("Where", Arity{3, 3}, WhereKernel);
   Register("Cast", kUnary, CastKernel);
   Register("CastLike", kBinary, CastLikeKernel);
+  Register("BitCast", kUnary, BitCastKernel);
   Register("Identity", kUnary, IdentityKernel);
   Register("Dropout", Arity{1, 3, 1, 2}, DropoutKernel);
 }

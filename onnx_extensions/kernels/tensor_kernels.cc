@@ -799,16 +799,27 @@ std::vector<Value> CompressKernel(KernelContext& ctx) {
 // exactly for integers (in 128 bits: limit - start may overflow the type), refused when it
 // is not finite or not an int64, and then by the tensor size limit.
 std::vector<Value> RangeKernel(KernelContext& ctx) {
-  const Tensor& s = ctx.TensorInput(0);
+  const Tensor& given_start = ctx.TensorInput(0);
   for (std::size_t i = 0; i < 3; ++i) {
     const Tensor& t = ctx.TensorInput(i);
-    if (i > 0) ExpectSameElemType(t, s, InputLabel(ctx, i), "start");
+    if (i > 0) ExpectSameElemType(t, given_start, InputLabel(ctx, i), "start");
     if (t.rank() != 0) Fail(InputLabel(ctx, i) + " must be a scalar, found " + t.Describe());
   }
-  return {DispatchNumeric(s.elem_type(), [&]<class T>(std::type_identity<T>) {
+  // float16 and bfloat16 (opset 27): with stash_type 1, the default, start, limit and delta
+  // are cast to float, the range computed in float and cast back. The other stash type the
+  // specification allows, the inputs' own, is not implemented here.
+  const int type = given_start.elem_type();
+  if (IsHalfType(type)) {
+    const std::int64_t stash_type = ctx.IntAttribute("stash_type").value_or(TensorProto::FLOAT);
+    if (stash_type != TensorProto::FLOAT)
+      Fail("Range of " + ElemTypeName(type) + " with stash_type " + std::to_string(stash_type) +
+           ": only stash_type 1 (float) is implemented");
+  }
+  const Tensor s = ToComputeType(given_start);
+  Tensor range = DispatchNumeric(s.elem_type(), [&]<class T>(std::type_identity<T>) {
     const T start = s.Data<T>()[0];
-    const T limit = ctx.TensorInput(1).Data<T>()[0];
-    const T delta = ctx.TensorInput(2).Data<T>()[0];
+    const T limit = ToComputeType(ctx.TensorInput(1)).Data<T>()[0];
+    const T delta = ToComputeType(ctx.TensorInput(2)).Data<T>()[0];
     if (delta == T(0)) Fail("delta cannot be 0");
     std::int64_t count = 0;
     if constexpr (kIsFloat<T>) {
@@ -833,7 +844,8 @@ std::vector<Value> RangeKernel(KernelContext& ctx) {
       else p[i] = static_cast<T>(static_cast<__int128>(start) + static_cast<__int128>(i) * delta);
     }
     return out;
-  })};
+  });
+  return {FromComputeType(range, type)};
 }
 
 std::vector<Value> ConstantOfShapeKernel(KernelContext& ctx) {
@@ -888,7 +900,10 @@ std::vector<Value> TriluKernel(KernelContext& ctx) {
   })};
 }
 
-std::vector<Value> CumSumKernel(KernelContext& ctx) {
+// CumSum and CumProd (opset 26): running sums or products along an axis, integers
+// wrapping around in two's complement like Add and Mul.
+template <bool kProduct>
+std::vector<Value> CumulativeKernel(KernelContext& ctx) {
   const Tensor& x_in = ctx.TensorInput(0);
   Tensor x = ToComputeType(x_in);
   const auto axis = static_cast<std::size_t>(NormalizeAxis(InputIntScalar(ctx, 1), static_cast<std::int64_t>(x.rank())));
@@ -900,18 +915,18 @@ std::vector<Value> CumSumKernel(KernelContext& ctx) {
     Tensor out(x.elem_type(), x.shape());
     const T* src = x.Data<T>();
     T* dst = out.MutableData<T>();
+    const auto step = [](T acc, T value) { return kProduct ? WrappingMul(acc, value) : WrappingAdd(acc, value); };
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t in = 0; in < inner; ++in) {
-        T acc{};
+        T acc = kProduct ? T(1) : T{};
         for (std::int64_t s = 0; s < n; ++s) {
           const std::int64_t k = reverse ? n - 1 - s : s;
           const std::int64_t pos = (o * n + k) * inner + in;
-          // Integer sums wrap around in two's complement, like Add.
           if (exclusive) {
             dst[pos] = acc;
-            acc = WrappingAdd(acc, src[pos]);
+            acc = step(acc, src[pos]);
           } else {
-            acc = WrappingAdd(acc, src[pos]);
+            acc = step(acc, src[pos]);
             dst[pos] = acc;
           }
         }
@@ -1289,7 +1304,8 @@ void RegisterTensorKernels() {
   Register("ConstantOfShape", Arity{1, 1}, ConstantOfShapeKernel);
   Register("EyeLike", Arity{1, 1}, EyeLikeKernel);
   Register("Trilu", Arity{1, 2}, TriluKernel);
-  Register("CumSum", Arity{2, 2}, CumSumKernel);
+  Register("CumSum", Arity{2, 2}, CumulativeKernel<false>);
+  Register("CumProd", Arity{2, 2}, CumulativeKernel<true>);
   Register("OneHot", Arity{3, 3}, OneHotKernel);
   Register("NonZero", Arity{1, 1}, NonZeroKernel);
   Register("DepthToSpace", Arity{1, 1}, [](KernelContext& ctx) { return DepthSpaceKernel(ctx, true); });

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx_core/ir/tensor_data.h"
 #include "onnx_extensions/shapes/shape_groups.h"
 #include "onnx_extensions/shapes/shape_helpers.h"
 #include "onnx_extensions/shapes/shape_rules.h"
@@ -321,6 +322,22 @@ std::vector<SymTensor> InferCastLike(InferenceContext& ctx) {
   return Outputs(ctx, CastTensor(ctx, to));
 }
 
+// BitCast (opset 26): the input's shape, the type `to`, whose element width must be the
+// input's.
+std::vector<SymTensor> InferBitCast(InferenceContext& ctx) {
+  const SymTensor& in = ctx.Input(0);
+  const std::optional<std::int64_t> to = ctx.IntAttribute("to");
+  if (!to || *to <= 0 || *to > std::numeric_limits<int>::max()) return Outputs(ctx, SymTensor::Tensor(0, in.shape));
+  const int target = static_cast<int>(*to);
+  const std::optional<int> from_bits = core::ir::ElementBits(in.elem_type);
+  const std::optional<int> to_bits = core::ir::ElementBits(target);
+  if (from_bits && to_bits && *from_bits != *to_bits)
+    RefuseNode(ctx, "converts between element types of the same width",
+               core::ir::ElementTypeName(in.elem_type) + " (" + std::to_string(*from_bits) + " bits) to " +
+                   core::ir::ElementTypeName(target) + " (" + std::to_string(*to_bits) + " bits)");
+  return Outputs(ctx, SymTensor::Tensor(target, in.shape));
+}
+
 // ---------------------------------------------------------------------------------------
 // Others
 
@@ -396,6 +413,7 @@ void RegisterElementwiseShapes() {
   RegisterShapeFunction("", "PRelu", InferPRelu);
   RegisterShapeFunction("", "Cast", InferCast);
   RegisterShapeFunction("", "CastLike", InferCastLike);
+  RegisterShapeFunction("", "BitCast", InferBitCast);
   RegisterShapeFunction("", "Where", InferWhere);
 
   const OutType same;

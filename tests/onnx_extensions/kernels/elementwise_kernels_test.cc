@@ -342,6 +342,63 @@ TEST(ElementwiseKernels, CastBetweenNumbersBoolAndStrings) {
   EXPECT_TENSOR_NEAR(std::get<Tensor>(out.at("h")), MakeHalf({4}, {1.7f, -1.7f, 0, 3}), 1e-3);
 }
 
+// BitCast (opset 26) keeps the bits: 1.0f is 0x3f800000, -2.0f 0xc0000000, int8 -1 is
+// uint8 255; the float comes back unchanged.
+TEST(ElementwiseKernels, BitCastKeepsTheBits) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (float[3] x, int8[3] s, uint8[3] u, float16[2] h) => (int32[3] i, float[3] back, uint8[3] su, bool[3] b, int16[2] hi) {
+      i = BitCast <to = 6> (x)
+      back = BitCast <to = 1> (i)
+      su = BitCast <to = 2> (s)
+      b = BitCast <to = 9> (u)
+      hi = BitCast <to = 5> (h)
+    })ONNX",
+                     {{"x", MakeTensor<float>({3}, {1.0f, -2.0f, 0.5f})},
+                      {"s", MakeTensor<std::int8_t>({3}, {-1, -128, 5})},
+                      {"u", MakeTensor<std::uint8_t>({3}, {0, 1, 1})},
+                      {"h", MakeHalf({2}, {1.0f, -0.0f})}});
+  EXPECT_TENSOR(OutputTensor(out, "i"), MakeTensor<std::int32_t>({3}, {0x3f800000, -0x40000000, 0x3f000000}));
+  EXPECT_TENSOR(OutputTensor(out, "back"), MakeTensor<float>({3}, {1.0f, -2.0f, 0.5f}));
+  EXPECT_TENSOR(OutputTensor(out, "su"), MakeTensor<std::uint8_t>({3}, {255, 128, 5}));
+  EXPECT_TENSOR(OutputTensor(out, "b"), MakeTensor<bool>({3}, {false, true, true}));
+  EXPECT_TENSOR(OutputTensor(out, "hi"), MakeTensor<std::int16_t>({2}, {0x3c00, -0x8000}));
+}
+
+// The 2- and 4-bit types: the low bits of each element, sign-extended into the signed
+// integers (uint4 15 is int4 -1; int4 -1, 2, 7, 1 are the float4e2m1 codes of -6, 1, 6, 0.5).
+TEST(ElementwiseKernels, BitCastBetweenPackedTypesReadsTheLowBits) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (uint8[4] u4, uint8[4] u2, int8[4] i4) => (int8[4] signed4, int8[4] signed2, float[4] f4) {
+      a = Cast <to = 21> (u4)
+      b = BitCast <to = 22> (a)
+      signed4 = Cast <to = 3> (b)
+      c = Cast <to = 25> (u2)
+      d = BitCast <to = 26> (c)
+      signed2 = Cast <to = 3> (d)
+      e = Cast <to = 22> (i4)
+      f = BitCast <to = 23> (e)
+      f4 = Cast <to = 1> (f)
+    })ONNX",
+                     {{"u4", MakeTensor<std::uint8_t>({4}, {15, 8, 7, 0})},
+                      {"u2", MakeTensor<std::uint8_t>({4}, {3, 2, 1, 0})},
+                      {"i4", MakeTensor<std::int8_t>({4}, {-1, 2, 7, 1})}});
+  EXPECT_TENSOR(OutputTensor(out, "signed4"), MakeTensor<std::int8_t>({4}, {-1, -8, 7, 0}));
+  EXPECT_TENSOR(OutputTensor(out, "signed2"), MakeTensor<std::int8_t>({4}, {-1, -2, 1, 0}));
+  EXPECT_TENSOR(OutputTensor(out, "f4"), MakeTensor<float>({4}, {-6, 1, 6, 0.5f}));
+}
+
+// Types of different widths are refused, and a byte that is no bool is not read as one.
+TEST(ElementwiseKernels, BitCastRefusesOtherWidthsAndBytesThatAreNoBool) {
+  EXPECT_THAT(ModelErrorOf(GraphText(26, "(float[2] x) => (int64[2] y)", "y = BitCast <to = 7> (x)"),
+                           {{"x", MakeTensor<float>({2}, {1, 2})}}),
+              HasSubstr("BitCast from FLOAT (32 bits) to INT64 (64 bits): the widths differ"));
+  EXPECT_THAT(ModelErrorOf(GraphText(26, "(uint8[3] x) => (bool[3] y)", "y = BitCast <to = 9> (x)"),
+                           {{"x", MakeTensor<std::uint8_t>({3}, {1, 0, 2})}}),
+              HasSubstr("BitCast to bool: element 2 has the byte 2, which is no bool (0 or 1)"));
+}
+
 TEST(ElementwiseKernels, CastToFloat8SaturatesByDefault) {
   // E4M3FN: max 448 (0x7E); 1.0 is 0x38; NaN is 0x7F.
   auto out = RunText(R"ONNX(

@@ -331,6 +331,53 @@ TEST(TensorKernels, CumSumOfIntegersWrapsAround) {
   EXPECT_TENSOR(Out(out, "e"), MakeTensor<std::int64_t>({3}, {0, kMin, kMax - 2}));
 }
 
+// CumProd (opset 26): the specification's examples, along the second axis of a matrix, and
+// integer products wrapping around like Mul (2^62 * 4 is 0 in int64).
+TEST(TensorKernels, CumProdInclusiveExclusiveAndReverse) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (float[2,3] x, int64[3] i, int32 ax) => (float[2,3] p, float[2,3] e, float[2,3] r, float[2,3] er, int64[3] w) {
+      p = CumProd (x, ax)
+      e = CumProd <exclusive = 1> (x, ax)
+      r = CumProd <reverse = 1> (x, ax)
+      er = CumProd <exclusive = 1, reverse = 1> (x, ax)
+      zero = Constant <value = int32 {0}> ()
+      w = CumProd (i, zero)
+    })ONNX",
+                     {{"x", MakeTensor<float>({2, 3}, {1, 2, 3, -1, 0.5f, 4})},
+                      {"i", MakeTensor<std::int64_t>({3}, {std::int64_t{1} << 62, 4, 3})},
+                      {"ax", MakeScalar<std::int32_t>(-1)}});
+  EXPECT_TENSOR(Out(out, "p"), MakeTensor<float>({2, 3}, {1, 2, 6, -1, -0.5f, -2}));
+  EXPECT_TENSOR(Out(out, "e"), MakeTensor<float>({2, 3}, {1, 1, 2, 1, -1, -0.5f}));
+  EXPECT_TENSOR(Out(out, "r"), MakeTensor<float>({2, 3}, {6, 6, 3, -2, 2, 4}));
+  EXPECT_TENSOR(Out(out, "er"), MakeTensor<float>({2, 3}, {6, 3, 1, 2, 4, 1}));
+  EXPECT_TENSOR(Out(out, "w"), MakeTensor<std::int64_t>({3}, {std::int64_t{1} << 62, 0, 0}));
+}
+
+// Range of float16 and bfloat16 (opset 27), stash_type 1 by default: computed in float
+// and rounded once (2049 rounds to 2048 in float16, ties to even); the other stash type,
+// the inputs' own, is refused rather than computed otherwise.
+TEST(TensorKernels, RangeOfHalfTypesComputesInFloat) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 27]>
+    g (float16 a, float16 b, float16 d, bfloat16 c, bfloat16 l, bfloat16 s) => (float16[10] h, bfloat16[4] f) {
+      h = Range (a, b, d)
+      f = Range <stash_type = 1> (c, l, s)
+    })ONNX",
+                     {{"a", MakeHalf({}, {2040})},
+                      {"b", MakeHalf({}, {2050})},
+                      {"d", MakeHalf({}, {1})},
+                      {"c", MakeBFloat16({}, {1})},
+                      {"l", MakeBFloat16({}, {2})},
+                      {"s", MakeBFloat16({}, {0.25f})}});
+  EXPECT_TENSOR(Out(out, "h"), MakeHalf({10}, {2040, 2041, 2042, 2043, 2044, 2045, 2046, 2047, 2048, 2048}));
+  EXPECT_TENSOR(Out(out, "f"), MakeBFloat16({4}, {1, 1.25f, 1.5f, 1.75f}));
+  EXPECT_THAT(ModelErrorOf(GraphText(27, "(float16 a, float16 b, float16 d) => (float16[2] y)",
+                                     "y = Range <stash_type = 10> (a, b, d)"),
+                           {{"a", MakeHalf({}, {0})}, {"b", MakeHalf({}, {2})}, {"d", MakeHalf({}, {1})}}),
+              ::testing::HasSubstr("Range of FLOAT16 with stash_type 10: only stash_type 1 (float) is implemented"));
+}
+
 TEST(TensorKernels, CumSumOneHotNonZero) {
   auto out = RunText(R"ONNX(
     <ir_version: 8, opset_import: ["" : 14]>

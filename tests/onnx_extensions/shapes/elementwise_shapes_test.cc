@@ -201,6 +201,25 @@ TEST(ElementwiseShapes, CastTakesTheTargetType) {
   EXPECT_EQ(s.Get("w"), "float16[batch,seq]");
 }
 
+// BitCast (opset 26): the input's shape, the type `to`; types of different widths refused.
+TEST(ElementwiseShapes, BitCastTakesTheTargetTypeOfTheSameWidth) {
+  auto s = InferText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (float[batch,seq] x, uint8[n] u) => (int32[batch,seq] y) {
+      y = BitCast <to = 6> (x)
+      b = BitCast <to = 9> (u)
+    })ONNX");
+  EXPECT_EQ(s.Get("y"), "int32[batch,seq]");
+  EXPECT_EQ(s.Get("b"), "bool[n]");
+  EXPECT_EQ(InferenceRefusal(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 26]>
+    g (float[batch,seq] x) => (double[batch,seq] y) {
+      y = BitCast <to = 11> (x)
+    })ONNX"),
+            "node #0 (BitCast): BitCast-26 converts between element types of the same width; found FLOAT (32 bits) "
+            "to DOUBLE (64 bits)");
+}
+
 TEST(ElementwiseShapes, CastVersion1TakesATypeName) {
   auto s = InferText(R"ONNX(
     <ir_version: 3, opset_import: ["" : 1]>
