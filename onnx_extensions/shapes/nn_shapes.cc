@@ -163,6 +163,17 @@ std::vector<SymTensor> InferConvInteger(InferenceContext& ctx) {
   return Outputs(ctx, ConvOutput(ctx, 0, 1, kInt32));
 }
 
+// CausalConvWithState (opset 27): output as the input [B, C, L]; present_state [B, C, k - 1]
+// for a weight [C, 1, k].
+std::vector<SymTensor> InferCausalConvWithState(InferenceContext& ctx) {
+  const int type = InputElemType(ctx, 0);
+  const SymShape x = InputShape(ctx, 0);
+  const SymShape w = InputShape(ctx, 1);
+  SymShape state;
+  if (x.HasRank() && x.Rank() == 3 && w.HasRank() && w.Rank() == 3) state = SymShape({x[0], x[1], w[2] - SymDim(1)});
+  return Outputs(ctx, {SymTensor::Tensor(type, x), SymTensor::Tensor(type, state)});
+}
+
 // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)
 std::vector<SymTensor> InferQLinearConv(InferenceContext& ctx) {
   return Outputs(ctx, ConvOutput(ctx, 0, 3, InputElemType(ctx, 7)));
@@ -1028,6 +1039,7 @@ SymShape KeepLeadingDims(InferenceContext& ctx, const SymShape& x, std::int64_t 
 void RegisterNnShapes() {
   auto reg = [](std::string_view op, ShapeFunction fn) { RegisterShapeFunction("", op, std::move(fn)); };
   reg("Conv", InferConv);
+  reg("CausalConvWithState", InferCausalConvWithState);
   reg("ConvInteger", InferConvInteger);
   reg("QLinearConv", InferQLinearConv);
   reg("ConvTranspose", InferConvTranspose);

@@ -492,6 +492,46 @@ TEST(ConvKernel, SamePaddingKeepsSize) {
   EXPECT_TENSOR(y, MakeTensor<float>({1, 1, 3, 3}, {4, 6, 4, 6, 9, 6, 4, 6, 4}));
 }
 
+// CausalConvWithState (opset 27): channel 0 takes only its oldest tap (it reads the carried
+// state first), channel 1 the taps 1, 2, 3 over [past 7, 8, then 4, 5, 6]: 7 + 16 + 12 = 35,
+// 8 + 8 + 15 = 31, 4 + 10 + 18 = 32, less the bias 1; present_state holds the last k - 1 = 2
+// positions. Without a past the padding is zeros; 'silu' applies y * sigmoid(y).
+TEST(CausalConvWithStateKernel, ConvolvesTheCarriedStateAndTheInput) {
+  const Inputs inputs{{"x", MakeTensor<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6})},
+                      {"w", MakeTensor<float>({2, 1, 3}, {1, 0, 0, 1, 2, 3})},
+                      {"b", MakeTensor<float>({2}, {0.5f, -1})},
+                      {"past", MakeTensor<float>({1, 2, 2}, {10, 20, 7, 8})}};
+  auto out = RunText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 27]>
+    g (float[1,2,3] x, float[2,1,3] w, float[2] b, float[1,2,2] past) => (float[1,2,3] y, float[1,2,2] s, float[1,2,3] z, float[1,2,3] a) {
+      y, s = CausalConvWithState (x, w, b, past)
+      z = CausalConvWithState (x, w)
+      a = CausalConvWithState <activation = "silu"> (x, w, b, past)
+    })ONNX",
+                     inputs);
+  EXPECT_TENSOR(OutputTensor(out, "y"), MakeTensor<float>({1, 2, 3}, {10.5f, 20.5f, 1.5f, 34, 30, 31}));
+  EXPECT_TENSOR(OutputTensor(out, "s"), MakeTensor<float>({1, 2, 2}, {2, 3, 5, 6}));
+  EXPECT_TENSOR(OutputTensor(out, "z"), MakeTensor<float>({1, 2, 3}, {0, 0, 1, 12, 23, 32}));
+  std::vector<float> silu;
+  for (float v : {10.5f, 20.5f, 1.5f, 34.0f, 30.0f, 31.0f}) silu.push_back(v / (1 + std::exp(-v)));
+  EXPECT_TENSOR(OutputTensor(out, "a"), MakeTensor<float>({1, 2, 3}, silu));
+}
+
+TEST(CausalConvWithStateKernel, RefusesAWeightThatIsNotDepthwiseAndAnUnknownActivation) {
+  const Inputs inputs{{"x", MakeTensor<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6})},
+                      {"w", MakeTensor<float>({1, 2, 3}, {1, 0, 0, 1, 2, 3})}};
+  EXPECT_THAT(ModelErrorOf(GraphText(27, "(float[1,2,3] x, float[1,2,3] w) => (float[1,2,3] y)",
+                                     "y = CausalConvWithState (x, w)"),
+                           inputs),
+              ::testing::HasSubstr("must be [channels, 1, k] with k >= 1"));
+  const Inputs depthwise{{"x", MakeTensor<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6})},
+                         {"w", MakeTensor<float>({2, 1, 3}, {1, 0, 0, 1, 2, 3})}};
+  EXPECT_THAT(ModelErrorOf(GraphText(27, "(float[1,2,3] x, float[2,1,3] w) => (float[1,2,3] y)",
+                                     "y = CausalConvWithState <activation = \"gelu\"> (x, w)"),
+                           depthwise),
+              ::testing::HasSubstr("attribute activation is 'gelu', expected 'silu', 'swish' or 'none'"));
+}
+
 TEST(ConvTransposeKernel, MatchesSpecExample) {
   // ConvTranspose example from the spec (convtranspose): 3x3 ones kernel, 2 output channels.
   auto y = RunOne(Model(11, "(float[1,1,3,3] x, float[1,2,3,3] w) => (float[1,2,5,5] y)", "y = ConvTranspose (x, w)"),

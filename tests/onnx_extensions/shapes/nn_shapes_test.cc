@@ -30,6 +30,14 @@ TEST(ConvShape, ComputesSymbolicSpatialDims) {
   EXPECT_THAT(s.Diagnostics(), IsEmpty());
 }
 
+// CausalConvWithState (opset 27): the output as the input, present_state [B, C, k - 1].
+TEST(ConvShape, CausalConvWithStateCarriesKMinusOnePositions) {
+  auto s = InferText(Model(27, "g (float[N,4,L] x, float[4,1,3] w) => (float[] y, float[] state)",
+                           "y, state = CausalConvWithState (x, w)"));
+  EXPECT_EQ(s.Get("y"), "float[N,4,L]");
+  EXPECT_EQ(s.Get("state"), "float[N,4,2]");
+}
+
 TEST(ConvShape, HandlesGroupsDilationsAndStaticDims) {
   auto s = InferText(Model(11, "g (float[1,8,10,12] x, float[8,2,3,3] w) => (float[] y)",
                            "y = Conv <group = 4, dilations = [2, 2]> (x, w)"));
