@@ -669,12 +669,12 @@ def test_command_line_passes_takes_the_folding_limits(tmp_path):
     assert not (tmp_path / "bad.onnx").exists()
 
 
-def test_command_line_passes_takes_keep_report_json_and_external_data(tmp_path):
-    """`optimize --passes ... --keep GLOB --report-json FILE --external-data-threshold SIZE`,
-    as without --passes; the files are checked against each other before anything runs, and
-    written all or none."""
+def _matmul_add_model_and_optimize(tmp_path):
+    """tmp_path/model.onnx, y = a @ W + c (W 512 bytes, the nodes named attn_matmul and bias),
+    which the example rules make one Gemm; and a function running `onnxopt optimize` on it
+    with those rules, OUT and more arguments."""
     exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
-    w = numpy_helper.from_array(np.arange(128, dtype=np.float32).reshape(8, 16) / 64, "W")  # 512 bytes
+    w = numpy_helper.from_array(np.arange(128, dtype=np.float32).reshape(8, 16) / 64, "W")
     model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"], name="attn_matmul"),
                         helper.make_node("Add", ["t", "c"], ["y"], name="bias")],
                        [tensor("a", ("batch", 8)), tensor("c", (16,))], [tensor("y", ("batch", 16))], [w], opset=17)
@@ -684,6 +684,14 @@ def test_command_line_passes_takes_keep_report_json_and_external_data(tmp_path):
     def optimize(out, *args):
         return subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out), "--passes", rules,
                                *map(str, args)], capture_output=True, text=True)
+    return w, optimize
+
+
+def test_command_line_passes_takes_keep_report_json_and_external_data(tmp_path):
+    """`optimize --passes ... --keep GLOB --report-json FILE --external-data-threshold SIZE`,
+    as without --passes; the files are checked against each other before anything runs, and
+    written all or none."""
+    w, optimize = _matmul_add_model_and_optimize(tmp_path)
 
     def ops(path):
         return [n.op_type for n in onnx.load(path).graph.node]
@@ -738,16 +746,7 @@ def test_command_line_passes_writes_the_html_report_and_names_removed_nodes(tmp_
     nodes a rule removed named as in the model; the records of --record say what they
     removed (replay checks it), as without --passes."""
     exe = os.environ.get("ONNXOPT_EXE", os.path.join(SOURCE_DIR, "build", "onnxopt"))
-    w = numpy_helper.from_array(np.arange(128, dtype=np.float32).reshape(8, 16) / 64, "W")
-    model = make_model([helper.make_node("MatMul", ["a", "W"], ["t"], name="attn_matmul"),
-                        helper.make_node("Add", ["t", "c"], ["y"], name="bias")],
-                       [tensor("a", ("batch", 8)), tensor("c", (16,))], [tensor("y", ("batch", 16))], [w], opset=17)
-    onnx.save(model, tmp_path / "model.onnx")
-    rules = os.path.join(SOURCE_DIR, "examples", "declarative_python", "rules.py")
-
-    def optimize(out, *args):
-        return subprocess.run([exe, "optimize", str(tmp_path / "model.onnx"), "-o", str(out), "--passes", rules,
-                               *map(str, args)], capture_output=True, text=True)
+    w, optimize = _matmul_add_model_and_optimize(tmp_path)
 
     page_path, record = tmp_path / "report.html", tmp_path / "out.rewrites"
     result = optimize(tmp_path / "out.onnx", "--report-html", page_path, "--record", record, "--dim", "batch=4")
