@@ -23,5 +23,6 @@ void RegisterImageKernels();         // image_kernels.cc: ImageDecoder
 void RegisterSignalKernels();        // signal_kernels.cc: DFT, STFT, window functions, MelWeightMatrix
 void RegisterStringKernels();        // string_kernels.cc: string operators, TfIdfVectorizer
 void RegisterAttentionKernels();     // attention_kernels.cc: com.microsoft Attention, MultiHeadAttention, GroupQueryAttention
+void RegisterRecurrentStateKernels();  // recurrent_state_kernels.cc: CausalConvWithState, LinearAttention
 
 }  // namespace onnxopt::onnx_kernels

@@ -579,61 +579,6 @@ std::vector<Value> LpNormalizationKernel(KernelContext& ctx) {
   })};
 }
 
-// CausalConvWithState (opset 27): a depthwise convolution over the last axis that sees only
-// the current and past positions. The input [B, C, L] is preceded by past_state [B, C, K-1]
-// (zeros without it); output[b, c, t] = bias[c] + sum_j weight[c, 0, j] * padded[b, c, t + j],
-// then SiLU when activation is 'silu' or 'swish'; present_state is the last K-1 positions of
-// the padded sequence.
-std::vector<Value> CausalConvWithStateKernel(KernelContext& ctx) {
-  const Tensor& x = ctx.TensorInput(0);
-  const Tensor& w = ctx.TensorInput(1);
-  ExpectRank(x, 3, 3, InputLabel(ctx, 0));
-  ExpectRank(w, 3, 3, InputLabel(ctx, 1));
-  const std::int64_t batch = x.shape()[0], channels = x.shape()[1], length = x.shape()[2];
-  const std::int64_t taps = w.shape()[2];
-  if (w.shape()[0] != channels || w.shape()[1] != 1 || taps < 1)
-    Fail(InputLabel(ctx, 1) + " must be [channels, 1, k] with k >= 1 for " + x.Describe() + ", found " + w.Describe());
-  const std::int64_t carried = taps - 1;
-  if (ctx.HasInput(2) && ctx.TensorInput(2).shape() != Shape{channels})
-    Fail(InputLabel(ctx, 2) + " must be [channels], found " + ctx.TensorInput(2).Describe());
-  if (ctx.HasInput(3) && ctx.TensorInput(3).shape() != Shape{batch, channels, carried})
-    Fail(InputLabel(ctx, 3) + " must be [batch, channels, k - 1] = " + ShapeToString({batch, channels, carried}) +
-         ", found " + ctx.TensorInput(3).Describe());
-  const std::string activation = ctx.StringAttribute("activation").value_or("none");
-  const bool silu = activation == "silu" || activation == "swish";
-  if (!silu && activation != "none")
-    Fail("attribute activation is '" + activation + "', expected 'silu', 'swish' or 'none'");
-  ChargeWork(static_cast<double>(batch) * static_cast<double>(channels) * static_cast<double>(length) *
-                 static_cast<double>(taps),
-             "CausalConvWithState's taps");
-  return DispatchFloat(x.elem_type(), "CausalConvWithState", [&](auto tag) -> std::vector<Value> {
-    using T = decltype(tag);
-    const std::vector<T> xv = ReadAs<T>(x), wv = ReadAs<T>(w);
-    const std::vector<T> bias = ctx.HasInput(2) ? ReadAs<T>(ctx.TensorInput(2)) : std::vector<T>();
-    const std::vector<T> past = ctx.HasInput(3) ? ReadAs<T>(ctx.TensorInput(3)) : std::vector<T>();
-    std::vector<T> y(xv.size()), present(static_cast<std::size_t>(batch * channels * carried));
-    std::vector<T> padded(static_cast<std::size_t>(carried + length));
-    for (std::int64_t row = 0; row < batch * channels; ++row) {
-      const std::int64_t c = row % channels;
-      for (std::int64_t i = 0; i < carried; ++i)
-        padded[static_cast<std::size_t>(i)] = past.empty() ? T{0} : past[static_cast<std::size_t>(row * carried + i)];
-      for (std::int64_t t = 0; t < length; ++t)
-        padded[static_cast<std::size_t>(carried + t)] = xv[static_cast<std::size_t>(row * length + t)];
-      for (std::int64_t t = 0; t < length; ++t) {
-        T sum = bias.empty() ? T{0} : bias[static_cast<std::size_t>(c)];
-        for (std::int64_t j = 0; j < taps; ++j)
-          sum += wv[static_cast<std::size_t>(c * taps + j)] * padded[static_cast<std::size_t>(t + j)];
-        y[static_cast<std::size_t>(row * length + t)] = silu ? sum / (T{1} + std::exp(-sum)) : sum;
-      }
-      for (std::int64_t i = 0; i < carried; ++i)
-        present[static_cast<std::size_t>(row * carried + i)] = padded[static_cast<std::size_t>(length + i)];
-    }
-    std::vector<Value> outputs{WriteAs(x.elem_type(), x.shape(), y)};
-    if (ctx.OutputCount() > 1) outputs.push_back(WriteAs(x.elem_type(), {batch, channels, carried}, present));
-    return outputs;
-  });
-}
-
 // ---------------------------------------------------------------------------------
 // Convolution and pooling geometry
 
@@ -2233,7 +2178,6 @@ void RegisterNnKernels() {
   RegisterKernel("", "GroupNormalization", Arity{3, 3}, GroupNormalizationKernel);
   RegisterKernel("", "LpNormalization", Arity{1, 1}, LpNormalizationKernel);
   RegisterKernel("", "Conv", Arity{2, 3}, ConvKernel);
-  RegisterKernel("", "CausalConvWithState", Arity{2, 4, 1, 2}, CausalConvWithStateKernel);
   RegisterKernel("", "ConvTranspose", Arity{2, 3}, ConvTransposeKernel);
   RegisterKernel("", "MaxPool", Arity{1, 1, 1, 2}, MaxPoolKernel);
   RegisterKernel("", "AveragePool", Arity{1, 1}, AveragePoolKernel);

@@ -28,6 +28,7 @@ void RegisterKernels() {
     RegisterSignalKernels();
     RegisterStringKernels();
     RegisterAttentionKernels();
+    RegisterRecurrentStateKernels();
   });
 }
 

@@ -174,6 +174,25 @@ std::vector<SymTensor> InferCausalConvWithState(InferenceContext& ctx) {
   return Outputs(ctx, {SymTensor::Tensor(type, x), SymTensor::Tensor(type, state)});
 }
 
+// LinearAttention (opset 27): output [B, T, Hq * dv], present_state [B, Hkv, dk, dv], where
+// dk = query's last dim / Hq and dv = value's last dim / Hkv; the state takes past_state's
+// type, the query's without it.
+std::vector<SymTensor> InferLinearAttention(InferenceContext& ctx) {
+  const SymShape query = InputShape(ctx, 0);
+  const SymShape value = InputShape(ctx, 2);
+  const std::optional<std::int64_t> q_heads = ctx.IntAttribute("q_num_heads");
+  const std::optional<std::int64_t> kv_heads = ctx.IntAttribute("kv_num_heads");
+  const int type = InputElemType(ctx, 0);
+  const int state_type = ctx.HasInput(3) ? InputElemType(ctx, 3) : type;
+  if (!q_heads || !kv_heads || *q_heads < 1 || *kv_heads < 1 || !query.HasRank() || query.Rank() != 3 ||
+      !value.HasRank() || value.Rank() != 3)
+    return Outputs(ctx, {UnknownTensor(type), UnknownTensor(state_type)});
+  const SymDim dk = SymDim::ExactDiv(query[2], SymDim(*q_heads));
+  const SymDim dv = SymDim::ExactDiv(value[2], SymDim(*kv_heads));
+  return Outputs(ctx, {SymTensor::Tensor(type, SymShape({query[0], query[1], SymDim(*q_heads) * dv})),
+                       SymTensor::Tensor(state_type, SymShape({query[0], SymDim(*kv_heads), dk, dv}))});
+}
+
 // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)
 std::vector<SymTensor> InferQLinearConv(InferenceContext& ctx) {
   return Outputs(ctx, ConvOutput(ctx, 0, 3, InputElemType(ctx, 7)));
@@ -1040,6 +1059,7 @@ void RegisterNnShapes() {
   auto reg = [](std::string_view op, ShapeFunction fn) { RegisterShapeFunction("", op, std::move(fn)); };
   reg("Conv", InferConv);
   reg("CausalConvWithState", InferCausalConvWithState);
+  reg("LinearAttention", InferLinearAttention);
   reg("ConvInteger", InferConvInteger);
   reg("QLinearConv", InferQLinearConv);
   reg("ConvTranspose", InferConvTranspose);

@@ -532,6 +532,75 @@ TEST(CausalConvWithStateKernel, RefusesAWeightThatIsNotDepthwiseAndAnUnknownActi
               ::testing::HasSubstr("attribute activation is 'gelu', expected 'silu', 'swish' or 'none'"));
 }
 
+// LinearAttention (opset 27), one key/value head, dk = dv = 2, scale 1, q = k = [1, 0] then
+// [1, 1], v = [1, 2] then [3, 4]; worked by hand from the recurrences of Operators.md:
+//   linear       S1 = [[1,2],[0,0]], o1 = [1,2]; S2 = S1 + k2 v2^T = [[4,6],[3,4]], o2 = [7,10]
+//   gated        (decay per head, ln 0.5) S2 = 0.5 S1 + k2 v2^T = [[3.5,5],[3,4]], o2 = [6.5,9]
+//   delta        (beta 0.5 shared, past I) S1 = [[1,1],[0,1]], o1 = [1,1]; recall [1,2],
+//                u = [2,2], S2 = [[2,2],[1,2]], o2 = [3,4]
+//   gated_delta  (decay per key dimension [ln 0.5, 0], beta 1) S1 = [[1,2],[0,0]]; decayed
+//                [[0.5,1],[0,0]], recall [0.5,1], u = [2.5,3], S2 = [[3,4],[2.5,3]], o2 = [5.5,7]
+TEST(LinearAttentionKernel, FollowsEachUpdateRule) {
+  const Inputs inputs{{"q", MakeTensor<float>({1, 2, 2}, {1, 0, 1, 1})},
+                      {"k", MakeTensor<float>({1, 2, 2}, {1, 0, 1, 1})},
+                      {"v", MakeTensor<float>({1, 2, 2}, {1, 2, 3, 4})},
+                      {"past", MakeTensor<float>({1, 1, 2, 2}, {1, 0, 0, 1})},
+                      {"head_decay", MakeTensor<float>({1, 2, 1}, {-0.693147181f, -0.693147181f})},
+                      {"key_decay", MakeTensor<float>({1, 2, 2}, {-0.693147181f, 0, -0.693147181f, 0})},
+                      {"half", MakeTensor<float>({1, 2, 1}, {0.5f, 0.5f})},
+                      {"one", MakeTensor<float>({1, 2, 1}, {1, 1})}};
+  auto out = RunText(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 27]>
+    g (float[1,2,2] q, float[1,2,2] k, float[1,2,2] v, float[1,1,2,2] past, float[1,2,1] head_decay,
+       float[1,2,2] key_decay, float[1,2,1] half, float[1,2,1] one)
+      => (float[1,2,2] linear, float[1,1,2,2] linear_state, float[1,2,2] gated, float[1,1,2,2] gated_state,
+          float[1,2,2] delta, float[1,1,2,2] delta_state, float[1,2,2] gated_delta, float[1,1,2,2] gated_delta_state) {
+      linear, linear_state = LinearAttention <q_num_heads = 1, kv_num_heads = 1, scale = 1.0, update_rule = "linear"> (q, k, v)
+      gated, gated_state = LinearAttention <q_num_heads = 1, kv_num_heads = 1, scale = 1.0, update_rule = "gated"> (q, k, v, , head_decay)
+      delta, delta_state = LinearAttention <q_num_heads = 1, kv_num_heads = 1, scale = 1.0, update_rule = "delta"> (q, k, v, past, , half)
+      gated_delta, gated_delta_state = LinearAttention <q_num_heads = 1, kv_num_heads = 1, scale = 1.0> (q, k, v, , key_decay, one)
+    })ONNX",
+                     inputs);
+  EXPECT_TENSOR(OutputTensor(out, "linear"), MakeTensor<float>({1, 2, 2}, {1, 2, 7, 10}));
+  EXPECT_TENSOR(OutputTensor(out, "linear_state"), MakeTensor<float>({1, 1, 2, 2}, {4, 6, 3, 4}));
+  EXPECT_TENSOR(OutputTensor(out, "gated"), MakeTensor<float>({1, 2, 2}, {1, 2, 6.5f, 9}));
+  EXPECT_TENSOR(OutputTensor(out, "gated_state"), MakeTensor<float>({1, 1, 2, 2}, {3.5f, 5, 3, 4}));
+  EXPECT_TENSOR(OutputTensor(out, "delta"), MakeTensor<float>({1, 2, 2}, {1, 1, 3, 4}));
+  EXPECT_TENSOR(OutputTensor(out, "delta_state"), MakeTensor<float>({1, 1, 2, 2}, {2, 2, 1, 2}));
+  EXPECT_TENSOR(OutputTensor(out, "gated_delta"), MakeTensor<float>({1, 2, 2}, {1, 2, 5.5f, 7}));
+  EXPECT_TENSOR(OutputTensor(out, "gated_delta_state"), MakeTensor<float>({1, 1, 2, 2}, {3, 4, 2.5f, 3}));
+}
+
+// Two query heads share the key/value head (GQA): head 0 reads row 0 of the state, head 1
+// row 1. The default scale is 1 / sqrt(dk).
+TEST(LinearAttentionKernel, QueryHeadsShareTheirKeyValueHeadAndTheScaleDefaultsToOneOverSqrtDk) {
+  const float r = 1 / std::sqrt(2.0f);
+  auto y = RunOne(R"ONNX(
+    <ir_version: 13, opset_import: ["" : 27]>
+    g (float[1,2,4] q, float[1,2,2] k, float[1,2,2] v) => (float[1,2,4] y) {
+      y = LinearAttention <q_num_heads = 2, kv_num_heads = 1, update_rule = "linear"> (q, k, v)
+    })ONNX",
+                  {{"q", MakeTensor<float>({1, 2, 4}, {1, 0, 0, 1, 1, 0, 0, 1})},
+                   {"k", MakeTensor<float>({1, 2, 2}, {1, 0, 1, 1})},
+                   {"v", MakeTensor<float>({1, 2, 2}, {1, 2, 3, 4})}});
+  EXPECT_TENSOR(y, MakeTensor<float>({1, 2, 4}, {r, 2 * r, 0, 0, 4 * r, 6 * r, 3 * r, 4 * r}));
+}
+
+TEST(LinearAttentionKernel, RefusesMissingGatesAndHeadsThatDoNotDivide) {
+  const Inputs inputs{{"q", MakeTensor<float>({1, 1, 2}, {1, 0})},
+                      {"k", MakeTensor<float>({1, 1, 2}, {1, 0})},
+                      {"v", MakeTensor<float>({1, 1, 2}, {1, 2})}};
+  const std::string signature = "(float[1,1,2] q, float[1,1,2] k, float[1,1,2] v) => (float[1,1,2] y)";
+  EXPECT_THAT(ModelErrorOf(GraphText(27, signature, "y = LinearAttention <q_num_heads = 1, kv_num_heads = 1> (q, k, v)"),
+                           inputs),
+              ::testing::HasSubstr("update_rule 'gated_delta' needs the input decay"));
+  EXPECT_THAT(ModelErrorOf(GraphText(27, signature,
+                                     "y = LinearAttention <q_num_heads = 1, kv_num_heads = 2, update_rule = \"linear\"> "
+                                     "(q, k, v)"),
+                           inputs),
+              ::testing::HasSubstr("q_num_heads 1 must be a positive multiple of kv_num_heads 2"));
+}
+
 TEST(ConvTransposeKernel, MatchesSpecExample) {
   // ConvTranspose example from the spec (convtranspose): 3x3 ones kernel, 2 output channels.
   auto y = RunOne(Model(11, "(float[1,1,3,3] x, float[1,2,3,3] w) => (float[1,2,5,5] y)", "y = ConvTranspose (x, w)"),

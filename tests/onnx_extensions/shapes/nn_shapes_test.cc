@@ -38,6 +38,15 @@ TEST(ConvShape, CausalConvWithStateCarriesKMinusOnePositions) {
   EXPECT_EQ(s.Get("state"), "float[N,4,2]");
 }
 
+// LinearAttention (opset 27): output [B, T, Hq * dv], present_state [B, Hkv, dk, dv].
+TEST(ConvShape, LinearAttentionStateIsPerKeyValueHead) {
+  auto s = InferText(Model(27, "g (float[B,T,64] q, float[B,T,32] k, float[B,T,48] v) => (float[] y, float[] state)",
+                           "y, state = LinearAttention <q_num_heads = 4, kv_num_heads = 2, update_rule = \"linear\"> "
+                           "(q, k, v)"));
+  EXPECT_EQ(s.Get("y"), "float[B,T,96]");
+  EXPECT_EQ(s.Get("state"), "float[B,2,16,24]");
+}
+
 TEST(ConvShape, HandlesGroupsDilationsAndStaticDims) {
   auto s = InferText(Model(11, "g (float[1,8,10,12] x, float[8,2,3,3] w) => (float[] y)",
                            "y = Conv <group = 4, dilations = [2, 2]> (x, w)"));
