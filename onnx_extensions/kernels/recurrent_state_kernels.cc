@@ -44,11 +44,15 @@ std::vector<Value> CausalConvWithStateKernel(KernelContext& ctx) {
   if (ctx.HasInput(3) && ctx.TensorInput(3).shape() != Shape{batch, channels, carried})
     Fail(InputLabel(ctx, 3) + " must be [batch, channels, k - 1] = " + ShapeToString({batch, channels, carried}) +
          ", found " + ctx.TensorInput(3).Describe());
+  // k - 1 comes from the weight, not from x: the state may be far larger than the input.
+  CheckedShapeSize({batch, channels, carried}, "present_state");
   const std::string activation = ctx.StringAttribute("activation").value_or("none");
   const bool silu = activation == "silu" || activation == "swish";
   if (!silu && activation != "none")
     Fail("attribute activation is '" + activation + "', expected 'silu', 'swish' or 'none'");
-  ChargeWork(static_cast<double>(batch) * static_cast<double>(channels) * static_cast<double>(length) *
+  // Per row (batch, channel): L outputs of k taps, and the k - 1 carried positions read and
+  // written even when L is 0 (an empty input with many rows still costs its rows).
+  ChargeWork(static_cast<double>(batch) * static_cast<double>(channels) * (static_cast<double>(length) + 1) *
                  static_cast<double>(taps),
              "CausalConvWithState's taps");
   return DispatchFloat(x.elem_type(), "CausalConvWithState", [&](auto tag) -> std::vector<Value> {
@@ -142,9 +146,15 @@ std::vector<Value> LinearAttentionKernel(KernelContext& ctx) {
       Fail(InputLabel(ctx, 5) + " must be [B, T, kv_num_heads] or [B, T, 1], found " + ctx.TensorInput(5).Describe());
   }
   const double scale_attribute = ctx.FloatAttribute("scale").value_or(0.0);
-  // Each position updates every state (dk * dv, a few times) and reads it for every query head.
-  ChargeWork(static_cast<double>(batch) * static_cast<double>(steps) * static_cast<double>(q_heads + 3 * kv_heads) *
-                 static_cast<double>(dk) * static_cast<double>(dv),
+  // The heads come from attributes: with empty inputs (dk or dv 0) nothing bounds them, and
+  // the products below could overflow.
+  CheckedShapeSize(state_shape, "present_state");
+  CheckedShapeSize({batch, steps, q_heads, dv}, "the output");
+  // Each position updates every state (dk * dv, a few times) and reads it for every query
+  // head; a head costs its loop even when dk * dv is 0 (the heads are attributes).
+  ChargeWork(static_cast<double>(batch) * (static_cast<double>(steps) + 1) *
+                 (static_cast<double>(q_heads) + 3 * static_cast<double>(kv_heads)) *
+                 (static_cast<double>(dk) * static_cast<double>(dv) + 1),
              "LinearAttention's state updates");
   const int state_type = ctx.HasInput(3) ? ctx.TensorInput(3).elem_type() : query.elem_type();
   return DispatchFloat(query.elem_type(), "LinearAttention", [&](auto tag) -> std::vector<Value> {

@@ -601,6 +601,27 @@ TEST(LinearAttentionKernel, RefusesMissingGatesAndHeadsThatDoNotDivide) {
               ::testing::HasSubstr("q_num_heads 1 must be a positive multiple of kv_num_heads 2"));
 }
 
+// The heads are attributes: with empty inputs (dk = dv = 0) nothing else bounds them, and
+// 2^62 heads would loop for ever over empty states. The work of their loops is charged.
+// CausalConvWithState's state comes from the weight, not from the input.
+TEST(LinearAttentionKernel, HugeHeadCountsAndStatesOverEmptyInputsAreRefused) {
+  const Inputs empty{{"q", MakeTensor<float>({1, 1, 0}, {})},
+                     {"k", MakeTensor<float>({1, 1, 0}, {})},
+                     {"v", MakeTensor<float>({1, 1, 0}, {})}};
+  EXPECT_THAT(ModelErrorOf(GraphText(27, "(float[1,1,0] q, float[1,1,0] k, float[1,1,0] v) => (float[1,1,0] y)",
+                                     "y = LinearAttention <q_num_heads = 4611686018427387904, "
+                                     "kv_num_heads = 4611686018427387904, update_rule = \"linear\"> (q, k, v)"),
+                           empty),
+              ::testing::HasSubstr("LinearAttention's state updates"));
+  // An empty input of 6e9 rows (as many as the limit on tensor sizes lets an empty tensor
+  // have) still has a state of k - 1 = 7 positions per row, refused before it is allocated.
+  EXPECT_THAT(ModelErrorOf(GraphText(27, "(float[6000000000,1,0] x, float[1,1,8] w) => (float[6000000000,1,0] y)",
+                                     "y = CausalConvWithState (x, w)"),
+                           {{"x", MakeTensor<float>({6000000000, 1, 0}, {})},
+                            {"w", MakeTensor<float>({1, 1, 8}, {1, 1, 1, 1, 1, 1, 1, 1})}}),
+              ::testing::HasSubstr("present_state [6000000000,1,7] needs 336000000000 bytes"));
+}
+
 TEST(ConvTransposeKernel, MatchesSpecExample) {
   // ConvTranspose example from the spec (convtranspose): 3x3 ones kernel, 2 output channels.
   auto y = RunOne(Model(11, "(float[1,1,3,3] x, float[1,2,3,3] w) => (float[1,2,5,5] y)", "y = ConvTranspose (x, w)"),
