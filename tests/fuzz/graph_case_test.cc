@@ -56,20 +56,20 @@ TEST_F(GraphCaseTest, PseudoRandomGraphsBehave) {
               << outcomes[GraphCaseOutcome::kCompared] << "\n";
     // The generator must reach every step, not only the model checks: a change that made
     // every graph invalid would leave the optimizer and the comparison untested. About a
-    // tenth are compared (29 of 300 up to opset 25, 34 up to opset 23, when written).
+    // tenth are compared (29 of 300 up to opset 27, 34 up to opset 23, when written).
     EXPECT_GE(outcomes[GraphCaseOutcome::kRefusedAtLoad], 1);
     EXPECT_GE(outcomes[GraphCaseOutcome::kRefusedAtValidation], 1);
     EXPECT_GE(outcomes[GraphCaseOutcome::kCompared], kCases / 12);
   }
 }
 
-// Each reproducer under the range it was found with: those in opset25/ under the newest,
+// Each reproducer under the range it was found with: those in opset27/ under the newest,
 // the others under the range of opset 23.
 TEST_F(GraphCaseTest, ReproducersOfPastFindingsBehave) {
   const std::filesystem::path folder = testing::SourceDir() / "tests/fuzz/graph_regressions";
   for (const auto& path : testing::ListFiles(folder)) {
     if (path.extension() == ".md") continue;
-    const bool newest = path.parent_path() == folder / "opset25";
+    const bool newest = path.parent_path() == folder / "opset27";
     const std::string text = testing::ReadFile(path);
     GraphCaseOutcome outcome{};
     const std::optional<std::string> problem =
