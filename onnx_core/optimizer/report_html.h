@@ -1,11 +1,11 @@
 #pragma once
 // The page of `onnxopt optimize --report-html FILE` (with `--passes` too, written by the
-// Python command line through the binding render_report_html): one self-contained HTML file (inline
-// CSS, SVG charts drawn here, a few lines of inline script that only open collapsed
-// sections; nothing is fetched from the network) showing what the optimizer did: the
-// model before and after, the operators, the patterns with their rejections, the time per
-// phase, and every rewrite batch with the nodes it removed and added, each node linked to
-// the batch that added it or removes it later.
+// Python command line through the binding render_report_html): one self-contained HTML
+// file (inline CSS, SVG charts drawn here, a few lines of inline script that only open
+// collapsed sections; nothing is fetched from the network) showing what the optimizer did:
+// the model before and after, the operators, the patterns with their rejections, the time
+// per phase, and every rewrite batch with the nodes it removed and added, each node linked
+// to the batch that added it or removes it later.
 //
 // Rendering is a pure function of the optimizer's report and records and of summaries of
 // the model taken before and after, so that it is unit-testable without a model file.
@@ -53,8 +53,8 @@ struct HtmlReportInput {
   // remove, which records do not keep.
   std::map<NodeKey, std::string> original_names;
   const OptimizationReport* report = nullptr;
-  // With matched_node_signatures filled (DescribeRemovedNodes); without
-  // them, removed nodes are shown by position only and are not linked.
+  // With matched_node_signatures filled (DescribeRemovedNodes); without them, removed
+  // nodes are shown by position only and are not linked.
   const std::vector<LocalRewriting>* rewrites = nullptr;
 };
 
