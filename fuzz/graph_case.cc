@@ -93,10 +93,14 @@ void SetTensorType(TypeProto::Tensor& type, int elem, const std::vector<std::int
 
 class Generator {
  public:
-  Generator(FuzzedDataProvider& data, GraphCaseRange range) : data_(data), range_(range) {}
+  Generator(FuzzedDataProvider& data, GraphCaseRange range, const std::set<std::string>& favoured_op_types)
+      : data_(data), range_(range), favoured_op_types_(favoured_op_types) {}
 
   GraphCase Generate() {
     opset_ = Chance(5) ? data_.ConsumeIntegralInRange(1, 12) : data_.ConsumeIntegralInRange(13, range_.newest_opset);
+    // Bytes are drawn for the favoured operators only when there are some: without them
+    // the reproducers build what they were found with.
+    if (!favoured_op_types_.empty() && Chance(2)) opset_ = range_.newest_opset;
     symbol_value_ = data_.ConsumeIntegralInRange<std::int64_t>(0, 3);
     ModelProto& model = case_.model;
     model.set_ir_version(Chance(10) ? data_.ConsumeIntegralInRange(3, 11) : 10);
@@ -107,7 +111,7 @@ class Generator {
     graph_ = model.mutable_graph();
     graph_->set_name("fuzz");
     const int node_count = data_.ConsumeIntegralInRange(1, kMaxNodes);
-    for (int i = 0; i < node_count; ++i) AddNode(*PickFrom(SchemasInForce(opset_)));
+    for (int i = 0; i < node_count; ++i) AddNode(PickSchema());
     AddGraphOutputs();
     // Drawn last, so that the bytes of earlier findings still make the same graph.
     if (!Chance(2)) {
@@ -125,6 +129,17 @@ class Generator {
   };
 
   bool Chance(int one_in) { return data_.ConsumeIntegralInRange(0, one_in - 1) == 0; }
+
+  const OpSchema& PickSchema() {
+    const std::vector<const OpSchema*>& schemas = SchemasInForce(opset_);
+    if (!favoured_op_types_.empty() && Chance(2)) {
+      std::vector<const OpSchema*> favoured;
+      for (const OpSchema* schema : schemas)
+        if (favoured_op_types_.contains(std::string(schema->op_type))) favoured.push_back(schema);
+      if (!favoured.empty()) return *PickFrom(favoured);
+    }
+    return *PickFrom(schemas);
+  }
 
   template <class T>
   const T& PickFrom(const std::vector<T>& items) {
@@ -653,6 +668,7 @@ class Generator {
   GraphCase case_;
   GraphProto* graph_ = nullptr;
   const GraphCaseRange range_;
+  const std::set<std::string>& favoured_op_types_;
   int opset_ = range_.newest_opset;
   std::int64_t symbol_value_ = 2;
   int counter_ = 0;
@@ -751,7 +767,10 @@ core::eval::RunOptions FuzzRunOptions() {
 
 }  // namespace
 
-GraphCase GenerateGraphCase(FuzzedDataProvider& data, GraphCaseRange range) { return Generator(data, range).Generate(); }
+GraphCase GenerateGraphCase(FuzzedDataProvider& data, GraphCaseRange range,
+                            const std::set<std::string>& favoured_op_types) {
+  return Generator(data, range, favoured_op_types).Generate();
+}
 
 void PrepareGraphFuzzing(std::uint64_t max_tensor_bytes) {
   onnx_shapes::RegisterShapeFunctions();

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,12 @@ inline constexpr GraphCaseRange kGraphCaseRangeOpset23{23, 23};
 // it).
 inline constexpr GraphCaseRange kNewestGraphCaseRange{27, 26};
 
-GraphCase GenerateGraphCase(FuzzedDataProvider& data, GraphCaseRange range = kNewestGraphCaseRange);
+// `favoured_op_types` (GRAPH_FUZZER_OPS of graph_fuzzer.cc) aims the generator at a few
+// operators: every other node is drawn among them when the opset has one, and every other
+// graph takes the newest opset. It changes what the bytes build: for exploring, never for
+// replaying graph_regressions (empty: every operator alike, as the reproducers were found).
+GraphCase GenerateGraphCase(FuzzedDataProvider& data, GraphCaseRange range = kNewestGraphCaseRange,
+                            const std::set<std::string>& favoured_op_types = {});
 
 // Registers the schemas, shape functions, kernels and patterns (as the command line
 // does) and lowers the limit on tensor sizes to `max_tensor_bytes`. Idempotent.
