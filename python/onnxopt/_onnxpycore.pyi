@@ -350,7 +350,7 @@ class builder:
     @staticmethod
     def registered_patterns() -> List[Tuple[str, str, str]]: ...
     @staticmethod
-    def render_report_html(model_before: bytes, model_after: bytes, rewrites: Sequence[builder.LocalRewriting],
+    def render_report_html(model_before: bytes, model_after: bytes, rewrites: Iterable[builder.LocalRewriting],
                            report: builder.OptimizationReport, model_path: str = '', patterns: str = '',
                            input_shapes: Dict[str, List[int]] = {}, dims: Dict[str, int] = {}) -> str: ...
     @staticmethod

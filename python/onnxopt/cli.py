@@ -189,8 +189,10 @@ def optimize(argv) -> int:
         outputs.append((args.record, onnxopt.serialize_rewrites(records, fingerprint, input_shapes, dims)))
     if args.report_json:
         outputs.append((args.report_json, report.to_json(input_shapes, dims).encode()))
+    # The optimized model serialized once for the page and --check (save leaves the builder as it is).
+    optimized = builder.to_model_bytes() if args.report_html else b""
     if args.report_html:
-        page = onnxopt.render_report_html(loaded, builder.to_model_bytes(), records, report, args.model, args.patterns,
+        page = onnxopt.render_report_html(loaded, optimized, records, report, args.model, args.patterns,
                                           input_shapes, dims)
         outputs.append((args.report_html, page.encode()))
     written = []  # (temporary, final)
@@ -224,8 +226,8 @@ def optimize(argv) -> int:
     if args.report:
         print(report)
     if args.check:  # after saving, as the C++ command line: the output stays for inspection
-        found = onnxopt._compare_with_original(original, builder.to_model_bytes(), args.check, args.check_atol,
-                                               args.check_rtol)
+        found = onnxopt._compare_with_original(original, optimized or builder.to_model_bytes(), args.check,
+                                               args.check_atol, args.check_rtol)
         if found.mismatch is not None:
             print(found.mismatch, file=sys.stderr)
             return 5

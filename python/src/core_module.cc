@@ -741,16 +741,15 @@ void BindRecords(py::module_& b) {
       "model"_a, "The fingerprint a rewrite file records of the model it was made on (a serialized ModelProto).");
   b.def(
       "describe_removed_nodes",
-      [](const py::bytes& model, const std::vector<std::shared_ptr<LocalRewriting>>& rewrites) {
+      [records](const py::bytes& model, const py::sequence& rewrites) {
         ModelProto skeleton = core::builder::ReplaySkeleton(FromPython<ModelProto>(model, "ModelProto"));
-        std::vector<LocalRewriting> copies;
-        for (const auto& record : rewrites) copies.push_back(*record);
+        std::vector<LocalRewriting> copies = records(rewrites);
         {
           py::gil_scoped_release release;
           core::builder::DescribeRemovedNodes(std::move(skeleton), copies);
         }
         for (std::size_t i = 0; i < copies.size(); ++i)
-          rewrites[i]->matched_node_signatures = std::move(copies[i].matched_node_signatures);
+          rewrites[i].cast<LocalRewriting&>().matched_node_signatures = std::move(copies[i].matched_node_signatures);
       },
       "model"_a, "rewrites"_a,
       "Notes in each record what its removed nodes were (matched_node_signatures), by replaying `rewrites` on "
@@ -758,14 +757,13 @@ void BindRecords(py::module_& b) {
       "--record` writes and replay checks. Raises Error when the records do not fit the model.");
   b.def(
       "render_report_html",
-      [](const py::bytes& model_before, const py::bytes& model_after,
-         const std::vector<std::shared_ptr<LocalRewriting>>& rewrites, const core::builder::OptimizationReport& report,
-         const std::string& model_path, const std::string& patterns,
-         std::map<std::string, std::vector<std::int64_t>> input_shapes, std::map<std::string, std::int64_t> dims) {
+      [records](const py::bytes& model_before, const py::bytes& model_after, const py::iterable& rewrites,
+                const core::builder::OptimizationReport& report, const std::string& model_path,
+                const std::string& patterns, std::map<std::string, std::vector<std::int64_t>> input_shapes,
+                std::map<std::string, std::int64_t> dims) {
         const ModelProto before = FromPython<ModelProto>(model_before, "ModelProto");
         const ModelProto after = FromPython<ModelProto>(model_after, "ModelProto");
-        std::vector<LocalRewriting> copies;
-        for (const auto& record : rewrites) copies.push_back(*record);
+        const std::vector<LocalRewriting> copies = records(rewrites);
         core::builder::HtmlReportInput page{model_path,
                                             patterns,
                                             core::ir::DescribeInputShapeSettings({std::move(input_shapes), std::move(dims)}),

@@ -749,7 +749,8 @@ def test_command_line_passes_writes_the_html_report_and_names_removed_nodes(tmp_
     w, optimize = _matmul_add_model_and_optimize(tmp_path)
 
     page_path, record = tmp_path / "report.html", tmp_path / "out.rewrites"
-    result = optimize(tmp_path / "out.onnx", "--report-html", page_path, "--record", record, "--dim", "batch=4")
+    result = optimize(tmp_path / "out.onnx", "--report-html", page_path, "--record", record, "--dim", "batch=4",
+                      "--check", "1")  # the page and --check share the serialized optimized model
     assert result.returncode == 0, result.stdout + result.stderr
     assert [n.op_type for n in onnx.load(tmp_path / "out.onnx").graph.node] == ["Gemm"]
     page = page_path.read_text()

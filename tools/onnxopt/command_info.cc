@@ -8,13 +8,13 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "onnx_core/common/json_writer.h"
 #include "onnx_core/ir/model_io.h"
 #include "onnx_core/ir/model_summary.h"
 #include "onnx_core/ir/tensor_data.h"
 #include "onnx_core/shapes/inference.h"
 #include "onnx_core/shapes/model_validity.h"
 #include "tools/onnxopt/cli.h"
-#include "onnx_core/common/json_writer.h"
 
 namespace onnxopt::cli {
 
