@@ -798,6 +798,11 @@ void RegisterMath() {
       return static_cast<T>(std::max(0.0, v) + std::min(0.0, alpha * std::expm1(v / alpha)));
     };
   }));
+  // Swish (opset 24): x * sigmoid(alpha * x).
+  Register("Swish", kUnary, FloatUnary([](KernelContext& ctx) {
+    const double alpha = ctx.FloatAttribute("alpha").value_or(1.0f);
+    return [alpha]<class T>(T x) -> T { return x * Sigmoid(static_cast<T>(alpha * x)); };
+  }));
   Register("HardSigmoid", kUnary, FloatUnary([](KernelContext& ctx) {
     const double alpha = ctx.FloatAttribute("alpha").value_or(0.2f);
     const double beta = ctx.FloatAttribute("beta").value_or(0.5f);

@@ -342,6 +342,20 @@ TEST(ElementwiseKernels, CastBetweenNumbersBoolAndStrings) {
   EXPECT_TENSOR_NEAR(std::get<Tensor>(out.at("h")), MakeHalf({4}, {1.7f, -1.7f, 0, 3}), 1e-3);
 }
 
+// Swish (opset 24): x * sigmoid(alpha * x); alpha 1 by default (SiLU).
+TEST(ElementwiseKernels, SwishScalesTheSigmoidsInput) {
+  auto out = RunText(R"ONNX(
+    <ir_version: 12, opset_import: ["" : 24]>
+    g (float[4] x) => (float[4] y, float[4] z) {
+      y = Swish (x)
+      z = Swish <alpha = 2.0> (x)
+    })ONNX",
+                     {{"x", MakeTensor<float>({4}, {-2, 0, 1, 30})}});
+  auto swish = [](float x, float alpha) { return x / (1 + std::exp(-alpha * x)); };
+  EXPECT_TENSOR(OutputTensor(out, "y"), MakeTensor<float>({4}, {swish(-2, 1), 0, swish(1, 1), 30}));
+  EXPECT_TENSOR(OutputTensor(out, "z"), MakeTensor<float>({4}, {swish(-2, 2), 0, swish(1, 2), 30}));
+}
+
 // BitCast (opset 26) keeps the bits: 1.0f is 0x3f800000, -2.0f 0xc0000000, int8 -1 is
 // uint8 255; the float comes back unchanged.
 TEST(ElementwiseKernels, BitCastKeepsTheBits) {
